@@ -1,0 +1,12 @@
+//! fieldmc: reproducible MCMC studies on latent Gaussian fields.
+//!
+//! The data's path through the crate, one module per stage:
+//! [`study`] (TOML schema and validation) -> [`plan`] (sweep expansion, job keys, seeds) ->
+//! [`model`] (grid, prior, likelihoods, data, exact posterior) -> [`sampler`] (Markov kernels and
+//! the streaming estimates of a run) -> [`execute`] (rayon over jobs, progress) ->
+//! [`diagnostics`] (ESS, R-hat, MCSE) -> [`sink`] (Parquet tables, manifest) -> [`report`]
+//! (figures and a page). [`streams`] owns the random generator and its key-derived seeds.
+
+pub mod model;
+pub mod sampler;
+pub mod streams;

@@ -1,0 +1,312 @@
+//! The Gaussian-process prior u ~ N(0, C) on the grid, held in Kronecker form.
+//!
+//! The squared-exponential kernel on a regular grid is separable: C = C_1 (x) C_1, where C_1 is
+//! the D x D kernel of one axis (with amplitude sqrt(variance), so the product carries the
+//! variance once). Only C_1 is factored, C_1 + jitter I = L_1 L_1^T, and the square root
+//! L = L_1 (x) L_1 is applied as two D x D products, `U = L_1 Xi L_1^T`, costing O(N^1.5) with
+//! no N x N matrix ever formed. Because L_1 is lower triangular, both products are triangular and
+//! cost D^3 / 2 multiply-adds each.
+//!
+//! C_1 is badly conditioned for long length scales (at l = 10 it is numerically rank one). The
+//! factorisation escalates a diagonal jitter from zero until Cholesky succeeds and records the
+//! jitter actually used; everything downstream (simulation, sampling, the exact posterior) uses
+//! the same jittered C, so they describe one and the same prior.
+
+use faer::linalg::matmul::triangular::{BlockStructure, matmul as triangular_matmul};
+use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
+
+use super::grid::Grid;
+use super::spec::KernelSpec;
+
+/// The jitters tried, relative to the variance, in order.
+const JITTER_LADDER: [f64; 10] = [
+    0.0, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4,
+];
+
+/// The prior could not be built.
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum PriorError {
+    #[error(
+        "the {side} x {side} axis kernel (length scale {length_scale}) is not positive definite \
+         even with jitter {max_jitter:e}"
+    )]
+    NotPositiveDefinite {
+        side: usize,
+        length_scale: f64,
+        max_jitter: f64,
+    },
+}
+
+/// u ~ N(0, C) on a grid, C = C_1 (x) C_1, with the lower-triangular square root L_1 of one axis.
+#[derive(Debug, Clone)]
+pub struct KroneckerPrior {
+    grid: Grid,
+    kernel: KernelSpec,
+    /// L_1: lower triangular, L_1 L_1^T = C_1 + jitter I.
+    axis_factor: Mat<f64>,
+    /// The absolute jitter added to the diagonal of C_1.
+    jitter: f64,
+}
+
+impl KroneckerPrior {
+    /// Factor the axis kernel of `kernel` on `grid`, escalating jitter as needed.
+    pub fn new(grid: Grid, kernel: KernelSpec) -> Result<Self, PriorError> {
+        let axis_kernel = axis_kernel_matrix(grid, kernel);
+        let amplitude = kernel.variance.sqrt();
+        for relative in JITTER_LADDER {
+            let jitter = relative * amplitude;
+            let mut jittered = axis_kernel.clone();
+            for k in 0..grid.side() {
+                jittered[(k, k)] += jitter;
+            }
+            if let Ok(llt) = jittered.llt(Side::Lower) {
+                return Ok(Self {
+                    grid,
+                    kernel,
+                    axis_factor: llt.L().to_owned(),
+                    jitter,
+                });
+            }
+        }
+        Err(PriorError::NotPositiveDefinite {
+            side: grid.side(),
+            length_scale: kernel.length_scale,
+            max_jitter: JITTER_LADDER[JITTER_LADDER.len() - 1] * amplitude,
+        })
+    }
+
+    pub fn grid(&self) -> Grid {
+        self.grid
+    }
+
+    pub fn kernel(&self) -> KernelSpec {
+        self.kernel
+    }
+
+    /// The jitter added to the diagonal of the axis kernel C_1 (0 when none was needed).
+    pub fn jitter(&self) -> f64 {
+        self.jitter
+    }
+
+    /// L_1, the lower-triangular factor of one axis.
+    pub fn axis_factor(&self) -> MatRef<'_, f64> {
+        self.axis_factor.as_ref()
+    }
+
+    /// C_1 + jitter I = L_1 L_1^T, the axis covariance the prior actually uses.
+    pub fn axis_covariance(&self) -> Mat<f64> {
+        let l = self.axis_factor.as_ref();
+        l * l.transpose()
+    }
+
+    /// u = L xi for one field: `out = L_1 Xi L_1^T` in the grid's column-major layout.
+    /// `scratch` holds N values.
+    pub fn apply_sqrt(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        let d = self.grid.side();
+        let xi = MatRef::from_column_major_slice(xi, d, d);
+        let mut half = MatMut::from_column_major_slice_mut(scratch, d, d);
+        let l = self.axis_factor.as_ref();
+        // half = L_1 Xi
+        triangular_matmul(
+            half.rb_mut(),
+            BlockStructure::Rectangular,
+            Accum::Replace,
+            l,
+            BlockStructure::TriangularLower,
+            xi,
+            BlockStructure::Rectangular,
+            1.0,
+            Par::Seq,
+        );
+        // out = half L_1^T
+        let out = MatMut::from_column_major_slice_mut(out, d, d);
+        triangular_matmul(
+            out,
+            BlockStructure::Rectangular,
+            Accum::Replace,
+            half.rb(),
+            BlockStructure::Rectangular,
+            l.transpose(),
+            BlockStructure::TriangularUpper,
+            1.0,
+            Par::Seq,
+        );
+    }
+
+    /// u = L xi for a batch of fields at once, the fields side by side: `xi` and `out` hold
+    /// `count` fields of N values each, one after the other. The two products become one
+    /// D x (count D) and one (count D) x D product, so several chains share a level-3 call.
+    /// `scratch` holds `count` N values.
+    pub fn apply_sqrt_batch(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64], count: usize) {
+        let d = self.grid.side();
+        let n = self.grid.cells();
+        debug_assert_eq!(xi.len(), count * n);
+        if count == 1 {
+            return self.apply_sqrt(xi, out, scratch);
+        }
+        let l = self.axis_factor.as_ref();
+        // [Xi_1 .. Xi_k] is D x kD column-major: exactly the fields one after the other.
+        let xi_all = MatRef::from_column_major_slice(xi, d, count * d);
+        let mut half = MatMut::from_column_major_slice_mut(scratch, d, count * d);
+        triangular_matmul(
+            half.rb_mut(),
+            BlockStructure::Rectangular,
+            Accum::Replace,
+            l,
+            BlockStructure::TriangularLower,
+            xi_all,
+            BlockStructure::Rectangular,
+            1.0,
+            Par::Seq,
+        );
+        // Each field: out_c = half_c L_1^T; done as (half_c^T)^T L^T, i.e. out_c^T = L_1 half_c^T.
+        // Stacking the transposes side by side gives one D x kD product again:
+        // [out_1^T .. out_k^T] = L_1 [half_1^T .. half_k^T].
+        for c in 0..count {
+            let block = &mut out[c * n..(c + 1) * n];
+            let mut target = MatMut::from_column_major_slice_mut(block, d, d);
+            let source = half.rb().submatrix(0, c * d, d, d);
+            target.copy_from(source.transpose());
+        }
+        let transposed = MatRef::from_column_major_slice(out, d, count * d);
+        let mut result = MatMut::from_column_major_slice_mut(scratch, d, count * d);
+        triangular_matmul(
+            result.rb_mut(),
+            BlockStructure::Rectangular,
+            Accum::Replace,
+            l,
+            BlockStructure::TriangularLower,
+            transposed,
+            BlockStructure::Rectangular,
+            1.0,
+            Par::Seq,
+        );
+        for c in 0..count {
+            let block = &mut out[c * n..(c + 1) * n];
+            let mut target = MatMut::from_column_major_slice_mut(block, d, d);
+            target.copy_from(result.rb().submatrix(0, c * d, d, d).transpose());
+        }
+    }
+
+    /// C x for one field (`out = C_1 X C_1^T`), using the jittered axis covariance.
+    pub fn apply_covariance(&self, x: &[f64], out: &mut [f64]) {
+        let d = self.grid.side();
+        let c1 = self.axis_covariance();
+        let x = MatRef::from_column_major_slice(x, d, d);
+        let half = &c1 * x;
+        let mut out = MatMut::from_column_major_slice_mut(out, d, d);
+        out.copy_from(&half * c1.transpose());
+    }
+}
+
+/// The D x D kernel matrix of one axis, amplitude sqrt(variance).
+pub fn axis_kernel_matrix(grid: Grid, kernel: KernelSpec) -> Mat<f64> {
+    let amplitude = kernel.variance.sqrt();
+    let two_l2 = 2.0 * kernel.length_scale * kernel.length_scale;
+    Mat::from_fn(grid.side(), grid.side(), |a, b| {
+        let delta = grid.axis_coordinate(a) - grid.axis_coordinate(b);
+        amplitude * (-delta * delta / two_l2).exp()
+    })
+}
+
+/// The full N x N kernel matrix, formed densely from the 2-D points. Only for tests and small
+/// grids: it is the reference the Kronecker form is checked against.
+pub fn dense_kernel_matrix(grid: Grid, kernel: KernelSpec) -> Mat<f64> {
+    let n = grid.cells();
+    let two_l2 = 2.0 * kernel.length_scale * kernel.length_scale;
+    Mat::from_fn(n, n, |a, b| {
+        let (xa, ya) = grid.position(a);
+        let (xb, yb) = grid.position(b);
+        let d2 = (xa - xb).powi(2) + (ya - yb).powi(2);
+        kernel.variance * (-d2 / two_l2).exp()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(l: f64) -> KernelSpec {
+        KernelSpec {
+            length_scale: l,
+            variance: 1.0,
+        }
+    }
+
+    /// L (x) L applied column by column must reconstruct the dense C: L L^T = C.
+    #[test]
+    fn kronecker_square_root_reconstructs_the_dense_kernel() {
+        for (d, l) in [(4, 0.3), (6, 0.1), (7, 0.5)] {
+            let grid = Grid::new(d);
+            let prior = KroneckerPrior::new(grid, kernel(l)).unwrap();
+            assert_eq!(prior.jitter(), 0.0, "D={d} l={l} should need no jitter");
+            let n = grid.cells();
+            // Columns of L: L e_k.
+            let mut lmat = Mat::<f64>::zeros(n, n);
+            let mut e = vec![0.0; n];
+            let mut col = vec![0.0; n];
+            let mut scratch = vec![0.0; n];
+            for k in 0..n {
+                e.fill(0.0);
+                e[k] = 1.0;
+                prior.apply_sqrt(&e, &mut col, &mut scratch);
+                for r in 0..n {
+                    lmat[(r, k)] = col[r];
+                }
+            }
+            let reconstructed = &lmat * lmat.transpose();
+            let dense = dense_kernel_matrix(grid, kernel(l));
+            let err = (&reconstructed - &dense).norm_max() / dense.norm_max();
+            assert!(err < 1e-10, "D={d} l={l}: relative error {err:e}");
+        }
+    }
+
+    #[test]
+    fn batched_square_root_matches_one_at_a_time() {
+        let grid = Grid::new(5);
+        let prior = KroneckerPrior::new(grid, kernel(0.3)).unwrap();
+        let n = grid.cells();
+        let xi: Vec<f64> = (0..3 * n).map(|k| ((k * 37 % 11) as f64 - 5.0) / 3.0).collect();
+        let mut batched = vec![0.0; 3 * n];
+        let mut scratch = vec![0.0; 3 * n];
+        prior.apply_sqrt_batch(&xi, &mut batched, &mut scratch, 3);
+        for c in 0..3 {
+            let mut single = vec![0.0; n];
+            let mut s = vec![0.0; n];
+            prior.apply_sqrt(&xi[c * n..(c + 1) * n], &mut single, &mut s);
+            for k in 0..n {
+                assert!((single[k] - batched[c * n + k]).abs() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn long_length_scales_are_factored_with_recorded_jitter() {
+        let prior = KroneckerPrior::new(Grid::new(32), kernel(10.0)).unwrap();
+        assert!(prior.jitter() > 0.0);
+        let c1 = prior.axis_covariance();
+        let k1 = axis_kernel_matrix(Grid::new(32), kernel(10.0));
+        // The factor reproduces the jittered kernel.
+        for a in 0..32 {
+            for b in 0..32 {
+                let expected = k1[(a, b)] + if a == b { prior.jitter() } else { 0.0 };
+                assert!((c1[(a, b)] - expected).abs() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn covariance_product_matches_square_root_twice() {
+        let grid = Grid::new(6);
+        let prior = KroneckerPrior::new(grid, kernel(0.25)).unwrap();
+        let n = grid.cells();
+        let x: Vec<f64> = (0..n).map(|k| (k as f64).sin()).collect();
+        let mut cx = vec![0.0; n];
+        prior.apply_covariance(&x, &mut cx);
+        let dense = dense_kernel_matrix(grid, kernel(0.25));
+        for r in 0..n {
+            let expected: f64 = (0..n).map(|k| dense[(r, k)] * x[k]).sum();
+            assert!((cx[r] - expected).abs() < 1e-10);
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! The resolved description of one job's model and data: what the study schema produces after
+//! defaults and sweeps are applied, and what the engine consumes. Plain data, already validated.
+
+use std::path::PathBuf;
+
+/// The likelihood family linking the latent field to the observations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LikelihoodKind {
+    /// v = G u + e, e ~ N(0, s^2 I).
+    Gaussian,
+    /// t = sign(G u + e): log p(t | u) = sum log Phi(t_i [G u]_i / s).
+    Probit,
+    /// c_i ~ Poisson(exp([G u]_i + offset)).
+    Poisson,
+}
+
+impl LikelihoodKind {
+    pub const ALL: [LikelihoodKind; 3] = [Self::Gaussian, Self::Probit, Self::Poisson];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Gaussian => "gaussian",
+            Self::Probit => "probit",
+            Self::Poisson => "poisson",
+        }
+    }
+}
+
+/// The squared-exponential kernel k(x, x') = variance * exp(-|x - x'|^2 / (2 length_scale^2)).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KernelSpec {
+    pub length_scale: f64,
+    pub variance: f64,
+}
+
+/// What the sampler assumes: the prior on the D x D grid and the likelihood.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSpec {
+    /// D: points per axis; N = D^2.
+    pub grid: usize,
+    pub kernel: KernelSpec,
+    pub likelihood: LikelihoodKind,
+    /// Observation noise sd s (gaussian and probit; the data are simulated with the same s).
+    pub noise_sd: f64,
+    /// Poisson log-offset (log cell area or log base rate): rate = exp(u + offset).
+    pub offset: f64,
+}
+
+/// Where the observations come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DataSpec {
+    /// A truth drawn from the prior with its own length scale, observed at M = N / subsample
+    /// distinct cells chosen at random.
+    Simulated {
+        /// The truth's length scale (may differ from the model's: misspecification).
+        truth_length_scale: f64,
+        /// f: the subsampling factor.
+        subsample: usize,
+    },
+    /// A real grid in the format of `data/README.md` (columns i, j and a value column), with a
+    /// seeded share of the cells held out and the rest observed.
+    Csv {
+        /// Absolute path (the schema resolves it against the study file's folder).
+        path: PathBuf,
+        /// Which column holds the observation: `count` (poisson), `label` (probit), `value`.
+        column: String,
+        /// Share of cells held out, in [0, 1).
+        holdout: f64,
+    },
+}
