@@ -28,8 +28,11 @@ pub enum Purpose {
     Noise,
     /// Poisson counts given the truth.
     Counts,
-    /// One Markov chain: its start and every proposal and acceptance draw.
+    /// One Markov chain: its start and its proposals' standard normals.
     Chain,
+    /// One Markov chain's acceptance uniforms. Kept apart from the proposals so that proposals
+    /// can be drawn ahead in blocks without changing any number.
+    Acceptance,
 }
 
 impl Purpose {
@@ -40,6 +43,7 @@ impl Purpose {
             Purpose::Noise => "fieldmc v1 stream noise",
             Purpose::Counts => "fieldmc v1 stream counts",
             Purpose::Chain => "fieldmc v1 stream chain",
+            Purpose::Acceptance => "fieldmc v1 stream acceptance",
         }
     }
 }

@@ -9,3 +9,10 @@ pub mod special;
 pub use grid::Grid;
 pub use prior::{KroneckerPrior, PriorError};
 pub use spec::{DataSpec, KernelSpec, LikelihoodKind, ModelSpec};
+pub mod data;
+pub mod exact;
+pub mod likelihood;
+
+pub use data::Dataset;
+pub use likelihood::Likelihood;
+pub mod evidence;

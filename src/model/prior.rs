@@ -108,7 +108,7 @@ impl KroneckerPrior {
         let l = self.axis_factor.as_ref();
         // half = L_1 Xi
         triangular_matmul(
-            half.rb_mut(),
+            half.as_mut(),
             BlockStructure::Rectangular,
             Accum::Replace,
             l,
@@ -124,7 +124,7 @@ impl KroneckerPrior {
             out,
             BlockStructure::Rectangular,
             Accum::Replace,
-            half.rb(),
+            half.as_ref(),
             BlockStructure::Rectangular,
             l.transpose(),
             BlockStructure::TriangularUpper,
@@ -149,7 +149,7 @@ impl KroneckerPrior {
         let xi_all = MatRef::from_column_major_slice(xi, d, count * d);
         let mut half = MatMut::from_column_major_slice_mut(scratch, d, count * d);
         triangular_matmul(
-            half.rb_mut(),
+            half.as_mut(),
             BlockStructure::Rectangular,
             Accum::Replace,
             l,
@@ -165,13 +165,13 @@ impl KroneckerPrior {
         for c in 0..count {
             let block = &mut out[c * n..(c + 1) * n];
             let mut target = MatMut::from_column_major_slice_mut(block, d, d);
-            let source = half.rb().submatrix(0, c * d, d, d);
+            let source = half.as_ref().submatrix(0, c * d, d, d);
             target.copy_from(source.transpose());
         }
         let transposed = MatRef::from_column_major_slice(out, d, count * d);
         let mut result = MatMut::from_column_major_slice_mut(scratch, d, count * d);
         triangular_matmul(
-            result.rb_mut(),
+            result.as_mut(),
             BlockStructure::Rectangular,
             Accum::Replace,
             l,
@@ -184,7 +184,7 @@ impl KroneckerPrior {
         for c in 0..count {
             let block = &mut out[c * n..(c + 1) * n];
             let mut target = MatMut::from_column_major_slice_mut(block, d, d);
-            target.copy_from(result.rb().submatrix(0, c * d, d, d).transpose());
+            target.copy_from(result.as_ref().submatrix(0, c * d, d, d).transpose());
         }
     }
 

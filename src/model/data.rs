@@ -1,0 +1,277 @@
+//! The data a job fits: which cells are observed, their values, and (simulated) the truth.
+//!
+//! Simulated data draw from four independent streams, each keyed by what it depends on (see
+//! [`crate::plan`]): the truth xi ~ N(0, I) mapped through the truth's prior, the observed cells
+//! (M = N / f distinct cells by a partial Fisher-Yates shuffle), the noise (M standard normals,
+//! scaled by the noise sd) and the Poisson counts. So two samplers of one sweep point see the same
+//! truth and observations, and sweeping the noise sd rescales the same noise draws.
+//!
+//! Real data arrive as a full grid of values (read and checked by
+//! [`crate::study::grid_csv`]); a seeded share of the cells is held out and the rest observed.
+
+use rand::RngExt;
+use rand_distr::{Distribution, Poisson, StandardNormal};
+
+use super::grid::Grid;
+use super::prior::KroneckerPrior;
+use super::spec::LikelihoodKind;
+use crate::streams::StreamRng;
+
+/// Values at a set of cells, cells in increasing order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Observations {
+    pub cells: Vec<usize>,
+    pub values: Vec<f64>,
+}
+
+impl Observations {
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+}
+
+/// The data of one job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset {
+    pub grid: Grid,
+    /// The field that generated the data (simulated only).
+    pub truth: Option<Vec<f64>>,
+    /// Cells and values used in fitting.
+    pub observed: Observations,
+    /// Cells and values kept out of fitting (real data), used to score predictions.
+    pub held_out: Observations,
+}
+
+/// The random streams simulated data draw from.
+pub struct DataStreams {
+    pub truth: StreamRng,
+    pub observations: StreamRng,
+    pub noise: StreamRng,
+    pub counts: StreamRng,
+}
+
+/// What simulation needs to know about the model.
+#[derive(Debug, Clone, Copy)]
+pub struct Simulation {
+    pub likelihood: LikelihoodKind,
+    pub subsample: usize,
+    pub noise_sd: f64,
+    pub offset: f64,
+}
+
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum DataError {
+    #[error("subsampling {cells} cells by {subsample} leaves no observed cell")]
+    NoObservedCells { cells: usize, subsample: usize },
+    #[error("holding out {holdout} of {cells} cells leaves no observed cell")]
+    NothingLeftToFit { cells: usize, holdout: f64 },
+    #[error("the grid has {found} values, the model's grid needs {expected}")]
+    WrongSize { found: usize, expected: usize },
+    #[error("a Poisson rate exp({log_rate}) is too large to draw counts from")]
+    RateTooLarge { log_rate: f64 },
+}
+
+impl Dataset {
+    /// Draw a truth from `truth_prior` and observe it through `simulation`'s likelihood.
+    pub fn simulate(
+        truth_prior: &KroneckerPrior,
+        simulation: Simulation,
+        streams: &mut DataStreams,
+    ) -> Result<Self, DataError> {
+        let grid = truth_prior.grid();
+        let n = grid.cells();
+        let m = n / simulation.subsample;
+        if m == 0 {
+            return Err(DataError::NoObservedCells {
+                cells: n,
+                subsample: simulation.subsample,
+            });
+        }
+        let truth = draw_prior_field(truth_prior, &mut streams.truth);
+        let cells = choose_cells(n, m, &mut streams.observations);
+        let latent: Vec<f64> = cells.iter().map(|&c| truth[c]).collect();
+        let values = observe(&latent, simulation, streams)?;
+        Ok(Self {
+            grid,
+            truth: Some(truth),
+            observed: Observations { cells, values },
+            held_out: Observations::default(),
+        })
+    }
+
+    /// Split a full grid of real values into observed and held-out cells.
+    pub fn from_grid_values(
+        grid: Grid,
+        values: Vec<f64>,
+        holdout: f64,
+        rng: &mut StreamRng,
+    ) -> Result<Self, DataError> {
+        let n = grid.cells();
+        if values.len() != n {
+            return Err(DataError::WrongSize {
+                found: values.len(),
+                expected: n,
+            });
+        }
+        let held = ((holdout * n as f64).round() as usize).min(n);
+        if held >= n {
+            return Err(DataError::NothingLeftToFit { cells: n, holdout });
+        }
+        let held_cells = choose_cells(n, held, rng);
+        let mut is_held = vec![false; n];
+        for &c in &held_cells {
+            is_held[c] = true;
+        }
+        let pick = |keep: bool| {
+            let cells: Vec<usize> = (0..n).filter(|&c| is_held[c] == keep).collect();
+            let vals = cells.iter().map(|&c| values[c]).collect();
+            Observations { cells, values: vals }
+        };
+        Ok(Self {
+            grid,
+            truth: None,
+            observed: pick(false),
+            held_out: pick(true),
+        })
+    }
+
+    /// The data value at every cell (observed or held out), None where there is none.
+    pub fn value_by_cell(&self) -> Vec<Option<f64>> {
+        let mut out = vec![None; self.grid.cells()];
+        for part in [&self.observed, &self.held_out] {
+            for (&c, &v) in part.cells.iter().zip(&part.values) {
+                out[c] = Some(v);
+            }
+        }
+        out
+    }
+}
+
+/// u = L xi with xi ~ N(0, I) drawn from `rng`.
+pub fn draw_prior_field(prior: &KroneckerPrior, rng: &mut StreamRng) -> Vec<f64> {
+    let n = prior.grid().cells();
+    let xi: Vec<f64> = (0..n).map(|_| StandardNormal.sample(rng)).collect();
+    let mut u = vec![0.0; n];
+    let mut scratch = vec![0.0; n];
+    prior.apply_sqrt(&xi, &mut u, &mut scratch);
+    u
+}
+
+/// `count` distinct cells of `0..n`, in increasing order (partial Fisher-Yates).
+pub fn choose_cells(n: usize, count: usize, rng: &mut StreamRng) -> Vec<usize> {
+    let mut all: Vec<usize> = (0..n).collect();
+    for k in 0..count {
+        let pick = rng.random_range(k..n);
+        all.swap(k, pick);
+    }
+    let mut chosen = all[..count].to_vec();
+    chosen.sort_unstable();
+    chosen
+}
+
+/// The observations of the latent values `latent` at the observed cells.
+fn observe(
+    latent: &[f64],
+    simulation: Simulation,
+    streams: &mut DataStreams,
+) -> Result<Vec<f64>, DataError> {
+    let noisy = |streams: &mut DataStreams| -> Vec<f64> {
+        latent
+            .iter()
+            .map(|u| {
+                let e: f64 = StandardNormal.sample(&mut streams.noise);
+                u + simulation.noise_sd * e
+            })
+            .collect()
+    };
+    match simulation.likelihood {
+        LikelihoodKind::Gaussian => Ok(noisy(streams)),
+        LikelihoodKind::Probit => Ok(noisy(streams)
+            .into_iter()
+            .map(|v| if v >= 0.0 { 1.0 } else { -1.0 })
+            .collect()),
+        LikelihoodKind::Poisson => latent
+            .iter()
+            .map(|u| {
+                let log_rate = u + simulation.offset;
+                let poisson = Poisson::new(log_rate.exp())
+                    .map_err(|_| DataError::RateTooLarge { log_rate })?;
+                Ok(poisson.sample(&mut streams.counts))
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::spec::KernelSpec;
+    use crate::streams::{Purpose, stream};
+
+    fn streams(key: &str) -> DataStreams {
+        DataStreams {
+            truth: stream(1, Purpose::Truth, key),
+            observations: stream(1, Purpose::Observations, key),
+            noise: stream(1, Purpose::Noise, key),
+            counts: stream(1, Purpose::Counts, key),
+        }
+    }
+
+    fn prior(d: usize) -> KroneckerPrior {
+        let kernel = KernelSpec {
+            length_scale: 0.3,
+            variance: 1.0,
+        };
+        KroneckerPrior::new(Grid::new(d), kernel).unwrap()
+    }
+
+    #[test]
+    fn simulation_observes_n_over_f_distinct_cells() {
+        let sim = Simulation {
+            likelihood: LikelihoodKind::Probit,
+            subsample: 4,
+            noise_sd: 1.0,
+            offset: 0.0,
+        };
+        let data = Dataset::simulate(&prior(8), sim, &mut streams("a")).unwrap();
+        assert_eq!(data.observed.len(), 16);
+        assert!(data.observed.cells.windows(2).all(|w| w[0] < w[1]));
+        assert!(data.observed.values.iter().all(|&t| t == 1.0 || t == -1.0));
+    }
+
+    #[test]
+    fn noise_sd_rescales_the_same_noise_draws() {
+        let sim = |s| Simulation {
+            likelihood: LikelihoodKind::Gaussian,
+            subsample: 2,
+            noise_sd: s,
+            offset: 0.0,
+        };
+        let a = Dataset::simulate(&prior(6), sim(1.0), &mut streams("k")).unwrap();
+        let b = Dataset::simulate(&prior(6), sim(0.5), &mut streams("k")).unwrap();
+        assert_eq!(a.truth, b.truth);
+        assert_eq!(a.observed.cells, b.observed.cells);
+        let truth = a.truth.unwrap();
+        for (k, &c) in a.observed.cells.iter().enumerate() {
+            let ea = a.observed.values[k] - truth[c];
+            let eb = b.observed.values[k] - truth[c];
+            assert!((ea * 0.5 - eb).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn holdout_splits_every_cell_exactly_once() {
+        let grid = Grid::new(4);
+        let values: Vec<f64> = (0..16).map(f64::from).collect();
+        let mut rng = stream(3, Purpose::Observations, "h");
+        let data = Dataset::from_grid_values(grid, values, 0.25, &mut rng).unwrap();
+        assert_eq!(data.held_out.len(), 4);
+        assert_eq!(data.observed.len(), 12);
+        let by_cell = data.value_by_cell();
+        assert!(by_cell.iter().enumerate().all(|(c, v)| *v == Some(c as f64)));
+    }
+}
