@@ -9,4 +9,5 @@
 
 pub mod model;
 pub mod sampler;
+pub mod sink;
 pub mod streams;

@@ -1,0 +1,111 @@
+//! The one error type of the sinks: every failure names the path and what was being done to it.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+/// Why a results folder could not be written or read.
+#[derive(Debug, Error)]
+pub enum SinkError {
+    /// An operating-system call failed; `reason` is a plain-language description of `source`
+    /// ("no space left on device", "permission denied", ...).
+    #[error("cannot {action} {}: {reason}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        reason: String,
+        #[source]
+        source: io::Error,
+    },
+    /// polars refused to encode or decode a table for a reason other than I/O.
+    #[error("cannot {action} {}: {message}", path.display())]
+    Parquet {
+        action: &'static str,
+        path: PathBuf,
+        message: String,
+    },
+    /// A job id or table name that cannot safely become a file name.
+    #[error(
+        "invalid {what} {name:?}: use 1 to 128 letters, digits, '_', '-' or '.', not starting with '.'"
+    )]
+    InvalidName { what: &'static str, name: String },
+    /// The same table name was given twice for one job.
+    #[error("job {job_id}: table {table:?} given more than once")]
+    DuplicateTable { job_id: String, table: String },
+    /// Two parts disagree on a column's type, so the table cannot be assembled.
+    #[error(
+        "cannot assemble {table}: column {column:?} is {expected} in earlier jobs but {found} in job {job_id}"
+    )]
+    SchemaConflict {
+        table: String,
+        column: String,
+        job_id: String,
+        expected: String,
+        found: String,
+    },
+    /// polars could not stack the parts of a table.
+    #[error("cannot assemble {table}: {message}")]
+    Assemble { table: String, message: String },
+    /// The manifest could not be encoded as JSON.
+    #[error("cannot encode the manifest: {0}")]
+    Manifest(#[from] serde_json::Error),
+}
+
+impl SinkError {
+    /// Wraps an I/O error with the action and path it concerns.
+    pub(crate) fn io(action: &'static str, path: &Path, source: io::Error) -> Self {
+        SinkError::Io {
+            action,
+            path: path.to_path_buf(),
+            reason: describe_io_error(&source),
+            source,
+        }
+    }
+
+    /// The I/O error kind behind this error, if it is one.
+    pub fn io_kind(&self) -> Option<io::ErrorKind> {
+        match self {
+            SinkError::Io { source, .. } => Some(source.kind()),
+            _ => None,
+        }
+    }
+}
+
+/// A short, lower-case description of an I/O error, without the "(os error N)" noise for the
+/// kinds a user can act on.
+pub(crate) fn describe_io_error(error: &io::Error) -> String {
+    use io::ErrorKind as K;
+    let plain = match error.kind() {
+        K::StorageFull => "no space left on device",
+        K::QuotaExceeded => "disk quota exceeded",
+        K::PermissionDenied => "permission denied",
+        K::ReadOnlyFilesystem => "read-only file system",
+        K::NotFound => "no such file or directory",
+        K::AlreadyExists => "already exists",
+        K::NotADirectory => "not a directory",
+        K::IsADirectory => "is a directory",
+        K::DirectoryNotEmpty => "directory not empty",
+        K::FileTooLarge => "file too large",
+        _ => return error.to_string(),
+    };
+    plain.to_string()
+}
+
+/// Checks that `name` is usable as one path component that no listing will mistake for a
+/// temporary: no separators, no `..`, no leading dot.
+pub(crate) fn check_name(what: &'static str, name: &str) -> Result<(), SinkError> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    let valid = !name.is_empty()
+        && name.len() <= 128
+        && !name.starts_with('.')
+        && name.chars().all(allowed);
+    if valid {
+        Ok(())
+    } else {
+        Err(SinkError::InvalidName {
+            what,
+            name: name.to_string(),
+        })
+    }
+}
