@@ -8,5 +8,7 @@
 //! (figures and a page). [`streams`] owns the random generator and its key-derived seeds.
 
 pub mod model;
+pub mod plan;
 pub mod sampler;
 pub mod streams;
+pub mod study;
