@@ -8,6 +8,8 @@
 //! (figures and a page). [`streams`] owns the random generator and its key-derived seeds.
 
 pub mod model;
+pub mod plan;
 pub mod sampler;
 pub mod sink;
 pub mod streams;
+pub mod study;

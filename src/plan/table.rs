@@ -1,0 +1,92 @@
+//! How a plan is shown: an aligned text table for people (`fieldmc plan STUDY`) and CSV with
+//! every parameter for programs (`fieldmc plan STUDY --format csv`).
+
+use super::{ParamValue, Plan};
+use crate::study::{Key, Study};
+
+impl Plan {
+    /// One line per job: id, replicate, the swept parameters, and the likelihood and sampler
+    /// kind (when not swept already), in aligned columns under a header.
+    pub fn to_text_table(&self, study: &Study) -> String {
+        let mut columns: Vec<Key> = study.swept_keys();
+        for always in [Key::ModelLikelihood, Key::SamplerKind] {
+            if !columns.contains(&always) {
+                columns.push(always);
+            }
+        }
+        let mut rows: Vec<Vec<String>> = Vec::with_capacity(self.jobs.len() + 1);
+        let mut header = vec!["id".to_string(), "replicate".to_string()];
+        header.extend(columns.iter().map(|k| k.column()));
+        rows.push(header);
+        for job in &self.jobs {
+            let mut row = vec![job.id.clone(), job.replicate.to_string()];
+            row.extend(columns.iter().map(|key| {
+                job.params
+                    .get(key.index())
+                    .map_or_else(String::new, |(_, value)| shown(value))
+            }));
+            rows.push(row);
+        }
+        align(&rows)
+    }
+
+    /// Every job with every parameter: `job_id,replicate,model_grid,...,sampler_chains`, one
+    /// line per job, empty fields for `Null`.
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from("job_id,replicate");
+        for key in Key::ALL {
+            out.push(',');
+            out.push_str(&key.column());
+        }
+        out.push('\n');
+        for job in &self.jobs {
+            out.push_str(&job.id);
+            out.push(',');
+            out.push_str(&job.replicate.to_string());
+            for (_, value) in &job.params {
+                out.push(',');
+                out.push_str(&csv_field(&value.to_string()));
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn shown(value: &ParamValue) -> String {
+    match value {
+        ParamValue::Null => "-".to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// Left-aligned columns separated by two spaces, no trailing blanks.
+fn align(rows: &[Vec<String>]) -> String {
+    let width = |column: usize| {
+        rows.iter()
+            .map(|row| row.get(column).map_or(0, |cell| cell.chars().count()))
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..rows.first().map_or(0, Vec::len)).map(width).collect();
+    let mut out = String::new();
+    for row in rows {
+        let line: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// A CSV field, quoted (RFC 4180) when it holds a comma, quote or line break.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}

@@ -1,0 +1,244 @@
+//! Planning: job counts and order, canonical keys and ids, their stability when a sweep grows,
+//! stream-key sharing, and the two printed forms.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use super::*;
+use crate::sampler::SamplerKind;
+use crate::study::parse;
+
+fn plan_of(text: &str) -> (Study, Plan) {
+    let study = parse(text, Path::new("studies/p.toml")).unwrap_or_else(|e| panic!("{e}"));
+    let plan = plan(&study);
+    (study, plan)
+}
+
+const SWEEP_12: &str = "[study]\nseed = 7\nreplicates = 2\n[sweep]\n\"sampler.kind\" = [\"grw\", \"pcn\"]\n\"sampler.beta\" = [0.1, 0.2, 0.5]\n";
+
+#[test]
+fn two_kinds_by_three_betas_by_two_replicates_is_twelve_jobs_replicates_innermost() {
+    let (_, plan) = plan_of(SWEEP_12);
+    assert_eq!(plan.jobs.len(), 12);
+    let replicates: Vec<u32> = plan.jobs.iter().map(|j| j.replicate).collect();
+    assert_eq!(replicates, [0, 1].repeat(6));
+    assert_eq!(plan.jobs[0].sampler.kind, SamplerKind::Grw);
+    assert_eq!(
+        (plan.jobs[2].sampler.beta, plan.jobs[2].replicate),
+        (0.2, 0)
+    );
+    assert_eq!(plan.jobs[11].sampler.kind, SamplerKind::Pcn);
+    let ids: HashSet<&str> = plan.jobs.iter().map(|j| j.id.as_str()).collect();
+    assert_eq!(ids.len(), 12);
+}
+
+#[test]
+fn params_list_every_resolved_parameter_in_one_fixed_order() {
+    let (_, plan) = plan_of(SWEEP_12);
+    let expected = [
+        "model_grid",
+        "model_kernel",
+        "model_length_scale",
+        "model_variance",
+        "model_likelihood",
+        "model_offset",
+        "data_source",
+        "data_length_scale",
+        "data_subsample",
+        "data_noise_sd",
+        "data_path",
+        "data_column",
+        "data_holdout",
+        "sampler_kind",
+        "sampler_beta",
+        "sampler_iterations",
+        "sampler_burn_in",
+        "sampler_thin",
+        "sampler_chains",
+    ];
+    for job in &plan.jobs {
+        let names: Vec<&str> = job.params.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, expected);
+    }
+    let first = &plan.jobs[0].params;
+    assert_eq!(first[0].1, ParamValue::Int(16));
+    assert_eq!(first[10].1, ParamValue::Null);
+    assert_eq!(first[13].1, ParamValue::Text("grw".into()));
+    assert_eq!(first[14].1, ParamValue::Float(0.1));
+}
+
+#[test]
+fn canonical_keys_are_sorted_pairs_and_ids_hash_seed_and_key() {
+    let (study, plan) = plan_of(SWEEP_12);
+    let job = &plan.jobs[0];
+    assert_eq!(
+        job.key,
+        "data.length_scale=0.3;data.noise_sd=1.0;data.source=simulated;data.subsample=4;\
+         model.grid=16;model.kernel=squared-exponential;model.length_scale=0.3;\
+         model.likelihood=gaussian;model.offset=0.0;model.variance=1.0;replicate=0;\
+         sampler.beta=0.1;sampler.burn_in=0;sampler.chains=1;sampler.iterations=10000;\
+         sampler.kind=grw;sampler.thin=10;study.kind=mcmc"
+    );
+    let mut material = study.seed.to_le_bytes().to_vec();
+    material.extend_from_slice(job.key.as_bytes());
+    assert_eq!(job.id, blake3::hash(&material).to_hex()[..12]);
+    assert_eq!(job.id.len(), 12);
+    assert!(job.id.chars().all(|c| c.is_ascii_hexdigit()));
+    // Another seed, other ids; the same seed, the same ids.
+    let (_, reseeded) = plan_of(&SWEEP_12.replace("seed = 7", "seed = 8"));
+    assert_ne!(reseeded.jobs[0].id, job.id);
+    assert_eq!(reseeded.jobs[0].key, job.key);
+    assert_eq!(plan_of(SWEEP_12).1, plan);
+}
+
+#[test]
+fn adding_sweep_values_leaves_existing_jobs_unchanged() {
+    let (_, before) = plan_of(SWEEP_12);
+    let grown = SWEEP_12
+        .replace("[0.1, 0.2, 0.5]", "[0.05, 0.1, 0.2, 0.5, 0.9]")
+        .replace("[\"grw\", \"pcn\"]", "[\"pcn\", \"grw\"]");
+    let (_, after) = plan_of(&(grown + "\"model.grid\" = [16]\n"));
+    assert_eq!(after.jobs.len(), 20);
+    for job in &before.jobs {
+        let same = after.jobs.iter().find(|j| j.id == job.id);
+        let same = same.unwrap_or_else(|| panic!("job {} ({}) lost", job.id, job.key));
+        assert_eq!(same.key, job.key);
+        assert_eq!(same.streams, job.streams);
+        assert_eq!(same.params, job.params);
+    }
+}
+
+#[test]
+fn samplers_of_one_sweep_point_share_data_streams_but_not_chains() {
+    let (_, plan) = plan_of(SWEEP_12);
+    let find = |kind: SamplerKind, beta: f64, replicate: u32| {
+        plan.jobs
+            .iter()
+            .find(|j| j.sampler.kind == kind && j.sampler.beta == beta && j.replicate == replicate)
+            .unwrap()
+    };
+    let grw = find(SamplerKind::Grw, 0.2, 1);
+    let pcn = find(SamplerKind::Pcn, 0.5, 1);
+    assert_eq!(grw.streams.truth, pcn.streams.truth);
+    assert_eq!(grw.streams.observations, pcn.streams.observations);
+    assert_eq!(grw.streams.noise, pcn.streams.noise);
+    assert_eq!(grw.streams.counts, pcn.streams.counts);
+    assert_ne!(grw.streams.chain, pcn.streams.chain);
+    assert_eq!(grw.streams.chain, grw.key);
+    let other_replicate = find(SamplerKind::Grw, 0.2, 0);
+    assert_ne!(other_replicate.streams.truth, grw.streams.truth);
+    assert_ne!(
+        other_replicate.streams.observations,
+        grw.streams.observations
+    );
+    assert_eq!(
+        grw.streams.truth,
+        "data.length_scale=0.3;model.grid=16;model.kernel=squared-exponential;model.variance=1.0;replicate=1"
+    );
+    assert_eq!(
+        grw.streams.counts,
+        "data.length_scale=0.3;data.source=simulated;data.subsample=4;model.grid=16;\
+         model.kernel=squared-exponential;model.offset=0.0;model.variance=1.0;replicate=1"
+    );
+}
+
+#[test]
+fn sweeping_noise_or_subsample_keeps_the_truth() {
+    let (_, plan) =
+        plan_of("[sweep]\n\"data.noise_sd\" = [0.5, 1.0]\n\"data.subsample\" = [2, 4]\n");
+    let truths: HashSet<&str> = plan.jobs.iter().map(|j| j.streams.truth.as_str()).collect();
+    assert_eq!(truths.len(), 1);
+    let observations: HashSet<&str> = plan
+        .jobs
+        .iter()
+        .map(|j| j.streams.observations.as_str())
+        .collect();
+    assert_eq!(observations.len(), 2);
+    let noise: HashSet<&str> = plan.jobs.iter().map(|j| j.streams.noise.as_str()).collect();
+    assert_eq!(
+        noise.len(),
+        2,
+        "noise follows the subsample but not noise_sd"
+    );
+    // The model's assumed length scale does not touch the data either.
+    let (_, misspecified) =
+        plan_of("[data]\nlength_scale = 0.3\n[sweep]\n\"model.length_scale\" = [0.1, 0.3]\n");
+    assert_eq!(
+        misspecified.jobs[0].streams.truth,
+        misspecified.jobs[1].streams.truth
+    );
+    assert_ne!(
+        misspecified.jobs[0].streams.chain,
+        misspecified.jobs[1].streams.chain
+    );
+}
+
+#[test]
+fn the_text_table_shows_swept_columns_aligned() {
+    let (study, plan) = plan_of(SWEEP_12);
+    let table = plan.to_text_table(&study);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 13);
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(
+        header,
+        [
+            "id",
+            "replicate",
+            "sampler_kind",
+            "sampler_beta",
+            "model_likelihood"
+        ]
+    );
+    let column_start = |line: &str, n: usize| {
+        let mut starts = Vec::new();
+        let mut previous = ' ';
+        for (i, c) in line.char_indices() {
+            if c != ' ' && previous == ' ' {
+                starts.push(i);
+            }
+            previous = c;
+        }
+        starts[n]
+    };
+    for line in &lines[1..] {
+        for n in 0..5 {
+            assert_eq!(column_start(line, n), column_start(lines[0], n), "{table}");
+        }
+    }
+    assert!(lines[1].starts_with(&plan.jobs[0].id));
+    assert!(lines[1].contains("grw") && lines[1].contains("0.1") && lines[1].contains("gaussian"));
+}
+
+#[test]
+fn the_csv_has_every_parameter_and_empty_nulls() {
+    let (_, plan) = plan_of(SWEEP_12);
+    let csv = plan.to_csv();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 13);
+    assert!(lines[0].starts_with("job_id,replicate,model_grid,model_kernel,"));
+    assert!(lines[0].ends_with(",sampler_thin,sampler_chains"));
+    for line in &lines {
+        assert_eq!(line.split(',').count(), 21, "{line}");
+    }
+    let fields: Vec<&str> = lines[1].split(',').collect();
+    assert_eq!(fields[0], plan.jobs[0].id);
+    assert_eq!(fields[2], "16");
+    assert_eq!(fields[12], "", "data_path is empty for simulated data");
+    assert_eq!(fields[16], "0.1");
+}
+
+#[test]
+fn sbc_settings_enter_the_key() {
+    let (_, mcmc) = plan_of("[study]\nkind = \"mcmc\"\n");
+    let (_, sbc) = plan_of("[study]\nkind = \"sbc\"\n[sbc]\ndraws = 50\n");
+    assert!(
+        sbc.jobs[0]
+            .key
+            .ends_with(";sbc.draws=50;sbc.replications=100;study.kind=sbc"),
+        "{}",
+        sbc.jobs[0].key
+    );
+    assert_ne!(sbc.jobs[0].id, mcmc.jobs[0].id);
+    assert_eq!(sbc.jobs[0].streams.truth, mcmc.jobs[0].streams.truth);
+}

@@ -1,0 +1,560 @@
+//! Reading the parsed TOML document: the sections, the `[study]` and `[sbc]` headers, and the
+//! base settings of `[model]`, `[data]` and `[sampler]`, each value checked for type and range
+//! where it stands, so every error points at the offending text.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use super::error::{ErrorKind, SourceMap, StudyError};
+use super::keys::{Key, ParamValue, Rule, Section, ValueType};
+use super::suggest::{did_you_mean, nearest};
+use super::{SbcSpec, Setting, Settings, StudyKind};
+
+/// The most jobs (sweep points times replicates) one study may expand to.
+pub const MAX_JOBS: i64 = 100_000;
+
+/// The top-level sections a study may have.
+pub const SECTIONS: [&str; 6] = ["study", "model", "data", "sampler", "sbc", "sweep"];
+pub const STUDY_KEYS: [&str; 5] = ["name", "seed", "replicates", "kind", "description"];
+pub const SBC_KEYS: [&str; 2] = ["replications", "draws"];
+pub const STUDY_KINDS: &[&str] = &["mcmc", "sbc"];
+
+pub type TomlKey<'i> = Spanned<Cow<'i, str>>;
+pub type TomlValue<'i> = Spanned<DeValue<'i>>;
+
+/// A table's entries in the order they appear in the file (the parser keeps them sorted by
+/// name), so the first problem in the file is the one reported.
+pub fn entries_in_file_order<'a, 'i>(
+    table: &'a DeTable<'i>,
+) -> Vec<(&'a TomlKey<'i>, &'a TomlValue<'i>)> {
+    let mut entries: Vec<_> = table.iter().collect();
+    entries.sort_by_key(|(key, _)| key.span().start);
+    entries
+}
+
+/// "an integer", "a float", ...: the TOML type of a value, for messages.
+pub fn type_name(value: &DeValue<'_>) -> &'static str {
+    match value {
+        DeValue::String(_) => "a string",
+        DeValue::Integer(_) => "an integer",
+        DeValue::Float(_) => "a float",
+        DeValue::Boolean(_) => "a boolean",
+        DeValue::Datetime(_) => "a date-time",
+        DeValue::Array(_) => "an array",
+        DeValue::Table(_) => "a table",
+    }
+}
+
+/// Parse the text as TOML. Syntax errors (duplicate keys included) are located; a document
+/// with no settings at all is an error too.
+pub fn parse_document<'i>(source: &SourceMap<'i>) -> Result<DeTable<'i>, StudyError> {
+    let document = DeTable::parse(source.text).map_err(|error| syntax_error(source, &error))?;
+    let document = document.into_inner();
+    if document.is_empty() {
+        return Err(source
+            .error_at_start(ErrorKind::Empty, "the study file is empty")
+            .help(
+                "a study needs at least one section: [study], [model], [data], [sampler] or \
+                 [sweep]; see studies/quickstart.toml",
+            ));
+    }
+    Ok(document)
+}
+
+fn syntax_error(source: &SourceMap<'_>, error: &toml::de::Error) -> StudyError {
+    let span = error.span().unwrap_or(0..0);
+    let what = error.message().trim().replace('\n', "; ");
+    if what.starts_with("duplicate key") {
+        let key = source.slice(&span).trim();
+        return source
+            .error(ErrorKind::Syntax, &span, format!("duplicate key `{key}`"))
+            .help("a key (or a [table]) may be given only once; remove one of them");
+    }
+    source.error(
+        ErrorKind::Syntax,
+        &span,
+        format!("TOML syntax error: {what}"),
+    )
+}
+
+/// The top-level tables of a study, each with the span of its name.
+#[derive(Default)]
+pub struct Sections<'a, 'i> {
+    pub study: Option<&'a DeTable<'i>>,
+    pub model: Option<&'a DeTable<'i>>,
+    pub data: Option<&'a DeTable<'i>>,
+    pub sampler: Option<&'a DeTable<'i>>,
+    pub sbc: Option<(&'a DeTable<'i>, Range<usize>)>,
+    pub sweep: Option<&'a DeTable<'i>>,
+}
+
+impl<'a, 'i> Sections<'a, 'i> {
+    /// Split the document into its sections; unknown sections, keys outside any section and
+    /// sections that are not tables are errors.
+    pub fn split(source: &SourceMap<'_>, document: &'a DeTable<'i>) -> Result<Self, StudyError> {
+        let mut sections = Sections::default();
+        for (key, value) in entries_in_file_order(document) {
+            let name = key.get_ref().as_ref();
+            let table = match value.get_ref() {
+                DeValue::Table(table) if SECTIONS.contains(&name) => table,
+                _ if SECTIONS.contains(&name) => {
+                    return Err(not_a_section(source, name, key, value));
+                }
+                DeValue::Table(_) => return Err(unknown_section(source, name, &key.span())),
+                _ => return Err(key_outside_sections(source, name, &key.span())),
+            };
+            match name {
+                "study" => sections.study = Some(table),
+                "model" => sections.model = Some(table),
+                "data" => sections.data = Some(table),
+                "sampler" => sections.sampler = Some(table),
+                "sbc" => sections.sbc = Some((table, key.span())),
+                _ => sections.sweep = Some(table),
+            }
+        }
+        Ok(sections)
+    }
+
+    pub fn section(&self, section: Section) -> Option<&'a DeTable<'i>> {
+        match section {
+            Section::Model => self.model,
+            Section::Data => self.data,
+            Section::Sampler => self.sampler,
+        }
+    }
+}
+
+fn not_a_section(
+    source: &SourceMap<'_>,
+    name: &str,
+    key: &TomlKey<'_>,
+    value: &TomlValue<'_>,
+) -> StudyError {
+    let found = match value.get_ref() {
+        DeValue::Array(array) if array.iter().all(|v| v.get_ref().is_table()) => {
+            "an array of tables".to_string()
+        }
+        other => type_name(other).to_string(),
+    };
+    source
+        .error(
+            ErrorKind::WrongType,
+            &key.span(),
+            format!("`{name}` must be a table ([{name}]), found {found}"),
+        )
+        .help(format!("write a [{name}] header and put its keys under it"))
+}
+
+fn unknown_section(source: &SourceMap<'_>, name: &str, span: &Range<usize>) -> StudyError {
+    source
+        .error(
+            ErrorKind::UnknownSection,
+            span,
+            format!("unknown section [{name}]"),
+        )
+        .allowed(SECTIONS.map(|s| format!("[{s}]")).join(", "))
+        .maybe_help(nearest(name, SECTIONS).map(|s| format!("did you mean [{s}]?")))
+}
+
+fn key_outside_sections(source: &SourceMap<'_>, name: &str, span: &Range<usize>) -> StudyError {
+    let home = section_holding(name);
+    source
+        .error(
+            ErrorKind::UnknownKey,
+            span,
+            format!("key `{name}` is outside any section"),
+        )
+        .allowed(SECTIONS.map(|s| format!("[{s}]")).join(", "))
+        .maybe_help(home.map(|section| format!("put it under [{section}]")))
+}
+
+/// The section that has a key called `name`, if any.
+fn section_holding(name: &str) -> Option<&'static str> {
+    if STUDY_KEYS.contains(&name) {
+        return Some("study");
+    }
+    if SBC_KEYS.contains(&name) {
+        return Some("sbc");
+    }
+    Section::ALL
+        .into_iter()
+        .find(|s| Key::find(*s, name).is_some())
+        .map(Section::name)
+}
+
+/// An "unknown key" error for `name` in [section], listing the allowed keys and suggesting the
+/// nearest (or the section where the key belongs).
+pub fn unknown_key(
+    source: &SourceMap<'_>,
+    section: &str,
+    name: &str,
+    allowed: &[&str],
+    span: &Range<usize>,
+) -> StudyError {
+    let elsewhere = section_holding(name)
+        .filter(|home| *home != section)
+        .map(|home| format!("`{name}` belongs in [{home}]"));
+    source
+        .error(
+            ErrorKind::UnknownKey,
+            span,
+            format!("unknown key `{name}` in [{section}]"),
+        )
+        .allowed(allowed.join(", "))
+        .maybe_help(elsewhere.or_else(|| did_you_mean(name, allowed.iter().copied())))
+}
+
+/// The `[study]` header, defaults applied (the name's default comes from the caller).
+pub struct Header {
+    pub name: Option<(String, Range<usize>)>,
+    pub seed: u64,
+    pub replicates: u32,
+    pub kind: StudyKind,
+    pub kind_span: Option<Range<usize>>,
+    pub description: Option<String>,
+}
+
+pub fn read_header(
+    source: &SourceMap<'_>,
+    table: Option<&DeTable<'_>>,
+) -> Result<Header, StudyError> {
+    let mut header = Header {
+        name: None,
+        seed: 2020,
+        replicates: 1,
+        kind: StudyKind::Mcmc,
+        kind_span: None,
+        description: None,
+    };
+    let Some(table) = table else {
+        return Ok(header);
+    };
+    for (key, value) in entries_in_file_order(table) {
+        let name = key.get_ref().as_ref();
+        match name {
+            "name" => {
+                let text = read_text(source, "study.name", value)?;
+                header.name = Some((text, value.span()));
+            }
+            "seed" => header.seed = read_seed(source, value)?,
+            "replicates" => {
+                let replicates = read_int(
+                    source,
+                    "study.replicates",
+                    value,
+                    Rule::IntRange(1, MAX_JOBS),
+                )?;
+                header.replicates = u32::try_from(replicates).unwrap_or(u32::MAX);
+            }
+            "kind" => {
+                let kind = read_choice(source, "study.kind", value, STUDY_KINDS)?;
+                header.kind = if kind == "sbc" {
+                    StudyKind::Sbc
+                } else {
+                    StudyKind::Mcmc
+                };
+                header.kind_span = Some(value.span());
+            }
+            "description" => {
+                header.description = Some(read_text(source, "study.description", value)?)
+            }
+            _ => return Err(unknown_key(source, "study", name, &STUDY_KEYS, &key.span())),
+        }
+    }
+    Ok(header)
+}
+
+/// `[sbc]`: only with `[study] kind = "sbc"`; with that kind it defaults to 100 x 100.
+pub fn read_sbc(
+    source: &SourceMap<'_>,
+    table: Option<(&DeTable<'_>, Range<usize>)>,
+    kind: StudyKind,
+) -> Result<Option<SbcSpec>, StudyError> {
+    let mut spec = SbcSpec {
+        replications: 100,
+        draws: 100,
+    };
+    match (table, kind) {
+        (None, StudyKind::Mcmc) => return Ok(None),
+        (None, StudyKind::Sbc) => return Ok(Some(spec)),
+        (Some((_, span)), StudyKind::Mcmc) => {
+            return Err(source
+                .error(
+                    ErrorKind::Conflict,
+                    &span,
+                    "[sbc] applies only to simulation-based calibration studies",
+                )
+                .help("set kind = \"sbc\" under [study], or remove [sbc]"));
+        }
+        (Some((table, _)), StudyKind::Sbc) => {
+            let bounds = Rule::IntRange(1, i64::from(u32::MAX));
+            for (key, value) in entries_in_file_order(table) {
+                let name = key.get_ref().as_ref();
+                let count = match name {
+                    "replications" | "draws" => {
+                        read_int(source, &format!("sbc.{name}"), value, bounds)?
+                    }
+                    _ => return Err(unknown_key(source, "sbc", name, &SBC_KEYS, &key.span())),
+                };
+                let count = u32::try_from(count).unwrap_or(u32::MAX);
+                if name == "draws" {
+                    spec.draws = count;
+                } else {
+                    spec.replications = count;
+                }
+            }
+        }
+    }
+    Ok(Some(spec))
+}
+
+/// The base settings: every key given in `[model]`, `[data]` and `[sampler]`, checked.
+pub fn read_settings(
+    source: &SourceMap<'_>,
+    sections: &Sections<'_, '_>,
+) -> Result<Settings, StudyError> {
+    let mut settings = Settings::default();
+    for section in Section::ALL {
+        let Some(table) = sections.section(section) else {
+            continue;
+        };
+        for (key, value) in entries_in_file_order(table) {
+            let name = key.get_ref().as_ref();
+            let Some(setting_key) = Key::find(section, name) else {
+                let allowed: Vec<&str> = section.keys().map(Key::name).collect();
+                return Err(unknown_key(
+                    source,
+                    section.name(),
+                    name,
+                    &allowed,
+                    &key.span(),
+                ));
+            };
+            if let DeValue::Array(_) = value.get_ref() {
+                return Err(array_in_base(source, setting_key, value));
+            }
+            settings.set(
+                setting_key,
+                read_setting(source, setting_key, value, false)?,
+            );
+        }
+    }
+    Ok(settings)
+}
+
+fn array_in_base(source: &SourceMap<'_>, key: Key, value: &TomlValue<'_>) -> StudyError {
+    source
+        .error(
+            ErrorKind::WrongType,
+            &value.span(),
+            format!(
+                "wrong type for `{}`: expected {}, found an array",
+                key.dotted(),
+                key.value_type().article_name()
+            ),
+        )
+        .help(format!(
+            "to run several values, list them under [sweep]: \"{}\" = [...]",
+            key.dotted()
+        ))
+}
+
+/// One value of `key`, checked for type and range, located at its text.
+pub fn read_setting(
+    source: &SourceMap<'_>,
+    key: Key,
+    value: &TomlValue<'_>,
+    from_sweep: bool,
+) -> Result<Setting, StudyError> {
+    let what = key.dotted();
+    let param = read_typed(source, &what, key.value_type(), value)?;
+    check_rule(source, &what, key.rule(), &param, &value.span())?;
+    Ok(Setting {
+        value: param,
+        span: Some(value.span()),
+        from_sweep,
+    })
+}
+
+/// The value as `expected`: integers are accepted for floats; anything else of the wrong type
+/// is an error.
+pub fn read_typed(
+    source: &SourceMap<'_>,
+    what: &str,
+    expected: ValueType,
+    value: &TomlValue<'_>,
+) -> Result<ParamValue, StudyError> {
+    let span = value.span();
+    let parsed = match (expected, value.get_ref()) {
+        (ValueType::Integer, DeValue::Integer(int)) => {
+            parse_int(int.as_str(), int.radix()).map(ParamValue::Int)
+        }
+        (ValueType::Float, DeValue::Integer(int)) => {
+            parse_int(int.as_str(), int.radix()).map(|v| ParamValue::Float(v as f64))
+        }
+        (ValueType::Float, DeValue::Float(float)) => {
+            parse_float(float.as_str()).map(ParamValue::Float)
+        }
+        (ValueType::Text, DeValue::String(text)) => Some(ParamValue::Text(text.to_string())),
+        (_, found) => {
+            let error = source.error(
+                ErrorKind::WrongType,
+                &span,
+                format!(
+                    "wrong type for `{what}`: expected {}, found {}",
+                    expected.article_name(),
+                    type_name(found)
+                ),
+            );
+            return Err(error.maybe_help(type_hint(expected, found)));
+        }
+    };
+    parsed.ok_or_else(|| {
+        source
+            .error(
+                ErrorKind::OutOfRange,
+                &span,
+                format!(
+                    "`{what}` = {} does not fit in a 64-bit number",
+                    source.slice(&span)
+                ),
+            )
+            .allowed(format!(
+                "{} between -9223372036854775808 and 9223372036854775807",
+                expected.article_name()
+            ))
+    })
+}
+
+fn type_hint(expected: ValueType, found: &DeValue<'_>) -> Option<String> {
+    match (expected, found) {
+        (ValueType::Integer, DeValue::Float(float)) => parse_float(float.as_str())
+            .filter(|v| v.fract() == 0.0 && v.abs() < 1e15)
+            .map(|v| format!("write it without a decimal point: {v}")),
+        (ValueType::Text, DeValue::Integer(_) | DeValue::Float(_) | DeValue::Boolean(_)) => {
+            Some("put text in double quotes".to_string())
+        }
+        (ValueType::Integer | ValueType::Float, DeValue::String(_)) => {
+            Some("write numbers without quotes".to_string())
+        }
+        _ => None,
+    }
+}
+
+fn parse_int(digits: &str, radix: u32) -> Option<i64> {
+    i64::from_str_radix(&digits.replace('_', ""), radix).ok()
+}
+
+/// TOML floats, including `inf`, `+inf`, `-inf`, `nan`, `+nan`, `-nan` (range checks reject
+/// the non-finite ones with a proper message).
+pub fn parse_float(text: &str) -> Option<f64> {
+    let text = text.replace('_', "");
+    match text.as_str() {
+        "nan" | "+nan" | "-nan" => Some(f64::NAN),
+        "inf" | "+inf" => Some(f64::INFINITY),
+        "-inf" => Some(f64::NEG_INFINITY),
+        other => other.parse().ok(),
+    }
+}
+
+/// A range error when `param` breaks `rule`.
+pub fn check_rule(
+    source: &SourceMap<'_>,
+    what: &str,
+    rule: Rule,
+    param: &ParamValue,
+    span: &Range<usize>,
+) -> Result<(), StudyError> {
+    if rule.admits(param) {
+        return Ok(());
+    }
+    let shown = match param {
+        ParamValue::Text(text) => format!("{text:?}"),
+        other => other.to_string(),
+    };
+    let (message, help) = match (rule, param) {
+        (Rule::OneOf(words), ParamValue::Text(text)) => (
+            format!("unknown value {shown} for `{what}`"),
+            did_you_mean(text, words.iter().copied()).map(|h| h.replace('`', "\"")),
+        ),
+        _ => (format!("`{what}` = {shown} is out of range"), None),
+    };
+    Err(source
+        .error(ErrorKind::OutOfRange, span, message)
+        .allowed(rule.describe())
+        .maybe_help(help))
+}
+
+fn read_int(
+    source: &SourceMap<'_>,
+    what: &str,
+    value: &TomlValue<'_>,
+    rule: Rule,
+) -> Result<i64, StudyError> {
+    let param = read_typed(source, what, ValueType::Integer, value)?;
+    check_rule(source, what, rule, &param, &value.span())?;
+    match param {
+        ParamValue::Int(v) => Ok(v),
+        _ => Ok(0),
+    }
+}
+
+fn read_text(
+    source: &SourceMap<'_>,
+    what: &str,
+    value: &TomlValue<'_>,
+) -> Result<String, StudyError> {
+    match read_typed(source, what, ValueType::Text, value)? {
+        ParamValue::Text(text) => Ok(text),
+        _ => Ok(String::new()),
+    }
+}
+
+fn read_choice(
+    source: &SourceMap<'_>,
+    what: &str,
+    value: &TomlValue<'_>,
+    words: &'static [&'static str],
+) -> Result<String, StudyError> {
+    let text = read_text(source, what, value)?;
+    check_rule(
+        source,
+        what,
+        Rule::OneOf(words),
+        &ParamValue::Text(text.clone()),
+        &value.span(),
+    )?;
+    Ok(text)
+}
+
+/// The seed: any integer from 0 to 2^64 - 1.
+fn read_seed(source: &SourceMap<'_>, value: &TomlValue<'_>) -> Result<u64, StudyError> {
+    let span = value.span();
+    let out_of_range = || {
+        source
+            .error(
+                ErrorKind::OutOfRange,
+                &span,
+                format!("`study.seed` = {} is out of range", source.slice(&span)),
+            )
+            .allowed("an integer from 0 to 18446744073709551615")
+    };
+    match value.get_ref() {
+        DeValue::Integer(int) => {
+            let digits = int.as_str().replace('_', "");
+            let digits = digits.strip_prefix('+').unwrap_or(&digits);
+            u64::from_str_radix(digits, int.radix()).map_err(|_| out_of_range())
+        }
+        found => Err(source.error(
+            ErrorKind::WrongType,
+            &span,
+            format!(
+                "wrong type for `study.seed`: expected an integer, found {}",
+                type_name(found)
+            ),
+        )),
+    }
+}

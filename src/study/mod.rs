@@ -1,0 +1,293 @@
+//! The study file: its TOML schema, defaults and validation. A [`Study`] that loads is fully
+//! checked — every sweep point resolved, every data file read — so planning and running it
+//! cannot fail on its settings.
+//!
+//! Errors are [`StudyError`]s that name the file, line and column, say what is allowed and
+//! suggest the nearest valid key. Nothing in this module panics on any input.
+//!
+//! # Keys and defaults
+//!
+//! | key | default | allowed |
+//! |---|---|---|
+//! | `[study] name` | the file's stem | `[A-Za-z0-9][A-Za-z0-9_.-]*`, at most 100 characters (it names the output folder) |
+//! | `[study] seed` | 2020 | integer 0 ..= 2^64 - 1 |
+//! | `[study] replicates` | 1 | integer >= 1: independent truths / data sets per sweep point |
+//! | `[study] kind` | `"mcmc"` | `"mcmc"` \| `"sbc"` (simulation-based calibration) |
+//! | `[study] description` | none | any text |
+//! | `[model] grid` | 16 | integer >= 1: D, points per axis; N = D^2 |
+//! | `[model] kernel` | `"squared-exponential"` | `"squared-exponential"` |
+//! | `[model] length_scale` | 0.3 | finite > 0: what the sampler assumes |
+//! | `[model] variance` | 1.0 | finite > 0 |
+//! | `[model] likelihood` | `"gaussian"` | `"gaussian"` \| `"probit"` \| `"poisson"` |
+//! | `[model] offset` | 0.0 | finite: Poisson log-offset |
+//! | `[data] source` | `"simulated"` | `"simulated"` \| `"csv"` |
+//! | `[data] length_scale` | the model's (also when that is swept) | finite > 0: the truth's; simulated only |
+//! | `[data] subsample` | 4 | integer >= 1, at most N: f, observe N / f cells; simulated only |
+//! | `[data] noise_sd` | 1.0 | finite > 0 |
+//! | `[data] path` | none (required for csv) | a file in the format of `data/README.md`, relative to the study file's folder; csv only |
+//! | `[data] column` | poisson `"count"`, probit `"label"`, gaussian `"value"` | a column of the file; csv only |
+//! | `[data] holdout` | 0.2 | [0, 1), must leave a cell to fit: share of cells held out; csv only |
+//! | `[sampler] kind` | `"pcn"` | `"pcn"` \| `"grw"` |
+//! | `[sampler] beta` | 0.2 | grw: > 0; pcn: 0 < beta <= 1 |
+//! | `[sampler] iterations` | 10000 | integer >= 1, burn-in included |
+//! | `[sampler] burn_in` | 0 | integer >= 0, < iterations |
+//! | `[sampler] thin` | 10 | integer >= 1: trace thinning |
+//! | `[sampler] chains` | 1 | integer 1 ..= 64 |
+//! | `[sbc] replications` | 100 | integer >= 1; only with kind = "sbc" |
+//! | `[sbc] draws` | 100 | integer >= 1: L, thinned draws ranked per replication |
+//!
+//! # Sweeps
+//!
+//! `[sweep]` lists values for any key of `[model]`, `[data]` and `[sampler]` as
+//! `"section.key" = [values]`; each list is one axis of a cartesian product (first axis
+//! outermost). `[sweep.paired.<name>]` tables hold lists of one length that move together as a
+//! single axis. A study expands to at most 100 000 jobs (points times replicates).
+//!
+//! A job's memory is estimated as 8 N (16 chains + 8) bytes plus, for the gaussian likelihood,
+//! 8 min(M, 2500)^2; a study with a job above 12 GiB is refused before anything runs.
+
+mod document;
+pub mod error;
+pub mod grid_csv;
+pub mod keys;
+pub mod resolve;
+mod settings;
+pub mod suggest;
+pub mod sweep;
+
+use std::path::{Path, PathBuf};
+
+pub use error::{Detail, ErrorKind, Location, StudyError};
+pub use grid_csv::{GridCsvError, read_grid_csv};
+pub use keys::{Key, ParamValue, Section};
+pub use resolve::{MEMORY_LIMIT_BYTES, Point, estimated_job_bytes};
+pub use settings::{Setting, Settings};
+pub use sweep::Axis;
+
+use document::{MAX_JOBS, Sections};
+use error::SourceMap;
+use resolve::Resolver;
+
+/// The built-in default study, run by `fieldmc run` without a study file.
+pub const QUICKSTART: &str = include_str!("../../studies/quickstart.toml");
+
+/// The name [`QUICKSTART`] is loaded under (its relative paths resolve against the current
+/// folder).
+pub const QUICKSTART_ORIGIN: &str = "studies/quickstart.toml";
+
+/// Study files larger than this are refused unread.
+pub const MAX_STUDY_BYTES: u64 = 1024 * 1024;
+
+/// What a study computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StudyKind {
+    /// Run each job's chains and summarise them against the truth or held-out data.
+    Mcmc,
+    /// Simulation-based calibration: per job, many replications ranked against the prior draw.
+    Sbc,
+}
+
+impl StudyKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            StudyKind::Mcmc => "mcmc",
+            StudyKind::Sbc => "sbc",
+        }
+    }
+}
+
+/// The `[sbc]` settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SbcSpec {
+    /// Truth / data / chain replications per job.
+    pub replications: u32,
+    /// L: thinned posterior draws the truth is ranked among.
+    pub draws: u32,
+}
+
+/// A loaded and fully validated study.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Study {
+    pub name: String,
+    pub seed: u64,
+    pub replicates: u32,
+    pub kind: StudyKind,
+    pub description: Option<String>,
+    /// Present exactly when `kind` is [`StudyKind::Sbc`].
+    pub sbc: Option<SbcSpec>,
+    /// The settings given in `[model]`, `[data]` and `[sampler]` (defaults not applied).
+    pub base: Settings,
+    /// The sweep axes in file order, with the source spans of their values.
+    pub axes: Vec<Axis>,
+    /// Every point of the sweep product, resolved; first axis outermost.
+    pub points: Vec<Point>,
+    /// The study file's text, as read.
+    pub source_text: String,
+    /// The study file's path, as given.
+    pub origin: PathBuf,
+}
+
+impl Study {
+    /// The keys that some sweep axis sets, in axis order.
+    pub fn swept_keys(&self) -> Vec<Key> {
+        self.axes
+            .iter()
+            .flat_map(|a| a.keys.iter().copied())
+            .collect()
+    }
+
+    /// Jobs the study expands to: sweep points times replicates.
+    pub fn job_count(&self) -> usize {
+        self.points.len() * self.replicates as usize
+    }
+
+    /// Where a byte offset of the study text is, as `file:line:column`.
+    pub fn locate(&self, offset: usize) -> Location {
+        SourceMap::new(&self.origin.display().to_string(), &self.source_text).locate(offset)
+    }
+}
+
+/// Read and validate the study at `path`.
+pub fn load(path: &Path) -> Result<Study, StudyError> {
+    let file = path.display().to_string();
+    let unreadable = |reason: String| {
+        StudyError::new(
+            ErrorKind::Unreadable,
+            Location::file(&file),
+            format!("cannot read the study file: {reason}"),
+        )
+    };
+    let metadata = std::fs::metadata(path).map_err(|e| unreadable(e.to_string()))?;
+    if metadata.is_dir() {
+        return Err(unreadable("it is a folder".to_string()));
+    }
+    if metadata.len() > MAX_STUDY_BYTES {
+        return Err(unreadable(format!(
+            "it is {} bytes; a study file may be at most {MAX_STUDY_BYTES}",
+            metadata.len()
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| unreadable(e.to_string()))?;
+    let text = String::from_utf8(bytes).map_err(|e| not_text(&file, &e))?;
+    parse(&text, path)
+}
+
+/// The not-UTF-8 error, placed just after the valid start of the file.
+fn not_text(file: &str, error: &std::string::FromUtf8Error) -> StudyError {
+    let valid = String::from_utf8_lossy(&error.as_bytes()[..error.utf8_error().valid_up_to()]);
+    let location = Location {
+        file: file.to_string(),
+        position: Some(error::line_column(&valid, valid.len())),
+    };
+    StudyError::new(
+        ErrorKind::NotText,
+        location,
+        "not a text file: invalid UTF-8",
+    )
+    .help("a study is a UTF-8 TOML text file")
+}
+
+/// Validate study `text`; `origin` names the file in messages, gives the default name, and is
+/// the folder relative data paths resolve against.
+pub fn parse(text: &str, origin: &Path) -> Result<Study, StudyError> {
+    let file = origin.display().to_string();
+    let source = SourceMap::new(&file, text);
+    let document = document::parse_document(&source)?;
+    let sections = Sections::split(&source, &document)?;
+    let header = document::read_header(&source, sections.study)?;
+    let name = study_name(&source, header.name, origin)?;
+    let sbc = document::read_sbc(&source, sections.sbc.clone(), header.kind)?;
+    let base = document::read_settings(&source, &sections)?;
+    let axes = sweep::read_sweep(&source, sections.sweep)?;
+    check_job_count(&source, &axes, header.replicates)?;
+    let mut resolver = Resolver::new(source, resolve::study_folder(origin), header.kind);
+    let points = resolver.resolve_all(&base, &axes)?;
+    Ok(Study {
+        name,
+        seed: header.seed,
+        replicates: header.replicates,
+        kind: header.kind,
+        description: header.description,
+        sbc,
+        base,
+        axes,
+        points,
+        source_text: text.to_string(),
+        origin: origin.to_path_buf(),
+    })
+}
+
+/// Whether `name` can name an output folder: `[A-Za-z0-9][A-Za-z0-9_.-]*`, at most 100 chars.
+pub fn is_valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+        && name.len() <= 100
+}
+
+fn study_name(
+    source: &SourceMap<'_>,
+    given: Option<(String, std::ops::Range<usize>)>,
+    origin: &Path,
+) -> Result<String, StudyError> {
+    let rule = "letters, digits, `_`, `.` and `-`, starting with a letter or digit, at most 100 characters";
+    if let Some((name, span)) = given {
+        if is_valid_name(&name) {
+            return Ok(name);
+        }
+        return Err(source
+            .error(
+                ErrorKind::OutOfRange,
+                &span,
+                format!("study name {name:?} cannot name an output folder"),
+            )
+            .allowed(rule));
+    }
+    let stem = origin
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if is_valid_name(&stem) {
+        return Ok(stem);
+    }
+    Err(source
+        .error_at_start(
+            ErrorKind::OutOfRange,
+            format!(
+                "the study has no name and its file name {stem:?} cannot name an output folder"
+            ),
+        )
+        .allowed(rule)
+        .help("set name = \"...\" under [study]"))
+}
+
+fn check_job_count(
+    source: &SourceMap<'_>,
+    axes: &[Axis],
+    replicates: u32,
+) -> Result<(), StudyError> {
+    let jobs = axes.iter().try_fold(i64::from(replicates), |total, axis| {
+        total.checked_mul(axis.len() as i64)
+    });
+    match jobs {
+        Some(jobs) if jobs <= MAX_JOBS => Ok(()),
+        _ => {
+            let span = axes.first().map_or(0..0, |a| a.span.clone());
+            let sizes: Vec<String> = axes.iter().map(|a| a.len().to_string()).collect();
+            Err(source
+                .error(
+                    ErrorKind::TooLarge,
+                    &span,
+                    format!(
+                        "the study expands to more than {MAX_JOBS} jobs ({} replicate(s) x {})",
+                        replicates,
+                        sizes.join(" x ")
+                    ),
+                )
+                .help("sweep fewer values, or split the study"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

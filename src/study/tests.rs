@@ -1,0 +1,851 @@
+//! Study loading: defaults, every class of error with its located message, sweeps, data files,
+//! and a property test that no input panics.
+
+use super::*;
+use crate::model::LikelihoodKind;
+use crate::sampler::SamplerKind;
+
+const ORIGIN: &str = "studies/t.toml";
+
+fn parse_ok(text: &str) -> Study {
+    parse(text, Path::new(ORIGIN)).unwrap_or_else(|e| panic!("study should load:\n{e}"))
+}
+
+fn parse_err(text: &str) -> StudyError {
+    match parse(text, Path::new(ORIGIN)) {
+        Ok(_) => panic!("study should not load:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+/// The error's first line (location and message).
+fn headline(text: &str) -> String {
+    parse_err(text)
+        .to_string()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn every_key_has_its_documented_default() {
+    let study = parse_ok("[study]\n");
+    assert_eq!(study.name, "t");
+    assert_eq!(study.seed, 2020);
+    assert_eq!(study.replicates, 1);
+    assert_eq!(study.kind, StudyKind::Mcmc);
+    assert_eq!(study.sbc, None);
+    assert_eq!(study.description, None);
+    assert_eq!(study.points.len(), 1);
+    let point = &study.points[0];
+    assert_eq!(point.model.grid, 16);
+    assert_eq!(point.model.kernel.length_scale, 0.3);
+    assert_eq!(point.model.kernel.variance, 1.0);
+    assert_eq!(point.model.likelihood, LikelihoodKind::Gaussian);
+    assert_eq!(point.model.offset, 0.0);
+    assert_eq!(point.model.noise_sd, 1.0);
+    assert_eq!(
+        point.data,
+        crate::model::DataSpec::Simulated {
+            truth_length_scale: 0.3,
+            subsample: 4
+        }
+    );
+    let sampler = &point.sampler;
+    assert_eq!(
+        (
+            sampler.kind,
+            sampler.beta,
+            sampler.iterations,
+            sampler.burn_in,
+            sampler.thin,
+            sampler.chains
+        ),
+        (SamplerKind::Pcn, 0.2, 10_000, 0, 10, 1)
+    );
+    let null: Vec<Key> = point
+        .params
+        .iter()
+        .filter(|(_, v)| v.is_null())
+        .map(|(k, _)| *k)
+        .collect();
+    assert_eq!(null, vec![Key::DataPath, Key::DataColumn, Key::DataHoldout]);
+}
+
+#[test]
+fn the_quickstart_study_loads_as_twelve_quick_jobs() {
+    let study = parse(QUICKSTART, Path::new(QUICKSTART_ORIGIN)).unwrap();
+    assert_eq!(study.name, "quickstart");
+    assert_eq!(study.job_count(), 12);
+    assert!(
+        study
+            .points
+            .iter()
+            .all(|p| p.model.grid == 16 && p.sampler.iterations == 5000)
+    );
+    let kinds: Vec<SamplerKind> = study.points.iter().map(|p| p.sampler.kind).collect();
+    assert_eq!(kinds.iter().filter(|k| **k == SamplerKind::Grw).count(), 3);
+}
+
+#[test]
+fn unknown_keys_list_the_allowed_ones_and_suggest_the_nearest() {
+    let error = parse_err("[model]\ngrid = 8\n\nlenght_scale = 0.2\n");
+    assert_eq!(error.kind, ErrorKind::UnknownKey);
+    assert_eq!(
+        error.to_string(),
+        "studies/t.toml:4:1: unknown key `lenght_scale` in [model]\n  \
+         allowed: grid, kernel, length_scale, variance, likelihood, offset\n  \
+         help: did you mean `length_scale`?"
+    );
+    let misplaced = parse_err("[model]\nnoise_sd = 2.0\n").to_string();
+    assert!(
+        misplaced.contains("help: `noise_sd` belongs in [data]"),
+        "{misplaced}"
+    );
+    let study_key = parse_err("[study]\nseeed = 1\n").to_string();
+    assert!(study_key.starts_with("studies/t.toml:2:1: unknown key `seeed` in [study]"));
+    assert!(study_key.contains("did you mean `seed`?"));
+}
+
+#[test]
+fn unknown_sections_and_stray_keys_are_located() {
+    let section = parse_err("[study]\n\n[modle]\ngrid = 4\n");
+    assert_eq!(section.kind, ErrorKind::UnknownSection);
+    assert!(
+        section
+            .to_string()
+            .starts_with("studies/t.toml:3:2: unknown section [modle]")
+    );
+    assert!(section.to_string().contains("help: did you mean [model]?"));
+    let stray = parse_err("seed = 4\n[study]\n").to_string();
+    assert!(
+        stray.starts_with("studies/t.toml:1:1: key `seed` is outside any section"),
+        "{stray}"
+    );
+    assert!(stray.contains("help: put it under [study]"));
+    let array_of_tables = headline("[[model]]\ngrid = 4\n");
+    assert!(
+        array_of_tables.contains("`model` must be a table ([model]), found an array of tables"),
+        "{array_of_tables}"
+    );
+}
+
+#[test]
+fn syntax_errors_and_duplicate_keys_are_located() {
+    let syntax = parse_err("[study]\nname = \"x\"\n[model\ngrid = 1\n");
+    assert_eq!(syntax.kind, ErrorKind::Syntax);
+    assert_eq!(syntax.location.line(), Some(3));
+    assert!(syntax.message.starts_with("TOML syntax error"));
+    let unterminated = parse_err("[study]\nname = \"x\n");
+    assert_eq!(unterminated.location.line(), Some(2));
+    let duplicate = parse_err("[model]\ngrid = 4\ngrid = 8\n");
+    assert_eq!(duplicate.kind, ErrorKind::Syntax);
+    assert!(
+        duplicate
+            .to_string()
+            .starts_with("studies/t.toml:3:1: duplicate key `grid`"),
+        "{duplicate}"
+    );
+    let table_twice = parse_err("[model]\ngrid = 4\n[data]\n[model]\nvariance = 2.0\n");
+    assert_eq!(table_twice.location.line(), Some(4));
+}
+
+#[test]
+fn wrong_types_say_what_was_expected_and_found() {
+    let error = parse_err("[model]\ngrid = 16.0\n");
+    assert_eq!(error.kind, ErrorKind::WrongType);
+    assert_eq!(
+        error.to_string(),
+        "studies/t.toml:2:8: wrong type for `model.grid`: expected an integer, found a float\n  \
+         help: write it without a decimal point: 16"
+    );
+    assert_eq!(
+        headline("[sampler]\nkind = 1\n"),
+        "studies/t.toml:2:8: wrong type for `sampler.kind`: expected a string, found an integer"
+    );
+    assert_eq!(
+        headline("[model]\nlength_scale = \"0.3\"\n"),
+        "studies/t.toml:2:16: wrong type for `model.length_scale`: expected a float, found a string"
+    );
+    assert!(headline("[study]\nseed = true\n").contains("expected an integer, found a boolean"));
+    let array = parse_err("[sampler]\nbeta = [0.1, 0.2]\n").to_string();
+    assert!(array.contains("found an array"));
+    assert!(array.contains("\"sampler.beta\" = [...]"), "{array}");
+    // Integers are fine where a float is expected.
+    assert_eq!(
+        parse_ok("[model]\nlength_scale = 1\n").points[0]
+            .model
+            .kernel
+            .length_scale,
+        1.0
+    );
+}
+
+#[test]
+fn values_out_of_range_are_refused_with_the_allowed_range() {
+    let cases = [
+        (
+            "[model]\ngrid = 0\n",
+            "studies/t.toml:2:8: `model.grid` = 0 is out of range",
+            "an integer >= 1",
+        ),
+        (
+            "[model]\ngrid = -3\n",
+            "`model.grid` = -3 is out of range",
+            "an integer >= 1",
+        ),
+        (
+            "[model]\nlength_scale = -1.0\n",
+            "`model.length_scale` = -1.0 is out of range",
+            "a finite number > 0",
+        ),
+        (
+            "[model]\nlength_scale = nan\n",
+            "`model.length_scale` = NaN is out of range",
+            "a finite number > 0",
+        ),
+        (
+            "[model]\nvariance = inf\n",
+            "`model.variance` = inf is out of range",
+            "a finite number > 0",
+        ),
+        (
+            "[model]\noffset = -inf\n",
+            "`model.offset` = -inf is out of range",
+            "a finite number",
+        ),
+        (
+            "[data]\nnoise_sd = 0\n",
+            "`data.noise_sd` = 0.0 is out of range",
+            "a finite number > 0",
+        ),
+        (
+            "[data]\nsubsample = 0\n",
+            "`data.subsample` = 0 is out of range",
+            "an integer >= 1",
+        ),
+        (
+            "[sampler]\nchains = 65\n",
+            "`sampler.chains` = 65 is out of range",
+            "an integer from 1 to 64",
+        ),
+        (
+            "[sampler]\nthin = 0\n",
+            "`sampler.thin` = 0 is out of range",
+            "an integer >= 1",
+        ),
+        (
+            "[sampler]\niterations = 0\n",
+            "`sampler.iterations` = 0 is out of range",
+            "an integer >= 1",
+        ),
+        (
+            "[sampler]\nburn_in = -1\n",
+            "`sampler.burn_in` = -1 is out of range",
+            "an integer >= 0",
+        ),
+        (
+            "[sampler]\nbeta = nan\n",
+            "`sampler.beta` = NaN is out of range",
+            "a finite number",
+        ),
+        (
+            "[study]\nreplicates = 0\n",
+            "`study.replicates` = 0 is out of range",
+            "an integer from 1 to 100000",
+        ),
+        (
+            "[study]\nseed = -1\n",
+            "`study.seed` = -1 is out of range",
+            "an integer from 0 to 18446744073709551615",
+        ),
+        (
+            "[model]\nlikelihood = \"possion\"\n",
+            "unknown value \"possion\" for `model.likelihood`",
+            "\"gaussian\" | \"probit\" | \"poisson\"",
+        ),
+        (
+            "[study]\nkind = \"SBC\"\n",
+            "unknown value \"SBC\" for `study.kind`",
+            "\"mcmc\" | \"sbc\"",
+        ),
+    ];
+    for (text, message, allowed) in cases {
+        let error = parse_err(text);
+        let shown = error.to_string();
+        assert_eq!(error.kind, ErrorKind::OutOfRange, "{shown}");
+        assert!(
+            shown.lines().next().unwrap().ends_with(message),
+            "{shown:?} should say {message:?}"
+        );
+        assert!(
+            shown.contains(&format!("allowed: {allowed}")),
+            "{shown:?} should allow {allowed:?}"
+        );
+        assert_eq!(error.location.line(), Some(2), "{shown}");
+    }
+    assert!(
+        parse_err("[model]\nlikelihood = \"possion\"\n")
+            .to_string()
+            .contains("help: did you mean \"poisson\"?")
+    );
+    let huge = parse_err("[model]\ngrid = 99999999999999999999\n");
+    assert_eq!(huge.location.line(), Some(2));
+}
+
+#[test]
+fn beta_is_checked_against_the_sampler_kind() {
+    let pcn = parse_err("[sampler]\nkind = \"pcn\"\nbeta = 1.5\n");
+    assert_eq!(pcn.kind, ErrorKind::OutOfRange);
+    assert!(
+        pcn.to_string().starts_with(
+            "studies/t.toml:3:8: sampler.beta = 1.5 is out of range for the pcn sampler"
+        )
+    );
+    assert!(pcn.to_string().contains("allowed: for pcn: 0 < beta <= 1"));
+    assert_eq!(
+        parse_ok("[sampler]\nkind = \"grw\"\nbeta = 1.5\n").points[0]
+            .sampler
+            .beta,
+        1.5
+    );
+    assert_eq!(
+        parse_ok("[sampler]\nbeta = 1.0\n").points[0].sampler.beta,
+        1.0
+    );
+    assert!(
+        headline("[sampler]\nkind = \"grw\"\nbeta = 0.0\n")
+            .contains("out of range for the grw sampler")
+    );
+    assert!(headline("[sampler]\nbeta = -0.1\n").contains("out of range for the pcn sampler"));
+}
+
+#[test]
+fn settings_that_contradict_each_other_are_refused() {
+    let burn_in = parse_err("[sampler]\niterations = 100\nburn_in = 100\n");
+    assert_eq!(burn_in.kind, ErrorKind::Conflict);
+    assert_eq!(
+        burn_in.to_string().lines().next().unwrap(),
+        "studies/t.toml:3:11: sampler.burn_in = 100 must be less than sampler.iterations = 100"
+    );
+    let subsample = parse_err("[model]\ngrid = 2\n[data]\nsubsample = 5\n");
+    assert!(subsample.to_string().starts_with(
+        "studies/t.toml:4:13: data.subsample = 5 leaves no observed cell on a 2 x 2 grid (4 cells)"
+    ));
+    // The default subsample of 4 on a 1 x 1 grid: the error points at the grid.
+    let tiny = parse_err("[model]\ngrid = 1\n");
+    assert_eq!(tiny.location.position, Some((2, 8)));
+    assert_eq!(
+        parse_ok("[model]\ngrid = 1\n[data]\nsubsample = 1\n").points[0]
+            .model
+            .grid,
+        1
+    );
+    let path = parse_err("[data]\npath = \"x.csv\"\n");
+    assert_eq!(
+        path.to_string().lines().next().unwrap(),
+        "studies/t.toml:2:8: `data.path` applies only to data.source = \"csv\", but the source is \"simulated\""
+    );
+    let no_path = parse_err("[data]\nsource = \"csv\"\n");
+    assert!(
+        no_path
+            .to_string()
+            .starts_with("studies/t.toml:2:10: data.source = \"csv\" needs data.path")
+    );
+    let subsample_csv = parse_err("[data]\nsource = \"csv\"\nsubsample = 2\npath = \"x.csv\"\n");
+    assert!(
+        subsample_csv
+            .to_string()
+            .contains("`data.subsample` applies only to data.source = \"simulated\"")
+    );
+}
+
+#[test]
+fn study_names_cannot_escape_the_output_folder() {
+    for bad in ["../evil", "a/b", "", ".hidden", "x y", "C:\\x"] {
+        let error = parse_err(&format!("[study]\nname = {bad:?}\n"));
+        assert_eq!(error.location.position, Some((2, 8)), "{bad}");
+        assert!(
+            error.message.contains("cannot name an output folder"),
+            "{error}"
+        );
+    }
+    assert_eq!(
+        parse_ok("[study]\nname = \"run-1.b_2\"\n").name,
+        "run-1.b_2"
+    );
+    let stem = parse("[study]\n", Path::new("studies/my study.toml")).unwrap_err();
+    assert!(
+        stem.to_string()
+            .starts_with("studies/my study.toml:1:1: the study has no name")
+    );
+}
+
+#[test]
+fn empty_missing_and_binary_files_are_errors() {
+    for empty in ["", "\n\n  \n", "# only a comment\n"] {
+        let error = parse_err(empty);
+        assert_eq!(error.kind, ErrorKind::Empty);
+        assert!(
+            error
+                .to_string()
+                .starts_with("studies/t.toml:1:1: the study file is empty")
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let missing = load(&dir.path().join("none.toml")).unwrap_err();
+    assert_eq!(missing.kind, ErrorKind::Unreadable);
+    assert!(
+        missing
+            .to_string()
+            .contains("none.toml: cannot read the study file")
+    );
+    let folder = load(dir.path()).unwrap_err();
+    assert!(folder.to_string().contains("it is a folder"));
+    let binary = dir.path().join("bin.toml");
+    std::fs::write(&binary, b"[study]\nname = \"a\xff\"\n").unwrap();
+    let error = load(&binary).unwrap_err();
+    assert_eq!(error.kind, ErrorKind::NotText);
+    assert_eq!(error.location.position, Some((2, 10)));
+    let good = dir.path().join("good.toml");
+    std::fs::write(&good, "[model]\ngrid = 4\n").unwrap();
+    let study = load(&good).unwrap();
+    assert_eq!(
+        (study.name.as_str(), study.points[0].model.grid),
+        ("good", 4)
+    );
+}
+
+#[test]
+fn sbc_settings_belong_to_sbc_studies() {
+    let stray = parse_err("[sbc]\ndraws = 10\n");
+    assert_eq!(stray.kind, ErrorKind::Conflict);
+    assert!(stray.to_string().starts_with(
+        "studies/t.toml:1:2: [sbc] applies only to simulation-based calibration studies"
+    ));
+    let defaults = parse_ok("[study]\nkind = \"sbc\"\n");
+    assert_eq!(
+        defaults.sbc,
+        Some(SbcSpec {
+            replications: 100,
+            draws: 100
+        })
+    );
+    let given = parse_ok("[study]\nkind = \"sbc\"\n[sbc]\nreplications = 20\ndraws = 15\n");
+    assert_eq!(
+        given.sbc,
+        Some(SbcSpec {
+            replications: 20,
+            draws: 15
+        })
+    );
+    assert!(
+        headline("[study]\nkind = \"sbc\"\n[sbc]\ndraws = 0\n")
+            .ends_with("`sbc.draws` = 0 is out of range")
+    );
+    let csv = parse_err("[study]\nkind = \"sbc\"\n[data]\nsource = \"csv\"\npath = \"x.csv\"\n");
+    assert!(csv.message.contains("needs simulated data"));
+    let misspecified = parse_err("[study]\nkind = \"sbc\"\n[data]\nlength_scale = 0.5\n");
+    assert_eq!(misspecified.location.position, Some((4, 16)));
+}
+
+#[test]
+fn sweeps_expand_to_the_cartesian_product_first_axis_outermost() {
+    let study = parse_ok(
+        "[study]\nreplicates = 2\n[sweep]\n\"sampler.kind\" = [\"grw\", \"pcn\"]\n\"sampler.beta\" = [0.1, 0.2, 0.5]\n",
+    );
+    assert_eq!(study.points.len(), 6);
+    assert_eq!(study.job_count(), 12);
+    let combos: Vec<(SamplerKind, f64)> = study
+        .points
+        .iter()
+        .map(|p| (p.sampler.kind, p.sampler.beta))
+        .collect();
+    assert_eq!(combos[0], (SamplerKind::Grw, 0.1));
+    assert_eq!(combos[2], (SamplerKind::Grw, 0.5));
+    assert_eq!(combos[3], (SamplerKind::Pcn, 0.1));
+    assert_eq!(study.swept_keys(), vec![Key::SamplerKind, Key::SamplerBeta]);
+}
+
+#[test]
+fn paired_axes_move_together() {
+    let study = parse_ok(
+        "[sweep]\n\"model.grid\" = [4, 8]\n[sweep.paired.length]\n\"model.length_scale\" = [0.1, 0.2, 0.3]\n\"data.length_scale\" = [0.15, 0.25, 0.35]\n",
+    );
+    assert_eq!(study.points.len(), 6);
+    assert_eq!(study.axes[1].name, "paired.length");
+    for point in &study.points {
+        let crate::model::DataSpec::Simulated {
+            truth_length_scale, ..
+        } = point.data
+        else {
+            panic!("simulated data expected");
+        };
+        assert!((truth_length_scale - point.model.kernel.length_scale - 0.05).abs() < 1e-12);
+    }
+    let unequal = parse_err(
+        "[sweep.paired.l]\n\"model.length_scale\" = [0.1, 0.2]\n\"data.length_scale\" = [0.1]\n",
+    );
+    assert_eq!(unequal.kind, ErrorKind::Sweep);
+    assert!(unequal.to_string().starts_with(
+        "studies/t.toml:3:23: paired lists in [sweep.paired.l] must have the same length: `model.length_scale` has 2 values, `data.length_scale` has 1"
+    ), "{unequal}");
+}
+
+#[test]
+fn the_truth_length_scale_follows_a_swept_model_length_scale_unless_given() {
+    let study = parse_ok("[sweep]\n\"model.length_scale\" = [0.1, 0.4]\n");
+    let truths: Vec<ParamValue> = study
+        .points
+        .iter()
+        .map(|p| p.params[Key::DataLengthScale.index()].1.clone())
+        .collect();
+    assert_eq!(truths, vec![ParamValue::Float(0.1), ParamValue::Float(0.4)]);
+    let fixed =
+        parse_ok("[data]\nlength_scale = 0.3\n[sweep]\n\"model.length_scale\" = [0.1, 0.4]\n");
+    assert!(
+        fixed
+            .points
+            .iter()
+            .all(|p| p.params[Key::DataLengthScale.index()].1 == ParamValue::Float(0.3))
+    );
+}
+
+#[test]
+fn sweep_keys_may_be_written_dotted_or_as_section_tables() {
+    let quoted = parse_ok("[sweep]\n\"model.grid\" = [4, 8]\n");
+    let dotted = parse_ok("[sweep]\nmodel.grid = [4, 8]\n");
+    let table = parse_ok("[sweep.model]\ngrid = [4, 8]\n");
+    assert_eq!(quoted.points, dotted.points);
+    assert_eq!(quoted.points, table.points);
+}
+
+#[test]
+fn malformed_sweeps_point_at_the_offending_text() {
+    let cases = [
+        (
+            "[sweep]\n\"model.grid\" = []\n",
+            "studies/t.toml:2:16: the sweep of `model.grid` is empty",
+        ),
+        (
+            "[sweep]\n\"model.lenght_scale\" = [0.1]\n",
+            "studies/t.toml:2:1: unknown key `model.lenght_scale` in [sweep]",
+        ),
+        (
+            "[sweep]\n\"model.grid\" = [4, \"8\"]\n",
+            "studies/t.toml:2:20: mixed types in the sweep of `model.grid`: the first value is an integer, this one is a string",
+        ),
+        (
+            "[sweep]\n\"model.grid\" = [4, 0]\n",
+            "studies/t.toml:2:20: `model.grid` = 0 is out of range",
+        ),
+        (
+            "[sweep]\n\"model.grid\" = [4, 8.0]\n",
+            "studies/t.toml:2:20: mixed types in the sweep of `model.grid`: the first value is an integer, this one is a float",
+        ),
+        (
+            "[sweep]\n\"sampler.beta\" = [0.1, 0.1]\n",
+            "studies/t.toml:2:24: `sampler.beta` lists the value 0.1 twice",
+        ),
+        (
+            "[sweep]\n\"study.seed\" = [1, 2]\n",
+            "studies/t.toml:2:1: `study.seed` cannot be swept",
+        ),
+        (
+            "[sweep]\ngrid = [4]\n",
+            "studies/t.toml:2:1: sweep key `grid` does not name its section",
+        ),
+        (
+            "[sweep]\n\"model.grid\" = 4\n",
+            "studies/t.toml:2:16: the sweep of `model.grid` must list its values in an array, found an integer",
+        ),
+        (
+            "[sweep]\n\"model.grid\" = [4]\n[sweep.paired.g]\n\"model.grid\" = [8]\n",
+            "studies/t.toml:4:1: `model.grid` is swept twice",
+        ),
+        (
+            "[sweep]\n\"model.grid\" = [4]\nmodel.grid = [8]\n",
+            "studies/t.toml:3:7: `model.grid` is swept twice",
+        ),
+        (
+            "[sweep.paired]\nx = [1]\n",
+            "studies/t.toml:2:1: `sweep.paired.x` must be a group of lists, found an array",
+        ),
+        (
+            "[sweep.paired.empty]\n",
+            "studies/t.toml:1:15: the paired group `empty` lists no keys",
+        ),
+    ];
+    for (text, expected) in cases {
+        let shown = parse_err(text).to_string();
+        assert!(
+            shown.starts_with(expected),
+            "{shown:?}\nshould start with {expected:?}"
+        );
+    }
+    let suggestion = parse_err("[sweep]\n\"model.lenght_scale\" = [0.1]\n").to_string();
+    assert!(
+        suggestion.contains("help: did you mean `model.length_scale`?"),
+        "{suggestion}"
+    );
+    let twice = parse_err("[sweep]\n\"model.grid\" = [4]\nmodel.grid = [8]\n").to_string();
+    assert!(
+        twice.contains("note: first swept at studies/t.toml:2:1"),
+        "{twice}"
+    );
+    // Integers and floats mix freely for a float key.
+    assert_eq!(
+        parse_ok("[sweep]\n\"sampler.beta\" = [1, 0.5]\n")
+            .points
+            .len(),
+        2
+    );
+}
+
+#[test]
+fn an_error_at_one_sweep_point_names_the_point() {
+    let error =
+        parse_err("[sampler]\nbeta = 1.5\n[sweep]\n\"sampler.kind\" = [\"grw\", \"pcn\"]\n");
+    let shown = error.to_string();
+    assert!(
+        shown.starts_with(
+            "studies/t.toml:2:8: sampler.beta = 1.5 is out of range for the pcn sampler"
+        ),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("note: in the sweep point sampler.kind = pcn"),
+        "{shown}"
+    );
+    let swept_beta = parse_err("[sweep]\n\"sampler.beta\" = [0.5, 2.0]\n");
+    assert_eq!(swept_beta.location.position, Some((2, 24)));
+}
+
+#[test]
+fn jobs_too_large_for_memory_are_refused_with_the_estimate() {
+    let error = parse_err("[model]\ngrid = 100000\n");
+    assert_eq!(error.kind, ErrorKind::TooLarge);
+    let shown = error.to_string();
+    assert!(shown.starts_with("studies/t.toml:2:8: a job on a 100000 x 100000 grid with 1 chain(s) needs an estimated "), "{shown}");
+    assert!(
+        shown.contains("TiB of memory, above the limit of 12.0 GiB"),
+        "{shown}"
+    );
+    let absurd = parse_err("[model]\ngrid = 9223372036854775807\n");
+    assert_eq!(absurd.kind, ErrorKind::TooLarge);
+    // 64 chains on a 512 x 512 grid: 8 * 262144 * 1032 bytes = 2.0 GiB: fine.
+    assert_eq!(
+        parse_ok("[model]\ngrid = 512\n[sampler]\nchains = 64\n").points[0]
+            .sampler
+            .chains,
+        64
+    );
+    let many = parse_err("[study]\nreplicates = 60000\n[sweep]\n\"sampler.beta\" = [0.1, 0.2]\n");
+    assert_eq!(many.kind, ErrorKind::TooLarge);
+    assert!(many.message.contains("more than 100000 jobs"));
+}
+
+fn write_study_with_data(csv: &str, data_section: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("data")).unwrap();
+    std::fs::write(dir.path().join("data/grid.csv"), csv).unwrap();
+    let study = dir.path().join("real.toml");
+    std::fs::write(
+        &study,
+        format!(
+            "[model]\ngrid = 2\nlikelihood = \"poisson\"\n[data]\nsource = \"csv\"\n{data_section}"
+        ),
+    )
+    .unwrap();
+    (dir, study)
+}
+
+const CSV_2X2: &str = "i,j,x_center,y_center,count\n0,0,0.25,0.25,3\n1,0,0.75,0.25,0\n0,1,0.25,0.75,7\n1,1,0.75,0.75,1\n";
+
+#[test]
+fn csv_data_resolves_against_the_study_folder_and_is_checked_up_front() {
+    let (dir, study) = write_study_with_data(CSV_2X2, "path = \"data/grid.csv\"\nholdout = 0.25\n");
+    let loaded = load(&study).unwrap();
+    let point = &loaded.points[0];
+    let crate::model::DataSpec::Csv {
+        path,
+        column,
+        holdout,
+    } = &point.data
+    else {
+        panic!("csv data expected");
+    };
+    assert!(path.is_absolute());
+    assert_eq!(
+        std::fs::canonicalize(path).unwrap(),
+        std::fs::canonicalize(dir.path().join("data/grid.csv")).unwrap()
+    );
+    assert_eq!((column.as_str(), *holdout), ("count", 0.25));
+    assert_eq!(
+        point.params[Key::DataPath.index()].1,
+        ParamValue::Text("data/grid.csv".into())
+    );
+    assert_eq!(point.params[Key::DataSubsample.index()].1, ParamValue::Null);
+    assert_eq!(
+        point.params[Key::DataLengthScale.index()].1,
+        ParamValue::Null
+    );
+
+    let bad = CSV_2X2.replace("0,1,0.25,0.75,7", "0,1,0.25,0.75,-7");
+    let (_dir, study) = write_study_with_data(&bad, "path = \"data/grid.csv\"\n");
+    let error = load(&study).unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Data);
+    let shown = error.to_string();
+    assert!(shown.contains("real.toml:6:8: bad data file: "), "{shown}");
+    assert!(
+        shown.contains("grid.csv:4: count = `-7` is not a count"),
+        "{shown}"
+    );
+
+    let (_dir, study) = write_study_with_data(CSV_2X2, "path = \"data/missing.csv\"\n");
+    assert!(
+        load(&study)
+            .unwrap_err()
+            .to_string()
+            .contains("missing.csv: cannot read the data file")
+    );
+    let (_dir, study) =
+        write_study_with_data(CSV_2X2, "path = \"data/grid.csv\"\ncolumn = \"label\"\n");
+    assert!(
+        load(&study)
+            .unwrap_err()
+            .to_string()
+            .contains("no column `label`; the columns are: i, j, x_center, y_center, count")
+    );
+    let (_dir, study) = write_study_with_data(CSV_2X2, "path = \"data/grid.csv\"\nholdout = 0.9\n");
+    assert!(
+        load(&study)
+            .unwrap_err()
+            .to_string()
+            .contains("holds out all 4 cells")
+    );
+}
+
+mod no_input_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn try_parse(text: &str) {
+        let _ = parse(text, Path::new("studies/fuzz.toml"));
+    }
+
+    /// Cut points that fall on character boundaries of `text`.
+    fn boundary(text: &str, at: usize) -> usize {
+        let mut at = at % (text.len() + 1);
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    }
+
+    const FRAGMENTS: &[&str] = &[
+        "[",
+        "]",
+        "=",
+        "\"",
+        "\n",
+        "[sweep]\n",
+        "[sweep.paired.x]\n",
+        "\"model.grid\" = ",
+        "[4, 8]",
+        "[]",
+        "0",
+        "-1",
+        "nan",
+        "inf",
+        "1e400",
+        "0.0",
+        "99999999999999999999",
+        "\"csv\"",
+        "{a = 1}",
+        "[[model]]\n",
+        "grid",
+        "beta",
+        "kind = \"sbc\"\n",
+        "[sbc]\n",
+        "path = \"../x.csv\"\n",
+        "é",
+        "\u{feff}",
+        "#",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        #[test]
+        fn random_text_never_panics(text in any::<String>()) {
+            try_parse(&text);
+        }
+
+        #[test]
+        fn mutated_quickstart_never_panics(
+            edits in proptest::collection::vec((any::<usize>(), any::<usize>(), 0..FRAGMENTS.len()), 1..6)
+        ) {
+            let mut text = QUICKSTART.to_string();
+            for (start, length, fragment) in edits {
+                let start = boundary(&text, start);
+                let end = boundary(&text, start + length % 12).max(start);
+                text.replace_range(start..end, FRAGMENTS[fragment]);
+            }
+            try_parse(&text);
+        }
+    }
+}
+
+/// Every study in `tests/fixtures/studies/bad/` fails to load with the error its first line
+/// announces (`# expect: :LINE:COL: message...`, after the file name) and, if given, also says
+/// the text of its `# expect-also:` line. `empty.toml` has no room for a comment.
+#[test]
+fn the_corpus_of_broken_studies_gives_the_announced_errors() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/bad");
+    let mut checked = 0;
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    entries.sort();
+    for path in entries {
+        let bytes = std::fs::read(&path).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        let header = |tag: &str| {
+            text.lines()
+                .find_map(|line| line.strip_prefix(tag))
+                .map(str::to_string)
+        };
+        let expect = header("# expect: ").unwrap_or_else(|| {
+            assert!(
+                path.ends_with("empty.toml"),
+                "{} announces no error",
+                path.display()
+            );
+            ":1:1: the study file is empty".to_string()
+        });
+        let error = load(&path).expect_err(&path.display().to_string());
+        let shown = error.to_string();
+        let first_line = shown.lines().next().unwrap_or_default();
+        let after_file = first_line
+            .strip_prefix(&path.display().to_string())
+            .unwrap_or(first_line);
+        assert!(
+            after_file.starts_with(&expect),
+            "{}:\n{shown}\nshould start with {expect:?}",
+            path.display()
+        );
+        if let Some(also) = header("# expect-also: ") {
+            assert!(
+                shown.contains(&also),
+                "{}:\n{shown}\nshould contain {also:?}",
+                path.display()
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 30, "only {checked} broken studies");
+}
