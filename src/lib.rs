@@ -10,3 +10,4 @@
 pub mod model;
 pub mod sampler;
 pub mod streams;
+pub mod report;
