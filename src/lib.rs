@@ -9,6 +9,7 @@
 
 pub mod model;
 pub mod plan;
+pub mod report;
 pub mod sampler;
 pub mod sink;
 pub mod streams;

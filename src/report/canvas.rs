@@ -1,0 +1,338 @@
+//! Drawing plumbing shared by the figures: the embedded font, text styles, axes with chosen
+//! tick positions (linear or log10), colour bars, legend strips and the PNG writer.
+//!
+//! Text never touches system fonts: DejaVu Sans is compiled into the binary and registered
+//! with plotters' ab_glyph renderer under the family name `sans-serif`.
+
+use std::error::Error;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use std::ops::Range;
+
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::ReportError;
+use super::colour::Scale;
+use super::tables::format_number;
+
+const REGULAR: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+const BOLD: &[u8] = include_bytes!("../../assets/DejaVuSans-Bold.ttf");
+/// The family name the embedded font is registered under.
+pub const FONT: &str = "sans-serif";
+/// Colour of all text and axes.
+pub const INK: RGBColor = RGBColor(34, 34, 34);
+
+pub type DrawResult<T = ()> = Result<T, Box<dyn Error>>;
+pub type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+/// A linear f64 coordinate whose ticks are placed by us (plotters' own float coordinate picks
+/// its ticks itself, and its key-point wrapper cannot be given label formatters).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AxisCoord {
+    lo: f64,
+    hi: f64,
+    ticks: Vec<f64>,
+}
+
+impl AxisCoord {
+    pub fn new(range: Range<f64>, ticks: Vec<f64>) -> Self {
+        AxisCoord { lo: range.start, hi: range.end, ticks }
+    }
+}
+
+impl Ranged for AxisCoord {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let span = self.hi - self.lo;
+        if span <= 0.0 || !value.is_finite() {
+            return (limit.0 + limit.1) / 2;
+        }
+        let t = (value - self.lo) / span;
+        limit.0 + (f64::from(limit.1 - limit.0) * t).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        // Light (minor) grid lines are not drawn; bold points are the ticks.
+        if hint.weight().allow_light_points() { Vec::new() } else { self.ticks.clone() }
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+/// Registers the embedded font once per process.
+pub fn register_fonts() -> Result<(), ReportError> {
+    static REGISTERED: OnceLock<bool> = OnceLock::new();
+    let ok = *REGISTERED.get_or_init(|| {
+        plotters::style::register_font(FONT, FontStyle::Normal, REGULAR).is_ok()
+            && plotters::style::register_font(FONT, FontStyle::Bold, BOLD).is_ok()
+    });
+    if ok { Ok(()) } else { Err(ReportError::Font) }
+}
+
+/// Regular text of `size` pixels.
+pub fn text(size: f64) -> TextStyle<'static> {
+    (FONT, size).into_font().color(&INK)
+}
+
+/// Bold text of `size` pixels.
+pub fn bold(size: f64) -> TextStyle<'static> {
+    (FONT, size, FontStyle::Bold).into_font().color(&INK)
+}
+
+/// Renders a PNG of `size` pixels on a white background with `draw`, mapping every drawing
+/// error to [`ReportError::Draw`] naming the file.
+pub fn render_png(
+    path: &Path,
+    size: (u32, u32),
+    draw: impl FnOnce(&Area) -> DrawResult,
+) -> Result<(), ReportError> {
+    register_fonts()?;
+    let outcome = (|| -> DrawResult {
+        let root = BitMapBackend::new(path, size).into_drawing_area();
+        root.fill(&WHITE)?;
+        draw(&root)?;
+        root.present()?;
+        Ok(())
+    })();
+    outcome.map_err(|e| ReportError::Draw { path: path.to_path_buf(), message: e.to_string() })
+}
+
+/// Draws a figure title centred at the top of `area` and returns the area below it.
+pub fn titled<'a>(area: &Area<'a>, title: &str, height: u32) -> DrawResult<Area<'a>> {
+    let (width, _) = area.dim_in_pixel();
+    let style = bold(22.0).pos(Pos::new(HPos::Center, VPos::Center));
+    area.draw(&Text::new(title.to_string(), ((width / 2) as i32, (height / 2) as i32), style))?;
+    let (_, below) = area.split_vertically(height);
+    Ok(below)
+}
+
+/// One axis: the plotted range and tick positions in plot space (log10 of the value for a log
+/// axis), and how to label a tick.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis {
+    pub lo: f64,
+    pub hi: f64,
+    pub log: bool,
+    pub ticks: Vec<f64>,
+}
+
+impl Axis {
+    /// A linear axis over `[lo, hi]` (widened when degenerate) with about six ticks.
+    pub fn linear(lo: f64, hi: f64) -> Self {
+        let (lo, hi) = widen(lo, hi);
+        Axis { lo, hi, log: false, ticks: nice_ticks(lo, hi, 6) }
+    }
+
+    /// A linear axis over the values padded by 5% of their span on each side.
+    pub fn padded(lo: f64, hi: f64) -> Self {
+        let (lo, hi) = widen(lo, hi);
+        let pad = 0.05 * (hi - lo);
+        Axis::linear(lo - pad, hi + pad)
+    }
+
+    /// A log10 axis over positive `[lo, hi]`, padded by a few percent of a decade.
+    pub fn log(lo: f64, hi: f64) -> Self {
+        let (lo, hi) = (lo.max(f64::MIN_POSITIVE).log10(), hi.max(f64::MIN_POSITIVE).log10());
+        let (lo, hi) = if hi > lo { (lo, hi) } else { (lo - 0.5, hi + 0.5) };
+        let pad = 0.04 * (hi - lo).max(0.5);
+        let (lo, hi) = (lo - pad, hi + pad);
+        Axis { lo, hi, log: true, ticks: log_ticks(lo, hi) }
+    }
+
+    /// Log when all values are positive and span more than `ratio`, else padded linear.
+    pub fn auto(values: &[f64], ratio: f64) -> Self {
+        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if finite.is_empty() {
+            Axis::linear(0.0, 1.0)
+        } else if lo > 0.0 && hi / lo > ratio {
+            Axis::log(lo, hi)
+        } else {
+            Axis::padded(lo, hi)
+        }
+    }
+
+    /// A value in plot space (`None` when it cannot be shown, e.g. non-positive on a log axis).
+    pub fn place(&self, value: f64) -> Option<f64> {
+        match (self.log, value.is_finite()) {
+            (_, false) => None,
+            (true, _) if value <= 0.0 => None,
+            (true, _) => Some(value.log10()),
+            (false, _) => Some(value),
+        }
+    }
+
+    /// The tick label of a plot-space position.
+    pub fn label(&self, position: f64) -> String {
+        if self.log { format_number(10f64.powf(position)) } else { format_number(position) }
+    }
+
+    pub fn coord(&self) -> AxisCoord {
+        AxisCoord::new(self.lo..self.hi, self.ticks.clone())
+    }
+}
+
+fn widen(lo: f64, hi: f64) -> (f64, f64) {
+    if hi > lo {
+        (lo, hi)
+    } else if lo == 0.0 {
+        (-0.5, 0.5)
+    } else {
+        (lo - 0.1 * lo.abs(), hi + 0.1 * hi.abs())
+    }
+}
+
+/// Ticks at multiples of 1, 2 or 5 times a power of ten, about `target` of them.
+pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
+    if !(hi > lo) || !lo.is_finite() || !hi.is_finite() {
+        return Vec::new();
+    }
+    let raw = (hi - lo) / target.max(1) as f64;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * magnitude);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last)
+        .map(|k| {
+            let tick = k as f64 * step;
+            // Remove float noise such as 0.30000000000000004.
+            let digits = (-step.log10().floor() + 2.0).clamp(0.0, 15.0) as i32;
+            let scale = 10f64.powi(digits);
+            (tick * scale).round() / scale
+        })
+        .collect()
+}
+
+/// Ticks for a log10 axis over plot-space `[lo, hi]`: decades, then 1-2-5, then 1..9 when the
+/// range is too short to show at least three ticks.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let mantissa_sets: [&[f64]; 3] = [&[1.0], &[1.0, 2.0, 5.0], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]];
+    let mut best = Vec::new();
+    for mantissas in mantissa_sets {
+        best = (lo.floor() as i64..=hi.ceil() as i64)
+            .flat_map(|decade| mantissas.iter().map(move |m| (m * 10f64.powi(decade as i32)).log10()))
+            .filter(|p| *p >= lo - 1e-9 && *p <= hi + 1e-9)
+            .collect();
+        if best.len() >= 3 {
+            break;
+        }
+    }
+    best
+}
+
+/// A vertical colour bar in absolute pixels (x, top..bottom) with ticks on its right and a
+/// rotated label further right.
+pub fn draw_colour_bar(
+    root: &Area,
+    x: i32,
+    (top, bottom): (i32, i32),
+    scale: &Scale,
+    label: &str,
+) -> DrawResult {
+    const WIDTH: i32 = 14;
+    let height = (bottom - top).max(1);
+    for step in 0..height {
+        let t = 1.0 - (step as f64 + 0.5) / height as f64;
+        let colour = scale.map.at(t);
+        root.draw(&Rectangle::new([(x, top + step), (x + WIDTH, top + step + 1)], colour.filled()))?;
+    }
+    root.draw(&Rectangle::new([(x, top), (x + WIDTH, bottom)], INK.stroke_width(1)))?;
+    let tick_style = text(13.0).pos(Pos::new(HPos::Left, VPos::Center));
+    let mut widest = 0;
+    for tick in nice_ticks(scale.lo, scale.hi, 5) {
+        let y = bottom - ((tick - scale.lo) / (scale.hi - scale.lo) * height as f64).round() as i32;
+        root.draw(&PathElement::new(vec![(x + WIDTH, y), (x + WIDTH + 4, y)], INK))?;
+        let label = format_number(tick);
+        widest = widest.max(label.chars().count() as i32);
+        root.draw(&Text::new(label, (x + WIDTH + 6, y), tick_style.clone()))?;
+    }
+    if !label.is_empty() {
+        let rotated = text(13.0)
+            .transform(FontTransform::Rotate90)
+            .pos(Pos::new(HPos::Center, VPos::Center));
+        let label_x = x + WIDTH + 12 + 8 * widest.max(2);
+        root.draw(&Text::new(label.to_string(), (label_x, (top + bottom) / 2), rotated))?;
+    }
+    Ok(())
+}
+
+/// A horizontal legend: a short coloured line and a label per entry, centred in `area`,
+/// wrapping onto further rows when needed.
+pub fn draw_legend(area: &Area, entries: &[(String, RGBColor)]) -> DrawResult {
+    let (width, height) = area.dim_in_pixel();
+    let style = text(15.0).pos(Pos::new(HPos::Left, VPos::Center));
+    let entry_width = |label: &str| 40 + 9 * label.chars().count() as i32;
+    let mut rows: Vec<Vec<&(String, RGBColor)>> = vec![Vec::new()];
+    let mut used = 0;
+    for entry in entries {
+        let w = entry_width(&entry.0);
+        if used + w > width as i32 - 20 && !rows.last().is_some_and(Vec::is_empty) {
+            rows.push(Vec::new());
+            used = 0;
+        }
+        used += w;
+        if let Some(row) = rows.last_mut() {
+            row.push(entry);
+        }
+    }
+    let row_height = 22;
+    let first_y = (height as i32 - row_height * (rows.len() as i32 - 1)) / 2;
+    for (r, row) in rows.iter().enumerate() {
+        let total: i32 = row.iter().map(|e| entry_width(&e.0)).sum();
+        let mut x = (width as i32 - total) / 2;
+        let y = first_y + r as i32 * row_height;
+        for (label, colour) in row {
+            area.draw(&PathElement::new(vec![(x, y), (x + 26, y)], colour.stroke_width(3)))?;
+            area.draw(&Circle::new((x + 13, y), 4, colour.filled()))?;
+            area.draw(&Text::new(label.clone(), (x + 32, y), style.clone()))?;
+            x += entry_width(label);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_ticks_are_round_and_inside_the_range() {
+        let ticks = nice_ticks(0.013, 0.97, 6);
+        assert!(ticks.len() >= 4 && ticks.len() <= 11, "{ticks:?}");
+        assert!(ticks.iter().all(|t| (0.013..=0.97).contains(t)));
+        assert!(ticks.contains(&0.2) && ticks.contains(&0.4), "{ticks:?}");
+        assert!(nice_ticks(1.0, 1.0, 5).is_empty());
+    }
+
+    #[test]
+    fn log_ticks_use_decades_when_the_range_is_wide() {
+        let ticks = log_ticks(-2.0, 1.0);
+        let values: Vec<f64> = ticks.iter().map(|p| 10f64.powf(*p)).collect();
+        assert_eq!(values.len(), 4);
+        assert!((values[0] - 0.01).abs() < 1e-12 && (values[3] - 10.0).abs() < 1e-9);
+        // A short range falls back to 1-2-5 or denser mantissas but still gives >= 3 ticks.
+        assert!(log_ticks(0.1, 0.9).len() >= 3);
+    }
+
+    #[test]
+    fn auto_axis_goes_log_only_for_positive_wide_ranges() {
+        assert!(Axis::auto(&[0.01, 0.1, 10.0], 20.0).log);
+        assert!(!Axis::auto(&[0.04, 0.2, 0.5], 20.0).log);
+        assert!(!Axis::auto(&[-1.0, 100.0], 20.0).log);
+        let log = Axis::log(0.01, 10.0);
+        assert_eq!(log.place(-1.0), None);
+        assert_eq!(log.label(log.place(0.01).unwrap_or(f64::NAN)), "0.01");
+    }
+}

@@ -1,0 +1,186 @@
+//! Colour maps and value scales for heat maps, and the line palette for curves.
+//!
+//! Fields use viridis (perceptually uniform, readable in grey); spreads and errors use a
+//! sequential light-to-dark red map; probabilities and signed labels use a blue-white-red
+//! diverging map centred on the middle of the scale. Missing values are a neutral grey.
+
+use plotters::style::RGBColor;
+
+/// Grey used for missing (null or non-finite) values.
+pub const MISSING: RGBColor = RGBColor(175, 175, 175);
+/// Dark grey for reference lines.
+pub const INK_GREY: RGBColor = RGBColor(90, 90, 90);
+/// Near-white used for cells that carry no value by design (unobserved cells).
+pub const BLANK: RGBColor = RGBColor(246, 246, 246);
+
+/// Matplotlib's viridis sampled at 17 evenly spaced points.
+const VIRIDIS: [(u8, u8, u8); 17] = [
+    (0x44, 0x01, 0x54),
+    (0x48, 0x18, 0x6a),
+    (0x47, 0x2d, 0x7b),
+    (0x42, 0x40, 0x86),
+    (0x3b, 0x52, 0x8b),
+    (0x33, 0x63, 0x8d),
+    (0x2c, 0x72, 0x8e),
+    (0x26, 0x82, 0x8e),
+    (0x21, 0x91, 0x8c),
+    (0x1f, 0xa0, 0x88),
+    (0x28, 0xae, 0x80),
+    (0x3f, 0xbc, 0x73),
+    (0x5e, 0xc9, 0x62),
+    (0x84, 0xd4, 0x4b),
+    (0xad, 0xdc, 0x30),
+    (0xd8, 0xe2, 0x19),
+    (0xfd, 0xe7, 0x25),
+];
+
+/// ColorBrewer "OrRd"-like sequential map, light (small) to dark red (large).
+const SEQUENTIAL: [(u8, u8, u8); 7] = [
+    (0xff, 0xf7, 0xec),
+    (0xfd, 0xd4, 0x9e),
+    (0xfd, 0xbb, 0x84),
+    (0xfc, 0x8d, 0x59),
+    (0xef, 0x65, 0x48),
+    (0xd7, 0x30, 0x1f),
+    (0x99, 0x00, 0x00),
+];
+
+/// ColorBrewer "RdBu" reversed: blue (low) - white - red (high).
+const DIVERGING: [(u8, u8, u8); 7] = [
+    (0x21, 0x66, 0xac),
+    (0x67, 0xa9, 0xcf),
+    (0xd1, 0xe5, 0xf0),
+    (0xf7, 0xf7, 0xf7),
+    (0xfd, 0xdb, 0xc7),
+    (0xef, 0x8a, 0x62),
+    (0xb2, 0x18, 0x2b),
+];
+
+/// Tableau 10: distinct, colour-blind-friendlier line colours.
+const PALETTE: [(u8, u8, u8); 10] = [
+    (0x4e, 0x79, 0xa7),
+    (0xf2, 0x8e, 0x2b),
+    (0x59, 0xa1, 0x4f),
+    (0xe1, 0x57, 0x59),
+    (0xb0, 0x7a, 0xa1),
+    (0x76, 0xb7, 0xb2),
+    (0x9c, 0x75, 0x5f),
+    (0xed, 0xc9, 0x48),
+    (0xff, 0x9d, 0xa7),
+    (0xba, 0xb0, 0xac),
+];
+
+/// The line colour of the `index`-th series (cycles after ten).
+pub fn series_colour(index: usize) -> RGBColor {
+    let (r, g, b) = PALETTE[index % PALETTE.len()];
+    RGBColor(r, g, b)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColourMap {
+    Viridis,
+    Sequential,
+    Diverging,
+}
+
+impl ColourMap {
+    fn stops(self) -> &'static [(u8, u8, u8)] {
+        match self {
+            ColourMap::Viridis => &VIRIDIS,
+            ColourMap::Sequential => &SEQUENTIAL,
+            ColourMap::Diverging => &DIVERGING,
+        }
+    }
+
+    /// The colour at position `t` in [0, 1] (clamped), linearly interpolated between stops.
+    pub fn at(self, t: f64) -> RGBColor {
+        let stops = self.stops();
+        let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+        let position = t * (stops.len() - 1) as f64;
+        let lower = (position.floor() as usize).min(stops.len() - 2);
+        let frac = position - lower as f64;
+        let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * frac).round() as u8;
+        let (a, b) = (stops[lower], stops[lower + 1]);
+        RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+    }
+}
+
+/// A value range mapped onto a colour map.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scale {
+    pub lo: f64,
+    pub hi: f64,
+    pub map: ColourMap,
+}
+
+impl Scale {
+    /// A scale spanning the finite values given; a degenerate or empty range is widened so
+    /// that the scale is always usable.
+    pub fn spanning<'a>(values: impl IntoIterator<Item = &'a Option<f64>>, map: ColourMap) -> Self {
+        let (lo, hi) = finite_range(values.into_iter().filter_map(|v| *v)).unwrap_or((0.0, 1.0));
+        Scale::fixed(lo, hi, map)
+    }
+
+    /// A scale over `[lo, hi]`, widened when `lo == hi`.
+    pub fn fixed(lo: f64, hi: f64, map: ColourMap) -> Self {
+        if hi > lo {
+            return Scale { lo, hi, map };
+        }
+        let pad = if lo == 0.0 { 0.5 } else { lo.abs() * 0.05 };
+        Scale { lo: lo - pad, hi: hi + pad, map }
+    }
+
+    pub fn colour(&self, value: Option<f64>) -> RGBColor {
+        match value {
+            Some(v) if v.is_finite() => self.map.at((v - self.lo) / (self.hi - self.lo)),
+            _ => MISSING,
+        }
+    }
+}
+
+/// The (min, max) of the finite values, or `None` when there are none.
+pub fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+    values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold(None, |acc, v| match acc {
+            None => Some((v, v)),
+            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+        })
+}
+
+/// Relative luminance in [0, 1], to choose dark or light text over a colour.
+pub fn luminance(colour: RGBColor) -> f64 {
+    let RGBColor(r, g, b) = colour;
+    (0.2126 * r as f64 + 0.7152 * g as f64 + 0.0722 * b as f64) / 255.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_maps_hit_their_end_stops_and_clamp() {
+        assert_eq!(ColourMap::Viridis.at(0.0), RGBColor(0x44, 0x01, 0x54));
+        assert_eq!(ColourMap::Viridis.at(1.0), RGBColor(0xfd, 0xe7, 0x25));
+        assert_eq!(ColourMap::Viridis.at(7.0), ColourMap::Viridis.at(1.0));
+        assert_eq!(ColourMap::Viridis.at(f64::NAN), ColourMap::Viridis.at(0.0));
+        assert_eq!(ColourMap::Diverging.at(0.5), RGBColor(0xf7, 0xf7, 0xf7));
+    }
+
+    #[test]
+    fn viridis_gets_lighter_along_the_scale() {
+        let l: Vec<f64> = (0..=10).map(|k| luminance(ColourMap::Viridis.at(k as f64 / 10.0))).collect();
+        assert!(l.windows(2).all(|w| w[1] > w[0]), "{l:?}");
+    }
+
+    #[test]
+    fn scales_never_degenerate_and_grey_out_missing_values() {
+        let s = Scale::spanning(&[Some(2.0), Some(2.0), None], ColourMap::Viridis);
+        assert!(s.hi > s.lo);
+        let empty = Scale::spanning(&[None, Some(f64::NAN)], ColourMap::Viridis);
+        assert_eq!((empty.lo, empty.hi), (0.0, 1.0));
+        assert_eq!(s.colour(None), MISSING);
+        assert_eq!(s.colour(Some(f64::INFINITY)), MISSING);
+    }
+}

@@ -1,0 +1,318 @@
+//! Field heat maps: for each representative job, one PNG with the panels that its likelihood
+//! makes meaningful (truth, data, posterior mean, exact mean, posterior sd, absolute error,
+//! predictive probability, expected counts), each with a colour bar. Panels that show the
+//! same quantity share one colour scale so that they can be compared by eye.
+
+use plotters::prelude::*;
+
+use super::canvas::{Area, Axis, DrawResult, draw_colour_bar, render_png, text, titled};
+use super::colour::{BLANK, ColourMap, Scale};
+use super::shape::job_description;
+use super::tables::Table;
+use super::{Context, Figure, FigureKind, ReportError, file_safe};
+
+const PANEL_WIDTH: u32 = 390;
+const PANEL_HEIGHT: u32 = 330;
+const TITLE_HEIGHT: u32 = 50;
+const MAX_COLUMNS: usize = 4;
+
+/// One heat map panel.
+struct Panel {
+    title: String,
+    values: Vec<Option<f64>>,
+    /// Cells without a value are drawn blank (by design, e.g. unobserved) instead of grey.
+    blank_when_missing: bool,
+    scale: Scale,
+    bar_label: String,
+}
+
+/// The cells of one job's field: positions in [0,1]^2 and the half-width of a cell.
+struct Grid {
+    x: Vec<f64>,
+    y: Vec<f64>,
+    half_cell: f64,
+    size: usize,
+}
+
+/// One figure per representative job that has rows in fields.parquet.
+pub fn field_figures(
+    context: &Context,
+    fields: &Table,
+    job_ids: &[String],
+) -> Result<Vec<Figure>, ReportError> {
+    let mut figures = Vec::new();
+    for job_id in job_ids {
+        let rows = fields.rows_of_job(job_id);
+        let Some(grid) = grid_of(fields, &rows) else { continue };
+        let likelihood = likelihood_of(context, fields, &rows, job_id);
+        let panels = panels_for(fields, &rows, &likelihood);
+        if panels.is_empty() {
+            continue;
+        }
+        let description = match context.job_row(job_id) {
+            Some(row) => job_description(context.jobs, context.shape, row),
+            None => format!("job {job_id}"),
+        };
+        let file = format!("fields-{}.png", file_safe(job_id));
+        draw_field_figure(&context.path(&file), &description, &grid, &panels)?;
+        figures.push(Figure {
+            file,
+            title: format!("Fields: {description}"),
+            caption: caption(&likelihood, &panels, grid.size, job_id),
+            kind: FigureKind::Fields,
+        });
+    }
+    Ok(figures)
+}
+
+fn likelihood_of(context: &Context, fields: &Table, rows: &[usize], job_id: &str) -> String {
+    let from_jobs = context
+        .job_row(job_id)
+        .and_then(|row| context.jobs.str_at("model_likelihood", row))
+        .map(str::to_string);
+    let has = |column: &str| rows.iter().any(|&r| fields.finite(column, r).is_some());
+    from_jobs.unwrap_or_else(|| {
+        if has("p_positive") {
+            "probit".into()
+        } else if has("expected_count") {
+            "poisson".into()
+        } else {
+            "gaussian".into()
+        }
+    })
+}
+
+/// Cell positions from the i, j (or x, y, or cell) columns; `None` when the job has no rows.
+fn grid_of(fields: &Table, rows: &[usize]) -> Option<Grid> {
+    if rows.is_empty() {
+        return None;
+    }
+    let index = |column: &str, row: usize| fields.finite(column, row).map(|v| v.max(0.0) as usize);
+    let max_index = rows
+        .iter()
+        .flat_map(|&r| [index("i", r), index("j", r)])
+        .flatten()
+        .max();
+    let size = match max_index {
+        Some(m) => m + 1,
+        None => (rows.len() as f64).sqrt().ceil() as usize,
+    }
+    .max(1);
+    let spacing = if size > 1 { 1.0 / (size - 1) as f64 } else { 1.0 };
+    let (mut x, mut y) = (Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()));
+    for (k, &row) in rows.iter().enumerate() {
+        let cell = index("cell", row).unwrap_or(k);
+        let i = index("i", row).unwrap_or(cell % size);
+        let j = index("j", row).unwrap_or(cell / size);
+        x.push(fields.finite("x", row).unwrap_or(i as f64 * spacing));
+        y.push(fields.finite("y", row).unwrap_or(j as f64 * spacing));
+    }
+    Some(Grid { x, y, half_cell: spacing / 2.0, size })
+}
+
+fn column(fields: &Table, rows: &[usize], name: &str) -> Vec<Option<f64>> {
+    rows.iter().map(|&r| fields.finite(name, r)).collect()
+}
+
+fn any_value(values: &[Option<f64>]) -> bool {
+    values.iter().any(Option::is_some)
+}
+
+/// The panels that apply to this job, with shared scales.
+fn panels_for(fields: &Table, rows: &[usize], likelihood: &str) -> Vec<Panel> {
+    let truth = column(fields, rows, "truth");
+    let observation = column(fields, rows, "observation");
+    let observed: Vec<bool> = rows
+        .iter()
+        .map(|&r| fields.boolean("observed").and_then(|v| v.get(r).copied().flatten()).unwrap_or(false))
+        .collect();
+    let used: Vec<Option<f64>> =
+        observation.iter().zip(&observed).map(|(v, &o)| if o { *v } else { None }).collect();
+    let held_out: Vec<Option<f64>> =
+        observation.iter().zip(&observed).map(|(v, &o)| if o { None } else { *v }).collect();
+    let mean = column(fields, rows, "post_mean");
+    let sd = column(fields, rows, "post_sd");
+    let exact = column(fields, rows, "exact_mean");
+    let probability = column(fields, rows, "p_positive");
+    let expected = column(fields, rows, "expected_count");
+    let error: Vec<Option<f64>> = mean
+        .iter()
+        .zip(&truth)
+        .map(|(m, t)| Some((m.as_ref()? - t.as_ref()?).abs()))
+        .collect();
+
+    let field_scale = Scale::spanning(
+        truth.iter().chain(&mean).chain(&exact).chain(if likelihood == "gaussian" { &used } else { &[][..] }),
+        ColourMap::Viridis,
+    );
+    let spread_max = sd.iter().chain(&error).flatten().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+    let spread_scale = Scale::fixed(0.0, spread_max, ColourMap::Sequential);
+    let count_max = observation.iter().chain(&expected).flatten().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+    let count_scale = Scale::fixed(0.0, count_max, ColourMap::Viridis);
+    let data_scale = match likelihood {
+        "probit" => Scale::fixed(-1.0, 1.0, ColourMap::Diverging),
+        "poisson" => count_scale,
+        _ => field_scale,
+    };
+    let data_label = match likelihood {
+        "probit" => "label t = sign(v)",
+        "poisson" => "count",
+        _ => "v = u + noise",
+    };
+
+    let mut panels = Vec::new();
+    let mut add = |title: &str, values: Vec<Option<f64>>, blank: bool, scale: Scale, label: &str| {
+        if any_value(&values) {
+            panels.push(Panel {
+                title: title.to_string(),
+                values,
+                blank_when_missing: blank,
+                scale,
+                bar_label: label.to_string(),
+            });
+        }
+    };
+    add("truth u", truth, false, field_scale, "u");
+    add("data used in fitting", used, true, data_scale, data_label);
+    add("held-out data", held_out, true, data_scale, data_label);
+    add("posterior mean", mean, false, field_scale, "u");
+    add("exact posterior mean", exact, false, field_scale, "u");
+    add("posterior sd", sd, false, spread_scale, "sd of u");
+    add("|posterior mean − truth|", error, false, spread_scale, "absolute error");
+    add("P(t = +1 | data)", probability, false, Scale::fixed(0.0, 1.0, ColourMap::Diverging), "probability");
+    add("expected count exp(u)", expected, false, count_scale, "count");
+    panels
+}
+
+fn draw_field_figure(
+    path: &std::path::Path,
+    description: &str,
+    grid: &Grid,
+    panels: &[Panel],
+) -> Result<(), ReportError> {
+    let columns = panels.len().min(MAX_COLUMNS);
+    let rows = panels.len().div_ceil(columns);
+    let size = (columns as u32 * PANEL_WIDTH, TITLE_HEIGHT + rows as u32 * PANEL_HEIGHT);
+    render_png(path, size, |root| {
+        let body = titled(root, description, TITLE_HEIGHT)?;
+        let areas = body.split_evenly((rows, columns));
+        for (area, panel) in areas.iter().zip(panels) {
+            draw_panel(root, area, grid, panel)?;
+        }
+        Ok(())
+    })
+}
+
+fn draw_panel(root: &Area, area: &Area, grid: &Grid, panel: &Panel) -> DrawResult {
+    let h = grid.half_cell;
+    let axis = Axis { lo: -h, hi: 1.0 + h, log: false, ticks: vec![0.0, 0.25, 0.5, 0.75, 1.0] };
+    let mut chart = ChartBuilder::on(area)
+        .caption(&panel.title, text(17.0))
+        .margin(6)
+        .margin_right(98)
+        .x_label_area_size(34)
+        .y_label_area_size(40)
+        .build_cartesian_2d(axis.coord(), axis.coord())?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc("x")
+        .y_desc("y")
+        .label_style(text(12.0))
+        .axis_desc_style(text(13.0))
+        .x_label_formatter(&|v| axis.label(*v))
+        .y_label_formatter(&|v| axis.label(*v))
+        .draw()?;
+    chart.draw_series(grid.x.iter().zip(&grid.y).zip(&panel.values).map(|((&x, &y), &value)| {
+        let colour = match value {
+            None if panel.blank_when_missing => BLANK,
+            _ => panel.scale.colour(value),
+        };
+        Rectangle::new([(x - h, y - h), (x + h, y + h)], colour.filled())
+    }))?;
+    let (x_range, y_range) = chart.plotting_area().get_pixel_range();
+    draw_colour_bar(root, x_range.end + 8, (y_range.start, y_range.end), &panel.scale, &panel.bar_label)
+}
+
+fn caption(likelihood: &str, panels: &[Panel], size: usize, job_id: &str) -> String {
+    let titles: Vec<&str> = panels.iter().map(|p| p.title.as_str()).collect();
+    let mut text = format!(
+        "Job {job_id} ({likelihood} likelihood, {size} × {size} grid). Panels: {}. ",
+        titles.join("; ")
+    );
+    text.push_str(
+        "Truth, posterior means and (for gaussian data) the observations share one viridis \
+         colour scale; posterior sd and absolute error share a light-to-dark red scale starting \
+         at 0, so error cells darker than the sd panel flag errors beyond one posterior sd. ",
+    );
+    match likelihood {
+        "probit" => text.push_str(
+            "Data panels show labels −1 (blue) and +1 (red); the probability panel shows the \
+             posterior predictive P(t = +1), white at 0.5 where the model is undecided. ",
+        ),
+        "poisson" => text.push_str(
+            "Data panels and expected counts share one count scale, so held-out cells can be \
+             compared with the counts the model expects there. ",
+        ),
+        _ => {}
+    }
+    text.push_str("Near-white cells in data panels carry no observation; grey marks missing values.");
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tables::Values;
+
+    fn table(columns: Vec<(&str, Values)>) -> Table {
+        Table::from_columns(columns.into_iter().map(|(n, v)| (n.to_string(), v)).collect())
+    }
+    fn num(values: &[Option<f64>]) -> Values {
+        Values::Num(values.to_vec())
+    }
+
+    #[test]
+    fn panels_follow_the_likelihood_and_split_observed_from_held_out() {
+        let fields = table(vec![
+            ("i", num(&[Some(0.0), Some(1.0), Some(0.0), Some(1.0)])),
+            ("j", num(&[Some(0.0), Some(0.0), Some(1.0), Some(1.0)])),
+            ("truth", num(&[None; 4])),
+            ("observed", Values::Bool(vec![Some(true), Some(false), Some(true), Some(false)])),
+            ("observation", num(&[Some(3.0), Some(1.0), None, None])),
+            ("post_mean", num(&[Some(0.1), Some(0.2), Some(0.3), Some(0.4)])),
+            ("post_sd", num(&[Some(0.5); 4])),
+            ("expected_count", num(&[Some(1.1), Some(1.2), Some(1.3), Some(9.0)])),
+        ]);
+        let rows = [0, 1, 2, 3];
+        let panels = panels_for(&fields, &rows, "poisson");
+        let titles: Vec<&str> = panels.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            ["data used in fitting", "held-out data", "posterior mean", "posterior sd", "expected count exp(u)"]
+        );
+        assert_eq!(panels[0].values, [Some(3.0), None, None, None]);
+        assert_eq!(panels[1].values, [None, Some(1.0), None, None]);
+        // Counts share one scale reaching the largest of data and expectation.
+        assert_eq!(panels[0].scale, panels[4].scale);
+        assert_eq!(panels[4].scale.hi, 9.0);
+        let grid = grid_of(&fields, &rows).expect("grid");
+        assert_eq!(grid.size, 2);
+        assert_eq!((grid.x[3], grid.y[3]), (1.0, 1.0));
+    }
+
+    #[test]
+    fn error_panel_needs_truth_and_shares_the_sd_scale() {
+        let fields = table(vec![
+            ("truth", num(&[Some(1.0), Some(-1.0)])),
+            ("post_mean", num(&[Some(0.5), Some(-3.0)])),
+            ("post_sd", num(&[Some(0.2), Some(0.3)])),
+        ]);
+        let panels = panels_for(&fields, &[0, 1], "gaussian");
+        let error = panels.iter().find(|p| p.title.starts_with('|')).expect("error panel");
+        assert_eq!(error.values, [Some(0.5), Some(2.0)]);
+        let sd = panels.iter().find(|p| p.title == "posterior sd").expect("sd panel");
+        assert_eq!(sd.scale, error.scale);
+        assert_eq!((sd.scale.lo, sd.scale.hi), (0.0, 2.0));
+    }
+}

@@ -1,0 +1,360 @@
+//! What a study varied, read from jobs.parquet: the swept parameter columns, which of them move
+//! together (paired axes), the representative jobs whose fields and traces are drawn, the job
+//! groups that curves are drawn for, and the short labels used in legends and titles.
+//!
+//! Nothing here is configured: the figures follow from these facts about the jobs table.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+use super::tables::{Table, format_number};
+
+/// The prefixes of parameter columns (one per study section that can be swept).
+const PARAM_PREFIXES: [&str; 3] = ["model_", "data_", "sampler_"];
+/// Representative jobs are distinct in these columns first.
+const REPRESENTATIVE_KEYS: [&str; 3] = ["model_likelihood", "sampler_kind", "model_grid"];
+/// At most this many representative jobs get field and trace figures.
+pub const MAX_REPRESENTATIVES: usize = 12;
+/// Extra swept columns are added to the representative key while this many jobs suffice.
+const REPRESENTATIVE_GROWTH: usize = 6;
+
+/// One value of a parameter column, ordered numbers first (numerically), then text, then null.
+#[derive(Debug, Clone)]
+pub enum Cell {
+    Num(f64),
+    Text(String),
+    Null,
+}
+
+impl Cell {
+    pub fn of(table: &Table, column: &str, row: usize) -> Cell {
+        if let Some(values) = table.num(column) {
+            return values.get(row).copied().flatten().map_or(Cell::Null, Cell::Num);
+        }
+        match table.values(column).and_then(|v| v.display(row)) {
+            Some(text) => Cell::Text(text),
+            None => Cell::Null,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Cell::Num(x) if x.is_finite() => Some(*x),
+            _ => None,
+        }
+    }
+
+    pub fn display(&self) -> String {
+        match self {
+            Cell::Num(x) => format_number(*x),
+            Cell::Text(s) => s.clone(),
+            Cell::Null => "–".to_string(),
+        }
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            Cell::Num(_) => 0,
+            Cell::Text(_) => 1,
+            Cell::Null => 2,
+        }
+    }
+}
+
+impl PartialEq for Cell {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Cell {}
+impl PartialOrd for Cell {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Cell {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (Cell::Num(a), Cell::Num(b)) => a.total_cmp(b),
+            (Cell::Text(a), Cell::Text(b)) => a.cmp(b),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+/// A swept parameter column and the columns that move in lock-step with it (paired axes, or
+/// a data length scale that follows the model's).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Swept {
+    pub column: String,
+    pub values: Vec<Cell>,
+    pub companions: Vec<String>,
+}
+
+impl Swept {
+    /// True when every value is a number (such an axis can be plotted against).
+    pub fn is_numeric(&self) -> bool {
+        self.values.iter().all(|v| matches!(v, Cell::Num(_)))
+    }
+}
+
+/// The facts about a study the figures are chosen from.
+#[derive(Debug, Clone, Default)]
+pub struct StudyShape {
+    /// Rows of jobs.parquet whose status is ok (all rows when there is no status column).
+    pub ok_rows: Vec<usize>,
+    /// Swept columns in table order, companions folded into the first of their set.
+    pub swept: Vec<Swept>,
+}
+
+impl StudyShape {
+    pub fn of(jobs: &Table) -> StudyShape {
+        let ok_rows = ok_rows(jobs);
+        let swept = swept_columns(jobs, &(0..jobs.height).collect::<Vec<_>>());
+        StudyShape { ok_rows, swept }
+    }
+
+    pub fn swept(&self, column: &str) -> Option<&Swept> {
+        self.swept.iter().find(|s| s.column == column)
+    }
+
+    /// The number of distinct values of a column among the swept ones (1 when not swept).
+    pub fn levels(&self, column: &str) -> usize {
+        self.swept(column).map_or(1, |s| s.values.len())
+    }
+
+    pub fn swept_names(&self) -> Vec<&str> {
+        self.swept.iter().map(|s| s.column.as_str()).collect()
+    }
+}
+
+/// Rows with status "ok" (every row when the table has no status column).
+pub fn ok_rows(jobs: &Table) -> Vec<usize> {
+    (0..jobs.height)
+        .filter(|&row| jobs.str_at("status", row).is_none_or(|s| s == "ok"))
+        .collect()
+}
+
+/// Parameter columns (model_*, data_*, sampler_*) in table order.
+pub fn param_columns(jobs: &Table) -> Vec<String> {
+    jobs.column_names()
+        .iter()
+        .filter(|name| PARAM_PREFIXES.iter().any(|p| name.starts_with(p)))
+        .cloned()
+        .collect()
+}
+
+/// Distinct values of a column over the given rows, sorted.
+pub fn distinct(jobs: &Table, column: &str, rows: &[usize]) -> Vec<Cell> {
+    let mut values: Vec<Cell> = rows.iter().map(|&row| Cell::of(jobs, column, row)).collect();
+    values.sort();
+    values.dedup();
+    values
+}
+
+fn swept_columns(jobs: &Table, rows: &[usize]) -> Vec<Swept> {
+    let mut swept: Vec<Swept> = Vec::new();
+    for column in param_columns(jobs) {
+        let values = distinct(jobs, &column, rows);
+        if values.len() < 2 {
+            continue;
+        }
+        match swept.iter_mut().find(|s| moves_together(jobs, rows, &s.column, &column)) {
+            Some(leader) => leader.companions.push(column),
+            None => swept.push(Swept { column, values, companions: Vec::new() }),
+        }
+    }
+    swept
+}
+
+/// True when the two columns determine each other on the given rows (a one-to-one map).
+fn moves_together(jobs: &Table, rows: &[usize], a: &str, b: &str) -> bool {
+    let mut forward: BTreeMap<Cell, Cell> = BTreeMap::new();
+    let mut backward: BTreeMap<Cell, Cell> = BTreeMap::new();
+    for &row in rows {
+        let (x, y) = (Cell::of(jobs, a, row), Cell::of(jobs, b, row));
+        if *forward.entry(x.clone()).or_insert_with(|| y.clone()) != y
+            || *backward.entry(y).or_insert(x) != Cell::of(jobs, a, row)
+        {
+            return false;
+        }
+    }
+    true
+}
+
+/// The key of a row over some columns.
+pub fn key_of(jobs: &Table, row: usize, columns: &[&str]) -> Vec<Cell> {
+    columns.iter().map(|c| Cell::of(jobs, c, row)).collect()
+}
+
+/// Groups rows by their values in `columns`, groups ordered by key; rows keep their order.
+pub fn group_rows(jobs: &Table, rows: &[usize], columns: &[&str]) -> Vec<(Vec<Cell>, Vec<usize>)> {
+    let mut groups: BTreeMap<Vec<Cell>, Vec<usize>> = BTreeMap::new();
+    for &row in rows {
+        groups.entry(key_of(jobs, row, columns)).or_default().push(row);
+    }
+    groups.into_iter().collect()
+}
+
+/// The first replicate of each distinct (likelihood, sampler, grid), extended by further swept
+/// columns while that keeps the count small; at most [`MAX_REPRESENTATIVES`] rows, in plan
+/// order. Only rows in `candidates` (e.g. ok jobs with fields) are considered.
+pub fn representative_rows(jobs: &Table, shape: &StudyShape, candidates: &[usize]) -> Vec<usize> {
+    let mut key: Vec<&str> = REPRESENTATIVE_KEYS.iter().copied().filter(|c| jobs.has(c)).collect();
+    for swept in &shape.swept {
+        if key.contains(&swept.column.as_str()) {
+            continue;
+        }
+        let mut extended = key.clone();
+        extended.push(&swept.column);
+        if group_rows(jobs, candidates, &extended).len() > REPRESENTATIVE_GROWTH {
+            break;
+        }
+        key = extended;
+    }
+    let mut chosen: Vec<usize> = group_rows(jobs, candidates, &key)
+        .into_iter()
+        .filter_map(|(_, rows)| first_replicate(jobs, &rows))
+        .collect();
+    chosen.sort_unstable();
+    chosen.truncate(MAX_REPRESENTATIVES);
+    chosen
+}
+
+fn first_replicate(jobs: &Table, rows: &[usize]) -> Option<usize> {
+    rows.iter().copied().min_by(|&a, &b| {
+        let replicate = |row| jobs.finite("replicate", row).unwrap_or(0.0);
+        replicate(a).total_cmp(&replicate(b)).then(a.cmp(&b))
+    })
+}
+
+/// A short name for a parameter in legends ("D", "β", ...); empty when the value speaks for
+/// itself (sampler kind, likelihood).
+pub fn short_name(column: &str) -> String {
+    match column {
+        "sampler_kind" | "model_likelihood" | "model_kernel" | "data_source" => String::new(),
+        "model_grid" => "D".into(),
+        "sampler_beta" => "β".into(),
+        "model_length_scale" => "ℓ".into(),
+        "data_length_scale" => "true ℓ".into(),
+        "data_noise_sd" => "σ".into(),
+        "data_subsample" => "f".into(),
+        "sampler_iterations" => "T".into(),
+        "replicate" => "replicate".into(),
+        other => other
+            .split_once('_')
+            .map_or(other, |(_, rest)| rest)
+            .replace('_', " "),
+    }
+}
+
+/// A descriptive axis title for a parameter column.
+pub fn axis_title(column: &str) -> String {
+    match column {
+        "model_grid" => "grid size D (D × D cells)".into(),
+        "sampler_beta" => "step size β".into(),
+        "model_length_scale" => "assumed length scale ℓ".into(),
+        "data_length_scale" => "true length scale".into(),
+        "data_noise_sd" => "noise sd σ".into(),
+        "data_subsample" => "subsampling factor f".into(),
+        "data_holdout" => "held-out share".into(),
+        "model_variance" => "prior variance".into(),
+        "model_offset" => "log offset".into(),
+        "sampler_iterations" => "iterations T".into(),
+        "sampler_burn_in" => "burn-in iterations".into(),
+        "sampler_thin" => "thinning".into(),
+        "sampler_chains" => "chains".into(),
+        other => other.replace('_', " "),
+    }
+}
+
+/// "name=value" for a legend ("β=0.2", or just "pcn").
+pub fn label(column: &str, value: &Cell) -> String {
+    let name = short_name(column);
+    if name.is_empty() { value.display() } else { format!("{name}={}", value.display()) }
+}
+
+/// Labels of several columns joined ("pcn, D=16, β=0.2"); "all jobs" when empty.
+pub fn joined_label(columns: &[&str], key: &[Cell]) -> String {
+    if columns.is_empty() {
+        return "all jobs".into();
+    }
+    columns.iter().zip(key).map(|(c, v)| label(c, v)).collect::<Vec<_>>().join(", ")
+}
+
+/// A job's description from its swept parameters plus likelihood, sampler and grid
+/// (used in figure titles).
+pub fn job_description(jobs: &Table, shape: &StudyShape, row: usize) -> String {
+    let mut columns: Vec<&str> = REPRESENTATIVE_KEYS.iter().copied().filter(|c| jobs.has(c)).collect();
+    for swept in &shape.swept {
+        if !columns.contains(&swept.column.as_str()) {
+            columns.push(&swept.column);
+        }
+    }
+    let mut parts: Vec<String> = columns
+        .iter()
+        .map(|c| label(c, &Cell::of(jobs, c, row)))
+        .collect();
+    if let Some(r) = jobs.finite("replicate", row) {
+        parts.push(format!("replicate {}", format_number(r)));
+    }
+    parts.join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tables::Values;
+
+    fn text(values: &[&str]) -> Values {
+        Values::Text(values.iter().map(|s| Some(s.to_string())).collect())
+    }
+    fn num(values: &[f64]) -> Values {
+        Values::Num(values.iter().map(|v| Some(*v)).collect())
+    }
+
+    fn jobs() -> Table {
+        Table::from_columns(vec![
+            ("job_id".into(), text(&["a", "b", "c", "d", "e", "f", "g", "h"])),
+            ("replicate".into(), num(&[0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0])),
+            ("model_grid".into(), num(&[4.0, 4.0, 16.0, 16.0, 4.0, 4.0, 16.0, 16.0])),
+            ("model_length_scale".into(), num(&[0.3; 8])),
+            ("model_likelihood".into(), text(&["gaussian"; 8])),
+            ("data_length_scale".into(), num(&[0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.2, 0.2])),
+            ("sampler_kind".into(), text(&["grw", "grw", "grw", "grw", "pcn", "pcn", "pcn", "pcn"])),
+            ("status".into(), text(&["ok", "ok", "ok", "failed", "ok", "ok", "ok", "ok"])),
+        ])
+    }
+
+    #[test]
+    fn swept_columns_fold_companions_and_ignore_constants() {
+        let shape = StudyShape::of(&jobs());
+        assert_eq!(shape.swept_names(), ["model_grid", "sampler_kind"]);
+        assert_eq!(shape.swept[0].companions, ["data_length_scale"]);
+        assert!(shape.swept[0].is_numeric() && !shape.swept[1].is_numeric());
+        assert_eq!(shape.ok_rows, [0, 1, 2, 4, 5, 6, 7]);
+        assert_eq!(shape.levels("model_grid"), 2);
+        assert_eq!(shape.levels("model_length_scale"), 1);
+    }
+
+    #[test]
+    fn representatives_are_first_replicates_of_each_sampler_and_grid() {
+        let jobs = jobs();
+        let shape = StudyShape::of(&jobs);
+        let rows = representative_rows(&jobs, &shape, &shape.ok_rows);
+        assert_eq!(rows, [0, 2, 4, 6]);
+        // Without replicate 0 of (grw, 16), its replicate 1 stands in -- unless failed.
+        let rows = representative_rows(&jobs, &shape, &[1, 3, 5]);
+        assert_eq!(rows, [1, 3, 5]);
+    }
+
+    #[test]
+    fn cells_order_numbers_numerically_and_labels_are_short() {
+        let mut cells = vec![Cell::Num(16.0), Cell::Null, Cell::Num(4.0), Cell::Text("pcn".into())];
+        cells.sort();
+        assert_eq!(cells, [Cell::Num(4.0), Cell::Num(16.0), Cell::Text("pcn".into()), Cell::Null]);
+        assert_eq!(label("model_grid", &Cell::Num(16.0)), "D=16");
+        assert_eq!(label("sampler_kind", &Cell::Text("pcn".into())), "pcn");
+        assert_eq!(joined_label(&["sampler_kind", "sampler_beta"], &[Cell::Text("grw".into()), Cell::Num(0.2)]), "grw, β=0.2");
+    }
+}

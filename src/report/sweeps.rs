@@ -1,0 +1,273 @@
+//! Metrics against swept parameters: for every numeric swept column, one figure with a panel
+//! per key metric, one line per value of the other swept columns (sampler kind first), the
+//! mean over replicates with the min-max spread as a band. The x axis is logarithmic when the
+//! swept values span more than a factor 20 (length scales 0.01..10, step sizes).
+
+use plotters::prelude::*;
+
+use super::canvas::{Area, Axis, DrawResult, draw_legend, render_png, text, titled};
+use super::colour::series_colour;
+use super::shape::{Cell, Swept, axis_title, group_rows, joined_label, short_name};
+use super::tables::Table;
+use super::{Context, Figure, FigureKind, ReportError, file_safe};
+
+/// The metrics plotted, in order, with their panel titles.
+pub const KEY_METRICS: [(&str, &str); 7] = [
+    ("acceptance_rate", "acceptance rate"),
+    ("mae", "MAE of posterior mean vs truth"),
+    ("exact_rmse", "RMSE of posterior mean vs exact mean"),
+    ("prediction_error", "prediction error (share misclassified)"),
+    ("count_mae", "held-out count MAE"),
+    ("ess_bulk_per_second", "bulk ESS per second"),
+    ("iterations_per_second", "iterations per second"),
+];
+/// Lines per panel before further swept columns are pooled.
+const MAX_LINES: usize = 8;
+const PANEL_WIDTH: u32 = 520;
+const PANEL_HEIGHT: u32 = 380;
+const LEGEND_HEIGHT: u32 = 54;
+
+/// One plotted point: the mean, min and max of a metric over the jobs at one x value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    pub x: f64,
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+    pub count: usize,
+}
+
+/// One line: its legend label and points sorted by x.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub label: String,
+    pub points: Vec<Summary>,
+}
+
+/// How the lines of one swept column's figure are formed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinePlan {
+    /// Columns whose values name the lines.
+    pub by: Vec<String>,
+    /// Swept columns averaged over (pooled) because there would be too many lines.
+    pub pooled: Vec<String>,
+}
+
+pub fn sweep_figures(context: &Context, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
+    let mut figures = Vec::new();
+    for swept in context.shape.swept.iter().filter(|s| s.is_numeric()) {
+        let plan = line_plan(context, swept);
+        let panels: Vec<(&str, &str, Vec<Line>)> = KEY_METRICS
+            .iter()
+            .filter_map(|&(metric, title)| {
+                let lines = metric_lines(context, &swept.column, metric, &plan);
+                (!lines.is_empty()).then_some((metric, title, lines))
+            })
+            .collect();
+        if panels.is_empty() {
+            continue;
+        }
+        let file = format!("sweep-{}.png", file_safe(&swept.column));
+        draw(&context.path(&file), swept, &panels)?;
+        if !plan.pooled.is_empty() {
+            notes.push(format!(
+                "{file}: lines pooled over {} (too many combinations to draw separately)",
+                plan.pooled.join(", ")
+            ));
+        }
+        figures.push(Figure {
+            title: format!("Metrics against {}", axis_title(&swept.column)),
+            caption: caption(swept, &plan, &panels),
+            file,
+            kind: FigureKind::Sweep,
+        });
+    }
+    Ok(figures)
+}
+
+/// Lines by every other swept column when that gives few lines; else by the first other
+/// swept column with few values (sampler kind preferred), pooling the rest.
+pub fn line_plan(context: &Context, swept: &Swept) -> LinePlan {
+    let others: Vec<String> = context
+        .shape
+        .swept
+        .iter()
+        .filter(|s| s.column != swept.column)
+        .map(|s| s.column.clone())
+        .collect();
+    let combinations = |columns: &[String]| {
+        let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+        group_rows(context.jobs, &context.shape.ok_rows, &names).len()
+    };
+    if combinations(&others) <= MAX_LINES {
+        return LinePlan { by: others, pooled: Vec::new() };
+    }
+    let mut preference = others.clone();
+    preference.sort_by_key(|c| c != "sampler_kind");
+    let by: Vec<String> = preference
+        .into_iter()
+        .find(|c| context.shape.levels(c) <= MAX_LINES)
+        .into_iter()
+        .collect();
+    let pooled = others.into_iter().filter(|c| !by.contains(c)).collect();
+    LinePlan { by, pooled }
+}
+
+/// The lines of one metric against `x_column`, from ok jobs with a finite metric and x.
+pub fn metric_lines(context: &Context, x_column: &str, metric: &str, plan: &LinePlan) -> Vec<Line> {
+    let jobs = context.jobs;
+    let rows: Vec<usize> = context
+        .shape
+        .ok_rows
+        .iter()
+        .copied()
+        .filter(|&r| jobs.finite(metric, r).is_some() && jobs.finite(x_column, r).is_some())
+        .collect();
+    let by: Vec<&str> = plan.by.iter().map(String::as_str).collect();
+    group_rows(jobs, &rows, &by)
+        .into_iter()
+        .map(|(key, rows)| Line { label: joined_label(&by, &key), points: summarise(jobs, &rows, x_column, metric) })
+        .filter(|line| !line.points.is_empty())
+        .collect()
+}
+
+fn summarise(jobs: &Table, rows: &[usize], x_column: &str, metric: &str) -> Vec<Summary> {
+    group_rows(jobs, rows, &[x_column])
+        .into_iter()
+        .filter_map(|(key, rows)| {
+            let x = key.first().and_then(Cell::as_f64)?;
+            let values: Vec<f64> = rows.iter().filter_map(|&r| jobs.finite(metric, r)).collect();
+            let count = values.len();
+            (count > 0).then(|| Summary {
+                x,
+                mean: values.iter().sum::<f64>() / count as f64,
+                min: values.iter().copied().fold(f64::INFINITY, f64::min),
+                max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                count,
+            })
+        })
+        .collect()
+}
+
+fn draw(path: &std::path::Path, swept: &Swept, panels: &[(&str, &str, Vec<Line>)]) -> Result<(), ReportError> {
+    let columns = panels.len().min(3);
+    let rows = panels.len().div_ceil(columns);
+    let width = columns as u32 * PANEL_WIDTH;
+    let height = 50 + LEGEND_HEIGHT + rows as u32 * PANEL_HEIGHT;
+    let mut labels: Vec<String> = Vec::new();
+    for line in panels.iter().flat_map(|p| &p.2) {
+        if !labels.contains(&line.label) {
+            labels.push(line.label.clone());
+        }
+    }
+    let title = format!("Metrics against {}", axis_title(&swept.column));
+    render_png(path, (width, height), |root| {
+        let body = titled(root, &title, 50)?;
+        let (legend, grid) = body.split_vertically(LEGEND_HEIGHT);
+        let entries: Vec<(String, RGBColor)> =
+            labels.iter().enumerate().map(|(k, l)| (l.clone(), series_colour(k))).collect();
+        draw_legend(&legend, &entries)?;
+        let x_values: Vec<f64> = swept.values.iter().filter_map(Cell::as_f64).collect();
+        let x_axis = Axis::auto(&x_values, 20.0);
+        for (area, (metric, title, lines)) in grid.split_evenly((rows, columns)).iter().zip(panels) {
+            let colour_of = |line: &Line| {
+                let k = labels.iter().position(|l| *l == line.label).unwrap_or(0);
+                series_colour(k)
+            };
+            draw_panel(area, &x_axis, &swept.column, metric, title, lines, &colour_of)?;
+        }
+        Ok(())
+    })
+}
+
+fn y_axis(metric: &str, lines: &[Line]) -> Axis {
+    if metric == "acceptance_rate" {
+        return Axis::linear(0.0, 1.02);
+    }
+    let values: Vec<f64> = lines.iter().flat_map(|l| l.points.iter().flat_map(|p| [p.min, p.max])).collect();
+    Axis::auto(&values, 50.0)
+}
+
+fn draw_panel(
+    area: &Area,
+    x_axis: &Axis,
+    x_column: &str,
+    metric: &str,
+    title: &str,
+    lines: &[Line],
+    colour_of: &dyn Fn(&Line) -> RGBColor,
+) -> DrawResult {
+    let y_axis = y_axis(metric, lines);
+    let x_title = if x_axis.log { format!("{} (log scale)", axis_title(x_column)) } else { axis_title(x_column) };
+    let y_title = if y_axis.log { format!("{metric} (log scale)") } else { metric.to_string() };
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, text(18.0))
+        .margin(12)
+        .x_label_area_size(48)
+        .y_label_area_size(72)
+        .build_cartesian_2d(x_axis.coord(), y_axis.coord())?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(RGBColor(225, 225, 225))
+        .x_desc(x_title)
+        .y_desc(y_title)
+        .label_style(text(13.0))
+        .axis_desc_style(text(14.0))
+        .x_label_formatter(&|v| x_axis.label(*v))
+        .y_label_formatter(&|v| y_axis.label(*v))
+        .draw()?;
+    for line in lines {
+        let colour = colour_of(line);
+        let placed: Vec<(f64, f64, f64, f64)> = line
+            .points
+            .iter()
+            .filter_map(|p| {
+                Some((x_axis.place(p.x)?, y_axis.place(p.mean)?, y_axis.place(p.min)?, y_axis.place(p.max)?))
+            })
+            .collect();
+        let band: Vec<(f64, f64)> = placed
+            .iter()
+            .map(|p| (p.0, p.3))
+            .chain(placed.iter().rev().map(|p| (p.0, p.2)))
+            .collect();
+        if placed.iter().any(|p| p.3 > p.2) {
+            chart.draw_series(std::iter::once(Polygon::new(band, colour.mix(0.18).filled())))?;
+            chart.draw_series(placed.iter().map(|p| {
+                PathElement::new(vec![(p.0, p.2), (p.0, p.3)], colour.mix(0.6).stroke_width(1))
+            }))?;
+        }
+        chart.draw_series(std::iter::once(PathElement::new(
+            placed.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
+            colour.stroke_width(2),
+        )))?;
+        chart.draw_series(placed.iter().map(|p| Circle::new((p.0, p.1), 4, colour.filled())))?;
+    }
+    Ok(())
+}
+
+fn caption(swept: &Swept, plan: &LinePlan, panels: &[(&str, &str, Vec<Line>)]) -> String {
+    let metrics: Vec<&str> = panels.iter().map(|p| p.1).collect();
+    let name = short_name(&swept.column);
+    let mut text = format!(
+        "Each panel plots one metric ({}) against {}{}. Points are the mean over replicates; \
+         the shaded band and whiskers span the minimum to the maximum, so their width shows the \
+         replicate-to-replicate spread. ",
+        metrics.join("; "),
+        axis_title(&swept.column),
+        if name.is_empty() { String::new() } else { format!(" ({name})") },
+    );
+    if !swept.companions.is_empty() {
+        text.push_str(&format!("{} moved together with it. ", swept.companions.join(", ")));
+    }
+    if plan.by.is_empty() {
+        text.push_str("One line: nothing else was swept. ");
+    } else {
+        text.push_str(&format!("One line per value of {}. ", plan.by.join(" × ")));
+    }
+    if !plan.pooled.is_empty() {
+        text.push_str(&format!("Values are pooled over {}. ", plan.pooled.join(", ")));
+    }
+    text.push_str("Axes marked log scale are logarithmic (values spanning more than a factor 20 on x, 50 on y).");
+    text
+}
