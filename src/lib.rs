@@ -7,6 +7,7 @@
 //! [`diagnostics`] (ESS, R-hat, MCSE) -> [`sink`] (Parquet tables, manifest) -> [`report`]
 //! (figures and a page). [`streams`] owns the random generator and its key-derived seeds.
 
+pub mod diagnostics;
 pub mod model;
 pub mod plan;
 pub mod report;

@@ -1,0 +1,269 @@
+//! Draws as a validated (chain x draw) matrix, and the transformations the diagnostics apply to
+//! them: splitting chains in half, rank-normalisation, folding, quantile indicators.
+//!
+//! Every step copies ArviZ 0.23 (`arviz/stats/diagnostics.py`) operation for operation, so the
+//! results agree with it to rounding: the same split, the same average ranks and Blom offset, the
+//! same quantile definition (scipy's `mquantiles(alphap=1, betap=1)`, R's type 7).
+
+use super::normal::standard_normal_quantile;
+
+/// Fewest draws per chain ArviZ accepts.
+pub(crate) const MIN_DRAWS: usize = 4;
+
+/// Blom's fractional offset for rank-normalisation, (r - c) / (S - 2c + 1).
+const BLOM_OFFSET: f64 = 3.0 / 8.0;
+
+/// A (chain x draw) matrix, stored chain by chain.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Draws {
+    n_chains: usize,
+    n_draws: usize,
+    values: Vec<f64>,
+}
+
+impl Draws {
+    /// Accepts chains that the diagnostics are defined for: at least one chain, all of the same
+    /// length, at least [`MIN_DRAWS`] draws each, every draw finite, and not all draws equal.
+    pub(crate) fn from_chains(chains: &[&[f64]]) -> Option<Self> {
+        let n_draws = chains.first()?.len();
+        if n_draws < MIN_DRAWS || chains.iter().any(|c| c.len() != n_draws) {
+            return None;
+        }
+        let values: Vec<f64> = chains.iter().flat_map(|c| c.iter().copied()).collect();
+        if values.iter().any(|v| !v.is_finite()) || all_equal(&values) {
+            return None;
+        }
+        Some(Self {
+            n_chains: chains.len(),
+            n_draws,
+            values,
+        })
+    }
+
+    fn from_parts(n_chains: usize, n_draws: usize, values: Vec<f64>) -> Self {
+        debug_assert_eq!(values.len(), n_chains * n_draws);
+        Self {
+            n_chains,
+            n_draws,
+            values,
+        }
+    }
+
+    pub(crate) fn n_chains(&self) -> usize {
+        self.n_chains
+    }
+
+    pub(crate) fn n_draws(&self) -> usize {
+        self.n_draws
+    }
+
+    pub(crate) fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    pub(crate) fn chains(&self) -> impl Iterator<Item = &[f64]> {
+        self.values.chunks_exact(self.n_draws)
+    }
+
+    /// Each chain becomes two: its first and its last floor(n/2) draws (for odd n the middle draw
+    /// is dropped). The first halves come first, then the second halves, as in ArviZ's `_stack`.
+    pub(crate) fn split(&self) -> Self {
+        let half = self.n_draws / 2;
+        let mut values = Vec::with_capacity(2 * self.n_chains * half);
+        for chain in self.chains() {
+            values.extend_from_slice(&chain[..half]);
+        }
+        for chain in self.chains() {
+            values.extend_from_slice(&chain[self.n_draws - half..]);
+        }
+        Self::from_parts(2 * self.n_chains, half, values)
+    }
+
+    /// The same shape with `f` applied to every draw.
+    pub(crate) fn map(&self, f: impl Fn(f64) -> f64) -> Self {
+        Self::from_parts(
+            self.n_chains,
+            self.n_draws,
+            self.values.iter().map(|&v| f(v)).collect(),
+        )
+    }
+
+    /// Rank-normalisation: average ranks over all chains pooled, Blom's fractional ranks, then the
+    /// standard normal quantile of each.
+    pub(crate) fn z_scaled(&self) -> Self {
+        let ranks = average_ranks(&self.values);
+        let denominator = (self.values.len() as f64 - 2.0 * BLOM_OFFSET) + 1.0;
+        let z = ranks
+            .iter()
+            .map(|r| standard_normal_quantile((r - BLOM_OFFSET) / denominator))
+            .collect();
+        Self::from_parts(self.n_chains, self.n_draws, z)
+    }
+
+    /// |x - median|, the median taken over all draws pooled.
+    pub(crate) fn folded(&self) -> Self {
+        let median = median(&self.values);
+        self.map(|v| (v - median).abs())
+    }
+
+    /// 1 where a draw is at most the pooled `prob` quantile, else 0.
+    pub(crate) fn quantile_indicator(&self, prob: f64) -> Self {
+        let threshold = quantile_type7(&self.values, prob);
+        self.map(|v| if v <= threshold { 1.0 } else { 0.0 })
+    }
+}
+
+fn all_equal(values: &[f64]) -> bool {
+    values.windows(2).all(|w| w[0] == w[1])
+}
+
+fn sorted(values: &[f64]) -> Vec<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted
+}
+
+/// 1-based ranks, ties sharing the average of the ranks they span (scipy's `method="average"`).
+/// Inputs must be finite; -0.0 and 0.0 tie, as they do in numpy.
+pub(crate) fn average_ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut ranks = vec![0.0; values.len()];
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && values[order[end]] == values[order[start]] {
+            end += 1;
+        }
+        // Positions start..end hold equal values; their 1-based ranks are start+1 ..= end.
+        let shared = (start + 1 + end) as f64 / 2.0;
+        for &index in &order[start..end] {
+            ranks[index] = shared;
+        }
+        start = end;
+    }
+    ranks
+}
+
+/// numpy's median: the middle value, or the mean of the two middle values.
+pub(crate) fn median(values: &[f64]) -> f64 {
+    let sorted = sorted(values);
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+/// scipy's `mquantiles(values, prob, alphap=1, betap=1)` (R's type 7), evaluated with the same
+/// floating-point operations so that ties at the quantile compare the same way as in ArviZ.
+pub(crate) fn quantile_type7(values: &[f64], prob: f64) -> f64 {
+    let sorted = sorted(values);
+    let n = sorted.len();
+    if n == 1 {
+        return sorted[0];
+    }
+    // scipy's m = alphap + p (1 - alphap - betap) with alphap = betap = 1, i.e. 1 + p * (-1):
+    // bit for bit the same as 1 - p.
+    let plotting_offset = 1.0 - prob;
+    let aleph = n as f64 * prob + plotting_offset;
+    let k = aleph.clamp(1.0, (n - 1) as f64).floor();
+    let gamma = (aleph - k).clamp(0.0, 1.0);
+    let k = k as usize;
+    (1.0 - gamma) * sorted[k - 1] + gamma * sorted[k]
+}
+
+/// Arithmetic mean.
+pub(crate) fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+/// Sample variance with n - 1 in the denominator (two-pass, as numpy's `var(ddof=1)`).
+pub(crate) fn sample_variance(values: &[f64]) -> f64 {
+    let m = mean(values);
+    values.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (values.len() as f64 - 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_rejects_what_the_diagnostics_cannot_use() {
+        let ok = [1.0, 2.0, 3.0, 4.0];
+        assert!(Draws::from_chains(&[&ok]).is_some());
+        assert!(Draws::from_chains(&[]).is_none(), "no chains");
+        assert!(Draws::from_chains(&[&ok[..3]]).is_none(), "3 draws");
+        assert!(
+            Draws::from_chains(&[&ok, &ok[..3]]).is_none(),
+            "unequal lengths"
+        );
+        assert!(
+            Draws::from_chains(&[&[1.0, f64::NAN, 3.0, 4.0]]).is_none(),
+            "NaN"
+        );
+        assert!(
+            Draws::from_chains(&[&[1.0, f64::INFINITY, 3.0, 4.0]]).is_none(),
+            "inf"
+        );
+        assert!(
+            Draws::from_chains(&[&[2.0; 6], &[2.0; 6]]).is_none(),
+            "constant"
+        );
+    }
+
+    #[test]
+    fn split_keeps_halves_and_drops_the_middle_of_odd_chains() {
+        let a = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let b = [6.0, 7.0, 8.0, 9.0, 10.0];
+        let split = Draws::from_chains(&[&a, &b]).unwrap().split();
+        assert_eq!((split.n_chains(), split.n_draws()), (4, 2));
+        let chains: Vec<&[f64]> = split.chains().collect();
+        assert_eq!(
+            chains,
+            vec![&[1.0, 2.0][..], &[6.0, 7.0], &[4.0, 5.0], &[9.0, 10.0]]
+        );
+    }
+
+    #[test]
+    fn ties_share_their_average_rank() {
+        let ranks = average_ranks(&[3.0, 1.0, 3.0, 2.0, 3.0, -0.0, 0.0]);
+        // Sorted: -0.0, 0.0 (ranks 1,2 -> 1.5), 1 (3), 2 (4), 3,3,3 (5,6,7 -> 6).
+        assert_eq!(ranks, vec![6.0, 3.0, 6.0, 4.0, 6.0, 1.5, 1.5]);
+    }
+
+    #[test]
+    fn z_scaling_is_symmetric_and_monotone() {
+        let draws = Draws::from_chains(&[&[10.0, 30.0, 20.0, 40.0]])
+            .unwrap()
+            .z_scaled();
+        let z = draws.values();
+        // Ranks 1, 3, 2, 4 of S = 4: p = (r - 3/8) / 4.25.
+        let expected_top = standard_normal_quantile((4.0 - 0.375) / 4.25);
+        assert!((z[3] - expected_top).abs() < 1e-15);
+        assert!((z[0] + z[3]).abs() < 1e-15 && (z[1] + z[2]).abs() < 1e-15);
+        assert!(z[0] < z[2] && z[2] < z[1] && z[1] < z[3]);
+    }
+
+    #[test]
+    fn median_and_type7_quantile_match_their_definitions() {
+        assert_eq!(median(&[5.0, 1.0, 3.0]), 3.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        let x: Vec<f64> = (1..=11).map(f64::from).collect();
+        // Type 7: h = (n - 1) p + 1 (1-based), interpolating between neighbours.
+        assert!((quantile_type7(&x, 0.5) - 6.0).abs() < 1e-12);
+        assert!((quantile_type7(&x, 0.05) - 1.5).abs() < 1e-12);
+        assert!((quantile_type7(&x, 0.95) - 10.5).abs() < 1e-12);
+        assert_eq!(quantile_type7(&x, 0.0), 1.0);
+        assert_eq!(quantile_type7(&x, 1.0), 11.0);
+    }
+
+    #[test]
+    fn folding_measures_distance_from_the_pooled_median() {
+        let folded = Draws::from_chains(&[&[1.0, 2.0, 3.0, 4.0], &[5.0, 6.0, 7.0, 8.0]])
+            .unwrap()
+            .folded();
+        assert_eq!(folded.values(), &[3.5, 2.5, 1.5, 0.5, 0.5, 1.5, 2.5, 3.5]);
+    }
+}
