@@ -853,3 +853,13 @@ fn the_corpus_of_broken_studies_gives_the_announced_errors() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
     assert!(checked >= 30, "only {checked} broken studies");
 }
+
+#[test]
+fn a_byte_order_mark_is_accepted() {
+    let study = parse_ok("\u{feff}[model]\ngrid = 4\n");
+    assert_eq!(study.points[0].model.grid, 4);
+    assert_eq!(
+        parse_err("\u{feff}[model]\ngrid = 0\n").location.position,
+        Some((2, 8))
+    );
+}
