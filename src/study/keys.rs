@@ -100,6 +100,15 @@ impl ValueType {
             ValueType::Text => "a string",
         }
     }
+
+    /// "integers", "numbers", "strings".
+    pub fn plural(self) -> &'static str {
+        match self {
+            ValueType::Integer => "integers",
+            ValueType::Float => "numbers",
+            ValueType::Text => "strings",
+        }
+    }
 }
 
 /// The range a value must lie in, checked key by key.

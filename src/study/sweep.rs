@@ -59,8 +59,8 @@ pub fn read_sweep(
     for (key, value) in entries_in_file_order(table) {
         if key.get_ref().as_ref() == "paired" {
             for (name, group) in paired_groups(source, key, value)? {
-                let lists = group_lists(source, &name, group)?;
-                axes.push(paired_axis(source, &name, lists, &mut seen)?);
+                let lists = group_lists(source, name, group)?;
+                axes.push(paired_axis(source, name, lists, &mut seen)?);
             }
             continue;
         }
@@ -275,7 +275,7 @@ fn checked_values(
                         "mixed types in the sweep of `{dotted}`: the first value is {first_class}, this one is {class}"
                     ),
                 )
-                .allowed(format!("{} values", list.key.value_type().article_name())));
+                .allowed(format!("a list of {}", list.key.value_type().plural())));
         }
         let setting = read_setting(source, list.key, value, true)?;
         if settings.iter().any(|s| s.value == setting.value) {
