@@ -7,7 +7,9 @@
 //! [`diagnostics`] (ESS, R-hat, MCSE) -> [`sink`] (Parquet tables, manifest) -> [`report`]
 //! (figures and a page). [`streams`] owns the random generator and its key-derived seeds.
 
+pub mod cli;
 pub mod diagnostics;
+pub mod execute;
 pub mod model;
 pub mod plan;
 pub mod report;

@@ -89,7 +89,10 @@ fn pcn_under_a_flat_likelihood_leaves_the_prior_invariant() {
     for k in 0..n {
         let mean = sum[k] / t as f64;
         let second = sum_sq[k] / t as f64;
-        assert!(mean.abs() < 4.0 * se_mean, "xi[{k}] mean {mean} (se {se_mean})");
+        assert!(
+            mean.abs() < 4.0 * se_mean,
+            "xi[{k}] mean {mean} (se {se_mean})"
+        );
         assert!(
             (second - 1.0).abs() < 4.0 * se_square,
             "xi[{k}] second moment {second} (se {se_square})"
@@ -123,6 +126,7 @@ fn exact_agreement(d: usize, l: f64, kind: SamplerKind, beta: f64, iterations: u
             likelihood: &likelihood,
             observed_cells: &data.observed.cells,
         },
+        kernel: Kernel::new(spec.kind, spec.beta),
         spec: &spec,
         functional: None,
         exact_mean: Some(&exact.mean),
@@ -195,6 +199,7 @@ fn mean_acceptance(d: usize, kind: SamplerKind) -> f64 {
                     likelihood: &likelihood,
                     observed_cells: &data.observed.cells,
                 },
+                kernel: Kernel::new(spec.kind, spec.beta),
                 spec: &spec,
                 functional: None,
                 exact_mean: None,

@@ -18,6 +18,7 @@
 //!
 //! Cost: a sort and a few zero-padded FFTs of each chain, so 10^5 draws take milliseconds.
 
+pub mod calibration;
 mod draws;
 mod ess;
 mod fft;

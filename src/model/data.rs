@@ -129,7 +129,10 @@ impl Dataset {
         let pick = |keep: bool| {
             let cells: Vec<usize> = (0..n).filter(|&c| is_held[c] == keep).collect();
             let vals = cells.iter().map(|&c| values[c]).collect();
-            Observations { cells, values: vals }
+            Observations {
+                cells,
+                values: vals,
+            }
         };
         Ok(Self {
             grid,
@@ -272,6 +275,11 @@ mod tests {
         assert_eq!(data.held_out.len(), 4);
         assert_eq!(data.observed.len(), 12);
         let by_cell = data.value_by_cell();
-        assert!(by_cell.iter().enumerate().all(|(c, v)| *v == Some(c as f64)));
+        assert!(
+            by_cell
+                .iter()
+                .enumerate()
+                .all(|(c, v)| *v == Some(c as f64))
+        );
     }
 }

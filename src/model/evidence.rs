@@ -48,7 +48,12 @@ pub fn log_evidence(
         for x in xi[..count * n].iter_mut() {
             *x = StandardNormal.sample(rng);
         }
-        prior.apply_sqrt_batch(&xi[..count * n], &mut u[..count * n], &mut scratch[..count * n], count);
+        prior.apply_sqrt_batch(
+            &xi[..count * n],
+            &mut u[..count * n],
+            &mut scratch[..count * n],
+            count,
+        );
         for field in u[..count * n].chunks_exact(n) {
             for (g, &c) in gu.iter_mut().zip(observed_cells) {
                 *g = field[c];

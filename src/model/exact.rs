@@ -31,7 +31,9 @@ pub struct ExactPosterior {
 
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 pub enum ExactError {
-    #[error("the exact posterior needs an M x M solve; M = {0} is above the limit {MAX_EXACT_OBSERVATIONS}")]
+    #[error(
+        "the exact posterior needs an M x M solve; M = {0} is above the limit {MAX_EXACT_OBSERVATIONS}"
+    )]
     TooManyObservations(usize),
     #[error("G C G^T + s^2 I is not positive definite (noise sd {0})")]
     NotPositiveDefinite(f64),

@@ -60,16 +60,16 @@ impl Likelihood {
         debug_assert_eq!(gu.len(), self.len());
         match self {
             Self::Gaussian { values, noise_sd } => {
-                let squares: f64 = values
-                    .iter()
-                    .zip(gu)
-                    .map(|(v, u)| (v - u) * (v - u))
-                    .sum();
+                let squares: f64 = values.iter().zip(gu).map(|(v, u)| (v - u) * (v - u)).sum();
                 -0.5 * squares / (noise_sd * noise_sd)
             }
             Self::Probit { labels, noise_sd } => {
                 let inv = 1.0 / noise_sd;
-                labels.iter().zip(gu).map(|(t, u)| log_phi(t * u * inv)).sum()
+                labels
+                    .iter()
+                    .zip(gu)
+                    .map(|(t, u)| log_phi(t * u * inv))
+                    .sum()
             }
             Self::Poisson { counts, offset } => counts
                 .iter()

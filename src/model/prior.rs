@@ -19,9 +19,7 @@ use super::grid::Grid;
 use super::spec::KernelSpec;
 
 /// The jitters tried, relative to the variance, in order.
-const JITTER_LADDER: [f64; 10] = [
-    0.0, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4,
-];
+const JITTER_LADDER: [f64; 10] = [0.0, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4];
 
 /// The prior could not be built.
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
@@ -266,7 +264,9 @@ mod tests {
         let grid = Grid::new(5);
         let prior = KroneckerPrior::new(grid, kernel(0.3)).unwrap();
         let n = grid.cells();
-        let xi: Vec<f64> = (0..3 * n).map(|k| ((k * 37 % 11) as f64 - 5.0) / 3.0).collect();
+        let xi: Vec<f64> = (0..3 * n)
+            .map(|k| ((k * 37 % 11) as f64 - 5.0) / 3.0)
+            .collect();
         let mut batched = vec![0.0; 3 * n];
         let mut scratch = vec![0.0; 3 * n];
         prior.apply_sqrt_batch(&xi, &mut batched, &mut scratch, 3);

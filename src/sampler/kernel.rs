@@ -62,8 +62,21 @@ impl Proposal {
 /// A Markov kernel with its step size.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kernel {
-    Grw { beta: f64 },
-    Pcn { beta: f64, contraction: f64 },
+    Grw {
+        beta: f64,
+    },
+    Pcn {
+        beta: f64,
+        contraction: f64,
+    },
+    /// A deliberately wrong pCN that accepts with the posterior ratio, counting the prior twice
+    /// (the proposal already preserves it). A negative control: simulation-based calibration
+    /// must reject it. Never offered in a study file.
+    #[doc(hidden)]
+    PcnPosteriorRatio {
+        beta: f64,
+        contraction: f64,
+    },
 }
 
 impl Kernel {
@@ -116,6 +129,16 @@ impl Kernel {
                 proposal.loglik = target.likelihood.log_likelihood(&proposal.gw);
                 proposal.loglik - state.loglik
             }
+            Self::PcnPosteriorRatio { beta, contraction } => {
+                let likelihood_ratio =
+                    Self::Pcn { beta, contraction }.log_acceptance(state, z, lz, target, proposal);
+                // -(|c xi + beta z|^2 - |xi|^2) / 2
+                let xi2 = dot(&state.xi, &state.xi);
+                let change = (contraction * contraction - 1.0) * xi2
+                    + 2.0 * contraction * beta * dot(&state.xi, z)
+                    + beta * beta * dot(z, z);
+                likelihood_ratio - 0.5 * change
+            }
         }
     }
 
@@ -129,7 +152,9 @@ impl Kernel {
     ) {
         let (keep, step) = match *self {
             Self::Grw { beta } => (1.0, beta),
-            Self::Pcn { beta, contraction } => (contraction, beta),
+            Self::Pcn { beta, contraction } | Self::PcnPosteriorRatio { beta, contraction } => {
+                (contraction, beta)
+            }
         };
         for (x, &zk) in state.xi.iter_mut().zip(z) {
             *x = keep * *x + step * zk;

@@ -66,7 +66,10 @@ impl WeightedMoments {
     /// Per-cell standard deviation (weights are iteration counts: divisor weight - 1).
     pub fn sd(&self) -> Vec<f64> {
         let divisor = (self.weight - 1.0).max(1.0);
-        self.m2.iter().map(|m2| (m2 / divisor).max(0.0).sqrt()).collect()
+        self.m2
+            .iter()
+            .map(|m2| (m2 / divisor).max(0.0).sqrt())
+            .collect()
     }
 }
 
@@ -183,8 +186,8 @@ impl BatchStatistics {
             mcse_mean.push((var(self.c11[k]) / b).max(0.0).sqrt());
             // g = (m2 - 2 m m1) / (2 sd): the linearised sd of one batch.
             let m = mean[k];
-            let var_g = var(self.c22[k]) + 4.0 * m * m * var(self.c11[k])
-                - 4.0 * m * var(self.c12[k]);
+            let var_g =
+                var(self.c22[k]) + 4.0 * m * m * var(self.c11[k]) - 4.0 * m * var(self.c12[k]);
             let s = sd[k].max(f64::MIN_POSITIVE);
             mcse_sd.push((var_g.max(0.0) / (4.0 * s * s) / b).sqrt());
         }

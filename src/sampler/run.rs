@@ -50,6 +50,8 @@ impl Functional {
 /// What to run.
 pub struct RunRequest<'a> {
     pub target: Target<'a>,
+    /// The Markov kernel, normally `Kernel::new(spec.kind, spec.beta)`.
+    pub kernel: Kernel,
     pub spec: &'a SamplerSpec,
     pub functional: Option<Functional>,
     /// The exact posterior mean, when known: the run then records its convergence curve.
@@ -65,6 +67,8 @@ pub struct Trace {
     pub iteration: Vec<u64>,
     pub loglik: Vec<f64>,
     pub probes: Vec<[f64; PROBES]>,
+    /// The mean of the field over all cells.
+    pub field_mean: Vec<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -166,12 +170,16 @@ pub fn run(request: &RunRequest, streams: Vec<ChainStreams>) -> RunOutput {
     let started = Instant::now();
     let spec = request.spec;
     let target = &request.target;
-    let kernel = Kernel::new(spec.kind, spec.beta);
+    let kernel = request.kernel;
     let n = target.cells();
     let count = streams.len();
     let probe_cells = probe_cells(target.prior.grid().side());
     let kept = spec.iterations.saturating_sub(spec.burn_in);
-    let batch_len = if kept >= 2 * BATCHES { kept / BATCHES } else { 0 };
+    let batch_len = if kept >= 2 * BATCHES {
+        kept / BATCHES
+    } else {
+        0
+    };
     let checkpoints = match request.exact_mean {
         Some(_) => log_spaced(kept),
         None => Vec::new(),
@@ -204,9 +212,12 @@ pub fn run(request: &RunRequest, streams: Vec<ChainStreams>) -> RunOutput {
         let steps = block.min((spec.iterations - t) as usize);
         let fields = steps * count;
         draw_proposals(&mut chains, &mut z[..fields * n], n);
-        target
-            .prior
-            .apply_sqrt_batch(&z[..fields * n], &mut lz[..fields * n], &mut scratch[..fields * n], fields);
+        target.prior.apply_sqrt_batch(
+            &z[..fields * n],
+            &mut lz[..fields * n],
+            &mut scratch[..fields * n],
+            fields,
+        );
 
         for step in 0..steps {
             if let Some(progress) = request.progress {
@@ -244,7 +255,13 @@ pub fn run(request: &RunRequest, streams: Vec<ChainStreams>) -> RunOutput {
         chain.estimates.flush(&chain.state.u);
     }
     let sample_seconds = started.elapsed().as_secs_f64();
-    summarize(chains, spec.iterations, probe_cells, convergence, sample_seconds)
+    summarize(
+        chains,
+        spec.iterations,
+        probe_cells,
+        convergence,
+        sample_seconds,
+    )
 }
 
 /// Standard normals for every (step, chain) of a block, step-major; each chain draws its own
@@ -294,6 +311,11 @@ fn record_kept(
             .trace
             .probes
             .push(probe_cells.map(|c| chain.state.u[c]));
+        let u = &chain.state.u;
+        chain
+            .trace
+            .field_mean
+            .push(u.iter().sum::<f64>() / u.len() as f64);
     }
 }
 
@@ -309,10 +331,7 @@ fn summarize(
     let moments: Vec<_> = chains.iter().map(|c| c.estimates.moments.clone()).collect();
     let pooled = WeightedMoments::pool(&moments);
     let post_sd = pooled.sd();
-    let batches: Vec<_> = chains
-        .iter()
-        .map(|c| c.estimates.batches.clone())
-        .collect();
+    let batches: Vec<_> = chains.iter().map(|c| c.estimates.batches.clone()).collect();
     let errors = BatchStatistics::pool(&batches).standard_errors(&pooled.mean, &post_sd);
     let functional_mean = {
         let parts: Vec<_> = chains

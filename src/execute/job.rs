@@ -1,0 +1,308 @@
+//! Running one planned job: build its prior, data and likelihood, run its chains with streams
+//! derived from its keys, and score the result. Pure with respect to the job: the same job and
+//! study seed give the same numbers whatever thread runs it and whatever ran before.
+
+use crate::diagnostics;
+use crate::model::data::{DataError, DataStreams, Dataset, Simulation};
+use crate::model::exact::{ExactError, ExactPosterior, MAX_EXACT_OBSERVATIONS, gaussian_posterior};
+use crate::model::prior::PriorError;
+use crate::model::{DataSpec, Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
+use crate::plan::Job;
+use crate::sampler::kernel::{Kernel, Target};
+use crate::sampler::run::{ChainStreams, Functional, PROBES, RunOutput, RunRequest, run};
+use crate::streams::{Purpose, stream};
+
+use super::score::{Estimates, Scores, score};
+
+/// Why a job failed. Recorded in its row; the other jobs go on.
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    #[error("prior: {0}")]
+    Prior(#[from] PriorError),
+    #[error("data: {0}")]
+    Data(#[from] DataError),
+    #[error("reading {path}: {message}")]
+    ReadData { path: String, message: String },
+    #[error("exact posterior: {0}")]
+    Exact(#[from] ExactError),
+    #[error("the posterior {what} is not finite at cell {cell} (the chain diverged)")]
+    NonFinite { what: &'static str, cell: usize },
+}
+
+/// Diagnostics of a run, from its thinned traces.
+#[derive(Debug, Clone, Default)]
+pub struct JobDiagnostics {
+    pub ess_bulk: Option<f64>,
+    pub ess_tail: Option<f64>,
+    pub rhat: Option<f64>,
+    /// Min and median bulk ESS over the traced probe cells.
+    pub cell_ess_min: Option<f64>,
+    pub cell_ess_median: Option<f64>,
+    /// The largest batch-means MCSE of a cell's posterior mean.
+    pub mcse_mean_max: Option<f64>,
+    /// Autocorrelation of the log-likelihood, averaged over chains, by thinned lag.
+    pub loglik_autocorrelation: Vec<f64>,
+}
+
+/// Everything a finished job produced.
+pub struct JobResult {
+    /// Seconds to factor the prior and build the data and likelihood.
+    pub setup_seconds: f64,
+    /// Seconds for the exact posterior (a check, not part of the sampler's cost).
+    pub exact_seconds: f64,
+    pub dataset: Dataset,
+    pub jitter: f64,
+    pub exact: Option<ExactPosterior>,
+    pub run: RunOutput,
+    pub scores: Scores,
+    pub diagnostics: JobDiagnostics,
+}
+
+/// Lags of the saved log-likelihood autocorrelation.
+const AUTOCORRELATION_LAGS: usize = 100;
+
+/// How to run a job.
+pub struct JobOptions<'a> {
+    /// Compute the exact posterior where it exists (gaussian, M <= MAX_EXACT_OBSERVATIONS).
+    pub exact: bool,
+    /// Called with the iterations done, about a hundred times per run.
+    pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+}
+
+/// Run `job` of a study with seed `seed`.
+pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, JobError> {
+    let started = std::time::Instant::now();
+    let grid = Grid::new(job.model.grid);
+    let prior = KroneckerPrior::new(grid, job.model.kernel)?;
+    let dataset = load_data(job, seed, &prior)?;
+    let model = &job.model;
+    let likelihood = Likelihood::new(
+        model.likelihood,
+        dataset.observed.values.clone(),
+        model.noise_sd,
+        model.offset,
+    );
+    let setup_seconds = started.elapsed().as_secs_f64();
+    let exact_started = std::time::Instant::now();
+    let exact = if options.exact {
+        exact_posterior(job, &prior, &dataset)?
+    } else {
+        None
+    };
+    let exact_seconds = exact_started.elapsed().as_secs_f64();
+    let functional = match model.likelihood {
+        LikelihoodKind::Gaussian => None,
+        LikelihoodKind::Probit => Some(Functional::PositiveProbability {
+            noise_sd: model.noise_sd,
+        }),
+        LikelihoodKind::Poisson => Some(Functional::ExpectedCount {
+            offset: model.offset,
+        }),
+    };
+    let request = RunRequest {
+        target: Target {
+            prior: &prior,
+            likelihood: &likelihood,
+            observed_cells: &dataset.observed.cells,
+        },
+        kernel: Kernel::new(job.sampler.kind, job.sampler.beta),
+        spec: &job.sampler,
+        functional,
+        exact_mean: exact.as_ref().map(|e| e.mean.as_slice()),
+        progress: options.progress,
+    };
+    let output = run(&request, chain_streams(job, seed));
+    check_finite(&output)?;
+    let scores = score(
+        model.likelihood,
+        &dataset,
+        &Estimates {
+            post_mean: &output.post_mean,
+            exact_mean: exact.as_ref().map(|e| e.mean.as_slice()),
+            functional_mean: output.functional_mean.as_deref(),
+            offset: model.offset,
+        },
+    );
+    let diagnostics = diagnose(&output);
+    Ok(JobResult {
+        setup_seconds,
+        exact_seconds,
+        dataset,
+        jitter: prior.jitter(),
+        exact,
+        run: output,
+        scores,
+        diagnostics,
+    })
+}
+
+/// The streams of each chain: the job's chain key plus the chain index.
+pub fn chain_streams(job: &Job, seed: u64) -> Vec<ChainStreams> {
+    (0..job.sampler.chains)
+        .map(|c| {
+            let key = format!("{};chain={c}", job.streams.chain);
+            ChainStreams {
+                proposals: stream(seed, Purpose::Chain, &key),
+                acceptance: stream(seed, Purpose::Acceptance, &key),
+            }
+        })
+        .collect()
+}
+
+/// Simulated data whose truth is drawn from the model's own prior (simulation-based
+/// calibration), with the job's data streams.
+pub fn simulate_from_model_prior(
+    job: &Job,
+    seed: u64,
+    prior: &KroneckerPrior,
+) -> Result<Dataset, JobError> {
+    let subsample = match job.data {
+        DataSpec::Simulated { subsample, .. } => subsample,
+        DataSpec::Csv { .. } => 1,
+    };
+    simulate(job, seed, prior, subsample)
+}
+
+fn simulate(
+    job: &Job,
+    seed: u64,
+    truth_prior: &KroneckerPrior,
+    subsample: usize,
+) -> Result<Dataset, JobError> {
+    let model = &job.model;
+    let keys = &job.streams;
+    let mut streams = DataStreams {
+        truth: stream(seed, Purpose::Truth, &keys.truth),
+        observations: stream(seed, Purpose::Observations, &keys.observations),
+        noise: stream(seed, Purpose::Noise, &keys.noise),
+        counts: stream(seed, Purpose::Counts, &keys.counts),
+    };
+    let simulation = Simulation {
+        likelihood: model.likelihood,
+        subsample,
+        noise_sd: model.noise_sd,
+        offset: model.offset,
+    };
+    Ok(Dataset::simulate(truth_prior, simulation, &mut streams)?)
+}
+
+fn load_data(job: &Job, seed: u64, prior: &KroneckerPrior) -> Result<Dataset, JobError> {
+    let model = &job.model;
+    match &job.data {
+        DataSpec::Simulated {
+            truth_length_scale,
+            subsample,
+        } => {
+            let truth_prior = if *truth_length_scale == model.kernel.length_scale {
+                prior.clone()
+            } else {
+                let kernel = KernelSpec {
+                    length_scale: *truth_length_scale,
+                    ..model.kernel
+                };
+                KroneckerPrior::new(prior.grid(), kernel)?
+            };
+            simulate(job, seed, &truth_prior, *subsample)
+        }
+        DataSpec::Csv {
+            path,
+            column,
+            holdout,
+        } => {
+            let values =
+                crate::study::grid_csv::read_grid_csv(path, column, model.grid, model.likelihood)
+                    .map_err(|e| JobError::ReadData {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                })?;
+            let mut rng = stream(seed, Purpose::Observations, &job.streams.observations);
+            Ok(Dataset::from_grid_values(
+                prior.grid(),
+                values,
+                *holdout,
+                &mut rng,
+            )?)
+        }
+    }
+}
+
+fn exact_posterior(
+    job: &Job,
+    prior: &KroneckerPrior,
+    dataset: &Dataset,
+) -> Result<Option<ExactPosterior>, JobError> {
+    let applies = job.model.likelihood == LikelihoodKind::Gaussian
+        && dataset.observed.len() <= MAX_EXACT_OBSERVATIONS;
+    if !applies {
+        return Ok(None);
+    }
+    Ok(Some(gaussian_posterior(
+        prior,
+        &dataset.observed,
+        job.model.noise_sd,
+    )?))
+}
+
+fn check_finite(output: &RunOutput) -> Result<(), JobError> {
+    let first_bad = |v: &[f64]| v.iter().position(|x| !x.is_finite());
+    if let Some(cell) = first_bad(&output.post_mean) {
+        return Err(JobError::NonFinite { what: "mean", cell });
+    }
+    if let Some(cell) = first_bad(&output.post_sd) {
+        return Err(JobError::NonFinite { what: "sd", cell });
+    }
+    if let Some(cell) = output.functional_mean.as_deref().and_then(first_bad) {
+        return Err(JobError::NonFinite {
+            what: "predictive mean",
+            cell,
+        });
+    }
+    Ok(())
+}
+
+fn diagnose(output: &RunOutput) -> JobDiagnostics {
+    let loglik: Vec<&[f64]> = output
+        .chains
+        .iter()
+        .map(|c| c.trace.loglik.as_slice())
+        .collect();
+    let summary = diagnostics::summarize(&loglik);
+    let mut cell_ess: Vec<f64> = (0..PROBES)
+        .filter_map(|p| {
+            let draws: Vec<Vec<f64>> = output
+                .chains
+                .iter()
+                .map(|c| c.trace.probes.iter().map(|row| row[p]).collect())
+                .collect();
+            let views: Vec<&[f64]> = draws.iter().map(Vec::as_slice).collect();
+            diagnostics::ess_bulk(&views)
+        })
+        .collect();
+    cell_ess.sort_by(f64::total_cmp);
+    let mcse_mean_max = output
+        .post_mean_mcse
+        .as_ref()
+        .map(|m| m.iter().copied().fold(0.0, f64::max));
+    JobDiagnostics {
+        ess_bulk: summary.ess_bulk,
+        ess_tail: summary.ess_tail,
+        rhat: summary.rhat,
+        cell_ess_min: cell_ess.first().copied(),
+        cell_ess_median: (!cell_ess.is_empty()).then(|| cell_ess[cell_ess.len() / 2]),
+        mcse_mean_max,
+        loglik_autocorrelation: mean_autocorrelation(&loglik),
+    }
+}
+
+fn mean_autocorrelation(chains: &[&[f64]]) -> Vec<f64> {
+    let usable: Vec<Vec<f64>> = chains
+        .iter()
+        .filter(|c| c.len() > 2)
+        .map(|c| diagnostics::autocorrelation(c, AUTOCORRELATION_LAGS.min(c.len() - 1)))
+        .collect();
+    let lags = usable.iter().map(Vec::len).min().unwrap_or(0);
+    (0..lags)
+        .map(|k| usable.iter().map(|a| a[k]).sum::<f64>() / usable.len() as f64)
+        .filter(|x: &f64| x.is_finite())
+        .collect()
+}

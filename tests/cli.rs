@@ -1,0 +1,210 @@
+//! End-to-end: the real `fieldmc` binary on real study files, its Parquet tables read back.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use polars::prelude::*;
+
+const TIMING_COLUMNS: [&str; 4] = [
+    "wall_seconds",
+    "sample_seconds",
+    "iterations_per_second",
+    "ess_bulk_per_second",
+];
+const TABLES: [&str; 6] = [
+    "jobs",
+    "fields",
+    "traces",
+    "chains",
+    "convergence",
+    "autocorrelation",
+];
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/studies")
+        .join(name)
+}
+
+fn fieldmc() -> Command {
+    Command::cargo_bin("fieldmc").unwrap()
+}
+
+fn run_study(study: &Path, out: &Path, threads: usize) -> String {
+    let output = fieldmc()
+        .args(["run", "--quiet", "--no-report", "--threads"])
+        .arg(threads.to_string())
+        .arg(study)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(output.status.success(), "fieldmc run failed:\n{stderr}");
+    stderr
+}
+
+fn read(out: &Path, table: &str) -> DataFrame {
+    let file = std::fs::File::open(out.join(format!("{table}.parquet"))).unwrap();
+    ParquetReader::new(file).finish().unwrap()
+}
+
+/// The table without its timing columns.
+fn without_timing(df: DataFrame) -> DataFrame {
+    let keep: Vec<PlSmallStr> = df
+        .get_column_names()
+        .into_iter()
+        .filter(|name| !TIMING_COLUMNS.contains(&name.as_str()))
+        .cloned()
+        .collect();
+    df.select(keep).unwrap()
+}
+
+fn assert_same_tables(a: &Path, b: &Path) {
+    for table in TABLES {
+        let left = without_timing(read(a, table));
+        let right = without_timing(read(b, table));
+        assert!(
+            left.equals_missing(&right),
+            "{table}.parquet differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}
+
+#[test]
+fn a_twelve_job_sweep_gives_twelve_rows_with_the_contract_columns() {
+    let out = tempfile::tempdir().unwrap();
+    run_study(&fixture("sweep12.toml"), out.path(), 2);
+    let jobs = read(out.path(), "jobs");
+    assert_eq!(jobs.height(), 12);
+    for column in [
+        "job_id",
+        "replicate",
+        "model_grid",
+        "sampler_kind",
+        "sampler_beta",
+        "data_noise_sd",
+        "status",
+        "error",
+        "acceptance_rate",
+        "mae",
+        "wall_seconds",
+        "iterations_per_second",
+        "exact_rmse",
+        "ess_bulk",
+        "rhat",
+    ] {
+        assert!(jobs.column(column).is_ok(), "jobs.parquet lacks {column}");
+    }
+    let status = jobs.column("status").unwrap().str().unwrap().clone();
+    assert!(status.into_iter().all(|s| s == Some("ok")));
+    let fields = read(out.path(), "fields");
+    assert_eq!(fields.height(), 12 * 64);
+    for column in [
+        "job_id",
+        "i",
+        "j",
+        "x",
+        "y",
+        "truth",
+        "observed",
+        "observation",
+    ] {
+        assert!(
+            fields.column(column).is_ok(),
+            "fields.parquet lacks {column}"
+        );
+    }
+    for column in ["post_mean", "post_sd", "exact_mean", "exact_sd"] {
+        assert_eq!(fields.column(column).unwrap().null_count(), 0, "{column}");
+    }
+    assert!(out.path().join("manifest.json").exists());
+    assert!(out.path().join("study.toml").exists());
+}
+
+#[test]
+fn one_and_four_threads_give_identical_tables() {
+    let one = tempfile::tempdir().unwrap();
+    let four = tempfile::tempdir().unwrap();
+    run_study(&fixture("sweep12.toml"), one.path(), 1);
+    run_study(&fixture("sweep12.toml"), four.path(), 4);
+    assert_same_tables(one.path(), four.path());
+}
+
+#[test]
+fn a_rerun_recomputes_only_the_removed_jobs() {
+    let full = tempfile::tempdir().unwrap();
+    run_study(&fixture("sweep12.toml"), full.path(), 2);
+    let resumed = tempfile::tempdir().unwrap();
+    run_study(&fixture("sweep12.toml"), resumed.path(), 2);
+    let parts: Vec<PathBuf> = std::fs::read_dir(resumed.path().join("parts"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(parts.len(), 12);
+    for part in parts.iter().take(3) {
+        std::fs::remove_dir_all(part).unwrap();
+    }
+    let stderr = run_study(&fixture("sweep12.toml"), resumed.path(), 2);
+    assert!(
+        stderr.contains("3 ran, 9 resumed"),
+        "expected 3 recomputed jobs:\n{stderr}"
+    );
+    assert_same_tables(full.path(), resumed.path());
+}
+
+#[test]
+fn a_bad_study_exits_2_with_a_located_message_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = dir.path().join("bad.toml");
+    std::fs::write(
+        &study,
+        "[study]\nname = \"bad\"\n\n[model]\ngrid = 8\nlenght_scale = 0.3\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let output = fieldmc()
+        .arg("run")
+        .arg(&study)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("bad.toml:6:1"), "{stderr}");
+    assert!(stderr.contains("length_scale"), "{stderr}");
+    assert!(!out.exists(), "nothing may be written for a bad study");
+}
+
+#[test]
+fn check_and_plan_describe_the_study() {
+    fieldmc()
+        .arg("check")
+        .arg(fixture("sweep12.toml"))
+        .assert()
+        .success();
+    let csv = fieldmc()
+        .args(["plan", "--format", "csv"])
+        .arg(fixture("sweep12.toml"))
+        .output()
+        .unwrap();
+    assert!(csv.status.success());
+    let text = String::from_utf8(csv.stdout).unwrap();
+    assert_eq!(text.lines().count(), 13, "header + 12 jobs:\n{text}");
+}
+
+#[test]
+fn every_subcommand_has_help_with_an_example() {
+    for sub in ["check", "plan", "run", "report", "bench"] {
+        let output = fieldmc().args([sub, "--help"]).output().unwrap();
+        assert!(output.status.success());
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            text.contains("Example"),
+            "`fieldmc {sub} --help` lacks an example"
+        );
+    }
+}
