@@ -8,6 +8,6 @@
 //! (figures and a page). [`streams`] owns the random generator and its key-derived seeds.
 
 pub mod model;
+pub mod report;
 pub mod sampler;
 pub mod streams;
-pub mod report;

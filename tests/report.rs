@@ -7,14 +7,17 @@
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
-use fieldmc::report::{FigureKind, ReportError, write_report};
+use fieldmc::report::{Figure, FigureKind, ReportError, write_report};
 use polars::prelude::*;
 
 /// A small deterministic generator so that the synthetic fields look like fields with noise.
 struct Lcg(u64);
 impl Lcg {
     fn uniform(&mut self) -> f64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 11) as f64 / (1u64 << 53) as f64
     }
     fn normal(&mut self) -> f64 {
@@ -40,7 +43,14 @@ fn synthetic_jobs() -> Vec<SyntheticJob> {
                 for beta in [0.04, 0.2, 1.0] {
                     let failed = replicate == 1 && grid == 8 && sampler == "grw" && beta == 1.0;
                     let id = format!("{sampler}{grid}b{beta}r{replicate}").replace('.', "p");
-                    jobs.push(SyntheticJob { id, replicate, grid, sampler, beta, failed });
+                    jobs.push(SyntheticJob {
+                        id,
+                        replicate,
+                        grid,
+                        sampler,
+                        beta,
+                        failed,
+                    });
                 }
             }
         }
@@ -59,18 +69,36 @@ fn acceptance(job: &SyntheticJob, rng: &mut Lcg) -> f64 {
 
 fn write_parquet(dir: &Path, name: &str, mut frame: DataFrame) {
     let file = File::create(dir.join(format!("{name}.parquet"))).expect("create parquet");
-    ParquetWriter::new(file).finish(&mut frame).expect("write parquet");
+    ParquetWriter::new(file)
+        .finish(&mut frame)
+        .expect("write parquet");
 }
 
 fn write_jobs(dir: &Path, jobs: &[SyntheticJob], rng: &mut Lcg) {
     let ok = |j: &SyntheticJob| !j.failed;
     let metric = |j: &SyntheticJob, v: f64| ok(j).then_some(v);
     let accept: Vec<Option<f64>> = jobs.iter().map(|j| metric(j, acceptance(j, rng))).collect();
-    let mae: Vec<Option<f64>> = jobs.iter().map(|j| metric(j, 0.3 + 0.05 * rng.uniform())).collect();
-    let rmse: Vec<Option<f64>> = jobs.iter().map(|j| metric(j, 0.02 + 0.05 * j.beta * rng.uniform())).collect();
-    let ips: Vec<Option<f64>> =
-        jobs.iter().map(|j| metric(j, 2e6 / (j.grid * j.grid) as f64 * (1.0 + 0.1 * rng.uniform()))).collect();
-    let ess: Vec<Option<f64>> = jobs.iter().map(|j| metric(j, 50.0 + 400.0 * j.beta * rng.uniform())).collect();
+    let mae: Vec<Option<f64>> = jobs
+        .iter()
+        .map(|j| metric(j, 0.3 + 0.05 * rng.uniform()))
+        .collect();
+    let rmse: Vec<Option<f64>> = jobs
+        .iter()
+        .map(|j| metric(j, 0.02 + 0.05 * j.beta * rng.uniform()))
+        .collect();
+    let ips: Vec<Option<f64>> = jobs
+        .iter()
+        .map(|j| {
+            metric(
+                j,
+                2e6 / (j.grid * j.grid) as f64 * (1.0 + 0.1 * rng.uniform()),
+            )
+        })
+        .collect();
+    let ess: Vec<Option<f64>> = jobs
+        .iter()
+        .map(|j| metric(j, 50.0 + 400.0 * j.beta * rng.uniform()))
+        .collect();
     let frame = df!(
         "job_id" => jobs.iter().map(|j| j.id.clone()).collect::<Vec<_>>(),
         "replicate" => jobs.iter().map(|j| j.replicate).collect::<Vec<_>>(),
@@ -100,10 +128,22 @@ fn write_jobs(dir: &Path, jobs: &[SyntheticJob], rng: &mut Lcg) {
 }
 
 fn write_fields(dir: &Path, jobs: &[SyntheticJob], rng: &mut Lcg) {
-    let (mut id, mut cell, mut i_col, mut j_col, mut x_col, mut y_col) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut truth, mut observed, mut observation, mut mean, mut sd, mut exact) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut id, mut cell, mut i_col, mut j_col, mut x_col, mut y_col) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    let (mut truth, mut observed, mut observation, mut mean, mut sd, mut exact) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
     for job in jobs.iter().filter(|j| !j.failed) {
         let d = job.grid;
         for j in 0..d {
@@ -140,7 +180,8 @@ fn write_fields(dir: &Path, jobs: &[SyntheticJob], rng: &mut Lcg) {
 }
 
 fn write_chain_tables(dir: &Path, jobs: &[SyntheticJob], rng: &mut Lcg) {
-    let (mut t_id, mut t_chain, mut t_iter, mut t_ll) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut t_id, mut t_chain, mut t_iter, mut t_ll) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut probes: Vec<Vec<f64>> = vec![Vec::new(); 5];
     let (mut c_id, mut c_iter, mut c_rms) = (Vec::new(), Vec::new(), Vec::new());
     let (mut a_id, mut a_lag, mut a_acf) = (Vec::new(), Vec::new(), Vec::new());
@@ -179,7 +220,8 @@ fn write_chain_tables(dir: &Path, jobs: &[SyntheticJob], rng: &mut Lcg) {
     )
     .expect("traces frame");
     write_parquet(dir, "traces", traces);
-    let convergence = df!("job_id" => c_id, "iteration" => c_iter, "rms_to_exact" => c_rms).expect("convergence");
+    let convergence =
+        df!("job_id" => c_id, "iteration" => c_iter, "rms_to_exact" => c_rms).expect("convergence");
     write_parquet(dir, "convergence", convergence);
     let acf = df!("job_id" => a_id, "lag" => a_lag, "autocorrelation" => a_acf).expect("acf");
     write_parquet(dir, "autocorrelation", acf);
@@ -196,7 +238,8 @@ fn write_full_study(dir: &Path) {
     write_fields(dir, &jobs, &mut rng);
     write_chain_tables(dir, &jobs, &mut rng);
     fs::write(dir.join("study.toml"), STUDY_TOML).expect("study.toml");
-    let manifest = r#"{"tool_version":"0.1.0","git_revision":"abc123","seed":7,"threads":2,"jobs":[]}"#;
+    let manifest =
+        r#"{"tool_version":"0.1.0","git_revision":"abc123","seed":7,"threads":2,"jobs":[]}"#;
     fs::write(dir.join("manifest.json"), manifest).expect("manifest");
 }
 
@@ -209,12 +252,26 @@ fn results_dir(temp: &tempfile::TempDir) -> PathBuf {
 /// A valid PNG: signature, an IHDR of non-zero size first, an IEND chunk last.
 fn assert_valid_png(path: &Path) {
     let bytes = fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert!(bytes.len() > 5_000, "{} is only {} bytes", path.display(), bytes.len());
-    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{} lacks the PNG signature", path.display());
+    assert!(
+        bytes.len() > 5_000,
+        "{} is only {} bytes",
+        path.display(),
+        bytes.len()
+    );
+    assert_eq!(
+        &bytes[..8],
+        b"\x89PNG\r\n\x1a\n",
+        "{} lacks the PNG signature",
+        path.display()
+    );
     assert_eq!(&bytes[12..16], b"IHDR");
     let width = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
     let height = u32::from_be_bytes([bytes[20], bytes[21], bytes[22], bytes[23]]);
-    assert!(width >= 300 && height >= 200, "{}: {width}x{height}", path.display());
+    assert!(
+        width >= 300 && height >= 200,
+        "{}: {width}x{height}",
+        path.display()
+    );
     assert_eq!(&bytes[bytes.len() - 8..bytes.len() - 4], b"IEND");
 }
 
@@ -228,8 +285,14 @@ fn assert_sources_exist(report_dir: &Path) -> Vec<String> {
         .map(str::to_string)
         .collect();
     for source in &sources {
-        assert!(!source.contains("://") && !source.starts_with('/'), "non-relative source {source}");
-        assert!(report_dir.join(source).is_file(), "index.html refers to missing {source}");
+        assert!(
+            !source.contains("://") && !source.starts_with('/'),
+            "non-relative source {source}"
+        );
+        assert!(
+            report_dir.join(source).is_file(),
+            "index.html refers to missing {source}"
+        );
     }
     assert!(!page.contains("<script"), "the page must not need scripts");
     sources
@@ -263,8 +326,12 @@ fn full_study_gives_every_kind_of_figure_and_a_page_that_references_them() {
     let field_figures = kinds.iter().filter(|k| **k == FigureKind::Fields).count();
     assert_eq!(field_figures, 4);
     // Swept numeric columns: grid and beta; sampler kind names the lines.
-    let sweeps: Vec<&str> =
-        summary.figures.iter().filter(|f| f.kind == FigureKind::Sweep).map(|f| f.file.as_str()).collect();
+    let sweeps: Vec<&str> = summary
+        .figures
+        .iter()
+        .filter(|f| f.kind == FigureKind::Sweep)
+        .map(|f| f.file.as_str())
+        .collect();
     assert_eq!(sweeps, ["sweep-model_grid.png", "sweep-sampler_beta.png"]);
 
     for path in summary.figure_paths() {
@@ -275,14 +342,26 @@ fn full_study_gives_every_kind_of_figure_and_a_page_that_references_them() {
     listed.sort();
     let mut referenced = sources.clone();
     referenced.sort();
-    assert_eq!(listed, referenced, "the page shows exactly the figures written");
+    assert_eq!(
+        listed, referenced,
+        "the page shows exactly the figures written"
+    );
 
     let page = fs::read_to_string(&summary.index).expect("index");
     assert!(page.contains("<h1>synthetic-acceptance</h1>"));
     assert!(page.contains("GRW vs pCN acceptance on small grids &lt;synthetic&gt;"));
-    assert!(page.contains("jitter escalation failed &lt;at 1e-2&gt;"), "failed job's error listed, escaped");
-    assert!(page.contains("abc123") && page.contains("threads"), "manifest facts shown");
-    assert!(page.contains("&quot;sampler.beta&quot; = [0.04, 0.2, 1.0]"), "study file shown");
+    assert!(
+        page.contains("jitter escalation failed &lt;at 1e-2&gt;"),
+        "failed job's error listed, escaped"
+    );
+    assert!(
+        page.contains("abc123") && page.contains("threads"),
+        "manifest facts shown"
+    );
+    assert!(
+        page.contains("&quot;sampler.beta&quot; = [0.04, 0.2, 1.0]"),
+        "study file shown"
+    );
     for figure in &summary.figures {
         assert!(!figure.caption.is_empty(), "{} has no caption", figure.file);
     }
@@ -313,7 +392,12 @@ fn fields_without_a_jobs_table_are_still_drawn() {
     let summary = write_report(&dir).expect("report");
     assert_eq!(summary.figures.len(), 2);
     assert!(summary.figures.iter().all(|f| f.kind == FigureKind::Fields));
-    assert!(summary.notes.iter().any(|n| n.contains("jobs.parquet is missing")));
+    assert!(
+        summary
+            .notes
+            .iter()
+            .any(|n| n.contains("jobs.parquet is missing"))
+    );
     for path in summary.figure_paths() {
         assert_valid_png(&path);
     }
@@ -343,7 +427,10 @@ fn a_second_report_removes_figures_the_first_one_wrote() {
     assert!(second.figures.iter().all(|f| f.kind != FigureKind::Trace));
     let pngs = fs::read_dir(&second.report_dir)
         .expect("read report dir")
-        .filter(|e| e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "png")))
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "png"))
+        })
         .count();
     assert_eq!(pngs, second.figures.len(), "no stale figures left behind");
 }
@@ -352,7 +439,10 @@ fn a_second_report_removes_figures_the_first_one_wrote() {
 fn damaged_or_odd_inputs_are_errors_or_notes_never_panics() {
     let temp = tempfile::tempdir().expect("tempdir");
     let missing = temp.path().join("does-not-exist");
-    assert!(matches!(write_report(&missing), Err(ReportError::NotAFolder(_))));
+    assert!(matches!(
+        write_report(&missing),
+        Err(ReportError::NotAFolder(_))
+    ));
 
     let dir = results_dir(&temp);
     fs::write(dir.join("jobs.parquet"), b"this is not parquet").expect("write");
@@ -368,12 +458,173 @@ fn damaged_or_odd_inputs_are_errors_or_notes_never_panics() {
     )
     .expect("frame");
     let mut odd = odd;
-    let list = Series::new("tags".into(), [Series::new("".into(), [1i64]), Series::new("".into(), [2i64])]);
+    let list = Series::new(
+        "tags".into(),
+        [
+            Series::new("".into(), [1i64]),
+            Series::new("".into(), [2i64]),
+        ],
+    );
     odd.with_column(list.into_column()).expect("list column");
     write_parquet(&dir, "jobs", odd);
     fs::write(dir.join("study.toml"), "[study\nname = ").expect("write");
     fs::write(dir.join("manifest.json"), "{not json").expect("write");
     let summary = write_report(&dir).expect("odd inputs still give a report");
-    assert!(summary.notes.iter().any(|n| n.contains("`tags`")), "{:?}", summary.notes);
+    assert!(
+        summary.notes.iter().any(|n| n.contains("`tags`")),
+        "{:?}",
+        summary.notes
+    );
+    assert_sources_exist(&summary.report_dir);
+}
+
+/// A probit length-scale search (13 assumed length scales from 0.01 to 10) and a poisson job
+/// on real-looking counts with held-out cells.
+fn write_probit_and_poisson_study(dir: &Path) {
+    let scales: Vec<f64> = (0..13)
+        .map(|k| 10f64.powf(-2.0 + k as f64 * 3.0 / 12.0))
+        .collect();
+    let mut ids: Vec<String> = scales
+        .iter()
+        .map(|l| format!("probit-l{l:.3}").replace('.', "p"))
+        .collect();
+    ids.push("poisson-counts".into());
+    let n = ids.len();
+    let likelihood: Vec<&str> = (0..n)
+        .map(|k| if k + 1 < n { "probit" } else { "poisson" })
+        .collect();
+    let mut length: Vec<f64> = scales.clone();
+    length.push(0.3);
+    let error: Vec<Option<f64>> = scales
+        .iter()
+        .map(|l| Some(0.12 + 0.1 * (l.log10() - 0.3f64.log10()).powi(2)))
+        .chain([None])
+        .collect();
+    let count_mae: Vec<Option<f64>> = (0..n).map(|k| (k + 1 == n).then_some(1.7)).collect();
+    let jobs = df!(
+        "job_id" => ids.clone(),
+        "replicate" => vec![0i64; n],
+        "model_grid" => vec![16i64; n],
+        "model_length_scale" => length,
+        "model_likelihood" => likelihood,
+        "sampler_kind" => vec!["pcn"; n],
+        "sampler_beta" => vec![0.2; n],
+        "status" => vec!["ok"; n],
+        "acceptance_rate" => vec![0.3; n],
+        "prediction_error" => error,
+        "count_mae" => count_mae,
+    )
+    .expect("jobs");
+    write_parquet(dir, "jobs", jobs);
+
+    let mut rng = Lcg(11);
+    let d = 16i64;
+    let (mut id, mut i_col, mut j_col, mut truth, mut observed, mut observation) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    let (mut mean, mut sd, mut p_positive, mut expected) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for job in [&ids[8], &ids[n - 1]] {
+        let poisson = job == &ids[n - 1];
+        for j in 0..d {
+            for i in 0..d {
+                let (x, y) = (i as f64 / 15.0, j as f64 / 15.0);
+                let u = 1.2 * ((4.0 * x).sin() + (3.0 * y).cos()) - 0.3;
+                let m = u + 0.3 * rng.normal();
+                id.push(job.clone());
+                i_col.push(i);
+                j_col.push(j);
+                mean.push(m);
+                sd.push(0.4 + 0.1 * rng.uniform());
+                if poisson {
+                    let held_out = rng.uniform() < 0.2;
+                    truth.push(None);
+                    observed.push(!held_out);
+                    observation.push(Some(
+                        (u.exp() + rng.normal() * u.exp().sqrt()).max(0.0).round(),
+                    ));
+                    p_positive.push(None);
+                    expected.push(Some(m.exp()));
+                } else {
+                    let seen = (i + j) % 3 == 0;
+                    truth.push(Some(u));
+                    observed.push(seen);
+                    observation.push(seen.then(|| {
+                        if u + 0.2 * rng.normal() > 0.0 {
+                            1.0
+                        } else {
+                            -1.0
+                        }
+                    }));
+                    p_positive.push(Some(1.0 / (1.0 + (-2.0 * m).exp())));
+                    expected.push(None);
+                }
+            }
+        }
+    }
+    let fields = df!(
+        "job_id" => id, "i" => i_col, "j" => j_col, "truth" => truth, "observed" => observed,
+        "observation" => observation, "post_mean" => mean, "post_sd" => sd,
+        "p_positive" => p_positive, "expected_count" => expected,
+    )
+    .expect("fields");
+    write_parquet(dir, "fields", fields);
+}
+
+#[test]
+fn probit_and_poisson_fields_and_a_log_length_scale_sweep() {
+    let temp = tempfile::tempdir().expect("tempdir");
+    let dir = match std::env::var_os("FIELDMC_REPORT_DEMO_DIR") {
+        Some(demo) => PathBuf::from(demo).join("probit-poisson"),
+        None => results_dir(&temp),
+    };
+    fs::create_dir_all(&dir).expect("mkdir");
+    write_probit_and_poisson_study(&dir);
+    let summary = write_report(&dir).expect("report");
+    let captions = |kind: FigureKind| -> Vec<&str> {
+        summary
+            .figures
+            .iter()
+            .filter(|f| f.kind == kind)
+            .map(|f| f.caption.as_str())
+            .collect()
+    };
+    let fields = captions(FigureKind::Fields);
+    assert_eq!(
+        fields.len(),
+        2,
+        "one probit and one poisson job have fields"
+    );
+    assert!(
+        fields
+            .iter()
+            .any(|c| c.contains("P(t = +1 | data)") && c.contains("truth u"))
+    );
+    assert!(
+        fields
+            .iter()
+            .any(|c| c.contains("expected count") && c.contains("held-out data"))
+    );
+    assert!(fields.iter().all(|c| !c.contains("exact posterior mean")));
+    // The swept length scale (and the likelihood) give one sweep figure against ℓ.
+    let sweeps: Vec<&Figure> = summary
+        .figures
+        .iter()
+        .filter(|f| f.kind == FigureKind::Sweep)
+        .collect();
+    assert_eq!(sweeps.len(), 1);
+    assert_eq!(sweeps[0].file, "sweep-model_length_scale.png");
+    assert!(
+        captions(FigureKind::Acceptance).is_empty(),
+        "grid and beta were not swept"
+    );
+    for path in summary.figure_paths() {
+        assert_valid_png(&path);
+    }
     assert_sources_exist(&summary.report_dir);
 }

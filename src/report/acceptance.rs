@@ -31,7 +31,9 @@ pub struct AcceptanceGrid {
 
 /// The heat map, when grid and beta were both swept and acceptance rates exist.
 pub fn acceptance_figure(context: &Context) -> Result<Option<Figure>, ReportError> {
-    let Some(table) = acceptance_grid(context) else { return Ok(None) };
+    let Some(table) = acceptance_grid(context) else {
+        return Ok(None);
+    };
     draw(&context.path(FILE), &table)?;
     let samplers = table.samplers.join(", ");
     Ok(Some(Figure {
@@ -54,12 +56,20 @@ pub fn acceptance_grid(context: &Context) -> Option<AcceptanceGrid> {
     if !has_all || context.shape.levels(GRID) < 2 || context.shape.levels(BETA) < 2 {
         return None;
     }
-    let rows: Vec<usize> =
-        context.shape.ok_rows.iter().copied().filter(|&r| jobs.finite(METRIC, r).is_some()).collect();
+    let rows: Vec<usize> = context
+        .shape
+        .ok_rows
+        .iter()
+        .copied()
+        .filter(|&r| jobs.finite(METRIC, r).is_some())
+        .collect();
     if rows.is_empty() {
         return None;
     }
-    let samplers: Vec<String> = distinct(jobs, SAMPLER, &rows).iter().map(Cell::display).collect();
+    let samplers: Vec<String> = distinct(jobs, SAMPLER, &rows)
+        .iter()
+        .map(Cell::display)
+        .collect();
     let grids = distinct(jobs, GRID, &rows);
     let betas = distinct(jobs, BETA, &rows);
     let mut max_jobs_per_cell = 0;
@@ -82,14 +92,21 @@ pub fn acceptance_grid(context: &Context) -> Option<AcceptanceGrid> {
                                 .filter_map(|&r| jobs.finite(METRIC, r))
                                 .collect();
                             max_jobs_per_cell = max_jobs_per_cell.max(values.len());
-                            (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+                            (!values.is_empty())
+                                .then(|| values.iter().sum::<f64>() / values.len() as f64)
                         })
                         .collect()
                 })
                 .collect()
         })
         .collect();
-    Some(AcceptanceGrid { samplers, grids, betas, means, max_jobs_per_cell })
+    Some(AcceptanceGrid {
+        samplers,
+        grids,
+        betas,
+        means,
+        max_jobs_per_cell,
+    })
 }
 
 fn draw(path: &std::path::Path, table: &AcceptanceGrid) -> Result<(), ReportError> {
@@ -114,13 +131,22 @@ fn draw(path: &std::path::Path, table: &AcceptanceGrid) -> Result<(), ReportErro
 }
 
 /// Draws one sampler's panel; returns the right edge and vertical extent of its plot area.
-fn draw_panel(area: &Area, table: &AcceptanceGrid, s: usize, scale: &Scale) -> DrawResult<(i32, (i32, i32))> {
+fn draw_panel(
+    area: &Area,
+    table: &AcceptanceGrid,
+    s: usize,
+    scale: &Scale,
+) -> DrawResult<(i32, (i32, i32))> {
     let (nb, ng) = (table.betas.len(), table.grids.len());
     let x_coord = AxisCoord::new(-0.5..nb as f64 - 0.5, (0..nb).map(|k| k as f64).collect());
     let y_coord = AxisCoord::new(-0.5..ng as f64 - 0.5, (0..ng).map(|k| k as f64).collect());
     let label_of = |cells: &[Cell], v: f64| {
         let k = v.round();
-        if k >= 0.0 { cells.get(k as usize).map(Cell::display).unwrap_or_default() } else { String::new() }
+        if k >= 0.0 {
+            cells.get(k as usize).map(Cell::display).unwrap_or_default()
+        } else {
+            String::new()
+        }
     };
     let mut chart = ChartBuilder::on(area)
         .caption(format!("sampler: {}", table.samplers[s]), text(19.0))
@@ -150,9 +176,15 @@ fn draw_panel(area: &Area, table: &AcceptanceGrid, s: usize, scale: &Scale) -> D
                 [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
                 WHITE.stroke_width(2),
             )))?;
-            let ink = if luminance(colour) > 0.5 { BLACK } else { WHITE };
+            let ink = if luminance(colour) > 0.5 {
+                BLACK
+            } else {
+                WHITE
+            };
             let label = mean.map_or("–".to_string(), |m| format!("{m:.3}"));
-            let style = text(16.0).color(&ink).pos(Pos::new(HPos::Center, VPos::Center));
+            let style = text(16.0)
+                .color(&ink)
+                .pos(Pos::new(HPos::Center, VPos::Center));
             chart.draw_series(std::iter::once(Text::new(label, (x, y), style)))?;
         }
     }

@@ -39,7 +39,11 @@ pub struct AxisCoord {
 
 impl AxisCoord {
     pub fn new(range: Range<f64>, ticks: Vec<f64>) -> Self {
-        AxisCoord { lo: range.start, hi: range.end, ticks }
+        AxisCoord {
+            lo: range.start,
+            hi: range.end,
+            ticks,
+        }
     }
 }
 
@@ -58,7 +62,11 @@ impl Ranged for AxisCoord {
 
     fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
         // Light (minor) grid lines are not drawn; bold points are the ticks.
-        if hint.weight().allow_light_points() { Vec::new() } else { self.ticks.clone() }
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
     }
 
     fn range(&self) -> Range<f64> {
@@ -101,14 +109,21 @@ pub fn render_png(
         root.present()?;
         Ok(())
     })();
-    outcome.map_err(|e| ReportError::Draw { path: path.to_path_buf(), message: e.to_string() })
+    outcome.map_err(|e| ReportError::Draw {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
 }
 
 /// Draws a figure title centred at the top of `area` and returns the area below it.
 pub fn titled<'a>(area: &Area<'a>, title: &str, height: u32) -> DrawResult<Area<'a>> {
     let (width, _) = area.dim_in_pixel();
     let style = bold(22.0).pos(Pos::new(HPos::Center, VPos::Center));
-    area.draw(&Text::new(title.to_string(), ((width / 2) as i32, (height / 2) as i32), style))?;
+    area.draw(&Text::new(
+        title.to_string(),
+        ((width / 2) as i32, (height / 2) as i32),
+        style,
+    ))?;
     let (_, below) = area.split_vertically(height);
     Ok(below)
 }
@@ -127,7 +142,12 @@ impl Axis {
     /// A linear axis over `[lo, hi]` (widened when degenerate) with about six ticks.
     pub fn linear(lo: f64, hi: f64) -> Self {
         let (lo, hi) = widen(lo, hi);
-        Axis { lo, hi, log: false, ticks: nice_ticks(lo, hi, 6) }
+        Axis {
+            lo,
+            hi,
+            log: false,
+            ticks: nice_ticks(lo, hi, 6),
+        }
     }
 
     /// A linear axis over the values padded by 5% of their span on each side.
@@ -139,11 +159,23 @@ impl Axis {
 
     /// A log10 axis over positive `[lo, hi]`, padded by a few percent of a decade.
     pub fn log(lo: f64, hi: f64) -> Self {
-        let (lo, hi) = (lo.max(f64::MIN_POSITIVE).log10(), hi.max(f64::MIN_POSITIVE).log10());
-        let (lo, hi) = if hi > lo { (lo, hi) } else { (lo - 0.5, hi + 0.5) };
+        let (lo, hi) = (
+            lo.max(f64::MIN_POSITIVE).log10(),
+            hi.max(f64::MIN_POSITIVE).log10(),
+        );
+        let (lo, hi) = if hi > lo {
+            (lo, hi)
+        } else {
+            (lo - 0.5, hi + 0.5)
+        };
         let pad = 0.04 * (hi - lo).max(0.5);
         let (lo, hi) = (lo - pad, hi + pad);
-        Axis { lo, hi, log: true, ticks: log_ticks(lo, hi) }
+        Axis {
+            lo,
+            hi,
+            log: true,
+            ticks: log_ticks(lo, hi),
+        }
     }
 
     /// Log when all values are positive and span more than `ratio`, else padded linear.
@@ -172,7 +204,11 @@ impl Axis {
 
     /// The tick label of a plot-space position.
     pub fn label(&self, position: f64) -> String {
-        if self.log { format_number(10f64.powf(position)) } else { format_number(position) }
+        if self.log {
+            format_number(10f64.powf(position))
+        } else {
+            format_number(position)
+        }
     }
 
     pub fn coord(&self) -> AxisCoord {
@@ -192,7 +228,7 @@ fn widen(lo: f64, hi: f64) -> (f64, f64) {
 
 /// Ticks at multiples of 1, 2 or 5 times a power of ten, about `target` of them.
 pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
-    if !(hi > lo) || !lo.is_finite() || !hi.is_finite() {
+    if !lo.is_finite() || !hi.is_finite() || hi <= lo {
         return Vec::new();
     }
     let raw = (hi - lo) / target.max(1) as f64;
@@ -218,11 +254,19 @@ pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
 /// Ticks for a log10 axis over plot-space `[lo, hi]`: decades, then 1-2-5, then 1..9 when the
 /// range is too short to show at least three ticks.
 pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let mantissa_sets: [&[f64]; 3] = [&[1.0], &[1.0, 2.0, 5.0], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]];
+    let mantissa_sets: [&[f64]; 3] = [
+        &[1.0],
+        &[1.0, 2.0, 5.0],
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+    ];
     let mut best = Vec::new();
     for mantissas in mantissa_sets {
         best = (lo.floor() as i64..=hi.ceil() as i64)
-            .flat_map(|decade| mantissas.iter().map(move |m| (m * 10f64.powi(decade as i32)).log10()))
+            .flat_map(|decade| {
+                mantissas
+                    .iter()
+                    .map(move |m| (m * 10f64.powi(decade as i32)).log10())
+            })
             .filter(|p| *p >= lo - 1e-9 && *p <= hi + 1e-9)
             .collect();
         if best.len() >= 3 {
@@ -246,24 +290,37 @@ pub fn draw_colour_bar(
     for step in 0..height {
         let t = 1.0 - (step as f64 + 0.5) / height as f64;
         let colour = scale.map.at(t);
-        root.draw(&Rectangle::new([(x, top + step), (x + WIDTH, top + step + 1)], colour.filled()))?;
+        root.draw(&Rectangle::new(
+            [(x, top + step), (x + WIDTH, top + step + 1)],
+            colour.filled(),
+        ))?;
     }
-    root.draw(&Rectangle::new([(x, top), (x + WIDTH, bottom)], INK.stroke_width(1)))?;
+    root.draw(&Rectangle::new(
+        [(x, top), (x + WIDTH, bottom)],
+        INK.stroke_width(1),
+    ))?;
     let tick_style = text(13.0).pos(Pos::new(HPos::Left, VPos::Center));
     let mut widest = 0;
     for tick in nice_ticks(scale.lo, scale.hi, 5) {
         let y = bottom - ((tick - scale.lo) / (scale.hi - scale.lo) * height as f64).round() as i32;
-        root.draw(&PathElement::new(vec![(x + WIDTH, y), (x + WIDTH + 4, y)], INK))?;
+        root.draw(&PathElement::new(
+            vec![(x + WIDTH, y), (x + WIDTH + 4, y)],
+            INK,
+        ))?;
         let label = format_number(tick);
         widest = widest.max(label.chars().count() as i32);
         root.draw(&Text::new(label, (x + WIDTH + 6, y), tick_style.clone()))?;
     }
     if !label.is_empty() {
         let rotated = text(13.0)
-            .transform(FontTransform::Rotate90)
+            .transform(FontTransform::Rotate270)
             .pos(Pos::new(HPos::Center, VPos::Center));
         let label_x = x + WIDTH + 12 + 8 * widest.max(2);
-        root.draw(&Text::new(label.to_string(), (label_x, (top + bottom) / 2), rotated))?;
+        root.draw(&Text::new(
+            label.to_string(),
+            (label_x, (top + bottom) / 2),
+            rotated,
+        ))?;
     }
     Ok(())
 }
@@ -294,7 +351,10 @@ pub fn draw_legend(area: &Area, entries: &[(String, RGBColor)]) -> DrawResult {
         let mut x = (width as i32 - total) / 2;
         let y = first_y + r as i32 * row_height;
         for (label, colour) in row {
-            area.draw(&PathElement::new(vec![(x, y), (x + 26, y)], colour.stroke_width(3)))?;
+            area.draw(&PathElement::new(
+                vec![(x, y), (x + 26, y)],
+                colour.stroke_width(3),
+            ))?;
             area.draw(&Circle::new((x + 13, y), 4, colour.filled()))?;
             area.draw(&Text::new(label.clone(), (x + 32, y), style.clone()))?;
             x += entry_width(label);

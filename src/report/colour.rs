@@ -95,7 +95,11 @@ impl ColourMap {
     /// The colour at position `t` in [0, 1] (clamped), linearly interpolated between stops.
     pub fn at(self, t: f64) -> RGBColor {
         let stops = self.stops();
-        let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+        let t = if t.is_finite() {
+            t.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         let position = t * (stops.len() - 1) as f64;
         let lower = (position.floor() as usize).min(stops.len() - 2);
         let frac = position - lower as f64;
@@ -127,7 +131,11 @@ impl Scale {
             return Scale { lo, hi, map };
         }
         let pad = if lo == 0.0 { 0.5 } else { lo.abs() * 0.05 };
-        Scale { lo: lo - pad, hi: hi + pad, map }
+        Scale {
+            lo: lo - pad,
+            hi: hi + pad,
+            map,
+        }
     }
 
     pub fn colour(&self, value: Option<f64>) -> RGBColor {
@@ -170,7 +178,9 @@ mod tests {
 
     #[test]
     fn viridis_gets_lighter_along_the_scale() {
-        let l: Vec<f64> = (0..=10).map(|k| luminance(ColourMap::Viridis.at(k as f64 / 10.0))).collect();
+        let l: Vec<f64> = (0..=10)
+            .map(|k| luminance(ColourMap::Viridis.at(k as f64 / 10.0)))
+            .collect();
         assert!(l.windows(2).all(|w| w[1] > w[0]), "{l:?}");
     }
 

@@ -43,7 +43,9 @@ pub fn field_figures(
     let mut figures = Vec::new();
     for job_id in job_ids {
         let rows = fields.rows_of_job(job_id);
-        let Some(grid) = grid_of(fields, &rows) else { continue };
+        let Some(grid) = grid_of(fields, &rows) else {
+            continue;
+        };
         let likelihood = likelihood_of(context, fields, &rows, job_id);
         let panels = panels_for(fields, &rows, &likelihood);
         if panels.is_empty() {
@@ -98,8 +100,15 @@ fn grid_of(fields: &Table, rows: &[usize]) -> Option<Grid> {
         None => (rows.len() as f64).sqrt().ceil() as usize,
     }
     .max(1);
-    let spacing = if size > 1 { 1.0 / (size - 1) as f64 } else { 1.0 };
-    let (mut x, mut y) = (Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()));
+    let spacing = if size > 1 {
+        1.0 / (size - 1) as f64
+    } else {
+        1.0
+    };
+    let (mut x, mut y) = (
+        Vec::with_capacity(rows.len()),
+        Vec::with_capacity(rows.len()),
+    );
     for (k, &row) in rows.iter().enumerate() {
         let cell = index("cell", row).unwrap_or(k);
         let i = index("i", row).unwrap_or(cell % size);
@@ -107,7 +116,12 @@ fn grid_of(fields: &Table, rows: &[usize]) -> Option<Grid> {
         x.push(fields.finite("x", row).unwrap_or(i as f64 * spacing));
         y.push(fields.finite("y", row).unwrap_or(j as f64 * spacing));
     }
-    Some(Grid { x, y, half_cell: spacing / 2.0, size })
+    Some(Grid {
+        x,
+        y,
+        half_cell: spacing / 2.0,
+        size,
+    })
 }
 
 fn column(fields: &Table, rows: &[usize], name: &str) -> Vec<Option<f64>> {
@@ -124,12 +138,23 @@ fn panels_for(fields: &Table, rows: &[usize], likelihood: &str) -> Vec<Panel> {
     let observation = column(fields, rows, "observation");
     let observed: Vec<bool> = rows
         .iter()
-        .map(|&r| fields.boolean("observed").and_then(|v| v.get(r).copied().flatten()).unwrap_or(false))
+        .map(|&r| {
+            fields
+                .boolean("observed")
+                .and_then(|v| v.get(r).copied().flatten())
+                .unwrap_or(false)
+        })
         .collect();
-    let used: Vec<Option<f64>> =
-        observation.iter().zip(&observed).map(|(v, &o)| if o { *v } else { None }).collect();
-    let held_out: Vec<Option<f64>> =
-        observation.iter().zip(&observed).map(|(v, &o)| if o { None } else { *v }).collect();
+    let used: Vec<Option<f64>> = observation
+        .iter()
+        .zip(&observed)
+        .map(|(v, &o)| if o { *v } else { None })
+        .collect();
+    let held_out: Vec<Option<f64>> = observation
+        .iter()
+        .zip(&observed)
+        .map(|(v, &o)| if o { None } else { *v })
+        .collect();
     let mean = column(fields, rows, "post_mean");
     let sd = column(fields, rows, "post_sd");
     let exact = column(fields, rows, "exact_mean");
@@ -142,12 +167,32 @@ fn panels_for(fields: &Table, rows: &[usize], likelihood: &str) -> Vec<Panel> {
         .collect();
 
     let field_scale = Scale::spanning(
-        truth.iter().chain(&mean).chain(&exact).chain(if likelihood == "gaussian" { &used } else { &[][..] }),
+        truth
+            .iter()
+            .chain(&mean)
+            .chain(&exact)
+            .chain(if likelihood == "gaussian" {
+                &used
+            } else {
+                &[][..]
+            }),
         ColourMap::Viridis,
     );
-    let spread_max = sd.iter().chain(&error).flatten().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+    let spread_max = sd
+        .iter()
+        .chain(&error)
+        .flatten()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
     let spread_scale = Scale::fixed(0.0, spread_max, ColourMap::Sequential);
-    let count_max = observation.iter().chain(&expected).flatten().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+    let count_max = observation
+        .iter()
+        .chain(&expected)
+        .flatten()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
     let count_scale = Scale::fixed(0.0, count_max, ColourMap::Viridis);
     let data_scale = match likelihood {
         "probit" => Scale::fixed(-1.0, 1.0, ColourMap::Diverging),
@@ -161,26 +206,45 @@ fn panels_for(fields: &Table, rows: &[usize], likelihood: &str) -> Vec<Panel> {
     };
 
     let mut panels = Vec::new();
-    let mut add = |title: &str, values: Vec<Option<f64>>, blank: bool, scale: Scale, label: &str| {
-        if any_value(&values) {
-            panels.push(Panel {
-                title: title.to_string(),
-                values,
-                blank_when_missing: blank,
-                scale,
-                bar_label: label.to_string(),
-            });
-        }
-    };
+    let mut add =
+        |title: &str, values: Vec<Option<f64>>, blank: bool, scale: Scale, label: &str| {
+            if any_value(&values) {
+                panels.push(Panel {
+                    title: title.to_string(),
+                    values,
+                    blank_when_missing: blank,
+                    scale,
+                    bar_label: label.to_string(),
+                });
+            }
+        };
     add("truth u", truth, false, field_scale, "u");
     add("data used in fitting", used, true, data_scale, data_label);
     add("held-out data", held_out, true, data_scale, data_label);
     add("posterior mean", mean, false, field_scale, "u");
     add("exact posterior mean", exact, false, field_scale, "u");
     add("posterior sd", sd, false, spread_scale, "sd of u");
-    add("|posterior mean − truth|", error, false, spread_scale, "absolute error");
-    add("P(t = +1 | data)", probability, false, Scale::fixed(0.0, 1.0, ColourMap::Diverging), "probability");
-    add("expected count exp(u)", expected, false, count_scale, "count");
+    add(
+        "|posterior mean − truth|",
+        error,
+        false,
+        spread_scale,
+        "absolute error",
+    );
+    add(
+        "P(t = +1 | data)",
+        probability,
+        false,
+        Scale::fixed(0.0, 1.0, ColourMap::Diverging),
+        "probability",
+    );
+    add(
+        "expected count exp(u)",
+        expected,
+        false,
+        count_scale,
+        "count",
+    );
     panels
 }
 
@@ -192,7 +256,10 @@ fn draw_field_figure(
 ) -> Result<(), ReportError> {
     let columns = panels.len().min(MAX_COLUMNS);
     let rows = panels.len().div_ceil(columns);
-    let size = (columns as u32 * PANEL_WIDTH, TITLE_HEIGHT + rows as u32 * PANEL_HEIGHT);
+    let size = (
+        columns as u32 * PANEL_WIDTH,
+        TITLE_HEIGHT + rows as u32 * PANEL_HEIGHT,
+    );
     render_png(path, size, |root| {
         let body = titled(root, description, TITLE_HEIGHT)?;
         let areas = body.split_evenly((rows, columns));
@@ -205,7 +272,12 @@ fn draw_field_figure(
 
 fn draw_panel(root: &Area, area: &Area, grid: &Grid, panel: &Panel) -> DrawResult {
     let h = grid.half_cell;
-    let axis = Axis { lo: -h, hi: 1.0 + h, log: false, ticks: vec![0.0, 0.25, 0.5, 0.75, 1.0] };
+    let axis = Axis {
+        lo: -h,
+        hi: 1.0 + h,
+        log: false,
+        ticks: vec![0.0, 0.25, 0.5, 0.75, 1.0],
+    };
     let mut chart = ChartBuilder::on(area)
         .caption(&panel.title, text(17.0))
         .margin(6)
@@ -223,15 +295,23 @@ fn draw_panel(root: &Area, area: &Area, grid: &Grid, panel: &Panel) -> DrawResul
         .x_label_formatter(&|v| axis.label(*v))
         .y_label_formatter(&|v| axis.label(*v))
         .draw()?;
-    chart.draw_series(grid.x.iter().zip(&grid.y).zip(&panel.values).map(|((&x, &y), &value)| {
-        let colour = match value {
-            None if panel.blank_when_missing => BLANK,
-            _ => panel.scale.colour(value),
-        };
-        Rectangle::new([(x - h, y - h), (x + h, y + h)], colour.filled())
-    }))?;
+    chart.draw_series(grid.x.iter().zip(&grid.y).zip(&panel.values).map(
+        |((&x, &y), &value)| {
+            let colour = match value {
+                None if panel.blank_when_missing => BLANK,
+                _ => panel.scale.colour(value),
+            };
+            Rectangle::new([(x - h, y - h), (x + h, y + h)], colour.filled())
+        },
+    ))?;
     let (x_range, y_range) = chart.plotting_area().get_pixel_range();
-    draw_colour_bar(root, x_range.end + 8, (y_range.start, y_range.end), &panel.scale, &panel.bar_label)
+    draw_colour_bar(
+        root,
+        x_range.end + 8,
+        (y_range.start, y_range.end),
+        &panel.scale,
+        &panel.bar_label,
+    )
 }
 
 fn caption(likelihood: &str, panels: &[Panel], size: usize, job_id: &str) -> String {
@@ -256,7 +336,9 @@ fn caption(likelihood: &str, panels: &[Panel], size: usize, job_id: &str) -> Str
         ),
         _ => {}
     }
-    text.push_str("Near-white cells in data panels carry no observation; grey marks missing values.");
+    text.push_str(
+        "Near-white cells in data panels carry no observation; grey marks missing values.",
+    );
     text
 }
 
@@ -266,7 +348,12 @@ mod tests {
     use crate::report::tables::Values;
 
     fn table(columns: Vec<(&str, Values)>) -> Table {
-        Table::from_columns(columns.into_iter().map(|(n, v)| (n.to_string(), v)).collect())
+        Table::from_columns(
+            columns
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v))
+                .collect(),
+        )
     }
     fn num(values: &[Option<f64>]) -> Values {
         Values::Num(values.to_vec())
@@ -278,18 +365,33 @@ mod tests {
             ("i", num(&[Some(0.0), Some(1.0), Some(0.0), Some(1.0)])),
             ("j", num(&[Some(0.0), Some(0.0), Some(1.0), Some(1.0)])),
             ("truth", num(&[None; 4])),
-            ("observed", Values::Bool(vec![Some(true), Some(false), Some(true), Some(false)])),
+            (
+                "observed",
+                Values::Bool(vec![Some(true), Some(false), Some(true), Some(false)]),
+            ),
             ("observation", num(&[Some(3.0), Some(1.0), None, None])),
-            ("post_mean", num(&[Some(0.1), Some(0.2), Some(0.3), Some(0.4)])),
+            (
+                "post_mean",
+                num(&[Some(0.1), Some(0.2), Some(0.3), Some(0.4)]),
+            ),
             ("post_sd", num(&[Some(0.5); 4])),
-            ("expected_count", num(&[Some(1.1), Some(1.2), Some(1.3), Some(9.0)])),
+            (
+                "expected_count",
+                num(&[Some(1.1), Some(1.2), Some(1.3), Some(9.0)]),
+            ),
         ]);
         let rows = [0, 1, 2, 3];
         let panels = panels_for(&fields, &rows, "poisson");
         let titles: Vec<&str> = panels.iter().map(|p| p.title.as_str()).collect();
         assert_eq!(
             titles,
-            ["data used in fitting", "held-out data", "posterior mean", "posterior sd", "expected count exp(u)"]
+            [
+                "data used in fitting",
+                "held-out data",
+                "posterior mean",
+                "posterior sd",
+                "expected count exp(u)"
+            ]
         );
         assert_eq!(panels[0].values, [Some(3.0), None, None, None]);
         assert_eq!(panels[1].values, [None, Some(1.0), None, None]);
@@ -309,9 +411,15 @@ mod tests {
             ("post_sd", num(&[Some(0.2), Some(0.3)])),
         ]);
         let panels = panels_for(&fields, &[0, 1], "gaussian");
-        let error = panels.iter().find(|p| p.title.starts_with('|')).expect("error panel");
+        let error = panels
+            .iter()
+            .find(|p| p.title.starts_with('|'))
+            .expect("error panel");
         assert_eq!(error.values, [Some(0.5), Some(2.0)]);
-        let sd = panels.iter().find(|p| p.title == "posterior sd").expect("sd panel");
+        let sd = panels
+            .iter()
+            .find(|p| p.title == "posterior sd")
+            .expect("sd panel");
         assert_eq!(sd.scale, error.scale);
         assert_eq!((sd.scale.lo, sd.scale.hi), (0.0, 2.0));
     }

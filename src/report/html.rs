@@ -14,9 +14,21 @@ use super::{Context, Figure, FigureKind};
 /// Rows of the jobs table shown on the page; the full table is jobs.parquet.
 const MAX_JOB_ROWS: usize = 400;
 /// Extra metric columns shown after the key metrics when present.
-const EXTRA_METRICS: [&str; 6] = ["ess_bulk", "ess_tail", "rhat", "cell_ess_min", "jitter", "wall_seconds"];
+const EXTRA_METRICS: [&str; 6] = [
+    "ess_bulk",
+    "ess_tail",
+    "rhat",
+    "cell_ess_min",
+    "jitter",
+    "wall_seconds",
+];
 /// Parameters shown in the jobs table when the study swept nothing.
-const DEFAULT_PARAMS: [&str; 4] = ["model_likelihood", "sampler_kind", "model_grid", "sampler_beta"];
+const DEFAULT_PARAMS: [&str; 4] = [
+    "model_likelihood",
+    "sampler_kind",
+    "model_grid",
+    "sampler_beta",
+];
 
 const STYLE: &str = "
 body { font-family: 'DejaVu Sans', Verdana, Arial, sans-serif; color: #222; margin: 0 auto;
@@ -39,16 +51,24 @@ code { background: #f3f3f3; padding: 0 0.2em; }
 ";
 
 /// The whole page as a string.
-pub fn render_page(results_dir: &Path, context: &Context, figures: &[Figure], notes: &[String]) -> String {
+pub fn render_page(
+    results_dir: &Path,
+    context: &Context,
+    figures: &[Figure],
+    notes: &[String],
+) -> String {
     let study_text = fs::read_to_string(results_dir.join("study.toml")).ok();
     let study: Option<toml::Table> = study_text.as_deref().and_then(|t| toml::from_str(t).ok());
     let manifest: Option<serde_json::Value> = fs::read_to_string(results_dir.join("manifest.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok());
     let name = study_name(study.as_ref(), manifest.as_ref(), results_dir);
-    let description = study
-        .as_ref()
-        .and_then(|s| s.get("study")?.get("description")?.as_str().map(str::to_string));
+    let description = study.as_ref().and_then(|s| {
+        s.get("study")?
+            .get("description")?
+            .as_str()
+            .map(str::to_string)
+    });
 
     let mut page = String::new();
     let _ = write!(
@@ -66,7 +86,11 @@ pub fn render_page(results_dir: &Path, context: &Context, figures: &[Figure], no
         page.push_str(&contents(figures));
     }
     if let Some(text) = &study_text {
-        let _ = writeln!(page, "<h2 id=\"study\">Study file</h2>\n<pre>{}</pre>", escape(text));
+        let _ = writeln!(
+            page,
+            "<h2 id=\"study\">Study file</h2>\n<pre>{}</pre>",
+            escape(text)
+        );
     }
     page.push_str(&jobs_section(context));
     page.push_str(&figures_section(figures));
@@ -81,7 +105,11 @@ pub fn render_page(results_dir: &Path, context: &Context, figures: &[Figure], no
     page
 }
 
-fn study_name(study: Option<&toml::Table>, manifest: Option<&serde_json::Value>, dir: &Path) -> String {
+fn study_name(
+    study: Option<&toml::Table>,
+    manifest: Option<&serde_json::Value>,
+    dir: &Path,
+) -> String {
     study
         .and_then(|s| s.get("study")?.get("name")?.as_str().map(str::to_string))
         .or_else(|| manifest.and_then(|m| m.get("study")?.as_str().map(str::to_string)))
@@ -95,7 +123,10 @@ fn run_facts(context: &Context, manifest: Option<&serde_json::Value>) -> String 
     let total = context.jobs.height;
     if total > 0 {
         let ok = context.shape.ok_rows.len();
-        rows.push(("jobs".into(), format!("{total} ({ok} ok, {} failed)", total - ok)));
+        rows.push((
+            "jobs".into(),
+            format!("{total} ({ok} ok, {} failed)", total - ok),
+        ));
     }
     if let Some(serde_json::Value::Object(entries)) = manifest {
         for (key, value) in entries {
@@ -113,17 +144,28 @@ fn run_facts(context: &Context, manifest: Option<&serde_json::Value>) -> String 
     }
     let mut html = String::from("<table class=\"facts\">\n");
     for (key, value) in rows {
-        let _ = writeln!(html, "<tr><th class=\"text\">{}</th><td class=\"text\">{}</td></tr>", escape(&key), escape(&value));
+        let _ = writeln!(
+            html,
+            "<tr><th class=\"text\">{}</th><td class=\"text\">{}</td></tr>",
+            escape(&key),
+            escape(&value)
+        );
     }
     html.push_str("</table>\n");
     html
 }
 
 fn contents(figures: &[Figure]) -> String {
-    let mut html = String::from("<p>Contents: <a href=\"#study\">study file</a> · <a href=\"#jobs\">jobs</a>");
+    let mut html =
+        String::from("<p>Contents: <a href=\"#study\">study file</a> · <a href=\"#jobs\">jobs</a>");
     for (kind, heading) in KIND_HEADINGS {
         if figures.iter().any(|f| f.kind == kind) {
-            let _ = write!(html, " · <a href=\"#{}\">{}</a>", anchor(kind), heading.to_lowercase());
+            let _ = write!(
+                html,
+                " · <a href=\"#{}\">{}</a>",
+                anchor(kind),
+                heading.to_lowercase()
+            );
         }
     }
     html.push_str("</p>\n");
@@ -134,7 +176,10 @@ const KIND_HEADINGS: [(FigureKind, &str); 6] = [
     (FigureKind::Acceptance, "Acceptance"),
     (FigureKind::Sweep, "Metrics against swept parameters"),
     (FigureKind::Fields, "Fields"),
-    (FigureKind::Convergence, "Convergence to the exact posterior"),
+    (
+        FigureKind::Convergence,
+        "Convergence to the exact posterior",
+    ),
     (FigureKind::Trace, "Traces"),
     (FigureKind::Autocorrelation, "Autocorrelation"),
 ];
@@ -176,12 +221,23 @@ fn figures_section(figures: &[Figure]) -> String {
 /// the metrics that have at least one value.
 fn job_columns(context: &Context) -> Vec<String> {
     let jobs = context.jobs;
-    let mut columns: Vec<String> = ["job_id", "status", "replicate"].iter().map(|s| s.to_string()).collect();
+    let mut columns: Vec<String> = ["job_id", "status", "replicate"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let swept = context.shape.swept_names();
-    let params: Vec<&str> = if swept.is_empty() { DEFAULT_PARAMS.to_vec() } else { swept };
+    let params: Vec<&str> = if swept.is_empty() {
+        DEFAULT_PARAMS.to_vec()
+    } else {
+        swept
+    };
     columns.extend(params.iter().map(|s| s.to_string()));
     let metrics = KEY_METRICS.iter().map(|(m, _)| *m).chain(EXTRA_METRICS);
-    columns.extend(metrics.filter(|m| (0..jobs.height).any(|r| jobs.finite(m, r).is_some())).map(String::from));
+    columns.extend(
+        metrics
+            .filter(|m| (0..jobs.height).any(|r| jobs.finite(m, r).is_some()))
+            .map(String::from),
+    );
     columns.retain(|c| jobs.has(c));
     columns
 }
@@ -196,20 +252,44 @@ fn jobs_section(context: &Context) -> String {
     let _ = writeln!(
         html,
         "<p>One row per job in plan order, numbers rounded (full precision in <code>jobs.parquet</code>).{}</p>",
-        if jobs.height > MAX_JOB_ROWS { format!(" The first {MAX_JOB_ROWS} of {} jobs are shown.", jobs.height) } else { String::new() }
+        if jobs.height > MAX_JOB_ROWS {
+            format!(
+                " The first {MAX_JOB_ROWS} of {} jobs are shown.",
+                jobs.height
+            )
+        } else {
+            String::new()
+        }
     );
     html.push_str("<div class=\"scroll\"><table>\n<tr>");
     for column in &columns {
-        let class = if is_text_column(context, column) { " class=\"text\"" } else { "" };
-        let _ = write!(html, "<th{class} title=\"{}\">{}</th>", escape(column), escape(&header(column)));
+        let class = if is_text_column(context, column) {
+            " class=\"text\""
+        } else {
+            ""
+        };
+        let _ = write!(
+            html,
+            "<th{class} title=\"{}\">{}</th>",
+            escape(column),
+            escape(&header(column))
+        );
     }
     html.push_str("</tr>\n");
     for row in 0..jobs.height.min(MAX_JOB_ROWS) {
         let failed = jobs.str_at("status", row).is_some_and(|s| s != "ok");
-        html.push_str(if failed { "<tr class=\"failed\">" } else { "<tr>" });
+        html.push_str(if failed {
+            "<tr class=\"failed\">"
+        } else {
+            "<tr>"
+        });
         for column in &columns {
             let value = Cell::of(jobs, column, row).display();
-            let class = if is_text_column(context, column) { " class=\"text\"" } else { "" };
+            let class = if is_text_column(context, column) {
+                " class=\"text\""
+            } else {
+                ""
+            };
             let _ = write!(html, "<td{class}>{}</td>", escape(&value));
         }
         html.push_str("</tr>\n");
@@ -223,8 +303,19 @@ fn header(column: &str) -> String {
     let short = short_name(column);
     match column {
         "job_id" => "job".into(),
-        _ if column.starts_with("model_") || column.starts_with("data_") || column.starts_with("sampler_") => {
-            if short.is_empty() { column.split_once('_').map_or(column, |(_, r)| r).replace('_', " ") } else { short }
+        "sampler_kind" => "sampler".into(),
+        _ if column.starts_with("model_")
+            || column.starts_with("data_")
+            || column.starts_with("sampler_") =>
+        {
+            if short.is_empty() {
+                column
+                    .split_once('_')
+                    .map_or(column, |(_, r)| r)
+                    .replace('_', " ")
+            } else {
+                short
+            }
         }
         _ => column.replace('_', " "),
     }
@@ -236,15 +327,27 @@ fn is_text_column(context: &Context, column: &str) -> bool {
 
 fn failed_jobs(context: &Context) -> String {
     let jobs = context.jobs;
-    let failed: Vec<usize> = (0..jobs.height).filter(|&r| jobs.str_at("status", r).is_some_and(|s| s != "ok")).collect();
+    let failed: Vec<usize> = (0..jobs.height)
+        .filter(|&r| jobs.str_at("status", r).is_some_and(|s| s != "ok"))
+        .collect();
     if failed.is_empty() {
         return String::new();
     }
-    let mut html = format!("<h3>Failed jobs ({})</h3>\n<ul class=\"errors\">\n", failed.len());
+    let mut html = format!(
+        "<h3>Failed jobs ({})</h3>\n<ul class=\"errors\">\n",
+        failed.len()
+    );
     for row in failed {
         let id = jobs.str_at("job_id", row).unwrap_or("?");
-        let error = jobs.str_at("error", row).unwrap_or("no error message recorded");
-        let _ = writeln!(html, "<li><code>{}</code>: {}</li>", escape(id), escape(error));
+        let error = jobs
+            .str_at("error", row)
+            .unwrap_or("no error message recorded");
+        let _ = writeln!(
+            html,
+            "<li><code>{}</code>: {}</li>",
+            escape(id),
+            escape(error)
+        );
     }
     html.push_str("</ul>\n");
     html
@@ -272,6 +375,9 @@ mod tests {
 
     #[test]
     fn escape_neutralises_markup() {
-        assert_eq!(escape("<img src=\"x\" onerror='y'> & co"), "&lt;img src=&quot;x&quot; onerror=&#39;y&#39;&gt; &amp; co");
+        assert_eq!(
+            escape("<img src=\"x\" onerror='y'> & co"),
+            "&lt;img src=&quot;x&quot; onerror=&#39;y&#39;&gt; &amp; co"
+        );
     }
 }

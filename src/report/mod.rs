@@ -93,7 +93,10 @@ pub struct ReportSummary {
 impl ReportSummary {
     /// Absolute paths of the figures written.
     pub fn figure_paths(&self) -> Vec<PathBuf> {
-        self.figures.iter().map(|f| self.report_dir.join(&f.file)).collect()
+        self.figures
+            .iter()
+            .map(|f| self.report_dir.join(&f.file))
+            .collect()
     }
 }
 
@@ -131,12 +134,26 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
     }
     let jobs = jobs.unwrap_or_default();
     let shape = StudyShape::of(&jobs);
-    let context = Context { jobs: &jobs, shape: &shape, report_dir: &report_dir };
+    let context = Context {
+        jobs: &jobs,
+        shape: &shape,
+        report_dir: &report_dir,
+    };
 
     let field_jobs = representative_job_ids(&context, results_dir, "fields", &mut notes)?;
     let trace_jobs = representative_job_ids(&context, results_dir, "traces", &mut notes)?;
-    let fields = read_table(results_dir, "fields", Some(&to_set(&field_jobs)), &mut notes)?;
-    let traces = read_table(results_dir, "traces", Some(&to_set(&trace_jobs)), &mut notes)?;
+    let fields = read_table(
+        results_dir,
+        "fields",
+        Some(&to_set(&field_jobs)),
+        &mut notes,
+    )?;
+    let traces = read_table(
+        results_dir,
+        "traces",
+        Some(&to_set(&trace_jobs)),
+        &mut notes,
+    )?;
     let convergence = read_table(results_dir, "convergence", None, &mut notes)?;
     let autocorrelation = read_table(results_dir, "autocorrelation", None, &mut notes)?;
 
@@ -158,8 +175,16 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
 
     let index = report_dir.join("index.html");
     let page = html::render_page(results_dir, &context, &figures, &notes);
-    fs::write(&index, page).map_err(|source| ReportError::Io { path: index.clone(), source })?;
-    Ok(ReportSummary { report_dir, index, figures, notes })
+    fs::write(&index, page).map_err(|source| ReportError::Io {
+        path: index.clone(),
+        source,
+    })?;
+    Ok(ReportSummary {
+        report_dir,
+        index,
+        figures,
+        notes,
+    })
 }
 
 fn to_set(ids: &[String]) -> HashSet<String> {
@@ -169,12 +194,18 @@ fn to_set(ids: &[String]) -> HashSet<String> {
 /// Creates the report folder and removes PNGs of an earlier report, so the folder holds
 /// exactly what the new page shows.
 fn prepare_report_dir(report_dir: &Path) -> Result<(), ReportError> {
-    let io_error = |source| ReportError::Io { path: report_dir.to_path_buf(), source };
+    let io_error = |source| ReportError::Io {
+        path: report_dir.to_path_buf(),
+        source,
+    };
     fs::create_dir_all(report_dir).map_err(io_error)?;
     for entry in fs::read_dir(report_dir).map_err(io_error)? {
         let path = entry.map_err(io_error)?.path();
         if path.extension().is_some_and(|e| e == "png") && path.is_file() {
-            fs::remove_file(&path).map_err(|source| ReportError::Io { path: path.clone(), source })?;
+            fs::remove_file(&path).map_err(|source| ReportError::Io {
+                path: path.clone(),
+                source,
+            })?;
         }
     }
     Ok(())
@@ -209,7 +240,12 @@ fn representative_job_ids(
         .ok_rows
         .iter()
         .copied()
-        .filter(|&row| context.jobs.str_at("job_id", row).is_some_and(|id| present.contains(id)))
+        .filter(|&row| {
+            context
+                .jobs
+                .str_at("job_id", row)
+                .is_some_and(|id| present.contains(id))
+        })
         .collect();
     let rows = shape::representative_rows(context.jobs, context.shape, &candidates);
     Ok(rows
@@ -221,6 +257,12 @@ fn representative_job_ids(
 /// A file-name-safe version of a job id.
 pub(crate) fn file_safe(id: &str) -> String {
     id.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }

@@ -29,7 +29,11 @@ pub enum Cell {
 impl Cell {
     pub fn of(table: &Table, column: &str, row: usize) -> Cell {
         if let Some(values) = table.num(column) {
-            return values.get(row).copied().flatten().map_or(Cell::Null, Cell::Num);
+            return values
+                .get(row)
+                .copied()
+                .flatten()
+                .map_or(Cell::Null, Cell::Num);
         }
         match table.values(column).and_then(|v| v.display(row)) {
             Some(text) => Cell::Text(text),
@@ -146,7 +150,10 @@ pub fn param_columns(jobs: &Table) -> Vec<String> {
 
 /// Distinct values of a column over the given rows, sorted.
 pub fn distinct(jobs: &Table, column: &str, rows: &[usize]) -> Vec<Cell> {
-    let mut values: Vec<Cell> = rows.iter().map(|&row| Cell::of(jobs, column, row)).collect();
+    let mut values: Vec<Cell> = rows
+        .iter()
+        .map(|&row| Cell::of(jobs, column, row))
+        .collect();
     values.sort();
     values.dedup();
     values
@@ -159,9 +166,16 @@ fn swept_columns(jobs: &Table, rows: &[usize]) -> Vec<Swept> {
         if values.len() < 2 {
             continue;
         }
-        match swept.iter_mut().find(|s| moves_together(jobs, rows, &s.column, &column)) {
+        match swept
+            .iter_mut()
+            .find(|s| moves_together(jobs, rows, &s.column, &column))
+        {
             Some(leader) => leader.companions.push(column),
-            None => swept.push(Swept { column, values, companions: Vec::new() }),
+            None => swept.push(Swept {
+                column,
+                values,
+                companions: Vec::new(),
+            }),
         }
     }
     swept
@@ -191,7 +205,10 @@ pub fn key_of(jobs: &Table, row: usize, columns: &[&str]) -> Vec<Cell> {
 pub fn group_rows(jobs: &Table, rows: &[usize], columns: &[&str]) -> Vec<(Vec<Cell>, Vec<usize>)> {
     let mut groups: BTreeMap<Vec<Cell>, Vec<usize>> = BTreeMap::new();
     for &row in rows {
-        groups.entry(key_of(jobs, row, columns)).or_default().push(row);
+        groups
+            .entry(key_of(jobs, row, columns))
+            .or_default()
+            .push(row);
     }
     groups.into_iter().collect()
 }
@@ -200,7 +217,11 @@ pub fn group_rows(jobs: &Table, rows: &[usize], columns: &[&str]) -> Vec<(Vec<Ce
 /// columns while that keeps the count small; at most [`MAX_REPRESENTATIVES`] rows, in plan
 /// order. Only rows in `candidates` (e.g. ok jobs with fields) are considered.
 pub fn representative_rows(jobs: &Table, shape: &StudyShape, candidates: &[usize]) -> Vec<usize> {
-    let mut key: Vec<&str> = REPRESENTATIVE_KEYS.iter().copied().filter(|c| jobs.has(c)).collect();
+    let mut key: Vec<&str> = REPRESENTATIVE_KEYS
+        .iter()
+        .copied()
+        .filter(|c| jobs.has(c))
+        .collect();
     for swept in &shape.swept {
         if key.contains(&swept.column.as_str()) {
             continue;
@@ -268,10 +289,20 @@ pub fn axis_title(column: &str) -> String {
     }
 }
 
+/// Orders columns for legends: the sampler kind first (it is what studies compare), the rest
+/// in table order.
+pub fn sampler_first(columns: &mut [String]) {
+    columns.sort_by_key(|c| c != "sampler_kind");
+}
+
 /// "name=value" for a legend ("β=0.2", or just "pcn").
 pub fn label(column: &str, value: &Cell) -> String {
     let name = short_name(column);
-    if name.is_empty() { value.display() } else { format!("{name}={}", value.display()) }
+    if name.is_empty() {
+        value.display()
+    } else {
+        format!("{name}={}", value.display())
+    }
 }
 
 /// Labels of several columns joined ("pcn, D=16, β=0.2"); "all jobs" when empty.
@@ -279,13 +310,22 @@ pub fn joined_label(columns: &[&str], key: &[Cell]) -> String {
     if columns.is_empty() {
         return "all jobs".into();
     }
-    columns.iter().zip(key).map(|(c, v)| label(c, v)).collect::<Vec<_>>().join(", ")
+    columns
+        .iter()
+        .zip(key)
+        .map(|(c, v)| label(c, v))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A job's description from its swept parameters plus likelihood, sampler and grid
 /// (used in figure titles).
 pub fn job_description(jobs: &Table, shape: &StudyShape, row: usize) -> String {
-    let mut columns: Vec<&str> = REPRESENTATIVE_KEYS.iter().copied().filter(|c| jobs.has(c)).collect();
+    let mut columns: Vec<&str> = REPRESENTATIVE_KEYS
+        .iter()
+        .copied()
+        .filter(|c| jobs.has(c))
+        .collect();
     for swept in &shape.swept {
         if !columns.contains(&swept.column.as_str()) {
             columns.push(&swept.column);
@@ -315,14 +355,32 @@ mod tests {
 
     fn jobs() -> Table {
         Table::from_columns(vec![
-            ("job_id".into(), text(&["a", "b", "c", "d", "e", "f", "g", "h"])),
-            ("replicate".into(), num(&[0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0])),
-            ("model_grid".into(), num(&[4.0, 4.0, 16.0, 16.0, 4.0, 4.0, 16.0, 16.0])),
+            (
+                "job_id".into(),
+                text(&["a", "b", "c", "d", "e", "f", "g", "h"]),
+            ),
+            (
+                "replicate".into(),
+                num(&[0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0]),
+            ),
+            (
+                "model_grid".into(),
+                num(&[4.0, 4.0, 16.0, 16.0, 4.0, 4.0, 16.0, 16.0]),
+            ),
             ("model_length_scale".into(), num(&[0.3; 8])),
             ("model_likelihood".into(), text(&["gaussian"; 8])),
-            ("data_length_scale".into(), num(&[0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.2, 0.2])),
-            ("sampler_kind".into(), text(&["grw", "grw", "grw", "grw", "pcn", "pcn", "pcn", "pcn"])),
-            ("status".into(), text(&["ok", "ok", "ok", "failed", "ok", "ok", "ok", "ok"])),
+            (
+                "data_length_scale".into(),
+                num(&[0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.2, 0.2]),
+            ),
+            (
+                "sampler_kind".into(),
+                text(&["grw", "grw", "grw", "grw", "pcn", "pcn", "pcn", "pcn"]),
+            ),
+            (
+                "status".into(),
+                text(&["ok", "ok", "ok", "failed", "ok", "ok", "ok", "ok"]),
+            ),
         ])
     }
 
@@ -350,11 +408,30 @@ mod tests {
 
     #[test]
     fn cells_order_numbers_numerically_and_labels_are_short() {
-        let mut cells = vec![Cell::Num(16.0), Cell::Null, Cell::Num(4.0), Cell::Text("pcn".into())];
+        let mut cells = vec![
+            Cell::Num(16.0),
+            Cell::Null,
+            Cell::Num(4.0),
+            Cell::Text("pcn".into()),
+        ];
         cells.sort();
-        assert_eq!(cells, [Cell::Num(4.0), Cell::Num(16.0), Cell::Text("pcn".into()), Cell::Null]);
+        assert_eq!(
+            cells,
+            [
+                Cell::Num(4.0),
+                Cell::Num(16.0),
+                Cell::Text("pcn".into()),
+                Cell::Null
+            ]
+        );
         assert_eq!(label("model_grid", &Cell::Num(16.0)), "D=16");
         assert_eq!(label("sampler_kind", &Cell::Text("pcn".into())), "pcn");
-        assert_eq!(joined_label(&["sampler_kind", "sampler_beta"], &[Cell::Text("grw".into()), Cell::Num(0.2)]), "grw, β=0.2");
+        assert_eq!(
+            joined_label(
+                &["sampler_kind", "sampler_beta"],
+                &[Cell::Text("grw".into()), Cell::Num(0.2)]
+            ),
+            "grw, β=0.2"
+        );
     }
 }

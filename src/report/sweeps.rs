@@ -7,7 +7,7 @@ use plotters::prelude::*;
 
 use super::canvas::{Area, Axis, DrawResult, draw_legend, render_png, text, titled};
 use super::colour::series_colour;
-use super::shape::{Cell, Swept, axis_title, group_rows, joined_label, short_name};
+use super::shape::{Cell, Swept, axis_title, group_rows, joined_label, sampler_first, short_name};
 use super::tables::Table;
 use super::{Context, Figure, FigureKind, ReportError, file_safe};
 
@@ -53,7 +53,10 @@ pub struct LinePlan {
     pub pooled: Vec<String>,
 }
 
-pub fn sweep_figures(context: &Context, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
+pub fn sweep_figures(
+    context: &Context,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for swept in context.shape.swept.iter().filter(|s| s.is_numeric()) {
         let plan = line_plan(context, swept);
@@ -100,10 +103,15 @@ pub fn line_plan(context: &Context, swept: &Swept) -> LinePlan {
         group_rows(context.jobs, &context.shape.ok_rows, &names).len()
     };
     if combinations(&others) <= MAX_LINES {
-        return LinePlan { by: others, pooled: Vec::new() };
+        let mut by = others;
+        sampler_first(&mut by);
+        return LinePlan {
+            by,
+            pooled: Vec::new(),
+        };
     }
     let mut preference = others.clone();
-    preference.sort_by_key(|c| c != "sampler_kind");
+    sampler_first(&mut preference);
     let by: Vec<String> = preference
         .into_iter()
         .find(|c| context.shape.levels(c) <= MAX_LINES)
@@ -126,7 +134,10 @@ pub fn metric_lines(context: &Context, x_column: &str, metric: &str, plan: &Line
     let by: Vec<&str> = plan.by.iter().map(String::as_str).collect();
     group_rows(jobs, &rows, &by)
         .into_iter()
-        .map(|(key, rows)| Line { label: joined_label(&by, &key), points: summarise(jobs, &rows, x_column, metric) })
+        .map(|(key, rows)| Line {
+            label: joined_label(&by, &key),
+            points: summarise(jobs, &rows, x_column, metric),
+        })
         .filter(|line| !line.points.is_empty())
         .collect()
 }
@@ -136,7 +147,10 @@ fn summarise(jobs: &Table, rows: &[usize], x_column: &str, metric: &str) -> Vec<
         .into_iter()
         .filter_map(|(key, rows)| {
             let x = key.first().and_then(Cell::as_f64)?;
-            let values: Vec<f64> = rows.iter().filter_map(|&r| jobs.finite(metric, r)).collect();
+            let values: Vec<f64> = rows
+                .iter()
+                .filter_map(|&r| jobs.finite(metric, r))
+                .collect();
             let count = values.len();
             (count > 0).then(|| Summary {
                 x,
@@ -149,7 +163,11 @@ fn summarise(jobs: &Table, rows: &[usize], x_column: &str, metric: &str) -> Vec<
         .collect()
 }
 
-fn draw(path: &std::path::Path, swept: &Swept, panels: &[(&str, &str, Vec<Line>)]) -> Result<(), ReportError> {
+fn draw(
+    path: &std::path::Path,
+    swept: &Swept,
+    panels: &[(&str, &str, Vec<Line>)],
+) -> Result<(), ReportError> {
     let columns = panels.len().min(3);
     let rows = panels.len().div_ceil(columns);
     let width = columns as u32 * PANEL_WIDTH;
@@ -164,17 +182,29 @@ fn draw(path: &std::path::Path, swept: &Swept, panels: &[(&str, &str, Vec<Line>)
     render_png(path, (width, height), |root| {
         let body = titled(root, &title, 50)?;
         let (legend, grid) = body.split_vertically(LEGEND_HEIGHT);
-        let entries: Vec<(String, RGBColor)> =
-            labels.iter().enumerate().map(|(k, l)| (l.clone(), series_colour(k))).collect();
+        let entries: Vec<(String, RGBColor)> = labels
+            .iter()
+            .enumerate()
+            .map(|(k, l)| (l.clone(), series_colour(k)))
+            .collect();
         draw_legend(&legend, &entries)?;
         let x_values: Vec<f64> = swept.values.iter().filter_map(Cell::as_f64).collect();
         let x_axis = Axis::auto(&x_values, 20.0);
-        for (area, (metric, title, lines)) in grid.split_evenly((rows, columns)).iter().zip(panels) {
+        for (area, (metric, title, lines)) in grid.split_evenly((rows, columns)).iter().zip(panels)
+        {
             let colour_of = |line: &Line| {
                 let k = labels.iter().position(|l| *l == line.label).unwrap_or(0);
                 series_colour(k)
             };
-            draw_panel(area, &x_axis, &swept.column, metric, title, lines, &colour_of)?;
+            draw_panel(
+                area,
+                &x_axis,
+                &swept.column,
+                metric,
+                title,
+                lines,
+                &colour_of,
+            )?;
         }
         Ok(())
     })
@@ -184,7 +214,10 @@ fn y_axis(metric: &str, lines: &[Line]) -> Axis {
     if metric == "acceptance_rate" {
         return Axis::linear(0.0, 1.02);
     }
-    let values: Vec<f64> = lines.iter().flat_map(|l| l.points.iter().flat_map(|p| [p.min, p.max])).collect();
+    let values: Vec<f64> = lines
+        .iter()
+        .flat_map(|l| l.points.iter().flat_map(|p| [p.min, p.max]))
+        .collect();
     Axis::auto(&values, 50.0)
 }
 
@@ -198,8 +231,16 @@ fn draw_panel(
     colour_of: &dyn Fn(&Line) -> RGBColor,
 ) -> DrawResult {
     let y_axis = y_axis(metric, lines);
-    let x_title = if x_axis.log { format!("{} (log scale)", axis_title(x_column)) } else { axis_title(x_column) };
-    let y_title = if y_axis.log { format!("{metric} (log scale)") } else { metric.to_string() };
+    let x_title = if x_axis.log {
+        format!("{} (log scale)", axis_title(x_column))
+    } else {
+        axis_title(x_column)
+    };
+    let y_title = if y_axis.log {
+        format!("{metric} (log scale)")
+    } else {
+        metric.to_string()
+    };
     let mut chart = ChartBuilder::on(area)
         .caption(title, text(18.0))
         .margin(12)
@@ -223,7 +264,12 @@ fn draw_panel(
             .points
             .iter()
             .filter_map(|p| {
-                Some((x_axis.place(p.x)?, y_axis.place(p.mean)?, y_axis.place(p.min)?, y_axis.place(p.max)?))
+                Some((
+                    x_axis.place(p.x)?,
+                    y_axis.place(p.mean)?,
+                    y_axis.place(p.min)?,
+                    y_axis.place(p.max)?,
+                ))
             })
             .collect();
         let band: Vec<(f64, f64)> = placed
@@ -232,16 +278,26 @@ fn draw_panel(
             .chain(placed.iter().rev().map(|p| (p.0, p.2)))
             .collect();
         if placed.iter().any(|p| p.3 > p.2) {
-            chart.draw_series(std::iter::once(Polygon::new(band, colour.mix(0.18).filled())))?;
+            chart.draw_series(std::iter::once(Polygon::new(
+                band,
+                colour.mix(0.18).filled(),
+            )))?;
             chart.draw_series(placed.iter().map(|p| {
-                PathElement::new(vec![(p.0, p.2), (p.0, p.3)], colour.mix(0.6).stroke_width(1))
+                PathElement::new(
+                    vec![(p.0, p.2), (p.0, p.3)],
+                    colour.mix(0.6).stroke_width(1),
+                )
             }))?;
         }
         chart.draw_series(std::iter::once(PathElement::new(
             placed.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
             colour.stroke_width(2),
         )))?;
-        chart.draw_series(placed.iter().map(|p| Circle::new((p.0, p.1), 4, colour.filled())))?;
+        chart.draw_series(
+            placed
+                .iter()
+                .map(|p| Circle::new((p.0, p.1), 4, colour.filled())),
+        )?;
     }
     Ok(())
 }
@@ -255,10 +311,17 @@ fn caption(swept: &Swept, plan: &LinePlan, panels: &[(&str, &str, Vec<Line>)]) -
          replicate-to-replicate spread. ",
         metrics.join("; "),
         axis_title(&swept.column),
-        if name.is_empty() { String::new() } else { format!(" ({name})") },
+        if name.is_empty() {
+            String::new()
+        } else {
+            format!(" ({name})")
+        },
     );
     if !swept.companions.is_empty() {
-        text.push_str(&format!("{} moved together with it. ", swept.companions.join(", ")));
+        text.push_str(&format!(
+            "{} moved together with it. ",
+            swept.companions.join(", ")
+        ));
     }
     if plan.by.is_empty() {
         text.push_str("One line: nothing else was swept. ");
@@ -266,7 +329,10 @@ fn caption(swept: &Swept, plan: &LinePlan, panels: &[(&str, &str, Vec<Line>)]) -
         text.push_str(&format!("One line per value of {}. ", plan.by.join(" × ")));
     }
     if !plan.pooled.is_empty() {
-        text.push_str(&format!("Values are pooled over {}. ", plan.pooled.join(", ")));
+        text.push_str(&format!(
+            "Values are pooled over {}. ",
+            plan.pooled.join(", ")
+        ));
     }
     text.push_str("Axes marked log scale are logarithmic (values spanning more than a factor 20 on x, 50 on y).");
     text

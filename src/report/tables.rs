@@ -9,7 +9,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use polars::prelude::{BooleanChunked, DataFrame, DataType, NewChunkedArray, ParquetReader, SerReader};
+use polars::prelude::{
+    BooleanChunked, DataFrame, DataType, NewChunkedArray, ParquetReader, SerReader,
+};
 
 use super::ReportError;
 
@@ -54,7 +56,11 @@ impl Table {
     pub fn from_columns(columns: Vec<(String, Values)>) -> Self {
         let height = columns.first().map_or(0, |(_, v)| v.len());
         let order = columns.iter().map(|(n, _)| n.clone()).collect();
-        Table { height, columns: columns.into_iter().collect(), order }
+        Table {
+            height,
+            columns: columns.into_iter().collect(),
+            order,
+        }
     }
 
     pub fn column_names(&self) -> &[String] {
@@ -102,12 +108,16 @@ impl Table {
 
     /// The text value of a column at a row.
     pub fn str_at(&self, name: &str, row: usize) -> Option<&str> {
-        self.text(name).and_then(|v| v.get(row)).and_then(|s| s.as_deref())
+        self.text(name)
+            .and_then(|v| v.get(row))
+            .and_then(|s| s.as_deref())
     }
 
     /// Rows whose `job_id` equals `job_id`, in table order.
     pub fn rows_of_job(&self, job_id: &str) -> Vec<usize> {
-        let Some(ids) = self.text("job_id") else { return Vec::new() };
+        let Some(ids) = self.text("job_id") else {
+            return Vec::new();
+        };
         ids.iter()
             .enumerate()
             .filter(|(_, id)| id.as_deref() == Some(job_id))
@@ -138,7 +148,7 @@ pub fn format_number(x: f64) -> String {
         return format!("{}", x as i64);
     }
     let a = x.abs();
-    if !(1e-3..1e5).contains(&a) {
+    if !(1e-3..1e7).contains(&a) {
         return format!("{x:.2e}");
     }
     let decimals = (3 - a.log10().floor() as i32).clamp(0, 6) as usize;
@@ -169,8 +179,14 @@ pub fn read_table(
     if !path.is_file() {
         return Ok(None);
     }
-    let parquet_error = |source| ReportError::Parquet { path: path.clone(), source };
-    let file = File::open(&path).map_err(|source| ReportError::Io { path: path.clone(), source })?;
+    let parquet_error = |source| ReportError::Parquet {
+        path: path.clone(),
+        source,
+    };
+    let file = File::open(&path).map_err(|source| ReportError::Io {
+        path: path.clone(),
+        source,
+    })?;
     let mut frame = ParquetReader::new(file).finish().map_err(parquet_error)?;
     if let Some(keep) = keep_jobs {
         frame = keep_rows_of_jobs(&frame, keep).map_err(parquet_error)?;
@@ -185,7 +201,10 @@ pub fn read_job_ids(results_dir: &Path, name: &str) -> Result<Option<Vec<String>
     if !path.is_file() {
         return Ok(None);
     }
-    let file = File::open(&path).map_err(|source| ReportError::Io { path: path.clone(), source })?;
+    let file = File::open(&path).map_err(|source| ReportError::Io {
+        path: path.clone(),
+        source,
+    })?;
     let reader = ParquetReader::new(file);
     let frame = match reader.with_columns(Some(vec!["job_id".into()])).finish() {
         Ok(frame) => frame,
@@ -202,7 +221,10 @@ fn keep_rows_of_jobs(
     let Ok(ids) = frame.column("job_id").and_then(|c| c.str()) else {
         return Ok(frame.clone());
     };
-    let mask: Vec<bool> = ids.iter().map(|id| id.is_some_and(|id| keep.contains(id))).collect();
+    let mask: Vec<bool> = ids
+        .iter()
+        .map(|id| id.is_some_and(|id| keep.contains(id)))
+        .collect();
     frame.filter(&BooleanChunked::from_slice("keep".into(), &mask))
 }
 
@@ -229,7 +251,12 @@ fn column_values(column: &polars::prelude::Column) -> Option<Values> {
         let values = column.bool().ok()?.iter().collect();
         Some(Values::Bool(values))
     } else if dtype.is_string() {
-        let values = column.str().ok()?.iter().map(|s| s.map(str::to_string)).collect();
+        let values = column
+            .str()
+            .ok()?
+            .iter()
+            .map(|s| s.map(str::to_string))
+            .collect();
         Some(Values::Text(values))
     } else if dtype.is_primitive_numeric() {
         let cast = column.cast(&DataType::Float64).ok()?;
@@ -260,7 +287,9 @@ mod tests {
 
     #[test]
     fn job_ids_are_distinct_in_first_appearance_order() {
-        let ids = ["b", "a", "b", "c", "a"].map(|s| Some(s.to_string())).to_vec();
+        let ids = ["b", "a", "b", "c", "a"]
+            .map(|s| Some(s.to_string()))
+            .to_vec();
         let table = Table::from_columns(vec![("job_id".into(), Values::Text(ids))]);
         assert_eq!(table.job_ids(), ["b", "a", "c"]);
         assert_eq!(table.rows_of_job("b"), [0, 2]);
