@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 
 use plotters::prelude::*;
 
-use super::canvas::{Area, Axis, DrawResult, draw_legend, render_png, text, titled};
+use super::canvas::{
+    Area, Axis, DrawResult, decorate, draw_legend, plot_box, render_png, text, titled,
+};
 use super::colour::{INK_GREY, series_colour};
 use super::shape::{group_rows, job_description, joined_label, sampler_first};
 use super::tables::Table;
@@ -187,6 +189,7 @@ fn draw_convergence(
         entries.push(("1/√T reference (dashed)".into(), INK_GREY));
         draw_legend(&legend, &entries)?;
         let mut chart = log_log_chart(
+            root,
             &plot,
             &x_axis,
             &y_axis,
@@ -217,6 +220,7 @@ fn draw_convergence(
 }
 
 fn log_log_chart<'a, 'b>(
+    root: &Area,
     area: &'a Area<'b>,
     x_axis: &'a Axis,
     y_axis: &'a Axis,
@@ -238,13 +242,11 @@ fn log_log_chart<'a, 'b>(
         .configure_mesh()
         .light_line_style(WHITE)
         .bold_line_style(RGBColor(225, 225, 225))
-        .x_desc(x_title)
-        .y_desc(y_title)
         .label_style(text(14.0))
-        .axis_desc_style(text(15.0))
         .x_label_formatter(&|v| x_axis.label(*v))
         .y_label_formatter(&|v| y_axis.label(*v))
         .draw()?;
+    decorate(root, &plot_box(&chart, 52, 80), "", x_title, y_title, 15.0)?;
     Ok(chart)
 }
 
@@ -398,13 +400,14 @@ fn draw_traces(
             .collect();
         draw_legend(&legend, &entries)?;
         let (top, bottom) = plots.split_vertically(335);
-        draw_trace_panel(&top, chains, |p| p.1, "log-likelihood")?;
-        draw_trace_panel(&bottom, chains, |p| p.2, probe_title)?;
+        draw_trace_panel(root, &top, chains, |p| p.1, "log-likelihood")?;
+        draw_trace_panel(root, &bottom, chains, |p| p.2, probe_title)?;
         Ok(())
     })
 }
 
 fn draw_trace_panel(
+    root: &Area,
     area: &Area,
     chains: &[(i64, Trace)],
     value: impl Fn(&(f64, Option<f64>, Option<f64>)) -> Option<f64>,
@@ -424,8 +427,8 @@ fn draw_trace_panel(
     let x_axis = Axis::linear(min(&xs), max(&xs));
     let y_axis = Axis::padded(min(&ys), max(&ys));
     let mut chart = ChartBuilder::on(area)
-        .caption(title, text(17.0))
         .margin(12)
+        .margin_top(36)
         .x_label_area_size(44)
         .y_label_area_size(80)
         .build_cartesian_2d(x_axis.coord(), y_axis.coord())?;
@@ -433,13 +436,18 @@ fn draw_trace_panel(
         .configure_mesh()
         .light_line_style(WHITE)
         .bold_line_style(RGBColor(230, 230, 230))
-        .x_desc("iteration")
-        .y_desc(title)
         .label_style(text(13.0))
-        .axis_desc_style(text(14.0))
         .x_label_formatter(&|v| x_axis.label(*v))
         .y_label_formatter(&|v| y_axis.label(*v))
         .draw()?;
+    decorate(
+        root,
+        &plot_box(&chart, 44, 80),
+        title,
+        "iteration",
+        "",
+        14.0,
+    )?;
     let alpha = if chains.len() > 1 { 0.75 } else { 1.0 };
     for (k, (_, trace)) in chains.iter().enumerate() {
         let colour = series_colour(k).mix(alpha);
@@ -516,13 +524,19 @@ fn draw_autocorrelation(
             .configure_mesh()
             .light_line_style(WHITE)
             .bold_line_style(RGBColor(225, 225, 225))
-            .x_desc("lag (thinned draws)")
-            .y_desc("autocorrelation")
             .label_style(text(14.0))
-            .axis_desc_style(text(15.0))
             .x_label_formatter(&|v| x_axis.label(*v))
             .y_label_formatter(&|v| y_axis.label(*v))
             .draw()?;
+        let plot_area = plot_box(&chart, 52, 72);
+        decorate(
+            root,
+            &plot_area,
+            "",
+            "lag (thinned draws)",
+            "autocorrelation",
+            15.0,
+        )?;
         let zero = vec![(x_axis.lo, 0.0), (x_axis.hi, 0.0)];
         chart.draw_series(
             dashes(&zero, 60)
