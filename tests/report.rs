@@ -7,7 +7,7 @@
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
-use fieldmc::report::{FigureKind, ReportError, write_report};
+use fieldmc::report::{Figure, FigureKind, ReportError, write_report};
 use polars::prelude::*;
 
 /// A small deterministic generator so that the synthetic fields look like fields with noise.
@@ -475,5 +475,156 @@ fn damaged_or_odd_inputs_are_errors_or_notes_never_panics() {
         "{:?}",
         summary.notes
     );
+    assert_sources_exist(&summary.report_dir);
+}
+
+/// A probit length-scale search (13 assumed length scales from 0.01 to 10) and a poisson job
+/// on real-looking counts with held-out cells.
+fn write_probit_and_poisson_study(dir: &Path) {
+    let scales: Vec<f64> = (0..13)
+        .map(|k| 10f64.powf(-2.0 + k as f64 * 3.0 / 12.0))
+        .collect();
+    let mut ids: Vec<String> = scales
+        .iter()
+        .map(|l| format!("probit-l{l:.3}").replace('.', "p"))
+        .collect();
+    ids.push("poisson-counts".into());
+    let n = ids.len();
+    let likelihood: Vec<&str> = (0..n)
+        .map(|k| if k + 1 < n { "probit" } else { "poisson" })
+        .collect();
+    let mut length: Vec<f64> = scales.clone();
+    length.push(0.3);
+    let error: Vec<Option<f64>> = scales
+        .iter()
+        .map(|l| Some(0.12 + 0.1 * (l.log10() - 0.3f64.log10()).powi(2)))
+        .chain([None])
+        .collect();
+    let count_mae: Vec<Option<f64>> = (0..n).map(|k| (k + 1 == n).then_some(1.7)).collect();
+    let jobs = df!(
+        "job_id" => ids.clone(),
+        "replicate" => vec![0i64; n],
+        "model_grid" => vec![16i64; n],
+        "model_length_scale" => length,
+        "model_likelihood" => likelihood,
+        "sampler_kind" => vec!["pcn"; n],
+        "sampler_beta" => vec![0.2; n],
+        "status" => vec!["ok"; n],
+        "acceptance_rate" => vec![0.3; n],
+        "prediction_error" => error,
+        "count_mae" => count_mae,
+    )
+    .expect("jobs");
+    write_parquet(dir, "jobs", jobs);
+
+    let mut rng = Lcg(11);
+    let d = 16i64;
+    let (mut id, mut i_col, mut j_col, mut truth, mut observed, mut observation) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    let (mut mean, mut sd, mut p_positive, mut expected) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for job in [&ids[8], &ids[n - 1]] {
+        let poisson = job == &ids[n - 1];
+        for j in 0..d {
+            for i in 0..d {
+                let (x, y) = (i as f64 / 15.0, j as f64 / 15.0);
+                let u = 1.2 * ((4.0 * x).sin() + (3.0 * y).cos()) - 0.3;
+                let m = u + 0.3 * rng.normal();
+                id.push(job.clone());
+                i_col.push(i);
+                j_col.push(j);
+                mean.push(m);
+                sd.push(0.4 + 0.1 * rng.uniform());
+                if poisson {
+                    let held_out = rng.uniform() < 0.2;
+                    truth.push(None);
+                    observed.push(!held_out);
+                    observation.push(Some(
+                        (u.exp() + rng.normal() * u.exp().sqrt()).max(0.0).round(),
+                    ));
+                    p_positive.push(None);
+                    expected.push(Some(m.exp()));
+                } else {
+                    let seen = (i + j) % 3 == 0;
+                    truth.push(Some(u));
+                    observed.push(seen);
+                    observation.push(seen.then(|| {
+                        if u + 0.2 * rng.normal() > 0.0 {
+                            1.0
+                        } else {
+                            -1.0
+                        }
+                    }));
+                    p_positive.push(Some(1.0 / (1.0 + (-2.0 * m).exp())));
+                    expected.push(None);
+                }
+            }
+        }
+    }
+    let fields = df!(
+        "job_id" => id, "i" => i_col, "j" => j_col, "truth" => truth, "observed" => observed,
+        "observation" => observation, "post_mean" => mean, "post_sd" => sd,
+        "p_positive" => p_positive, "expected_count" => expected,
+    )
+    .expect("fields");
+    write_parquet(dir, "fields", fields);
+}
+
+#[test]
+fn probit_and_poisson_fields_and_a_log_length_scale_sweep() {
+    let temp = tempfile::tempdir().expect("tempdir");
+    let dir = match std::env::var_os("FIELDMC_REPORT_DEMO_DIR") {
+        Some(demo) => PathBuf::from(demo).join("probit-poisson"),
+        None => results_dir(&temp),
+    };
+    fs::create_dir_all(&dir).expect("mkdir");
+    write_probit_and_poisson_study(&dir);
+    let summary = write_report(&dir).expect("report");
+    let captions = |kind: FigureKind| -> Vec<&str> {
+        summary
+            .figures
+            .iter()
+            .filter(|f| f.kind == kind)
+            .map(|f| f.caption.as_str())
+            .collect()
+    };
+    let fields = captions(FigureKind::Fields);
+    assert_eq!(
+        fields.len(),
+        2,
+        "one probit and one poisson job have fields"
+    );
+    assert!(
+        fields
+            .iter()
+            .any(|c| c.contains("P(t = +1 | data)") && c.contains("truth u"))
+    );
+    assert!(
+        fields
+            .iter()
+            .any(|c| c.contains("expected count") && c.contains("held-out data"))
+    );
+    assert!(fields.iter().all(|c| !c.contains("exact posterior mean")));
+    // The swept length scale (and the likelihood) give one sweep figure against ℓ.
+    let sweeps: Vec<&Figure> = summary
+        .figures
+        .iter()
+        .filter(|f| f.kind == FigureKind::Sweep)
+        .collect();
+    assert_eq!(sweeps.len(), 1);
+    assert_eq!(sweeps[0].file, "sweep-model_length_scale.png");
+    assert!(
+        captions(FigureKind::Acceptance).is_empty(),
+        "grid and beta were not swept"
+    );
+    for path in summary.figure_paths() {
+        assert_valid_png(&path);
+    }
     assert_sources_exist(&summary.report_dir);
 }

@@ -4,11 +4,13 @@
 //! refined while pCN's does not.
 
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::canvas::{Area, AxisCoord, DrawResult, draw_colour_bar, render_png, text, titled};
+use super::canvas::{
+    Area, AxisCoord, DrawResult, decorate, draw_colour_bar, plot_box, render_png, text, titled,
+};
 use super::colour::{ColourMap, Scale, luminance};
 use super::shape::{Cell, distinct};
+use super::text::Label;
 use super::{Context, Figure, FigureKind, ReportError};
 
 const GRID: &str = "model_grid";
@@ -16,6 +18,8 @@ const BETA: &str = "sampler_beta";
 const SAMPLER: &str = "sampler_kind";
 const METRIC: &str = "acceptance_rate";
 const FILE: &str = "acceptance.png";
+const X_LABELS: u32 = 50;
+const Y_LABELS: u32 = 66;
 
 /// Mean acceptance per (sampler, grid, beta) over the ok jobs.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,7 +125,7 @@ fn draw(path: &std::path::Path, table: &AcceptanceGrid) -> Result<(), ReportErro
         let scale = Scale::fixed(0.0, 1.0, ColourMap::Viridis);
         let mut plot_pixels = None;
         for (s, area) in areas.iter().enumerate() {
-            plot_pixels = Some(draw_panel(area, table, s, &scale)?);
+            plot_pixels = Some(draw_panel(root, area, table, s, &scale)?);
         }
         if let Some((x_end, y_range)) = plot_pixels {
             draw_colour_bar(root, x_end + 22, y_range, &scale, "mean acceptance rate")?;
@@ -132,6 +136,7 @@ fn draw(path: &std::path::Path, table: &AcceptanceGrid) -> Result<(), ReportErro
 
 /// Draws one sampler's panel; returns the right edge and vertical extent of its plot area.
 fn draw_panel(
+    root: &Area,
     area: &Area,
     table: &AcceptanceGrid,
     s: usize,
@@ -149,18 +154,15 @@ fn draw_panel(
         }
     };
     let mut chart = ChartBuilder::on(area)
-        .caption(format!("sampler: {}", table.samplers[s]), text(19.0))
         .margin(10)
-        .x_label_area_size(48)
-        .y_label_area_size(64)
+        .margin_top(40)
+        .x_label_area_size(X_LABELS)
+        .y_label_area_size(Y_LABELS)
         .build_cartesian_2d(x_coord, y_coord)?;
     chart
         .configure_mesh()
         .disable_mesh()
-        .x_desc("step size β")
-        .y_desc("grid size D")
         .label_style(text(15.0))
-        .axis_desc_style(text(15.0))
         .x_label_formatter(&|v| label_of(&table.betas, *v))
         .y_label_formatter(&|v| label_of(&table.grids, *v))
         .draw()?;
@@ -182,12 +184,13 @@ fn draw_panel(
                 WHITE
             };
             let label = mean.map_or("–".to_string(), |m| format!("{m:.3}"));
-            let style = text(16.0)
-                .color(&ink)
-                .pos(Pos::new(HPos::Center, VPos::Center));
-            chart.draw_series(std::iter::once(Text::new(label, (x, y), style)))?;
+            Label::new(17.0)
+                .colour(ink)
+                .draw(root, &label, chart.backend_coord(&(x, y)))?;
         }
     }
-    let (x_range, y_range) = chart.plotting_area().get_pixel_range();
-    Ok((x_range.end, (y_range.start, y_range.end)))
+    let plot = plot_box(&chart, X_LABELS, Y_LABELS);
+    let title = format!("sampler: {}", table.samplers[s]);
+    decorate(root, &plot, &title, "step size β", "grid size D", 16.0)?;
+    Ok((plot.x.end, (plot.y.start, plot.y.end)))
 }

@@ -13,14 +13,15 @@ use std::ops::Range;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::text_anchor::{HPos, VPos};
 
 use super::ReportError;
 use super::colour::Scale;
 use super::tables::format_number;
+use super::text::Label;
 
-const REGULAR: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
-const BOLD: &[u8] = include_bytes!("../../assets/DejaVuSans-Bold.ttf");
+pub(crate) const REGULAR: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+pub(crate) const BOLD: &[u8] = include_bytes!("../../assets/DejaVuSans-Bold.ttf");
 /// The family name the embedded font is registered under.
 pub const FONT: &str = "sans-serif";
 /// Colour of all text and axes.
@@ -84,14 +85,9 @@ pub fn register_fonts() -> Result<(), ReportError> {
     if ok { Ok(()) } else { Err(ReportError::Font) }
 }
 
-/// Regular text of `size` pixels.
+/// plotters' text style for tick labels (numbers), `size` pixels.
 pub fn text(size: f64) -> TextStyle<'static> {
     (FONT, size).into_font().color(&INK)
-}
-
-/// Bold text of `size` pixels.
-pub fn bold(size: f64) -> TextStyle<'static> {
-    (FONT, size, FontStyle::Bold).into_font().color(&INK)
 }
 
 /// Renders a PNG of `size` pixels on a white background with `draw`, mapping every drawing
@@ -118,14 +114,68 @@ pub fn render_png(
 /// Draws a figure title centred at the top of `area` and returns the area below it.
 pub fn titled<'a>(area: &Area<'a>, title: &str, height: u32) -> DrawResult<Area<'a>> {
     let (width, _) = area.dim_in_pixel();
-    let style = bold(22.0).pos(Pos::new(HPos::Center, VPos::Center));
-    area.draw(&Text::new(
-        title.to_string(),
-        ((width / 2) as i32, (height / 2) as i32),
-        style,
-    ))?;
+    let centre = (width as i32 / 2, height as i32 / 2);
+    Label::new(22.0).bold().draw(area, title, centre)?;
     let (_, below) = area.split_vertically(height);
     Ok(below)
+}
+
+/// The plotting rectangle of a chart in absolute pixels and the label-area sizes around it.
+pub struct PlotBox {
+    pub x: Range<i32>,
+    pub y: Range<i32>,
+    pub x_label_area: i32,
+    pub y_label_area: i32,
+}
+
+/// The plotting rectangle of a chart, for [`decorate`].
+pub fn plot_box<X: Ranged, Y: Ranged>(
+    chart: &ChartContext<'_, BitMapBackend<'_>, Cartesian2d<X, Y>>,
+    x_label_area: u32,
+    y_label_area: u32,
+) -> PlotBox {
+    let (x, y) = chart.plotting_area().get_pixel_range();
+    PlotBox {
+        x,
+        y,
+        x_label_area: x_label_area as i32,
+        y_label_area: y_label_area as i32,
+    }
+}
+
+/// Draws a chart's title above its plotting rectangle and its axis titles in the label areas
+/// (the chart must leave about 30 pixels of top margin for the title).
+pub fn decorate(
+    root: &Area,
+    plot: &PlotBox,
+    title: &str,
+    x_title: &str,
+    y_title: &str,
+    size: f32,
+) -> DrawResult {
+    let centre_x = (plot.x.start + plot.x.end) / 2;
+    let centre_y = (plot.y.start + plot.y.end) / 2;
+    if !title.is_empty() {
+        let label = Label::new(size + 2.0).anchor(HPos::Center, VPos::Bottom);
+        label.draw(root, title, (centre_x, plot.y.start - 8))?;
+    }
+    if !x_title.is_empty() {
+        let label = Label::new(size).anchor(HPos::Center, VPos::Bottom);
+        label.draw(
+            root,
+            x_title,
+            (centre_x, plot.y.end + plot.x_label_area - 2),
+        )?;
+    }
+    if !y_title.is_empty() {
+        let label = Label::new(size).vertical().anchor(HPos::Center, VPos::Top);
+        label.draw(
+            root,
+            y_title,
+            (plot.x.start - plot.y_label_area + 2, centre_y),
+        )?;
+    }
+    Ok(())
 }
 
 /// One axis: the plotted range and tick positions in plot space (log10 of the value for a log
@@ -228,7 +278,7 @@ fn widen(lo: f64, hi: f64) -> (f64, f64) {
 
 /// Ticks at multiples of 1, 2 or 5 times a power of ten, about `target` of them.
 pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
-    if !(hi > lo) || !lo.is_finite() || !hi.is_finite() {
+    if !lo.is_finite() || !hi.is_finite() || hi <= lo {
         return Vec::new();
     }
     let raw = (hi - lo) / target.max(1) as f64;
@@ -299,28 +349,23 @@ pub fn draw_colour_bar(
         [(x, top), (x + WIDTH, bottom)],
         INK.stroke_width(1),
     ))?;
-    let tick_style = text(13.0).pos(Pos::new(HPos::Left, VPos::Center));
-    let mut widest = 0;
-    for tick in nice_ticks(scale.lo, scale.hi, 5) {
-        let y = bottom - ((tick - scale.lo) / (scale.hi - scale.lo) * height as f64).round() as i32;
+    let tick = Label::new(13.0).anchor(HPos::Left, VPos::Center);
+    let mut widest = 0.0f32;
+    for value in nice_ticks(scale.lo, scale.hi, 5) {
+        let y =
+            bottom - ((value - scale.lo) / (scale.hi - scale.lo) * height as f64).round() as i32;
         root.draw(&PathElement::new(
             vec![(x + WIDTH, y), (x + WIDTH + 4, y)],
             INK,
         ))?;
-        let label = format_number(tick);
-        widest = widest.max(label.chars().count() as i32);
-        root.draw(&Text::new(label, (x + WIDTH + 6, y), tick_style.clone()))?;
+        let label = format_number(value);
+        widest = widest.max(tick.width(&label));
+        tick.draw(root, &label, (x + WIDTH + 6, y))?;
     }
     if !label.is_empty() {
-        let rotated = text(13.0)
-            .transform(FontTransform::Rotate90)
-            .pos(Pos::new(HPos::Center, VPos::Center));
-        let label_x = x + WIDTH + 12 + 8 * widest.max(2);
-        root.draw(&Text::new(
-            label.to_string(),
-            (label_x, (top + bottom) / 2),
-            rotated,
-        ))?;
+        let rotated = Label::new(13.0).vertical().anchor(HPos::Center, VPos::Top);
+        let label_x = x + WIDTH + 12 + widest.max(16.0).ceil() as i32;
+        rotated.draw(root, label, (label_x, (top + bottom) / 2))?;
     }
     Ok(())
 }
@@ -329,13 +374,14 @@ pub fn draw_colour_bar(
 /// wrapping onto further rows when needed.
 pub fn draw_legend(area: &Area, entries: &[(String, RGBColor)]) -> DrawResult {
     let (width, height) = area.dim_in_pixel();
-    let style = text(15.0).pos(Pos::new(HPos::Left, VPos::Center));
-    let entry_width = |label: &str| 40 + 9 * label.chars().count() as i32;
+    let (width, height) = (width as i32, height as i32);
+    let label = Label::new(15.0).anchor(HPos::Left, VPos::Center);
+    let entry_width = |text: &str| 58 + label.width(text).ceil() as i32;
     let mut rows: Vec<Vec<&(String, RGBColor)>> = vec![Vec::new()];
     let mut used = 0;
     for entry in entries {
         let w = entry_width(&entry.0);
-        if used + w > width as i32 - 20 && !rows.last().is_some_and(Vec::is_empty) {
+        if used + w > width - 20 && !rows.last().is_some_and(Vec::is_empty) {
             rows.push(Vec::new());
             used = 0;
         }
@@ -345,19 +391,19 @@ pub fn draw_legend(area: &Area, entries: &[(String, RGBColor)]) -> DrawResult {
         }
     }
     let row_height = 22;
-    let first_y = (height as i32 - row_height * (rows.len() as i32 - 1)) / 2;
+    let first_y = (height - row_height * (rows.len() as i32 - 1)) / 2;
     for (r, row) in rows.iter().enumerate() {
-        let total: i32 = row.iter().map(|e| entry_width(&e.0)).sum();
-        let mut x = (width as i32 - total) / 2;
+        let total: i32 = row.iter().map(|e| entry_width(&e.0)).sum::<i32>() - 20;
+        let mut x = (width - total) / 2;
         let y = first_y + r as i32 * row_height;
-        for (label, colour) in row {
+        for (text, colour) in row {
             area.draw(&PathElement::new(
-                vec![(x, y), (x + 26, y)],
+                vec![(x, y), (x + 28, y)],
                 colour.stroke_width(3),
             ))?;
-            area.draw(&Circle::new((x + 13, y), 4, colour.filled()))?;
-            area.draw(&Text::new(label.clone(), (x + 32, y), style.clone()))?;
-            x += entry_width(label);
+            area.draw(&Circle::new((x + 14, y), 4, colour.filled()))?;
+            label.draw(area, text, (x + 36, y))?;
+            x += entry_width(text);
         }
     }
     Ok(())

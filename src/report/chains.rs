@@ -10,9 +10,11 @@ use std::collections::BTreeMap;
 
 use plotters::prelude::*;
 
-use super::canvas::{Area, Axis, DrawResult, draw_legend, render_png, text, titled};
+use super::canvas::{
+    Area, Axis, DrawResult, decorate, draw_legend, plot_box, render_png, text, titled,
+};
 use super::colour::{INK_GREY, series_colour};
-use super::shape::{group_rows, job_description, joined_label};
+use super::shape::{group_rows, job_description, joined_label, sampler_first};
 use super::tables::Table;
 use super::{Context, Figure, FigureKind, ReportError, file_safe};
 
@@ -28,16 +30,38 @@ pub struct JobGroup {
     pub job_ids: Vec<String>,
 }
 
-/// Groups the given job ids by the swept columns, coarsening to at most [`MAX_GROUPS`];
-/// without a jobs table every job is its own group.
-pub fn job_groups(context: &Context, job_ids: &[String]) -> Vec<JobGroup> {
+/// The curves of a chart: job groups, and the swept columns averaged over to keep them few.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grouping {
+    pub groups: Vec<JobGroup>,
+    pub pooled: Vec<String>,
+}
+
+impl Grouping {
+    /// A caption sentence naming what was averaged over, or nothing.
+    fn pooled_sentence(&self) -> String {
+        if self.pooled.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " Curves are also averaged over {} (too many combinations to draw apart).",
+                self.pooled.join(", ")
+            )
+        }
+    }
+}
+
+/// Groups the given job ids by the swept columns (sampler kind first), dropping the
+/// last-listed columns until at most [`MAX_GROUPS`] groups remain; without a jobs table every
+/// job is its own group.
+pub fn job_groups(context: &Context, job_ids: &[String]) -> Grouping {
     let jobs = context.jobs;
     let rows: Vec<usize> = job_ids
         .iter()
         .filter_map(|id| context.job_row(id))
         .collect();
     if rows.is_empty() {
-        return job_ids
+        let groups = job_ids
             .iter()
             .take(MAX_GROUPS)
             .map(|id| JobGroup {
@@ -45,24 +69,38 @@ pub fn job_groups(context: &Context, job_ids: &[String]) -> Vec<JobGroup> {
                 job_ids: vec![id.clone()],
             })
             .collect();
+        return Grouping {
+            groups,
+            pooled: Vec::new(),
+        };
     }
-    let mut columns: Vec<&str> = context.shape.swept_names();
+    let mut columns: Vec<String> = context
+        .shape
+        .swept_names()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    sampler_first(&mut columns);
+    let mut pooled = Vec::new();
     loop {
-        let groups = group_rows(jobs, &rows, &columns);
+        let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+        let groups = group_rows(jobs, &rows, &names);
         if groups.len() <= MAX_GROUPS || columns.is_empty() {
-            return groups
+            let groups = groups
                 .into_iter()
                 .take(MAX_GROUPS)
                 .map(|(key, rows)| JobGroup {
-                    label: joined_label(&columns, &key),
+                    label: joined_label(&names, &key),
                     job_ids: rows
                         .iter()
                         .filter_map(|&r| jobs.str_at("job_id", r).map(str::to_string))
                         .collect(),
                 })
                 .collect();
+            pooled.reverse();
+            return Grouping { groups, pooled };
         }
-        columns.pop();
+        pooled.extend(columns.pop());
     }
 }
 
@@ -87,8 +125,9 @@ fn mean_curve(table: &Table, job_ids: &[String], x: &str, value: &str) -> Vec<(f
 // Convergence
 
 pub fn convergence_figure(context: &Context, table: &Table) -> Result<Option<Figure>, ReportError> {
-    let groups = job_groups(context, &table.job_ids());
-    let curves: Vec<(String, Vec<(f64, f64)>)> = groups
+    let grouping = job_groups(context, &table.job_ids());
+    let curves: Vec<(String, Vec<(f64, f64)>)> = grouping
+        .groups
         .iter()
         .map(|g| {
             (
@@ -115,13 +154,15 @@ pub fn convergence_figure(context: &Context, table: &Table) -> Result<Option<Fig
     Ok(Some(Figure {
         file: file.into(),
         title: "Convergence of the running mean to the exact posterior mean".into(),
-        caption: "RMS over grid cells of (running posterior mean − exact posterior mean) against \
-                  the iteration, both axes logarithmic, one line per job group (mean over its \
-                  replicates and pooled chains). A chain that mixes well follows the dashed \
-                  1/√T reference slope: its Monte Carlo error falls by √10 per decade of \
-                  iterations. A flatter line means slow mixing or a still-visible burn-in; a \
-                  line that levels off at a floor means the chain settles on a biased answer."
-            .into(),
+        caption: format!(
+            "RMS over grid cells of (running posterior mean − exact posterior mean) against the \
+             iteration, both axes logarithmic, one line per job group (mean over its replicates; \
+             chains pooled).{} A chain that mixes well follows the dashed 1/√T reference slope: \
+             its Monte Carlo error falls by √10 per decade of iterations. A flatter line means \
+             slow mixing or a still-visible burn-in; a line that levels off at a floor means the \
+             chain settles on a biased answer.",
+            grouping.pooled_sentence()
+        ),
         kind: FigureKind::Convergence,
     }))
 }
@@ -145,9 +186,10 @@ fn draw_convergence(
             .enumerate()
             .map(|(k, (label, _))| (label.clone(), series_colour(k)))
             .collect();
-        entries.push(("1/√T reference".into(), INK_GREY));
+        entries.push(("1/√T reference (dashed)".into(), INK_GREY));
         draw_legend(&legend, &entries)?;
         let mut chart = log_log_chart(
+            root,
             &plot,
             &x_axis,
             &y_axis,
@@ -178,6 +220,7 @@ fn draw_convergence(
 }
 
 fn log_log_chart<'a, 'b>(
+    root: &Area,
     area: &'a Area<'b>,
     x_axis: &'a Axis,
     y_axis: &'a Axis,
@@ -199,13 +242,11 @@ fn log_log_chart<'a, 'b>(
         .configure_mesh()
         .light_line_style(WHITE)
         .bold_line_style(RGBColor(225, 225, 225))
-        .x_desc(x_title)
-        .y_desc(y_title)
         .label_style(text(14.0))
-        .axis_desc_style(text(15.0))
         .x_label_formatter(&|v| x_axis.label(*v))
         .y_label_formatter(&|v| y_axis.label(*v))
         .draw()?;
+    decorate(root, &plot_box(&chart, 52, 80), "", x_title, y_title, 15.0)?;
     Ok(chart)
 }
 
@@ -359,13 +400,14 @@ fn draw_traces(
             .collect();
         draw_legend(&legend, &entries)?;
         let (top, bottom) = plots.split_vertically(335);
-        draw_trace_panel(&top, chains, |p| p.1, "log-likelihood")?;
-        draw_trace_panel(&bottom, chains, |p| p.2, probe_title)?;
+        draw_trace_panel(root, &top, chains, |p| p.1, "log-likelihood")?;
+        draw_trace_panel(root, &bottom, chains, |p| p.2, probe_title)?;
         Ok(())
     })
 }
 
 fn draw_trace_panel(
+    root: &Area,
     area: &Area,
     chains: &[(i64, Trace)],
     value: impl Fn(&(f64, Option<f64>, Option<f64>)) -> Option<f64>,
@@ -385,8 +427,8 @@ fn draw_trace_panel(
     let x_axis = Axis::linear(min(&xs), max(&xs));
     let y_axis = Axis::padded(min(&ys), max(&ys));
     let mut chart = ChartBuilder::on(area)
-        .caption(title, text(17.0))
         .margin(12)
+        .margin_top(36)
         .x_label_area_size(44)
         .y_label_area_size(80)
         .build_cartesian_2d(x_axis.coord(), y_axis.coord())?;
@@ -394,13 +436,18 @@ fn draw_trace_panel(
         .configure_mesh()
         .light_line_style(WHITE)
         .bold_line_style(RGBColor(230, 230, 230))
-        .x_desc("iteration")
-        .y_desc(title)
         .label_style(text(13.0))
-        .axis_desc_style(text(14.0))
         .x_label_formatter(&|v| x_axis.label(*v))
         .y_label_formatter(&|v| y_axis.label(*v))
         .draw()?;
+    decorate(
+        root,
+        &plot_box(&chart, 44, 80),
+        title,
+        "iteration",
+        "",
+        14.0,
+    )?;
     let alpha = if chains.len() > 1 { 0.75 } else { 1.0 };
     for (k, (_, trace)) in chains.iter().enumerate() {
         let colour = series_colour(k).mix(alpha);
@@ -419,8 +466,9 @@ pub fn autocorrelation_figure(
     context: &Context,
     table: &Table,
 ) -> Result<Option<Figure>, ReportError> {
-    let groups = job_groups(context, &table.job_ids());
-    let curves: Vec<(String, Vec<(f64, f64)>)> = groups
+    let grouping = job_groups(context, &table.job_ids());
+    let curves: Vec<(String, Vec<(f64, f64)>)> = grouping
+        .groups
         .iter()
         .map(|g| {
             (
@@ -438,12 +486,14 @@ pub fn autocorrelation_figure(
     Ok(Some(Figure {
         file: file.into(),
         title: "Autocorrelation of the log-likelihood".into(),
-        caption: "Autocorrelation of the log-likelihood against the lag (in thinned draws), \
-                  averaged over chains and over the replicates of each job group. The faster a \
-                  curve falls to zero (dotted line), the more nearly independent successive \
-                  draws are and the larger the effective sample size; a curve that stays high \
-                  over many lags marks a slowly mixing sampler."
-            .into(),
+        caption: format!(
+            "Autocorrelation of the log-likelihood against the lag (in thinned draws), averaged \
+             over chains and over the replicates of each job group.{} The faster a curve falls \
+             to zero (dashed line), the more nearly independent successive draws are and the \
+             larger the effective sample size; a curve that stays high over many lags marks a \
+             slowly mixing sampler.",
+            grouping.pooled_sentence()
+        ),
         kind: FigureKind::Autocorrelation,
     }))
 }
@@ -474,13 +524,19 @@ fn draw_autocorrelation(
             .configure_mesh()
             .light_line_style(WHITE)
             .bold_line_style(RGBColor(225, 225, 225))
-            .x_desc("lag (thinned draws)")
-            .y_desc("autocorrelation")
             .label_style(text(14.0))
-            .axis_desc_style(text(15.0))
             .x_label_formatter(&|v| x_axis.label(*v))
             .y_label_formatter(&|v| y_axis.label(*v))
             .draw()?;
+        let plot_area = plot_box(&chart, 52, 72);
+        decorate(
+            root,
+            &plot_area,
+            "",
+            "lag (thinned draws)",
+            "autocorrelation",
+            15.0,
+        )?;
         let zero = vec![(x_axis.lo, 0.0), (x_axis.hi, 0.0)];
         chart.draw_series(
             dashes(&zero, 60)

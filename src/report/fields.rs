@@ -5,7 +5,9 @@
 
 use plotters::prelude::*;
 
-use super::canvas::{Area, Axis, DrawResult, draw_colour_bar, render_png, text, titled};
+use super::canvas::{
+    Area, Axis, DrawResult, decorate, draw_colour_bar, plot_box, render_png, text, titled,
+};
 use super::colour::{BLANK, ColourMap, Scale};
 use super::shape::job_description;
 use super::tables::Table;
@@ -15,6 +17,8 @@ const PANEL_WIDTH: u32 = 390;
 const PANEL_HEIGHT: u32 = 330;
 const TITLE_HEIGHT: u32 = 50;
 const MAX_COLUMNS: usize = 4;
+const X_LABELS: u32 = 36;
+const Y_LABELS: u32 = 44;
 
 /// One heat map panel.
 struct Panel {
@@ -279,19 +283,16 @@ fn draw_panel(root: &Area, area: &Area, grid: &Grid, panel: &Panel) -> DrawResul
         ticks: vec![0.0, 0.25, 0.5, 0.75, 1.0],
     };
     let mut chart = ChartBuilder::on(area)
-        .caption(&panel.title, text(17.0))
         .margin(6)
+        .margin_top(32)
         .margin_right(98)
-        .x_label_area_size(34)
-        .y_label_area_size(40)
+        .x_label_area_size(X_LABELS)
+        .y_label_area_size(Y_LABELS)
         .build_cartesian_2d(axis.coord(), axis.coord())?;
     chart
         .configure_mesh()
         .disable_mesh()
-        .x_desc("x")
-        .y_desc("y")
         .label_style(text(12.0))
-        .axis_desc_style(text(13.0))
         .x_label_formatter(&|v| axis.label(*v))
         .y_label_formatter(&|v| axis.label(*v))
         .draw()?;
@@ -304,11 +305,12 @@ fn draw_panel(root: &Area, area: &Area, grid: &Grid, panel: &Panel) -> DrawResul
             Rectangle::new([(x - h, y - h), (x + h, y + h)], colour.filled())
         },
     ))?;
-    let (x_range, y_range) = chart.plotting_area().get_pixel_range();
+    let plot = plot_box(&chart, X_LABELS, Y_LABELS);
+    decorate(root, &plot, &panel.title, "x", "y", 13.0)?;
     draw_colour_bar(
         root,
-        x_range.end + 8,
-        (y_range.start, y_range.end),
+        plot.x.end + 8,
+        (plot.y.start, plot.y.end),
         &panel.scale,
         &panel.bar_label,
     )

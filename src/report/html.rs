@@ -303,6 +303,7 @@ fn header(column: &str) -> String {
     let short = short_name(column);
     match column {
         "job_id" => "job".into(),
+        "sampler_kind" => "sampler".into(),
         _ if column.starts_with("model_")
             || column.starts_with("data_")
             || column.starts_with("sampler_") =>

@@ -27,6 +27,7 @@ mod html;
 mod shape;
 mod sweeps;
 mod tables;
+mod text;
 
 use std::collections::HashSet;
 use std::fs;

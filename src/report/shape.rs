@@ -289,6 +289,12 @@ pub fn axis_title(column: &str) -> String {
     }
 }
 
+/// Orders columns for legends: the sampler kind first (it is what studies compare), the rest
+/// in table order.
+pub fn sampler_first(columns: &mut [String]) {
+    columns.sort_by_key(|c| c != "sampler_kind");
+}
+
 /// "name=value" for a legend ("β=0.2", or just "pcn").
 pub fn label(column: &str, value: &Cell) -> String {
     let name = short_name(column);

@@ -5,9 +5,11 @@
 
 use plotters::prelude::*;
 
-use super::canvas::{Area, Axis, DrawResult, draw_legend, render_png, text, titled};
+use super::canvas::{
+    Area, Axis, DrawResult, decorate, draw_legend, plot_box, render_png, text, titled,
+};
 use super::colour::series_colour;
-use super::shape::{Cell, Swept, axis_title, group_rows, joined_label, short_name};
+use super::shape::{Cell, Swept, axis_title, group_rows, joined_label, sampler_first, short_name};
 use super::tables::Table;
 use super::{Context, Figure, FigureKind, ReportError, file_safe};
 
@@ -26,6 +28,10 @@ const MAX_LINES: usize = 8;
 const PANEL_WIDTH: u32 = 520;
 const PANEL_HEIGHT: u32 = 380;
 const LEGEND_HEIGHT: u32 = 54;
+/// Up to this many swept values are used as the x ticks themselves.
+const MAX_VALUE_TICKS: usize = 8;
+const X_LABELS: u32 = 50;
+const Y_LABELS: u32 = 76;
 
 /// One plotted point: the mean, min and max of a metric over the jobs at one x value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,13 +109,15 @@ pub fn line_plan(context: &Context, swept: &Swept) -> LinePlan {
         group_rows(context.jobs, &context.shape.ok_rows, &names).len()
     };
     if combinations(&others) <= MAX_LINES {
+        let mut by = others;
+        sampler_first(&mut by);
         return LinePlan {
-            by: others,
+            by,
             pooled: Vec::new(),
         };
     }
     let mut preference = others.clone();
-    preference.sort_by_key(|c| c != "sampler_kind");
+    sampler_first(&mut preference);
     let by: Vec<String> = preference
         .into_iter()
         .find(|c| context.shape.levels(c) <= MAX_LINES)
@@ -187,22 +195,17 @@ fn draw(
             .collect();
         draw_legend(&legend, &entries)?;
         let x_values: Vec<f64> = swept.values.iter().filter_map(Cell::as_f64).collect();
-        let x_axis = Axis::auto(&x_values, 20.0);
-        for (area, (metric, title, lines)) in grid.split_evenly((rows, columns)).iter().zip(panels)
-        {
+        let mut x_axis = Axis::auto(&x_values, 20.0);
+        if x_values.len() <= MAX_VALUE_TICKS {
+            // Few swept values: tick exactly at them (D = 4, 8, 16, ...; β = 0.04, 0.2, 1).
+            x_axis.ticks = x_values.iter().filter_map(|v| x_axis.place(*v)).collect();
+        }
+        for (area, panel) in grid.split_evenly((rows, columns)).iter().zip(panels) {
             let colour_of = |line: &Line| {
                 let k = labels.iter().position(|l| *l == line.label).unwrap_or(0);
                 series_colour(k)
             };
-            draw_panel(
-                area,
-                &x_axis,
-                &swept.column,
-                metric,
-                title,
-                lines,
-                &colour_of,
-            )?;
+            draw_panel(root, area, (&x_axis, &swept.column), panel, &colour_of)?;
         }
         Ok(())
     })
@@ -220,12 +223,10 @@ fn y_axis(metric: &str, lines: &[Line]) -> Axis {
 }
 
 fn draw_panel(
+    root: &Area,
     area: &Area,
-    x_axis: &Axis,
-    x_column: &str,
-    metric: &str,
-    title: &str,
-    lines: &[Line],
+    (x_axis, x_column): (&Axis, &str),
+    (metric, title, lines): &(&str, &str, Vec<Line>),
     colour_of: &dyn Fn(&Line) -> RGBColor,
 ) -> DrawResult {
     let y_axis = y_axis(metric, lines);
@@ -240,22 +241,27 @@ fn draw_panel(
         metric.to_string()
     };
     let mut chart = ChartBuilder::on(area)
-        .caption(title, text(18.0))
         .margin(12)
-        .x_label_area_size(48)
-        .y_label_area_size(72)
+        .margin_top(40)
+        .x_label_area_size(X_LABELS)
+        .y_label_area_size(Y_LABELS)
         .build_cartesian_2d(x_axis.coord(), y_axis.coord())?;
     chart
         .configure_mesh()
         .light_line_style(WHITE)
         .bold_line_style(RGBColor(225, 225, 225))
-        .x_desc(x_title)
-        .y_desc(y_title)
         .label_style(text(13.0))
-        .axis_desc_style(text(14.0))
         .x_label_formatter(&|v| x_axis.label(*v))
         .y_label_formatter(&|v| y_axis.label(*v))
         .draw()?;
+    decorate(
+        root,
+        &plot_box(&chart, X_LABELS, Y_LABELS),
+        title,
+        &x_title,
+        &y_title,
+        14.0,
+    )?;
     for line in lines {
         let colour = colour_of(line);
         let placed: Vec<(f64, f64, f64, f64)> = line

@@ -148,7 +148,7 @@ pub fn format_number(x: f64) -> String {
         return format!("{}", x as i64);
     }
     let a = x.abs();
-    if !(1e-3..1e5).contains(&a) {
+    if !(1e-3..1e7).contains(&a) {
         return format!("{x:.2e}");
     }
     let decimals = (3 - a.log10().floor() as i32).clamp(0, 6) as usize;

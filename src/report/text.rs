@@ -1,0 +1,166 @@
+//! Text drawn straight from the embedded DejaVu Sans with ab_glyph: titles, axis titles,
+//! legends, colour-bar labels and cell annotations.
+//!
+//! plotters' own ab_glyph path drops each glyph's side bearing and places glyphs by their ink
+//! box instead of the baseline, so words come out unevenly spaced ("m ean") and letters such as
+//! "x" float. Here glyphs are positioned on the baseline with their bearings and kerning; only
+//! the numeric tick labels are left to plotters (digits share their metrics, so they look fine).
+
+use std::sync::OnceLock;
+
+use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::canvas::{Area, BOLD, DrawResult, INK, REGULAR};
+
+fn font(bold: bool) -> Option<&'static FontRef<'static>> {
+    static FONTS: OnceLock<(Option<FontRef<'static>>, Option<FontRef<'static>>)> = OnceLock::new();
+    let (regular, bold_font) = FONTS.get_or_init(|| {
+        (
+            FontRef::try_from_slice(REGULAR).ok(),
+            FontRef::try_from_slice(BOLD).ok(),
+        )
+    });
+    if bold {
+        bold_font.as_ref()
+    } else {
+        regular.as_ref()
+    }
+}
+
+/// How a piece of text is drawn and anchored.
+#[derive(Clone, Copy)]
+pub struct Label {
+    size: f32,
+    bold: bool,
+    colour: RGBColor,
+    h: HPos,
+    v: VPos,
+    /// Rotated to read bottom-to-top (for vertical axis titles).
+    vertical: bool,
+}
+
+impl Label {
+    /// Regular ink-coloured text of `size` pixels, centred on its anchor.
+    pub fn new(size: f32) -> Self {
+        Label {
+            size,
+            bold: false,
+            colour: INK,
+            h: HPos::Center,
+            v: VPos::Center,
+            vertical: false,
+        }
+    }
+
+    pub fn bold(self) -> Self {
+        Label { bold: true, ..self }
+    }
+
+    pub fn colour(self, colour: RGBColor) -> Self {
+        Label { colour, ..self }
+    }
+
+    /// Where the anchor point sits on the text box (along the reading direction, across it).
+    pub fn anchor(self, h: HPos, v: VPos) -> Self {
+        Label { h, v, ..self }
+    }
+
+    pub fn vertical(self) -> Self {
+        Label {
+            vertical: true,
+            ..self
+        }
+    }
+
+    /// The advance width of `text` in pixels.
+    pub fn width(&self, text: &str) -> f32 {
+        let Some(font) = font(self.bold) else {
+            return 0.0;
+        };
+        let scaled = font.as_scaled(PxScale::from(self.size));
+        let mut caret = 0.0;
+        let mut previous = None;
+        for c in text.chars() {
+            let id = scaled.glyph_id(c);
+            if let Some(p) = previous {
+                caret += scaled.kern(p, id);
+            }
+            caret += scaled.h_advance(id);
+            previous = Some(id);
+        }
+        caret
+    }
+
+    /// Draws `text` with its anchor at pixel `at` in `area`'s own coordinates (absolute pixels
+    /// when `area` is the root).
+    pub fn draw(&self, area: &Area, text: &str, at: (i32, i32)) -> DrawResult {
+        let Some(font) = font(self.bold) else {
+            return Ok(());
+        };
+        let scale = PxScale::from(self.size);
+        let scaled = font.as_scaled(scale);
+        let (ascent, descent) = (scaled.ascent(), scaled.descent());
+        let width = self.width(text);
+        let along = match self.h {
+            HPos::Left => 0.0,
+            HPos::Center => -width / 2.0,
+            HPos::Right => -width,
+        };
+        let across = match self.v {
+            VPos::Top => 0.0,
+            VPos::Center => -(ascent - descent) / 2.0,
+            VPos::Bottom => -(ascent - descent),
+        };
+        let mut caret = 0.0;
+        let mut previous = None;
+        for c in text.chars() {
+            let id = scaled.glyph_id(c);
+            if let Some(p) = previous {
+                caret += scaled.kern(p, id);
+            }
+            let glyph = id.with_scale_and_position(scale, point(caret, ascent));
+            if let Some(outline) = font.outline_glyph(glyph) {
+                let bounds = outline.px_bounds();
+                let mut pixels = Vec::new();
+                outline.draw(|gx, gy, coverage| {
+                    if coverage > 0.02 {
+                        // Whole-pixel offsets only: rounding each fractional sum on its own
+                        // would skip a row or column where the sum crosses zero.
+                        let lx = bounds.min.x.floor() as i32 + gx as i32 + along.round() as i32;
+                        let ly = bounds.min.y.floor() as i32 + gy as i32 + across.round() as i32;
+                        pixels.push((lx, ly, coverage));
+                    }
+                });
+                for (lx, ly, coverage) in pixels {
+                    let (x, y) = if self.vertical {
+                        (at.0 + ly, at.1 - lx)
+                    } else {
+                        (at.0 + lx, at.1 + ly)
+                    };
+                    area.draw_pixel((x, y), &self.colour.mix(f64::from(coverage.min(1.0))))?;
+                }
+            }
+            caret += scaled.h_advance(id);
+            previous = Some(id);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_fonts_load_and_measure_text() {
+        assert!(font(false).is_some() && font(true).is_some());
+        let label = Label::new(20.0);
+        let short = label.width("mean");
+        assert!(short > 20.0 && short < 80.0, "{short}");
+        assert!(label.width("mean mean") > 2.0 * short);
+        assert!(label.bold().width("mean") >= short);
+        assert_eq!(label.width(""), 0.0);
+    }
+}
