@@ -28,6 +28,15 @@ pub enum JobError {
     Exact(#[from] ExactError),
     #[error("the posterior {what} is not finite at cell {cell} (the chain diverged)")]
     NonFinite { what: &'static str, cell: usize },
+    #[error(
+        "the log-likelihood of chain {chain} is {value} at iteration {iteration}: the data cannot be \
+         evaluated at this state (an extreme noise_sd, offset or data value?), so the chain cannot move"
+    )]
+    NonFiniteLikelihood {
+        chain: usize,
+        iteration: u64,
+        value: f64,
+    },
 }
 
 /// Diagnostics of a run, from its thinned traces.
@@ -259,7 +268,18 @@ fn exact_posterior(
     )?))
 }
 
-fn check_finite(output: &RunOutput) -> Result<(), JobError> {
+/// A run is usable only if every kept state has a finite log-likelihood (else its acceptance
+/// ratios are NaN and the chain never moves) and every estimate is a number.
+pub fn check_finite(output: &RunOutput) -> Result<(), JobError> {
+    for (chain, c) in output.chains.iter().enumerate() {
+        if let Some(k) = c.trace.loglik.iter().position(|x| !x.is_finite()) {
+            return Err(JobError::NonFiniteLikelihood {
+                chain,
+                iteration: c.trace.iteration[k],
+                value: c.trace.loglik[k],
+            });
+        }
+    }
     let first_bad = |v: &[f64]| v.iter().position(|x| !x.is_finite());
     if let Some(cell) = first_bad(&output.post_mean) {
         return Err(JobError::NonFinite { what: "mean", cell });

@@ -5,7 +5,7 @@
 
 use polars::prelude::{Column, DataFrame, NamedFrom, PolarsResult, Series};
 
-use super::job::{JobError, chain_streams, simulate_from_model_prior};
+use super::job::{JobError, chain_streams, check_finite, simulate_from_model_prior};
 use crate::diagnostics;
 use crate::diagnostics::calibration::{
     histogram_bins, rank_of, rank_uniformity_p_value, spaced_draws, spacing_from_ess,
@@ -131,6 +131,7 @@ pub fn calibrate(
         progress: None,
     };
     let output = run(&request, chain_streams(job, seed));
+    check_finite(&output)?;
     let truth = dataset
         .truth
         .as_deref()
