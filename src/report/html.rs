@@ -172,7 +172,8 @@ fn contents(figures: &[Figure]) -> String {
     html
 }
 
-const KIND_HEADINGS: [(FigureKind, &str); 6] = [
+const KIND_HEADINGS: [(FigureKind, &str); 7] = [
+    (FigureKind::Calibration, "Simulation-based calibration"),
     (FigureKind::Acceptance, "Acceptance"),
     (FigureKind::Sweep, "Metrics against swept parameters"),
     (FigureKind::Fields, "Fields"),
@@ -192,6 +193,7 @@ fn anchor(kind: FigureKind) -> &'static str {
         FigureKind::Convergence => "convergence",
         FigureKind::Trace => "traces",
         FigureKind::Autocorrelation => "autocorrelation",
+        FigureKind::Calibration => "calibration",
     }
 }
 

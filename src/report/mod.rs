@@ -13,6 +13,7 @@
 //! | RMS of running mean to the exact posterior mean (log-log, 1/sqrt(T) reference) | convergence.parquet | [`chains`] |
 //! | trace plots of log-likelihood and the centre cell per chain | traces.parquet | [`chains`] |
 //! | autocorrelation of the log-likelihood | autocorrelation.parquet | [`chains`] |
+//! | SBC rank histograms, one figure per job, one panel per functional | ranks.parquet | [`ranks`] |
 //!
 //! Plotting uses plotters' bitmap backend with DejaVu Sans embedded in the binary, so no system
 //! font or library is needed. The page uses inline CSS, no scripts and no network, and refers to
@@ -24,6 +25,7 @@ mod chains;
 mod colour;
 mod fields;
 mod html;
+mod ranks;
 mod shape;
 mod sweeps;
 mod tables;
@@ -68,6 +70,7 @@ pub enum FigureKind {
     Convergence,
     Trace,
     Autocorrelation,
+    Calibration,
 }
 
 /// One PNG written into the report folder.
@@ -173,6 +176,7 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
     if let Some(autocorrelation) = &autocorrelation {
         figures.extend(chains::autocorrelation_figure(&context, autocorrelation)?);
     }
+    figures.extend(ranks::rank_figures(&context, results_dir, &mut notes)?);
 
     let index = report_dir.join("index.html");
     let page = html::render_page(results_dir, &context, &figures, &notes);

@@ -1,0 +1,617 @@
+//! The simulation-based calibration figure: for each SBC job (ranks.parquet), one PNG with a
+//! panel per ranked functional (the probe cells and the field's mean) showing the histogram of
+//! the truth's ranks, the count expected if the ranks are uniform, a grey band holding 99% of a
+//! bin's counts under uniformity, and the chi-square p-value from jobs.parquet.
+//!
+//! Bins are those of the p-value itself ([`histogram_bins`] and [`rank_histogram`]), so the
+//! picture and the test agree. Only replications ranked among the job's full L draws are counted
+//! (as for the p-value): ranks over fewer draws live on another scale.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::canvas::{Area, Axis, DrawResult, INK, decorate, plot_box, render_png, text, titled};
+use super::colour::series_colour;
+use super::tables::{self, Table, format_number, read_table};
+use super::text::Label;
+use super::{Context, Figure, FigureKind, ReportError, file_safe};
+use crate::diagnostics::calibration::{histogram_bins, rank_histogram, rank_uniformity_p_value};
+use crate::sampler::run::{PROBES, probe_cells};
+
+/// SBC jobs drawn at most; the rest are listed in a note.
+pub const MAX_JOBS: usize = 12;
+/// Two-sided 99% quantile of the standard normal.
+const Z_99: f64 = 2.576;
+/// p-values below this are flagged (the level the SBC tests use).
+const ALARM_P: f64 = 0.001;
+const PANEL_COLUMNS: usize = 3;
+const PANEL_SIZE: (u32, u32) = (390, 310);
+const TITLE_HEIGHT: u32 = 56;
+const X_LABELS: u32 = 46;
+const Y_LABELS: u32 = 58;
+const BAND: RGBColor = RGBColor(205, 205, 205);
+const BAND_EDGE: RGBColor = RGBColor(150, 150, 150);
+const OUTSIDE: RGBColor = RGBColor(214, 96, 77);
+
+/// The rank histogram of one functional of one job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankHistogram {
+    pub functional: String,
+    /// L: ranks lie in 0..=max_rank.
+    pub max_rank: usize,
+    pub counts: Vec<usize>,
+    /// First rank of each bin.
+    pub bin_starts: Vec<usize>,
+    /// Ranks per bin (bins need not split 0..=L evenly).
+    pub bin_widths: Vec<usize>,
+    /// Chi-square p-value of uniformity.
+    pub p_value: Option<f64>,
+}
+
+impl RankHistogram {
+    /// The histogram of `ranks` (each in 0..=max_rank) in the bins the p-value uses; `None`
+    /// without ranks. `p_value` is computed from the ranks when not given.
+    pub fn new(
+        functional: &str,
+        ranks: &[usize],
+        max_rank: usize,
+        p_value: Option<f64>,
+    ) -> Option<Self> {
+        if ranks.is_empty() || ranks.iter().any(|&r| r > max_rank) {
+            return None;
+        }
+        let bins = histogram_bins(ranks.len(), max_rank);
+        let every_rank: Vec<usize> = (0..=max_rank).collect();
+        let bin_widths = rank_histogram(&every_rank, max_rank, bins);
+        let bin_starts = bin_widths
+            .iter()
+            .scan(0, |start, &width| {
+                let first = *start;
+                *start += width;
+                Some(first)
+            })
+            .collect();
+        Some(RankHistogram {
+            functional: functional.to_string(),
+            max_rank,
+            counts: rank_histogram(ranks, max_rank, bins),
+            bin_starts,
+            bin_widths,
+            p_value: p_value.or_else(|| rank_uniformity_p_value(ranks, max_rank, bins)),
+        })
+    }
+
+    pub fn total(&self) -> usize {
+        self.counts.iter().sum()
+    }
+
+    /// The probability of a uniform rank falling in `bin`.
+    fn bin_probability(&self, bin: usize) -> f64 {
+        self.bin_widths[bin] as f64 / (self.max_rank + 1) as f64
+    }
+
+    /// The count of `bin` expected under uniformity.
+    pub fn expected(&self, bin: usize) -> f64 {
+        self.total() as f64 * self.bin_probability(bin)
+    }
+
+    /// The interval holding about 99% of `bin`'s count under uniformity (normal approximation
+    /// to the binomial, clipped at zero).
+    pub fn band(&self, bin: usize) -> (f64, f64) {
+        let p = self.bin_probability(bin);
+        let sd = (self.total() as f64 * p * (1.0 - p)).sqrt();
+        let expected = self.expected(bin);
+        ((expected - Z_99 * sd).max(0.0), expected + Z_99 * sd)
+    }
+
+    /// Bins whose count lies outside the 99% band.
+    pub fn bins_outside_band(&self) -> Vec<usize> {
+        (0..self.counts.len())
+            .filter(|&bin| {
+                let (lo, hi) = self.band(bin);
+                let count = self.counts[bin] as f64;
+                count < lo || count > hi
+            })
+            .collect()
+    }
+}
+
+/// One job's figure content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobRanks {
+    pub job_id: String,
+    /// likelihood · sampler · D (the job id when jobs.parquet lacks them).
+    pub description: String,
+    pub replications: usize,
+    /// Grid side D, to name the probe cells.
+    pub grid: Option<usize>,
+    pub histograms: Vec<RankHistogram>,
+}
+
+/// One PNG per SBC job (at most [`MAX_JOBS`]) when `results_dir` has ranks.parquet.
+pub fn rank_figures(
+    context: &Context,
+    results_dir: &Path,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Figure>, ReportError> {
+    let Some(ids_in_table) = tables::read_job_ids(results_dir, "ranks")? else {
+        return Ok(Vec::new());
+    };
+    let job_ids = jobs_to_draw(context.jobs, &ids_in_table);
+    if job_ids.len() < ids_in_table.len() {
+        notes.push(format!(
+            "ranks.parquet: drawing rank histograms of the first {} of {} SBC jobs",
+            job_ids.len(),
+            ids_in_table.len()
+        ));
+    }
+    let keep: HashSet<String> = job_ids.iter().cloned().collect();
+    let Some(ranks) = read_table(results_dir, "ranks", Some(&keep), notes)? else {
+        return Ok(Vec::new());
+    };
+    let mut drawn: Vec<JobRanks> = job_ids
+        .iter()
+        .filter_map(|id| job_ranks(context, &ranks, id))
+        .collect();
+    disambiguate(&mut drawn);
+    let mut figures = Vec::with_capacity(drawn.len());
+    for (k, job) in drawn.iter().enumerate() {
+        let file = format!("ranks_{}.png", file_safe(&job.job_id));
+        draw(&context.path(&file), job)?;
+        figures.push(Figure {
+            file,
+            title: format!("SBC rank histograms: {}", job.description),
+            caption: if k == 0 {
+                first_caption(job)
+            } else {
+                later_caption(job)
+            },
+            kind: FigureKind::Calibration,
+        });
+    }
+    Ok(figures)
+}
+
+/// The SBC jobs to draw: those with ranks, in jobs.parquet (plan) order, then any only in
+/// ranks.parquet, capped at [`MAX_JOBS`].
+pub fn jobs_to_draw(jobs: &Table, ids_in_ranks: &[String]) -> Vec<String> {
+    let present: HashSet<&str> = ids_in_ranks.iter().map(String::as_str).collect();
+    let mut ordered: Vec<String> = jobs
+        .job_ids()
+        .into_iter()
+        .filter(|id| present.contains(id.as_str()))
+        .collect();
+    let listed: HashSet<String> = ordered.iter().cloned().collect();
+    ordered.extend(
+        ids_in_ranks
+            .iter()
+            .filter(|id| !listed.contains(*id))
+            .cloned(),
+    );
+    ordered.truncate(MAX_JOBS);
+    ordered
+}
+
+/// The histograms of one job, or `None` when it has no usable ranks.
+pub fn job_ranks(context: &Context, ranks: &Table, job_id: &str) -> Option<JobRanks> {
+    let rows = ranks.rows_of_job(job_id);
+    let job_row = context.job_row(job_id);
+    let draws = job_row
+        .and_then(|row| context.jobs.finite("sbc_draws", row))
+        .or_else(|| {
+            rows.iter()
+                .filter_map(|&r| ranks.finite("draws", r))
+                .reduce(f64::max)
+        })
+        .filter(|&l| l >= 0.0)? as usize;
+    let mut functionals: Vec<&str> = Vec::new();
+    for &row in &rows {
+        if let Some(name) = ranks.str_at("functional", row)
+            && !functionals.contains(&name)
+        {
+            functionals.push(name);
+        }
+    }
+    let histograms: Vec<RankHistogram> = functionals
+        .iter()
+        .filter_map(|&name| {
+            let values: Vec<usize> = rows
+                .iter()
+                .filter(|&&r| ranks.str_at("functional", r) == Some(name))
+                .filter(|&&r| ranks.finite("draws", r) == Some(draws as f64))
+                .filter_map(|&r| ranks.finite("rank", r))
+                .filter(|&rank| rank >= 0.0 && rank <= draws as f64)
+                .map(|rank| rank as usize)
+                .collect();
+            let p = job_row.and_then(|row| context.jobs.finite(&format!("sbc_p_{name}"), row));
+            RankHistogram::new(name, &values, draws, p)
+        })
+        .collect();
+    if histograms.is_empty() {
+        return None;
+    }
+    let replications = job_row
+        .and_then(|row| context.jobs.finite("sbc_replications", row))
+        .map_or_else(
+            || {
+                histograms
+                    .iter()
+                    .map(RankHistogram::total)
+                    .max()
+                    .unwrap_or(0)
+            },
+            |n| n as usize,
+        );
+    Some(JobRanks {
+        job_id: job_id.to_string(),
+        description: describe_job(context, job_id),
+        replications,
+        grid: job_row
+            .and_then(|row| context.jobs.finite("model_grid", row))
+            .filter(|&d| d >= 1.0)
+            .map(|d| d as usize),
+        histograms,
+    })
+}
+
+/// "likelihood · sampler · D = n" from jobs.parquet, or the job id.
+pub fn describe_job(context: &Context, job_id: &str) -> String {
+    let Some(row) = context.job_row(job_id) else {
+        return job_id.to_string();
+    };
+    let jobs = context.jobs;
+    let parts: Vec<String> = [
+        jobs.str_at("model_likelihood", row).map(str::to_string),
+        jobs.str_at("sampler_kind", row).map(str::to_string),
+        jobs.finite("model_grid", row)
+            .map(|d| format!("D = {}", format_number(d))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if parts.is_empty() {
+        job_id.to_string()
+    } else {
+        parts.join(" · ")
+    }
+}
+
+/// Appends the job id to descriptions shared by several jobs (another parameter was swept, or
+/// replicates were run), so every title names one job.
+fn disambiguate(jobs: &mut [JobRanks]) {
+    let descriptions: Vec<String> = jobs.iter().map(|j| j.description.clone()).collect();
+    for job in jobs.iter_mut() {
+        let shared = descriptions
+            .iter()
+            .filter(|d| **d == job.description)
+            .count()
+            > 1;
+        if shared {
+            job.description = format!("{} · {}", job.description, job.job_id);
+        }
+    }
+}
+
+fn first_caption(job: &JobRanks) -> String {
+    let first = &job.histograms[0];
+    format!(
+        "Simulation-based calibration checks a sampler without a closed form: each of the {} \
+         replications drew a truth from the prior, simulated data from it, ran the sampler and \
+         recorded the rank of the true value among L = {} thinned posterior draws, and for a \
+         correct sampler these ranks are uniform on 0..L. One panel per functional (probe_0 to \
+         probe_4 are cells on the grid's diagonal, named in each panel, and on a small grid two \
+         of them can be the same cell; field_mean is the mean over the grid): bars \
+         count the ranks in {} bins, the dark line is the count expected under uniformity, the \
+         grey band holds 99% of a calibrated sampler's bin counts (so about one bar in a hundred \
+         falls outside by chance; bars outside are drawn in red), and p is the chi-square test of \
+         uniformity (red below {ALARM_P}). Read the shape: flat = calibrated; U shape (the truth \
+         often beyond all draws) = posterior too narrow; hump in the middle = posterior too \
+         wide; slope = biased (rising: draws too low, falling: draws too high). {}",
+        job.replications,
+        first.max_rank,
+        first.counts.len(),
+        verdict(job)
+    )
+}
+
+fn later_caption(job: &JobRanks) -> String {
+    format!(
+        "Read as the first figure of this section. Job {}: {} replications, L = {} draws. {}",
+        job.job_id,
+        job.replications,
+        job.histograms[0].max_rank,
+        verdict(job)
+    )
+}
+
+/// One sentence on the smallest p-value of the job.
+fn verdict(job: &JobRanks) -> String {
+    let smallest = job
+        .histograms
+        .iter()
+        .filter_map(|h| h.p_value.map(|p| (p, &h.functional)))
+        .min_by(|a, b| a.0.total_cmp(&b.0));
+    match smallest {
+        Some((p, name)) if p < ALARM_P => format!(
+            "Not calibrated: {name} has p = {} < {ALARM_P}.",
+            format_p(Some(p))
+        ),
+        Some((p, name)) => format!(
+            "No functional rejects uniformity at {ALARM_P} (smallest p = {}, {name}).",
+            format_p(Some(p))
+        ),
+        None => "No p-value is available (too few replications).".into(),
+    }
+}
+
+fn format_p(p: Option<f64>) -> String {
+    match p {
+        Some(p) if p < 1e-4 => format!("{p:.1e}"),
+        Some(p) => format!("{p:.3}"),
+        None => "–".into(),
+    }
+}
+
+fn draw(path: &Path, job: &JobRanks) -> Result<(), ReportError> {
+    let panels = job.histograms.len();
+    let columns = panels.clamp(1, PANEL_COLUMNS);
+    let rows = panels.div_ceil(columns);
+    let width = PANEL_SIZE.0 * columns as u32;
+    let height = TITLE_HEIGHT + PANEL_SIZE.1 * rows as u32;
+    let title = format!(
+        "SBC ranks · {} · {} replications, L = {}",
+        job.description, job.replications, job.histograms[0].max_rank
+    );
+    render_png(path, (width, height), |root| {
+        let body = titled(root, &title, TITLE_HEIGHT)?;
+        let areas = body.split_evenly((rows, columns));
+        for (histogram, area) in job.histograms.iter().zip(&areas) {
+            let title = panel_title(&histogram.functional, job.grid);
+            draw_panel(root, area, histogram, &title)?;
+        }
+        Ok(())
+    })
+}
+
+/// The functional's name, with the cell (row, column) a probe sits on when the grid is known.
+pub fn panel_title(functional: &str, grid: Option<usize>) -> String {
+    let probe = functional
+        .strip_prefix("probe_")
+        .and_then(|k| k.parse::<usize>().ok())
+        .filter(|&k| k < PROBES);
+    match (probe, grid) {
+        (Some(k), Some(side)) => {
+            let cell = probe_cells(side)[k];
+            format!("{functional} · cell ({}, {})", cell / side, cell % side)
+        }
+        _ => functional.to_string(),
+    }
+}
+
+fn draw_panel(root: &Area, area: &Area, histogram: &RankHistogram, title: &str) -> DrawResult {
+    let bins = histogram.counts.len();
+    let top = (0..bins)
+        .map(|b| histogram.band(b).1.max(histogram.counts[b] as f64))
+        .fold(1.0, f64::max);
+    let x_axis = Axis::linear(0.0, (histogram.max_rank + 1) as f64);
+    let y_axis = Axis::linear(0.0, top * 1.12);
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .margin_top(58)
+        .x_label_area_size(X_LABELS)
+        .y_label_area_size(Y_LABELS)
+        .build_cartesian_2d(x_axis.coord(), y_axis.coord())?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(RGBColor(235, 235, 235))
+        .label_style(text(13.0))
+        .x_label_formatter(&|v| x_axis.label(*v))
+        .y_label_formatter(&|v| y_axis.label(*v))
+        .draw()?;
+    let span = |b: usize| {
+        let start = histogram.bin_starts[b] as f64;
+        (start, start + histogram.bin_widths[b] as f64)
+    };
+    chart.draw_series((0..bins).map(|b| {
+        let ((x0, x1), (lo, hi)) = (span(b), histogram.band(b));
+        Rectangle::new([(x0, lo), (x1, hi)], BAND.mix(0.8).filled())
+    }))?;
+    let outside: HashSet<usize> = histogram.bins_outside_band().into_iter().collect();
+    let bar = series_colour(0);
+    chart.draw_series((0..bins).map(|b| {
+        let (x0, x1) = span(b);
+        let gap = 0.06 * (x1 - x0);
+        let colour = if outside.contains(&b) { OUTSIDE } else { bar };
+        Rectangle::new(
+            [(x0 + gap, 0.0), (x1 - gap, histogram.counts[b] as f64)],
+            colour.mix(0.85).filled(),
+        )
+    }))?;
+    chart.draw_series((0..bins).flat_map(|b| {
+        let ((x0, x1), (lo, hi)) = (span(b), histogram.band(b));
+        [lo, hi].map(|y| PathElement::new(vec![(x0, y), (x1, y)], BAND_EDGE.stroke_width(1)))
+    }))?;
+    chart.draw_series((0..bins).map(|b| {
+        let (x0, x1) = span(b);
+        let expected = histogram.expected(b);
+        PathElement::new(vec![(x0, expected), (x1, expected)], INK.stroke_width(2))
+    }))?;
+    let plot = plot_box(&chart, X_LABELS, Y_LABELS);
+    decorate(
+        root,
+        &plot,
+        "",
+        "rank of the truth",
+        "replications per bin",
+        14.0,
+    )?;
+    let centre_x = (plot.x.start + plot.x.end) / 2;
+    Label::new(17.0)
+        .bold()
+        .anchor(HPos::Center, VPos::Bottom)
+        .draw(root, title, (centre_x, plot.y.start - 26))?;
+    let alarm = histogram.p_value.is_some_and(|p| p < ALARM_P);
+    Label::new(14.0)
+        .colour(if alarm { OUTSIDE } else { INK })
+        .anchor(HPos::Center, VPos::Bottom)
+        .draw(
+            root,
+            &format!("p = {}", format_p(histogram.p_value)),
+            (centre_x, plot.y.start - 8),
+        )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::shape::StudyShape;
+    use crate::report::tables::Values;
+
+    fn text_column(name: &str, values: &[&str]) -> (String, Values) {
+        let values = values.iter().map(|s| Some(s.to_string())).collect();
+        (name.to_string(), Values::Text(values))
+    }
+
+    fn num_column(name: &str, values: &[f64]) -> (String, Values) {
+        (
+            name.to_string(),
+            Values::Num(values.iter().map(|&v| Some(v)).collect()),
+        )
+    }
+
+    #[test]
+    fn uniform_ranks_sit_inside_the_band_and_piled_ranks_do_not() {
+        // 0..=49 twice over: exactly the expected count in each of the 10 bins.
+        let ranks: Vec<usize> = (0..100).map(|k| k % 50).collect();
+        let flat = RankHistogram::new("probe_0", &ranks, 49, None).expect("ranks");
+        assert_eq!(flat.counts.len(), 10);
+        assert_eq!(flat.total(), 100);
+        assert!(flat.bins_outside_band().is_empty());
+        assert!((flat.p_value.expect("p") - 1.0).abs() < 1e-9);
+        for b in 0..10 {
+            assert!((flat.expected(b) - 10.0).abs() < 1e-12);
+            let (lo, hi) = flat.band(b);
+            assert!(lo < 10.0 && 10.0 < hi && lo > 0.0);
+        }
+        // A U shape: the truth beyond every draw half the time.
+        let u: Vec<usize> = (0..100).map(|k| if k % 2 == 0 { 0 } else { 49 }).collect();
+        let narrow = RankHistogram::new("probe_0", &u, 49, None).expect("ranks");
+        assert_eq!(narrow.bins_outside_band().len(), 10);
+        assert!(narrow.p_value.expect("p") < 1e-10);
+    }
+
+    #[test]
+    fn uneven_bins_cover_every_rank_once() {
+        let ranks: Vec<usize> = (0..40).map(|k| k % 11).collect();
+        let h = RankHistogram::new("field_mean", &ranks, 10, Some(0.5)).expect("ranks");
+        assert_eq!(h.counts.len(), 8);
+        assert_eq!(h.bin_widths.iter().sum::<usize>(), 11);
+        assert_eq!(h.bin_starts[0], 0);
+        for b in 1..h.counts.len() {
+            assert_eq!(h.bin_starts[b], h.bin_starts[b - 1] + h.bin_widths[b - 1]);
+        }
+        let expected: f64 = (0..h.counts.len()).map(|b| h.expected(b)).sum();
+        assert!((expected - 40.0).abs() < 1e-9);
+        assert_eq!(h.p_value, Some(0.5), "the given p-value is kept");
+    }
+
+    #[test]
+    fn out_of_range_or_missing_ranks_give_no_histogram() {
+        assert_eq!(RankHistogram::new("probe_0", &[], 49, None), None);
+        assert_eq!(RankHistogram::new("probe_0", &[3, 50], 49, None), None);
+    }
+
+    fn jobs_table() -> Table {
+        Table::from_columns(vec![
+            text_column("job_id", &["b", "a", "c"]),
+            text_column("status", &["ok", "ok", "ok"]),
+            text_column("model_likelihood", &["gaussian", "probit", "probit"]),
+            text_column("sampler_kind", &["grw", "pcn", "pcn"]),
+            num_column("model_grid", &[4.0, 4.0, 4.0]),
+            num_column("sbc_draws", &[9.0, 9.0, 9.0]),
+            num_column("sbc_replications", &[20.0, 20.0, 20.0]),
+            num_column("sbc_p_probe_0", &[0.25, 0.5, 0.75]),
+        ])
+    }
+
+    #[test]
+    fn jobs_follow_plan_order_and_are_capped() {
+        let jobs = jobs_table();
+        let in_ranks: Vec<String> = ["a", "x", "b"].map(String::from).to_vec();
+        assert_eq!(jobs_to_draw(&jobs, &in_ranks), ["b", "a", "x"]);
+        let many: Vec<String> = (0..30).map(|k| format!("j{k}")).collect();
+        assert_eq!(jobs_to_draw(&Table::default(), &many).len(), MAX_JOBS);
+    }
+
+    #[test]
+    fn job_ranks_use_only_full_draw_replications_and_the_jobs_table() {
+        let jobs = jobs_table();
+        let shape = StudyShape::of(&jobs);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let context = Context {
+            jobs: &jobs,
+            shape: &shape,
+            report_dir: dir.path(),
+        };
+        // 20 replications ranked among 9 draws, 3 more among only 5, one damaged row.
+        let mut ids = vec!["a"; 24];
+        let mut functional = vec!["probe_0"; 24];
+        let mut rank: Vec<f64> = (0..20).map(|k| f64::from(k % 10)).collect();
+        let mut draws = vec![9.0; 20];
+        rank.extend([0.0, 0.0, 0.0, -1.0]);
+        draws.extend([5.0, 5.0, 5.0, 9.0]);
+        ids.push("other");
+        functional.push("probe_0");
+        rank.push(1.0);
+        draws.push(9.0);
+        let ranks = Table::from_columns(vec![
+            text_column("job_id", &ids),
+            text_column("functional", &functional),
+            num_column("rank", &rank),
+            num_column("draws", &draws),
+        ]);
+        let job = job_ranks(&context, &ranks, "a").expect("ranks of a");
+        assert_eq!(job.description, "probit · pcn · D = 4");
+        assert_eq!(job.replications, 20);
+        let h = &job.histograms[0];
+        assert_eq!((h.total(), h.max_rank, h.counts.len()), (20, 9, 4));
+        assert_eq!(h.p_value, Some(0.5));
+        assert_eq!(job_ranks(&context, &ranks, "missing"), None);
+
+        let mut both = vec![job.clone(), job_ranks(&context, &ranks, "a").expect("a")];
+        both[1].job_id = "c".into();
+        disambiguate(&mut both);
+        assert_eq!(both[0].description, "probit · pcn · D = 4 · a");
+        assert_eq!(both[1].description, "probit · pcn · D = 4 · c");
+    }
+
+    #[test]
+    fn probe_panels_name_their_cell() {
+        assert_eq!(panel_title("probe_0", Some(4)), "probe_0 · cell (0, 0)");
+        assert_eq!(panel_title("probe_4", Some(8)), "probe_4 · cell (7, 7)");
+        assert_eq!(panel_title("probe_4", None), "probe_4");
+        assert_eq!(panel_title("probe_9", Some(4)), "probe_9");
+        assert_eq!(panel_title("field_mean", Some(4)), "field_mean");
+    }
+
+    #[test]
+    fn verdict_names_the_failing_functional() {
+        let ranks: Vec<usize> = (0..100).map(|k| k % 50).collect();
+        let good = RankHistogram::new("probe_1", &ranks, 49, Some(0.3)).expect("ranks");
+        let bad = RankHistogram::new("field_mean", &ranks, 49, Some(1e-6)).expect("ranks");
+        let job = JobRanks {
+            job_id: "j".into(),
+            description: "d".into(),
+            replications: 100,
+            grid: None,
+            histograms: vec![good, bad],
+        };
+        let sentence = verdict(&job);
+        assert!(sentence.starts_with("Not calibrated") && sentence.contains("field_mean"));
+    }
+}
