@@ -54,7 +54,8 @@ fn final_parts(out: &Path) -> Vec<String> {
 /// When to kill a run.
 #[derive(Debug, Clone, Copy)]
 enum Moment {
-    /// This long after `parts/` appeared (the run has opened its folder).
+    /// This long after `parts/` exists: after the first run opened its folder, or, for a rerun
+    /// into the same folder, after the start.
     After(Duration),
     /// As soon as every job's part is published: the run is assembling the tables.
     AllPartsPublished,
