@@ -103,9 +103,18 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<(), SinkError> {
     Ok(())
 }
 
-/// True for names that [`TEMP_PREFIX`] marks as unfinished.
+/// True for the names [`temp_sibling`] makes: [`TEMP_PREFIX`], a name, then `-<pid>-<nonce>`
+/// in digits. Other dot-files in a results folder belong to the user and are left alone.
 pub(crate) fn is_temporary(name: &str) -> bool {
-    name.starts_with(TEMP_PREFIX)
+    let Some(rest) = name.strip_prefix(TEMP_PREFIX) else {
+        return false;
+    };
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let mut pieces = rest.rsplitn(3, '-');
+    let (nonce, pid, stem) = (pieces.next(), pieces.next(), pieces.next());
+    nonce.is_some_and(all_digits)
+        && pid.is_some_and(all_digits)
+        && stem.is_some_and(|s| !s.is_empty())
 }
 
 /// Deletes every temporary file or folder directly inside `dir` (left by a crashed run).
@@ -187,6 +196,10 @@ mod tests {
         assert_eq!(a.parent(), path.parent());
         assert!(is_temporary(&a.file_name().unwrap().to_string_lossy()));
         assert!(!is_temporary("jobs.parquet"));
+        assert!(!is_temporary(".tmp-notes"));
+        assert!(!is_temporary(".tmp--1-2"));
+        assert!(!is_temporary(".tmp-a-1-x"));
+        assert!(is_temporary(".tmp-jobs.parquet-12-345"));
     }
 
     #[test]

@@ -92,8 +92,11 @@ impl ResultsDir {
         Ok(finished)
     }
 
-    /// Starts over (`--fresh`): removes every part, every assembled table and the manifest.
+    /// Starts over (`--fresh`): removes every part, the assembled tables the parts name and the
+    /// manifest. Other files in the folder are the user's and stay (an `--out` folder may hold
+    /// unrelated Parquet files).
     pub fn clear(&self) -> Result<(), SinkError> {
+        let tables = self.known_tables()?;
         // Move parts/ aside first so that a crash mid-way cannot leave a half-deleted part
         // under a final name.
         let parts = self.parts_dir();
@@ -103,8 +106,8 @@ impl ResultsDir {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(SinkError::io("clear", &parts, e)),
         }
-        for path in self.assembled_table_paths()? {
-            fsio::remove_path(&path)?;
+        for table in tables {
+            fsio::remove_path(&self.table_path(&table))?;
         }
         fsio::remove_path(&self.root.join(MANIFEST))?;
         fs::create_dir_all(&parts)
@@ -285,13 +288,7 @@ impl ResultsDir {
 
     /// Removes assembled tables that some finished part names but this assembly did not write.
     fn remove_stale_tables(&self, written: &[(String, usize)]) -> Result<(), SinkError> {
-        let mut known = BTreeSet::new();
-        for job_id in self.part_folder_names()? {
-            if let Some(index) = self.read_part_index(&job_id)? {
-                known.extend(index.tables);
-            }
-        }
-        for table in known {
+        for table in self.known_tables()? {
             if !written.iter().any(|(name, _)| *name == table) {
                 fsio::remove_path(&self.table_path(&table))?;
             }
@@ -299,18 +296,16 @@ impl ResultsDir {
         Ok(())
     }
 
-    /// Every `*.parquet` file directly in the root.
-    fn assembled_table_paths(&self) -> Result<Vec<PathBuf>, SinkError> {
-        let mut paths = Vec::new();
-        for entry in fsio::read_dir(&self.root)? {
-            let entry = entry.map_err(|e| SinkError::io("list", &self.root, e))?;
-            let path = entry.path();
-            let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
-            if is_file && path.extension().is_some_and(|ext| ext == TABLE_EXTENSION) {
-                paths.push(path);
+    /// The table names that some complete part carries: the only tables this folder's runs
+    /// assemble.
+    fn known_tables(&self) -> Result<BTreeSet<String>, SinkError> {
+        let mut known = BTreeSet::new();
+        for job_id in self.part_folder_names()? {
+            if let Some(index) = self.read_part_index(&job_id)? {
+                known.extend(index.tables);
             }
         }
-        Ok(paths)
+        Ok(known)
     }
 }
 
@@ -568,6 +563,17 @@ mod tests {
         dir.clear().unwrap();
         assert_eq!(entries(tmp.path()), ["parts", "study.toml"]);
         assert!(dir.finished_jobs().unwrap().is_empty());
+        // Files the user keeps in the folder are not fieldmc's to delete.
+        fs::write(tmp.path().join("survey.parquet"), b"user data").unwrap();
+        fs::write(tmp.path().join(".tmp-notes"), b"user notes").unwrap();
+        write(&dir, "a", ok_job("a"));
+        dir.assemble(&ids(&["a"])).unwrap();
+        dir.clear().unwrap();
+        let dir = ResultsDir::create(tmp.path()).unwrap();
+        assert_eq!(
+            entries(tmp.path()),
+            [".tmp-notes", "parts", "study.toml", "survey.parquet"]
+        );
         // Still usable after clearing.
         write(&dir, "a", ok_job("a"));
         assert_eq!(dir.finished_jobs().unwrap().len(), 1);

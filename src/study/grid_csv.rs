@@ -21,6 +21,20 @@ pub struct GridCsvError {
     pub message: String,
 }
 
+/// Bytes a data file may spend per grid cell (a row), beyond [`CSV_BASE_BYTES`]: generous for
+/// extra columns, small enough that a wrong path (a device, a huge unrelated file) is refused
+/// before it exhausts memory.
+const CSV_BYTES_PER_CELL: u64 = 1024;
+const CSV_BASE_BYTES: u64 = 1024 * 1024;
+
+/// The largest data file read for a `grid` x `grid` grid.
+fn max_csv_bytes(grid: usize) -> u64 {
+    let cells = (grid as u64).saturating_mul(grid as u64);
+    cells
+        .saturating_mul(CSV_BYTES_PER_CELL)
+        .saturating_add(CSV_BASE_BYTES)
+}
+
 /// The values of `column` at every cell of a `grid` x `grid` grid, cell (i, j) at `j * grid + i`.
 /// Probit labels come back as -1.0 / +1.0.
 pub fn read_grid_csv(
@@ -34,8 +48,18 @@ pub fn read_grid_csv(
         line,
         message,
     };
-    let bytes =
-        std::fs::read(path).map_err(|e| fail(None, format!("cannot read the data file: {e}")))?;
+    let limit = max_csv_bytes(grid);
+    let bytes = super::read_at_most(path, limit)
+        .map_err(|e| fail(None, format!("cannot read the data file: {e}")))?
+        .ok_or_else(|| {
+            fail(
+                None,
+                format!(
+                    "the data file is larger than {limit} bytes, too large for a {grid} x {grid} grid \
+                     ({CSV_BYTES_PER_CELL} bytes per cell allowed)"
+                ),
+            )
+        })?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
@@ -429,6 +453,31 @@ mod tests {
         let error = read_grid_csv(&binary, "count", 1, Poisson).unwrap_err();
         assert_eq!(error.line, Some(2));
         assert!(error.message.contains("invalid UTF-8"));
+    }
+
+    #[test]
+    fn a_file_too_large_for_its_grid_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.csv");
+        let row = "0,0,1\n";
+        let rows = (max_csv_bytes(1) as usize) / row.len() + 1;
+        std::fs::write(&big, format!("i,j,count\n{}", row.repeat(rows))).unwrap();
+        let error = read_grid_csv(&big, "count", 1, Poisson).unwrap_err();
+        assert!(
+            error.message.starts_with("the data file is larger than"),
+            "{error}"
+        );
+        // The same file is within the limit of a larger grid, and then fails on its content.
+        let error = read_grid_csv(&big, "count", 64, Poisson).unwrap_err();
+        let counted = format!("the file has {rows} cells");
+        assert!(error.message.starts_with(&counted), "{error}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_endless_device_is_refused_instead_of_read_forever() {
+        let error = read_grid_csv(Path::new("/dev/zero"), "count", 2, Poisson).unwrap_err();
+        assert!(error.message.contains("larger than"), "{error}");
     }
 
     #[test]

@@ -161,15 +161,32 @@ pub fn load(path: &Path) -> Result<Study, StudyError> {
     if metadata.is_dir() {
         return Err(unreadable("it is a folder".to_string()));
     }
+    let too_large = |size: String| {
+        unreadable(format!(
+            "it is {size} bytes; a study file may be at most {MAX_STUDY_BYTES}"
+        ))
+    };
     if metadata.len() > MAX_STUDY_BYTES {
-        return Err(unreadable(format!(
-            "it is {} bytes; a study file may be at most {MAX_STUDY_BYTES}",
-            metadata.len()
-        )));
+        return Err(too_large(metadata.len().to_string()));
     }
-    let bytes = std::fs::read(path).map_err(|e| unreadable(e.to_string()))?;
+    // Read at most one byte past the limit: a device or pipe reports length 0 and may never
+    // end (`/dev/zero`), so the metadata check alone does not bound the read.
+    let bytes = read_at_most(path, MAX_STUDY_BYTES)
+        .map_err(|e| unreadable(e.to_string()))?
+        .ok_or_else(|| too_large(format!("more than {MAX_STUDY_BYTES}")))?;
     let text = String::from_utf8(bytes).map_err(|e| not_text(&file, &e))?;
     parse(&text, path)
+}
+
+/// The bytes of `path` if it holds at most `limit` bytes, `None` if it holds more. Never reads
+/// more than `limit + 1` bytes, so endless sources (devices, pipes) end in `None`.
+pub(crate) fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
 /// The not-UTF-8 error, placed just after the valid start of the file.

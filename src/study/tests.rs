@@ -863,3 +863,28 @@ fn a_byte_order_mark_is_accepted() {
         Some((2, 8))
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn an_endless_device_as_study_is_refused_instead_of_read_forever() {
+    let error = load(Path::new("/dev/zero")).unwrap_err();
+    let shown = error.to_string();
+    assert!(
+        shown.starts_with("/dev/zero: cannot read the study file: it is more than"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_study_file_over_the_size_limit_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.toml");
+    let line = "# padding\n";
+    let lines = MAX_STUDY_BYTES as usize / line.len() + 1;
+    std::fs::write(&path, format!("[model]\ngrid = 4\n{}", line.repeat(lines))).unwrap();
+    let shown = load(&path).unwrap_err().to_string();
+    assert!(
+        shown.contains("a study file may be at most 1048576"),
+        "{shown}"
+    );
+}

@@ -1,0 +1,273 @@
+//! Shared helpers of the `trust_*` integration tests: driving the real `fieldmc` binary, reading
+//! its Parquet tables back, comparing results folders and checking that a folder holds no
+//! partial file under a final name and no non-finite number.
+//!
+//! Each `trust_*.rs` test crate uses only some of these helpers.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use polars::prelude::*;
+
+/// Columns that measure time: they differ between runs by nature.
+pub const TIMING_COLUMNS: [&str; 6] = [
+    "wall_seconds",
+    "setup_seconds",
+    "sample_seconds",
+    "exact_seconds",
+    "iterations_per_second",
+    "ess_bulk_per_second",
+];
+
+/// The tables a run may write (`convergence` only for gaussian jobs).
+pub const TABLES: [&str; 6] = [
+    "jobs",
+    "fields",
+    "traces",
+    "chains",
+    "convergence",
+    "autocorrelation",
+];
+
+/// The path of the built binary.
+pub fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_fieldmc"))
+}
+
+/// A `fieldmc` command (plain std, so it can also be spawned and killed).
+pub fn fieldmc() -> std::process::Command {
+    std::process::Command::new(binary())
+}
+
+/// `fieldmc run STUDY --out OUT --threads N --quiet --no-report`, waited for.
+pub fn run_output(study: &Path, out: &Path, threads: usize) -> Output {
+    fieldmc()
+        .args(["run", "--quiet", "--no-report", "--threads"])
+        .arg(threads.to_string())
+        .arg(study)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("the fieldmc binary starts")
+}
+
+/// Runs a study that must succeed; returns its stderr.
+pub fn run_ok(study: &Path, out: &Path, threads: usize) -> String {
+    let output = run_output(study, out, threads);
+    let stderr = text(&output.stderr);
+    assert!(
+        output.status.success(),
+        "fieldmc run {} failed ({:?}):\n{stderr}",
+        study.display(),
+        output.status
+    );
+    stderr
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Asserts that the process ended by itself with an exit code (no signal), and that nothing
+/// panicked on the way.
+pub fn assert_no_panic(output: &Output, what: &str) {
+    let stderr = text(&output.stderr);
+    assert!(
+        output.status.code().is_some(),
+        "{what}: killed by a signal ({:?})\n{stderr}",
+        output.status
+    );
+    assert_ne!(
+        output.status.code(),
+        Some(101),
+        "{what}: the binary panicked\n{stderr}"
+    );
+    assert!(
+        !stderr.contains("panicked at"),
+        "{what}: a panic message on stderr\n{stderr}"
+    );
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Reads one Parquet file.
+pub fn read_parquet(path: &Path) -> PolarsResult<DataFrame> {
+    let file = std::fs::File::open(path)?;
+    ParquetReader::new(file).finish()
+}
+
+/// Reads `<out>/<table>.parquet`, or None when the run wrote no such table.
+pub fn read_table(out: &Path, table: &str) -> Option<DataFrame> {
+    let path = out.join(format!("{table}.parquet"));
+    path.exists().then(|| {
+        read_parquet(&path).unwrap_or_else(|e| panic!("{} unreadable: {e}", path.display()))
+    })
+}
+
+/// `<out>/<table>.parquet`, which must exist.
+pub fn table(out: &Path, table: &str) -> DataFrame {
+    read_table(out, table).unwrap_or_else(|| panic!("{} lacks {table}.parquet", out.display()))
+}
+
+/// The table without its timing columns.
+pub fn without_timing(df: DataFrame) -> DataFrame {
+    let keep: Vec<PlSmallStr> = df
+        .get_column_names()
+        .into_iter()
+        .filter(|name| !TIMING_COLUMNS.contains(&name.as_str()))
+        .cloned()
+        .collect();
+    df.select(keep).unwrap()
+}
+
+/// Asserts that two frames have the same columns, in order, with bit-identical values
+/// (nulls equal to nulls).
+pub fn assert_same_frame(left: &DataFrame, right: &DataFrame, what: &str) {
+    assert_eq!(
+        left.get_column_names(),
+        right.get_column_names(),
+        "{what}: columns differ"
+    );
+    assert_eq!(left.height(), right.height(), "{what}: row counts differ");
+    for name in left.get_column_names() {
+        let l = left.column(name).unwrap().as_materialized_series();
+        let r = right.column(name).unwrap().as_materialized_series();
+        assert!(
+            same_series(l, r),
+            "{what}: column {name} differs\n{l:?}\n{r:?}"
+        );
+    }
+}
+
+/// Equality that treats floats bit by bit (so it is strict about -0.0 and never fooled by a
+/// tolerance) and nulls as equal to nulls.
+fn same_series(l: &Series, r: &Series) -> bool {
+    if l.dtype() != r.dtype() {
+        return false;
+    }
+    match l.dtype() {
+        DataType::Float64 => {
+            let bits = |s: &Series| -> Vec<Option<u64>> {
+                s.f64()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.map(f64::to_bits))
+                    .collect()
+            };
+            bits(l) == bits(r)
+        }
+        _ => l.equals_missing(r),
+    }
+}
+
+/// Asserts that every table of two results folders is equal apart from timing columns; a table
+/// present in one folder must be present in the other.
+pub fn assert_same_tables(a: &Path, b: &Path) {
+    for name in TABLES {
+        match (read_table(a, name), read_table(b, name)) {
+            (None, None) => {}
+            (Some(left), Some(right)) => assert_same_frame(
+                &without_timing(left),
+                &without_timing(right),
+                &format!("{name}.parquet of {} vs {}", a.display(), b.display()),
+            ),
+            (l, r) => panic!(
+                "{name}.parquet exists in only one of {} ({}) and {} ({})",
+                a.display(),
+                l.is_some(),
+                b.display(),
+                r.is_some()
+            ),
+        }
+    }
+}
+
+/// The rows of `df` whose `job_id` is `id`.
+pub fn rows_of_job(df: &DataFrame, id: &str) -> DataFrame {
+    let mask = df.column("job_id").unwrap().str().unwrap().equal(id);
+    df.filter(&mask).unwrap()
+}
+
+/// The distinct job ids of a table, in first-seen order.
+pub fn job_ids(df: &DataFrame) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for id in df.column("job_id").unwrap().str().unwrap().iter().flatten() {
+        if !ids.iter().any(|known| known == id) {
+            ids.push(id.to_string());
+        }
+    }
+    ids
+}
+
+/// Every `(table, column, row, value)` of a non-finite float in any table of `out`.
+pub fn non_finite_values(out: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for name in TABLES {
+        let Some(df) = read_table(out, name) else {
+            continue;
+        };
+        for column in df.columns() {
+            let series = column.as_materialized_series();
+            let floats = match series.dtype() {
+                DataType::Float64 => series.clone(),
+                DataType::Float32 => series.cast(&DataType::Float64).unwrap(),
+                _ => continue,
+            };
+            for (row, value) in floats.f64().unwrap().iter().enumerate() {
+                if let Some(x) = value
+                    && !x.is_finite()
+                {
+                    found.push(format!("{name}.{}[{row}] = {x}", column.name()));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The text values of a string column.
+pub fn strings(df: &DataFrame, column: &str) -> Vec<Option<String>> {
+    df.column(column)
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .map(|s| s.map(str::to_string))
+        .collect()
+}
+
+/// The values of a float column.
+pub fn floats(df: &DataFrame, column: &str) -> Vec<Option<f64>> {
+    df.column(column)
+        .unwrap_or_else(|_| panic!("no column {column}"))
+        .f64()
+        .unwrap()
+        .iter()
+        .collect()
+}
+
+/// Files and folders under `dir`, recursively, as paths relative to `dir`, sorted.
+pub fn tree(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            found.push(path.strip_prefix(dir).unwrap().to_path_buf());
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
