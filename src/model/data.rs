@@ -67,11 +67,11 @@ pub struct Simulation {
 pub enum DataError {
     #[error("subsampling {cells} cells by {subsample} leaves no observed cell")]
     NoObservedCells { cells: usize, subsample: usize },
-    #[error("holding out {holdout} of {cells} cells leaves no observed cell")]
+    #[error("holding out {holdout:?} of {cells} cells leaves no observed cell")]
     NothingLeftToFit { cells: usize, holdout: f64 },
     #[error("the grid has {found} values, the model's grid needs {expected}")]
     WrongSize { found: usize, expected: usize },
-    #[error("a Poisson rate exp({log_rate}) is too large to draw counts from")]
+    #[error("a Poisson rate exp({log_rate:?}) is too large to draw counts from")]
     RateTooLarge { log_rate: f64 },
 }
 

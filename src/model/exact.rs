@@ -35,7 +35,7 @@ pub enum ExactError {
         "the exact posterior needs an M x M solve; M = {0} is above the limit {MAX_EXACT_OBSERVATIONS}"
     )]
     TooManyObservations(usize),
-    #[error("G C G^T + s^2 I is not positive definite (noise sd {0})")]
+    #[error("G C G^T + s^2 I is not positive definite (noise sd {0:?})")]
     NotPositiveDefinite(f64),
 }
 

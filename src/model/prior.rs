@@ -25,7 +25,12 @@ const JITTER_LADDER: [f64; 10] = [0.0, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 pub enum PriorError {
     #[error(
-        "the {side} x {side} axis kernel (length scale {length_scale}) is not positive definite \
+        "the kernel is not a number at length scale {length_scale:?} and variance {variance:?} \
+         (2 l^2 or the variance is outside double precision)"
+    )]
+    NonFiniteKernel { length_scale: f64, variance: f64 },
+    #[error(
+        "the {side} x {side} axis kernel (length scale {length_scale:?}) is not positive definite \
          even with jitter {max_jitter:e}"
     )]
     NotPositiveDefinite {
@@ -50,6 +55,12 @@ impl KroneckerPrior {
     /// Factor the axis kernel of `kernel` on `grid`, escalating jitter as needed.
     pub fn new(grid: Grid, kernel: KernelSpec) -> Result<Self, PriorError> {
         let axis_kernel = axis_kernel_matrix(grid, kernel);
+        if !axis_kernel.is_all_finite() {
+            return Err(PriorError::NonFiniteKernel {
+                length_scale: kernel.length_scale,
+                variance: kernel.variance,
+            });
+        }
         let amplitude = kernel.variance.sqrt();
         for relative in JITTER_LADDER {
             let jitter = relative * amplitude;
