@@ -8,6 +8,7 @@
 //! | figure | when | module |
 //! |---|---|---|
 //! | field heat maps (truth, data, posterior mean/sd, error, probabilities, counts) | fields.parquet | [`fields`] |
+//! | the truths side by side, one per true length scale (prior samples) | true length scale swept | [`fields`] |
 //! | acceptance heat map over grid size x step size, one panel per sampler | grid and beta both swept | [`acceptance`] |
 //! | each key metric against each swept numeric parameter, replicate min-max band | a numeric parameter swept | [`sweeps`] |
 //! | RMS of running mean to the exact posterior mean (log-log, 1/sqrt(T) reference) | convergence.parquet | [`chains`] |
@@ -160,6 +161,7 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
 
     let mut figures = Vec::new();
     if let Some(fields) = &fields {
+        figures.extend(fields::truth_figure(&context, fields, &field_jobs)?);
         figures.extend(fields::field_figures(&context, fields, &field_jobs)?);
     }
     figures.extend(acceptance::acceptance_figure(&context)?);
