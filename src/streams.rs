@@ -33,6 +33,8 @@ pub enum Purpose {
     /// One Markov chain's acceptance uniforms. Kept apart from the proposals so that proposals
     /// can be drawn ahead in blocks without changing any number.
     Acceptance,
+    /// Prior draws of the model-evidence estimate.
+    Evidence,
 }
 
 impl Purpose {
@@ -44,6 +46,7 @@ impl Purpose {
             Purpose::Counts => "fieldmc v1 stream counts",
             Purpose::Chain => "fieldmc v1 stream chain",
             Purpose::Acceptance => "fieldmc v1 stream acceptance",
+            Purpose::Evidence => "fieldmc v1 stream evidence",
         }
     }
 }

@@ -71,7 +71,8 @@ fn assert_same_tables(a: &Path, b: &Path) {
         for name in left.get_column_names() {
             let (l, r) = (left.column(name).unwrap(), right.column(name).unwrap());
             assert!(
-                l.as_materialized_series().equals_missing(r.as_materialized_series()),
+                l.as_materialized_series()
+                    .equals_missing(r.as_materialized_series()),
                 "{table}.parquet column {name} differs between {} and {}",
                 a.display(),
                 b.display()

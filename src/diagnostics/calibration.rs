@@ -28,30 +28,49 @@ pub fn spacing_from_ess(len: usize, ess: Option<f64>) -> usize {
     }
 }
 
-/// Counts of `ranks` (each in 0..=max_rank) in `bins` equal-width bins.
+/// The bin of rank `r` (in 0..=max_rank) among `bins` bins of (nearly) equal width.
+fn bin_of(r: usize, max_rank: usize, bins: usize) -> usize {
+    (r * bins / (max_rank + 1)).min(bins - 1)
+}
+
+/// Counts of `ranks` (each in 0..=max_rank) in `bins` bins of (nearly) equal width.
 pub fn rank_histogram(ranks: &[usize], max_rank: usize, bins: usize) -> Vec<usize> {
     let mut counts = vec![0; bins];
     for &r in ranks {
-        let bin = (r * bins / (max_rank + 1)).min(bins - 1);
-        counts[bin] += 1;
+        counts[bin_of(r, max_rank, bins)] += 1;
     }
     counts
 }
 
-/// The p-value of Pearson's chi-square test that `counts` come from equally likely bins
-/// (expected counts total / bins each). None for fewer than two bins or no counts.
-pub fn uniformity_p_value(counts: &[usize]) -> Option<f64> {
-    let bins = counts.len();
-    let total: usize = counts.iter().sum();
-    if bins < 2 || total == 0 {
+/// The p-value of Pearson's chi-square test that `ranks` are uniform on 0..=max_rank, over
+/// `bins` bins; a bin's expected count is proportional to how many ranks it holds, so bins
+/// need not divide max_rank + 1 evenly. None for fewer than two bins or no ranks.
+pub fn rank_uniformity_p_value(ranks: &[usize], max_rank: usize, bins: usize) -> Option<f64> {
+    let bins = bins.min(max_rank + 1);
+    if bins < 2 || ranks.is_empty() {
         return None;
     }
-    let expected = total as f64 / bins as f64;
+    let counts = rank_histogram(ranks, max_rank, bins);
+    let mut widths = vec![0usize; bins];
+    for r in 0..=max_rank {
+        widths[bin_of(r, max_rank, bins)] += 1;
+    }
+    let total = ranks.len() as f64;
     let statistic: f64 = counts
         .iter()
-        .map(|&c| (c as f64 - expected).powi(2) / expected)
+        .zip(&widths)
+        .map(|(&c, &w)| {
+            let expected = total * w as f64 / (max_rank + 1) as f64;
+            (c as f64 - expected).powi(2) / expected
+        })
         .sum();
     Some(chi_square_survival(statistic, (bins - 1) as f64))
+}
+
+/// Bins for a rank histogram of `replications` ranks: at most 10, and at least 5 expected
+/// counts per bin.
+pub fn histogram_bins(replications: usize, max_rank: usize) -> usize {
+    (replications / 5).clamp(2, 10).min(max_rank + 1)
 }
 
 /// P(X > x) for X ~ chi-square with `dof` degrees of freedom: Q(dof / 2, x / 2).
@@ -131,8 +150,11 @@ mod tests {
         assert_eq!(rank_of(0.5, &[0.1, 0.9, 0.4, 0.6]), 2);
         let hist = rank_histogram(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10], 10, 4);
         assert_eq!(hist.iter().sum::<usize>(), 12);
-        assert_eq!(uniformity_p_value(&[25, 25, 25, 25]), Some(1.0));
-        assert!(uniformity_p_value(&[100, 0, 0, 0]).unwrap() < 1e-10);
+        // Every rank once: a perfect fit even though 11 ranks do not split into 4 equal bins.
+        let every: Vec<usize> = (0..=10).collect();
+        assert!((rank_uniformity_p_value(&every, 10, 4).unwrap() - 1.0).abs() < 1e-12);
+        let piled = vec![0; 100];
+        assert!(rank_uniformity_p_value(&piled, 10, 4).unwrap() < 1e-10);
     }
 
     #[test]

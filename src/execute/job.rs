@@ -4,6 +4,7 @@
 
 use crate::diagnostics;
 use crate::model::data::{DataError, DataStreams, Dataset, Simulation};
+use crate::model::evidence::{LogEvidence, log_evidence};
 use crate::model::exact::{ExactError, ExactPosterior, MAX_EXACT_OBSERVATIONS, gaussian_posterior};
 use crate::model::prior::PriorError;
 use crate::model::{DataSpec, Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
@@ -56,6 +57,8 @@ pub struct JobResult {
     pub run: RunOutput,
     pub scores: Scores,
     pub diagnostics: JobDiagnostics,
+    /// log p(data | model) by Monte Carlo over the prior, when `evidence_draws` > 0.
+    pub evidence: Option<LogEvidence>,
 }
 
 /// Lags of the saved log-likelihood autocorrelation.
@@ -124,7 +127,20 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         },
     );
     let diagnostics = diagnose(&output);
+    let evidence = (model.evidence_draws > 0).then(|| {
+        // Keyed by the data only: every length scale sees the same prior normals (common random
+        // numbers), so differences of log evidence between models are less noisy.
+        let mut rng = stream(seed, Purpose::Evidence, &job.streams.counts);
+        log_evidence(
+            &prior,
+            &likelihood,
+            &dataset.observed.cells,
+            model.evidence_draws,
+            &mut rng,
+        )
+    });
     Ok(JobResult {
+        evidence,
         setup_seconds,
         exact_seconds,
         dataset,

@@ -8,6 +8,7 @@
 
 pub mod job;
 pub mod progress;
+pub mod sbc;
 pub mod score;
 pub mod tables;
 
@@ -20,6 +21,7 @@ use polars::prelude::{DataFrame, PolarsResult};
 use rayon::prelude::*;
 
 use crate::plan::{Job, Plan};
+use crate::sampler::kernel::Kernel;
 use crate::sink::{JobStatus, JobTiming, Manifest, ResultsDir, SinkError};
 use crate::study::Study;
 use job::{JobOptions, run_job};
@@ -88,7 +90,7 @@ pub fn execute(
         })?;
     let outcomes: Vec<Result<Finished, ExecuteError>> = pool.install(|| {
         todo.par_iter()
-            .map(|job| run_and_write(job, study.seed, &results, &progress))
+            .map(|job| run_and_write(job, study, &results, &progress))
             .collect()
     });
     progress.finish();
@@ -156,25 +158,43 @@ struct Finished {
 /// Run one job (catching panics), write its tables atomically, return its timing.
 fn run_and_write(
     job: &Job,
-    seed: u64,
+    study: &Study,
     results: &ResultsDir,
     progress: &StudyProgress,
 ) -> Result<Finished, ExecuteError> {
     let started = Instant::now();
     let line = progress.job(&job_label(job), job.sampler.iterations);
     let report = |done: u64| line.set(done);
-    let options = JobOptions {
-        exact: true,
-        progress: Some(&report),
+    let built = match &study.sbc {
+        Some(sbc) => {
+            let kernel = Kernel::new(job.sampler.kind, job.sampler.beta);
+            let draws = sbc.draws as usize;
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                sbc::run_sbc(job, study.seed, sbc.replications, draws, kernel)
+            }));
+            let wall_seconds = started.elapsed().as_secs_f64();
+            match outcome {
+                Ok(Ok(run)) => sbc_tables(job, &run, wall_seconds).map(|t| (t, None)),
+                Ok(Err(error)) => failed_tables(job, &error.to_string(), wall_seconds),
+                Err(panic) => failed_tables(job, &panic_message(panic.as_ref()), wall_seconds),
+            }
+        }
+        None => {
+            let options = JobOptions {
+                exact: true,
+                progress: Some(&report),
+            };
+            let outcome = catch_unwind(AssertUnwindSafe(|| run_job(job, study.seed, &options)));
+            let wall_seconds = started.elapsed().as_secs_f64();
+            match outcome {
+                Ok(Ok(result)) => job_tables(job, &result, wall_seconds).map(|t| (t, None)),
+                Ok(Err(error)) => failed_tables(job, &error.to_string(), wall_seconds),
+                Err(panic) => failed_tables(job, &panic_message(panic.as_ref()), wall_seconds),
+            }
+        }
     };
-    let outcome = catch_unwind(AssertUnwindSafe(|| run_job(job, seed, &options)));
     drop(line);
     let wall_seconds = started.elapsed().as_secs_f64();
-    let built = match outcome {
-        Ok(Ok(result)) => job_tables(job, &result, wall_seconds).map(|t| (t, None)),
-        Ok(Err(error)) => failed_tables(job, &error.to_string(), wall_seconds),
-        Err(panic) => failed_tables(job, &panic_message(panic.as_ref()), wall_seconds),
-    };
     let (mut tables, error) = built.map_err(|e| ExecuteError::Table {
         job: job.id.clone(),
         message: e.to_string(),
@@ -210,6 +230,13 @@ fn job_tables(job: &Job, result: &job::JobResult, wall_seconds: f64) -> PolarsRe
         named.push(("convergence", tables::convergence(job, result)?));
     }
     Ok(named)
+}
+
+fn sbc_tables(job: &Job, run: &sbc::SbcRun, wall_seconds: f64) -> PolarsResult<NamedTables> {
+    Ok(vec![
+        ("jobs", tables::sbc_row(job, run, wall_seconds)?),
+        ("ranks", sbc::ranks_table(job, run)?),
+    ])
 }
 
 fn failed_tables(

@@ -7,7 +7,9 @@ use polars::prelude::{Column, DataFrame, NamedFrom, PolarsResult, Series};
 
 use super::job::{JobError, chain_streams, simulate_from_model_prior};
 use crate::diagnostics;
-use crate::diagnostics::calibration::{rank_of, spaced_draws, spacing_from_ess};
+use crate::diagnostics::calibration::{
+    histogram_bins, rank_of, rank_uniformity_p_value, spaced_draws, spacing_from_ess,
+};
 use crate::model::{Grid, KroneckerPrior, Likelihood};
 use crate::plan::Job;
 use crate::sampler::kernel::{Kernel, Target};
@@ -32,9 +34,78 @@ pub struct Calibration {
     pub sample_seconds: f64,
 }
 
+/// All replications of one SBC job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SbcRun {
+    pub replications: Vec<Calibration>,
+    pub draws: usize,
+}
+
+impl SbcRun {
+    /// Per functional: the chi-square p-value that its ranks are uniform.
+    pub fn p_values(&self) -> Vec<(&'static str, Option<f64>)> {
+        FUNCTIONALS
+            .iter()
+            .enumerate()
+            .map(|(f, &name)| {
+                // Only replications that ranked among the full L draws (a chain shorter than L
+                // cannot supply them all) share the rank scale 0..=L.
+                let ranks: Vec<usize> = self
+                    .replications
+                    .iter()
+                    .filter(|c| c.ranks[f].2 == self.draws)
+                    .map(|c| c.ranks[f].1)
+                    .collect();
+                let max_rank = self.draws;
+                let bins = histogram_bins(ranks.len(), max_rank);
+                (name, rank_uniformity_p_value(&ranks, max_rank, bins))
+            })
+            .collect()
+    }
+}
+
+/// Run `replications` SBC replications of `job`, each with `draws` posterior draws.
+pub fn run_sbc(
+    job: &Job,
+    seed: u64,
+    replications: u32,
+    draws: usize,
+    kernel: Kernel,
+) -> Result<SbcRun, JobError> {
+    let replications = (0..replications)
+        .map(|r| calibrate(&replication_job(job, r), seed, draws, kernel))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(SbcRun {
+        replications,
+        draws,
+    })
+}
+
+/// The job whose every stream key names the replication: independent truths, data and chains.
+fn replication_job(job: &Job, replication: u32) -> Job {
+    let mut copy = job.clone();
+    let suffix = format!(";sbc.replication={replication}");
+    for key in [
+        &mut copy.streams.truth,
+        &mut copy.streams.observations,
+        &mut copy.streams.noise,
+        &mut copy.streams.counts,
+        &mut copy.streams.chain,
+    ] {
+        key.push_str(&suffix);
+    }
+    copy.replicate = replication;
+    copy
+}
+
 /// Run one SBC replication of `job` with `draws` posterior draws per functional. `kernel`
 /// is normally `Kernel::new(kind, beta)`; tests pass deliberately wrong kernels.
-pub fn calibrate(job: &Job, seed: u64, draws: usize, kernel: Kernel) -> Result<Calibration, JobError> {
+pub fn calibrate(
+    job: &Job,
+    seed: u64,
+    draws: usize,
+    kernel: Kernel,
+) -> Result<Calibration, JobError> {
     let grid = Grid::new(job.model.grid);
     let prior = KroneckerPrior::new(grid, job.model.kernel)?;
     let dataset = simulate_from_model_prior(job, seed, &prior)?;
@@ -60,7 +131,10 @@ pub fn calibrate(job: &Job, seed: u64, draws: usize, kernel: Kernel) -> Result<C
         progress: None,
     };
     let output = run(&request, chain_streams(job, seed));
-    let truth = dataset.truth.as_deref().expect("simulated data have a truth");
+    let truth = dataset
+        .truth
+        .as_deref()
+        .expect("simulated data have a truth");
     Ok(Calibration {
         ranks: rank_functionals(&output, truth, grid.side(), draws),
         acceptance_rate: output.acceptance_rate,
@@ -96,8 +170,13 @@ fn rank_functionals(
                 .collect();
             let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
             let total: usize = series.iter().map(Vec::len).sum();
-            let spacing = spacing_from_ess(total, diagnostics::ess_bulk(&views));
             let per_chain = draws.div_ceil(chains);
+            // Thin by the autocorrelation, but never so far that a chain cannot supply its
+            // share: every replication then ranks among exactly `draws` draws (the ranks of
+            // replications with different L cannot be pooled).
+            let shortest = series.iter().map(Vec::len).min().unwrap_or(0);
+            let affordable = (shortest / per_chain.max(1)).max(1);
+            let spacing = spacing_from_ess(total, diagnostics::ess_bulk(&views)).min(affordable);
             let mut sample: Vec<f64> = series
                 .iter()
                 .flat_map(|s| spaced_draws(s, per_chain, spacing))
@@ -113,31 +192,32 @@ fn rank_functionals(
         .collect()
 }
 
-/// The ranks table rows of one replication.
-pub fn ranks_table(job: &Job, calibration: &Calibration) -> PolarsResult<DataFrame> {
-    let rows = calibration.ranks.len();
+/// The ranks table of a job: one row per replication and functional.
+pub fn ranks_table(job: &Job, run: &SbcRun) -> PolarsResult<DataFrame> {
+    let rows: Vec<(i64, &str, i64, i64)> = run
+        .replications
+        .iter()
+        .enumerate()
+        .flat_map(|(r, c)| {
+            c.ranks
+                .iter()
+                .map(move |&(f, rank, draws)| (r as i64, f, rank as i64, draws as i64))
+        })
+        .collect();
     let columns: Vec<Column> = vec![
-        Series::new("job_id".into(), vec![job.id.clone(); rows]).into(),
-        Series::new("replication".into(), vec![i64::from(job.replicate); rows]).into(),
+        Series::new("job_id".into(), vec![job.id.clone(); rows.len()]).into(),
+        Series::new(
+            "replication".into(),
+            rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+        )
+        .into(),
         Series::new(
             "functional".into(),
-            calibration
-                .ranks
-                .iter()
-                .map(|r| r.0.to_string())
-                .collect::<Vec<_>>(),
+            rows.iter().map(|r| r.1.to_string()).collect::<Vec<_>>(),
         )
         .into(),
-        Series::new(
-            "rank".into(),
-            calibration.ranks.iter().map(|r| r.1 as i64).collect::<Vec<_>>(),
-        )
-        .into(),
-        Series::new(
-            "draws".into(),
-            calibration.ranks.iter().map(|r| r.2 as i64).collect::<Vec<_>>(),
-        )
-        .into(),
+        Series::new("rank".into(), rows.iter().map(|r| r.2).collect::<Vec<_>>()).into(),
+        Series::new("draws".into(), rows.iter().map(|r| r.3).collect::<Vec<_>>()).into(),
     ];
-    DataFrame::new(rows, columns)
+    DataFrame::new(rows.len(), columns)
 }

@@ -63,6 +63,40 @@ pub fn failed_row(job: &Job, error: &str, wall_seconds: f64) -> PolarsResult<Dat
     DataFrame::new(1, columns)
 }
 
+/// The jobs-table row of a finished simulation-based-calibration job: mean acceptance over its
+/// replications and, per functional, the p-value of the ranks' uniformity (`sbc_p_<functional>`),
+/// with their minimum in `sbc_p_min`.
+pub fn sbc_row(job: &Job, run: &super::sbc::SbcRun, wall_seconds: f64) -> PolarsResult<DataFrame> {
+    let count = run.replications.len().max(1) as f64;
+    let acceptance = run
+        .replications
+        .iter()
+        .map(|c| c.acceptance_rate)
+        .sum::<f64>()
+        / count;
+    let sample_seconds: f64 = run.replications.iter().map(|c| c.sample_seconds).sum();
+    let p_values = run.p_values();
+    let p_min = p_values
+        .iter()
+        .filter_map(|p| p.1)
+        .fold(None, |m: Option<f64>, p| Some(m.map_or(p, |m| m.min(p))));
+    let mut columns = parameter_columns(job);
+    columns.push(repeated_text("status", "ok", 1));
+    columns.push(texts("error", vec![None]));
+    columns.extend([
+        floats("acceptance_rate", [acceptance]),
+        floats("wall_seconds", [wall_seconds]),
+        floats("sample_seconds", [sample_seconds]),
+        ints("sbc_replications", [run.replications.len() as i64]),
+        ints("sbc_draws", [run.draws as i64]),
+        optional_floats("sbc_p_min", [p_min]),
+    ]);
+    for (name, p) in p_values {
+        columns.push(optional_floats(&format!("sbc_p_{name}"), [p]));
+    }
+    DataFrame::new(1, columns)
+}
+
 /// The jobs-table row of a finished job.
 pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> PolarsResult<DataFrame> {
     let run = &result.run;
@@ -98,6 +132,15 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> PolarsResult
         optional_floats("cell_ess_min", [d.cell_ess_min]),
         optional_floats("cell_ess_median", [d.cell_ess_median]),
         optional_floats("mcse_mean_max", [d.mcse_mean_max]),
+    ]);
+    let evidence = result.evidence.as_ref();
+    columns.extend([
+        optional_floats("log_evidence", [evidence.map(|e| e.estimate)]),
+        optional_floats("log_evidence_se", [evidence.map(|e| e.standard_error)]),
+        optional_floats(
+            "evidence_effective_draws",
+            [evidence.map(|e| e.effective_draws)],
+        ),
     ]);
     DataFrame::new(1, columns)
 }

@@ -44,6 +44,8 @@ pub struct ModelSpec {
     pub noise_sd: f64,
     /// Poisson log-offset (log cell area or log base rate): rate = exp(u + offset).
     pub offset: f64,
+    /// Prior draws for the Monte Carlo estimate of log p(data | model); 0 = not estimated.
+    pub evidence_draws: usize,
 }
 
 /// Where the observations come from.

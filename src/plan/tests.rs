@@ -42,6 +42,7 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "model_variance",
         "model_likelihood",
         "model_offset",
+        "model_evidence_draws",
         "data_source",
         "data_length_scale",
         "data_subsample",
@@ -62,9 +63,9 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
     }
     let first = &plan.jobs[0].params;
     assert_eq!(first[0].1, ParamValue::Int(16));
-    assert_eq!(first[10].1, ParamValue::Null);
-    assert_eq!(first[13].1, ParamValue::Text("grw".into()));
-    assert_eq!(first[14].1, ParamValue::Float(0.1));
+    assert_eq!(first[11].1, ParamValue::Null);
+    assert_eq!(first[14].1, ParamValue::Text("grw".into()));
+    assert_eq!(first[15].1, ParamValue::Float(0.1));
 }
 
 #[test]
@@ -74,7 +75,7 @@ fn canonical_keys_are_sorted_pairs_and_ids_hash_seed_and_key() {
     assert_eq!(
         job.key,
         "data.length_scale=0.3;data.noise_sd=1.0;data.source=simulated;data.subsample=4;\
-         model.grid=16;model.kernel=squared-exponential;model.length_scale=0.3;\
+         model.evidence_draws=0;model.grid=16;model.kernel=squared-exponential;model.length_scale=0.3;\
          model.likelihood=gaussian;model.offset=0.0;model.variance=1.0;replicate=0;\
          sampler.beta=0.1;sampler.burn_in=0;sampler.chains=1;sampler.iterations=10000;\
          sampler.kind=grw;sampler.thin=10;study.kind=mcmc"
@@ -219,13 +220,13 @@ fn the_csv_has_every_parameter_and_empty_nulls() {
     assert!(lines[0].starts_with("job_id,replicate,model_grid,model_kernel,"));
     assert!(lines[0].ends_with(",sampler_thin,sampler_chains"));
     for line in &lines {
-        assert_eq!(line.split(',').count(), 21, "{line}");
+        assert_eq!(line.split(',').count(), 22, "{line}");
     }
     let fields: Vec<&str> = lines[1].split(',').collect();
     assert_eq!(fields[0], plan.jobs[0].id);
     assert_eq!(fields[2], "16");
-    assert_eq!(fields[12], "", "data_path is empty for simulated data");
-    assert_eq!(fields[16], "0.1");
+    assert_eq!(fields[13], "", "data_path is empty for simulated data");
+    assert_eq!(fields[17], "0.1");
 }
 
 #[test]

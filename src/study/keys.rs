@@ -166,6 +166,8 @@ pub const SOURCES: &[&str] = &["simulated", "csv"];
 pub const SAMPLERS: &[&str] = &["pcn", "grw"];
 /// More chains than this in one job is almost surely a typo (chains run inside one job).
 pub const MAX_CHAINS: i64 = 64;
+/// Prior draws for the evidence estimate: past this the estimate costs more than the chains.
+pub const MAX_EVIDENCE_DRAWS: i64 = 10_000_000;
 
 /// Every key of `[model]`, `[data]` and `[sampler]`, in the fixed order of job tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -176,6 +178,7 @@ pub enum Key {
     ModelVariance,
     ModelLikelihood,
     ModelOffset,
+    ModelEvidenceDraws,
     DataSource,
     DataLengthScale,
     DataSubsample,
@@ -192,7 +195,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const COUNT: usize = 19;
+    pub const COUNT: usize = 20;
     pub const ALL: [Key; Key::COUNT] = [
         Key::ModelGrid,
         Key::ModelKernel,
@@ -200,6 +203,7 @@ impl Key {
         Key::ModelVariance,
         Key::ModelLikelihood,
         Key::ModelOffset,
+        Key::ModelEvidenceDraws,
         Key::DataSource,
         Key::DataLengthScale,
         Key::DataSubsample,
@@ -224,7 +228,7 @@ impl Key {
         use Key::*;
         match self {
             ModelGrid | ModelKernel | ModelLengthScale | ModelVariance | ModelLikelihood
-            | ModelOffset => Section::Model,
+            | ModelOffset | ModelEvidenceDraws => Section::Model,
             DataSource | DataLengthScale | DataSubsample | DataNoiseSd | DataPath | DataColumn
             | DataHoldout => Section::Data,
             SamplerKind | SamplerBeta | SamplerIterations | SamplerBurnIn | SamplerThin
@@ -242,6 +246,7 @@ impl Key {
             ModelVariance => "variance",
             ModelLikelihood => "likelihood",
             ModelOffset => "offset",
+            ModelEvidenceDraws => "evidence_draws",
             DataSource => "source",
             DataSubsample => "subsample",
             DataNoiseSd => "noise_sd",
@@ -280,8 +285,8 @@ impl Key {
     pub fn value_type(self) -> ValueType {
         use Key::*;
         match self {
-            ModelGrid | DataSubsample | SamplerIterations | SamplerBurnIn | SamplerThin
-            | SamplerChains => ValueType::Integer,
+            ModelGrid | ModelEvidenceDraws | DataSubsample | SamplerIterations | SamplerBurnIn
+            | SamplerThin | SamplerChains => ValueType::Integer,
             ModelKernel | ModelLikelihood | DataSource | DataPath | DataColumn | SamplerKind => {
                 ValueType::Text
             }
@@ -297,6 +302,7 @@ impl Key {
                 Rule::IntRange(1, i64::MAX)
             }
             SamplerBurnIn => Rule::IntRange(0, i64::MAX),
+            ModelEvidenceDraws => Rule::IntRange(0, MAX_EVIDENCE_DRAWS),
             SamplerChains => Rule::IntRange(1, MAX_CHAINS),
             ModelKernel => Rule::OneOf(KERNELS),
             ModelLikelihood => Rule::OneOf(LIKELIHOODS),
@@ -321,6 +327,7 @@ impl Key {
             ModelVariance => Some(ParamValue::Float(1.0)),
             ModelLikelihood => text("gaussian"),
             ModelOffset => Some(ParamValue::Float(0.0)),
+            ModelEvidenceDraws => Some(ParamValue::Int(0)),
             DataSource => text("simulated"),
             DataLengthScale | DataPath | DataColumn => None,
             DataSubsample => Some(ParamValue::Int(4)),

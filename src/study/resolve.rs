@@ -152,6 +152,7 @@ impl<'s> Resolver<'s> {
             likelihood,
             noise_sd: settings.float(Key::DataNoiseSd),
             offset: settings.float(Key::ModelOffset),
+            evidence_draws: settings.int(Key::ModelEvidenceDraws) as usize,
         };
         let sampler = SamplerSpec {
             kind: sampler_kind,

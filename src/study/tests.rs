@@ -95,7 +95,7 @@ fn unknown_keys_list_the_allowed_ones_and_suggest_the_nearest() {
     assert_eq!(
         error.to_string(),
         "studies/t.toml:4:1: unknown key `lenght_scale` in [model]\n  \
-         allowed: grid, kernel, length_scale, variance, likelihood, offset\n  \
+         allowed: grid, kernel, length_scale, variance, likelihood, offset, evidence_draws\n  \
          help: did you mean `length_scale`?"
     );
     let misplaced = parse_err("[model]\nnoise_sd = 2.0\n").to_string();
