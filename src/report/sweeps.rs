@@ -16,7 +16,7 @@ use super::tables::Table;
 use super::{Context, Figure, FigureKind, ReportError, file_safe};
 
 /// The metrics plotted, in order, with their panel titles.
-pub const KEY_METRICS: [(&str, &str); 8] = [
+pub const KEY_METRICS: [(&str, &str); 9] = [
     ("acceptance_rate", "acceptance rate"),
     ("mae", "MAE of posterior mean vs truth"),
     ("exact_rmse", "RMSE of posterior mean vs exact mean"),
@@ -26,6 +26,7 @@ pub const KEY_METRICS: [(&str, &str); 8] = [
         COUNT_MAE_RATIO,
         "held-out count MAE / baseline (below 1 beats it)",
     ),
+    ("log_evidence", "log evidence log p(data | ℓ) (Monte Carlo)"),
     ("ess_bulk_per_second", "bulk ESS per second"),
     ("iterations_per_second", "iterations per second"),
 ];
