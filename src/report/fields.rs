@@ -11,7 +11,7 @@ use super::canvas::{
     Area, Axis, DrawResult, decorate, draw_colour_bar, plot_box, render_png, text, titled,
 };
 use super::colour::{BLANK, ColourMap, Scale};
-use super::shape::{Cell, job_description, label};
+use super::shape::{Cell, group_rows, job_description, label};
 use super::tables::Table;
 use super::{Context, Figure, FigureKind, ReportError, file_safe};
 
@@ -76,8 +76,9 @@ pub fn field_figures(
 /// The swept column holding the truth's length scale, as it appears in the jobs table.
 const TRUTH_LENGTH_SCALE: &str = "data_length_scale";
 
-/// One figure with the simulated truth of one job per true length scale, on a shared scale:
-/// the coursework's figure of GP prior samples for several length scales.
+/// One figure with the simulated truth of one job per true length scale (`job_ids` from
+/// [`truth_job_ids`]), on a shared scale: the coursework's figure of GP prior samples for
+/// several length scales.
 pub fn truth_figure(
     context: &Context,
     fields: &Table,
@@ -134,21 +135,37 @@ pub fn truth_figure(
     }))
 }
 
-/// The first of `job_ids` for each distinct true length scale that has a truth field.
+/// The jobs whose truths [`truth_figure`] draws: for each true length scale, the first ok job
+/// of the lowest replicate. Empty unless the true length scale varies across the study.
+pub fn truth_job_ids(context: &Context) -> Vec<String> {
+    let varies = context.shape.levels(TRUTH_LENGTH_SCALE) >= 2
+        || context
+            .shape
+            .swept
+            .iter()
+            .any(|s| s.companions.iter().any(|c| c == TRUTH_LENGTH_SCALE));
+    if !varies {
+        return Vec::new();
+    }
+    group_rows(context.jobs, &context.shape.ok_rows, &[TRUTH_LENGTH_SCALE])
+        .into_iter()
+        .filter(|(key, _)| key.first().and_then(Cell::as_f64).is_some())
+        .filter_map(|(_, rows)| {
+            let replicate = |row: usize| context.jobs.finite("replicate", row).unwrap_or(0.0);
+            let first = rows
+                .into_iter()
+                .min_by(|&a, &b| replicate(a).total_cmp(&replicate(b)).then(a.cmp(&b)))?;
+            context.jobs.str_at("job_id", first).map(str::to_string)
+        })
+        .collect()
+}
+
+/// Of `job_ids`, those with a truth field, each with its true length scale, in order of it.
 fn one_job_per_truth_length(
     context: &Context,
     fields: &Table,
     job_ids: &[String],
 ) -> Vec<(Cell, String)> {
-    if context.shape.levels(TRUTH_LENGTH_SCALE) < 2
-        && !context
-            .shape
-            .swept
-            .iter()
-            .any(|s| s.companions.iter().any(|c| c == TRUTH_LENGTH_SCALE))
-    {
-        return Vec::new();
-    }
     let mut chosen: Vec<(Cell, String)> = Vec::new();
     for job_id in job_ids {
         let Some(row) = context.job_row(job_id) else {
@@ -448,6 +465,7 @@ fn caption(likelihood: &str, panels: &[Panel], size: usize, job_id: &str) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::shape::StudyShape;
     use crate::report::tables::Values;
 
     fn table(columns: Vec<(&str, Values)>) -> Table {
@@ -505,6 +523,69 @@ mod tests {
         let grid = grid_of(&fields, &rows).expect("grid");
         assert_eq!(grid.size, 2);
         assert_eq!((grid.x[3], grid.y[3]), (1.0, 1.0));
+    }
+
+    #[test]
+    fn truth_jobs_are_one_first_replicate_per_true_length_scale() {
+        let text = |v: &[&str]| Values::Text(v.iter().map(|s| Some(s.to_string())).collect());
+        let jobs = table(vec![
+            ("job_id", text(&["a", "b", "c", "d", "e", "f"])),
+            ("status", text(&["ok", "ok", "failed", "ok", "ok", "ok"])),
+            (
+                "replicate",
+                num(&[
+                    Some(1.0),
+                    Some(0.0),
+                    Some(0.0),
+                    Some(1.0),
+                    Some(0.0),
+                    Some(0.0),
+                ]),
+            ),
+            (
+                "model_length_scale",
+                num(&[
+                    Some(0.1),
+                    Some(0.1),
+                    Some(0.1),
+                    Some(0.1),
+                    Some(0.5),
+                    Some(0.5),
+                ]),
+            ),
+            (
+                "data_length_scale",
+                num(&[
+                    Some(0.1),
+                    Some(0.1),
+                    Some(0.3),
+                    Some(0.3),
+                    Some(0.3),
+                    Some(0.1),
+                ]),
+            ),
+        ]);
+        let shape = StudyShape::of(&jobs);
+        let context = Context {
+            jobs: &jobs,
+            shape: &shape,
+            report_dir: std::path::Path::new("."),
+        };
+        // True l = 0.1: b (replicate 0, before f); l = 0.3: e (c failed, d is replicate 1).
+        assert_eq!(truth_job_ids(&context), ["b", "e"]);
+
+        let constant = table(vec![
+            ("job_id", text(&["a", "b"])),
+            ("data_length_scale", num(&[Some(0.3), Some(0.3)])),
+            ("model_length_scale", num(&[Some(0.1), Some(0.5)])),
+        ]);
+        let shape = StudyShape::of(&constant);
+        let context = Context {
+            jobs: &constant,
+            shape: &shape,
+            report_dir: std::path::Path::new("."),
+        };
+        assert!(truth_job_ids(&context).is_empty());
     }
 
     #[test]

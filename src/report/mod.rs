@@ -144,12 +144,10 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
 
     let field_jobs = representative_job_ids(&context, results_dir, "fields", &mut notes)?;
     let trace_jobs = representative_job_ids(&context, results_dir, "traces", &mut notes)?;
-    let fields = read_table(
-        results_dir,
-        "fields",
-        Some(&to_set(&field_jobs)),
-        &mut notes,
-    )?;
+    let truth_jobs = fields::truth_job_ids(&context);
+    let mut fields_to_read = to_set(&field_jobs);
+    fields_to_read.extend(truth_jobs.iter().cloned());
+    let fields = read_table(results_dir, "fields", Some(&fields_to_read), &mut notes)?;
     let traces = read_table(
         results_dir,
         "traces",
@@ -161,7 +159,7 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
 
     let mut figures = Vec::new();
     if let Some(fields) = &fields {
-        figures.extend(fields::truth_figure(&context, fields, &field_jobs)?);
+        figures.extend(fields::truth_figure(&context, fields, &truth_jobs)?);
         figures.extend(fields::field_figures(&context, fields, &field_jobs)?);
     }
     figures.extend(acceptance::acceptance_figure(&context)?);
