@@ -266,6 +266,22 @@ impl Axis {
     }
 }
 
+/// Splits a polyline into dashes: each step between two points becomes `pieces` pieces, every
+/// other one drawn.
+pub fn dashed(points: &[(f64, f64)], pieces: usize) -> Vec<Vec<(f64, f64)>> {
+    let pieces = pieces.max(1);
+    let mut dashes = Vec::new();
+    for step in points.windows(2) {
+        let (a, b) = (step[0], step[1]);
+        let at = |k: usize| {
+            let s = k as f64 / pieces as f64;
+            (a.0 + (b.0 - a.0) * s, a.1 + (b.1 - a.1) * s)
+        };
+        dashes.extend((0..pieces).step_by(2).map(|k| vec![at(k), at(k + 1)]));
+    }
+    dashes
+}
+
 fn widen(lo: f64, hi: f64) -> (f64, f64) {
     if hi > lo {
         (lo, hi)
@@ -412,6 +428,16 @@ pub fn draw_legend(area: &Area, entries: &[(String, RGBColor)]) -> DrawResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dashes_cover_every_step_and_leave_gaps() {
+        let dashes = dashed(&[(0.0, 0.0), (1.0, 0.0), (1.0, 2.0)], 4);
+        assert_eq!(dashes.len(), 4);
+        assert_eq!(dashes[0], vec![(0.0, 0.0), (0.25, 0.0)]);
+        assert_eq!(dashes[1], vec![(0.5, 0.0), (0.75, 0.0)]);
+        assert_eq!(dashes[3], vec![(1.0, 1.0), (1.0, 1.5)]);
+        assert!(dashed(&[(0.0, 0.0)], 4).is_empty());
+    }
 
     #[test]
     fn nice_ticks_are_round_and_inside_the_range() {

@@ -1,7 +1,9 @@
 //! Field heat maps: for each representative job, one PNG with the panels that its likelihood
 //! makes meaningful (truth, data, posterior mean, exact mean, posterior sd, absolute error,
 //! predictive probability, expected counts), each with a colour bar. Panels that show the
-//! same quantity share one colour scale so that they can be compared by eye.
+//! same quantity share one colour scale so that they can be compared by eye. When the truth's
+//! length scale is swept (prior samples, misspecification studies), one more figure puts the
+//! truths of the different length scales side by side on one scale.
 
 use plotters::prelude::*;
 
@@ -9,7 +11,7 @@ use super::canvas::{
     Area, Axis, DrawResult, decorate, draw_colour_bar, plot_box, render_png, text, titled,
 };
 use super::colour::{BLANK, ColourMap, Scale};
-use super::shape::job_description;
+use super::shape::{Cell, group_rows, job_description, label};
 use super::tables::Table;
 use super::{Context, Figure, FigureKind, ReportError, file_safe};
 
@@ -69,6 +71,117 @@ pub fn field_figures(
         });
     }
     Ok(figures)
+}
+
+/// The swept column holding the truth's length scale, as it appears in the jobs table.
+const TRUTH_LENGTH_SCALE: &str = "data_length_scale";
+
+/// One figure with the simulated truth of one job per true length scale (`job_ids` from
+/// [`truth_job_ids`]), on a shared scale: the coursework's figure of GP prior samples for
+/// several length scales.
+pub fn truth_figure(
+    context: &Context,
+    fields: &Table,
+    job_ids: &[String],
+) -> Result<Option<Figure>, ReportError> {
+    let chosen = one_job_per_truth_length(context, fields, job_ids);
+    if chosen.len() < 2 {
+        return Ok(None);
+    }
+    let mut grid = None;
+    let mut truths = Vec::new();
+    for (length, job_id) in &chosen {
+        let rows = fields.rows_of_job(job_id);
+        let Some(this_grid) = grid_of(fields, &rows) else {
+            return Ok(None);
+        };
+        if grid
+            .as_ref()
+            .is_some_and(|g: &Grid| g.size != this_grid.size)
+        {
+            return Ok(None);
+        }
+        truths.push((length, column(fields, &rows, "truth")));
+        grid = Some(this_grid);
+    }
+    let Some(grid) = grid else { return Ok(None) };
+    let scale = Scale::spanning(truths.iter().flat_map(|(_, t)| t), ColourMap::Viridis);
+    let panels: Vec<Panel> = truths
+        .into_iter()
+        .map(|(length, values)| Panel {
+            title: format!("truth u, {}", label(TRUTH_LENGTH_SCALE, length)),
+            values,
+            blank_when_missing: false,
+            scale,
+            bar_label: "u".into(),
+        })
+        .collect();
+    let file = "truths.png".to_string();
+    let title = "Simulated truths (GP prior draws) by true length scale";
+    draw_field_figure(&context.path(&file), title, &grid, &panels)?;
+    let ids: Vec<&str> = chosen.iter().map(|(_, id)| id.as_str()).collect();
+    Ok(Some(Figure {
+        file,
+        title: title.into(),
+        caption: format!(
+            "The field u that generated the data, one draw from the squared-exponential prior \
+             per true length scale (jobs {}, first replicate), on one shared colour scale on a \
+             {n} × {n} grid. A short length scale gives a rough field that changes from cell to \
+             cell; a long one gives smooth, large blobs.",
+            ids.join(", "),
+            n = grid.size
+        ),
+        kind: FigureKind::Fields,
+    }))
+}
+
+/// The jobs whose truths [`truth_figure`] draws: for each true length scale, the first ok job
+/// of the lowest replicate. Empty unless the true length scale varies across the study.
+pub fn truth_job_ids(context: &Context) -> Vec<String> {
+    let varies = context.shape.levels(TRUTH_LENGTH_SCALE) >= 2
+        || context
+            .shape
+            .swept
+            .iter()
+            .any(|s| s.companions.iter().any(|c| c == TRUTH_LENGTH_SCALE));
+    if !varies {
+        return Vec::new();
+    }
+    group_rows(context.jobs, &context.shape.ok_rows, &[TRUTH_LENGTH_SCALE])
+        .into_iter()
+        .filter(|(key, _)| key.first().and_then(Cell::as_f64).is_some())
+        .filter_map(|(_, rows)| {
+            let replicate = |row: usize| context.jobs.finite("replicate", row).unwrap_or(0.0);
+            let first = rows
+                .into_iter()
+                .min_by(|&a, &b| replicate(a).total_cmp(&replicate(b)).then(a.cmp(&b)))?;
+            context.jobs.str_at("job_id", first).map(str::to_string)
+        })
+        .collect()
+}
+
+/// Of `job_ids`, those with a truth field, each with its true length scale, in order of it.
+fn one_job_per_truth_length(
+    context: &Context,
+    fields: &Table,
+    job_ids: &[String],
+) -> Vec<(Cell, String)> {
+    let mut chosen: Vec<(Cell, String)> = Vec::new();
+    for job_id in job_ids {
+        let Some(row) = context.job_row(job_id) else {
+            continue;
+        };
+        let length = Cell::of(context.jobs, TRUTH_LENGTH_SCALE, row);
+        let has_truth = fields
+            .rows_of_job(job_id)
+            .iter()
+            .any(|&r| fields.finite("truth", r).is_some());
+        if length.as_f64().is_some() && has_truth && chosen.iter().all(|(l, _)| *l != length) {
+            chosen.push((length, job_id.clone()));
+        }
+    }
+    chosen.sort_by(|a, b| a.0.cmp(&b.0));
+    chosen
 }
 
 fn likelihood_of(context: &Context, fields: &Table, rows: &[usize], job_id: &str) -> String {
@@ -190,14 +303,18 @@ fn panels_for(fields: &Table, rows: &[usize], likelihood: &str) -> Vec<Panel> {
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max);
     let spread_scale = Scale::fixed(0.0, spread_max, ColourMap::Sequential);
-    let count_max = observation
-        .iter()
-        .chain(&expected)
-        .flatten()
-        .copied()
-        .filter(|v| v.is_finite())
-        .fold(0.0, f64::max);
-    let count_scale = Scale::fixed(0.0, count_max, ColourMap::Viridis);
+    let largest = |values: &[Option<f64>]| {
+        values
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max)
+    };
+    let count_scale = Scale::fixed(0.0, largest(&observation), ColourMap::Viridis);
+    // Expected counts get their own scale: on sparse data (a few thefts in 1024 cells) the
+    // expectation is far below the largest count and would be one dark colour on the data's.
+    let expected_scale = Scale::fixed(0.0, largest(&expected), ColourMap::Viridis);
     let data_scale = match likelihood {
         "probit" => Scale::fixed(-1.0, 1.0, ColourMap::Diverging),
         "poisson" => count_scale,
@@ -243,11 +360,11 @@ fn panels_for(fields: &Table, rows: &[usize], likelihood: &str) -> Vec<Panel> {
         "probability",
     );
     add(
-        "expected count exp(u)",
+        "expected count E[exp(u + offset)]",
         expected,
         false,
-        count_scale,
-        "count",
+        expected_scale,
+        "expected count",
     );
     panels
 }
@@ -333,8 +450,9 @@ fn caption(likelihood: &str, panels: &[Panel], size: usize, job_id: &str) -> Str
              posterior predictive P(t = +1), white at 0.5 where the model is undecided. ",
         ),
         "poisson" => text.push_str(
-            "Data panels and expected counts share one count scale, so held-out cells can be \
-             compared with the counts the model expects there. ",
+            "Observed and held-out counts share one count scale; the expected counts have \
+             their own scale from 0 to their maximum (read its colour bar), because on sparse \
+             data they are far below the largest count. ",
         ),
         _ => {}
     }
@@ -347,6 +465,7 @@ fn caption(likelihood: &str, panels: &[Panel], size: usize, job_id: &str) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::shape::StudyShape;
     use crate::report::tables::Values;
 
     fn table(columns: Vec<(&str, Values)>) -> Table {
@@ -392,17 +511,81 @@ mod tests {
                 "held-out data",
                 "posterior mean",
                 "posterior sd",
-                "expected count exp(u)"
+                "expected count E[exp(u + offset)]"
             ]
         );
         assert_eq!(panels[0].values, [Some(3.0), None, None, None]);
         assert_eq!(panels[1].values, [None, Some(1.0), None, None]);
-        // Counts share one scale reaching the largest of data and expectation.
-        assert_eq!(panels[0].scale, panels[4].scale);
+        // Observed and held-out counts share one scale; expected counts have their own.
+        assert_eq!(panels[0].scale, panels[1].scale);
+        assert_eq!(panels[0].scale.hi, 3.0);
         assert_eq!(panels[4].scale.hi, 9.0);
         let grid = grid_of(&fields, &rows).expect("grid");
         assert_eq!(grid.size, 2);
         assert_eq!((grid.x[3], grid.y[3]), (1.0, 1.0));
+    }
+
+    #[test]
+    fn truth_jobs_are_one_first_replicate_per_true_length_scale() {
+        let text = |v: &[&str]| Values::Text(v.iter().map(|s| Some(s.to_string())).collect());
+        let jobs = table(vec![
+            ("job_id", text(&["a", "b", "c", "d", "e", "f"])),
+            ("status", text(&["ok", "ok", "failed", "ok", "ok", "ok"])),
+            (
+                "replicate",
+                num(&[
+                    Some(1.0),
+                    Some(0.0),
+                    Some(0.0),
+                    Some(1.0),
+                    Some(0.0),
+                    Some(0.0),
+                ]),
+            ),
+            (
+                "model_length_scale",
+                num(&[
+                    Some(0.1),
+                    Some(0.1),
+                    Some(0.1),
+                    Some(0.1),
+                    Some(0.5),
+                    Some(0.5),
+                ]),
+            ),
+            (
+                "data_length_scale",
+                num(&[
+                    Some(0.1),
+                    Some(0.1),
+                    Some(0.3),
+                    Some(0.3),
+                    Some(0.3),
+                    Some(0.1),
+                ]),
+            ),
+        ]);
+        let shape = StudyShape::of(&jobs);
+        let context = Context {
+            jobs: &jobs,
+            shape: &shape,
+            report_dir: std::path::Path::new("."),
+        };
+        // True l = 0.1: b (replicate 0, before f); l = 0.3: e (c failed, d is replicate 1).
+        assert_eq!(truth_job_ids(&context), ["b", "e"]);
+
+        let constant = table(vec![
+            ("job_id", text(&["a", "b"])),
+            ("data_length_scale", num(&[Some(0.3), Some(0.3)])),
+            ("model_length_scale", num(&[Some(0.1), Some(0.5)])),
+        ]);
+        let shape = StudyShape::of(&constant);
+        let context = Context {
+            jobs: &constant,
+            shape: &shape,
+            report_dir: std::path::Path::new("."),
+        };
+        assert!(truth_job_ids(&context).is_empty());
     }
 
     #[test]

@@ -14,7 +14,8 @@ use super::{Context, Figure, FigureKind};
 /// Rows of the jobs table shown on the page; the full table is jobs.parquet.
 const MAX_JOB_ROWS: usize = 400;
 /// Extra metric columns shown after the key metrics when present.
-const EXTRA_METRICS: [&str; 6] = [
+const EXTRA_METRICS: [&str; 7] = [
+    "baseline_count_mae",
     "ess_bulk",
     "ess_tail",
     "rhat",

@@ -8,6 +8,7 @@
 //! | figure | when | module |
 //! |---|---|---|
 //! | field heat maps (truth, data, posterior mean/sd, error, probabilities, counts) | fields.parquet | [`fields`] |
+//! | the truths side by side, one per true length scale (prior samples) | true length scale swept | [`fields`] |
 //! | acceptance heat map over grid size x step size, one panel per sampler | grid and beta both swept | [`acceptance`] |
 //! | each key metric against each swept numeric parameter, replicate min-max band | a numeric parameter swept | [`sweeps`] |
 //! | RMS of running mean to the exact posterior mean (log-log, 1/sqrt(T) reference) | convergence.parquet | [`chains`] |
@@ -146,12 +147,10 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
 
     let field_jobs = representative_job_ids(&context, results_dir, "fields", &mut notes)?;
     let trace_jobs = representative_job_ids(&context, results_dir, "traces", &mut notes)?;
-    let fields = read_table(
-        results_dir,
-        "fields",
-        Some(&to_set(&field_jobs)),
-        &mut notes,
-    )?;
+    let truth_jobs = fields::truth_job_ids(&context);
+    let mut fields_to_read = to_set(&field_jobs);
+    fields_to_read.extend(truth_jobs.iter().cloned());
+    let fields = read_table(results_dir, "fields", Some(&fields_to_read), &mut notes)?;
     let traces = read_table(
         results_dir,
         "traces",
@@ -163,6 +162,7 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
 
     let mut figures = Vec::new();
     if let Some(fields) = &fields {
+        figures.extend(fields::truth_figure(&context, fields, &truth_jobs)?);
         figures.extend(fields::field_figures(&context, fields, &field_jobs)?);
     }
     figures.extend(acceptance::acceptance_figure(&context)?);

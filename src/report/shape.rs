@@ -178,7 +178,29 @@ fn swept_columns(jobs: &Table, rows: &[usize]) -> Vec<Swept> {
             }),
         }
     }
+    for set in &mut swept {
+        lead_with_text_companion(jobs, rows, set);
+    }
     swept
+}
+
+/// A paired set that includes a text column (a data file with its offset) is categorical: the
+/// text column leads it, so its legend names the data set and no curve is drawn against the
+/// numeric companion, whose values only follow the data set.
+fn lead_with_text_companion(jobs: &Table, rows: &[usize], set: &mut Swept) {
+    if !set.is_numeric() {
+        return;
+    }
+    let Some(k) = set
+        .companions
+        .iter()
+        .position(|c| jobs.num(c).is_none() && jobs.has(c))
+    else {
+        return;
+    };
+    let leader = std::mem::replace(&mut set.companions[k], set.column.clone());
+    set.values = distinct(jobs, &leader, rows);
+    set.column = leader;
 }
 
 /// True when the two columns determine each other on the given rows (a one-to-one map).
@@ -295,14 +317,25 @@ pub fn sampler_first(columns: &mut [String]) {
     columns.sort_by_key(|c| c != "sampler_kind");
 }
 
-/// "name=value" for a legend ("β=0.2", or just "pcn").
+/// "name=value" for a legend ("β=0.2", or just "pcn"; a data file by its name without folder
+/// and extension).
 pub fn label(column: &str, value: &Cell) -> String {
+    if let (true, Cell::Text(path)) = (column.ends_with("_path"), value) {
+        return file_stem(path);
+    }
     let name = short_name(column);
     if name.is_empty() {
         value.display()
     } else {
         format!("{name}={}", value.display())
     }
+}
+
+/// "../../data/lansing_grid32.csv" -> "lansing_grid32".
+fn file_stem(path: &str) -> String {
+    std::path::Path::new(path)
+        .file_stem()
+        .map_or_else(|| path.to_string(), |s| s.to_string_lossy().into_owned())
 }
 
 /// Labels of several columns joined ("pcn, D=16, β=0.2"); "all jobs" when empty.
@@ -393,6 +426,30 @@ mod tests {
         assert_eq!(shape.ok_rows, [0, 1, 2, 4, 5, 6, 7]);
         assert_eq!(shape.levels("model_grid"), 2);
         assert_eq!(shape.levels("model_length_scale"), 1);
+    }
+
+    #[test]
+    fn a_data_file_leads_its_paired_numeric_offset_and_is_labelled_by_name() {
+        let files = ["../data/a_grid32.csv", "../data/b_grid32.csv"];
+        let jobs = Table::from_columns(vec![
+            ("job_id".into(), text(&["a", "b", "c", "d"])),
+            ("model_length_scale".into(), num(&[0.1, 0.1, 1.0, 1.0])),
+            ("model_offset".into(), num(&[-3.0, 0.8, -3.0, 0.8])),
+            (
+                "data_path".into(),
+                text(&[files[0], files[1], files[0], files[1]]),
+            ),
+        ]);
+        let shape = StudyShape::of(&jobs);
+        assert_eq!(shape.swept_names(), ["model_length_scale", "data_path"]);
+        let set = shape.swept("data_path").unwrap();
+        assert_eq!(set.companions, ["model_offset"]);
+        assert!(!set.is_numeric());
+        assert_eq!(
+            set.values,
+            [Cell::Text(files[0].into()), Cell::Text(files[1].into())]
+        );
+        assert_eq!(label("data_path", &set.values[1]), "b_grid32");
     }
 
     #[test]

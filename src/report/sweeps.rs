@@ -1,12 +1,14 @@
 //! Metrics against swept parameters: for every numeric swept column, one figure with a panel
 //! per key metric, one line per value of the other swept columns (sampler kind first), the
 //! mean over replicates with the min-max spread as a band. The x axis is logarithmic when the
-//! swept values span more than a factor 20 (length scales 0.01..10, step sizes).
+//! swept values span more than a factor 20 (length scales 0.01..10, step sizes). A metric with a
+//! baseline (the held-out count MAE and its constant-rate baseline) gets the baseline as a dashed
+//! line of the same colour, so "does the model beat the baseline?" is read off the panel.
 
 use plotters::prelude::*;
 
 use super::canvas::{
-    Area, Axis, DrawResult, decorate, draw_legend, plot_box, render_png, text, titled,
+    Area, Axis, DrawResult, dashed, decorate, draw_legend, plot_box, render_png, text, titled,
 };
 use super::colour::series_colour;
 use super::shape::{Cell, Swept, axis_title, group_rows, joined_label, sampler_first, short_name};
@@ -14,15 +16,39 @@ use super::tables::Table;
 use super::{Context, Figure, FigureKind, ReportError, file_safe};
 
 /// The metrics plotted, in order, with their panel titles.
-pub const KEY_METRICS: [(&str, &str); 7] = [
+pub const KEY_METRICS: [(&str, &str); 9] = [
     ("acceptance_rate", "acceptance rate"),
     ("mae", "MAE of posterior mean vs truth"),
     ("exact_rmse", "RMSE of posterior mean vs exact mean"),
     ("prediction_error", "prediction error (share misclassified)"),
     ("count_mae", "held-out count MAE"),
+    (
+        COUNT_MAE_RATIO,
+        "held-out count MAE / baseline (below 1 beats it)",
+    ),
+    ("log_evidence", "log evidence log p(data | ℓ) (Monte Carlo)"),
     ("ess_bulk_per_second", "bulk ESS per second"),
     ("iterations_per_second", "iterations per second"),
 ];
+/// A derived metric: `count_mae / baseline_count_mae`, comparable across data sets whose
+/// counts differ in size.
+pub const COUNT_MAE_RATIO: &str = "count_mae_ratio";
+
+/// A metric of one job: a jobs.parquet column, or a ratio derived from two.
+pub fn metric_value(jobs: &Table, metric: &str, row: usize) -> Option<f64> {
+    if metric == COUNT_MAE_RATIO {
+        let ratio = jobs.finite("count_mae", row)? / jobs.finite("baseline_count_mae", row)?;
+        return ratio.is_finite().then_some(ratio);
+    }
+    jobs.finite(metric, row)
+}
+
+/// Metrics drawn with a baseline: (metric, baseline column, what the baseline is).
+pub const BASELINES: [(&str, &str, &str); 1] = [(
+    "count_mae",
+    "baseline_count_mae",
+    "a constant rate equal to the mean observed count",
+)];
 /// Lines per panel before further swept columns are pooled.
 const MAX_LINES: usize = 8;
 const PANEL_WIDTH: u32 = 520;
@@ -50,6 +76,16 @@ pub struct Line {
     pub points: Vec<Summary>,
 }
 
+/// One panel: a metric, its lines and, where the metric has one, its baseline's lines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Panel {
+    pub metric: &'static str,
+    pub title: &'static str,
+    pub lines: Vec<Line>,
+    /// The baseline of each line (same labels), drawn dashed.
+    pub baselines: Vec<Line>,
+}
+
 /// How the lines of one swept column's figure are formed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinePlan {
@@ -66,11 +102,19 @@ pub fn sweep_figures(
     let mut figures = Vec::new();
     for swept in context.shape.swept.iter().filter(|s| s.is_numeric()) {
         let plan = line_plan(context, swept);
-        let panels: Vec<(&str, &str, Vec<Line>)> = KEY_METRICS
+        let panels: Vec<Panel> = KEY_METRICS
             .iter()
             .filter_map(|&(metric, title)| {
                 let lines = metric_lines(context, &swept.column, metric, &plan);
-                (!lines.is_empty()).then_some((metric, title, lines))
+                let baselines = baseline_of(metric).map_or_else(Vec::new, |(column, _)| {
+                    metric_lines(context, &swept.column, column, &plan)
+                });
+                (!lines.is_empty()).then_some(Panel {
+                    metric,
+                    title,
+                    lines,
+                    baselines,
+                })
             })
             .collect();
         if panels.is_empty() {
@@ -92,6 +136,14 @@ pub fn sweep_figures(
         });
     }
     Ok(figures)
+}
+
+/// The baseline column of a metric and what it is, if the metric has one.
+pub fn baseline_of(metric: &str) -> Option<(&'static str, &'static str)> {
+    BASELINES
+        .iter()
+        .find(|(m, _, _)| *m == metric)
+        .map(|&(_, column, what)| (column, what))
 }
 
 /// Lines by every other swept column when that gives few lines; else by the first other
@@ -135,7 +187,7 @@ pub fn metric_lines(context: &Context, x_column: &str, metric: &str, plan: &Line
         .ok_rows
         .iter()
         .copied()
-        .filter(|&r| jobs.finite(metric, r).is_some() && jobs.finite(x_column, r).is_some())
+        .filter(|&r| metric_value(jobs, metric, r).is_some() && jobs.finite(x_column, r).is_some())
         .collect();
     let by: Vec<&str> = plan.by.iter().map(String::as_str).collect();
     group_rows(jobs, &rows, &by)
@@ -155,7 +207,7 @@ fn summarise(jobs: &Table, rows: &[usize], x_column: &str, metric: &str) -> Vec<
             let x = key.first().and_then(Cell::as_f64)?;
             let values: Vec<f64> = rows
                 .iter()
-                .filter_map(|&r| jobs.finite(metric, r))
+                .filter_map(|&r| metric_value(jobs, metric, r))
                 .collect();
             let count = values.len();
             (count > 0).then(|| Summary {
@@ -169,17 +221,13 @@ fn summarise(jobs: &Table, rows: &[usize], x_column: &str, metric: &str) -> Vec<
         .collect()
 }
 
-fn draw(
-    path: &std::path::Path,
-    swept: &Swept,
-    panels: &[(&str, &str, Vec<Line>)],
-) -> Result<(), ReportError> {
+fn draw(path: &std::path::Path, swept: &Swept, panels: &[Panel]) -> Result<(), ReportError> {
     let columns = panels.len().min(3);
     let rows = panels.len().div_ceil(columns);
     let width = columns as u32 * PANEL_WIDTH;
     let height = 50 + LEGEND_HEIGHT + rows as u32 * PANEL_HEIGHT;
     let mut labels: Vec<String> = Vec::new();
-    for line in panels.iter().flat_map(|p| &p.2) {
+    for line in panels.iter().flat_map(|p| &p.lines) {
         if !labels.contains(&line.label) {
             labels.push(line.label.clone());
         }
@@ -211,12 +259,14 @@ fn draw(
     })
 }
 
-fn y_axis(metric: &str, lines: &[Line]) -> Axis {
-    if metric == "acceptance_rate" {
+fn y_axis(panel: &Panel) -> Axis {
+    if panel.metric == "acceptance_rate" {
         return Axis::linear(0.0, 1.02);
     }
-    let values: Vec<f64> = lines
+    let values: Vec<f64> = panel
+        .lines
         .iter()
+        .chain(&panel.baselines)
         .flat_map(|l| l.points.iter().flat_map(|p| [p.min, p.max]))
         .collect();
     Axis::auto(&values, 50.0)
@@ -226,10 +276,11 @@ fn draw_panel(
     root: &Area,
     area: &Area,
     (x_axis, x_column): (&Axis, &str),
-    (metric, title, lines): &(&str, &str, Vec<Line>),
+    panel: &Panel,
     colour_of: &dyn Fn(&Line) -> RGBColor,
 ) -> DrawResult {
-    let y_axis = y_axis(metric, lines);
+    let y_axis = y_axis(panel);
+    let metric = panel.metric;
     let x_title = if x_axis.log {
         format!("{} (log scale)", axis_title(x_column))
     } else {
@@ -257,12 +308,25 @@ fn draw_panel(
     decorate(
         root,
         &plot_box(&chart, X_LABELS, Y_LABELS),
-        title,
+        panel.title,
         &x_title,
         &y_title,
         14.0,
     )?;
-    for line in lines {
+    for baseline in &panel.baselines {
+        let placed: Vec<(f64, f64)> = baseline
+            .points
+            .iter()
+            .filter_map(|p| Some((x_axis.place(p.x)?, y_axis.place(p.mean)?)))
+            .collect();
+        let colour = colour_of(baseline);
+        chart.draw_series(
+            dashed(&placed, 8)
+                .into_iter()
+                .map(|dash| PathElement::new(dash, colour.stroke_width(2))),
+        )?;
+    }
+    for line in &panel.lines {
         let colour = colour_of(line);
         let placed: Vec<(f64, f64, f64, f64)> = line
             .points
@@ -306,8 +370,8 @@ fn draw_panel(
     Ok(())
 }
 
-fn caption(swept: &Swept, plan: &LinePlan, panels: &[(&str, &str, Vec<Line>)]) -> String {
-    let metrics: Vec<&str> = panels.iter().map(|p| p.1).collect();
+fn caption(swept: &Swept, plan: &LinePlan, panels: &[Panel]) -> String {
+    let metrics: Vec<&str> = panels.iter().map(|p| p.title).collect();
     let name = short_name(&swept.column);
     let mut text = format!(
         "Each panel plots one metric ({}) against {}{}. Points are the mean over replicates; \
@@ -338,6 +402,45 @@ fn caption(swept: &Swept, plan: &LinePlan, panels: &[(&str, &str, Vec<Line>)]) -
             plan.pooled.join(", ")
         ));
     }
+    for panel in panels.iter().filter(|p| !p.baselines.is_empty()) {
+        if let Some((column, what)) = baseline_of(panel.metric) {
+            text.push_str(&format!(
+                "In the {} panel the dashed line of each colour is the baseline `{column}`, {what}: \
+                 points below it beat the baseline. ",
+                panel.title
+            ));
+        }
+    }
     text.push_str("Axes marked log scale are logarithmic (values spanning more than a factor 20 on x, 50 on y).");
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tables::Values;
+
+    #[test]
+    fn the_count_ratio_divides_by_the_baseline_and_skips_missing_or_zero_baselines() {
+        let jobs = Table::from_columns(vec![
+            (
+                "count_mae".into(),
+                Values::Num(vec![Some(1.1), Some(0.5), Some(0.2)]),
+            ),
+            (
+                "baseline_count_mae".into(),
+                Values::Num(vec![Some(1.0), None, Some(0.0)]),
+            ),
+        ]);
+        let ratio = |row| metric_value(&jobs, COUNT_MAE_RATIO, row);
+        assert!((ratio(0).unwrap() - 1.1).abs() < 1e-12);
+        assert_eq!(ratio(1), None);
+        assert_eq!(ratio(2), None);
+        assert_eq!(metric_value(&jobs, "count_mae", 1), Some(0.5));
+        assert_eq!(
+            baseline_of("count_mae").map(|b| b.0),
+            Some("baseline_count_mae")
+        );
+        assert_eq!(baseline_of(COUNT_MAE_RATIO), None);
+    }
 }

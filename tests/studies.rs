@@ -1,0 +1,144 @@
+//! The shipped studies stay valid: every file under `studies/` passes `fieldmc check` (the real
+//! binary), every coursework study says in its header what it reproduces, and the two acceptance
+//! scaling studies keep the design that their headers describe (M = N / 4 against M = 64).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn studies_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("studies")
+}
+
+/// Every `.toml` file below `dir`, sorted.
+fn study_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "toml") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn fieldmc() -> Command {
+    Command::cargo_bin("fieldmc").unwrap()
+}
+
+/// `fieldmc plan STUDY --format csv` as (header, rows).
+fn plan_csv(study: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let output = fieldmc()
+        .args(["plan", "--format", "csv"])
+        .arg(study)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "fieldmc plan {} failed:\n{}",
+        study.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    let mut lines = text.lines();
+    let split = |line: &str| line.split(',').map(str::to_string).collect::<Vec<_>>();
+    let header = split(lines.next().expect("plan printed no header"));
+    let rows = lines.map(split).collect();
+    (header, rows)
+}
+
+/// The integer values of `column` in every planned job.
+fn int_column(header: &[String], rows: &[Vec<String>], column: &str) -> Vec<u64> {
+    let index = header
+        .iter()
+        .position(|name| name == column)
+        .unwrap_or_else(|| panic!("no column {column} in the plan"));
+    rows.iter()
+        .map(|row| {
+            row[index]
+                .parse()
+                .unwrap_or_else(|_| panic!("{column}: {row:?}"))
+        })
+        .collect()
+}
+
+/// (grid, observed cells M = D^2 / f) of every planned job of a coursework study.
+fn grids_and_observations(study: &str) -> Vec<(u64, u64)> {
+    let path = studies_dir().join("coursework").join(study);
+    let (header, rows) = plan_csv(&path);
+    let grids = int_column(&header, &rows, "model_grid");
+    let factors = int_column(&header, &rows, "data_subsample");
+    grids
+        .into_iter()
+        .zip(factors)
+        .map(|(d, f)| (d, d * d / f))
+        .collect()
+}
+
+#[test]
+fn every_study_file_passes_check() {
+    let files = study_files(&studies_dir());
+    assert!(
+        files.len() >= 12,
+        "expected the quickstart and the coursework studies, found {files:?}"
+    );
+    for study in &files {
+        let output = fieldmc().arg("check").arg(study).output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && stdout.contains(": ok, study"),
+            "fieldmc check {} failed:\n{stdout}{}",
+            study.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+#[test]
+fn every_coursework_study_opens_with_a_header_comment() {
+    for study in study_files(&studies_dir().join("coursework")) {
+        let text = std::fs::read_to_string(&study).unwrap();
+        let header: Vec<&str> = text
+            .lines()
+            .take_while(|line| line.starts_with('#'))
+            .collect();
+        assert!(
+            header.iter().any(|line| line.contains("coursework")),
+            "{} needs a header comment saying what of the coursework it reproduces",
+            study.display()
+        );
+        let body = &text[header.iter().map(|l| l.len() + 1).sum::<usize>()..];
+        assert!(
+            body.trim_start().starts_with("[study]"),
+            "{}: the header comment should be followed by [study]",
+            study.display()
+        );
+    }
+}
+
+#[test]
+fn acceptance_refinement_holds_the_observations_fixed_as_the_grid_grows() {
+    let jobs = grids_and_observations("acceptance_refinement.toml");
+    let mut grids: Vec<u64> = jobs.iter().map(|&(d, _)| d).collect();
+    grids.sort();
+    grids.dedup();
+    assert_eq!(grids, [8, 16, 32, 64, 128]);
+    for (d, m) in jobs {
+        assert_eq!(m, 64, "D = {d} observes {m} cells, not 64");
+    }
+}
+
+#[test]
+fn acceptance_scaling_lets_the_observations_grow_with_the_grid() {
+    let jobs = grids_and_observations("acceptance_scaling.toml");
+    assert!(jobs.iter().any(|&(d, _)| d == 128));
+    for (d, m) in jobs {
+        assert_eq!(m, d * d / 4, "D = {d}: expected M = N / 4");
+    }
+}
