@@ -292,7 +292,7 @@ mod tests {
             let mut next = 0;
             for (r0, rows) in bands(side) {
                 assert_eq!(r0, next);
-                assert!(rows >= 1 && rows <= BAND_ROWS);
+                assert!((1..=BAND_ROWS).contains(&rows));
                 next = r0 + rows;
             }
             assert_eq!(next, side);
