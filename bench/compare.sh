@@ -5,6 +5,7 @@
 #
 #   bench/compare.sh                 # D = 32 64 128 256, T = 10^4
 #   SIZES="64" T=10000 bench/compare.sh
+#   SAMPLER=grw SIZES="64" bench/compare.sh   # the same for GRW-MH
 #
 # The peers need numpy and scipy: the script makes a virtual environment in bench/.venv (nothing
 # is installed globally). numpy_seed_style is slow (about 300 s at D = 64), so it runs
@@ -19,7 +20,8 @@ T="${T:-10000}"
 SEED_STYLE_T="${SEED_STYLE_T:-2000}"
 BATCHED_MAX_D="${BATCHED_MAX_D:-128}"
 SEED_STYLE_MAX_D="${SEED_STYLE_MAX_D:-64}"
-common=(--T "$T" --beta 0.2 --l 0.3 --f 4 --likelihood gaussian --sampler pcn --seed 0)
+SAMPLER="${SAMPLER:-pcn}"
+common=(--T "$T" --beta 0.2 --l 0.3 --f 4 --likelihood gaussian --sampler "$SAMPLER" --seed 0)
 export OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 OMP_NUM_THREADS=1
 
 if [ ! -x "$here/.venv/bin/python" ]; then
@@ -27,13 +29,14 @@ if [ ! -x "$here/.venv/bin/python" ]; then
   "$here/.venv/bin/pip" install --quiet numpy scipy
 fi
 py="$here/.venv/bin/python"
-(cd "$root" && cargo build --release --quiet)
-fieldmc="$root/target/release/fieldmc"
+(cd "$root" && cargo build --release --quiet --bin fieldmc)
+fieldmc="${CARGO_TARGET_DIR:-$root/target}/release/fieldmc"
 
 # seconds = setup + chain (chain scaled from $2 iterations to $T where they differ)
-seconds() { "$py" -c "import json,sys; r=json.loads(sys.argv[1]); print(r['setup_seconds'] + r['sample_seconds'] * $T / $2)" "$1"; }
+seconds() { "$py" -c "import json,sys; r=json.loads(sys.argv[1]); print(f\"{r['setup_seconds'] + r['sample_seconds'] * $T / $2:.3f}\")" "$1"; }
 field() { "$py" -c "import json,sys; print(json.loads(sys.argv[1]).get('$2'))" "$1"; }
 
+echo "# $SAMPLER, gaussian, T = $T, one chain, one thread; seconds = setup + chain ($(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg))"
 printf '%-5s %-12s %-12s %-14s %-14s %-10s %-10s %-10s\n' D fieldmc_s batched_s rows_only_s seed_style_s "x batched" "x seed" "accept"
 for D in $SIZES; do
   ours=$("$fieldmc" bench --D "$D" "${common[@]}")
@@ -46,7 +49,7 @@ for D in $SIZES; do
   fi
   if [ "$D" -le "$SEED_STYLE_MAX_D" ]; then
     s=$("$py" "$PEERS/numpy_seed_style.py" --D "$D" --T "$SEED_STYLE_T" --beta 0.2 --l 0.3 --f 4 \
-        --likelihood gaussian --sampler pcn --seed 0)
+        --likelihood gaussian --sampler "$SAMPLER" --seed 0)
     t_seed=$(seconds "$s" "$SEED_STYLE_T")
   fi
   ratio() { [ "$1" = - ] && echo - || "$py" -c "print(f'{$1 / $t_ours:.1f}')"; }
