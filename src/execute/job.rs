@@ -88,12 +88,7 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
     let prior = KroneckerPrior::new(grid, job.model.kernel)?;
     let dataset = load_data(job, seed, &prior)?;
     let model = &job.model;
-    let likelihood = Likelihood::new(
-        model.likelihood,
-        dataset.observed.values.clone(),
-        model.noise_sd,
-        model.offset,
-    );
+    let likelihood = likelihood_of(model, &dataset);
     let setup_seconds = started.elapsed().as_secs_f64();
     let exact_started = std::time::Instant::now();
     let exact = if options.exact {
@@ -159,6 +154,16 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         scores,
         diagnostics,
     })
+}
+
+/// The model's likelihood bound to the data's observed values.
+pub fn likelihood_of(model: &crate::model::ModelSpec, dataset: &Dataset) -> Likelihood {
+    Likelihood::new(
+        model.likelihood,
+        dataset.observed.values.clone(),
+        model.noise_sd,
+        model.offset,
+    )
 }
 
 /// The streams of each chain: the job's chain key plus the chain index.

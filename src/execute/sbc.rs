@@ -5,12 +5,12 @@
 
 use polars::prelude::{Column, DataFrame, NamedFrom, PolarsResult, Series};
 
-use super::job::{JobError, chain_streams, check_finite, simulate_from_model_prior};
+use super::job::{JobError, chain_streams, check_finite, likelihood_of, simulate_from_model_prior};
 use crate::diagnostics;
 use crate::diagnostics::calibration::{
     histogram_bins, rank_of, rank_uniformity_p_value, spaced_draws, spacing_from_ess,
 };
-use crate::model::{Grid, KroneckerPrior, Likelihood};
+use crate::model::{Grid, KroneckerPrior};
 use crate::plan::Job;
 use crate::sampler::kernel::{Kernel, Target};
 use crate::sampler::run::{PROBES, RunOutput, RunRequest, Trace, probe_cells, run};
@@ -109,13 +109,7 @@ pub fn calibrate(
     let grid = Grid::new(job.model.grid);
     let prior = KroneckerPrior::new(grid, job.model.kernel)?;
     let dataset = simulate_from_model_prior(job, seed, &prior)?;
-    let model = &job.model;
-    let likelihood = Likelihood::new(
-        model.likelihood,
-        dataset.observed.values.clone(),
-        model.noise_sd,
-        model.offset,
-    );
+    let likelihood = likelihood_of(&job.model, &dataset);
     let mut spec = job.sampler.clone();
     spec.thin = 1;
     let request = RunRequest {
