@@ -149,6 +149,21 @@ fn resumed_timing(job_id: &str, earlier: &HashMap<String, JobTiming>) -> JobTimi
     }
 }
 
+/// What a job computed: its chains (an MCMC study) or its calibration replications (SBC).
+enum Computed {
+    Chains(Box<job::JobResult>),
+    Calibration(sbc::SbcRun),
+}
+
+/// Run `compute`, turning its error or a panic into the message its failed row records.
+fn guarded<T>(compute: impl FnOnce() -> Result<T, job::JobError>) -> Result<T, String> {
+    match catch_unwind(AssertUnwindSafe(compute)) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(error.to_string()),
+        Err(panic) => Err(panic_message(panic.as_ref())),
+    }
+}
+
 /// A job that ran now: its timing and, if it failed, why.
 struct Finished {
     timing: JobTiming,
@@ -165,36 +180,36 @@ fn run_and_write(
     let started = Instant::now();
     let line = progress.job(&job_label(job), job.sampler.iterations);
     let report = |done: u64| line.set(done);
-    let built = match &study.sbc {
+    let computed = match &study.sbc {
         Some(sbc) => {
             let kernel = Kernel::new(job.sampler.kind, job.sampler.beta);
-            let draws = sbc.draws as usize;
-            let outcome = catch_unwind(AssertUnwindSafe(|| {
-                sbc::run_sbc(job, study.seed, sbc.replications, draws, kernel)
-            }));
-            let wall_seconds = started.elapsed().as_secs_f64();
-            match outcome {
-                Ok(Ok(run)) => sbc_tables(job, &run, wall_seconds).map(|t| (t, None)),
-                Ok(Err(error)) => failed_tables(job, &error.to_string(), wall_seconds),
-                Err(panic) => failed_tables(job, &panic_message(panic.as_ref()), wall_seconds),
-            }
+            guarded(|| {
+                sbc::run_sbc(
+                    job,
+                    study.seed,
+                    sbc.replications,
+                    sbc.draws as usize,
+                    kernel,
+                )
+            })
+            .map(Computed::Calibration)
         }
         None => {
             let options = JobOptions {
                 exact: true,
                 progress: Some(&report),
             };
-            let outcome = catch_unwind(AssertUnwindSafe(|| run_job(job, study.seed, &options)));
-            let wall_seconds = started.elapsed().as_secs_f64();
-            match outcome {
-                Ok(Ok(result)) => job_tables(job, &result, wall_seconds).map(|t| (t, None)),
-                Ok(Err(error)) => failed_tables(job, &error.to_string(), wall_seconds),
-                Err(panic) => failed_tables(job, &panic_message(panic.as_ref()), wall_seconds),
-            }
+            guarded(|| run_job(job, study.seed, &options)).map(|r| Computed::Chains(Box::new(r)))
         }
     };
     drop(line);
+    // One wall time for the job's row and for the manifest.
     let wall_seconds = started.elapsed().as_secs_f64();
+    let built = match computed {
+        Ok(Computed::Chains(result)) => job_tables(job, &result, wall_seconds).map(|t| (t, None)),
+        Ok(Computed::Calibration(run)) => sbc_tables(job, &run, wall_seconds).map(|t| (t, None)),
+        Err(message) => failed_tables(job, &message, wall_seconds),
+    };
     let (mut tables, error) = built.map_err(|e| ExecuteError::Table {
         job: job.id.clone(),
         message: e.to_string(),
