@@ -3,13 +3,13 @@
 //! with tables equal to those of an uninterrupted run. An output folder that cannot be created
 //! fails with exit code 1 and a message naming it, before any job runs.
 
-mod trust_support;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use trust_support::{
+use support::{
     assert_no_panic, assert_same_tables, fieldmc, read_parquet, run_ok, run_output, text, tree,
 };
 
@@ -232,7 +232,7 @@ fn permissions_are_enforced(tmp: &Path) -> bool {
 /// Runs the small study into `out`, which cannot be written; expects exit 1 and `must_say`.
 fn assert_unwritable(out: &Path, must_say: &[String]) {
     let dir = tempfile::tempdir().unwrap();
-    let study = trust_support::write_file(
+    let study = support::write_file(
         dir.path(),
         "small.toml",
         "[model]\ngrid = 4\n[sampler]\niterations = 200\n",

@@ -2,11 +2,11 @@
 //! columns aside) at 1, 2 and 8 threads and in two runs in a row, and adding one value to a sweep
 //! axis leaves every other job's rows — found by `job_id` — unchanged in every table.
 
-mod trust_support;
+mod support;
 
 use std::path::{Path, PathBuf};
 
-use trust_support::{
+use support::{
     TABLES, assert_same_frame, assert_same_tables, fieldmc, job_ids, read_table, rows_of_job,
     run_ok, table, text, without_timing, write_file,
 };

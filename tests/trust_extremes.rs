@@ -5,12 +5,12 @@
 //! are due, or `failed` with an error in its row — never a panic, and never a NaN or infinity in
 //! any table.
 
-mod trust_support;
+mod support;
 
 use std::path::PathBuf;
 
 use polars::prelude::DataFrame;
-use trust_support::{
+use support::{
     TABLES, assert_no_panic, floats, non_finite_values, read_table, rows_of_job, run_output,
     strings, table, text, write_file,
 };

@@ -5,11 +5,11 @@
 //! endless device, an oversized file, and a run without `--out` from a folder where a study
 //! name could escape.
 
-mod trust_support;
+mod support;
 
 use std::path::{Path, PathBuf};
 
-use trust_support::{assert_no_panic, fieldmc, text, tree, write_file};
+use support::{assert_no_panic, fieldmc, text, tree, write_file};
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/bad")

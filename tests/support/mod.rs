@@ -1,8 +1,8 @@
-//! Shared helpers of the `trust_*` integration tests: driving the real `fieldmc` binary, reading
+//! Shared helpers of the integration tests (`cli`, `trust_*`): driving the real `fieldmc` binary, reading
 //! its Parquet tables back, comparing results folders and checking that a folder holds no
 //! partial file under a final name and no non-finite number.
 //!
-//! Each `trust_*.rs` test crate uses only some of these helpers.
+//! Each test crate uses only some of these helpers.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
