@@ -8,7 +8,7 @@ use fieldmc::model::exact::gaussian_posterior;
 use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
 use fieldmc::sampler::kernel::{Kernel, Proposal, Target, accept};
 use fieldmc::sampler::run::ChainStreams;
-use fieldmc::sampler::{RunRequest, SamplerKind, SamplerSpec, run};
+use fieldmc::sampler::{RunOutput, RunRequest, SamplerKind, SamplerSpec, run};
 use fieldmc::streams::{Purpose, stream};
 use rand_distr::{Distribution, StandardNormal};
 
@@ -43,6 +43,39 @@ fn chain_streams(key: &str, chains: usize) -> Vec<ChainStreams> {
             acceptance: stream(7, Purpose::Acceptance, &format!("{key};chain={c}")),
         })
         .collect()
+}
+
+/// Run `spec` on gaussian data (noise sd 1), each chain with its own stream under `key`.
+fn run_gaussian(
+    prior: &KroneckerPrior,
+    data: &Dataset,
+    spec: &SamplerSpec,
+    exact_mean: Option<&[f64]>,
+    key: &str,
+) -> RunOutput {
+    let likelihood = Likelihood::new(
+        LikelihoodKind::Gaussian,
+        data.observed.values.clone(),
+        1.0,
+        0.0,
+    );
+    let request = RunRequest {
+        target: Target {
+            prior,
+            likelihood: &likelihood,
+            observed_cells: &data.observed.cells,
+        },
+        kernel: Kernel::new(spec.kind, spec.beta),
+        spec,
+        functional: None,
+        exact_mean,
+        progress: None,
+    };
+    let kind = spec.kind;
+    run(
+        &request,
+        chain_streams(&format!("{key};{kind:?}"), spec.chains),
+    )
 }
 
 /// pCN with a flat likelihood is an exact AR(1) in xi with rho = sqrt(1 - beta^2), which
@@ -105,12 +138,6 @@ fn exact_agreement(d: usize, l: f64, kind: SamplerKind, beta: f64, iterations: u
     let prior = prior(d, l);
     let key = format!("exact;d={d};l={l}");
     let data = simulate(&prior, LikelihoodKind::Gaussian, &key);
-    let likelihood = Likelihood::new(
-        LikelihoodKind::Gaussian,
-        data.observed.values.clone(),
-        1.0,
-        0.0,
-    );
     let exact = gaussian_posterior(&prior, &data.observed, 1.0).unwrap();
     let spec = SamplerSpec {
         kind,
@@ -120,19 +147,7 @@ fn exact_agreement(d: usize, l: f64, kind: SamplerKind, beta: f64, iterations: u
         thin: 100,
         chains: 4,
     };
-    let request = RunRequest {
-        target: Target {
-            prior: &prior,
-            likelihood: &likelihood,
-            observed_cells: &data.observed.cells,
-        },
-        kernel: Kernel::new(spec.kind, spec.beta),
-        spec: &spec,
-        functional: None,
-        exact_mean: Some(&exact.mean),
-        progress: None,
-    };
-    let out = run(&request, chain_streams(&format!("{key};{kind:?}"), 4));
+    let out = run_gaussian(&prior, &data, &spec, Some(&exact.mean), &key);
     let mcse_mean = out.post_mean_mcse.unwrap();
     let mcse_sd = out.post_sd_mcse.unwrap();
     let worst = |est: &[f64], reference: &[f64], se: &[f64]| {
@@ -179,12 +194,6 @@ fn mean_acceptance(d: usize, kind: SamplerKind) -> f64 {
         .map(|replicate| {
             let key = format!("acceptance;d={d};replicate={replicate}");
             let data = simulate(&prior, LikelihoodKind::Gaussian, &key);
-            let likelihood = Likelihood::new(
-                LikelihoodKind::Gaussian,
-                data.observed.values.clone(),
-                1.0,
-                0.0,
-            );
             let spec = SamplerSpec {
                 kind,
                 beta: 0.2,
@@ -193,19 +202,7 @@ fn mean_acceptance(d: usize, kind: SamplerKind) -> f64 {
                 thin: 100,
                 chains: 1,
             };
-            let request = RunRequest {
-                target: Target {
-                    prior: &prior,
-                    likelihood: &likelihood,
-                    observed_cells: &data.observed.cells,
-                },
-                kernel: Kernel::new(spec.kind, spec.beta),
-                spec: &spec,
-                functional: None,
-                exact_mean: None,
-                progress: None,
-            };
-            run(&request, chain_streams(&format!("{key};{kind:?}"), 1)).acceptance_rate
+            run_gaussian(&prior, &data, &spec, None, &key).acceptance_rate
         })
         .collect();
     rates.iter().sum::<f64>() / rates.len() as f64
