@@ -129,9 +129,9 @@ impl ChainState for WrongState {
 }
 
 impl Sampler for PcnPosteriorRatio {
-    type State = WrongState;
+    type State<'t> = WrongState;
 
-    fn init(&self, xi: Vec<f64>, target: &Target) -> WrongState {
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> WrongState {
         let mut work = target.workspace();
         WrongState {
             position: Position::new(xi, target, &mut work),
@@ -141,7 +141,12 @@ impl Sampler for PcnPosteriorRatio {
         }
     }
 
-    fn step(&self, state: &mut WrongState, target: &Target, rng: &mut ChainRng) -> StepInfo {
+    fn step<'t>(
+        &self,
+        state: &mut WrongState,
+        target: &Target<'t>,
+        rng: &mut ChainRng,
+    ) -> StepInfo {
         let beta = self.beta;
         let keep = (1.0 - beta * beta).sqrt();
         let WrongState {

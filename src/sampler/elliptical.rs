@@ -52,9 +52,9 @@ impl ChainState for EllipticalState {
 }
 
 impl Sampler for Elliptical {
-    type State = EllipticalState;
+    type State<'t> = EllipticalState;
 
-    fn init(&self, xi: Vec<f64>, target: &Target) -> EllipticalState {
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> EllipticalState {
         let mut work = target.workspace();
         EllipticalState {
             position: Position::new(xi, target, &mut work),
@@ -64,7 +64,12 @@ impl Sampler for Elliptical {
         }
     }
 
-    fn step(&self, state: &mut EllipticalState, target: &Target, rng: &mut ChainRng) -> StepInfo {
+    fn step<'t>(
+        &self,
+        state: &mut EllipticalState,
+        target: &Target<'t>,
+        rng: &mut ChainRng,
+    ) -> StepInfo {
         let EllipticalState {
             position,
             proposal,

@@ -59,9 +59,9 @@ impl ChainState for GrwState {
 }
 
 impl Sampler for Grw {
-    type State = GrwState;
+    type State<'t> = GrwState;
 
-    fn init(&self, xi: Vec<f64>, target: &Target) -> GrwState {
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> GrwState {
         let mut work = target.workspace();
         GrwState {
             position: Position::new(xi, target, &mut work),
@@ -72,7 +72,7 @@ impl Sampler for Grw {
         }
     }
 
-    fn step(&self, state: &mut GrwState, target: &Target, rng: &mut ChainRng) -> StepInfo {
+    fn step<'t>(&self, state: &mut GrwState, target: &Target<'t>, rng: &mut ChainRng) -> StepInfo {
         let GrwState {
             position,
             beta,

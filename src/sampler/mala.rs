@@ -27,13 +27,18 @@ impl Kind for Mala {
 }
 
 impl Sampler for Mala {
-    type State = LangevinState;
+    type State<'t> = LangevinState;
 
-    fn init(&self, xi: Vec<f64>, target: &Target) -> LangevinState {
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> LangevinState {
         LangevinState::new(xi, self.step, target)
     }
 
-    fn step(&self, state: &mut LangevinState, target: &Target, rng: &mut ChainRng) -> StepInfo {
+    fn step<'t>(
+        &self,
+        state: &mut LangevinState,
+        target: &Target<'t>,
+        rng: &mut ChainRng,
+    ) -> StepInfo {
         let h = state.step_size_value();
         let half = 0.5 * h * h;
         let drift = Drift {

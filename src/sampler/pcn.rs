@@ -66,9 +66,9 @@ fn contraction(beta: f64) -> f64 {
 }
 
 impl Sampler for Pcn {
-    type State = PcnState;
+    type State<'t> = PcnState;
 
-    fn init(&self, xi: Vec<f64>, target: &Target) -> PcnState {
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> PcnState {
         let mut work = target.workspace();
         PcnState {
             position: Position::new(xi, target, &mut work),
@@ -80,7 +80,7 @@ impl Sampler for Pcn {
         }
     }
 
-    fn step(&self, state: &mut PcnState, target: &Target, rng: &mut ChainRng) -> StepInfo {
+    fn step<'t>(&self, state: &mut PcnState, target: &Target<'t>, rng: &mut ChainRng) -> StepInfo {
         let PcnState {
             position,
             beta,

@@ -31,13 +31,18 @@ impl Kind for Pcnl {
 }
 
 impl Sampler for Pcnl {
-    type State = LangevinState;
+    type State<'t> = LangevinState;
 
-    fn init(&self, xi: Vec<f64>, target: &Target) -> LangevinState {
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> LangevinState {
         LangevinState::new(xi, self.beta, target)
     }
 
-    fn step(&self, state: &mut LangevinState, target: &Target, rng: &mut ChainRng) -> StepInfo {
+    fn step<'t>(
+        &self,
+        state: &mut LangevinState,
+        target: &Target<'t>,
+        rng: &mut ChainRng,
+    ) -> StepInfo {
         let beta = state.step_size_value();
         let keep = (1.0 - beta * beta).max(0.0).sqrt();
         let drift = Drift {

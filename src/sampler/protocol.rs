@@ -45,14 +45,23 @@ pub struct StepTuning {
 
 /// A Markov kernel on the whitened coordinates of a [`Target`].
 pub trait Sampler: Sync {
-    /// One chain's state: its position and whatever the kind carries along the chain.
-    type State: ChainState;
+    /// One chain's state: its position and whatever the kind carries along the chain. It may
+    /// borrow from the sampler and the target for `'t` (a kind that hands the target to a
+    /// library keeps it there).
+    type State<'t>: ChainState
+    where
+        Self: 't;
 
     /// The chain's state at `xi` (whitened coordinates, [`Target::dim`] values).
-    fn init(&self, xi: Vec<f64>, target: &Target) -> Self::State;
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> Self::State<'t>;
 
     /// One transition from `state`, drawing only from `rng`.
-    fn step(&self, state: &mut Self::State, target: &Target, rng: &mut ChainRng) -> StepInfo;
+    fn step<'t>(
+        &self,
+        state: &mut Self::State<'t>,
+        target: &Target<'t>,
+        rng: &mut ChainRng,
+    ) -> StepInfo;
 }
 
 /// What the driver reads of a chain's state.
