@@ -1,11 +1,14 @@
 //! The statistical model: the grid, the Gaussian-process priors behind one trait, the
 //! likelihoods, the data (simulated or read from CSV), the posterior a sampler targets in
-//! whitened coordinates, and the exact gaussian posterior and evidence estimates.
+//! whitened coordinates, the exact gaussian posterior and evidence estimates, and the Laplace
+//! approximation ([`laplace`], with the Lanczos eigensolver of [`lanczos`]).
 
 pub mod data;
 pub mod evidence;
 pub mod exact;
 pub mod grid;
+pub mod lanczos;
+pub mod laplace;
 pub mod likelihood;
 pub mod prior;
 pub mod spec;

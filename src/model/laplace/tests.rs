@@ -1,0 +1,394 @@
+use super::*;
+use crate::model::data::{DataStreams, Dataset, Simulation};
+use crate::model::exact::gaussian_posterior;
+use crate::model::prior::{KroneckerPrior, Prior};
+use crate::model::spec::{KernelSpec, LikelihoodKind};
+use crate::model::{Grid, Likelihood};
+use crate::streams::{Purpose, stream};
+
+fn prior(d: usize, l: f64, variance: f64) -> KroneckerPrior {
+    KroneckerPrior::new(
+        Grid::new(d),
+        KernelSpec {
+            length_scale: l,
+            variance,
+        },
+    )
+    .unwrap()
+}
+
+fn simulate(prior: &KroneckerPrior, kind: LikelihoodKind, subsample: usize, key: &str) -> Dataset {
+    let mut streams = DataStreams {
+        truth: stream(11, Purpose::Truth, key),
+        observations: stream(11, Purpose::Observations, key),
+        noise: stream(11, Purpose::Noise, key),
+        counts: stream(11, Purpose::Counts, key),
+    };
+    let sim = Simulation {
+        likelihood: kind,
+        subsample,
+        noise_sd: 0.7,
+        offset: 0.0,
+    };
+    Dataset::simulate(prior, sim, &mut streams).unwrap()
+}
+
+fn max_relative(a: &[f64], b: &[f64]) -> f64 {
+    let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+        / scale
+}
+
+/// Gaussian: the Laplace approximation is the exact posterior. Its mode must equal the Kalman
+/// form's mean to 1e-8 (max-norm, relative) and its exact-method sds the exact sds to 1e-8, on
+/// short and long length scales, with an intercept.
+#[test]
+fn gaussian_mode_and_sd_equal_the_exact_posterior() {
+    for (d, l) in [(8, 0.1), (8, 0.3), (16, 0.1), (16, 0.3), (16, 1.0)] {
+        let prior = prior(d, l, 1.3);
+        let data = simulate(&prior, LikelihoodKind::Gaussian, 4, &format!("g{d}{l}"));
+        let mean = 0.4;
+        let values: Vec<f64> = data.observed.values.iter().map(|v| v + mean).collect();
+        let likelihood = Likelihood::new(LikelihoodKind::Gaussian, values.clone(), 0.7, 0.0);
+        let target = Target {
+            prior: &prior,
+            likelihood: &likelihood,
+            observed_cells: &data.observed.cells,
+            mean,
+        };
+        let fit = LaplaceFit::new(&target, &NewtonSettings::default()).unwrap();
+        let marginals = fit.marginals(&target, &LaplaceSettings::default()).unwrap();
+        let mut shifted = data.observed.clone();
+        shifted.values = values;
+        let exact = gaussian_posterior(&prior, mean, &shifted, 0.7).unwrap();
+        let mean_error = max_relative(&fit.field, &exact.mean);
+        let sd_error = max_relative(&marginals.sd, &exact.sd);
+        eprintln!(
+            "D={d} l={l}: {} Newton iterations, {} CG products; mode {mean_error:.1e}, sd {sd_error:.1e}",
+            fit.newton.iterations, fit.newton.cg_iterations
+        );
+        assert!(mean_error < 1e-8, "D={d} l={l}: mode error {mean_error:e}");
+        assert_eq!(marginals.method, SdMethod::Exact);
+        assert!(sd_error < 1e-8, "D={d} l={l}: sd error {sd_error:e}");
+    }
+}
+
+/// The low-rank sds against the exact ones: within the bound the method states, and close
+/// when the spectrum is captured.
+#[test]
+fn low_rank_sds_are_within_their_stated_bound() {
+    for (d, l, max_rank) in [(16, 0.3, 60), (16, 0.1, 40), (16, 0.1, 200)] {
+        let prior = prior(d, l, 1.0);
+        let data = simulate(&prior, LikelihoodKind::Poisson, 2, &format!("lr{d}{l}"));
+        let likelihood = Likelihood::new(
+            LikelihoodKind::Poisson,
+            data.observed.values.clone(),
+            1.0,
+            0.0,
+        );
+        let target = Target {
+            prior: &prior,
+            likelihood: &likelihood,
+            observed_cells: &data.observed.cells,
+            mean: 0.0,
+        };
+        let fit = LaplaceFit::new(&target, &NewtonSettings::default()).unwrap();
+        let exact = fit.marginals(&target, &LaplaceSettings::default()).unwrap();
+        let settings = LaplaceSettings {
+            max_exact_observations: 0,
+            max_rank,
+            ..LaplaceSettings::default()
+        };
+        let low = fit.marginals(&target, &settings).unwrap();
+        let SdMethod::LowRank {
+            rank,
+            variance_share,
+            log_det_bound,
+        } = low.method
+        else {
+            panic!("expected the low-rank method");
+        };
+        let mut worst_share: f64 = 0.0;
+        for c in 0..prior.cells() {
+            let excess = low.sd[c].powi(2) - exact.sd[c].powi(2);
+            let share = excess / prior.covariance(c, c);
+            assert!(share > -1e-9, "cell {c}: low rank below exact ({share:e})");
+            worst_share = worst_share.max(share);
+        }
+        let det_gap = exact.log_det - low.log_det;
+        eprintln!(
+            "D={d} l={l} rank {rank}: variance excess {worst_share:.2e} of prior (bound \
+             {variance_share:.2e}), log det gap {det_gap:.2e} (bound {log_det_bound:.2e})"
+        );
+        assert!(worst_share <= variance_share + 1e-9);
+        assert!((-1e-8..=log_det_bound + 1e-8).contains(&det_gap));
+    }
+}
+
+/// The Hessian product against central differences of the gradient, for every likelihood.
+#[test]
+fn hessian_product_matches_finite_differences_of_the_gradient() {
+    let prior = prior(5, 0.3, 1.5);
+    let cells: Vec<usize> = (0..25).step_by(2).collect();
+    let m = cells.len();
+    let likelihoods = [
+        Likelihood::new(
+            LikelihoodKind::Gaussian,
+            (0..m).map(|k| (k as f64).sin()).collect(),
+            0.6,
+            0.0,
+        ),
+        Likelihood::new(
+            LikelihoodKind::Probit,
+            (0..m)
+                .map(|k| if k % 3 == 0 { -1.0 } else { 1.0 })
+                .collect(),
+            0.8,
+            0.0,
+        ),
+        Likelihood::new(
+            LikelihoodKind::Poisson,
+            (0..m).map(|k| (k % 4) as f64).collect(),
+            1.0,
+            0.3,
+        ),
+    ];
+    for likelihood in &likelihoods {
+        let target = Target {
+            prior: &prior,
+            likelihood,
+            observed_cells: &cells,
+            mean: -0.2,
+        };
+        let mut work = target.workspace();
+        let xi: Vec<f64> = (0..25).map(|k| ((k * 5 % 7) as f64 - 3.0) / 4.0).collect();
+        let gradient_at = |x: &[f64], work: &mut crate::model::Workspace| {
+            let mut field = vec![0.0; 25];
+            target.field(x, &mut field, work);
+            let mut g = vec![0.0; 25];
+            target.log_likelihood_and_gradient(&field, &mut g, work);
+            g
+        };
+        let mut field = vec![0.0; 25];
+        target.field(&xi, &mut field, &mut work);
+        let mut hessian = MisfitHessian::at_field(&target, &field);
+        let direction: Vec<f64> = (0..25).map(|k| ((k * 3 % 5) as f64 - 2.0) / 3.0).collect();
+        let mut product = vec![0.0; 25];
+        hessian.apply_misfit(&direction, &mut product);
+        let h = 1e-5;
+        let shifted = |sign: f64| -> Vec<f64> {
+            xi.iter()
+                .zip(&direction)
+                .map(|(x, d)| x + sign * h * d)
+                .collect()
+        };
+        let up = gradient_at(&shifted(1.0), &mut work);
+        let down = gradient_at(&shifted(-1.0), &mut work);
+        for k in 0..25 {
+            // The misfit Hessian is minus the derivative of the log-likelihood's gradient.
+            let numeric = -(up[k] - down[k]) / (2.0 * h);
+            assert!(
+                (numeric - product[k]).abs() < 1e-6 * product[k].abs().max(1.0),
+                "{:?} component {k}: {} vs {numeric}",
+                likelihood.kind(),
+                product[k]
+            );
+        }
+    }
+}
+
+/// Gaussian evidence in closed form: log N(v; mean, G C G^T + s^2 I) + M log(s sqrt(2 pi)) (the
+/// likelihood drops that constant).
+#[test]
+fn gaussian_evidence_matches_its_closed_form() {
+    use faer::{Mat, Side};
+    let prior = prior(6, 0.3, 1.0);
+    let data = simulate(&prior, LikelihoodKind::Gaussian, 3, "evidence");
+    let s: f64 = 0.7;
+    let mean = 0.25;
+    let likelihood = Likelihood::new(
+        LikelihoodKind::Gaussian,
+        data.observed.values.clone(),
+        s,
+        0.0,
+    );
+    let target = Target {
+        prior: &prior,
+        likelihood: &likelihood,
+        observed_cells: &data.observed.cells,
+        mean,
+    };
+    let fit = LaplaceFit::new(&target, &NewtonSettings::default()).unwrap();
+    let laplace = fit.marginals(&target, &LaplaceSettings::default()).unwrap();
+    let cells = &data.observed.cells;
+    let m = cells.len();
+    let k = Mat::from_fn(m, m, |a, b| {
+        prior.covariance(cells[a], cells[b]) + if a == b { s * s } else { 0.0 }
+    });
+    let llt = k.llt(Side::Lower).unwrap();
+    let r = llt.L();
+    let log_det: f64 = 2.0 * (0..m).map(|a| r[(a, a)].ln()).sum::<f64>();
+    let residual = Mat::from_fn(m, 1, |a, _| data.observed.values[a] - mean);
+    let mut solved = residual.clone();
+    faer::linalg::triangular_solve::solve_lower_triangular_in_place(
+        r,
+        solved.as_mut(),
+        faer::Par::Seq,
+    );
+    let quadratic: f64 = (0..m).map(|a| solved[(a, 0)].powi(2)).sum();
+    let two_pi = 2.0 * std::f64::consts::PI;
+    let exact = -0.5 * quadratic - 0.5 * log_det - 0.5 * m as f64 * two_pi.ln()
+        + m as f64 * (s * two_pi.sqrt()).ln();
+    assert!(
+        (laplace.log_evidence - exact).abs() < 1e-8 * exact.abs().max(1.0),
+        "{} vs {exact}",
+        laplace.log_evidence
+    );
+}
+
+/// The Laplace evidence next to the Monte Carlo estimate over prior draws on small probit and
+/// poisson problems: the Laplace approximation is not exact there, so this bounds its error
+/// (about a tenth of a nat on these problems) rather than testing equality; the Monte Carlo
+/// side is well within its own standard error at 200,000 draws.
+#[test]
+fn probit_and_poisson_evidence_is_close_to_the_monte_carlo_estimate() {
+    for kind in [LikelihoodKind::Probit, LikelihoodKind::Poisson] {
+        let prior = prior(6, 0.4, 1.0);
+        let data = simulate(&prior, kind, 4, "mc-evidence");
+        let likelihood = Likelihood::new(kind, data.observed.values.clone(), 0.7, 0.0);
+        let target = Target {
+            prior: &prior,
+            likelihood: &likelihood,
+            observed_cells: &data.observed.cells,
+            mean: 0.0,
+        };
+        let fit = LaplaceFit::new(&target, &NewtonSettings::default()).unwrap();
+        let laplace = fit.marginals(&target, &LaplaceSettings::default()).unwrap();
+        let mut rng = stream(3, Purpose::Evidence, "laplace");
+        let mc = crate::model::evidence::log_evidence(&target, 200_000, &mut rng);
+        let gap = laplace.log_evidence - mc.estimate;
+        eprintln!(
+            "{kind:?}: Laplace {:.4}, Monte Carlo {:.4} (se {:.4}), gap {gap:.4}",
+            laplace.log_evidence, mc.estimate, mc.standard_error
+        );
+        assert!(mc.standard_error < 0.02);
+        assert!(gap.abs() < 0.5, "{kind:?}: gap {gap}");
+    }
+}
+
+/// A count grid's target: the model of the BlackJAX peer (l = 0.1, mean = log(mean observed
+/// count) - variance / 2, a quarter of the cells held out).
+fn count_grid(name: &str, variance: f64) -> (KroneckerPrior, Dataset, f64) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(format!("{name}_grid32.csv"));
+    let values =
+        crate::study::grid_csv::read_grid_csv(&path, "count", 32, LikelihoodKind::Poisson).unwrap();
+    let prior = prior(32, 0.1, variance);
+    let mut rng = stream(0, Purpose::Observations, name);
+    let data = Dataset::from_grid_values(Grid::new(32), values, 0.25, &mut rng).unwrap();
+    let observed_mean =
+        data.observed.values.iter().sum::<f64>() / data.observed.values.len() as f64;
+    let mean = observed_mean.ln() - variance / 2.0;
+    (prior, data, mean)
+}
+
+/// Newton converges from the default start on every count grid shipped in `data/`, at the
+/// peer's settings and at a longer length scale, and the mode is a stationary point.
+#[test]
+fn newton_converges_on_every_shipped_count_grid() {
+    for name in ["finpines", "lansing", "redwood", "chicago_theft"] {
+        for variance in [1.0, 1.91] {
+            let (prior, data, mean) = count_grid(name, variance);
+            let likelihood = Likelihood::new(
+                LikelihoodKind::Poisson,
+                data.observed.values.clone(),
+                1.0,
+                0.0,
+            );
+            let target = Target {
+                prior: &prior,
+                likelihood: &likelihood,
+                observed_cells: &data.observed.cells,
+                mean,
+            };
+            let fit = LaplaceFit::new(&target, &NewtonSettings::default())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let steps: Vec<String> = fit
+                .newton
+                .history
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{:.0e}/{}/{}",
+                        s.gradient_norm, s.cg_iterations, s.step_length
+                    )
+                })
+                .collect();
+            eprintln!(
+                "{name} variance {variance}: {} Newton iterations, {} CG products, |g| {:.1e} -> \
+                 {:.1e} [{}]",
+                fit.newton.iterations,
+                fit.newton.cg_iterations,
+                fit.newton.start_gradient_norm,
+                fit.newton.gradient_norm,
+                steps.join(" ")
+            );
+            assert!(
+                fit.newton.iterations <= 20,
+                "{name}: {} iterations",
+                fit.newton.iterations
+            );
+        }
+    }
+}
+
+/// Newton converges from the default start on a 128 x 128 grid (N = 16,384) of simulated counts,
+/// with rates from sparse (about 0.2 per cell) to dense (about 20 per cell), three quarters of
+/// the cells observed.
+#[test]
+fn newton_converges_on_a_128_grid() {
+    let prior = prior(128, 0.1, 1.0);
+    for (k, log_rate) in [0.2f64.ln(), 3f64.ln(), 20f64.ln()].into_iter().enumerate() {
+        let mut streams = DataStreams {
+            truth: stream(5, Purpose::Truth, "128"),
+            observations: stream(5, Purpose::Observations, "128"),
+            noise: stream(5, Purpose::Noise, "128"),
+            counts: stream(5, Purpose::Counts, &format!("128;{k}")),
+        };
+        let sim = Simulation {
+            likelihood: LikelihoodKind::Poisson,
+            subsample: 1,
+            noise_sd: 1.0,
+            offset: log_rate,
+        };
+        let full = Dataset::simulate(&prior, sim, &mut streams).unwrap();
+        let kept: Vec<usize> = (0..full.observed.len()).filter(|i| i % 4 != 0).collect();
+        let cells: Vec<usize> = kept.iter().map(|&i| full.observed.cells[i]).collect();
+        let counts: Vec<f64> = kept.iter().map(|&i| full.observed.values[i]).collect();
+        let likelihood = Likelihood::new(LikelihoodKind::Poisson, counts, 1.0, log_rate);
+        let target = Target {
+            prior: &prior,
+            likelihood: &likelihood,
+            observed_cells: &cells,
+            mean: 0.0,
+        };
+        let started = std::time::Instant::now();
+        let fit = LaplaceFit::new(&target, &NewtonSettings::default())
+            .unwrap_or_else(|e| panic!("rate {}: {e}", log_rate.exp()));
+        eprintln!(
+            "128 x 128, rate {:.1}: {} Newton iterations, {} CG products, |g| {:.1e} -> {:.1e}, \
+             {:.2} s",
+            log_rate.exp(),
+            fit.newton.iterations,
+            fit.newton.cg_iterations,
+            fit.newton.start_gradient_norm,
+            fit.newton.gradient_norm,
+            started.elapsed().as_secs_f64()
+        );
+        assert!(fit.newton.iterations <= 20);
+    }
+}
