@@ -1,18 +1,64 @@
-//! `fieldmc bench`: one job with the peers' settings (see `bench/compare.sh`), timed the way the
-//! peers time themselves — setup (prior factor, data) plus chain — printed as one JSON line with
-//! the peers' field names. The exact posterior is not computed: the peers do not time it either.
+//! `fieldmc bench`: timing runs, as thin wrappers over [`crate::bench`].
+//!
+//! - `fieldmc bench [--D 64 ...]`: one job with the Python peers' settings (see
+//!   `bench/compare.sh`), timed the way the peers time themselves — setup (prior factor, data) plus
+//!   chain — printed as one JSON line with the peers' field names. The exact posterior is not
+//!   computed: the peers do not time it either.
+//! - `fieldmc bench lgcp`: every kind against the BlackJAX NUTS peer on real count grids
+//!   ([`crate::bench::lgcp`]).
+//! - `fieldmc bench steps`: the cost of one step of each kind against the grid size
+//!   ([`crate::bench::steps`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, Subcommand};
 
+use crate::bench::lgcp::{self, KindResult, LgcpModel, LgcpProblem, PeerResult, PeerSettings};
 use crate::execute::job::{JobOptions, run_job};
 use crate::plan::plan;
+use crate::sampler::SamplerKind;
 use crate::study;
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct BenchArgs {
+    #[command(subcommand)]
+    command: Option<BenchCommand>,
+    #[command(flatten)]
+    job: JobArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    /// fieldmc's kinds against BlackJAX NUTS on real count grids (log-Gaussian Cox process).
+    #[command(
+        after_help = "Example:\n  fieldmc bench lgcp --peer-python bench/.venv-lgcp/bin/python \
+        --peer-script ../shared/peers/lgcp_blackjax.py"
+    )]
+    Lgcp(LgcpArgs),
+    /// The CPU cost of one step of each kind against the grid size D.
+    #[command(after_help = "Example:\n  fieldmc bench steps --sizes 32,64,128,256")]
+    Steps(StepsArgs),
+}
+
+#[derive(Debug, Args)]
+struct StepsArgs {
+    /// Grid sides D.
+    #[arg(long, value_delimiter = ',', default_values_t = [32usize, 64, 128, 256])]
+    sizes: Vec<usize>,
+    /// Kinds, comma-separated [default: every MCMC kind].
+    #[arg(long, value_delimiter = ',')]
+    kinds: Vec<String>,
+    /// Timed steps at D = 32 (fewer at larger D: the count falls as 1/N).
+    #[arg(long, default_value_t = 20_000)]
+    steps: usize,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+#[derive(Debug, Args)]
+struct JobArgs {
     /// Grid side D (N = D^2).
     #[arg(long = "D", default_value_t = 64)]
     d: usize,
@@ -38,7 +84,51 @@ pub struct BenchArgs {
     chains: usize,
 }
 
+#[derive(Debug, Args)]
+struct LgcpArgs {
+    /// Grids as NAME=VARIANCE; the file is DATA/NAME_grid32.csv.
+    #[arg(long = "grid", default_values_t = ["finpines=1.91".to_string(), "lansing=1.0".to_string()])]
+    grids: Vec<String>,
+    /// The folder of the grid files.
+    #[arg(long, default_value = "data")]
+    data: PathBuf,
+    /// fieldmc kinds to run, comma-separated [default: every MCMC kind].
+    #[arg(long, value_delimiter = ',')]
+    kinds: Vec<String>,
+    /// Kept iterations per chain [default: per kind, see `crate::bench::lgcp::default_plan`].
+    #[arg(long)]
+    kept: Option<u64>,
+    /// Burn-in iterations per chain [default: per kind].
+    #[arg(long)]
+    burn_in: Option<u64>,
+    /// The peer's Python (a virtual environment with lgcp_requirements.txt).
+    #[arg(long, default_value = "bench/.venv-lgcp/bin/python")]
+    peer_python: PathBuf,
+    /// The peer's script.
+    #[arg(long, default_value = "../shared/peers/lgcp_blackjax.py")]
+    peer_script: PathBuf,
+    /// Pin the peer to this core with taskset (-1: do not pin).
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    peer_core: i64,
+    /// Skip the peer (no ratios, no mean check).
+    #[arg(long)]
+    no_peer: bool,
+    /// Where the held-out cells and the peer's outputs go.
+    #[arg(long, default_value = "results/bench_lgcp")]
+    out: PathBuf,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
 pub fn bench(args: &BenchArgs) -> ExitCode {
+    match &args.command {
+        Some(BenchCommand::Lgcp(lgcp)) => bench_lgcp(lgcp),
+        Some(BenchCommand::Steps(steps)) => bench_steps(steps),
+        None => bench_job(&args.job),
+    }
+}
+
+fn bench_job(args: &JobArgs) -> ExitCode {
     let text = format!(
         "[study]\nname = \"bench\"\nseed = {seed}\n\
          [model]\ngrid = {d}\nlength_scale = {l}\nlikelihood = \"{likelihood}\"\n\
@@ -99,4 +189,194 @@ pub fn bench(args: &BenchArgs) -> ExitCode {
     });
     println!("{line}");
     ExitCode::SUCCESS
+}
+
+/// The kinds named, or every kind.
+fn parse_kinds(names: &[String]) -> Result<Vec<SamplerKind>, ExitCode> {
+    if names.is_empty() {
+        return Ok(SamplerKind::ALL.to_vec());
+    }
+    names
+        .iter()
+        .map(|name| {
+            SamplerKind::from_name(name).ok_or_else(|| {
+                eprintln!(
+                    "error: unknown kind `{name}` (one of: {})",
+                    SamplerKind::NAMES.join(", ")
+                );
+                ExitCode::from(2)
+            })
+        })
+        .collect()
+}
+
+fn bench_steps(args: &StepsArgs) -> ExitCode {
+    let kinds = match parse_kinds(&args.kinds) {
+        Ok(kinds) => kinds,
+        Err(code) => return code,
+    };
+    println!("| kind | D | N | setup s | us per step |");
+    println!("|---|---|---|---|---|");
+    for &side in &args.sizes {
+        let problem = crate::bench::steps::StepProblem::new(side, args.seed);
+        let steps = (args.steps * 1024 / (side * side)).max(20);
+        for &kind in &kinds {
+            let cost = crate::bench::steps::step_cost(&problem, kind, steps, args.seed);
+            println!(
+                "| {kind} | {side} | {} | {:.3} | {:.1} |",
+                side * side,
+                cost.setup_seconds,
+                cost.micros_per_step
+            );
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn bench_lgcp(args: &LgcpArgs) -> ExitCode {
+    let kinds = match parse_kinds(&args.kinds) {
+        Ok(kinds) => kinds,
+        Err(code) => return code,
+    };
+    let mut failed = false;
+    for spec in &args.grids {
+        let Some((name, variance)) = spec.split_once('=').and_then(|(n, v)| {
+            let variance: f64 = v.parse().ok()?;
+            Some((n.to_string(), variance))
+        }) else {
+            eprintln!("error: --grid takes NAME=VARIANCE, got `{spec}`");
+            return ExitCode::from(2);
+        };
+        let model = LgcpModel {
+            length_scale: 0.1,
+            variance,
+            holdout: 0.25,
+        };
+        let path = args.data.join(format!("{name}_grid32.csv"));
+        let problem = match LgcpProblem::load(&path, &name, model, args.seed) {
+            Ok(problem) => problem,
+            Err(error) => {
+                eprintln!("error: {error}");
+                return ExitCode::from(2);
+            }
+        };
+        let peer = if args.no_peer {
+            None
+        } else {
+            let settings = PeerSettings {
+                python: args.peer_python.clone(),
+                script: args.peer_script.clone(),
+                core: usize::try_from(args.peer_core).ok(),
+                seed: args.seed,
+                workdir: args.out.clone(),
+            };
+            eprintln!("{name}: running the peer ...");
+            match lgcp::run_peer(&problem, &settings) {
+                Ok(peer) => Some(peer),
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    return ExitCode::from(1);
+                }
+            }
+        };
+        let mut results = vec![lgcp::run_laplace(&problem)];
+        for &kind in &kinds {
+            let mut plan = lgcp::default_plan(kind);
+            if let Some(kept) = args.kept {
+                plan.settings.iterations = plan.settings.burn_in + kept;
+            }
+            if let Some(burn_in) = args.burn_in {
+                let kept = plan.settings.iterations - plan.settings.burn_in;
+                plan.settings.burn_in = burn_in;
+                plan.settings.iterations = burn_in + kept;
+            }
+            eprintln!("{name}: running {kind} ...");
+            results.push(lgcp::run_plan(&problem, &plan, args.seed));
+        }
+        failed |= print_table(&problem, peer.as_ref(), &results);
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Print one grid's table; true when a sampling kind failed the mean check.
+fn print_table(problem: &LgcpProblem, peer: Option<&PeerResult>, results: &[KindResult]) -> bool {
+    println!(
+        "\n{} (l = {}, variance = {}, {} observed / {} held out)",
+        problem.name,
+        problem.model.length_scale,
+        problem.model.variance,
+        problem.data.observed.len(),
+        problem.data.held_out.len()
+    );
+    println!(
+        "| kind | CPU s | min-cell bulk ESS | ESS / CPU s | x peer | max R-hat | acceptance | max |z| vs peer | cells > 4 MCSE | means |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    if let Some(peer) = peer {
+        println!(
+            "| BlackJAX NUTS (peer) | {:.2} | {:.0} | {:.0} | 1 | {:.4} | | | | |",
+            peer.seconds, peer.min_ess, peer.ess_per_second, peer.max_rhat
+        );
+    }
+    let mut failed = false;
+    for r in results {
+        let (ess, _) = r.cells.min_ess();
+        let rate = r.ess_per_second();
+        let ratio = peer.map(|p| format!("{:.2}", rate / p.ess_per_second));
+        let check = peer.map(|p| lgcp::agreement(&r.cells, p));
+        let sampling = r.kind != "laplace";
+        if let Some(check) = check
+            && sampling
+            && !check.passes()
+        {
+            failed = true;
+        }
+        println!(
+            "| {} | {:.2} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.kind,
+            r.seconds,
+            if ess.is_finite() && sampling {
+                format!("{ess:.0}")
+            } else {
+                "-".into()
+            },
+            if sampling {
+                format!("{rate:.0}")
+            } else {
+                "-".into()
+            },
+            if sampling {
+                ratio.unwrap_or_else(|| "-".into())
+            } else {
+                "-".into()
+            },
+            if sampling {
+                format!("{:.4}", r.cells.max_rhat())
+            } else {
+                "-".into()
+            },
+            if sampling {
+                format!("{:.3}", r.acceptance_rate)
+            } else {
+                "-".into()
+            },
+            check.map_or("-".into(), |c| format!("{:.1}", c.max_z)),
+            check.map_or("-".into(), |c| c.beyond_four.to_string()),
+            check.map_or("-".into(), |c| {
+                if c.passes() {
+                    "agree".into()
+                } else {
+                    format!("DIFFER (> {:.2})", c.threshold)
+                }
+            }),
+        );
+        if !r.notes.is_empty() {
+            eprintln!("  {}: {}", r.kind, r.notes);
+        }
+    }
+    failed
 }

@@ -100,9 +100,16 @@ impl Likelihood {
                 }
             }
             Self::Poisson { counts, offset } => {
+                // One exp per cell for both the gradient and the value (the value's terms and
+                // their order are log_likelihood's, so the two agree bit for bit).
+                let mut value = 0.0;
                 for ((g, c), u) in gradient.iter_mut().zip(counts).zip(gu) {
-                    *g = c - (u + offset).exp();
+                    let eta = u + offset;
+                    let rate = eta.exp();
+                    *g = c - rate;
+                    value += c * eta - rate;
                 }
+                return value;
             }
         }
         self.log_likelihood(gu)

@@ -5,7 +5,9 @@
 //!   chain's random streams.
 //! - one file per kind: [`grw`], [`pcn`], [`elliptical`], [`mala`], [`pcnl`] (with the Langevin
 //!   step they share in [`langevin`], and the position and pre-drawn prior draws in
-//!   [`position`]).
+//!   [`position`]), [`gpcn`] (from the Laplace approximation), [`mgrad`] (in the prior's
+//!   eigenbasis); what a kind computes once per
+//!   target and shares across chains is cached in [`prepared`].
 //! - [`driver`]: iterations, burn-in, thinning, recording, estimates and adaptation ([`adapt`]).
 //! - [`spec`]: a job's checked sampler settings.
 //!
@@ -15,13 +17,16 @@
 pub mod adapt;
 pub mod driver;
 pub mod elliptical;
+pub mod gpcn;
 pub mod grw;
 pub mod langevin;
 pub mod mala;
+pub mod mgrad;
 pub mod moments;
 pub mod pcn;
 pub mod pcnl;
 pub mod position;
+pub mod prepared;
 pub mod protocol;
 pub mod spec;
 
@@ -85,6 +90,10 @@ sampler_kinds! {
     Mala = "mala" => mala::Mala,
     /// pCN-Langevin (infinity-MALA).
     Pcnl = "pcnl" => pcnl::Pcnl,
+    /// Generalised pCN from the Laplace approximation (likelihood-informed, low rank).
+    Gpcn = "gpcn" => gpcn::Gpcn,
+    /// The marginal auxiliary-gradient sampler (Titsias & Papaspiliopoulos 2018).
+    Mgrad = "mgrad" => mgrad::Mgrad,
 }
 
 /// Run the chains of `request` with the sampler of `spec`'s kind.

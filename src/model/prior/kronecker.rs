@@ -187,6 +187,12 @@ impl Prior for KroneckerPrior {
     fn jitter(&self) -> f64 {
         self.jitter
     }
+
+    fn spectral_root(&self) -> Option<std::sync::Arc<dyn super::spectral::SpectralRoot>> {
+        Some(std::sync::Arc::new(
+            super::spectral::KroneckerSpectral::new(self),
+        ))
+    }
 }
 
 /// Rows per band when the products skip L_1's zero upper triangle. Measured (D = 32..256, one

@@ -9,6 +9,7 @@
 //! does.
 
 mod kronecker;
+pub mod spectral;
 
 use std::fmt::Debug;
 
@@ -70,6 +71,13 @@ pub trait Prior: Send + Sync + Debug {
 
     /// The diagonal jitter added to make the factorisation succeed (0 when none was needed).
     fn jitter(&self) -> f64;
+
+    /// The prior's eigendecomposition as a square root, when it has a cheap one (see
+    /// [`spectral`]); `None` otherwise, and callers fall back to
+    /// [`spectral::WhitenedSpectral`].
+    fn spectral_root(&self) -> Option<std::sync::Arc<dyn spectral::SpectralRoot>> {
+        None
+    }
 
     /// u = L xi for `count` fields stored one after another.
     fn apply_sqrt_batch(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64], count: usize) {

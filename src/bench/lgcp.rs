@@ -1,0 +1,648 @@
+//! `fieldmc bench lgcp`: fieldmc's samplers against the BlackJAX NUTS peer
+//! (`../shared/peers/lgcp_blackjax.py`) on the log-Gaussian Cox process of a real count grid,
+//! run side by side in one invocation.
+//!
+//! The model is the peer's: a D x D grid of counts, u = mu + f with f ~ GP(0, variance k),
+//! squared-exponential k with length scale l, counts ~ Poisson(exp u) on the observed cells,
+//! mu = log(mean observed count) - variance / 2, a quarter of the cells held out. fieldmc
+//! chooses the held-out cells (a seeded stream) and hands them to the peer
+//! (`--heldout-cells`), so both fit the same cells. (The peer adds 1e-8 to the unit axis
+//! kernel's diagonal; fieldmc escalates jitter from zero. At l = 0.1, D = 32 both factor the same
+//! kernel to within that jitter, far below the Monte Carlo error of any mean.)
+//!
+//! For every kind: 4 chains one after another on the calling thread, timed in CPU seconds from
+//! the prior's factorisation to the last draw (setup, the kind's once-per-target preparation,
+//! adaptation during burn-in, sampling); the per-cell bulk ESS, rank-normalised split R-hat and
+//! MCSE of the mean from the stored draws of every cell ([`crate::diagnostics`], as ArviZ); the
+//! worst cell's bulk ESS per CPU second and its ratio to the peer's; and the posterior mean of
+//! every cell against the peer's in units of the combined MCSE
+//! sqrt(mcse_fieldmc^2 + mcse_peer^2). A comparison passes when every cell is within
+//! [`agreement_threshold`] (Bonferroni over the N cells at a family-wise false-alarm rate of
+//! [`AGREEMENT_FAMILY_RATE`] per comparison); the count of cells beyond 4 MCSE is reported beside
+//! it (about 0.065 such cells are expected by chance per comparison of 1,024 cells). The Laplace
+//! approximation runs as a negative control: fast, but its mode is not the posterior mean, and
+//! the check must say so.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::cpu::CpuClock;
+use crate::diagnostics;
+use crate::model::data::Dataset;
+use crate::model::laplace::{LaplaceFit, NewtonSettings};
+use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
+use crate::sampler::{
+    ChainRng, DrawSettings, Kind, KindVisitor, RunOutput, RunRequest, Sampler, SamplerKind,
+    SamplerSettings, run,
+};
+use crate::streams::{Purpose, stream};
+
+/// The family-wise false-alarm rate of one mean-agreement comparison (one kind on one grid,
+/// every cell).
+pub const AGREEMENT_FAMILY_RATE: f64 = 1e-3;
+
+/// Why a benchmark could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("{0}")]
+    Data(String),
+    #[error("the peer failed: {0}")]
+    Peer(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The model of one grid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LgcpModel {
+    pub length_scale: f64,
+    pub variance: f64,
+    /// Share of the cells held out.
+    pub holdout: f64,
+}
+
+/// A count grid with its held-out cells and the model's intercept.
+#[derive(Debug, Clone)]
+pub struct LgcpProblem {
+    pub name: String,
+    pub path: PathBuf,
+    pub model: LgcpModel,
+    pub data: Dataset,
+    pub likelihood: Likelihood,
+    /// mu = log(mean observed count) - variance / 2.
+    pub mean: f64,
+}
+
+impl LgcpProblem {
+    /// Read a D x D count grid and hold out `model.holdout` of its cells, chosen by the stream
+    /// keyed by the grid's name and `seed`.
+    pub fn load(path: &Path, name: &str, model: LgcpModel, seed: u64) -> Result<Self, BenchError> {
+        let text = std::fs::read_to_string(path).map_err(|source| BenchError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let rows = text.lines().filter(|l| !l.trim().is_empty()).count() - 1;
+        let side = (rows as f64).sqrt().round() as usize;
+        let values = crate::study::grid_csv::parse_grid_csv(
+            &text,
+            path,
+            "count",
+            side,
+            LikelihoodKind::Poisson,
+        )
+        .map_err(|e| BenchError::Data(e.to_string()))?;
+        let mut rng = stream(
+            seed,
+            Purpose::Observations,
+            &format!("bench lgcp;grid={name}"),
+        );
+        let data = Dataset::from_grid_values(Grid::new(side), values, model.holdout, &mut rng)
+            .map_err(|e| BenchError::Data(e.to_string()))?;
+        let observed = &data.observed.values;
+        let rate = observed.iter().sum::<f64>() / observed.len() as f64;
+        if rate <= 0.0 {
+            return Err(BenchError::Data(format!(
+                "{}: no counts in the observed cells",
+                path.display()
+            )));
+        }
+        let likelihood = Likelihood::new(LikelihoodKind::Poisson, observed.clone(), 1.0, 0.0);
+        Ok(Self {
+            name: name.to_string(),
+            path: path.to_path_buf(),
+            model,
+            mean: rate.ln() - model.variance / 2.0,
+            data,
+            likelihood,
+        })
+    }
+
+    pub fn grid(&self) -> Grid {
+        self.data.grid
+    }
+
+    /// The prior (factored afresh: benchmarks time it).
+    pub fn prior(&self) -> KroneckerPrior {
+        let kernel = KernelSpec {
+            length_scale: self.model.length_scale,
+            variance: self.model.variance,
+        };
+        KroneckerPrior::new(self.grid(), kernel).expect("the squared-exponential kernel factors")
+    }
+
+    pub fn target<'a>(&'a self, prior: &'a KroneckerPrior) -> Target<'a> {
+        Target {
+            prior,
+            likelihood: &self.likelihood,
+            observed_cells: &self.data.observed.cells,
+            mean: self.mean,
+        }
+    }
+
+    /// The held-out cells, one index j*D + i per line (the peer's `--heldout-cells` format).
+    pub fn heldout_text(&self) -> String {
+        self.data
+            .held_out
+            .cells
+            .iter()
+            .map(|c| format!("{c}\n"))
+            .collect()
+    }
+}
+
+/// How one kind is run: its settings (chains and schedule included).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KindPlan {
+    pub settings: SamplerSettings,
+}
+
+impl KindPlan {
+    /// 4 chains of `burn_in + kept` iterations, the kind's default adaptation.
+    pub fn new(kind: SamplerKind, beta: f64, burn_in: u64, kept: u64) -> Self {
+        Self {
+            settings: SamplerSettings {
+                beta,
+                iterations: burn_in + kept,
+                burn_in,
+                thin: kept.div_ceil(1000).max(1),
+                chains: 4,
+                ..SamplerSettings::new(kind)
+            },
+        }
+    }
+}
+
+/// The schedule each kind runs with in the benchmark: long enough that every cell's bulk ESS
+/// exceeds 400 over 4 chains, with a burn-in that covers the adaptation.
+pub fn default_plan(kind: SamplerKind) -> KindPlan {
+    match kind {
+        SamplerKind::Gpcn => KindPlan::new(kind, 0.5, 1_000, 10_000),
+        SamplerKind::Grw => KindPlan::new(kind, 0.02, 20_000, 200_000),
+        SamplerKind::Pcn => KindPlan::new(kind, 0.1, 20_000, 200_000),
+        SamplerKind::Elliptical => KindPlan::new(kind, 0.2, 5_000, 50_000),
+        _ => KindPlan::new(kind, 0.1, 5_000, 50_000),
+    }
+}
+
+/// Per-cell posterior summaries and diagnostics (NaN where a diagnostic is undefined).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CellStats {
+    pub mean: Vec<f64>,
+    pub sd: Vec<f64>,
+    pub mcse: Vec<f64>,
+    pub ess_bulk: Vec<f64>,
+    pub rhat: Vec<f64>,
+}
+
+impl CellStats {
+    /// The smallest bulk ESS and its cell (a NaN ESS counts as zero: undefined is not good).
+    pub fn min_ess(&self) -> (f64, usize) {
+        self.ess_bulk
+            .iter()
+            .enumerate()
+            .map(|(c, &e)| (if e.is_nan() { 0.0 } else { e }, c))
+            .fold((f64::INFINITY, 0), |a, b| if b.0 < a.0 { b } else { a })
+    }
+
+    /// The largest R-hat (NaN counts as infinite).
+    pub fn max_rhat(&self) -> f64 {
+        self.rhat
+            .iter()
+            .map(|&r| if r.is_nan() { f64::INFINITY } else { r })
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// Diagnostics of every cell from the stored draws of a run.
+    pub fn from_run(output: &RunOutput) -> Self {
+        let cells = output.post_mean.len();
+        let mut stats = Self {
+            mean: output.post_mean.clone(),
+            sd: output.post_sd.clone(),
+            ..Self::default()
+        };
+        for cell in 0..cells {
+            let series: Vec<Vec<f64>> = output.chains.iter().map(|c| c.draws.cell(cell)).collect();
+            let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
+            let summary = diagnostics::summarize(&views);
+            stats.mcse.push(summary.mcse_mean.unwrap_or(f64::NAN));
+            stats.ess_bulk.push(summary.ess_bulk.unwrap_or(f64::NAN));
+            stats.rhat.push(summary.rhat.unwrap_or(f64::NAN));
+        }
+        stats
+    }
+}
+
+/// One kind's run on one grid.
+#[derive(Debug, Clone)]
+pub struct KindResult {
+    pub kind: String,
+    /// CPU seconds (or wall seconds where CPU time is unavailable): prior, preparation,
+    /// adaptation and sampling of all chains.
+    pub seconds: f64,
+    pub wall_seconds: f64,
+    pub iterations: u64,
+    pub acceptance_rate: f64,
+    pub step_size: Option<f64>,
+    pub cells: CellStats,
+    /// What the kind says about itself (rank, Newton iterations, ...).
+    pub notes: String,
+}
+
+impl KindResult {
+    /// The worst cell's bulk ESS per second (0 for a kind without draws).
+    pub fn ess_per_second(&self) -> f64 {
+        let (ess, _) = self.cells.min_ess();
+        if ess.is_finite() {
+            ess / self.seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Run `plan` on `problem`: chain c draws from the streams keyed by the grid, kind and c.
+pub fn run_plan(problem: &LgcpProblem, plan: &KindPlan, seed: u64) -> KindResult {
+    struct Runner<'p> {
+        problem: &'p LgcpProblem,
+        plan: &'p KindPlan,
+        seed: u64,
+    }
+    impl KindVisitor for Runner<'_> {
+        type Output = KindResult;
+        fn visit<S: Kind>(self, sampler: S) -> KindResult {
+            run_sampler(self.problem, &sampler, self.plan, self.seed)
+        }
+    }
+    let spec = plan.settings.check().expect("benchmark settings are valid");
+    spec.kind().visit(
+        &spec,
+        Runner {
+            problem,
+            plan,
+            seed,
+        },
+    )
+}
+
+/// Run `sampler` with the schedule, chains and adaptation of `plan` on `problem`.
+pub fn run_sampler<S: Sampler>(
+    problem: &LgcpProblem,
+    sampler: &S,
+    plan: &KindPlan,
+    seed: u64,
+) -> KindResult {
+    let spec = plan.settings.check().expect("benchmark settings are valid");
+    let kind = spec.kind();
+    let rngs: Vec<ChainRng> = (0..spec.chains())
+        .map(|c| {
+            let key = format!("bench lgcp;grid={};kind={kind};chain={c}", problem.name);
+            ChainRng::new(
+                stream(seed, Purpose::Chain, &key),
+                stream(seed, Purpose::Acceptance, &key),
+            )
+        })
+        .collect();
+    let clock = CpuClock::start();
+    let prior = problem.prior();
+    let request = RunRequest {
+        target: problem.target(&prior),
+        schedule: spec.schedule(),
+        adaptation: spec.adaptation(),
+        functional: None,
+        exact_mean: None,
+        draws: DrawSettings::default(),
+        progress: None,
+    };
+    let output = run(sampler, &request, rngs);
+    let seconds = clock.seconds();
+    let wall_seconds = clock.wall_seconds();
+    KindResult {
+        kind: kind.to_string(),
+        seconds,
+        wall_seconds,
+        iterations: spec.iterations(),
+        acceptance_rate: output.acceptance_rate,
+        step_size: output.mean_step_size(),
+        cells: CellStats::from_run(&output),
+        notes: String::new(),
+    }
+}
+
+/// The Laplace approximation as a (deliberately wrong) "sampler": its mode as the mean, no
+/// Monte Carlo error. The negative control of the mean check.
+pub fn run_laplace(problem: &LgcpProblem) -> KindResult {
+    let clock = CpuClock::start();
+    let prior = problem.prior();
+    let target = problem.target(&prior);
+    let fit = LaplaceFit::new(&target, &NewtonSettings::default());
+    let seconds = clock.seconds();
+    let cells = prior.grid().cells();
+    let (mean, notes) = match fit {
+        Ok(fit) => {
+            let notes = format!(
+                "{} Newton iterations, {} CG products",
+                fit.newton.iterations, fit.newton.cg_iterations
+            );
+            (fit.field, notes)
+        }
+        Err(e) => (vec![f64::NAN; cells], e.to_string()),
+    };
+    KindResult {
+        kind: "laplace".into(),
+        seconds,
+        wall_seconds: clock.wall_seconds(),
+        iterations: 0,
+        acceptance_rate: f64::NAN,
+        step_size: None,
+        cells: CellStats {
+            mean,
+            sd: vec![f64::NAN; cells],
+            mcse: vec![0.0; cells],
+            ess_bulk: vec![f64::NAN; cells],
+            rhat: vec![f64::NAN; cells],
+        },
+        notes,
+    }
+}
+
+/// How to run the peer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PeerSettings {
+    /// The Python interpreter of the peer's virtual environment.
+    pub python: PathBuf,
+    /// `lgcp_blackjax.py`.
+    pub script: PathBuf,
+    /// Pin the peer to this core (`taskset -c`), if any.
+    pub core: Option<usize>,
+    pub seed: u64,
+    /// Where the held-out file, the per-cell CSV and the JSON go.
+    pub workdir: PathBuf,
+}
+
+/// The peer's answer on one grid.
+#[derive(Debug, Clone)]
+pub struct PeerResult {
+    pub mean: Vec<f64>,
+    pub mcse: Vec<f64>,
+    pub min_ess: f64,
+    pub max_rhat: f64,
+    /// CPU seconds of warmup and sampling (the peer's own count; compile excluded).
+    pub seconds: f64,
+    pub ess_per_second: f64,
+    pub json: serde_json::Value,
+}
+
+/// Run the peer on `problem` with fieldmc's held-out cells.
+pub fn run_peer(problem: &LgcpProblem, settings: &PeerSettings) -> Result<PeerResult, BenchError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| BenchError::Io { path, source }
+    };
+    std::fs::create_dir_all(&settings.workdir).map_err(io(&settings.workdir))?;
+    let held = settings
+        .workdir
+        .join(format!("{}_heldout.txt", problem.name));
+    std::fs::write(&held, problem.heldout_text()).map_err(io(&held))?;
+    let cells_csv = settings
+        .workdir
+        .join(format!("{}_peer_cells.csv", problem.name));
+    let json_path = settings.workdir.join(format!("{}_peer.json", problem.name));
+    let mut command = match settings.core {
+        Some(core) => {
+            let mut c = Command::new("taskset");
+            c.arg("-c").arg(core.to_string()).arg(&settings.python);
+            c
+        }
+        None => Command::new(&settings.python),
+    };
+    command
+        .arg(&settings.script)
+        .arg("--grid")
+        .arg(&problem.path)
+        .args(["--length-scale", &problem.model.length_scale.to_string()])
+        .args(["--variance", &problem.model.variance.to_string()])
+        .args(["--mean", "auto", "--chains", "4"])
+        .args(["--seed", &settings.seed.to_string()])
+        .arg("--heldout-cells")
+        .arg(&held)
+        .arg("--out")
+        .arg(&cells_csv)
+        .arg("--json")
+        .arg(&json_path);
+    let output = command.output().map_err(|e| {
+        BenchError::Peer(format!("cannot start {}: {e}", settings.python.display()))
+    })?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
+        return Err(BenchError::Peer(format!(
+            "exit {}: {}",
+            output.status,
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        )));
+    }
+    let json_text = std::fs::read_to_string(&json_path).map_err(io(&json_path))?;
+    let json: serde_json::Value = serde_json::from_str(&json_text)
+        .map_err(|e| BenchError::Peer(format!("{}: {e}", json_path.display())))?;
+    let number = |a: &str, b: &str| {
+        json[a][b]
+            .as_f64()
+            .ok_or_else(|| BenchError::Peer(format!("the peer's JSON lacks {a}.{b}")))
+    };
+    let (mean, mcse) = read_peer_cells(&cells_csv, problem.grid().cells())?;
+    let cpu = number("seconds", "cpu")?;
+    let min_ess = number("cells", "min_ess_bulk")?;
+    Ok(PeerResult {
+        mean,
+        mcse,
+        min_ess,
+        max_rhat: number("cells", "max_rhat")?,
+        seconds: cpu,
+        ess_per_second: min_ess / cpu,
+        json,
+    })
+}
+
+/// The `mean` and `mcse_mean` columns of the peer's per-cell CSV, by cell.
+fn read_peer_cells(path: &Path, cells: usize) -> Result<(Vec<f64>, Vec<f64>), BenchError> {
+    let text = std::fs::read_to_string(path).map_err(|source| BenchError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or_else(|| BenchError::Peer(format!("{}: no column {name}", path.display())))
+    };
+    let (cell_col, mean_col, mcse_col) = (column("cell")?, column("mean")?, column("mcse_mean")?);
+    let mut mean = vec![f64::NAN; cells];
+    let mut mcse = vec![f64::NAN; cells];
+    for line in lines.filter(|l| !l.is_empty()) {
+        let fields: Vec<&str> = line.split(',').collect();
+        let parse = |k: usize| fields.get(k).and_then(|f| f.parse::<f64>().ok());
+        let bad = || BenchError::Peer(format!("{}: unreadable row {line}", path.display()));
+        let cell = parse(cell_col).ok_or_else(bad)? as usize;
+        if cell >= cells {
+            return Err(bad());
+        }
+        mean[cell] = parse(mean_col).ok_or_else(bad)?;
+        mcse[cell] = parse(mcse_col).ok_or_else(bad)?;
+    }
+    Ok((mean, mcse))
+}
+
+/// Posterior means of every cell against the peer's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Agreement {
+    /// The largest |mean - peer| / sqrt(mcse^2 + mcse_peer^2) over cells.
+    pub max_z: f64,
+    pub worst_cell: usize,
+    /// Cells beyond 4 combined MCSE.
+    pub beyond_four: usize,
+    /// The pass threshold on `max_z`.
+    pub threshold: f64,
+}
+
+impl Agreement {
+    pub fn passes(&self) -> bool {
+        self.max_z <= self.threshold
+    }
+}
+
+/// The two-sided z threshold for `cells` z-scores at family-wise rate
+/// [`AGREEMENT_FAMILY_RATE`] (Bonferroni): erfc(z / sqrt 2) = rate / cells.
+pub fn agreement_threshold(cells: usize) -> f64 {
+    let target = AGREEMENT_FAMILY_RATE / cells.max(1) as f64;
+    let (mut low, mut high) = (0.0f64, 40.0f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (low + high);
+        if libm::erfc(mid * std::f64::consts::FRAC_1_SQRT_2) > target {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    0.5 * (low + high)
+}
+
+/// Compare `ours` with the peer cell by cell.
+pub fn agreement(ours: &CellStats, peer: &PeerResult) -> Agreement {
+    let mut max_z = 0.0f64;
+    let mut worst_cell = 0;
+    let mut beyond_four = 0;
+    for (cell, ((&m, &s), (&pm, &ps))) in ours
+        .mean
+        .iter()
+        .zip(&ours.mcse)
+        .zip(peer.mean.iter().zip(&peer.mcse))
+        .enumerate()
+    {
+        let combined = (s * s + ps * ps).sqrt();
+        let z = (m - pm).abs() / combined;
+        let z = if z.is_nan() { f64::INFINITY } else { z };
+        if z > 4.0 {
+            beyond_four += 1;
+        }
+        if z > max_z {
+            max_z = z;
+            worst_cell = cell;
+        }
+    }
+    Agreement {
+        max_z,
+        worst_cell,
+        beyond_four,
+        threshold: agreement_threshold(ours.mean.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tuning experiments on the real grids (not run by default: minutes of CPU).
+    #[test]
+    #[ignore]
+    fn experiment_gpcn() {
+        use crate::sampler::gpcn::{Gpcn, Rank};
+        let grids = [("finpines", 1.91), ("lansing", 1.0)];
+        let betas: Vec<f64> = std::env::var("BETAS")
+            .map(|s| s.split(',').map(|x| x.parse().unwrap()).collect())
+            .unwrap_or(vec![0.5]);
+        let ranks: Vec<usize> = std::env::var("RANKS")
+            .map(|s| s.split(',').map(|x| x.parse().unwrap()).collect())
+            .unwrap_or(vec![0]);
+        let adapt = std::env::var("ADAPT").is_ok();
+        for (name, variance) in grids {
+            let path =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("data/{name}_grid32.csv"));
+            let model = LgcpModel {
+                length_scale: 0.1,
+                variance,
+                holdout: 0.25,
+            };
+            let problem = LgcpProblem::load(&path, name, model, 0).unwrap();
+            let prior = problem.prior();
+            let target = problem.target(&prior);
+            for &rank in &ranks {
+                let rank = if rank == 0 {
+                    Rank::Auto
+                } else {
+                    Rank::Fixed(rank)
+                };
+                let sampler = Gpcn::new(0.5, rank);
+                let g = sampler.gaussian(&target);
+                eprintln!(
+                    "{name} {rank:?}: {:?} top {:?} last {:?}",
+                    g.report,
+                    &g.values[..5.min(g.values.len())],
+                    g.values.last()
+                );
+                for &beta in &betas {
+                    let mut plan = KindPlan::new(SamplerKind::Gpcn, beta, 1000, 10_000);
+                    plan.settings.adapt = Some(adapt);
+                    let sampler = Gpcn::new(beta, rank);
+                    let r = run_sampler(&problem, &sampler, &plan, 0);
+                    let (ess, cell) = r.cells.min_ess();
+                    eprintln!(
+                        "  beta {beta} -> step {:?}: acc {:.3}, min ESS {ess:.0} (cell {cell}), max R-hat {:.3}, {:.2} s, {:.0} ESS/s",
+                        r.step_size,
+                        r.acceptance_rate,
+                        r.cells.max_rhat(),
+                        r.seconds,
+                        r.ess_per_second()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_bonferroni_threshold_matches_the_normal_tail() {
+        // 2 (1 - Phi(4.8916)) = 1e-6: 1e-3 over 1,000 cells.
+        assert!((agreement_threshold(1000) - 4.8916).abs() < 1e-3);
+    }
+
+    #[test]
+    fn the_problem_holds_out_a_quarter_and_sets_the_intercept() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/finpines_grid32.csv");
+        let model = LgcpModel {
+            length_scale: 0.1,
+            variance: 1.91,
+            holdout: 0.25,
+        };
+        let problem = LgcpProblem::load(&path, "finpines", model, 0).unwrap();
+        assert_eq!(problem.data.held_out.len(), 256);
+        assert_eq!(problem.data.observed.len(), 768);
+        let observed = &problem.data.observed.values;
+        let rate = observed.iter().sum::<f64>() / 768.0;
+        assert!((problem.mean - (rate.ln() - 0.955)).abs() < 1e-12);
+        assert_eq!(problem.heldout_text().lines().count(), 256);
+    }
+}

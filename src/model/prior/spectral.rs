@@ -1,0 +1,230 @@
+//! The prior's eigendecomposition as a square root: C = B B^T with B = U Lambda^1/2 (U the
+//! eigenvectors of C, Lambda its eigenvalues), for kinds that treat the prior's eigen-directions
+//! differently (mgrad: Titsias & Papaspiliopoulos 2018).
+//!
+//! B's coordinates eta ("spectral coordinates") are whitened like the prior's own coordinates
+//! xi (eta ~ N(0, I) a priori) and related to them by an orthogonal map: B = L P with P
+//! orthogonal, so xi = P eta. A prior offers a spectral root through
+//! [`super::Prior::spectral_root`] when it has a cheap one:
+//!
+//! - [`KroneckerSpectral`] (C = C_1 (x) C_1): from the D x D eigendecomposition
+//!   L_1^T L_1 = P_1 Lambda_1 P_1^T, B_1 = L_1 P_1 = U_1 Lambda_1^1/2, and B = B_1 (x) B_1,
+//!   P = P_1 (x) P_1, eigenvalues lambda_1i lambda_1j: every product is two D x D matrix
+//!   products, O(N^1.5). Taking the eigenvectors of L_1^T L_1 (rather than of C_1, then
+//!   P_1 = L_1^-1 B_1) keeps P_1 orthogonal to rounding however ill-conditioned C_1 is.
+//! - [`WhitenedSpectral`]: the generic fallback for a prior without one — the prior's own square
+//!   root with every eigenvalue taken as 1 (the whitened prior's spectrum), P = I.
+
+use std::fmt::Debug;
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
+
+use super::{KroneckerPrior, Prior};
+
+/// A square root B = L P of the prior covariance whose columns are the prior's eigenvectors
+/// scaled by the square roots of their eigenvalues.
+pub trait SpectralRoot: Send + Sync + Debug {
+    /// The prior covariance's eigenvalue of each spectral coordinate (latent_dim values, >= 0).
+    fn eigenvalues(&self) -> &[f64];
+    /// Scratch values the products need.
+    fn scratch_len(&self) -> usize;
+    /// u = B eta (N values out).
+    fn apply(&self, eta: &[f64], out: &mut [f64], scratch: &mut [f64]);
+    /// eta = B^T v (v has N values).
+    fn apply_transpose(&self, v: &[f64], out: &mut [f64], scratch: &mut [f64]);
+    /// xi = P eta: the prior's whitened coordinates of a spectral position.
+    fn to_whitened(&self, eta: &[f64], out: &mut [f64], scratch: &mut [f64]);
+    /// eta = P^T xi.
+    fn from_whitened(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]);
+}
+
+/// The spectral root of a Kronecker prior.
+#[derive(Debug, Clone)]
+pub struct KroneckerSpectral {
+    side: usize,
+    /// B_1 = L_1 P_1.
+    root: Mat<f64>,
+    /// P_1, orthogonal.
+    rotation: Mat<f64>,
+    eigenvalues: Vec<f64>,
+}
+
+impl KroneckerSpectral {
+    pub fn new(prior: &KroneckerPrior) -> Self {
+        let l = prior.axis_factor();
+        let side = l.nrows();
+        let gram = l.transpose() * l;
+        let eigen = gram
+            .self_adjoint_eigen(Side::Lower)
+            .expect("the eigendecomposition of a small symmetric matrix converges");
+        let rotation = eigen.U().to_owned();
+        let axis: Vec<f64> = (0..side).map(|k| eigen.S()[k].max(0.0)).collect();
+        let root = l * &rotation;
+        let eigenvalues = (0..side * side)
+            .map(|cell| axis[cell % side] * axis[cell / side])
+            .collect();
+        Self {
+            side,
+            root,
+            rotation,
+            eigenvalues,
+        }
+    }
+
+    /// out = A X A^T (or A^T X A when `transpose`), X the D x D grid layout of `x`.
+    fn sandwich(
+        &self,
+        a: MatRef<'_, f64>,
+        transpose: bool,
+        x: &[f64],
+        out: &mut [f64],
+        scratch: &mut [f64],
+    ) {
+        let d = self.side;
+        let a = if transpose { a.transpose() } else { a };
+        let x = MatRef::from_column_major_slice(x, d, d);
+        let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..d * d], d, d);
+        matmul(half.as_mut(), Accum::Replace, a, x, 1.0, Par::Seq);
+        let out = MatMut::from_column_major_slice_mut(out, d, d);
+        matmul(
+            out,
+            Accum::Replace,
+            half.as_ref(),
+            a.transpose(),
+            1.0,
+            Par::Seq,
+        );
+    }
+}
+
+impl SpectralRoot for KroneckerSpectral {
+    fn eigenvalues(&self) -> &[f64] {
+        &self.eigenvalues
+    }
+    fn scratch_len(&self) -> usize {
+        self.side * self.side
+    }
+    fn apply(&self, eta: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        self.sandwich(self.root.as_ref(), false, eta, out, scratch);
+    }
+    fn apply_transpose(&self, v: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        self.sandwich(self.root.as_ref(), true, v, out, scratch);
+    }
+    fn to_whitened(&self, eta: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        self.sandwich(self.rotation.as_ref(), false, eta, out, scratch);
+    }
+    fn from_whitened(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        self.sandwich(self.rotation.as_ref(), true, xi, out, scratch);
+    }
+}
+
+/// The fallback: the prior's own square root, every eigenvalue 1.
+#[derive(Debug)]
+pub struct WhitenedSpectral<'p> {
+    prior: &'p dyn Prior,
+    ones: Vec<f64>,
+}
+
+impl<'p> WhitenedSpectral<'p> {
+    pub fn new(prior: &'p dyn Prior) -> Self {
+        Self {
+            prior,
+            ones: vec![1.0; prior.latent_dim()],
+        }
+    }
+}
+
+impl SpectralRoot for WhitenedSpectral<'_> {
+    fn eigenvalues(&self) -> &[f64] {
+        &self.ones
+    }
+    fn scratch_len(&self) -> usize {
+        self.prior.scratch_len()
+    }
+    fn apply(&self, eta: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        self.prior.apply_sqrt(eta, out, scratch);
+    }
+    fn apply_transpose(&self, v: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        self.prior.apply_sqrt_transpose(v, out, scratch);
+    }
+    fn to_whitened(&self, eta: &[f64], out: &mut [f64], _scratch: &mut [f64]) {
+        out.copy_from_slice(eta);
+    }
+    fn from_whitened(&self, xi: &[f64], out: &mut [f64], _scratch: &mut [f64]) {
+        out.copy_from_slice(xi);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Grid, KernelSpec};
+
+    fn dot(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
+    }
+
+    /// B = L P: B eta equals L (P eta); B B^T = C, so B's columns are C's eigenvectors scaled by
+    /// the square roots of the eigenvalues it reports; P is orthogonal; B^T is B's adjoint. With a
+    /// long length scale (jittered, ill-conditioned C_1) too.
+    #[test]
+    fn the_kronecker_spectral_root_is_the_scaled_eigenbasis() {
+        for (d, l) in [(5, 0.3), (7, 0.1), (6, 2.0)] {
+            let prior = KroneckerPrior::new(
+                Grid::new(d),
+                KernelSpec {
+                    length_scale: l,
+                    variance: 1.7,
+                },
+            )
+            .unwrap();
+            let spectral = KroneckerSpectral::new(&prior);
+            let n = d * d;
+            let mut scratch = vec![0.0; n];
+            let eta: Vec<f64> = (0..n).map(|k| ((k * 7 % 11) as f64 - 5.0) / 3.0).collect();
+            let (mut u, mut xi, mut lxi) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            spectral.apply(&eta, &mut u, &mut scratch);
+            spectral.to_whitened(&eta, &mut xi, &mut scratch);
+            Prior::apply_sqrt(&prior, &xi, &mut lxi, &mut scratch);
+            let scale = u.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            for k in 0..n {
+                assert!(
+                    (u[k] - lxi[k]).abs() < 1e-12 * scale,
+                    "D={d} l={l}: B != L P"
+                );
+            }
+            let mut back = vec![0.0; n];
+            spectral.from_whitened(&xi, &mut back, &mut scratch);
+            for k in 0..n {
+                assert!(
+                    (back[k] - eta[k]).abs() < 1e-12,
+                    "D={d} l={l}: P not orthogonal"
+                );
+            }
+            let v: Vec<f64> = (0..n).map(|k| (k as f64 * 0.37).cos()).collect();
+            let mut btv = vec![0.0; n];
+            spectral.apply_transpose(&v, &mut btv, &mut scratch);
+            let (left, right) = (dot(&u, &v), dot(&eta, &btv));
+            assert!((left - right).abs() < 1e-12 * left.abs().max(1.0));
+            // Column k of B: C b_k = lambda_k b_k.
+            for k in [0, n / 2, n - 1] {
+                let mut e = vec![0.0; n];
+                e[k] = 1.0;
+                let mut b = vec![0.0; n];
+                spectral.apply(&e, &mut b, &mut scratch);
+                let mut cb = vec![0.0; n];
+                prior.apply_covariance(&b, &mut cb);
+                let lambda = spectral.eigenvalues()[k];
+                let top = spectral.eigenvalues().iter().fold(0.0f64, |m, &x| m.max(x));
+                for c in 0..n {
+                    assert!(
+                        (cb[c] - lambda * b[c]).abs() < 1e-10 * top,
+                        "D={d} l={l} k={k}"
+                    );
+                }
+                assert!((dot(&b, &b) - lambda).abs() < 1e-10 * top);
+            }
+        }
+    }
+}
