@@ -180,6 +180,7 @@ impl KindPlan {
 pub fn default_plan(kind: SamplerKind) -> KindPlan {
     match kind {
         SamplerKind::Gpcn => KindPlan::new(kind, 0.5, 1_000, 10_000),
+        SamplerKind::LaplaceHmc => KindPlan::new(kind, 0.5, 500, 2_000),
         SamplerKind::Grw => KindPlan::new(kind, 0.02, 20_000, 200_000),
         SamplerKind::Pcn => KindPlan::new(kind, 0.1, 20_000, 200_000),
         SamplerKind::Elliptical => KindPlan::new(kind, 0.2, 5_000, 50_000),
@@ -569,17 +570,19 @@ mod tests {
     /// Tuning experiments on the real grids (not run by default: minutes of CPU).
     #[test]
     #[ignore]
-    fn experiment_gpcn() {
-        use crate::sampler::gpcn::{Gpcn, Rank};
-        let grids = [("finpines", 1.91), ("lansing", 1.0)];
-        let betas: Vec<f64> = std::env::var("BETAS")
-            .map(|s| s.split(',').map(|x| x.parse().unwrap()).collect())
-            .unwrap_or(vec![0.5]);
-        let ranks: Vec<usize> = std::env::var("RANKS")
-            .map(|s| s.split(',').map(|x| x.parse().unwrap()).collect())
-            .unwrap_or(vec![0]);
-        let adapt = std::env::var("ADAPT").is_ok();
-        for (name, variance) in grids {
+    fn experiment_laplace_hmc() {
+        use crate::sampler::gpcn::Rank;
+        use crate::sampler::laplace_hmc::LaplaceHmc;
+        let list = |name: &str, default: &str| -> Vec<f64> {
+            std::env::var(name)
+                .unwrap_or(default.into())
+                .split(',')
+                .map(|x| x.parse().unwrap())
+                .collect()
+        };
+        let (ranks, angles) = (list("RANKS", "0.5"), list("ANGLES", "1.5707963"));
+        let kept = list("KEPT", "2000")[0] as u64;
+        for (name, variance) in [("finpines", 1.91), ("lansing", 1.0)] {
             let path =
                 Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("data/{name}_grid32.csv"));
             let model = LgcpModel {
@@ -588,30 +591,21 @@ mod tests {
                 holdout: 0.25,
             };
             let problem = LgcpProblem::load(&path, name, model, 0).unwrap();
-            let prior = problem.prior();
-            let target = problem.target(&prior);
             for &rank in &ranks {
-                let rank = if rank == 0 {
-                    Rank::Auto
+                let rank = if rank < 1.0 {
+                    Rank::Auto { threshold: rank }
                 } else {
-                    Rank::Fixed(rank)
+                    Rank::Fixed(rank as usize)
                 };
-                let sampler = Gpcn::new(0.5, rank);
-                let g = sampler.gaussian(&target);
-                eprintln!(
-                    "{name} {rank:?}: {:?} top {:?} last {:?}",
-                    g.report,
-                    &g.values[..5.min(g.values.len())],
-                    g.values.last()
-                );
-                for &beta in &betas {
-                    let mut plan = KindPlan::new(SamplerKind::Gpcn, beta, 1000, 10_000);
-                    plan.settings.adapt = Some(adapt);
-                    let sampler = Gpcn::new(beta, rank);
+                for &angle in &angles {
+                    let plan = KindPlan::new(SamplerKind::LaplaceHmc, 1.5, 500, kept);
+                    let mut sampler = LaplaceHmc::new(1.5, rank);
+                    sampler.angle = angle;
                     let r = run_sampler(&problem, &sampler, &plan, 0);
                     let (ess, cell) = r.cells.min_ess();
                     eprintln!(
-                        "  beta {beta} -> step {:?}: acc {:.3}, min ESS {ess:.0} (cell {cell}), max R-hat {:.3}, {:.2} s, {:.0} ESS/s",
+                        "{name} {rank:?} angle {angle}: step {:?}, acc {:.3}, min ESS {ess:.0} \
+                         (cell {cell}), max R-hat {:.4}, {:.2} s, {:.0} ESS/s",
                         r.step_size,
                         r.acceptance_rate,
                         r.cells.max_rhat(),

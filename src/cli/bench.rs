@@ -24,7 +24,7 @@ use crate::study;
 #[command(args_conflicts_with_subcommands = true)]
 pub struct BenchArgs {
     #[command(subcommand)]
-    command: Option<BenchCommand>,
+    command: Option<Box<BenchCommand>>,
     #[command(flatten)]
     job: JobArgs,
 }
@@ -101,6 +101,12 @@ struct LgcpArgs {
     /// Burn-in iterations per chain [default: per kind].
     #[arg(long)]
     burn_in: Option<u64>,
+    /// The acceptance rate adaptation aims at [default: the kind's].
+    #[arg(long)]
+    target_acceptance: Option<f64>,
+    /// The starting step size [default: per kind].
+    #[arg(long)]
+    beta: Option<f64>,
     /// The peer's Python (a virtual environment with lgcp_requirements.txt).
     #[arg(long, default_value = "bench/.venv-lgcp/bin/python")]
     peer_python: PathBuf,
@@ -121,7 +127,7 @@ struct LgcpArgs {
 }
 
 pub fn bench(args: &BenchArgs) -> ExitCode {
-    match &args.command {
+    match args.command.as_deref() {
         Some(BenchCommand::Lgcp(lgcp)) => bench_lgcp(lgcp),
         Some(BenchCommand::Steps(steps)) => bench_steps(steps),
         None => bench_job(&args.job),
@@ -284,6 +290,11 @@ fn bench_lgcp(args: &LgcpArgs) -> ExitCode {
             let mut plan = lgcp::default_plan(kind);
             if let Some(kept) = args.kept {
                 plan.settings.iterations = plan.settings.burn_in + kept;
+            }
+            plan.settings.target_acceptance =
+                args.target_acceptance.or(plan.settings.target_acceptance);
+            if let Some(beta) = args.beta {
+                plan.settings.beta = beta;
             }
             if let Some(burn_in) = args.burn_in {
                 let kept = plan.settings.iterations - plan.settings.burn_in;

@@ -79,43 +79,168 @@ fn splitmix64(mut z: u64) -> u64 {
 
 /// Run up to `steps` Lanczos steps on the n x n symmetric operator `apply` (which writes A x into
 /// its second argument) and return every Ritz pair, largest first.
-pub fn lanczos(n: usize, steps: usize, mut apply: impl FnMut(&[f64], &mut [f64])) -> RitzPairs {
-    let steps = steps.clamp(1, n.max(1));
-    let mut basis = Mat::<f64>::zeros(n, steps + 1);
-    let start = start_vector(n);
-    basis
-        .col_mut(0)
-        .iter_mut()
-        .zip(&start)
-        .for_each(|(q, &s)| *q = s);
-    let mut alpha = Vec::with_capacity(steps);
-    let mut beta: Vec<f64> = Vec::with_capacity(steps);
-    let mut w = vec![0.0; n];
-    let mut coefficients = vec![0.0; steps + 1];
-    let mut invariant = false;
-    for j in 0..steps {
-        let q: Vec<f64> = basis.col(j).iter().copied().collect();
-        apply(&q, &mut w);
-        let a = dot(&q, &w);
-        alpha.push(a);
-        for _ in 0..2 {
-            orthogonalise(basis.as_ref().subcols(0, j + 1), &mut w, &mut coefficients);
-        }
-        let b = dot(&w, &w).sqrt();
-        let scale = alpha.iter().map(|x: &f64| x.abs()).fold(b, f64::max);
-        if b <= 1e-12 * scale.max(f64::MIN_POSITIVE) {
-            invariant = true;
-            beta.push(0.0);
+pub fn lanczos(n: usize, steps: usize, apply: impl FnMut(&[f64], &mut [f64])) -> RitzPairs {
+    let mut run = Lanczos::new(n, steps, apply);
+    run.extend(steps);
+    run.ritz_pairs()
+}
+
+/// Lanczos until every eigenvalue >= `threshold` has converged (to relative residual
+/// `relative`): checked every [`CHECK_EVERY`] steps, it stops once a converged Ritz value below
+/// the threshold follows the converged ones above it (or half the threshold is reached), or after
+/// `max_steps`.
+pub fn lanczos_above(
+    n: usize,
+    max_steps: usize,
+    threshold: f64,
+    relative: f64,
+    apply: impl FnMut(&[f64], &mut [f64]),
+) -> RitzPairs {
+    let mut run = Lanczos::new(n, max_steps, apply);
+    loop {
+        let target = (run.steps() + CHECK_EVERY).min(run.capacity);
+        run.extend(target);
+        if run.steps() >= run.capacity || run.invariant {
             break;
         }
-        beta.push(b);
-        basis
-            .col_mut(j + 1)
-            .iter_mut()
-            .zip(&w)
-            .for_each(|(q, &x)| *q = x / b);
+        let (values, residuals) = run.ritz_values();
+        let above = values
+            .iter()
+            .zip(&residuals)
+            .take_while(|&(&v, &r)| v >= threshold && r <= relative * v)
+            .count();
+        let next = values.get(above).zip(residuals.get(above));
+        let settled = next.is_none_or(|(&v, &r)| {
+            v < threshold && (r <= relative * v.abs() || v < 0.5 * threshold)
+        });
+        if settled {
+            break;
+        }
     }
-    ritz_pairs(basis, &alpha, &beta, invariant)
+    run.ritz_pairs()
+}
+
+/// Steps between convergence checks of [`lanczos_above`].
+pub const CHECK_EVERY: usize = 20;
+
+/// A Lanczos run in progress.
+struct Lanczos<F> {
+    apply: F,
+    basis: Mat<f64>,
+    alpha: Vec<f64>,
+    beta: Vec<f64>,
+    w: Vec<f64>,
+    coefficients: Vec<f64>,
+    capacity: usize,
+    invariant: bool,
+}
+
+impl<F: FnMut(&[f64], &mut [f64])> Lanczos<F> {
+    fn new(n: usize, max_steps: usize, apply: F) -> Self {
+        let capacity = max_steps.clamp(1, n.max(1));
+        let mut basis = Mat::<f64>::zeros(n, capacity + 1);
+        let start = start_vector(n);
+        basis
+            .col_mut(0)
+            .iter_mut()
+            .zip(&start)
+            .for_each(|(q, &s)| *q = s);
+        Self {
+            apply,
+            basis,
+            alpha: Vec::with_capacity(capacity),
+            beta: Vec::with_capacity(capacity),
+            w: vec![0.0; n],
+            coefficients: vec![0.0; capacity + 1],
+            capacity,
+            invariant: false,
+        }
+    }
+
+    fn steps(&self) -> usize {
+        self.alpha.len()
+    }
+
+    /// Continue until `steps` steps (or an invariant subspace).
+    fn extend(&mut self, steps: usize) {
+        while self.alpha.len() < steps.min(self.capacity) && !self.invariant {
+            let j = self.alpha.len();
+            let q: Vec<f64> = self.basis.col(j).iter().copied().collect();
+            (self.apply)(&q, &mut self.w);
+            let a = dot(&q, &self.w);
+            self.alpha.push(a);
+            for _ in 0..2 {
+                orthogonalise(
+                    self.basis.as_ref().subcols(0, j + 1),
+                    &mut self.w,
+                    &mut self.coefficients,
+                );
+            }
+            let b = dot(&self.w, &self.w).sqrt();
+            let scale = self.alpha.iter().map(|x: &f64| x.abs()).fold(b, f64::max);
+            if b <= 1e-12 * scale.max(f64::MIN_POSITIVE) {
+                self.invariant = true;
+                self.beta.push(0.0);
+                break;
+            }
+            self.beta.push(b);
+            let w = &self.w;
+            self.basis
+                .col_mut(j + 1)
+                .iter_mut()
+                .zip(w)
+                .for_each(|(q, &x)| *q = x / b);
+        }
+    }
+
+    /// The tridiagonal's eigenvectors and eigenvalues, largest first.
+    fn eigen(&self) -> (Mat<f64>, Vec<f64>) {
+        let (alpha, beta) = (&self.alpha, &self.beta);
+        let k = alpha.len();
+        let tridiagonal = Mat::from_fn(k, k, |a, b| {
+            if a == b {
+                alpha[a]
+            } else if a == b + 1 {
+                beta[b]
+            } else if b == a + 1 {
+                beta[a]
+            } else {
+                0.0
+            }
+        });
+        let eigen = tridiagonal
+            .self_adjoint_eigen(Side::Lower)
+            .expect("the eigen-decomposition of a small symmetric tridiagonal matrix converges");
+        // faer orders eigenvalues increasing; Ritz pairs are reported decreasing.
+        let s = eigen.U();
+        let ordered = Mat::from_fn(k, k, |a, b| s[(a, k - 1 - b)]);
+        let values = (0..k).map(|j| eigen.S()[k - 1 - j]).collect();
+        (ordered, values)
+    }
+
+    /// Ritz values and residual estimates, largest first.
+    fn ritz_values(&self) -> (Vec<f64>, Vec<f64>) {
+        let (s, values) = self.eigen();
+        let k = values.len();
+        let last = self.beta[k - 1];
+        let residuals = (0..k).map(|j| (last * s[(k - 1, j)]).abs()).collect();
+        (values, residuals)
+    }
+
+    fn ritz_pairs(self) -> RitzPairs {
+        let (s, values) = self.eigen();
+        let k = values.len();
+        let last = self.beta[k - 1];
+        let residuals = (0..k).map(|j| (last * s[(k - 1, j)]).abs()).collect();
+        let vectors = self.basis.subcols(0, k) * &s;
+        RitzPairs {
+            values,
+            vectors,
+            residuals,
+            steps: k,
+            invariant: self.invariant,
+        }
+    }
 }
 
 /// w -= Q (Q^T w), Q the basis so far.
@@ -131,43 +256,6 @@ fn orthogonalise(basis: MatRef<'_, f64>, w: &mut [f64], coefficients: &mut [f64]
     let n = w.len();
     let wm = faer::MatMut::from_column_major_slice_mut(w, n, 1);
     matmul(wm, Accum::Add, basis, hv, -1.0, Par::Seq);
-}
-
-fn ritz_pairs(basis: Mat<f64>, alpha: &[f64], beta: &[f64], invariant: bool) -> RitzPairs {
-    let k = alpha.len();
-    let tridiagonal = Mat::from_fn(k, k, |a, b| {
-        if a == b {
-            alpha[a]
-        } else if a == b + 1 {
-            beta[b]
-        } else if b == a + 1 {
-            beta[a]
-        } else {
-            0.0
-        }
-    });
-    let eigen = tridiagonal
-        .self_adjoint_eigen(Side::Lower)
-        .expect("the eigen-decomposition of a small symmetric tridiagonal matrix converges");
-    let s = eigen.U();
-    let theta = eigen.S();
-    // faer orders eigenvalues increasing; Ritz pairs are reported decreasing.
-    let order: Vec<usize> = (0..k).rev().collect();
-    let last_beta = beta[k - 1];
-    let values: Vec<f64> = order.iter().map(|&j| theta[j]).collect();
-    let residuals: Vec<f64> = order
-        .iter()
-        .map(|&j| (last_beta * s[(k - 1, j)]).abs())
-        .collect();
-    let ordered = Mat::from_fn(k, k, |a, b| s[(a, order[b])]);
-    let vectors = basis.subcols(0, k) * &ordered;
-    RitzPairs {
-        values,
-        vectors,
-        residuals,
-        steps: k,
-        invariant,
-    }
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {

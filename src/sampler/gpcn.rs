@@ -17,8 +17,8 @@
 //!
 //!   loglik(w) - loglik(xi) - (w - xi) . m + (1/2) sum_k d_k (s_k(w)^2 - s_k(xi)^2),
 //!
-//! s(x) = V^T (x - m) (kept along the chain: s(w) = sqrt(1 - beta^2) s(xi) + beta s(z) / sqrt(1
-//! + d)). Any rank, any orthonormal V and any d >= 0 give a correct sampler (the ratio uses the
+//! s(x) = V^T (x - m) (kept along the chain:
+//! s(w) = sqrt(1 - beta^2) s(xi) + beta s(z) / sqrt(1 + d)). Any rank, any orthonormal V and any d >= 0 give a correct sampler (the ratio uses the
 //! same Gamma_r as the proposal); the approximation's quality sets only the acceptance rate. For
 //! a gaussian likelihood at full rank the proposal at beta = 1 is the exact posterior.
 //!
@@ -26,7 +26,8 @@
 //! O(N + M); the Laplace fit and the Lanczos run are made once per target and shared by the
 //! chains ([`super::prepared`]).
 //!
-//! The rank: [`Rank::Auto`] keeps the converged eigenvalues d >= [`RANK_THRESHOLD`] (directions
+//! The rank: [`Rank::Auto`] keeps the converged eigenvalues d >= a threshold ([`RANK_THRESHOLD`]
+//! for gpcn; Lanczos runs until they have converged) (directions
 //! where the data shrink the prior variance by at least that share, d / (1 + d)), at most
 //! [`rank_cap`] (which grows as sqrt(N), so a step stays O(N^1.5)); [`Rank::Fixed`] keeps the r
 //! largest. The rank used is reported ([`LaplaceGaussian::report`]).
@@ -58,10 +59,10 @@ pub fn rank_cap(dim: usize) -> usize {
 }
 
 /// How many eigenpairs the proposal covariance keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Rank {
-    /// From the spectrum: eigenvalues >= [`RANK_THRESHOLD`], at most [`rank_cap`].
-    Auto,
+    /// From the spectrum: the converged eigenvalues >= `threshold`, at most [`rank_cap`].
+    Auto { threshold: f64 },
     /// The r largest (at most the dimension).
     Fixed(usize),
 }
@@ -100,7 +101,12 @@ impl Kind for Gpcn {
     });
 
     fn configure(spec: &SamplerSpec) -> Self {
-        Self::new(spec.step(), Rank::Auto)
+        Self::new(
+            spec.step(),
+            Rank::Auto {
+                threshold: RANK_THRESHOLD,
+            },
+        )
     }
 }
 
@@ -153,14 +159,19 @@ impl LaplaceGaussian {
                 return Self::from_parts(vec![0.0; dim], Vec::new(), Mat::zeros(dim, 0), report);
             }
         };
-        let wanted = match rank {
-            Rank::Auto => rank_cap(dim),
-            Rank::Fixed(r) => r.min(dim),
-        };
-        let mut pairs = fit.eigenpairs(target, lanczos_steps(dim, wanted));
-        let kept = match rank {
-            Rank::Auto => pairs.converged_above(RANK_THRESHOLD, 1e-3).min(wanted),
-            Rank::Fixed(_) => wanted.min(pairs.values.len()),
+        let (mut pairs, kept) = match rank {
+            Rank::Auto { threshold } => {
+                let cap = rank_cap(dim);
+                let pairs = fit.eigenpairs_above(target, lanczos_steps(dim, cap), threshold, 1e-3);
+                let kept = pairs.converged_above(threshold, 1e-3).min(cap);
+                (pairs, kept)
+            }
+            Rank::Fixed(r) => {
+                let wanted = r.min(dim);
+                let pairs = fit.eigenpairs(target, lanczos_steps(dim, wanted));
+                let kept = wanted.min(pairs.values.len());
+                (pairs, kept)
+            }
         };
         let largest_omitted = pairs.values.get(kept).copied();
         let steps = pairs.steps;
@@ -203,7 +214,7 @@ impl LaplaceGaussian {
     }
 
     /// out = V^T x.
-    fn project(&self, x: &[f64], out: &mut [f64]) {
+    pub(crate) fn project(&self, x: &[f64], out: &mut [f64]) {
         let r = self.rank();
         if r == 0 {
             return;
@@ -221,7 +232,7 @@ impl LaplaceGaussian {
     }
 
     /// out = V c.
-    fn expand(&self, c: &[f64], out: &mut [f64]) {
+    pub(crate) fn expand(&self, c: &[f64], out: &mut [f64]) {
         let r = self.rank();
         if r == 0 {
             out.fill(0.0);

@@ -223,7 +223,7 @@ impl Sampler for Mgrad {
         let scratch_len = root.get().scratch_len();
         let mut eta = vec![0.0; dim];
         let mut scratch = vec![0.0; scratch_len];
-        root.get().from_whitened(&xi, &mut eta, &mut scratch);
+        root.get().to_spectral(&xi, &mut eta, &mut scratch);
         let point = Point {
             eta,
             field: vec![0.0; cells],
@@ -249,6 +249,7 @@ impl Sampler for Mgrad {
         state
     }
 
+    #[allow(clippy::needless_range_loop)]
     fn step<'t>(
         &self,
         state: &mut MgradState<'t>,
@@ -303,6 +304,7 @@ mod tests {
     /// The proposal's log-density ratio against a direct evaluation of the mGrad proposal in
     /// the field (u-space, the paper's form) on a small grid: the spectral rewriting is exact.
     #[test]
+    #[allow(clippy::needless_range_loop)]
     fn the_spectral_proposal_is_the_papers_u_space_proposal() {
         let prior = KroneckerPrior::new(
             Grid::new(4),
@@ -333,6 +335,7 @@ mod tests {
 
     /// A chain's position is the prior's whitened coordinates of its field: L xi = u - mean.
     #[test]
+    #[allow(clippy::needless_range_loop)]
     fn the_reported_position_is_in_the_priors_whitened_coordinates() {
         let prior = KroneckerPrior::new(
             Grid::new(5),

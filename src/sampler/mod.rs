@@ -6,7 +6,7 @@
 //! - one file per kind: [`grw`], [`pcn`], [`elliptical`], [`mala`], [`pcnl`] (with the Langevin
 //!   step they share in [`langevin`], and the position and pre-drawn prior draws in
 //!   [`position`]), [`gpcn`] (from the Laplace approximation), [`mgrad`] (in the prior's
-//!   eigenbasis); what a kind computes once per
+//!   eigenbasis), [`laplace_hmc`] (split HMC around the Laplace approximation); what a kind computes once per
 //!   target and shares across chains is cached in [`prepared`].
 //! - [`driver`]: iterations, burn-in, thinning, recording, estimates and adaptation ([`adapt`]).
 //! - [`spec`]: a job's checked sampler settings.
@@ -20,6 +20,7 @@ pub mod elliptical;
 pub mod gpcn;
 pub mod grw;
 pub mod langevin;
+pub mod laplace_hmc;
 pub mod mala;
 pub mod mgrad;
 pub mod moments;
@@ -94,6 +95,8 @@ sampler_kinds! {
     Gpcn = "gpcn" => gpcn::Gpcn,
     /// The marginal auxiliary-gradient sampler (Titsias & Papaspiliopoulos 2018).
     Mgrad = "mgrad" => mgrad::Mgrad,
+    /// Split Hamiltonian Monte Carlo around the Laplace approximation.
+    LaplaceHmc = "laplace_hmc" => laplace_hmc::LaplaceHmc,
 }
 
 /// Run the chains of `request` with the sampler of `spec`'s kind.

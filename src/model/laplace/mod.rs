@@ -29,7 +29,7 @@ pub mod variance;
 pub use hessian::MisfitHessian;
 pub use newton::{NewtonReport, NewtonSettings, NewtonStep};
 
-use crate::model::lanczos::{RitzPairs, lanczos};
+use crate::model::lanczos::{RitzPairs, lanczos, lanczos_above};
 use crate::model::likelihood::Likelihood;
 use crate::model::target::Target;
 
@@ -193,6 +193,21 @@ impl LaplaceFit {
     pub fn eigenpairs(&self, target: &Target, steps: usize) -> RitzPairs {
         let mut hessian = self.misfit_hessian(target);
         lanczos(target.dim(), steps, |x, out| hessian.apply_misfit(x, out))
+    }
+
+    /// Ritz pairs of the misfit Hessian at the mode, Lanczos run until every eigenvalue >=
+    /// `threshold` has converged to relative residual `relative` (at most `max_steps` steps).
+    pub fn eigenpairs_above(
+        &self,
+        target: &Target,
+        max_steps: usize,
+        threshold: f64,
+        relative: f64,
+    ) -> RitzPairs {
+        let mut hessian = self.misfit_hessian(target);
+        lanczos_above(target.dim(), max_steps, threshold, relative, |x, out| {
+            hessian.apply_misfit(x, out)
+        })
     }
 
     /// The cell sds and the evidence.

@@ -36,7 +36,7 @@ pub trait SpectralRoot: Send + Sync + Debug {
     /// xi = P eta: the prior's whitened coordinates of a spectral position.
     fn to_whitened(&self, eta: &[f64], out: &mut [f64], scratch: &mut [f64]);
     /// eta = P^T xi.
-    fn from_whitened(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]);
+    fn to_spectral(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]);
 }
 
 /// The spectral root of a Kronecker prior.
@@ -114,7 +114,7 @@ impl SpectralRoot for KroneckerSpectral {
     fn to_whitened(&self, eta: &[f64], out: &mut [f64], scratch: &mut [f64]) {
         self.sandwich(self.rotation.as_ref(), false, eta, out, scratch);
     }
-    fn from_whitened(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+    fn to_spectral(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
         self.sandwich(self.rotation.as_ref(), true, xi, out, scratch);
     }
 }
@@ -151,7 +151,7 @@ impl SpectralRoot for WhitenedSpectral<'_> {
     fn to_whitened(&self, eta: &[f64], out: &mut [f64], _scratch: &mut [f64]) {
         out.copy_from_slice(eta);
     }
-    fn from_whitened(&self, xi: &[f64], out: &mut [f64], _scratch: &mut [f64]) {
+    fn to_spectral(&self, xi: &[f64], out: &mut [f64], _scratch: &mut [f64]) {
         out.copy_from_slice(xi);
     }
 }
@@ -195,7 +195,7 @@ mod tests {
                 );
             }
             let mut back = vec![0.0; n];
-            spectral.from_whitened(&xi, &mut back, &mut scratch);
+            spectral.to_spectral(&xi, &mut back, &mut scratch);
             for k in 0..n {
                 assert!(
                     (back[k] - eta[k]).abs() < 1e-12,
