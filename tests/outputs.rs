@@ -18,7 +18,14 @@ fn floats(frame: &DataFrame, name: &str) -> Vec<Option<f64>> {
 }
 
 fn ints(frame: &DataFrame, name: &str) -> Vec<i64> {
-    frame.column(name).unwrap().i64().unwrap().iter().map(Option::unwrap).collect()
+    frame
+        .column(name)
+        .unwrap()
+        .i64()
+        .unwrap()
+        .iter()
+        .map(Option::unwrap)
+        .collect()
 }
 
 fn texts(frame: &DataFrame, name: &str) -> Vec<String> {
@@ -58,7 +65,9 @@ fn diagnostics_draws_and_warnings_are_written_and_consistent() {
         assert_eq!(floats(&jobs, "cell_ess_bulk_min")[row], Some(min_ess));
 
         // Every stored draw was kept (1,000 per chain), so the diagnostics recompute exactly.
-        let rows: Vec<usize> = (0..draw_job.len()).filter(|&k| &draw_job[k] == id).collect();
+        let rows: Vec<usize> = (0..draw_job.len())
+            .filter(|&k| &draw_job[k] == id)
+            .collect();
         assert_eq!(rows.len(), 3 * 1_000 * 36);
         for cell in [0, 17, 35] {
             let mut series = vec![vec![0.0; 1_000]; 3];
@@ -68,14 +77,22 @@ fn diagnostics_draws_and_warnings_are_written_and_consistent() {
             let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
             let summary = fieldmc::diagnostics::summarize(&views);
             assert_eq!(summary.rhat, Some(rhat[cell as usize]), "{id} cell {cell}");
-            assert_eq!(summary.ess_bulk, Some(ess[cell as usize]), "{id} cell {cell}");
+            assert_eq!(
+                summary.ess_bulk,
+                Some(ess[cell as usize]),
+                "{id} cell {cell}"
+            );
         }
 
         match kinds[row].as_str() {
             // Adapted MALA mixes well here: no warning.
             "mala" => assert_eq!(warnings[row], "", "{id}"),
             // pCN with beta = 1 proposes independent prior draws: nearly all are rejected.
-            "pcn" => assert!(warnings[row].contains("acceptance"), "{id}: {}", warnings[row]),
+            "pcn" => assert!(
+                warnings[row].contains("acceptance"),
+                "{id}: {}",
+                warnings[row]
+            ),
             other => panic!("unexpected kind {other}"),
         }
     }

@@ -530,6 +530,13 @@ declare_keys! {
         default: Default::Int(0),
         keyed: Keyed::Never,
     },
+    /// Kept draws per chain stored for every cell's R-hat and ESS (the kept iterations thinned evenly to this many; more costs about 1 ms per cell per 1,000).
+    OUTPUT_CELL_DRAWS = output.cell_draws {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(4, MAX_FIELD_DRAWS),
+        default: Default::Int(1_000),
+        keyed: Keyed::Never,
+    },
 }
 
 /// The key table of the README and the module docs: one row per key.
