@@ -10,6 +10,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod clock;
 pub mod diagnostics;
 pub mod execute;
 pub mod model;
