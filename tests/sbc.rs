@@ -13,10 +13,13 @@ use fieldmc::sampler::protocol::{ChainRng, ChainState, Sampler, StepInfo};
 use fieldmc::study;
 use polars::prelude::*;
 
-/// The significance level of the uniformity test for each functional: 3 likelihoods x 5 kinds x
-/// 6 functionals = 90 p-values, so by Bonferroni a correct engine fails this test by chance in
+/// The significance level of the uniformity test for each functional: 3 likelihoods x 8 kinds x
+/// 6 functionals = 144 p-values, so by Bonferroni a correct engine fails this test by chance in
 /// at most 1 run in 10,000.
-const ALPHA: f64 = 1e-4 / 90.0;
+const ALPHA: f64 = 1e-4 / 144.0;
+
+/// Jobs of the fixture: 3 likelihoods x 8 kinds.
+const JOBS: usize = 24;
 
 fn fixture() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_small.toml")
@@ -35,7 +38,7 @@ fn every_sampler_is_calibrated_on_every_likelihood() {
         .success();
     let file = std::fs::File::open(out.path().join("jobs.parquet")).unwrap();
     let jobs = ParquetReader::new(file).finish().unwrap();
-    assert_eq!(jobs.height(), 15, "3 likelihoods x 5 samplers");
+    assert_eq!(jobs.height(), JOBS, "3 likelihoods x 8 samplers");
     let likelihood = jobs.column("model_likelihood").unwrap().str().unwrap();
     let sampler = jobs.column("sampler_kind").unwrap().str().unwrap();
     for functional in FUNCTIONALS {
@@ -46,6 +49,11 @@ fn every_sampler_is_calibrated_on_every_likelihood() {
             .unwrap();
         for row in 0..jobs.height() {
             let p = p.get(row).expect("a p-value for every functional");
+            eprintln!(
+                "{} {} {functional}: p = {p:.4}",
+                likelihood.get(row).unwrap(),
+                sampler.get(row).unwrap()
+            );
             assert!(
                 p > ALPHA,
                 "{} {} {functional}: rank uniformity p = {p}",
@@ -57,7 +65,7 @@ fn every_sampler_is_calibrated_on_every_likelihood() {
     let ranks = ParquetReader::new(std::fs::File::open(out.path().join("ranks.parquet")).unwrap())
         .finish()
         .unwrap();
-    assert_eq!(ranks.height(), 15 * 100 * FUNCTIONALS.len());
+    assert_eq!(ranks.height(), JOBS * 100 * FUNCTIONALS.len());
     for column in ["job_id", "replication", "functional", "rank", "draws"] {
         assert!(ranks.column(column).is_ok(), "ranks.parquet lacks {column}");
     }
@@ -72,7 +80,7 @@ fn pcn_that_counts_the_prior_twice_fails_calibration() {
     let text = std::fs::read_to_string(fixture()).unwrap();
     let text = text.replace("subsample = 2", "subsample = 16");
     let text = text.replace(
-        "\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\"sampler.kind\" = [\"grw\", \"pcn\", \"elliptical\", \"mala\", \"pcnl\"]",
+        "\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\"sampler.kind\" = [\"grw\", \"pcn\", \"elliptical\", \"mala\", \"pcnl\", \"gpcn\", \"mgrad\", \"laplace_hmc\"]",
         "\"model.likelihood\" = [\"gaussian\"]\n\"sampler.kind\" = [\"pcn\"]",
     );
     let study = study::parse(&text, &fixture()).unwrap();

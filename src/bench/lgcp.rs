@@ -26,10 +26,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::cpu::CpuClock;
-use crate::diagnostics;
+use crate::clock::Stopwatch;
+use crate::execute::cells::CellDiagnostics;
 use crate::model::data::Dataset;
 use crate::model::laplace::{LaplaceFit, NewtonSettings};
+use crate::model::spec::auto_mean;
 use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
 use crate::sampler::{
     ChainRng, DrawSettings, Kind, KindVisitor, RunOutput, RunRequest, Sampler, SamplerKind,
@@ -102,8 +103,7 @@ impl LgcpProblem {
         let data = Dataset::from_grid_values(Grid::new(side), values, model.holdout, &mut rng)
             .map_err(|e| BenchError::Data(e.to_string()))?;
         let observed = &data.observed.values;
-        let rate = observed.iter().sum::<f64>() / observed.len() as f64;
-        if rate <= 0.0 {
+        if observed.iter().all(|&c| c == 0.0) {
             return Err(BenchError::Data(format!(
                 "{}: no counts in the observed cells",
                 path.display()
@@ -114,7 +114,7 @@ impl LgcpProblem {
             name: name.to_string(),
             path: path.to_path_buf(),
             model,
-            mean: rate.ln() - model.variance / 2.0,
+            mean: auto_mean(LikelihoodKind::Poisson, model.variance, observed),
             data,
             likelihood,
         })
@@ -126,10 +126,7 @@ impl LgcpProblem {
 
     /// The prior (factored afresh: benchmarks time it).
     pub fn prior(&self) -> KroneckerPrior {
-        let kernel = KernelSpec {
-            length_scale: self.model.length_scale,
-            variance: self.model.variance,
-        };
+        let kernel = KernelSpec::squared_exponential(self.model.length_scale, self.model.variance);
         KroneckerPrior::new(self.grid(), kernel).expect("the squared-exponential kernel factors")
     }
 
@@ -218,21 +215,16 @@ impl CellStats {
 
     /// Diagnostics of every cell from the stored draws of a run.
     pub fn from_run(output: &RunOutput) -> Self {
-        let cells = output.post_mean.len();
-        let mut stats = Self {
+        let cells = CellDiagnostics::of(output);
+        let nan =
+            |v: &[Option<f64>]| -> Vec<f64> { v.iter().map(|x| x.unwrap_or(f64::NAN)).collect() };
+        Self {
             mean: output.post_mean.clone(),
             sd: output.post_sd.clone(),
-            ..Self::default()
-        };
-        for cell in 0..cells {
-            let series: Vec<Vec<f64>> = output.chains.iter().map(|c| c.draws.cell(cell)).collect();
-            let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
-            let summary = diagnostics::summarize(&views);
-            stats.mcse.push(summary.mcse_mean.unwrap_or(f64::NAN));
-            stats.ess_bulk.push(summary.ess_bulk.unwrap_or(f64::NAN));
-            stats.rhat.push(summary.rhat.unwrap_or(f64::NAN));
+            mcse: nan(&cells.mcse_mean),
+            ess_bulk: nan(&cells.ess_bulk),
+            rhat: nan(&cells.rhat),
         }
-        stats
     }
 }
 
@@ -240,8 +232,8 @@ impl CellStats {
 #[derive(Debug, Clone)]
 pub struct KindResult {
     pub kind: String,
-    /// CPU seconds (or wall seconds where CPU time is unavailable): prior, preparation,
-    /// adaptation and sampling of all chains.
+    /// CPU seconds of the calling thread: prior, preparation, adaptation and sampling of all
+    /// chains.
     pub seconds: f64,
     pub wall_seconds: f64,
     pub iterations: u64,
@@ -306,7 +298,7 @@ pub fn run_sampler<S: Sampler>(
             )
         })
         .collect();
-    let clock = CpuClock::start();
+    let clock = Stopwatch::start();
     let prior = problem.prior();
     let request = RunRequest {
         target: problem.target(&prior),
@@ -318,7 +310,7 @@ pub fn run_sampler<S: Sampler>(
         progress: None,
     };
     let output = run(sampler, &request, rngs);
-    let seconds = clock.seconds();
+    let seconds = clock.cpu_seconds();
     let wall_seconds = clock.wall_seconds();
     KindResult {
         kind: kind.to_string(),
@@ -335,11 +327,11 @@ pub fn run_sampler<S: Sampler>(
 /// The Laplace approximation as a (deliberately wrong) "sampler": its mode as the mean, no
 /// Monte Carlo error. The negative control of the mean check.
 pub fn run_laplace(problem: &LgcpProblem) -> KindResult {
-    let clock = CpuClock::start();
+    let clock = Stopwatch::start();
     let prior = problem.prior();
     let target = problem.target(&prior);
     let fit = LaplaceFit::new(&target, &NewtonSettings::default());
-    let seconds = clock.seconds();
+    let seconds = clock.cpu_seconds();
     let cells = prior.grid().cells();
     let (mean, notes) = match fit {
         Ok(fit) => {

@@ -1,8 +1,7 @@
 //! Benchmarks of fieldmc's samplers, as a library the `fieldmc bench` command calls: against a
 //! peer on the same model in the same invocation ([`lgcp`]), and the cost of one step against the
-//! grid size ([`steps`]). Timing is CPU time of the calling thread ([`cpu`]); results are ratios
+//! grid size ([`steps`]). Timing is CPU time of the calling thread ([`crate::clock`]); results are ratios
 //! to what ran beside them, never absolute targets.
 
-pub mod cpu;
 pub mod lgcp;
 pub mod steps;

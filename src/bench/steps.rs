@@ -8,7 +8,7 @@
 //! (the cost of a step does not depend on it, except for elliptical slice sampling, whose
 //! shrinking brackets cost likelihood evaluations).
 
-use super::cpu::CpuClock;
+use crate::clock::Stopwatch;
 use crate::model::data::{DataStreams, Dataset, Simulation};
 use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
 use crate::sampler::{ChainRng, Kind, KindVisitor, Sampler, SamplerKind, SamplerSettings};
@@ -19,7 +19,7 @@ use crate::streams::{Purpose, stream};
 pub struct StepCost {
     pub kind: SamplerKind,
     pub side: usize,
-    /// CPU seconds (or wall, see [`CpuClock`]) of the sampler's preparation and first init.
+    /// CPU seconds of the sampler's preparation and first init.
     pub setup_seconds: f64,
     /// CPU microseconds per step.
     pub micros_per_step: f64,
@@ -36,14 +36,8 @@ pub struct StepProblem {
 
 impl StepProblem {
     pub fn new(side: usize, seed: u64) -> Self {
-        let prior = KroneckerPrior::new(
-            Grid::new(side),
-            KernelSpec {
-                length_scale: 0.1,
-                variance: 1.0,
-            },
-        )
-        .expect("the kernel factors");
+        let prior = KroneckerPrior::new(Grid::new(side), KernelSpec::squared_exponential(0.1, 1.0))
+            .expect("the kernel factors");
         let key = format!("bench steps;D={side}");
         let mut streams = DataStreams {
             truth: stream(seed, Purpose::Truth, &key),
@@ -132,15 +126,15 @@ fn time_steps<S: Sampler>(
     );
     let mut xi = vec![0.0; target.dim()];
     rng.normals(&mut xi);
-    let clock = CpuClock::start();
+    let clock = Stopwatch::start();
     let mut state = sampler.init(xi, &target);
-    let setup = clock.seconds();
+    let setup = clock.cpu_seconds();
     for _ in 0..(steps / 10).clamp(1, 100) {
         sampler.step(&mut state, &target, &mut rng);
     }
-    let clock = CpuClock::start();
+    let clock = Stopwatch::start();
     for _ in 0..steps {
         sampler.step(&mut state, &target, &mut rng);
     }
-    (setup, clock.seconds())
+    (setup, clock.cpu_seconds())
 }

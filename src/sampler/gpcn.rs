@@ -270,14 +270,8 @@ impl GpcnState {
 }
 
 impl ChainState for GpcnState {
-    fn position(&self) -> &[f64] {
-        &self.position.xi
-    }
-    fn field(&self) -> &[f64] {
-        &self.position.field
-    }
-    fn log_likelihood(&self) -> f64 {
-        self.position.log_likelihood
+    fn current(&self) -> &Position {
+        &self.position
     }
     fn step_size(&self) -> Option<f64> {
         Some(self.beta)

@@ -111,14 +111,8 @@ pub struct LaplaceHmcState {
 }
 
 impl ChainState for LaplaceHmcState {
-    fn position(&self) -> &[f64] {
-        &self.current.position.xi
-    }
-    fn field(&self) -> &[f64] {
-        &self.current.position.field
-    }
-    fn log_likelihood(&self) -> f64 {
-        self.current.position.log_likelihood
+    fn current(&self) -> &Position {
+        &self.current.position
     }
     fn step_size(&self) -> Option<f64> {
         Some(self.step)

@@ -36,6 +36,7 @@
 use std::cell::OnceCell;
 use std::sync::Arc;
 
+use super::position::Position;
 use super::prepared::{Prepared, PriorKey};
 use super::protocol::{
     ChainRng, ChainState, Sampler, StepInfo, StepTuning, acceptance_probability,
@@ -118,6 +119,8 @@ impl Coefficients {
 struct Point {
     eta: Vec<f64>,
     field: Vec<f64>,
+    /// The field at the observed cells.
+    observed: Vec<f64>,
     log_likelihood: f64,
     /// The log-likelihood's gradient in spectral coordinates.
     gradient: Vec<f64>,
@@ -149,22 +152,28 @@ pub struct MgradState<'t> {
     noise: Vec<f64>,
     /// The backward proposal's standardised residual.
     residual: Vec<f64>,
-    observed: Vec<f64>,
     observed_gradient: Vec<f64>,
     scattered: Vec<f64>,
     scratch: Vec<f64>,
     /// xi = P eta, computed when asked for.
-    whitened: OnceCell<Vec<f64>>,
+    whitened: OnceCell<Position>,
 }
 
 impl ChainState for MgradState<'_> {
-    fn position(&self) -> &[f64] {
+    /// The position with its whitened coordinates xi = P eta, built when first asked for
+    /// (the driver reads only the field and the log-likelihood, which are kept).
+    fn current(&self) -> &Position {
         self.whitened.get_or_init(|| {
             let root = self.root.get();
             let mut xi = vec![0.0; self.current.eta.len()];
             let mut scratch = vec![0.0; root.scratch_len()];
             root.to_whitened(&self.current.eta, &mut xi, &mut scratch);
-            xi
+            Position {
+                xi,
+                field: self.current.field.clone(),
+                observed: self.current.observed.clone(),
+                log_likelihood: self.current.log_likelihood,
+            }
         })
     }
     fn field(&self) -> &[f64] {
@@ -196,10 +205,10 @@ impl MgradState<'_> {
         if target.mean != 0.0 {
             point.field.iter_mut().for_each(|u| *u += target.mean);
         }
-        target.gather(&point.field, &mut self.observed);
+        target.gather(&point.field, &mut point.observed);
         point.log_likelihood = target
             .likelihood
-            .log_likelihood_and_gradient(&self.observed, &mut self.observed_gradient);
+            .log_likelihood_and_gradient(&point.observed, &mut self.observed_gradient);
         self.scattered.fill(0.0);
         for (&c, &g) in target.observed_cells.iter().zip(&self.observed_gradient) {
             self.scattered[c] = g;
@@ -227,6 +236,7 @@ impl Sampler for Mgrad {
         let point = Point {
             eta,
             field: vec![0.0; cells],
+            observed: vec![0.0; m],
             log_likelihood: 0.0,
             gradient: vec![0.0; dim],
             squared_norm: 0.0,
@@ -239,7 +249,6 @@ impl Sampler for Mgrad {
             current: point,
             noise: vec![0.0; dim],
             residual: vec![0.0; dim],
-            observed: vec![0.0; m],
             observed_gradient: vec![0.0; m],
             scattered: vec![0.0; cells],
             scratch,
