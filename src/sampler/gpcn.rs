@@ -99,6 +99,7 @@ impl Kind for Gpcn {
         max_step: Some(1.0),
         adapts_by_default: true,
     });
+    const HAS_RANK: bool = true;
 
     fn configure(spec: &SamplerSpec) -> Self {
         Self::new(
@@ -386,14 +387,8 @@ mod tests {
     /// shows here.
     #[test]
     fn full_rank_on_a_gaussian_posterior_accepts_every_proposal() {
-        let prior = KroneckerPrior::new(
-            Grid::new(5),
-            KernelSpec {
-                length_scale: 0.3,
-                variance: 1.2,
-            },
-        )
-        .unwrap();
+        let prior =
+            KroneckerPrior::new(Grid::new(5), KernelSpec::squared_exponential(0.3, 1.2)).unwrap();
         let cells: Vec<usize> = (0..25).step_by(2).collect();
         let values: Vec<f64> = cells
             .iter()

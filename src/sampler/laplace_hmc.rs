@@ -72,6 +72,7 @@ impl Kind for LaplaceHmc {
         max_step: Some(FRAC_PI_2),
         adapts_by_default: true,
     });
+    const HAS_RANK: bool = true;
 
     fn configure(spec: &SamplerSpec) -> Self {
         Self::new(
@@ -314,14 +315,8 @@ mod tests {
     /// the energy exactly and is accepted, whatever the step.
     #[test]
     fn full_rank_on_a_gaussian_posterior_conserves_the_energy() {
-        let prior = KroneckerPrior::new(
-            Grid::new(5),
-            KernelSpec {
-                length_scale: 0.3,
-                variance: 1.2,
-            },
-        )
-        .unwrap();
+        let prior =
+            KroneckerPrior::new(Grid::new(5), KernelSpec::squared_exponential(0.3, 1.2)).unwrap();
         let cells: Vec<usize> = (0..25).step_by(2).collect();
         let values: Vec<f64> = cells
             .iter()

@@ -315,14 +315,8 @@ mod tests {
     #[test]
     #[allow(clippy::needless_range_loop)]
     fn the_spectral_proposal_is_the_papers_u_space_proposal() {
-        let prior = KroneckerPrior::new(
-            Grid::new(4),
-            KernelSpec {
-                length_scale: 0.4,
-                variance: 1.3,
-            },
-        )
-        .unwrap();
+        let prior =
+            KroneckerPrior::new(Grid::new(4), KernelSpec::squared_exponential(0.4, 1.3)).unwrap();
         let root = crate::model::Prior::spectral_root(&prior).unwrap();
         let lambda = root.eigenvalues();
         let delta = 0.3;
@@ -346,14 +340,8 @@ mod tests {
     #[test]
     #[allow(clippy::needless_range_loop)]
     fn the_reported_position_is_in_the_priors_whitened_coordinates() {
-        let prior = KroneckerPrior::new(
-            Grid::new(5),
-            KernelSpec {
-                length_scale: 0.3,
-                variance: 1.0,
-            },
-        )
-        .unwrap();
+        let prior =
+            KroneckerPrior::new(Grid::new(5), KernelSpec::squared_exponential(0.3, 1.0)).unwrap();
         let cells = [1, 7, 12, 20];
         let likelihood =
             Likelihood::new(LikelihoodKind::Poisson, vec![0.0, 2.0, 1.0, 4.0], 1.0, 0.0);

@@ -43,6 +43,8 @@ pub use spec::{Broken, SamplerSettings, SamplerSpec, SpecError};
 pub trait Kind: Sampler + Sized {
     /// The step-size tuning of the kind, or `None` when it has no step size.
     const TUNING: Option<StepTuning>;
+    /// Whether the kind keeps a low-rank approximation whose rank a study may set.
+    const HAS_RANK: bool = false;
     /// The sampler for `spec`.
     fn configure(spec: &SamplerSpec) -> Self;
 }
@@ -67,6 +69,13 @@ macro_rules! sampler_kinds {
             pub fn tuning(self) -> Option<StepTuning> {
                 match self {
                     $(SamplerKind::$variant => <$ty as Kind>::TUNING),+
+                }
+            }
+
+            /// Whether the kind keeps a low-rank approximation whose rank `sampler.rank` sets.
+            pub fn has_rank(self) -> bool {
+                match self {
+                    $(SamplerKind::$variant => <$ty as Kind>::HAS_RANK),+
                 }
             }
 

@@ -96,14 +96,7 @@ mod tests {
     #[test]
     fn a_different_target_recomputes_and_the_same_one_does_not() {
         let prior = |l: f64| {
-            KroneckerPrior::new(
-                Grid::new(4),
-                KernelSpec {
-                    length_scale: l,
-                    variance: 1.0,
-                },
-            )
-            .unwrap()
+            KroneckerPrior::new(Grid::new(4), KernelSpec::squared_exponential(l, 1.0)).unwrap()
         };
         let (a, b) = (prior(0.3), prior(0.31));
         let likelihood = Likelihood::new(LikelihoodKind::Gaussian, vec![1.0], 1.0, 0.0);

@@ -28,6 +28,8 @@ pub struct SamplerSettings {
     pub adapt: Option<bool>,
     /// The acceptance rate adaptation aims at; `None` = the kind's default.
     pub target_acceptance: Option<f64>,
+    /// gpcn and laplace_hmc: eigenpairs of the misfit Hessian kept; `None` = from the spectrum.
+    pub rank: Option<usize>,
 }
 
 impl SamplerSettings {
@@ -42,6 +44,7 @@ impl SamplerSettings {
             chains: 1,
             adapt: None,
             target_acceptance: None,
+            rank: None,
         }
     }
 }
@@ -111,6 +114,7 @@ pub struct SamplerSpec {
     schedule: Schedule,
     chains: usize,
     adaptation: Option<Adaptation>,
+    rank: Option<usize>,
 }
 
 impl SamplerSettings {
@@ -214,6 +218,22 @@ impl SamplerSettings {
                  or set adapt = false to run with the given beta",
             ));
         }
+        if self.rank.is_some() && !kind.has_rank() {
+            return Err(SpecError::new(
+                "sampler.rank",
+                &["sampler.kind"],
+                format!("the {kind} sampler has no low-rank approximation to size"),
+            )
+            .help("remove sampler.rank (it applies to gpcn and laplace_hmc)"));
+        }
+        if self.rank == Some(0) {
+            return Err(SpecError::new(
+                "sampler.rank",
+                &[],
+                "sampler.rank = 0 keeps no eigenpair".into(),
+            )
+            .allowed("an integer >= 1, or leave it out for the rank from the spectrum"));
+        }
         let adaptation = match tuning {
             Some(tuning) if adapt => Some(Adaptation {
                 target_acceptance: self.target_acceptance.unwrap_or(tuning.target_acceptance),
@@ -231,6 +251,7 @@ impl SamplerSettings {
             },
             chains: self.chains,
             adaptation,
+            rank: self.rank,
         })
     }
 }
@@ -270,6 +291,11 @@ impl SamplerSpec {
         self.adaptation
     }
 
+    /// The low-rank approximation's rank, if given (gpcn, laplace_hmc).
+    pub fn rank(&self) -> Option<usize> {
+        self.rank
+    }
+
     /// The same spec with traces keeping every kept state (SBC ranks every draw).
     pub fn with_every_state_traced(&self) -> Self {
         let mut spec = self.clone();
@@ -288,6 +314,7 @@ impl SamplerSpec {
             chains: self.chains,
             adapt: Some(self.adaptation.is_some()),
             target_acceptance: self.adaptation.map(|a| a.target_acceptance),
+            rank: self.rank,
         }
     }
 }

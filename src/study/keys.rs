@@ -501,7 +501,7 @@ declare_keys! {
     },
     /// The Markov kernel.
     SAMPLER_KIND = sampler.kind { value: ValueType::Choice(SamplerKind::NAMES), default: Default::Text("pcn") },
-    /// The (starting) step size: grw, mala > 0; pcn, pcnl in (0, 1].
+    /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) in (0, pi/2].
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
     /// Iterations per chain, burn-in included.
     SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000) },
@@ -514,13 +514,20 @@ declare_keys! {
     /// Adapt the step size during burn-in, then freeze it.
     SAMPLER_ADAPT = sampler.adapt {
         value: ValueType::Bool,
-        default: Default::Derived("true for mala and pcnl; false for grw and pcn"),
+        default: Default::Derived("true for mala, pcnl, gpcn, mgrad and laplace_hmc; false for grw and pcn"),
         keyed: Keyed::UnlessDefault,
     },
     /// The acceptance rate adaptation aims at.
     SAMPLER_TARGET_ACCEPTANCE = sampler.target_acceptance {
         rule: Rule::OpenUnitInterval,
-        default: Default::Derived("grw 0.234, pcn 0.25, mala and pcnl 0.574"),
+        default: Default::Derived("grw 0.234, pcn and gpcn 0.25, mala and pcnl 0.574, mgrad 0.55, laplace_hmc 0.8"),
+        keyed: Keyed::UnlessDefault,
+    },
+    /// gpcn and laplace_hmc: eigenpairs of the misfit Hessian the Laplace proposal keeps (0: from the spectrum, every converged eigenvalue above the kind's threshold, at most 8 sqrt(N)).
+    SAMPLER_RANK = sampler.rank {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(0, i64::MAX),
+        default: Default::Int(0),
         keyed: Keyed::UnlessDefault,
     },
     /// Thinned draws per chain of every cell kept in draws.parquet (0: none).

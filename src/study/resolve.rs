@@ -441,6 +441,10 @@ fn sampler_settings(settings: &Settings) -> SamplerSettings {
         chains: settings.int(SAMPLER_CHAINS) as usize,
         adapt: settings.bool(SAMPLER_ADAPT),
         target_acceptance: settings.given_float(SAMPLER_TARGET_ACCEPTANCE),
+        rank: match settings.int(SAMPLER_RANK) {
+            0 => None,
+            rank => Some(rank as usize),
+        },
     }
 }
 

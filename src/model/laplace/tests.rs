@@ -7,14 +7,7 @@ use crate::model::{Grid, Likelihood};
 use crate::streams::{Purpose, stream};
 
 fn prior(d: usize, l: f64, variance: f64) -> KroneckerPrior {
-    KroneckerPrior::new(
-        Grid::new(d),
-        KernelSpec {
-            length_scale: l,
-            variance,
-        },
-    )
-    .unwrap()
+    KroneckerPrior::new(Grid::new(d), KernelSpec::squared_exponential(l, variance)).unwrap()
 }
 
 fn simulate(prior: &KroneckerPrior, kind: LikelihoodKind, subsample: usize, key: &str) -> Dataset {

@@ -171,14 +171,8 @@ mod tests {
     #[test]
     fn the_kronecker_spectral_root_is_the_scaled_eigenbasis() {
         for (d, l) in [(5, 0.3), (7, 0.1), (6, 2.0)] {
-            let prior = KroneckerPrior::new(
-                Grid::new(d),
-                KernelSpec {
-                    length_scale: l,
-                    variance: 1.7,
-                },
-            )
-            .unwrap();
+            let prior =
+                KroneckerPrior::new(Grid::new(d), KernelSpec::squared_exponential(l, 1.7)).unwrap();
             let spectral = KroneckerSpectral::new(&prior);
             let n = d * d;
             let mut scratch = vec![0.0; n];
