@@ -231,7 +231,7 @@ fn the_csv_has_every_parameter_and_empty_nulls() {
     assert_eq!(lines.len(), 13);
     assert!(lines[0].starts_with("job_id,replicate,model_grid,model_kernel,"));
     assert!(lines[0].ends_with(
-        ",sampler_thin,sampler_chains,sampler_adapt,sampler_target_acceptance,output_field_draws"
+        ",sampler_chains,sampler_adapt,sampler_target_acceptance,output_field_draws,output_cell_draws"
     ));
     for line in &lines {
         assert_eq!(line.split(',').count(), 27, "{line}");
