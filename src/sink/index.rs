@@ -90,6 +90,16 @@ pub struct PartIndex {
 }
 
 impl PartIndex {
+    /// Reads the part logs of the results folder `root` without changing anything in it (a
+    /// folder without `parts/` has none). Safe while other processes append to their logs.
+    pub fn read(root: &Path) -> Result<Self, SinkError> {
+        let parts = root.join("parts");
+        if !parts.is_dir() {
+            return Ok(PartIndex::default());
+        }
+        PartIndex::scan(&parts)
+    }
+
     /// Reads every log in `parts`.
     pub(crate) fn scan(parts: &Path) -> Result<Self, SinkError> {
         let mut logs = Vec::new();
