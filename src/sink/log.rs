@@ -23,6 +23,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use polars::prelude::DataFrame;
@@ -110,12 +111,15 @@ pub(crate) enum RecordMeta {
 pub(crate) struct LogWriter {
     path: PathBuf,
     state: Mutex<WriterState>,
+    /// A second handle on the log, flushed to disk outside the lock so that appends go on
+    /// meanwhile; `syncing` lets one thread at a time do it.
+    sync_handle: File,
+    syncing: AtomicBool,
 }
 
 struct WriterState {
     file: File,
     last_sync: Instant,
-    unsynced: bool,
     written: u64,
     failed: u64,
 }
@@ -134,15 +138,19 @@ impl LogWriter {
             .map_err(|e| SinkError::io("write results to", &path, e))?;
         fsio::sync_file(&file, &path)?;
         fsio::sync_dir(dir)?;
+        let sync_handle = file
+            .try_clone()
+            .map_err(|e| SinkError::io("write results to", &path, e))?;
         Ok(LogWriter {
             path,
             state: Mutex::new(WriterState {
                 file,
                 last_sync: Instant::now(),
-                unsynced: false,
                 written: 0,
                 failed: 0,
             }),
+            sync_handle,
+            syncing: AtomicBool::new(false),
         })
     }
 
@@ -154,16 +162,24 @@ impl LogWriter {
     ) -> Result<(), SinkError> {
         let record = encode_job_record(job, tables)?;
         let failed = job.status == JobStatus::Failed;
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state
-            .file
-            .write_all(&record)
-            .map_err(|e| SinkError::io("write results to", &self.path, e))?;
-        state.written += 1;
-        state.failed += u64::from(failed);
-        state.unsynced = true;
-        if state.last_sync.elapsed() >= SYNC_INTERVAL {
-            sync_data(&mut state, &self.path)?;
+        let due = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            state
+                .file
+                .write_all(&record)
+                .map_err(|e| SinkError::io("write results to", &self.path, e))?;
+            state.written += 1;
+            state.failed += u64::from(failed);
+            let due = state.last_sync.elapsed() >= SYNC_INTERVAL;
+            if due {
+                state.last_sync = Instant::now();
+            }
+            due
+        };
+        if due && !self.syncing.swap(true, Ordering::AcqRel) {
+            let synced = self.sync_handle.sync_data();
+            self.syncing.store(false, Ordering::Release);
+            synced.map_err(|e| SinkError::io("flush to disk", &self.path, e))?;
         }
         Ok(())
     }
@@ -183,16 +199,6 @@ impl LogWriter {
             .map_err(|e| SinkError::io("write results to", &self.path, e))?;
         fsio::sync_file(&state.file, &self.path)
     }
-}
-
-fn sync_data(state: &mut WriterState, path: &Path) -> Result<(), SinkError> {
-    state
-        .file
-        .sync_data()
-        .map_err(|e| SinkError::io("flush to disk", path, e))?;
-    state.last_sync = Instant::now();
-    state.unsynced = false;
-    Ok(())
 }
 
 fn encode_job_record(job: &JobRecord, tables: &[(&str, DataFrame)]) -> Result<Vec<u8>, SinkError> {
