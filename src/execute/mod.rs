@@ -28,7 +28,6 @@ use rayon::prelude::*;
 
 use crate::model::DataSpec;
 use crate::plan::{Job, Plan, Shard};
-use crate::sampler::kernel::Kernel;
 use crate::sink::{
     DataFile, GIT_REVISION, Holder, JobRecord, JobStatus, PlannedJob, Purpose, ResultsDir,
     RunHeader, RunWriter, SinkError, manifest_of, utc_timestamp,
@@ -375,21 +374,12 @@ fn run_and_record(
     progress: &StudyProgress,
 ) -> Result<Option<String>, ExecuteError> {
     let started = Instant::now();
-    let line = progress.job(&job_label(job), job.sampler.iterations);
+    let line = progress.job(&job_label(job), job.sampler.iterations());
     let report = |done: u64| line.set(done);
     let computed = match &study.sbc {
         Some(sbc) => {
-            let kernel = Kernel::new(job.sampler.kind, job.sampler.beta);
-            guarded(|| {
-                sbc::run_sbc(
-                    job,
-                    study.seed,
-                    sbc.replications,
-                    sbc.draws as usize,
-                    kernel,
-                )
-            })
-            .map(Computed::Calibration)
+            guarded(|| sbc::run_sbc(job, study.seed, sbc.replications, sbc.draws as usize))
+                .map(Computed::Calibration)
         }
         None => {
             let options = JobOptions {
@@ -473,9 +463,9 @@ fn job_label(job: &Job) -> String {
     format!(
         "{} {} D={} beta={} r{}",
         job.id,
-        job.sampler.kind.name(),
+        job.sampler.kind(),
         job.model.grid,
-        job.sampler.beta,
+        job.sampler.step(),
         job.replicate
     )
 }

@@ -8,7 +8,7 @@ use polars::prelude::{Column, DataFrame, NamedFrom, PolarsResult, Series};
 use super::job::JobResult;
 use crate::model::grid::Grid;
 use crate::plan::{Job, ParamValue};
-use crate::sampler::run::PROBES;
+use crate::sampler::PROBES;
 
 /// A float that is a number, or None.
 pub fn finite(x: f64) -> Option<f64> {
@@ -101,7 +101,7 @@ pub fn sbc_row(job: &Job, run: &super::sbc::SbcRun, wall_seconds: f64) -> Polars
 pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> PolarsResult<DataFrame> {
     let run = &result.run;
     let scores = &result.scores;
-    let iterations = job.sampler.iterations as f64 * job.sampler.chains as f64;
+    let iterations = job.sampler.iterations() as f64 * job.sampler.chains() as f64;
     let mut columns = parameter_columns(job);
     columns.push(repeated_text("status", "ok", 1));
     columns.push(texts("error", vec![None]));

@@ -19,7 +19,7 @@ use super::tables::{self, Table, format_number, read_table};
 use super::text::Label;
 use super::{Context, Figure, FigureKind, ReportError, file_safe};
 use crate::diagnostics::calibration::{histogram_bins, rank_histogram, rank_uniformity_p_value};
-use crate::sampler::run::{PROBES, probe_cells};
+use crate::sampler::driver::{PROBES, probe_cells};
 
 /// SBC jobs drawn at most; the rest are listed in a note.
 pub const MAX_JOBS: usize = 12;
