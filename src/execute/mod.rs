@@ -174,11 +174,18 @@ fn decide(
         Decision::Stale(|s| &mut s.failed)
     } else if record.version != env!("CARGO_PKG_VERSION") {
         Decision::Stale(|s| &mut s.other_version)
-    } else if record.data != job_data(job, hashes) {
+    } else if !same_content(&record.data, &job_data(job, hashes)) {
         Decision::Stale(|s| &mut s.data_changed)
     } else {
         Decision::Reuse
     }
+}
+
+/// Whether two lists of data files hold the same contents in the same order. Paths are not
+/// compared: a shared file system may be mounted at different places on different machines,
+/// and the job's key already names the file.
+fn same_content(recorded: &[DataFile], now: &[DataFile]) -> bool {
+    recorded.len() == now.len() && recorded.iter().zip(now).all(|(a, b)| a.blake3 == b.blake3)
 }
 
 /// `20261123T191500Z-s0of3-host-pid-nonce`: unique, sorted by start time, names the run's log.
