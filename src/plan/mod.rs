@@ -29,6 +29,7 @@
 //! So GRW and pCN jobs of one sweep point see the same truth and observations, and sweeping
 //! noise_sd or subsample keeps the same truth.
 
+pub mod shard;
 mod table;
 
 use crate::model::{DataSpec, ModelSpec};
@@ -38,6 +39,7 @@ use crate::study::resolve::is_default;
 use crate::study::{OutputSpec, Study, StudyKind};
 
 pub use crate::study::ParamValue;
+pub use shard::{Shard, shard_of};
 
 /// The jobs of a study, in plan order.
 #[derive(Debug, Clone, PartialEq)]
