@@ -61,6 +61,7 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "sampler_target_acceptance",
         "sampler_rank",
         "output_field_draws",
+        "output_cell_draws",
     ];
     for job in &plan.jobs {
         let names: Vec<&str> = job.params.iter().map(|(k, _)| k.column()).collect();
@@ -230,12 +231,11 @@ fn the_csv_has_every_parameter_and_empty_nulls() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 13);
     assert!(lines[0].starts_with("job_id,replicate,model_grid,model_kernel,"));
-    assert!(
-        lines[0]
-            .ends_with(",sampler_adapt,sampler_target_acceptance,sampler_rank,output_field_draws")
-    );
+    assert!(lines[0].ends_with(
+        ",sampler_adapt,sampler_target_acceptance,sampler_rank,output_field_draws,output_cell_draws"
+    ));
     for line in &lines {
-        assert_eq!(line.split(',').count(), 27, "{line}");
+        assert_eq!(line.split(',').count(), 28, "{line}");
     }
     let fields: Vec<&str> = lines[1].split(',').collect();
     assert_eq!(fields[0], plan.jobs[0].id);
