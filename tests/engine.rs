@@ -348,3 +348,44 @@ fn acceptance_rates_match_the_source_material() {
         assert!((low..=high).contains(&rate), "D={d} {kind:?}: {rate}");
     }
 }
+
+/// `sampler.kind = "laplace"` through the same door as the samplers ([`run_kind`]): on gaussian
+/// data the approximation is the posterior, so its `post_mean` (the mode) must equal the exact
+/// mean and its `post_sd` the exact sd to 1e-8 (max-norm, relative to the largest value), with
+/// no chains, no Monte Carlo errors, and Newton's iterations in its notes. Deterministic: no
+/// random stream is read, so there is no false-alarm rate to state.
+#[test]
+fn the_laplace_kind_is_the_exact_gaussian_posterior() {
+    let max_relative = |a: &[f64], b: &[f64]| {
+        let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let worst = a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max);
+        worst / scale
+    };
+    for (d, l) in [(8, 0.1), (8, 0.3), (16, 0.1), (16, 0.3)] {
+        let prior = prior(d, l);
+        let key = format!("laplace;d={d};l={l}");
+        let data = simulate(&prior, LikelihoodKind::Gaussian, &key);
+        let exact = gaussian_posterior(&prior, 0.0, &data.observed, 1.0).unwrap();
+        let out = run_gaussian(
+            &prior,
+            &data,
+            &SamplerSettings::new(SamplerKind::Laplace),
+            None,
+            &key,
+        );
+        assert!(out.chains.is_empty(), "an approximation has no chains");
+        assert!(out.post_mean_mcse.is_none() && out.post_sd_mcse.is_none());
+        let mean_error = max_relative(&out.post_mean, &exact.mean);
+        let sd_error = max_relative(&out.post_sd, &exact.sd);
+        eprintln!("D={d} l={l}: mode {mean_error:.1e}, sd {sd_error:.1e}");
+        assert!(mean_error < 1e-8, "D={d} l={l}: mode error {mean_error:e}");
+        assert!(sd_error < 1e-8, "D={d} l={l}: sd error {sd_error:e}");
+        assert!(out.notes.newton_iterations.is_some_and(|n| n >= 1));
+        let approximation = out.approximation.expect("the Laplace kind says what it is");
+        assert!(approximation.error.is_none() && approximation.log_evidence.is_finite());
+    }
+}

@@ -187,3 +187,23 @@ impl Sampler for PcnPosteriorRatio {
         }
     }
 }
+
+/// The Laplace approximation is not a Markov chain: calibration refuses it with a typed error
+/// that names the kind, rather than ranking draws it does not have.
+#[test]
+fn calibration_refuses_an_approximation() {
+    let text = std::fs::read_to_string(fixture()).unwrap();
+    let text = text.replace(
+        "\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\"sampler.kind\" = [\"grw\", \"pcn\", \"elliptical\", \"mala\", \"pcnl\", \"gpcn\", \"mgrad\", \"laplace_hmc\"]",
+        "\"model.likelihood\" = [\"poisson\"]\n\"sampler.kind\" = [\"laplace\"]",
+    );
+    let study = study::parse(&text, &fixture()).unwrap();
+    let plan = plan(&study);
+    assert_eq!(plan.jobs.len(), 1);
+    let sbc = study.sbc.unwrap();
+    let error = run_sbc(&plan.jobs[0], study.seed, 10, sbc.draws as usize).unwrap_err();
+    assert!(
+        error.to_string().contains("laplace is an approximation"),
+        "{error}"
+    );
+}

@@ -21,10 +21,18 @@ pub struct CellDiagnostics {
 }
 
 impl CellDiagnostics {
-    /// Diagnose every cell of `run`.
+    /// Diagnose every cell of `run`. A run without chains (an approximation) has a row per cell
+    /// all the same, every diagnostic undefined.
     pub fn of(run: &RunOutput) -> Self {
         let Some(first) = run.chains.first() else {
-            return Self::default();
+            let undefined = vec![None; run.post_mean.len()];
+            return Self {
+                ess_bulk: undefined.clone(),
+                ess_tail: undefined.clone(),
+                rhat: undefined.clone(),
+                mcse_mean: undefined,
+                ..Self::default()
+            };
         };
         let cells = first.draws.cells;
         let draws_per_chain = run.chains.iter().map(|c| c.draws.len()).min().unwrap_or(0);

@@ -43,6 +43,10 @@ pub enum JobError {
         iteration: u64,
         value: f64,
     },
+    #[error("the Laplace approximation failed: {0}")]
+    Laplace(String),
+    #[error("simulation-based calibration needs a Markov chain; {0} is an approximation")]
+    NotAMarkovChain(crate::sampler::SamplerKind),
 }
 
 /// Diagnostics of a run, from its thinned traces.
@@ -144,6 +148,9 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
     let sampling = Stopwatch::start();
     let output = run_kind(&job.sampler, &request, chain_rngs(job, seed));
     let cpu_seconds = setup_cpu + sampling.cpu_seconds();
+    if let Some(error) = output.approximation.as_ref().and_then(|a| a.error.clone()) {
+        return Err(JobError::Laplace(error));
+    }
     check_finite(&output)?;
     let cells = CellDiagnostics::of(&output);
     let warnings = warnings(&job.sampler, &output, &cells);
@@ -158,12 +165,21 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         },
     );
     let diagnostics = diagnose(&output);
-    let evidence = (model.evidence_draws > 0).then(|| {
-        // Keyed by the data only: every length scale sees the same prior normals (common random
-        // numbers), so differences of log evidence between models are less noisy.
-        let mut rng = stream(seed, Purpose::Evidence, &job.streams.counts);
-        log_evidence(&target, model.evidence_draws, &mut rng)
-    });
+    let evidence = match &output.approximation {
+        // An approximation brings its own evidence (the Laplace log marginal likelihood): no
+        // Monte Carlo, so no standard error and no effective draws.
+        Some(approximation) => Some(LogEvidence {
+            estimate: approximation.log_evidence,
+            standard_error: f64::NAN,
+            effective_draws: f64::NAN,
+        }),
+        None => (model.evidence_draws > 0).then(|| {
+            // Keyed by the data only: every length scale sees the same prior normals (common
+            // random numbers), so differences of log evidence between models are less noisy.
+            let mut rng = stream(seed, Purpose::Evidence, &job.streams.counts);
+            log_evidence(&target, model.evidence_draws, &mut rng)
+        }),
+    };
     Ok(JobResult {
         cpu_seconds,
         cells,

@@ -78,6 +78,9 @@ pub fn run_sbc(job: &Job, seed: u64, replications: u32, draws: usize) -> Result<
         fn visit<S: Kind>(self, sampler: S) -> Self::Output {
             run_sbc_with(&sampler, self.job, self.seed, self.replications, self.draws)
         }
+        fn approximation(self, kind: crate::sampler::SamplerKind) -> Self::Output {
+            Err(JobError::NotAMarkovChain(kind))
+        }
     }
     let calibrator = Calibrator {
         job,

@@ -26,6 +26,14 @@ fn optional_floats(name: &str, values: impl IntoIterator<Item = Option<f64>>) ->
     Series::new(name.into(), values).into()
 }
 
+fn optional_ints(name: &str, values: impl IntoIterator<Item = Option<i64>>) -> Column {
+    Series::new(
+        name.into(),
+        values.into_iter().collect::<Vec<Option<i64>>>(),
+    )
+    .into()
+}
+
 fn ints(name: &str, values: impl IntoIterator<Item = i64>) -> Column {
     Series::new(name.into(), values.into_iter().collect::<Vec<i64>>()).into()
 }
@@ -167,6 +175,11 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> PolarsResult
         ),
         ints("cell_draws_per_chain", [cells.draws_per_chain as i64]),
         ints("cell_draws_thin", [cells.thin as i64]),
+        optional_ints("rank", [run.notes.rank.map(|r| r as i64)]),
+        optional_ints(
+            "newton_iterations",
+            [run.notes.newton_iterations.map(|n| n as i64)],
+        ),
     ]);
     let evidence = result.evidence.as_ref();
     columns.extend([

@@ -30,6 +30,9 @@ pub const DRIFT_LIMIT: f64 = 4.0;
 
 /// The warnings of a finished run, in a fixed order.
 pub fn warnings(spec: &SamplerSpec, run: &RunOutput, cells: &CellDiagnostics) -> Vec<String> {
+    if let Some(approximation) = &run.approximation {
+        return approximation_warnings(approximation);
+    }
     let mut found = Vec::new();
     match cells.max_rhat() {
         Some(rhat) if rhat > RHAT_LIMIT => found.push(format!(
@@ -104,6 +107,29 @@ fn drift(loglik: &[f64]) -> Option<f64> {
         _ if difference > 0.0 => Some(f64::INFINITY),
         _ => None,
     }
+}
+
+/// An approximation has no chains to judge; it says what it is, and how loose its sds are.
+fn approximation_warnings(
+    approximation: &crate::sampler::approximation::Approximation,
+) -> Vec<String> {
+    use crate::model::laplace::SdMethod;
+    let mut found = vec![
+        "Laplace approximation: post_mean is the posterior mode, not a Monte Carlo mean"
+            .to_string(),
+    ];
+    if let SdMethod::LowRank {
+        rank,
+        variance_share,
+        ..
+    } = approximation.sd_method
+    {
+        found.push(format!(
+            "post_sd from {rank} eigenpairs: each variance over-estimated by at most \
+             {variance_share:.2e} of its prior variance"
+        ));
+    }
+    found
 }
 
 #[cfg(test)]

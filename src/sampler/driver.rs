@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use super::adapt::DualAveraging;
 use super::moments::{BatchStatistics, BatchSums, WeightedMoments};
-use super::protocol::{ChainRng, ChainState, Sampler};
+use super::protocol::{ChainRng, ChainState, Notes, Sampler};
 use crate::model::special::phi;
 use crate::model::target::Target;
 
@@ -194,6 +194,11 @@ pub struct RunOutput {
     pub convergence: Vec<(u64, f64)>,
     pub probe_cells: [usize; PROBES],
     pub sample_seconds: f64,
+    /// What the kind said about its run ([`super::Sampler::notes`]).
+    pub notes: Notes,
+    /// For a kind that is not a Markov chain (the Laplace approximation): what it computed
+    /// besides the marginals. `None` for every sampler.
+    pub approximation: Option<super::approximation::Approximation>,
 }
 
 impl RunOutput {
@@ -307,7 +312,9 @@ pub fn run<S: Sampler>(sampler: &S, request: &RunRequest, rngs: Vec<ChainRng>) -
         None => Vec::new(),
     };
     let sample_seconds = started.elapsed().as_secs_f64();
-    summarize(records, schedule, probe_cells, convergence, sample_seconds)
+    let mut output = summarize(records, schedule, probe_cells, convergence, sample_seconds);
+    output.notes = sampler.notes();
+    output
 }
 
 /// What a chain's run needs besides its sampler and stream.
@@ -486,6 +493,8 @@ fn summarize(
         convergence,
         probe_cells,
         sample_seconds,
+        notes: Notes::default(),
+        approximation: None,
     }
 }
 

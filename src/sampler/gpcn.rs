@@ -41,7 +41,7 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 use super::position::Position;
 use super::prepared::{Prepared, TargetKey};
 use super::protocol::{
-    ChainRng, ChainState, Sampler, StepInfo, StepTuning, acceptance_probability,
+    ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning, acceptance_probability,
 };
 use super::{Kind, SamplerSpec};
 use crate::model::laplace::{LaplaceFit, NewtonSettings, lanczos_steps};
@@ -310,6 +310,14 @@ impl Sampler for Gpcn {
             beta: self.beta,
             work,
         }
+    }
+
+    /// The rank and Newton iterations of the last target's Laplace Gaussian.
+    fn notes(&self) -> Notes {
+        self.prepared.last().map_or_else(Notes::default, |g| Notes {
+            rank: Some(g.rank()),
+            newton_iterations: Some(g.report.newton_iterations),
+        })
     }
 
     fn step<'t>(&self, state: &mut GpcnState, target: &Target<'t>, rng: &mut ChainRng) -> StepInfo {

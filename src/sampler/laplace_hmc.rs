@@ -28,7 +28,7 @@ use super::gpcn::{LaplaceGaussian, Rank};
 use super::position::Position;
 use super::prepared::{Prepared, TargetKey};
 use super::protocol::{
-    ChainRng, ChainState, Sampler, StepInfo, StepTuning, acceptance_probability, dot,
+    ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning, acceptance_probability, dot,
 };
 use super::{Kind, SamplerSpec};
 use crate::model::target::{Target, Workspace};
@@ -244,6 +244,14 @@ impl Sampler for LaplaceHmc {
             coefficients,
             work,
         }
+    }
+
+    /// The rank and Newton iterations of the last target's Laplace Gaussian.
+    fn notes(&self) -> Notes {
+        self.prepared.last().map_or_else(Notes::default, |g| Notes {
+            rank: Some(g.rank()),
+            newton_iterations: Some(g.report.newton_iterations),
+        })
     }
 
     fn step<'t>(

@@ -15,6 +15,7 @@
 //! [`sampler_kinds!`] below.
 
 pub mod adapt;
+pub mod approximation;
 pub mod driver;
 pub mod elliptical;
 pub mod gpcn;
@@ -35,7 +36,7 @@ pub use driver::{
     Adaptation, ChainOutput, DrawSettings, Functional, PROBES, RunOutput, RunRequest, Schedule,
     Trace, run,
 };
-pub use protocol::{ChainRng, ChainState, Sampler, StepInfo, StepTuning};
+pub use protocol::{ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning};
 pub use spec::{Broken, SamplerSettings, SamplerSpec, SpecError};
 
 /// A sampler kind as a study names it: how to build it from a job's spec, and how its step size
@@ -53,14 +54,29 @@ pub trait Kind: Sampler + Sized {
 pub trait KindVisitor {
     type Output;
     fn visit<S: Kind>(self, sampler: S) -> Self::Output;
+
+    /// A kind that is not a Markov chain ([`SamplerKind::is_markov_chain`]: the Laplace
+    /// approximation). Visitors that can meet one say what they do with it; for the others it is
+    /// a caller's error to visit one.
+    fn approximation(self, kind: SamplerKind) -> Self::Output
+    where
+        Self: Sized,
+    {
+        panic!("{kind} is not a Markov chain: this caller runs samplers only")
+    }
 }
 
 macro_rules! sampler_kinds {
-    ($( $(#[$doc:meta])* $variant:ident = $word:literal => $ty:ty ),+ $(,)?) => {
+    (
+        $( $(#[$doc:meta])* $variant:ident = $word:literal => $ty:ty ),+ ;
+        approximations { $( $(#[$adoc:meta])* $avariant:ident = $aword:literal ),+ $(,)? }
+    ) => {
         crate::closed_names! {
-            /// The sampler kinds a study can name (`sampler.kind`).
+            /// The sampler kinds a study can name (`sampler.kind`): the Markov chains, then the
+            /// approximations (not Markov chains; run by [`run_kind`] all the same).
             pub enum SamplerKind {
-                $( $(#[$doc])* $variant = $word ),+
+                $( $(#[$doc])* $variant = $word, )+
+                $( $(#[$adoc])* $avariant = $aword ),+
             }
         }
 
@@ -68,21 +84,33 @@ macro_rules! sampler_kinds {
             /// How the kind's step size is tuned, or `None` when it has none.
             pub fn tuning(self) -> Option<StepTuning> {
                 match self {
-                    $(SamplerKind::$variant => <$ty as Kind>::TUNING),+
+                    $(SamplerKind::$variant => <$ty as Kind>::TUNING,)+
+                    $(SamplerKind::$avariant => None),+
                 }
             }
 
             /// Whether the kind keeps a low-rank approximation whose rank `sampler.rank` sets.
             pub fn has_rank(self) -> bool {
                 match self {
-                    $(SamplerKind::$variant => <$ty as Kind>::HAS_RANK),+
+                    $(SamplerKind::$variant => <$ty as Kind>::HAS_RANK,)+
+                    $(SamplerKind::$avariant => false),+
                 }
             }
 
-            /// Build the kind's sampler from `spec` and hand it to `visitor`.
+            /// Whether the kind is a Markov chain (else an approximation, with no chains).
+            pub fn is_markov_chain(self) -> bool {
+                match self {
+                    $(SamplerKind::$variant => true,)+
+                    $(SamplerKind::$avariant => false),+
+                }
+            }
+
+            /// Build the kind's sampler from `spec` and hand it to `visitor` (an approximation
+            /// goes to [`KindVisitor::approximation`]).
             pub fn visit<V: KindVisitor>(self, spec: &SamplerSpec, visitor: V) -> V::Output {
                 match self {
-                    $(SamplerKind::$variant => visitor.visit(<$ty as Kind>::configure(spec))),+
+                    $(SamplerKind::$variant => visitor.visit(<$ty as Kind>::configure(spec)),)+
+                    $(SamplerKind::$avariant => visitor.approximation(self)),+
                 }
             }
         }
@@ -105,10 +133,15 @@ sampler_kinds! {
     /// The marginal auxiliary-gradient sampler (Titsias & Papaspiliopoulos 2018).
     Mgrad = "mgrad" => mgrad::Mgrad,
     /// Split Hamiltonian Monte Carlo around the Laplace approximation.
-    LaplaceHmc = "laplace_hmc" => laplace_hmc::LaplaceHmc,
+    LaplaceHmc = "laplace_hmc" => laplace_hmc::LaplaceHmc;
+    approximations {
+        /// The Laplace approximation: the posterior mode and approximate sds, no chain.
+        Laplace = "laplace",
+    }
 }
 
-/// Run the chains of `request` with the sampler of `spec`'s kind.
+/// Run the chains of `request` with the sampler of `spec`'s kind (for an approximation, compute
+/// it instead: a run with no chains).
 pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -> RunOutput {
     struct Runner<'r, 'a> {
         request: &'r RunRequest<'a>,
@@ -118,6 +151,12 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
         type Output = RunOutput;
         fn visit<S: Kind>(self, sampler: S) -> RunOutput {
             run(&sampler, self.request, self.rngs)
+        }
+        fn approximation(self, kind: SamplerKind) -> RunOutput {
+            match kind {
+                SamplerKind::Laplace => approximation::laplace_run(self.request),
+                _ => unreachable!("{kind} is a Markov chain"),
+            }
         }
     }
     spec.kind().visit(spec, Runner { request, rngs })

@@ -86,6 +86,12 @@ impl<K: PartialEq, T> Prepared<K, T> {
         *slot = Some((key, Arc::clone(&value)));
         value
     }
+
+    /// The value computed last, if any.
+    pub fn last(&self) -> Option<Arc<T>> {
+        let slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        slot.as_ref().map(|(_, value)| Arc::clone(value))
+    }
 }
 
 #[cfg(test)]

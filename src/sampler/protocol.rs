@@ -63,6 +63,21 @@ pub trait Sampler: Sync {
         target: &Target<'t>,
         rng: &mut ChainRng,
     ) -> StepInfo;
+
+    /// What the kind prepared for the last target it ran on (the rank of a low-rank
+    /// approximation, Newton's iterations), for the job's row. Nothing by default.
+    fn notes(&self) -> Notes {
+        Notes::default()
+    }
+}
+
+/// What a kind says about its run besides the chains (see [`Sampler::notes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Notes {
+    /// Eigenpairs a low-rank approximation kept.
+    pub rank: Option<usize>,
+    /// Newton iterations of a Laplace fit.
+    pub newton_iterations: Option<usize>,
 }
 
 /// What the driver reads of a chain's state.
