@@ -13,6 +13,7 @@ mod fsio;
 mod manifest;
 mod parquet;
 mod results_dir;
+pub mod schema;
 
 pub use error::SinkError;
 pub use fsio::atomic_write;
