@@ -447,7 +447,7 @@ fn damaged_or_odd_inputs_are_errors_or_notes_never_panics() {
     let dir = results_dir(&temp);
     fs::write(dir.join("jobs.parquet"), b"this is not parquet").expect("write");
     let error = write_report(&dir).expect_err("corrupt parquet must be an error");
-    assert!(matches!(error, ReportError::Parquet { .. }), "{error}");
+    assert!(matches!(error, ReportError::Read(_)), "{error}");
     assert!(error.to_string().contains("jobs.parquet"), "{error}");
 
     // A metric stored as text, a list column and a study.toml that is not TOML.

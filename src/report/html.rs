@@ -9,26 +9,33 @@ use std::path::Path;
 
 use super::shape::{Cell, short_name};
 use super::sweeps::KEY_METRICS;
+use super::tables::Found;
 use super::{Context, Figure, FigureKind};
+use crate::sink::schema::jobs::{
+    BASELINE_COUNT_MAE, CELL_ESS_MIN, ERROR, ESS_BULK, ESS_TAIL, JITTER, MODEL_GRID,
+    MODEL_LIKELIHOOD, PARAMETERS, REPLICATE, RHAT, SAMPLER_BETA, SAMPLER_KIND, STATUS,
+    WALL_SECONDS,
+};
+use crate::sink::schema::{Col, JOB_ID};
 
 /// Rows of the jobs table shown on the page; the full table is jobs.parquet.
 const MAX_JOB_ROWS: usize = 400;
 /// Extra metric columns shown after the key metrics when present.
-const EXTRA_METRICS: [&str; 7] = [
-    "baseline_count_mae",
-    "ess_bulk",
-    "ess_tail",
-    "rhat",
-    "cell_ess_min",
-    "jitter",
-    "wall_seconds",
+const EXTRA_METRICS: [Col<f64>; 7] = [
+    BASELINE_COUNT_MAE,
+    ESS_BULK,
+    ESS_TAIL,
+    RHAT,
+    CELL_ESS_MIN,
+    JITTER,
+    WALL_SECONDS,
 ];
 /// Parameters shown in the jobs table when the study swept nothing.
 const DEFAULT_PARAMS: [&str; 4] = [
-    "model_likelihood",
-    "sampler_kind",
-    "model_grid",
-    "sampler_beta",
+    MODEL_LIKELIHOOD.0,
+    SAMPLER_KIND.0,
+    MODEL_GRID.0,
+    SAMPLER_BETA.0,
 ];
 
 const STYLE: &str = "
@@ -224,7 +231,7 @@ fn figures_section(figures: &[Figure]) -> String {
 /// the metrics that have at least one value.
 fn job_columns(context: &Context) -> Vec<String> {
     let jobs = context.jobs;
-    let mut columns: Vec<String> = ["job_id", "status", "replicate"]
+    let mut columns: Vec<String> = [JOB_ID.name(), STATUS.name(), REPLICATE.name()]
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -235,11 +242,14 @@ fn job_columns(context: &Context) -> Vec<String> {
         swept
     };
     columns.extend(params.iter().map(|s| s.to_string()));
-    let metrics = KEY_METRICS.iter().map(|(m, _)| *m).chain(EXTRA_METRICS);
+    let metrics = KEY_METRICS
+        .iter()
+        .filter_map(|(m, _)| m.column())
+        .chain(EXTRA_METRICS);
     columns.extend(
         metrics
-            .filter(|m| (0..jobs.height).any(|r| jobs.finite(m, r).is_some()))
-            .map(String::from),
+            .filter(|&m| (0..jobs.height).any(|r| jobs.finite(m, r).is_some()))
+            .map(|m| m.name().to_string()),
     );
     columns.retain(|c| jobs.has(c));
     columns
@@ -280,7 +290,7 @@ fn jobs_section(context: &Context) -> String {
     }
     html.push_str("</tr>\n");
     for row in 0..jobs.height.min(MAX_JOB_ROWS) {
-        let failed = jobs.str_at("status", row).is_some_and(|s| s != "ok");
+        let failed = jobs.str_at(STATUS, row).is_some_and(|s| s != "ok");
         html.push_str(if failed {
             "<tr class=\"failed\">"
         } else {
@@ -303,35 +313,27 @@ fn jobs_section(context: &Context) -> String {
 }
 
 fn header(column: &str) -> String {
-    let short = short_name(column);
-    match column {
-        "job_id" => "job".into(),
-        "sampler_kind" => "sampler".into(),
-        _ if column.starts_with("model_")
-            || column.starts_with("data_")
-            || column.starts_with("sampler_") =>
-        {
-            if short.is_empty() {
-                column
-                    .split_once('_')
-                    .map_or(column, |(_, r)| r)
-                    .replace('_', " ")
-            } else {
-                short
-            }
-        }
-        _ => column.replace('_', " "),
+    if column == JOB_ID.name() {
+        return "job".into();
+    }
+    if column == SAMPLER_KIND.0 {
+        return "sampler".into();
+    }
+    match PARAMETERS.member_of(column) {
+        Some(key) if short_name(column).is_empty() => key.replace('_', " "),
+        Some(_) => short_name(column),
+        None => column.replace('_', " "),
     }
 }
 
 fn is_text_column(context: &Context, column: &str) -> bool {
-    context.jobs.num(column).is_none()
+    context.jobs.num(Found(column)).is_none()
 }
 
 fn failed_jobs(context: &Context) -> String {
     let jobs = context.jobs;
     let failed: Vec<usize> = (0..jobs.height)
-        .filter(|&r| jobs.str_at("status", r).is_some_and(|s| s != "ok"))
+        .filter(|&r| jobs.str_at(STATUS, r).is_some_and(|s| s != "ok"))
         .collect();
     if failed.is_empty() {
         return String::new();
@@ -341,9 +343,9 @@ fn failed_jobs(context: &Context) -> String {
         failed.len()
     );
     for row in failed {
-        let id = jobs.str_at("job_id", row).unwrap_or("?");
+        let id = jobs.str_at(JOB_ID, row).unwrap_or("?");
         let error = jobs
-            .str_at("error", row)
+            .str_at(ERROR, row)
             .unwrap_or("no error message recorded");
         let _ = writeln!(
             html,

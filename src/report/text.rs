@@ -1,18 +1,47 @@
-//! Text drawn straight from the embedded DejaVu Sans with ab_glyph: titles, axis titles,
-//! legends, colour-bar labels and cell annotations.
+//! Text and the drawing basics every figure shares: the embedded DejaVu Sans (compiled into the
+//! binary, so no system font is needed), the ink colour, and [`Label`], text drawn straight from
+//! the font with ab_glyph: titles, axis titles, legends, colour-bar labels and cell annotations.
 //!
 //! plotters' own ab_glyph path drops each glyph's side bearing and places glyphs by their ink
 //! box instead of the baseline, so words come out unevenly spaced ("m ean") and letters such as
 //! "x" float. Here glyphs are positioned on the baseline with their bearings and kerning; only
-//! the numeric tick labels are left to plotters (digits share their metrics, so they look fine).
+//! the numeric tick labels are left to plotters (digits share their metrics, so they look fine),
+//! through the font registered by [`register_fonts`].
 
+use std::error::Error;
 use std::sync::OnceLock;
 
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::canvas::{Area, BOLD, DrawResult, INK, REGULAR};
+use super::ReportError;
+
+const REGULAR: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+const BOLD: &[u8] = include_bytes!("../../assets/DejaVuSans-Bold.ttf");
+/// The family name the embedded font is registered under for plotters' tick labels.
+const FONT: &str = "sans-serif";
+/// Colour of all text and axes.
+pub const INK: RGBColor = RGBColor(34, 34, 34);
+
+pub type DrawResult<T = ()> = Result<T, Box<dyn Error>>;
+pub type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+
+/// Registers the embedded font with plotters once per process.
+pub fn register_fonts() -> Result<(), ReportError> {
+    static REGISTERED: OnceLock<bool> = OnceLock::new();
+    let ok = *REGISTERED.get_or_init(|| {
+        plotters::style::register_font(FONT, FontStyle::Normal, REGULAR).is_ok()
+            && plotters::style::register_font(FONT, FontStyle::Bold, BOLD).is_ok()
+    });
+    if ok { Ok(()) } else { Err(ReportError::Font) }
+}
+
+/// plotters' text style for tick labels (numbers), `size` pixels.
+pub fn tick_style(size: f64) -> TextStyle<'static> {
+    (FONT, size).into_font().color(&INK)
+}
 
 fn font(bold: bool) -> Option<&'static FontRef<'static>> {
     static FONTS: OnceLock<(Option<FontRef<'static>>, Option<FontRef<'static>>)> = OnceLock::new();

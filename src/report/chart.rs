@@ -1,51 +1,31 @@
-//! Drawing plumbing shared by the figures: the embedded font, text styles, axes with chosen
-//! tick positions (linear or log10), colour bars, legend strips and the PNG writer.
-//!
-//! Text never touches system fonts: DejaVu Sans is compiled into the binary and registered
-//! with plotters' ab_glyph renderer under the family name `sans-serif`.
-
-use std::error::Error;
-use std::path::Path;
-use std::sync::OnceLock;
+//! The chart primitives every figure is drawn with: a figure (a titled PNG, optionally with a
+//! legend strip and a grid of panels), a plot (axes with chosen ticks, linear, log10 or
+//! categorical, with titles), curves, dashed lines, colour bars and legends.
 
 use std::ops::Range;
+use std::path::Path;
 
-use plotters::coord::Shift;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::ReportError;
-use super::colour::Scale;
+use super::colour::{Scale, finite_range};
 use super::tables::format_number;
-use super::text::Label;
+use super::text::{Area, DrawResult, INK, Label, register_fonts, tick_style};
 
-pub(crate) const REGULAR: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
-pub(crate) const BOLD: &[u8] = include_bytes!("../../assets/DejaVuSans-Bold.ttf");
-/// The family name the embedded font is registered under.
-pub const FONT: &str = "sans-serif";
-/// Colour of all text and axes.
-pub const INK: RGBColor = RGBColor(34, 34, 34);
+/// A chart whose both axes are [`Axis`] coordinates.
+pub type Chart<'a, 'b> = ChartContext<'a, BitMapBackend<'b>, Cartesian2d<AxisCoord, AxisCoord>>;
 
-pub type DrawResult<T = ()> = Result<T, Box<dyn Error>>;
-pub type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+/// Colour of grid lines.
+const GRID_LINE: RGBColor = RGBColor(228, 228, 228);
+
 /// A linear f64 coordinate whose ticks are placed by us (plotters' own float coordinate picks
 /// its ticks itself, and its key-point wrapper cannot be given label formatters).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AxisCoord {
-    lo: f64,
-    hi: f64,
+    range: Range<f64>,
     ticks: Vec<f64>,
-}
-
-impl AxisCoord {
-    pub fn new(range: Range<f64>, ticks: Vec<f64>) -> Self {
-        AxisCoord {
-            lo: range.start,
-            hi: range.end,
-            ticks,
-        }
-    }
 }
 
 impl Ranged for AxisCoord {
@@ -53,11 +33,11 @@ impl Ranged for AxisCoord {
     type ValueType = f64;
 
     fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        let span = self.hi - self.lo;
+        let span = self.range.end - self.range.start;
         if span <= 0.0 || !value.is_finite() {
             return (limit.0 + limit.1) / 2;
         }
-        let t = (value - self.lo) / span;
+        let t = (value - self.range.start) / span;
         limit.0 + (f64::from(limit.1 - limit.0) * t).round() as i32
     }
 
@@ -71,111 +51,8 @@ impl Ranged for AxisCoord {
     }
 
     fn range(&self) -> Range<f64> {
-        self.lo..self.hi
+        self.range.clone()
     }
-}
-
-/// Registers the embedded font once per process.
-pub fn register_fonts() -> Result<(), ReportError> {
-    static REGISTERED: OnceLock<bool> = OnceLock::new();
-    let ok = *REGISTERED.get_or_init(|| {
-        plotters::style::register_font(FONT, FontStyle::Normal, REGULAR).is_ok()
-            && plotters::style::register_font(FONT, FontStyle::Bold, BOLD).is_ok()
-    });
-    if ok { Ok(()) } else { Err(ReportError::Font) }
-}
-
-/// plotters' text style for tick labels (numbers), `size` pixels.
-pub fn text(size: f64) -> TextStyle<'static> {
-    (FONT, size).into_font().color(&INK)
-}
-
-/// Renders a PNG of `size` pixels on a white background with `draw`, mapping every drawing
-/// error to [`ReportError::Draw`] naming the file.
-pub fn render_png(
-    path: &Path,
-    size: (u32, u32),
-    draw: impl FnOnce(&Area) -> DrawResult,
-) -> Result<(), ReportError> {
-    register_fonts()?;
-    let outcome = (|| -> DrawResult {
-        let root = BitMapBackend::new(path, size).into_drawing_area();
-        root.fill(&WHITE)?;
-        draw(&root)?;
-        root.present()?;
-        Ok(())
-    })();
-    outcome.map_err(|e| ReportError::Draw {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })
-}
-
-/// Draws a figure title centred at the top of `area` and returns the area below it.
-pub fn titled<'a>(area: &Area<'a>, title: &str, height: u32) -> DrawResult<Area<'a>> {
-    let (width, _) = area.dim_in_pixel();
-    let centre = (width as i32 / 2, height as i32 / 2);
-    Label::new(22.0).bold().draw(area, title, centre)?;
-    let (_, below) = area.split_vertically(height);
-    Ok(below)
-}
-
-/// The plotting rectangle of a chart in absolute pixels and the label-area sizes around it.
-pub struct PlotBox {
-    pub x: Range<i32>,
-    pub y: Range<i32>,
-    pub x_label_area: i32,
-    pub y_label_area: i32,
-}
-
-/// The plotting rectangle of a chart, for [`decorate`].
-pub fn plot_box<X: Ranged, Y: Ranged>(
-    chart: &ChartContext<'_, BitMapBackend<'_>, Cartesian2d<X, Y>>,
-    x_label_area: u32,
-    y_label_area: u32,
-) -> PlotBox {
-    let (x, y) = chart.plotting_area().get_pixel_range();
-    PlotBox {
-        x,
-        y,
-        x_label_area: x_label_area as i32,
-        y_label_area: y_label_area as i32,
-    }
-}
-
-/// Draws a chart's title above its plotting rectangle and its axis titles in the label areas
-/// (the chart must leave about 30 pixels of top margin for the title).
-pub fn decorate(
-    root: &Area,
-    plot: &PlotBox,
-    title: &str,
-    x_title: &str,
-    y_title: &str,
-    size: f32,
-) -> DrawResult {
-    let centre_x = (plot.x.start + plot.x.end) / 2;
-    let centre_y = (plot.y.start + plot.y.end) / 2;
-    if !title.is_empty() {
-        let label = Label::new(size + 2.0).anchor(HPos::Center, VPos::Bottom);
-        label.draw(root, title, (centre_x, plot.y.start - 8))?;
-    }
-    if !x_title.is_empty() {
-        let label = Label::new(size).anchor(HPos::Center, VPos::Bottom);
-        label.draw(
-            root,
-            x_title,
-            (centre_x, plot.y.end + plot.x_label_area - 2),
-        )?;
-    }
-    if !y_title.is_empty() {
-        let label = Label::new(size).vertical().anchor(HPos::Center, VPos::Top);
-        label.draw(
-            root,
-            y_title,
-            (plot.x.start - plot.y_label_area + 2, centre_y),
-        )?;
-    }
-    Ok(())
 }
 
 /// One axis: the plotted range and tick positions in plot space (log10 of the value for a log
@@ -186,18 +63,26 @@ pub struct Axis {
     pub hi: f64,
     pub log: bool,
     pub ticks: Vec<f64>,
+    /// Names of the positions 0, 1, ... of a categorical axis (empty for a numeric one).
+    categories: Vec<String>,
 }
 
 impl Axis {
-    /// A linear axis over `[lo, hi]` (widened when degenerate) with about six ticks.
-    pub fn linear(lo: f64, hi: f64) -> Self {
-        let (lo, hi) = widen(lo, hi);
+    /// A linear axis over `[lo, hi]` with ticks exactly at `ticks`.
+    pub fn fixed(lo: f64, hi: f64, ticks: Vec<f64>) -> Self {
         Axis {
             lo,
             hi,
             log: false,
-            ticks: nice_ticks(lo, hi, 6),
+            ticks,
+            categories: Vec::new(),
         }
+    }
+
+    /// A linear axis over `[lo, hi]` (widened when degenerate) with about six ticks.
+    pub fn linear(lo: f64, hi: f64) -> Self {
+        let (lo, hi) = widen(lo, hi);
+        Axis::fixed(lo, hi, nice_ticks(lo, hi, 6))
     }
 
     /// A linear axis over the values padded by 5% of their span on each side.
@@ -221,24 +106,26 @@ impl Axis {
         let pad = 0.04 * (hi - lo).max(0.5);
         let (lo, hi) = (lo - pad, hi + pad);
         Axis {
-            lo,
-            hi,
             log: true,
-            ticks: log_ticks(lo, hi),
+            ..Axis::fixed(lo, hi, log_ticks(lo, hi))
         }
     }
 
     /// Log when all values are positive and span more than `ratio`, else padded linear.
     pub fn auto(values: &[f64], ratio: f64) -> Self {
-        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-        let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if finite.is_empty() {
-            Axis::linear(0.0, 1.0)
-        } else if lo > 0.0 && hi / lo > ratio {
-            Axis::log(lo, hi)
-        } else {
-            Axis::padded(lo, hi)
+        match finite_range(values.iter().copied()) {
+            None => Axis::linear(0.0, 1.0),
+            Some((lo, hi)) if lo > 0.0 && hi / lo > ratio => Axis::log(lo, hi),
+            Some((lo, hi)) => Axis::padded(lo, hi),
+        }
+    }
+
+    /// One position per name, at 0, 1, ..., each labelled with its name.
+    pub fn categories(names: Vec<String>) -> Self {
+        let n = names.len();
+        Axis {
+            categories: names,
+            ..Axis::fixed(-0.5, n as f64 - 0.5, (0..n).map(|k| k as f64).collect())
         }
     }
 
@@ -254,6 +141,13 @@ impl Axis {
 
     /// The tick label of a plot-space position.
     pub fn label(&self, position: f64) -> String {
+        if !self.categories.is_empty() {
+            let k = position.round();
+            return (k >= 0.0)
+                .then(|| self.categories.get(k as usize).cloned())
+                .flatten()
+                .unwrap_or_default();
+        }
         if self.log {
             format_number(10f64.powf(position))
         } else {
@@ -261,25 +155,21 @@ impl Axis {
         }
     }
 
-    pub fn coord(&self) -> AxisCoord {
-        AxisCoord::new(self.lo..self.hi, self.ticks.clone())
+    /// A title marked "(log scale)" when the axis is logarithmic.
+    pub fn title(&self, title: &str) -> String {
+        if self.log {
+            format!("{title} (log scale)")
+        } else {
+            title.to_string()
+        }
     }
-}
 
-/// Splits a polyline into dashes: each step between two points becomes `pieces` pieces, every
-/// other one drawn.
-pub fn dashed(points: &[(f64, f64)], pieces: usize) -> Vec<Vec<(f64, f64)>> {
-    let pieces = pieces.max(1);
-    let mut dashes = Vec::new();
-    for step in points.windows(2) {
-        let (a, b) = (step[0], step[1]);
-        let at = |k: usize| {
-            let s = k as f64 / pieces as f64;
-            (a.0 + (b.0 - a.0) * s, a.1 + (b.1 - a.1) * s)
-        };
-        dashes.extend((0..pieces).step_by(2).map(|k| vec![at(k), at(k + 1)]));
+    fn coord(&self) -> AxisCoord {
+        AxisCoord {
+            range: self.lo..self.hi,
+            ticks: self.ticks.clone(),
+        }
     }
-    dashes
 }
 
 fn widen(lo: f64, hi: f64) -> (f64, f64) {
@@ -342,16 +232,195 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     best
 }
 
-/// A vertical colour bar in absolute pixels (x, top..bottom) with ticks on its right and a
-/// rotated label further right.
-pub fn draw_colour_bar(
+/// A figure: a PNG of `size` pixels, white, with `title` centred in a band of `title_height`
+/// pixels at the top; `draw` gets the whole image (for pixel-placed labels) and the area below
+/// the title. Drawing errors become [`ReportError::Draw`] naming the file.
+pub fn figure(
+    path: &Path,
+    size: (u32, u32),
+    (title, title_height): (&str, u32),
+    draw: impl FnOnce(&Area, &Area) -> DrawResult,
+) -> Result<(), ReportError> {
+    register_fonts()?;
+    let outcome = (|| -> DrawResult {
+        let root = BitMapBackend::new(path, size).into_drawing_area();
+        root.fill(&WHITE)?;
+        let centre = (size.0 as i32 / 2, title_height as i32 / 2);
+        Label::new(22.0).bold().draw(&root, title, centre)?;
+        let (_, body) = root.split_vertically(title_height);
+        draw(&root, &body)?;
+        root.present()?;
+        Ok(())
+    })();
+    outcome.map_err(|e| ReportError::Draw {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// `area` split into a grid of `count` panels, at most `columns` per row, in reading order.
+pub fn panels<'a>(area: &Area<'a>, count: usize, columns: usize) -> Vec<Area<'a>> {
+    let columns = count.clamp(1, columns.max(1));
+    area.split_evenly((count.div_ceil(columns).max(1), columns))
+}
+
+/// How a plot sits in its area: margins and label areas in pixels, tick and title sizes,
+/// whether grid lines are drawn.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame {
+    pub margin: u32,
+    pub top: u32,
+    pub right: u32,
+    pub x_labels: u32,
+    pub y_labels: u32,
+    pub tick_size: f64,
+    pub title_size: f32,
+    pub grid: bool,
+}
+
+impl Frame {
+    /// Curves against numbers: grid lines on.
+    pub const LINES: Frame = Frame {
+        margin: 12,
+        top: 40,
+        right: 12,
+        x_labels: 50,
+        y_labels: 76,
+        tick_size: 13.0,
+        title_size: 14.0,
+        grid: true,
+    };
+    /// Heat maps: no grid lines.
+    pub const HEAT: Frame = Frame {
+        grid: false,
+        ..Frame::LINES
+    };
+}
+
+/// The plotting rectangle of a chart in absolute pixels.
+#[derive(Debug, Clone)]
+pub struct PlotBox {
+    pub x: Range<i32>,
+    pub y: Range<i32>,
+}
+
+impl PlotBox {
+    pub fn centre_x(&self) -> i32 {
+        (self.x.start + self.x.end) / 2
+    }
+}
+
+/// Titles of a plot: above it, under the x axis, left of the y axis (empty: none).
+#[derive(Debug, Clone, Copy)]
+pub struct Titles<'t> {
+    pub title: &'t str,
+    pub x: &'t str,
+    pub y: &'t str,
+}
+
+/// A plot in `area` over the two axes, with ticks, tick labels and titles drawn; returns the
+/// chart to draw series on and its plotting rectangle.
+pub fn plot<'a, 'b>(
     root: &Area,
-    x: i32,
-    (top, bottom): (i32, i32),
-    scale: &Scale,
-    label: &str,
+    area: &'a Area<'b>,
+    (x, y): (&Axis, &Axis),
+    frame: Frame,
+    titles: Titles,
+) -> DrawResult<(Chart<'a, 'b>, PlotBox)> {
+    let mut chart = ChartBuilder::on(area)
+        .margin(frame.margin)
+        .margin_top(frame.top)
+        .margin_right(frame.right)
+        .x_label_area_size(frame.x_labels)
+        .y_label_area_size(frame.y_labels)
+        .build_cartesian_2d(x.coord(), y.coord())?;
+    let mut mesh = chart.configure_mesh();
+    if frame.grid {
+        mesh.light_line_style(WHITE).bold_line_style(GRID_LINE);
+    } else {
+        mesh.disable_mesh();
+    }
+    mesh.label_style(tick_style(frame.tick_size))
+        .x_label_formatter(&|v| x.label(*v))
+        .y_label_formatter(&|v| y.label(*v))
+        .draw()?;
+    let (px, py) = chart.plotting_area().get_pixel_range();
+    let plot = PlotBox { x: px, y: py };
+    draw_titles(root, &plot, frame, titles)?;
+    Ok((chart, plot))
+}
+
+fn draw_titles(root: &Area, plot: &PlotBox, frame: Frame, titles: Titles) -> DrawResult {
+    let size = frame.title_size;
+    let centre_y = (plot.y.start + plot.y.end) / 2;
+    if !titles.title.is_empty() {
+        let label = Label::new(size + 2.0).anchor(HPos::Center, VPos::Bottom);
+        label.draw(root, titles.title, (plot.centre_x(), plot.y.start - 8))?;
+    }
+    if !titles.x.is_empty() {
+        let label = Label::new(size).anchor(HPos::Center, VPos::Bottom);
+        let below = plot.y.end + frame.x_labels as i32 - 2;
+        label.draw(root, titles.x, (plot.centre_x(), below))?;
+    }
+    if !titles.y.is_empty() {
+        let label = Label::new(size).vertical().anchor(HPos::Center, VPos::Top);
+        let left = plot.x.start - frame.y_labels as i32 + 2;
+        label.draw(root, titles.y, (left, centre_y))?;
+    }
+    Ok(())
+}
+
+/// A polyline of `width` pixels, with dots of `dot` pixels' radius at its points (0: none).
+pub fn curve(
+    chart: &mut Chart,
+    points: &[(f64, f64)],
+    colour: impl Color,
+    (width, dot): (u32, u32),
 ) -> DrawResult {
+    let line = PathElement::new(points.to_vec(), colour.stroke_width(width));
+    chart.draw_series(std::iter::once(line))?;
+    if dot > 0 {
+        chart.draw_series(points.iter().map(|&p| Circle::new(p, dot, colour.filled())))?;
+    }
+    Ok(())
+}
+
+/// A dashed polyline: each step between two points becomes `pieces` pieces, every other one
+/// drawn.
+pub fn dashed(
+    chart: &mut Chart,
+    points: &[(f64, f64)],
+    colour: RGBColor,
+    (width, pieces): (u32, usize),
+) -> DrawResult {
+    let dashes = dashes(points, pieces);
+    chart.draw_series(
+        dashes
+            .into_iter()
+            .map(|dash| PathElement::new(dash, colour.stroke_width(width))),
+    )?;
+    Ok(())
+}
+
+fn dashes(points: &[(f64, f64)], pieces: usize) -> Vec<Vec<(f64, f64)>> {
+    let pieces = pieces.max(1);
+    let mut dashes = Vec::new();
+    for step in points.windows(2) {
+        let (a, b) = (step[0], step[1]);
+        let at = |k: usize| {
+            let s = k as f64 / pieces as f64;
+            (a.0 + (b.0 - a.0) * s, a.1 + (b.1 - a.1) * s)
+        };
+        dashes.extend((0..pieces).step_by(2).map(|k| vec![at(k), at(k + 1)]));
+    }
+    dashes
+}
+
+/// A vertical colour bar right of `plot` (`gap` pixels away) with ticks on its right and a
+/// rotated label further right.
+pub fn colour_bar(root: &Area, plot: &PlotBox, gap: i32, scale: &Scale, label: &str) -> DrawResult {
     const WIDTH: i32 = 14;
+    let (x, top, bottom) = (plot.x.end + gap, plot.y.start, plot.y.end);
     let height = (bottom - top).max(1);
     for step in 0..height {
         let t = 1.0 - (step as f64 + 0.5) / height as f64;
@@ -388,7 +457,7 @@ pub fn draw_colour_bar(
 
 /// A horizontal legend: a short coloured line and a label per entry, centred in `area`,
 /// wrapping onto further rows when needed.
-pub fn draw_legend(area: &Area, entries: &[(String, RGBColor)]) -> DrawResult {
+pub fn legend(area: &Area, entries: &[(String, RGBColor)]) -> DrawResult {
     let (width, height) = area.dim_in_pixel();
     let (width, height) = (width as i32, height as i32);
     let label = Label::new(15.0).anchor(HPos::Left, VPos::Center);
@@ -431,12 +500,12 @@ mod tests {
 
     #[test]
     fn dashes_cover_every_step_and_leave_gaps() {
-        let dashes = dashed(&[(0.0, 0.0), (1.0, 0.0), (1.0, 2.0)], 4);
+        let dashes = dashes(&[(0.0, 0.0), (1.0, 0.0), (1.0, 2.0)], 4);
         assert_eq!(dashes.len(), 4);
         assert_eq!(dashes[0], vec![(0.0, 0.0), (0.25, 0.0)]);
         assert_eq!(dashes[1], vec![(0.5, 0.0), (0.75, 0.0)]);
         assert_eq!(dashes[3], vec![(1.0, 1.0), (1.0, 1.5)]);
-        assert!(dashed(&[(0.0, 0.0)], 4).is_empty());
+        assert!(super::dashes(&[(0.0, 0.0)], 4).is_empty());
     }
 
     #[test]
@@ -466,5 +535,18 @@ mod tests {
         let log = Axis::log(0.01, 10.0);
         assert_eq!(log.place(-1.0), None);
         assert_eq!(log.label(log.place(0.01).unwrap_or(f64::NAN)), "0.01");
+        assert_eq!(log.title("x"), "x (log scale)");
+    }
+
+    #[test]
+    fn categorical_axes_name_their_positions() {
+        let axis = Axis::categories(vec!["4".into(), "16".into()]);
+        assert_eq!((axis.lo, axis.hi), (-0.5, 1.5));
+        assert_eq!(
+            (axis.label(0.0), axis.label(1.0)),
+            ("4".into(), "16".into())
+        );
+        assert_eq!(axis.label(-1.0), "");
+        assert_eq!(axis.label(2.0), "");
     }
 }
