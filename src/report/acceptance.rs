@@ -7,7 +7,9 @@ use plotters::prelude::*;
 
 use super::chart::{Axis, Frame, PlotBox, Titles, colour_bar, figure, panels, plot};
 use super::colour::{ColourMap, Scale, luminance};
-use super::shape::{Cell, distinct};
+use std::collections::BTreeMap;
+
+use super::shape::{Cell, distinct, group_rows};
 use super::text::{Area, DrawResult, Label};
 use super::{Context, Figure, FigureKind, ReportError};
 use crate::sink::schema::ACCEPTANCE_RATE as METRIC;
@@ -74,40 +76,29 @@ pub fn acceptance_grid(context: &Context) -> Option<AcceptanceGrid> {
     if rows.is_empty() {
         return None;
     }
-    let samplers: Vec<String> = distinct(jobs, SAMPLER.0, &rows)
-        .iter()
-        .map(Cell::display)
-        .collect();
-    let grids = distinct(jobs, GRID.0, &rows);
-    let betas = distinct(jobs, BETA.0, &rows);
-    let mut max_jobs_per_cell = 0;
+    let (samplers, grids, betas) = (
+        distinct(jobs, SAMPLER.0, &rows),
+        distinct(jobs, GRID.0, &rows),
+        distinct(jobs, BETA.0, &rows),
+    );
+    let groups: BTreeMap<Vec<Cell>, Vec<usize>> =
+        group_rows(jobs, &rows, &[SAMPLER.0, GRID.0, BETA.0])
+            .into_iter()
+            .collect();
+    let max_jobs_per_cell = groups.values().map(Vec::len).max().unwrap_or(0);
+    let mean = |key: [&Cell; 3]| {
+        let rows = groups.get(key.map(Cell::clone).as_slice())?;
+        let sum: f64 = rows.iter().filter_map(|&r| jobs.finite(METRIC, r)).sum();
+        Some(sum / rows.len() as f64)
+    };
     let means = samplers
         .iter()
-        .map(|sampler| {
-            grids
-                .iter()
-                .map(|grid| {
-                    betas
-                        .iter()
-                        .map(|beta| {
-                            let values: Vec<f64> = rows
-                                .iter()
-                                .filter(|&&r| {
-                                    Cell::of(jobs, SAMPLER, r).display() == *sampler
-                                        && Cell::of(jobs, GRID, r) == *grid
-                                        && Cell::of(jobs, BETA, r) == *beta
-                                })
-                                .filter_map(|&r| jobs.finite(METRIC, r))
-                                .collect();
-                            max_jobs_per_cell = max_jobs_per_cell.max(values.len());
-                            (!values.is_empty())
-                                .then(|| values.iter().sum::<f64>() / values.len() as f64)
-                        })
-                        .collect()
-                })
-                .collect()
+        .map(|s| {
+            let row = |g| betas.iter().map(|b| mean([s, g, b])).collect();
+            grids.iter().map(row).collect()
         })
         .collect();
+    let samplers = samplers.iter().map(Cell::display).collect();
     Some(AcceptanceGrid {
         samplers,
         grids,

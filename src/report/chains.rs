@@ -12,7 +12,7 @@ use plotters::prelude::*;
 
 use super::chart::{Axis, Frame, Titles, curve, dashed, figure, legend, plot};
 use super::colour::{INK_GREY, finite_range, series_colour};
-use super::shape::{group_rows, job_description, joined_label, sampler_first};
+use super::shape::{group_rows, joined_label, sampler_first};
 use super::tables::Table;
 use super::text::{Area, DrawResult};
 use super::{Context, Figure, FigureKind, ReportError, file_safe};
@@ -357,10 +357,7 @@ pub fn trace_figures(
         if chains.is_empty() {
             continue;
         }
-        let description = match context.job_row(job_id) {
-            Some(row) => job_description(context.jobs, context.shape, row),
-            None => format!("job {job_id}"),
-        };
+        let description = context.describe(job_id);
         let probe_title = probe_title(context, job_id, probe.as_deref());
         let file = format!("traces-{}.png", file_safe(job_id));
         draw_traces(&context.path(&file), &description, &chains, &probe_title)?;

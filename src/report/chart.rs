@@ -264,6 +264,34 @@ pub fn panels<'a>(area: &Area<'a>, count: usize, columns: usize) -> Vec<Area<'a>
     area.split_evenly((count.div_ceil(columns).max(1), columns))
 }
 
+/// A figure of `count` panels of `panel` pixels each, at most `columns` a row, below its title
+/// and, when `legend` has entries, a legend strip of `legend_height` pixels; `draw` gets the
+/// whole image, a panel's area and the panel's index.
+pub fn panel_figure(
+    path: &Path,
+    (title, title_height): (&str, u32),
+    (legend_height, entries): (u32, &[(String, RGBColor)]),
+    ((width, height), count, columns): ((u32, u32), usize, usize),
+    mut draw: impl FnMut(&Area, &Area, usize) -> DrawResult,
+) -> Result<(), ReportError> {
+    let columns = count.clamp(1, columns.max(1));
+    let legend_height = if entries.is_empty() { 0 } else { legend_height };
+    let size = (
+        columns as u32 * width,
+        title_height + legend_height + count.div_ceil(columns) as u32 * height,
+    );
+    figure(path, size, (title, title_height), |root, body| {
+        let (strip, grid) = body.split_vertically(legend_height);
+        if !entries.is_empty() {
+            legend(&strip, entries)?;
+        }
+        for (k, area) in panels(&grid, count, columns).iter().enumerate().take(count) {
+            draw(root, area, k)?;
+        }
+        Ok(())
+    })
+}
+
 /// How a plot sits in its area: margins and label areas in pixels, tick and title sizes,
 /// whether grid lines are drawn.
 #[derive(Debug, Clone, Copy)]

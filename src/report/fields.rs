@@ -7,9 +7,9 @@
 
 use plotters::prelude::*;
 
-use super::chart::{Axis, Frame, Titles, colour_bar, figure, panels, plot};
+use super::chart::{Axis, Frame, Titles, colour_bar, panel_figure, plot};
 use super::colour::{BLANK, ColourMap, Scale};
-use super::shape::{Cell, group_rows, job_description, label};
+use super::shape::{Cell, first_replicate, group_rows, label};
 use super::tables::Table;
 use super::text::{Area, DrawResult};
 use super::{Context, Figure, FigureKind, ReportError, file_safe};
@@ -17,7 +17,7 @@ use crate::sink::schema::fields::{
     CELL, EXACT_MEAN, EXPECTED_COUNT, I, J, OBSERVATION, OBSERVED, P_POSITIVE, POST_MEAN, POST_SD,
     TRUTH, X, Y,
 };
-use crate::sink::schema::jobs::{DATA_LENGTH_SCALE, MODEL_LIKELIHOOD, REPLICATE};
+use crate::sink::schema::jobs::{DATA_LENGTH_SCALE, MODEL_LIKELIHOOD};
 use crate::sink::schema::{Col, JOB_ID};
 
 const PANEL_WIDTH: u32 = 390;
@@ -71,10 +71,7 @@ pub fn field_figures(
         if panels.is_empty() {
             continue;
         }
-        let description = match context.job_row(job_id) {
-            Some(row) => job_description(context.jobs, context.shape, row),
-            None => format!("job {job_id}"),
-        };
+        let description = context.describe(job_id);
         let file = format!("fields-{}.png", file_safe(job_id));
         draw_field_figure(&context.path(&file), &description, &grid, &panels)?;
         figures.push(Figure {
@@ -162,37 +159,30 @@ pub fn truth_job_ids(context: &Context) -> Vec<String> {
         .into_iter()
         .filter(|(key, _)| key.first().and_then(Cell::as_f64).is_some())
         .filter_map(|(_, rows)| {
-            let replicate = |row: usize| context.jobs.finite(REPLICATE, row).unwrap_or(0.0);
-            let first = rows
-                .into_iter()
-                .min_by(|&a, &b| replicate(a).total_cmp(&replicate(b)).then(a.cmp(&b)))?;
+            let first = first_replicate(context.jobs, &rows)?;
             context.jobs.str_at(JOB_ID, first).map(str::to_string)
         })
         .collect()
 }
 
-/// Of `job_ids`, those with a truth field, each with its true length scale, in order of it.
+/// Of `job_ids` (from [`truth_job_ids`]: one per true length scale, in its order), those with
+/// a truth field, each with its true length scale.
 fn one_job_per_truth_length(
     context: &Context,
     fields: &Table,
     job_ids: &[String],
 ) -> Vec<(Cell, String)> {
-    let mut chosen: Vec<(Cell, String)> = Vec::new();
-    for job_id in job_ids {
-        let Some(row) = context.job_row(job_id) else {
-            continue;
-        };
-        let length = Cell::of(context.jobs, DATA_LENGTH_SCALE, row);
-        let has_truth = fields
-            .rows_of_job(job_id)
-            .iter()
-            .any(|&r| fields.finite(TRUTH, r).is_some());
-        if length.as_f64().is_some() && has_truth && chosen.iter().all(|(l, _)| *l != length) {
-            chosen.push((length, job_id.clone()));
-        }
-    }
-    chosen.sort_by(|a, b| a.0.cmp(&b.0));
-    chosen
+    job_ids
+        .iter()
+        .filter(|id| {
+            let rows = fields.rows_of_job(id);
+            rows.iter().any(|&r| fields.finite(TRUTH, r).is_some())
+        })
+        .filter_map(|id| {
+            let row = context.job_row(id)?;
+            Some((Cell::of(context.jobs, DATA_LENGTH_SCALE, row), id.clone()))
+        })
+        .collect()
 }
 
 fn likelihood_of(context: &Context, fields: &Table, rows: &[usize], job_id: &str) -> String {
@@ -385,19 +375,12 @@ fn draw_field_figure(
     path: &std::path::Path,
     description: &str,
     grid: &Grid,
-    panels_: &[Panel],
+    panels: &[Panel],
 ) -> Result<(), ReportError> {
-    let columns = panels_.len().min(MAX_COLUMNS);
-    let rows = panels_.len().div_ceil(columns);
-    let size = (
-        columns as u32 * PANEL_WIDTH,
-        TITLE_HEIGHT + rows as u32 * PANEL_HEIGHT,
-    );
-    figure(path, size, (description, TITLE_HEIGHT), |root, body| {
-        for (area, panel) in panels(body, panels_.len(), columns).iter().zip(panels_) {
-            draw_panel(root, area, grid, panel)?;
-        }
-        Ok(())
+    let layout = ((PANEL_WIDTH, PANEL_HEIGHT), panels.len(), MAX_COLUMNS);
+    let title = (description, TITLE_HEIGHT);
+    panel_figure(path, title, (0, &[]), layout, |root, area, k| {
+        draw_panel(root, area, grid, &panels[k])
     })
 }
 

@@ -166,53 +166,51 @@ fn run_facts(context: &Context, manifest: Option<&serde_json::Value>) -> String 
 fn contents(figures: &[Figure]) -> String {
     let mut html =
         String::from("<p>Contents: <a href=\"#study\">study file</a> · <a href=\"#jobs\">jobs</a>");
-    for (kind, heading) in KIND_HEADINGS {
+    for (kind, anchor, heading) in SECTIONS {
         if figures.iter().any(|f| f.kind == kind) {
-            let _ = write!(
-                html,
-                " · <a href=\"#{}\">{}</a>",
-                anchor(kind),
-                heading.to_lowercase()
-            );
+            let heading = heading.to_lowercase();
+            let _ = write!(html, " · <a href=\"#{anchor}\">{heading}</a>");
         }
     }
     html.push_str("</p>\n");
     html
 }
 
-const KIND_HEADINGS: [(FigureKind, &str); 7] = [
-    (FigureKind::Calibration, "Simulation-based calibration"),
-    (FigureKind::Acceptance, "Acceptance"),
-    (FigureKind::Sweep, "Metrics against swept parameters"),
-    (FigureKind::Fields, "Fields"),
+/// The page's sections of figures, in order: kind, anchor, heading.
+const SECTIONS: [(FigureKind, &str, &str); 7] = [
+    (
+        FigureKind::Calibration,
+        "calibration",
+        "Simulation-based calibration",
+    ),
+    (FigureKind::Acceptance, "acceptance", "Acceptance"),
+    (
+        FigureKind::Sweep,
+        "sweeps",
+        "Metrics against swept parameters",
+    ),
+    (FigureKind::Fields, "fields", "Fields"),
     (
         FigureKind::Convergence,
+        "convergence",
         "Convergence to the exact posterior",
     ),
-    (FigureKind::Trace, "Traces"),
-    (FigureKind::Autocorrelation, "Autocorrelation"),
+    (FigureKind::Trace, "traces", "Traces"),
+    (
+        FigureKind::Autocorrelation,
+        "autocorrelation",
+        "Autocorrelation",
+    ),
 ];
-
-fn anchor(kind: FigureKind) -> &'static str {
-    match kind {
-        FigureKind::Fields => "fields",
-        FigureKind::Acceptance => "acceptance",
-        FigureKind::Sweep => "sweeps",
-        FigureKind::Convergence => "convergence",
-        FigureKind::Trace => "traces",
-        FigureKind::Autocorrelation => "autocorrelation",
-        FigureKind::Calibration => "calibration",
-    }
-}
 
 fn figures_section(figures: &[Figure]) -> String {
     let mut html = String::new();
-    for (kind, heading) in KIND_HEADINGS {
+    for (kind, anchor, heading) in SECTIONS {
         let of_kind: Vec<&Figure> = figures.iter().filter(|f| f.kind == kind).collect();
         if of_kind.is_empty() {
             continue;
         }
-        let _ = writeln!(html, "<h2 id=\"{}\">{heading}</h2>", anchor(kind));
+        let _ = writeln!(html, "<h2 id=\"{anchor}\">{heading}</h2>");
         for figure in of_kind {
             let _ = writeln!(
                 html,
@@ -276,11 +274,7 @@ fn jobs_section(context: &Context) -> String {
     );
     html.push_str("<div class=\"scroll\"><table>\n<tr>");
     for column in &columns {
-        let class = if is_text_column(context, column) {
-            " class=\"text\""
-        } else {
-            ""
-        };
+        let class = class_of(context, column);
         let _ = write!(
             html,
             "<th{class} title=\"{}\">{}</th>",
@@ -298,11 +292,7 @@ fn jobs_section(context: &Context) -> String {
         });
         for column in &columns {
             let value = Cell::of(jobs, column, row).display();
-            let class = if is_text_column(context, column) {
-                " class=\"text\""
-            } else {
-                ""
-            };
+            let class = class_of(context, column);
             let _ = write!(html, "<td{class}>{}</td>", escape(&value));
         }
         html.push_str("</tr>\n");
@@ -326,8 +316,13 @@ fn header(column: &str) -> String {
     }
 }
 
-fn is_text_column(context: &Context, column: &str) -> bool {
-    context.jobs.num(Found(column)).is_none()
+/// The class attribute of a jobs-table cell: text columns are left-aligned.
+fn class_of(context: &Context, column: &str) -> &'static str {
+    if context.jobs.num(Found(column)).is_none() {
+        " class=\"text\""
+    } else {
+        ""
+    }
 }
 
 fn failed_jobs(context: &Context) -> String {

@@ -119,6 +119,15 @@ impl Context<'_> {
         self.jobs.rows_of_job(job_id).first().copied()
     }
 
+    /// A job's title: likelihood, sampler, grid, the swept parameters and the replicate (the
+    /// job id when jobs.parquet does not list it).
+    pub fn describe(&self, job_id: &str) -> String {
+        match self.job_row(job_id) {
+            Some(row) => shape::job_description(self.jobs, self.shape, row),
+            None => format!("job {job_id}"),
+        }
+    }
+
     pub fn path(&self, file: &str) -> PathBuf {
         self.report_dir.join(file)
     }

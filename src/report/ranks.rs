@@ -13,17 +13,15 @@ use std::path::Path;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::chart::{Axis, Frame, Titles, figure, panels, plot};
+use super::chart::{Axis, Frame, Titles, panel_figure, plot};
 use super::colour::series_colour;
-use super::tables::{Table, format_number};
+use super::tables::Table;
 use super::text::{Area, DrawResult, INK, Label};
 use super::{Context, Figure, FigureKind, ReportError, file_safe, read_table};
 use crate::diagnostics::calibration::{histogram_bins, rank_histogram, rank_uniformity_p_value};
 use crate::sampler::run::{PROBES, probe_cells};
 use crate::sink::read_job_ids;
-use crate::sink::schema::jobs::{
-    MODEL_GRID, MODEL_LIKELIHOOD, SAMPLER_KIND, SBC_DRAWS, SBC_P, SBC_REPLICATIONS,
-};
+use crate::sink::schema::jobs::{MODEL_GRID, SBC_DRAWS, SBC_P, SBC_REPLICATIONS};
 use crate::sink::schema::ranks::{self, DRAWS, FUNCTIONAL, RANK};
 use crate::sink::schema::traces::PROBE;
 
@@ -133,7 +131,7 @@ impl RankHistogram {
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobRanks {
     pub job_id: String,
-    /// likelihood · sampler · D (the job id when jobs.parquet lacks them).
+    /// The job's title ([`Context::describe`]).
     pub description: String,
     pub replications: usize,
     /// Grid side D, to name the probe cells.
@@ -162,11 +160,10 @@ pub fn rank_figures(
     let Some(ranks) = read_table(results_dir, &ranks::TABLE, Some(&keep), notes)? else {
         return Ok(Vec::new());
     };
-    let mut drawn: Vec<JobRanks> = job_ids
+    let drawn: Vec<JobRanks> = job_ids
         .iter()
         .filter_map(|id| job_ranks(context, &ranks, id))
         .collect();
-    disambiguate(&mut drawn);
     let mut figures = Vec::with_capacity(drawn.len());
     for (k, job) in drawn.iter().enumerate() {
         let file = format!("ranks_{}.png", file_safe(&job.job_id));
@@ -257,7 +254,7 @@ pub fn job_ranks(context: &Context, ranks: &Table, job_id: &str) -> Option<JobRa
         );
     Some(JobRanks {
         job_id: job_id.to_string(),
-        description: describe_job(context, job_id),
+        description: context.describe(job_id),
         replications,
         grid: job_row
             .and_then(|row| context.jobs.finite(MODEL_GRID, row))
@@ -265,44 +262,6 @@ pub fn job_ranks(context: &Context, ranks: &Table, job_id: &str) -> Option<JobRa
             .map(|d| d as usize),
         histograms,
     })
-}
-
-/// "likelihood · sampler · D = n" from jobs.parquet, or the job id.
-pub fn describe_job(context: &Context, job_id: &str) -> String {
-    let Some(row) = context.job_row(job_id) else {
-        return job_id.to_string();
-    };
-    let jobs = context.jobs;
-    let parts: Vec<String> = [
-        jobs.str_at(MODEL_LIKELIHOOD, row).map(str::to_string),
-        jobs.str_at(SAMPLER_KIND, row).map(str::to_string),
-        jobs.finite(MODEL_GRID, row)
-            .map(|d| format!("D = {}", format_number(d))),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    if parts.is_empty() {
-        job_id.to_string()
-    } else {
-        parts.join(" · ")
-    }
-}
-
-/// Appends the job id to descriptions shared by several jobs (another parameter was swept, or
-/// replicates were run), so every title names one job.
-fn disambiguate(jobs: &mut [JobRanks]) {
-    let descriptions: Vec<String> = jobs.iter().map(|j| j.description.clone()).collect();
-    for job in jobs.iter_mut() {
-        let shared = descriptions
-            .iter()
-            .filter(|d| **d == job.description)
-            .count()
-            > 1;
-        if shared {
-            job.description = format!("{} · {}", job.description, job.job_id);
-        }
-    }
 }
 
 fn first_caption(job: &JobRanks) -> String {
@@ -366,25 +325,24 @@ fn format_p(p: Option<f64>) -> String {
 }
 
 fn draw(path: &Path, job: &JobRanks) -> Result<(), ReportError> {
-    let count = job.histograms.len();
-    let columns = count.clamp(1, PANEL_COLUMNS);
-    let rows = count.div_ceil(columns);
-    let width = PANEL_SIZE.0 * columns as u32;
-    let height = TITLE_HEIGHT + PANEL_SIZE.1 * rows as u32;
     let title = format!(
         "SBC ranks · {} · {} replications, L = {}",
         job.description, job.replications, job.histograms[0].max_rank
     );
-    figure(
+    let layout = (PANEL_SIZE, job.histograms.len(), PANEL_COLUMNS);
+    panel_figure(
         path,
-        (width, height),
         (&title, TITLE_HEIGHT),
-        |root, body| {
-            for (histogram, area) in job.histograms.iter().zip(&panels(body, count, columns)) {
-                let title = panel_title(&histogram.functional, job.grid);
-                draw_panel(root, area, histogram, &title)?;
-            }
-            Ok(())
+        (0, &[]),
+        layout,
+        |root, area, k| {
+            let histogram = &job.histograms[k];
+            draw_panel(
+                root,
+                area,
+                histogram,
+                &panel_title(&histogram.functional, job.grid),
+            )
         },
     )
 }
@@ -573,18 +531,12 @@ mod tests {
             num_column("draws", &draws),
         ]);
         let job = job_ranks(&context, &ranks, "a").expect("ranks of a");
-        assert_eq!(job.description, "probit · pcn · D = 4");
+        assert_eq!(job.description, "probit · pcn · D=4");
         assert_eq!(job.replications, 20);
         let h = &job.histograms[0];
         assert_eq!((h.total(), h.max_rank, h.counts.len()), (20, 9, 4));
         assert_eq!(h.p_value, Some(0.5));
         assert_eq!(job_ranks(&context, &ranks, "missing"), None);
-
-        let mut both = vec![job.clone(), job_ranks(&context, &ranks, "a").expect("a")];
-        both[1].job_id = "c".into();
-        disambiguate(&mut both);
-        assert_eq!(both[0].description, "probit · pcn · D = 4 · a");
-        assert_eq!(both[1].description, "probit · pcn · D = 4 · c");
     }
 
     #[test]

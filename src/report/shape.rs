@@ -294,7 +294,8 @@ pub fn representative_rows(jobs: &Table, shape: &StudyShape, candidates: &[usize
     chosen
 }
 
-fn first_replicate(jobs: &Table, rows: &[usize]) -> Option<usize> {
+/// The row of the lowest replicate (the first such row on a tie).
+pub fn first_replicate(jobs: &Table, rows: &[usize]) -> Option<usize> {
     rows.iter().copied().min_by(|&a, &b| {
         let replicate = |row| jobs.finite(REPLICATE, row).unwrap_or(0.0);
         replicate(a).total_cmp(&replicate(b)).then(a.cmp(&b))

@@ -7,7 +7,7 @@
 
 use plotters::prelude::*;
 
-use super::chart::{Axis, Frame, Titles, curve, dashed, figure, legend, panels, plot};
+use super::chart::{Axis, Frame, Titles, curve, dashed, panel_figure, plot};
 use super::colour::series_colour;
 use super::shape::{Cell, Swept, axis_title, group_rows, joined_label, sampler_first, short_name};
 use super::tables::{Found, Table};
@@ -119,7 +119,6 @@ pub struct Summary {
     pub mean: f64,
     pub min: f64,
     pub max: f64,
-    pub count: usize,
 }
 
 /// One line: its legend label and points sorted by x.
@@ -270,46 +269,38 @@ fn summarise(jobs: &Table, rows: &[usize], x_column: &str, metric: Metric) -> Ve
                 mean: values.iter().sum::<f64>() / count as f64,
                 min: values.iter().copied().fold(f64::INFINITY, f64::min),
                 max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                count,
             })
         })
         .collect()
 }
 
-fn draw(path: &std::path::Path, swept: &Swept, panels_: &[Panel]) -> Result<(), ReportError> {
-    let columns = panels_.len().min(3);
-    let rows = panels_.len().div_ceil(columns);
-    let width = columns as u32 * PANEL_WIDTH;
-    let height = 50 + LEGEND_HEIGHT + rows as u32 * PANEL_HEIGHT;
+fn draw(path: &std::path::Path, swept: &Swept, panels: &[Panel]) -> Result<(), ReportError> {
     let mut labels: Vec<String> = Vec::new();
-    for line in panels_.iter().flat_map(|p| &p.lines) {
+    for line in panels.iter().flat_map(|p| &p.lines) {
         if !labels.contains(&line.label) {
             labels.push(line.label.clone());
         }
     }
+    let entries: Vec<(String, RGBColor)> = labels
+        .iter()
+        .enumerate()
+        .map(|(k, l)| (l.clone(), series_colour(k)))
+        .collect();
+    let colour_of = |line: &Line| {
+        let k = labels.iter().position(|l| *l == line.label).unwrap_or(0);
+        series_colour(k)
+    };
+    let x_values: Vec<f64> = swept.values.iter().filter_map(Cell::as_f64).collect();
+    let mut x_axis = Axis::auto(&x_values, 20.0);
+    if x_values.len() <= MAX_VALUE_TICKS {
+        // Few swept values: tick exactly at them (D = 4, 8, 16, ...; β = 0.04, 0.2, 1).
+        x_axis.ticks = x_values.iter().filter_map(|v| x_axis.place(*v)).collect();
+    }
     let title = format!("Metrics against {}", axis_title(&swept.column));
-    figure(path, (width, height), (&title, 50), |root, body| {
-        let (legend_area, grid) = body.split_vertically(LEGEND_HEIGHT);
-        let entries: Vec<(String, RGBColor)> = labels
-            .iter()
-            .enumerate()
-            .map(|(k, l)| (l.clone(), series_colour(k)))
-            .collect();
-        legend(&legend_area, &entries)?;
-        let x_values: Vec<f64> = swept.values.iter().filter_map(Cell::as_f64).collect();
-        let mut x_axis = Axis::auto(&x_values, 20.0);
-        if x_values.len() <= MAX_VALUE_TICKS {
-            // Few swept values: tick exactly at them (D = 4, 8, 16, ...; β = 0.04, 0.2, 1).
-            x_axis.ticks = x_values.iter().filter_map(|v| x_axis.place(*v)).collect();
-        }
-        let colour_of = |line: &Line| {
-            let k = labels.iter().position(|l| *l == line.label).unwrap_or(0);
-            series_colour(k)
-        };
-        for (area, panel) in panels(&grid, panels_.len(), columns).iter().zip(panels_) {
-            draw_panel(root, area, (&x_axis, &swept.column), panel, &colour_of)?;
-        }
-        Ok(())
+    let layout = ((PANEL_WIDTH, PANEL_HEIGHT), panels.len(), 3);
+    let legend = (LEGEND_HEIGHT, entries.as_slice());
+    panel_figure(path, (&title, 50), legend, layout, |root, area, k| {
+        draw_panel(root, area, (&x_axis, &swept.column), &panels[k], &colour_of)
     })
 }
 

@@ -11,7 +11,7 @@
 use std::error::Error;
 use std::sync::OnceLock;
 
-use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
+use ab_glyph::{Font, FontRef, GlyphId, PxScale, ScaleFont, point};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -103,23 +103,28 @@ impl Label {
         }
     }
 
-    /// The advance width of `text` in pixels.
-    pub fn width(&self, text: &str) -> f32 {
-        let Some(font) = font(self.bold) else {
-            return 0.0;
-        };
+    /// Each glyph of `text` with its caret position along the baseline (kerning applied),
+    /// and the advance width of the whole text.
+    fn layout(&self, font: &FontRef, text: &str) -> (Vec<(GlyphId, f32)>, f32) {
         let scaled = font.as_scaled(PxScale::from(self.size));
         let mut caret = 0.0;
         let mut previous = None;
+        let mut glyphs = Vec::new();
         for c in text.chars() {
             let id = scaled.glyph_id(c);
             if let Some(p) = previous {
                 caret += scaled.kern(p, id);
             }
+            glyphs.push((id, caret));
             caret += scaled.h_advance(id);
             previous = Some(id);
         }
-        caret
+        (glyphs, caret)
+    }
+
+    /// The advance width of `text` in pixels.
+    pub fn width(&self, text: &str) -> f32 {
+        font(self.bold).map_or(0.0, |font| self.layout(font, text).1)
     }
 
     /// Draws `text` with its anchor at pixel `at` in `area`'s own coordinates (absolute pixels
@@ -131,7 +136,7 @@ impl Label {
         let scale = PxScale::from(self.size);
         let scaled = font.as_scaled(scale);
         let (ascent, descent) = (scaled.ascent(), scaled.descent());
-        let width = self.width(text);
+        let (glyphs, width) = self.layout(font, text);
         let along = match self.h {
             HPos::Left => 0.0,
             HPos::Center => -width / 2.0,
@@ -142,37 +147,30 @@ impl Label {
             VPos::Center => -(ascent - descent) / 2.0,
             VPos::Bottom => -(ascent - descent),
         };
-        let mut caret = 0.0;
-        let mut previous = None;
-        for c in text.chars() {
-            let id = scaled.glyph_id(c);
-            if let Some(p) = previous {
-                caret += scaled.kern(p, id);
-            }
+        for (id, caret) in glyphs {
             let glyph = id.with_scale_and_position(scale, point(caret, ascent));
-            if let Some(outline) = font.outline_glyph(glyph) {
-                let bounds = outline.px_bounds();
-                let mut pixels = Vec::new();
-                outline.draw(|gx, gy, coverage| {
-                    if coverage > 0.02 {
-                        // Whole-pixel offsets only: rounding each fractional sum on its own
-                        // would skip a row or column where the sum crosses zero.
-                        let lx = bounds.min.x.floor() as i32 + gx as i32 + along.round() as i32;
-                        let ly = bounds.min.y.floor() as i32 + gy as i32 + across.round() as i32;
-                        pixels.push((lx, ly, coverage));
-                    }
-                });
-                for (lx, ly, coverage) in pixels {
-                    let (x, y) = if self.vertical {
-                        (at.0 + ly, at.1 - lx)
-                    } else {
-                        (at.0 + lx, at.1 + ly)
-                    };
-                    area.draw_pixel((x, y), &self.colour.mix(f64::from(coverage.min(1.0))))?;
+            let Some(outline) = font.outline_glyph(glyph) else {
+                continue;
+            };
+            let bounds = outline.px_bounds();
+            let mut pixels = Vec::new();
+            outline.draw(|gx, gy, coverage| {
+                if coverage > 0.02 {
+                    // Whole-pixel offsets only: rounding each fractional sum on its own
+                    // would skip a row or column where the sum crosses zero.
+                    let lx = bounds.min.x.floor() as i32 + gx as i32 + along.round() as i32;
+                    let ly = bounds.min.y.floor() as i32 + gy as i32 + across.round() as i32;
+                    pixels.push((lx, ly, coverage));
                 }
+            });
+            for (lx, ly, coverage) in pixels {
+                let (x, y) = if self.vertical {
+                    (at.0 + ly, at.1 - lx)
+                } else {
+                    (at.0 + lx, at.1 + ly)
+                };
+                area.draw_pixel((x, y), &self.colour.mix(f64::from(coverage.min(1.0))))?;
             }
-            caret += scaled.h_advance(id);
-            previous = Some(id);
         }
         Ok(())
     }
