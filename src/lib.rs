@@ -11,6 +11,7 @@ pub mod cli;
 pub mod diagnostics;
 pub mod execute;
 pub mod model;
+pub mod names;
 pub mod normals;
 pub mod plan;
 pub mod report;

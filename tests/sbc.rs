@@ -1,25 +1,29 @@
-//! Simulation-based calibration: GRW and pCN on gaussian, probit and poisson pass the rank
-//! uniformity test at small D, and a deliberately wrong sampler (pCN accepting with the
+//! Simulation-based calibration: every sampler kind on gaussian, probit and poisson passes the
+//! rank uniformity test at small D, and a deliberately wrong sampler (pCN accepting with the
 //! posterior ratio, which counts the prior twice) fails it.
 
 use std::path::Path;
 
 use assert_cmd::Command;
-use fieldmc::execute::sbc::{FUNCTIONALS, run_sbc};
+use fieldmc::execute::sbc::{FUNCTIONALS, run_sbc, run_sbc_with};
+use fieldmc::model::{Target, Workspace};
 use fieldmc::plan::plan;
-use fieldmc::sampler::kernel::Kernel;
+use fieldmc::sampler::position::{Position, PriorDraws};
+use fieldmc::sampler::protocol::{ChainRng, ChainState, Sampler, StepInfo};
 use fieldmc::study;
 use polars::prelude::*;
 
-/// The significance level of the uniformity test for each functional.
-const ALPHA: f64 = 0.001;
+/// The significance level of the uniformity test for each functional: 3 likelihoods x 5 kinds x
+/// 6 functionals = 90 p-values, so by Bonferroni a correct engine fails this test by chance in
+/// at most 1 run in 10,000.
+const ALPHA: f64 = 1e-4 / 90.0;
 
 fn fixture() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_small.toml")
 }
 
 #[test]
-fn both_samplers_are_calibrated_on_every_likelihood() {
+fn every_sampler_is_calibrated_on_every_likelihood() {
     let out = tempfile::tempdir().unwrap();
     Command::cargo_bin("fieldmc")
         .unwrap()
@@ -31,7 +35,7 @@ fn both_samplers_are_calibrated_on_every_likelihood() {
         .success();
     let file = std::fs::File::open(out.path().join("jobs.parquet")).unwrap();
     let jobs = ParquetReader::new(file).finish().unwrap();
-    assert_eq!(jobs.height(), 6, "3 likelihoods x 2 samplers");
+    assert_eq!(jobs.height(), 15, "3 likelihoods x 5 samplers");
     let likelihood = jobs.column("model_likelihood").unwrap().str().unwrap();
     let sampler = jobs.column("sampler_kind").unwrap().str().unwrap();
     for functional in FUNCTIONALS {
@@ -53,7 +57,7 @@ fn both_samplers_are_calibrated_on_every_likelihood() {
     let ranks = ParquetReader::new(std::fs::File::open(out.path().join("ranks.parquet")).unwrap())
         .finish()
         .unwrap();
-    assert_eq!(ranks.height(), 6 * 100 * FUNCTIONALS.len());
+    assert_eq!(ranks.height(), 15 * 100 * FUNCTIONALS.len());
     for column in ["job_id", "replication", "functional", "rank", "draws"] {
         assert!(ranks.column(column).is_ok(), "ranks.parquet lacks {column}");
     }
@@ -61,26 +65,28 @@ fn both_samplers_are_calibrated_on_every_likelihood() {
 
 /// Counting the prior twice narrows the posterior most where the prior dominates: with one
 /// observed cell the wrong target's sd is about 1/sqrt(2) of the right one nearly everywhere, a
-/// distortion 100 replications see; with many observations it shrinks towards nothing.
+/// distortion 400 replications see at the calibration test's level; with many observations it
+/// shrinks towards nothing.
 #[test]
 fn pcn_that_counts_the_prior_twice_fails_calibration() {
     let text = std::fs::read_to_string(fixture()).unwrap();
     let text = text.replace("subsample = 2", "subsample = 16");
     let text = text.replace(
-        "\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\"sampler.kind\" = [\"grw\", \"pcn\"]",
+        "\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\"sampler.kind\" = [\"grw\", \"pcn\", \"elliptical\", \"mala\", \"pcnl\"]",
         "\"model.likelihood\" = [\"gaussian\"]\n\"sampler.kind\" = [\"pcn\"]",
     );
     let study = study::parse(&text, &fixture()).unwrap();
     let plan = plan(&study);
     assert_eq!(plan.jobs.len(), 1);
     let job = &plan.jobs[0];
-    let beta = job.sampler.beta;
-    let wrong = Kernel::PcnPosteriorRatio {
-        beta,
-        contraction: (1.0 - beta * beta).sqrt(),
+    let wrong = PcnPosteriorRatio {
+        beta: job.sampler.step(),
     };
     let sbc = study.sbc.unwrap();
-    let run = run_sbc(job, study.seed, sbc.replications, sbc.draws as usize, wrong).unwrap();
+    // Four times the replications of the calibration test: enough power to fail the wrong
+    // sampler at the calibration test's own level.
+    let replications = 4 * sbc.replications;
+    let run = run_sbc_with(&wrong, job, study.seed, replications, sbc.draws as usize).unwrap();
     let smallest = run
         .p_values()
         .into_iter()
@@ -92,13 +98,90 @@ fn pcn_that_counts_the_prior_twice_fails_calibration() {
     );
     eprintln!("wrong sampler: smallest rank-uniformity p = {smallest:e}");
     // The same job with the right kernel passes: the failure is the kernel's.
-    let right = run_sbc(
-        job,
-        study.seed,
-        sbc.replications,
-        sbc.draws as usize,
-        Kernel::new(job.sampler.kind, beta),
-    )
-    .unwrap();
+    let right = run_sbc(job, study.seed, replications, sbc.draws as usize).unwrap();
     assert!(right.p_values().into_iter().all(|p| p.1.unwrap() > ALPHA));
+}
+
+/// A deliberately wrong pCN that accepts with the posterior ratio, counting the prior twice
+/// (the proposal already preserves it): the negative control simulation-based calibration must
+/// reject.
+struct PcnPosteriorRatio {
+    beta: f64,
+}
+
+struct WrongState {
+    position: Position,
+    draws: PriorDraws,
+    work: Workspace,
+    proposal: Vec<f64>,
+}
+
+impl ChainState for WrongState {
+    fn position(&self) -> &[f64] {
+        &self.position.xi
+    }
+    fn field(&self) -> &[f64] {
+        &self.position.field
+    }
+    fn log_likelihood(&self) -> f64 {
+        self.position.log_likelihood
+    }
+}
+
+impl Sampler for PcnPosteriorRatio {
+    type State<'t> = WrongState;
+
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> WrongState {
+        let mut work = target.workspace();
+        WrongState {
+            position: Position::new(xi, target, &mut work),
+            draws: PriorDraws::new(target),
+            work,
+            proposal: vec![0.0; target.observations()],
+        }
+    }
+
+    fn step<'t>(
+        &self,
+        state: &mut WrongState,
+        target: &Target<'t>,
+        rng: &mut ChainRng,
+    ) -> StepInfo {
+        let beta = self.beta;
+        let keep = (1.0 - beta * beta).sqrt();
+        let WrongState {
+            position,
+            draws,
+            work,
+            proposal,
+        } = state;
+        let (z, lz) = draws.next(target, rng, work);
+        for (w, &c) in proposal.iter_mut().zip(target.observed_cells) {
+            *w = keep * position.field[c] + beta * lz[c];
+        }
+        let log_likelihood = target.likelihood.log_likelihood(proposal);
+        let squared = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>();
+        let moved_xi: Vec<f64> = position
+            .xi
+            .iter()
+            .zip(z)
+            .map(|(x, z)| keep * x + beta * z)
+            .collect();
+        let prior_ratio = -0.5 * (squared(&moved_xi) - squared(&position.xi));
+        let moved = rng.accept(log_likelihood - position.log_likelihood + prior_ratio);
+        if moved {
+            position.xi = moved_xi;
+            for (u, &l) in position.field.iter_mut().zip(lz) {
+                *u = keep * *u + beta * l;
+            }
+            position.observed.copy_from_slice(proposal);
+            position.log_likelihood = log_likelihood;
+        }
+        StepInfo {
+            moved,
+            acceptance_probability: None,
+            loglik_evaluations: 1,
+            gradient_evaluations: 0,
+        }
+    }
 }

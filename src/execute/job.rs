@@ -7,10 +7,13 @@ use crate::model::data::{DataError, DataStreams, Dataset, Simulation};
 use crate::model::evidence::{LogEvidence, log_evidence};
 use crate::model::exact::{ExactError, ExactPosterior, MAX_EXACT_OBSERVATIONS, gaussian_posterior};
 use crate::model::prior::PriorError;
-use crate::model::{DataSpec, Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
+use crate::model::{
+    DataSpec, Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Prior, Target,
+};
 use crate::plan::Job;
-use crate::sampler::kernel::{Kernel, Target};
-use crate::sampler::run::{ChainStreams, Functional, PROBES, RunOutput, RunRequest, run};
+use crate::sampler::{
+    ChainRng, DrawSettings, Functional, PROBES, RunOutput, RunRequest, SamplerSpec, run_kind,
+};
 use crate::streams::{Purpose, stream};
 
 use super::score::{Estimates, Scores, score};
@@ -106,19 +109,22 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
             offset: model.offset,
         }),
     };
+    let target = Target {
+        prior: &prior,
+        likelihood: &likelihood,
+        observed_cells: &dataset.observed.cells,
+        mean: 0.0,
+    };
     let request = RunRequest {
-        target: Target {
-            prior: &prior,
-            likelihood: &likelihood,
-            observed_cells: &dataset.observed.cells,
-        },
-        kernel: Kernel::new(job.sampler.kind, job.sampler.beta),
-        spec: &job.sampler,
+        target,
+        schedule: job.sampler.schedule(),
+        adaptation: job.sampler.adaptation(),
         functional,
         exact_mean: exact.as_ref().map(|e| e.mean.as_slice()),
+        draws: DrawSettings::default(),
         progress: options.progress,
     };
-    let output = run(&request, chain_streams(job, seed));
+    let output = run_kind(&job.sampler, &request, chain_rngs(job, seed));
     check_finite(&output)?;
     let scores = score(
         model.likelihood,
@@ -135,13 +141,7 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         // Keyed by the data only: every length scale sees the same prior normals (common random
         // numbers), so differences of log evidence between models are less noisy.
         let mut rng = stream(seed, Purpose::Evidence, &job.streams.counts);
-        log_evidence(
-            &prior,
-            &likelihood,
-            &dataset.observed.cells,
-            model.evidence_draws,
-            &mut rng,
-        )
+        log_evidence(&target, model.evidence_draws, &mut rng)
     });
     Ok(JobResult {
         evidence,
@@ -167,14 +167,19 @@ pub fn likelihood_of(model: &crate::model::ModelSpec, dataset: &Dataset) -> Like
 }
 
 /// The streams of each chain: the job's chain key plus the chain index.
-pub fn chain_streams(job: &Job, seed: u64) -> Vec<ChainStreams> {
-    (0..job.sampler.chains)
+pub fn chain_rngs(job: &Job, seed: u64) -> Vec<ChainRng> {
+    chain_rngs_for(&job.sampler, &job.streams.chain, seed)
+}
+
+/// The streams of each chain of `spec` under the chain key `key`.
+pub fn chain_rngs_for(spec: &SamplerSpec, key: &str, seed: u64) -> Vec<ChainRng> {
+    (0..spec.chains())
         .map(|c| {
-            let key = format!("{};chain={c}", job.streams.chain);
-            ChainStreams {
-                proposals: stream(seed, Purpose::Chain, &key),
-                acceptance: stream(seed, Purpose::Acceptance, &key),
-            }
+            let key = format!("{key};chain={c}");
+            ChainRng::new(
+                stream(seed, Purpose::Chain, &key),
+                stream(seed, Purpose::Acceptance, &key),
+            )
         })
         .collect()
 }
@@ -184,7 +189,7 @@ pub fn chain_streams(job: &Job, seed: u64) -> Vec<ChainStreams> {
 pub fn simulate_from_model_prior(
     job: &Job,
     seed: u64,
-    prior: &KroneckerPrior,
+    prior: &dyn Prior,
 ) -> Result<Dataset, JobError> {
     let subsample = match job.data {
         DataSpec::Simulated { subsample, .. } => subsample,
@@ -196,7 +201,7 @@ pub fn simulate_from_model_prior(
 fn simulate(
     job: &Job,
     seed: u64,
-    truth_prior: &KroneckerPrior,
+    truth_prior: &dyn Prior,
     subsample: usize,
 ) -> Result<Dataset, JobError> {
     let model = &job.model;
@@ -216,22 +221,21 @@ fn simulate(
     Ok(Dataset::simulate(truth_prior, simulation, &mut streams)?)
 }
 
-fn load_data(job: &Job, seed: u64, prior: &KroneckerPrior) -> Result<Dataset, JobError> {
+fn load_data(job: &Job, seed: u64, prior: &dyn Prior) -> Result<Dataset, JobError> {
     let model = &job.model;
     match &job.data {
         DataSpec::Simulated {
             truth_length_scale,
             subsample,
         } => {
-            let truth_prior = if *truth_length_scale == model.kernel.length_scale {
-                prior.clone()
-            } else {
-                let kernel = KernelSpec {
-                    length_scale: *truth_length_scale,
-                    ..model.kernel
-                };
-                KroneckerPrior::new(prior.grid(), kernel)?
+            if *truth_length_scale == model.kernel.length_scale {
+                return simulate(job, seed, prior, *subsample);
+            }
+            let kernel = KernelSpec {
+                length_scale: *truth_length_scale,
+                ..model.kernel
             };
+            let truth_prior = KroneckerPrior::new(prior.grid(), kernel)?;
             simulate(job, seed, &truth_prior, *subsample)
         }
         DataSpec::Csv {
@@ -258,7 +262,7 @@ fn load_data(job: &Job, seed: u64, prior: &KroneckerPrior) -> Result<Dataset, Jo
 
 fn exact_posterior(
     job: &Job,
-    prior: &KroneckerPrior,
+    prior: &dyn Prior,
     dataset: &Dataset,
 ) -> Result<Option<ExactPosterior>, JobError> {
     let applies = job.model.likelihood == LikelihoodKind::Gaussian
@@ -268,6 +272,7 @@ fn exact_posterior(
     }
     Ok(Some(gaussian_posterior(
         prior,
+        0.0,
         &dataset.observed,
         job.model.noise_sd,
     )?))

@@ -21,7 +21,6 @@ use polars::prelude::{DataFrame, PolarsResult};
 use rayon::prelude::*;
 
 use crate::plan::{Job, Plan};
-use crate::sampler::kernel::Kernel;
 use crate::sink::{JobStatus, JobTiming, Manifest, ResultsDir, SinkError};
 use crate::study::Study;
 use job::{JobOptions, run_job};
@@ -178,21 +177,12 @@ fn run_and_write(
     progress: &StudyProgress,
 ) -> Result<Finished, ExecuteError> {
     let started = Instant::now();
-    let line = progress.job(&job_label(job), job.sampler.iterations);
+    let line = progress.job(&job_label(job), job.sampler.iterations());
     let report = |done: u64| line.set(done);
     let computed = match &study.sbc {
         Some(sbc) => {
-            let kernel = Kernel::new(job.sampler.kind, job.sampler.beta);
-            guarded(|| {
-                sbc::run_sbc(
-                    job,
-                    study.seed,
-                    sbc.replications,
-                    sbc.draws as usize,
-                    kernel,
-                )
-            })
-            .map(Computed::Calibration)
+            guarded(|| sbc::run_sbc(job, study.seed, sbc.replications, sbc.draws as usize))
+                .map(Computed::Calibration)
         }
         None => {
             let options = JobOptions {
@@ -277,9 +267,9 @@ fn job_label(job: &Job) -> String {
     format!(
         "{} {} D={} beta={} r{}",
         job.id,
-        job.sampler.kind.name(),
+        job.sampler.kind(),
         job.model.grid,
-        job.sampler.beta,
+        job.sampler.step(),
         job.replicate
     )
 }

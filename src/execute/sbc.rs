@@ -5,15 +5,15 @@
 
 use polars::prelude::DataFrame;
 
-use super::job::{JobError, chain_streams, check_finite, likelihood_of, simulate_from_model_prior};
+use super::job::{JobError, chain_rngs, check_finite, likelihood_of, simulate_from_model_prior};
 use crate::diagnostics;
 use crate::diagnostics::calibration::{
     histogram_bins, rank_of, rank_uniformity_p_value, spaced_draws, spacing_from_ess,
 };
-use crate::model::{Grid, KroneckerPrior};
+use crate::model::{Grid, KroneckerPrior, Target};
 use crate::plan::Job;
-use crate::sampler::kernel::{Kernel, Target};
-use crate::sampler::run::{PROBES, RunOutput, RunRequest, Trace, probe_cells, run};
+use crate::sampler::driver::probe_cells;
+use crate::sampler::{DrawSettings, Kind, KindVisitor, PROBES, RunOutput, RunRequest, Trace, run};
 use crate::sink::schema::{JOB_ID, Rows, SchemaError, ranks};
 
 /// The functionals ranked, in table order.
@@ -65,16 +65,40 @@ impl SbcRun {
     }
 }
 
-/// Run `replications` SBC replications of `job`, each with `draws` posterior draws.
-pub fn run_sbc(
+/// Run `replications` SBC replications of `job` with the sampler of its kind, each with
+/// `draws` posterior draws.
+pub fn run_sbc(job: &Job, seed: u64, replications: u32, draws: usize) -> Result<SbcRun, JobError> {
+    struct Calibrator<'a> {
+        job: &'a Job,
+        seed: u64,
+        replications: u32,
+        draws: usize,
+    }
+    impl KindVisitor for Calibrator<'_> {
+        type Output = Result<SbcRun, JobError>;
+        fn visit<S: Kind>(self, sampler: S) -> Self::Output {
+            run_sbc_with(&sampler, self.job, self.seed, self.replications, self.draws)
+        }
+    }
+    let calibrator = Calibrator {
+        job,
+        seed,
+        replications,
+        draws,
+    };
+    job.sampler.kind().visit(&job.sampler, calibrator)
+}
+
+/// [`run_sbc`] with a given sampler (tests pass deliberately wrong ones).
+pub fn run_sbc_with<S: crate::sampler::Sampler>(
+    sampler: &S,
     job: &Job,
     seed: u64,
     replications: u32,
     draws: usize,
-    kernel: Kernel,
 ) -> Result<SbcRun, JobError> {
     let replications = (0..replications)
-        .map(|r| calibrate(&replication_job(job, r), seed, draws, kernel))
+        .map(|r| calibrate(sampler, &replication_job(job, r), seed, draws))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(SbcRun {
         replications,
@@ -99,33 +123,34 @@ fn replication_job(job: &Job, replication: u32) -> Job {
     copy
 }
 
-/// Run one SBC replication of `job` with `draws` posterior draws per functional. `kernel`
-/// is normally `Kernel::new(kind, beta)`; tests pass deliberately wrong kernels.
-pub fn calibrate(
+/// Run one SBC replication of `job` with `sampler` and `draws` posterior draws per functional.
+fn calibrate<S: crate::sampler::Sampler>(
+    sampler: &S,
     job: &Job,
     seed: u64,
     draws: usize,
-    kernel: Kernel,
 ) -> Result<Calibration, JobError> {
     let grid = Grid::new(job.model.grid);
     let prior = KroneckerPrior::new(grid, job.model.kernel)?;
     let dataset = simulate_from_model_prior(job, seed, &prior)?;
     let likelihood = likelihood_of(&job.model, &dataset);
-    let mut spec = job.sampler.clone();
-    spec.thin = 1;
+    let mut schedule = job.sampler.schedule();
+    schedule.thin = 1;
     let request = RunRequest {
         target: Target {
             prior: &prior,
             likelihood: &likelihood,
             observed_cells: &dataset.observed.cells,
+            mean: 0.0,
         },
-        kernel,
-        spec: &spec,
+        schedule,
+        adaptation: job.sampler.adaptation(),
         functional: None,
         exact_mean: None,
+        draws: DrawSettings::default(),
         progress: None,
     };
-    let output = run(&request, chain_streams(job, seed));
+    let output = run(sampler, &request, chain_rngs(job, seed));
     check_finite(&output)?;
     let truth = dataset
         .truth

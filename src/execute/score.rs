@@ -3,7 +3,7 @@
 
 use crate::model::data::Dataset;
 use crate::model::spec::LikelihoodKind;
-use crate::sampler::run::rms_difference;
+use crate::sampler::driver::rms_difference;
 
 /// Likelihood-specific scores of one job; None where a score does not apply.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -12,7 +12,7 @@ use super::job::JobResult;
 use crate::model::grid::Grid;
 use crate::model::spec::LikelihoodKind;
 use crate::plan::{Job, ParamValue};
-use crate::sampler::run::PROBES;
+use crate::sampler::PROBES;
 use crate::sink::schema::{
     ACCEPTANCE_RATE, CHAIN, ITERATION, JOB_ID, Rows, SchemaError, Table, autocorrelation, chains,
     convergence, fields, jobs, traces,
@@ -91,7 +91,7 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
     let scores = &result.scores;
     let d = &result.diagnostics;
     let evidence = result.evidence.as_ref();
-    let iterations = job.sampler.iterations as f64 * job.sampler.chains as f64;
+    let iterations = job.sampler.iterations() as f64 * job.sampler.chains() as f64;
     job_rows(job)
         .fill(jobs::STATUS, "ok".to_string())
         .fill(jobs::ERROR, None)

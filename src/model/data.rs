@@ -13,7 +13,7 @@ use rand::RngExt;
 use rand_distr::{Distribution, Poisson, StandardNormal};
 
 use super::grid::Grid;
-use super::prior::KroneckerPrior;
+use super::prior::Prior;
 use super::spec::LikelihoodKind;
 use crate::streams::StreamRng;
 
@@ -78,7 +78,7 @@ pub enum DataError {
 impl Dataset {
     /// Draw a truth from `truth_prior` and observe it through `simulation`'s likelihood.
     pub fn simulate(
-        truth_prior: &KroneckerPrior,
+        truth_prior: &dyn Prior,
         simulation: Simulation,
         streams: &mut DataStreams,
     ) -> Result<Self, DataError> {
@@ -155,11 +155,12 @@ impl Dataset {
 }
 
 /// u = L xi with xi ~ N(0, I) drawn from `rng`.
-pub fn draw_prior_field(prior: &KroneckerPrior, rng: &mut StreamRng) -> Vec<f64> {
-    let n = prior.grid().cells();
-    let xi: Vec<f64> = (0..n).map(|_| StandardNormal.sample(rng)).collect();
-    let mut u = vec![0.0; n];
-    let mut scratch = vec![0.0; n];
+pub fn draw_prior_field(prior: &dyn Prior, rng: &mut StreamRng) -> Vec<f64> {
+    let xi: Vec<f64> = (0..prior.latent_dim())
+        .map(|_| StandardNormal.sample(rng))
+        .collect();
+    let mut u = vec![0.0; prior.cells()];
+    let mut scratch = vec![0.0; prior.scratch_len()];
     prior.apply_sqrt(&xi, &mut u, &mut scratch);
     u
 }
@@ -212,6 +213,7 @@ fn observe(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::prior::KroneckerPrior;
     use crate::model::spec::KernelSpec;
     use crate::streams::{Purpose, stream};
 

@@ -12,8 +12,7 @@
 
 use rand_distr::{Distribution, StandardNormal};
 
-use super::likelihood::Likelihood;
-use super::prior::KroneckerPrior;
+use super::target::Target;
 use crate::streams::StreamRng;
 
 /// Prior draws per batched product.
@@ -30,33 +29,25 @@ pub struct LogEvidence {
 }
 
 /// Estimate log p(data | model) from `draws` prior draws.
-pub fn log_evidence(
-    prior: &KroneckerPrior,
-    likelihood: &Likelihood,
-    observed_cells: &[usize],
-    draws: usize,
-    rng: &mut StreamRng,
-) -> LogEvidence {
-    let n = prior.grid().cells();
+pub fn log_evidence(target: &Target, draws: usize, rng: &mut StreamRng) -> LogEvidence {
+    let (prior, likelihood, observed_cells) =
+        (target.prior, target.likelihood, target.observed_cells);
+    let n = prior.cells();
+    let k = prior.latent_dim();
     let mut logliks = Vec::with_capacity(draws);
-    let mut xi = vec![0.0; BLOCK * n];
+    let mut xi = vec![0.0; BLOCK * k];
     let mut u = vec![0.0; BLOCK * n];
-    let mut scratch = vec![0.0; BLOCK * n];
+    let mut scratch = vec![0.0; prior.scratch_len()];
     let mut gu = vec![0.0; observed_cells.len()];
     while logliks.len() < draws {
         let count = BLOCK.min(draws - logliks.len());
-        for x in xi[..count * n].iter_mut() {
+        for x in xi[..count * k].iter_mut() {
             *x = StandardNormal.sample(rng);
         }
-        prior.apply_sqrt_batch(
-            &xi[..count * n],
-            &mut u[..count * n],
-            &mut scratch[..count * n],
-            count,
-        );
+        prior.apply_sqrt_batch(&xi[..count * k], &mut u[..count * n], &mut scratch, count);
         for field in u[..count * n].chunks_exact(n) {
             for (g, &c) in gu.iter_mut().zip(observed_cells) {
-                *g = field[c];
+                *g = field[c] + target.mean;
             }
             logliks.push(likelihood.log_likelihood(&gu));
         }
@@ -84,6 +75,8 @@ pub fn summarize(logliks: &[f64]) -> LogEvidence {
 mod tests {
     use super::*;
     use crate::model::grid::Grid;
+    use crate::model::likelihood::Likelihood;
+    use crate::model::prior::KroneckerPrior;
     use crate::model::spec::{KernelSpec, LikelihoodKind};
     use crate::streams::{Purpose, stream};
 
@@ -108,7 +101,13 @@ mod tests {
         let s: f64 = 0.5;
         let likelihood = Likelihood::new(LikelihoodKind::Gaussian, vec![v], s, 0.0);
         let mut rng = stream(5, Purpose::Truth, "evidence");
-        let e = log_evidence(&prior, &likelihood, &[5], 40_000, &mut rng);
+        let target = Target {
+            prior: &prior,
+            likelihood: &likelihood,
+            observed_cells: &[5],
+            mean: 0.0,
+        };
+        let e = log_evidence(&target, 40_000, &mut rng);
         let var = 1.0 + s * s;
         let exact = -0.5 * v * v / var - 0.5 * (var).ln() + s.ln();
         assert!(

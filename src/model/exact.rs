@@ -13,7 +13,7 @@ use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
 use faer::{Mat, Par, Side};
 
 use super::data::Observations;
-use super::prior::KroneckerPrior;
+use super::prior::Prior;
 
 /// The largest M the exact posterior is computed for: K takes 8 M^2 bytes (50 MB at 2500) and
 /// the variances cost M^2 N multiply-adds.
@@ -39,9 +39,11 @@ pub enum ExactError {
     NotPositiveDefinite(f64),
 }
 
-/// The exact gaussian posterior for `observed` with noise sd `noise_sd` under `prior`.
+/// The exact gaussian posterior for `observed` with noise sd `noise_sd` under the field
+/// u = mean + f, f ~ `prior`.
 pub fn gaussian_posterior(
-    prior: &KroneckerPrior,
+    prior: &dyn Prior,
+    mean: f64,
     observed: &Observations,
     noise_sd: f64,
 ) -> Result<ExactPosterior, ExactError> {
@@ -50,9 +52,8 @@ pub fn gaussian_posterior(
         return Err(ExactError::TooManyObservations(m));
     }
     let grid = prior.grid();
-    let c1 = prior.axis_covariance();
-    let obs_cells: Vec<(usize, usize)> = observed.cells.iter().map(|&c| grid.cell(c)).collect();
-    let cov = |a: (usize, usize), b: (usize, usize)| c1[(a.0, b.0)] * c1[(a.1, b.1)];
+    let obs_cells = &observed.cells;
+    let cov = |a: usize, b: usize| prior.covariance(a, b);
 
     let noise_var = noise_sd * noise_sd;
     let k = Mat::from_fn(m, m, |a, b| {
@@ -62,40 +63,46 @@ pub fn gaussian_posterior(
         .llt(Side::Lower)
         .map_err(|_| ExactError::NotPositiveDefinite(noise_sd))?;
 
-    // mean = C G^T K^-1 v
-    let v = Mat::from_fn(m, 1, |a, _| observed.values[a]);
+    // mean = m0 + C G^T K^-1 (v - m0)
+    let v = Mat::from_fn(m, 1, |a, _| observed.values[a] - mean);
     let alpha = llt.solve(&v);
     let mut scattered = vec![0.0; grid.cells()];
     for (a, &c) in observed.cells.iter().enumerate() {
         scattered[c] = alpha[(a, 0)];
     }
-    let mut mean = vec![0.0; grid.cells()];
-    prior.apply_covariance(&scattered, &mut mean);
+    let mut posterior_mean = vec![0.0; grid.cells()];
+    prior.apply_covariance(&scattered, &mut posterior_mean);
+    if mean != 0.0 {
+        for u in posterior_mean.iter_mut() {
+            *u += mean;
+        }
+    }
 
     // diag S = diag C - |R^-1 G C e_n|^2, with K = R R^T.
     let r = llt.L();
     let mut sd = vec![0.0; grid.cells()];
     for start in (0..grid.cells()).step_by(VARIANCE_BLOCK) {
         let end = (start + VARIANCE_BLOCK).min(grid.cells());
-        let mut block = Mat::from_fn(m, end - start, |a, k| {
-            cov(obs_cells[a], grid.cell(start + k))
-        });
+        let mut block = Mat::from_fn(m, end - start, |a, k| cov(obs_cells[a], start + k));
         solve_lower_triangular_in_place(r, block.as_mut(), Par::Seq);
         for k in 0..end - start {
             let n = start + k;
-            let prior_var = cov(grid.cell(n), grid.cell(n));
+            let prior_var = cov(n, n);
             let explained: f64 = (0..m).map(|a| block[(a, k)] * block[(a, k)]).sum();
             sd[n] = (prior_var - explained).max(0.0).sqrt();
         }
     }
-    Ok(ExactPosterior { mean, sd })
+    Ok(ExactPosterior {
+        mean: posterior_mean,
+        sd,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::grid::Grid;
-    use crate::model::prior::dense_kernel_matrix;
+    use crate::model::prior::{KroneckerPrior, dense_kernel_matrix};
     use crate::model::spec::KernelSpec;
     use faer::linalg::solvers::DenseSolveCore;
 
@@ -114,7 +121,7 @@ mod tests {
             values: vec![0.5, -1.0, 0.2, 1.5, 0.3, -0.7, 0.9],
         };
         let s = 0.7;
-        let exact = gaussian_posterior(&prior, &observed, s).unwrap();
+        let exact = gaussian_posterior(&prior, 0.0, &observed, s).unwrap();
 
         let c = dense_kernel_matrix(grid, kernel);
         let n = grid.cells();

@@ -5,7 +5,7 @@
 //! on u (normalising constants, log c!) are dropped: the samplers only use differences.
 
 use super::spec::LikelihoodKind;
-use super::special::log_phi;
+use super::special::{log_phi, log_phi_curvature, log_phi_derivative};
 
 /// A likelihood bound to its observed data.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,6 +81,53 @@ impl Likelihood {
                 .sum(),
         }
     }
+
+    /// log p(data | u) up to a constant, with its gradient with respect to each observed value
+    /// of the field written into `gradient`.
+    pub fn log_likelihood_and_gradient(&self, gu: &[f64], gradient: &mut [f64]) -> f64 {
+        debug_assert_eq!(gradient.len(), self.len());
+        match self {
+            Self::Gaussian { values, noise_sd } => {
+                let precision = 1.0 / (noise_sd * noise_sd);
+                for ((g, v), u) in gradient.iter_mut().zip(values).zip(gu) {
+                    *g = (v - u) * precision;
+                }
+            }
+            Self::Probit { labels, noise_sd } => {
+                let inv = 1.0 / noise_sd;
+                for ((g, t), u) in gradient.iter_mut().zip(labels).zip(gu) {
+                    *g = t * inv * log_phi_derivative(t * u * inv);
+                }
+            }
+            Self::Poisson { counts, offset } => {
+                for ((g, c), u) in gradient.iter_mut().zip(counts).zip(gu) {
+                    *g = c - (u + offset).exp();
+                }
+            }
+        }
+        self.log_likelihood(gu)
+    }
+
+    /// The negative second derivative of the log-likelihood with respect to each observed value
+    /// (the diagonal of the likelihood's Fisher-like Hessian): >= 0 for all three likelihoods,
+    /// which are log-concave in u.
+    pub fn curvature(&self, gu: &[f64], out: &mut [f64]) {
+        debug_assert_eq!(gu.len(), self.len());
+        match self {
+            Self::Gaussian { noise_sd, .. } => out.fill(1.0 / (noise_sd * noise_sd)),
+            Self::Probit { labels, noise_sd } => {
+                let inv = 1.0 / noise_sd;
+                for ((w, t), u) in out.iter_mut().zip(labels).zip(gu) {
+                    *w = inv * inv * log_phi_curvature(t * u * inv);
+                }
+            }
+            Self::Poisson { offset, .. } => {
+                for (w, u) in out.iter_mut().zip(gu) {
+                    *w = (u + offset).exp();
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -106,5 +153,63 @@ mod tests {
         let l = Likelihood::new(LikelihoodKind::Poisson, vec![3.0], 1.0, 0.5);
         let eta: f64 = 0.2 + 0.5;
         assert!((l.log_likelihood(&[0.2]) - (3.0 * eta - eta.exp())).abs() < 1e-15);
+    }
+
+    /// Gradient and curvature of every likelihood against central differences of the value.
+    #[test]
+    fn gradient_and_curvature_match_finite_differences() {
+        let gu = [-2.3, -0.4, 0.0, 0.9, 3.1];
+        let likelihoods = [
+            Likelihood::new(
+                LikelihoodKind::Gaussian,
+                vec![1.0, -0.5, 0.2, 2.0, 0.0],
+                0.7,
+                0.0,
+            ),
+            Likelihood::new(
+                LikelihoodKind::Probit,
+                vec![1.0, -1.0, 1.0, -1.0, 1.0],
+                0.8,
+                0.0,
+            ),
+            Likelihood::new(
+                LikelihoodKind::Poisson,
+                vec![0.0, 3.0, 1.0, 7.0, 20.0],
+                1.0,
+                -0.3,
+            ),
+        ];
+        for likelihood in likelihoods {
+            let mut gradient = [0.0; 5];
+            let value = likelihood.log_likelihood_and_gradient(&gu, &mut gradient);
+            assert_eq!(value, likelihood.log_likelihood(&gu));
+            let mut curvature = [0.0; 5];
+            likelihood.curvature(&gu, &mut curvature);
+            let h = 1e-5;
+            for k in 0..5 {
+                let at = |delta: f64| {
+                    let mut moved = gu;
+                    moved[k] += delta;
+                    moved
+                };
+                let numeric = (likelihood.log_likelihood(&at(h))
+                    - likelihood.log_likelihood(&at(-h)))
+                    / (2.0 * h);
+                let kind = likelihood.kind();
+                assert!(
+                    (numeric - gradient[k]).abs() < 1e-6,
+                    "{kind:?} gradient {k}"
+                );
+                let mut up = [0.0; 5];
+                let mut down = [0.0; 5];
+                likelihood.log_likelihood_and_gradient(&at(h), &mut up);
+                likelihood.log_likelihood_and_gradient(&at(-h), &mut down);
+                let second = -(up[k] - down[k]) / (2.0 * h);
+                assert!(
+                    (second - curvature[k]).abs() < 1e-5,
+                    "{kind:?} curvature {k}"
+                );
+            }
+        }
     }
 }

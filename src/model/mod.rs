@@ -1,18 +1,20 @@
-//! The statistical model: the D x D grid, the squared-exponential prior in Kronecker form, the
-//! likelihoods, the data (simulated or read from CSV) and the exact gaussian posterior.
+//! The statistical model: the grid, the Gaussian-process priors behind one trait, the
+//! likelihoods, the data (simulated or read from CSV), the posterior a sampler targets in
+//! whitened coordinates, and the exact gaussian posterior and evidence estimates.
 
+pub mod data;
+pub mod evidence;
+pub mod exact;
 pub mod grid;
+pub mod likelihood;
 pub mod prior;
 pub mod spec;
 pub mod special;
-
-pub use grid::Grid;
-pub use prior::{KroneckerPrior, PriorError};
-pub use spec::{DataSpec, KernelSpec, LikelihoodKind, ModelSpec};
-pub mod data;
-pub mod exact;
-pub mod likelihood;
+pub mod target;
 
 pub use data::Dataset;
+pub use grid::Grid;
 pub use likelihood::Likelihood;
-pub mod evidence;
+pub use prior::{KroneckerPrior, Prior, PriorError};
+pub use spec::{DataSpec, KernelSpec, LikelihoodKind, ModelSpec};
+pub use target::{Target, Workspace};

@@ -32,15 +32,36 @@ pub fn log_phi(x: f64) -> f64 {
 
 /// The Mills-ratio series for x far in the lower tail.
 fn log_phi_asymptotic(x: f64) -> f64 {
+    -0.5 * x * x - (-x).ln() - LN_SQRT_2PI + mills_series(x).ln()
+}
+
+/// sum_{k>=0} (-1)^k (2k - 1)!! / x^(2k), eight terms: Phi(x) = phi(x) / (-x) times this sum
+/// for x far in the lower tail.
+fn mills_series(x: f64) -> f64 {
     let inv_x2 = 1.0 / (x * x);
-    // sum_{k>=0} (-1)^k (2k - 1)!! / x^(2k), eight terms.
     let mut term = 1.0;
     let mut series = 1.0;
     for k in 1..=8 {
         term *= -((2 * k - 1) as f64) * inv_x2;
         series += term;
     }
-    -0.5 * x * x - (-x).ln() - LN_SQRT_2PI + series.ln()
+    series
+}
+
+/// d/dx ln Phi(x) = phi(x) / Phi(x) (the inverse Mills ratio), finite and positive for every
+/// finite x: about -x far in the lower tail, about phi(x) far in the upper.
+pub fn log_phi_derivative(x: f64) -> f64 {
+    if x >= ASYMPTOTIC_BELOW {
+        (-0.5 * x * x - LN_SQRT_2PI - log_phi(x)).exp()
+    } else {
+        -x / mills_series(x)
+    }
+}
+
+/// -d^2/dx^2 ln Phi(x) = r(x) (x + r(x)) with r the inverse Mills ratio: in (0, 1) for every x.
+pub fn log_phi_curvature(x: f64) -> f64 {
+    let r = log_phi_derivative(x);
+    (r * (x + r)).clamp(0.0, 1.0)
 }
 
 #[cfg(test)]
@@ -88,5 +109,29 @@ mod tests {
         let below = log_phi_asymptotic(ASYMPTOTIC_BELOW);
         let above = phi(ASYMPTOTIC_BELOW).ln();
         assert!((below - above).abs() < 1e-13 * above.abs());
+    }
+
+    /// The derivative against central differences of log_phi, and continuous where the
+    /// formula changes regime.
+    #[test]
+    fn log_phi_derivative_matches_finite_differences() {
+        for x in [-300.0, -40.0, -20.5, -19.5, -5.0, -1.0, 0.0, 0.7, 3.0, 8.0] {
+            let h = 1e-5 * (1.0 + f64::abs(x));
+            let numeric = (log_phi(x + h) - log_phi(x - h)) / (2.0 * h);
+            let exact = log_phi_derivative(x);
+            assert!(
+                (numeric - exact).abs() < 1e-6 * exact.abs().max(1e-3),
+                "x = {x}: {exact} vs {numeric}"
+            );
+            let curvature = -(log_phi_derivative(x + h) - log_phi_derivative(x - h)) / (2.0 * h);
+            let exact = log_phi_curvature(x);
+            assert!(
+                (curvature - exact).abs() < 1e-5 * exact.abs().max(1e-3),
+                "x = {x}: curvature {exact} vs {curvature}"
+            );
+        }
+        let below = -ASYMPTOTIC_BELOW / mills_series(ASYMPTOTIC_BELOW);
+        let above = log_phi_derivative(ASYMPTOTIC_BELOW);
+        assert!((below - above).abs() < 1e-12 * above);
     }
 }

@@ -22,12 +22,12 @@ fn two_kinds_by_three_betas_by_two_replicates_is_twelve_jobs_replicates_innermos
     assert_eq!(plan.jobs.len(), 12);
     let replicates: Vec<u32> = plan.jobs.iter().map(|j| j.replicate).collect();
     assert_eq!(replicates, [0, 1].repeat(6));
-    assert_eq!(plan.jobs[0].sampler.kind, SamplerKind::Grw);
+    assert_eq!(plan.jobs[0].sampler.kind(), SamplerKind::Grw);
     assert_eq!(
-        (plan.jobs[2].sampler.beta, plan.jobs[2].replicate),
+        (plan.jobs[2].sampler.step(), plan.jobs[2].replicate),
         (0.2, 0)
     );
-    assert_eq!(plan.jobs[11].sampler.kind, SamplerKind::Pcn);
+    assert_eq!(plan.jobs[11].sampler.kind(), SamplerKind::Pcn);
     let ids: HashSet<&str> = plan.jobs.iter().map(|j| j.id.as_str()).collect();
     assert_eq!(ids.len(), 12);
 }
@@ -115,7 +115,9 @@ fn samplers_of_one_sweep_point_share_data_streams_but_not_chains() {
     let find = |kind: SamplerKind, beta: f64, replicate: u32| {
         plan.jobs
             .iter()
-            .find(|j| j.sampler.kind == kind && j.sampler.beta == beta && j.replicate == replicate)
+            .find(|j| {
+                j.sampler.kind() == kind && j.sampler.step() == beta && j.replicate == replicate
+            })
             .unwrap()
     };
     let grw = find(SamplerKind::Grw, 0.2, 1);

@@ -38,6 +38,7 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+pub use ranks::MAX_JOBS as MAX_RANK_FIGURES;
 use shape::StudyShape;
 use tables::Table;
 

@@ -19,7 +19,7 @@ use super::tables::Table;
 use super::text::{Area, DrawResult, INK, Label};
 use super::{Context, Figure, FigureKind, ReportError, file_safe, read_table};
 use crate::diagnostics::calibration::{histogram_bins, rank_histogram, rank_uniformity_p_value};
-use crate::sampler::run::{PROBES, probe_cells};
+use crate::sampler::driver::{PROBES, probe_cells};
 use crate::sink::read_job_ids;
 use crate::sink::schema::jobs::{MODEL_GRID, SBC_DRAWS, SBC_P, SBC_REPLICATIONS};
 use crate::sink::schema::ranks::{self, DRAWS, FUNCTIONAL, RANK};

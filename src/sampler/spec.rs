@@ -1,37 +1,341 @@
-//! The resolved sampler settings of one job: plain, validated data the engine consumes.
+//! The sampler settings of one job, checked.
+//!
+//! [`SamplerSettings`] is what a study (or a library user) writes; [`SamplerSettings::check`] is
+//! the only way to a [`SamplerSpec`], so a spec that exists satisfies every rule: each value in
+//! range, and the rules between values (burn-in below iterations, the step size in the kind's
+//! range, adaptation only with a burn-in to adapt in). Errors name the offending key, so the
+//! study layer can point at it in the file.
 
-/// The Markov kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SamplerKind {
-    /// Gaussian random-walk Metropolis-Hastings: w = u + beta L z, posterior ratio.
-    Grw,
-    /// Preconditioned Crank-Nicolson: w = sqrt(1 - beta^2) u + beta L z, likelihood ratio.
-    Pcn,
+use super::SamplerKind;
+use super::driver::{Adaptation, Schedule};
+
+/// More chains than this in one job is almost surely a typo (chains run inside one job).
+pub const MAX_CHAINS: usize = 64;
+
+/// Sampler settings as written, before checking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplerSettings {
+    pub kind: SamplerKind,
+    /// The (starting) step size: beta for grw, pcn and pcnl; h for mala.
+    pub beta: f64,
+    /// Iterations per chain, burn-in included.
+    pub iterations: u64,
+    pub burn_in: u64,
+    /// Keep every `thin`-th kept state in the traces.
+    pub thin: u64,
+    pub chains: usize,
+    /// Adapt the step size during burn-in; `None` = the kind's default.
+    pub adapt: Option<bool>,
+    /// The acceptance rate adaptation aims at; `None` = the kind's default.
+    pub target_acceptance: Option<f64>,
 }
 
-impl SamplerKind {
-    pub const ALL: [SamplerKind; 2] = [Self::Grw, Self::Pcn];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Grw => "grw",
-            Self::Pcn => "pcn",
+impl SamplerSettings {
+    /// The defaults of a study file for `kind`.
+    pub fn new(kind: SamplerKind) -> Self {
+        Self {
+            kind,
+            beta: 0.2,
+            iterations: 10_000,
+            burn_in: 0,
+            thin: 10,
+            chains: 1,
+            adapt: None,
+            target_acceptance: None,
         }
     }
 }
 
-/// How to run the chains of one job.
+/// Which kind of rule a setting breaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Broken {
+    /// A value outside its range.
+    Range,
+    /// Values that contradict each other.
+    Conflict,
+}
+
+/// A sampler setting that breaks a rule.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct SpecError {
+    pub broken: Broken,
+    /// The dotted key the error is about ("sampler.beta"), the first of `related` written.
+    pub key: &'static str,
+    /// Other keys involved, in the order an error should prefer pointing at them.
+    pub related: &'static [&'static str],
+    pub message: String,
+    /// What is allowed, in words.
+    pub allowed: Option<String>,
+    pub help: Option<String>,
+}
+
+impl SpecError {
+    fn new(key: &'static str, related: &'static [&'static str], message: String) -> Self {
+        Self {
+            broken: if related.is_empty() {
+                Broken::Range
+            } else {
+                Broken::Conflict
+            },
+            key,
+            related,
+            message,
+            allowed: None,
+            help: None,
+        }
+    }
+
+    /// A range rule that depends on another key (the step size on the kind).
+    fn range(mut self) -> Self {
+        self.broken = Broken::Range;
+        self
+    }
+
+    fn allowed(mut self, allowed: impl Into<String>) -> Self {
+        self.allowed = Some(allowed.into());
+        self
+    }
+
+    fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+}
+
+/// How to run the chains of one job: checked, immutable.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SamplerSpec {
-    pub kind: SamplerKind,
-    /// Step size: GRW beta > 0; pCN 0 < beta <= 1.
-    pub beta: f64,
-    /// Iterations per chain, burn-in included.
-    pub iterations: u64,
-    /// Leading iterations per chain left out of every estimate and trace.
-    pub burn_in: u64,
-    /// Keep every `thin`-th post-burn-in state in the traces (estimates use every state).
-    pub thin: u64,
-    /// Independent chains per job, each with its own stream.
-    pub chains: usize,
+    kind: SamplerKind,
+    step: f64,
+    schedule: Schedule,
+    chains: usize,
+    adaptation: Option<Adaptation>,
+}
+
+impl SamplerSettings {
+    /// Check every rule; the only way to a [`SamplerSpec`].
+    pub fn check(&self) -> Result<SamplerSpec, SpecError> {
+        let kind = self.kind;
+        if self.iterations == 0 {
+            return Err(SpecError::new(
+                "sampler.iterations",
+                &[],
+                "sampler.iterations must be at least 1".into(),
+            )
+            .allowed("an integer >= 1"));
+        }
+        if self.thin == 0 {
+            return Err(SpecError::new(
+                "sampler.thin",
+                &[],
+                "sampler.thin must be at least 1".into(),
+            )
+            .allowed("an integer >= 1"));
+        }
+        if !(1..=MAX_CHAINS).contains(&self.chains) {
+            return Err(SpecError::new(
+                "sampler.chains",
+                &[],
+                format!("sampler.chains = {} is out of range", self.chains),
+            )
+            .allowed(format!("an integer from 1 to {MAX_CHAINS}")));
+        }
+        if self.burn_in >= self.iterations {
+            return Err(SpecError::new(
+                "sampler.burn_in",
+                &["sampler.iterations"],
+                format!(
+                    "sampler.burn_in = {} must be less than sampler.iterations = {}",
+                    self.burn_in, self.iterations
+                ),
+            )
+            .allowed(format!("a burn-in from 0 to {}", self.iterations - 1)));
+        }
+        let tuning = kind.tuning();
+        if let Some(tuning) = tuning {
+            let beta = self.beta;
+            let in_range =
+                beta.is_finite() && beta > 0.0 && tuning.max_step.is_none_or(|max| beta <= max);
+            if !in_range {
+                let allowed = match tuning.max_step {
+                    Some(max) => format!("for {kind}: 0 < beta <= {max}"),
+                    None => format!("for {kind}: beta > 0"),
+                };
+                return Err(SpecError::new(
+                    "sampler.beta",
+                    &["sampler.kind"],
+                    format!("sampler.beta = {beta:?} is out of range for the {kind} sampler"),
+                )
+                .range()
+                .allowed(allowed));
+            }
+        }
+        let adapt = match (self.adapt, tuning) {
+            (Some(true), None) => {
+                return Err(SpecError::new(
+                    "sampler.adapt",
+                    &["sampler.kind"],
+                    format!("the {kind} sampler has no step size to adapt"),
+                )
+                .help("remove sampler.adapt"));
+            }
+            (adapt, Some(tuning)) => adapt.unwrap_or(tuning.adapts_by_default),
+            (_, None) => false,
+        };
+        if let Some(target) = self.target_acceptance {
+            if tuning.is_none() {
+                return Err(SpecError::new(
+                    "sampler.target_acceptance",
+                    &["sampler.kind"],
+                    format!("the {kind} sampler has no acceptance rate to aim at"),
+                )
+                .help("remove sampler.target_acceptance"));
+            }
+            if !(target > 0.0 && target < 1.0) {
+                return Err(SpecError::new(
+                    "sampler.target_acceptance",
+                    &[],
+                    format!("sampler.target_acceptance = {target:?} is out of range"),
+                )
+                .allowed("a number strictly between 0 and 1"));
+            }
+        }
+        if adapt && self.burn_in == 0 {
+            return Err(SpecError::new(
+                "sampler.adapt",
+                &["sampler.burn_in", "sampler.kind"],
+                format!(
+                    "the {kind} sampler adapts its step size during burn-in, but sampler.burn_in = 0"
+                ),
+            )
+            .help(
+                "set a burn-in (e.g. burn_in = 1000) so the step can be adapted and then frozen, \
+                 or set adapt = false to run with the given beta",
+            ));
+        }
+        let adaptation = match tuning {
+            Some(tuning) if adapt => Some(Adaptation {
+                target_acceptance: self.target_acceptance.unwrap_or(tuning.target_acceptance),
+                max_step: tuning.max_step,
+            }),
+            _ => None,
+        };
+        Ok(SamplerSpec {
+            kind,
+            step: self.beta,
+            schedule: Schedule {
+                iterations: self.iterations,
+                burn_in: self.burn_in,
+                thin: self.thin,
+            },
+            chains: self.chains,
+            adaptation,
+        })
+    }
+}
+
+impl SamplerSpec {
+    pub fn kind(&self) -> SamplerKind {
+        self.kind
+    }
+
+    /// The starting step size (beta, or h for mala).
+    pub fn step(&self) -> f64 {
+        self.step
+    }
+
+    pub fn schedule(&self) -> Schedule {
+        self.schedule
+    }
+
+    pub fn iterations(&self) -> u64 {
+        self.schedule.iterations
+    }
+
+    pub fn burn_in(&self) -> u64 {
+        self.schedule.burn_in
+    }
+
+    pub fn thin(&self) -> u64 {
+        self.schedule.thin
+    }
+
+    pub fn chains(&self) -> usize {
+        self.chains
+    }
+
+    /// The step-size adaptation during burn-in, if any.
+    pub fn adaptation(&self) -> Option<Adaptation> {
+        self.adaptation
+    }
+
+    /// The same spec with traces keeping every kept state (SBC ranks every draw).
+    pub fn with_every_state_traced(&self) -> Self {
+        let mut spec = self.clone();
+        spec.schedule.thin = 1;
+        spec
+    }
+
+    /// The settings this spec was checked from.
+    pub fn settings(&self) -> SamplerSettings {
+        SamplerSettings {
+            kind: self.kind,
+            beta: self.step,
+            iterations: self.schedule.iterations,
+            burn_in: self.schedule.burn_in,
+            thin: self.schedule.thin,
+            chains: self.chains,
+            adapt: Some(self.adaptation.is_some()),
+            target_acceptance: self.adaptation.map(|a| a.target_acceptance),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(kind: SamplerKind) -> SamplerSettings {
+        SamplerSettings {
+            burn_in: 100,
+            ..SamplerSettings::new(kind)
+        }
+    }
+
+    #[test]
+    fn adaptation_defaults_follow_the_kind() {
+        assert_eq!(
+            settings(SamplerKind::Pcn).check().unwrap().adaptation(),
+            None
+        );
+        let mala = settings(SamplerKind::Mala).check().unwrap();
+        assert_eq!(mala.adaptation().unwrap().target_acceptance, 0.574);
+        assert_eq!(
+            settings(SamplerKind::Elliptical)
+                .check()
+                .unwrap()
+                .adaptation(),
+            None
+        );
+    }
+
+    #[test]
+    fn rules_between_keys_name_the_key() {
+        let mut pcn = settings(SamplerKind::Pcn);
+        pcn.beta = 1.5;
+        assert_eq!(pcn.check().unwrap_err().key, "sampler.beta");
+        let mut mala = settings(SamplerKind::Mala);
+        mala.burn_in = 0;
+        assert_eq!(mala.check().unwrap_err().key, "sampler.adapt");
+        let mut ess = settings(SamplerKind::Elliptical);
+        ess.adapt = Some(true);
+        assert_eq!(ess.check().unwrap_err().key, "sampler.adapt");
+        let mut grw = settings(SamplerKind::Grw);
+        grw.burn_in = grw.iterations;
+        assert_eq!(grw.check().unwrap_err().key, "sampler.burn_in");
+        let mut target = settings(SamplerKind::Mala);
+        target.target_acceptance = Some(1.0);
+        assert_eq!(target.check().unwrap_err().key, "sampler.target_acceptance");
+    }
 }

@@ -163,7 +163,7 @@ impl Rule {
 pub const KERNELS: &[&str] = &["squared-exponential"];
 pub const LIKELIHOODS: &[&str] = &["gaussian", "probit", "poisson"];
 pub const SOURCES: &[&str] = &["simulated", "csv"];
-pub const SAMPLERS: &[&str] = &["pcn", "grw"];
+pub const SAMPLERS: &[&str] = crate::sampler::SamplerKind::NAMES;
 /// More chains than this in one job is almost surely a typo (chains run inside one job).
 pub const MAX_CHAINS: i64 = 64;
 /// Prior draws for the evidence estimate: past this the estimate costs more than the chains.
@@ -396,6 +396,6 @@ mod tests {
         assert!(Rule::UnitInterval.admits(&ParamValue::Float(0.0)));
         assert!(!Rule::UnitInterval.admits(&ParamValue::Float(1.0)));
         assert!(!Rule::IntRange(1, 64).admits(&ParamValue::Int(65)));
-        assert!(!Rule::OneOf(SAMPLERS).admits(&ParamValue::Text("mala".into())));
+        assert!(!Rule::OneOf(SAMPLERS).admits(&ParamValue::Text("hmc".into())));
     }
 }

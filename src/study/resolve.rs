@@ -14,7 +14,7 @@ use super::keys::{Key, ParamValue};
 use super::settings::{Setting, Settings};
 use super::sweep::Axis;
 use crate::model::{DataSpec, KernelSpec, LikelihoodKind, ModelSpec};
-use crate::sampler::{SamplerKind, SamplerSpec};
+use crate::sampler::{Broken, SamplerKind, SamplerSettings, SamplerSpec, SpecError};
 
 /// A job refuses to start when its estimated memory is above this: 12 GiB.
 pub const MEMORY_LIMIT_BYTES: f64 = 12.0 * 1024.0 * 1024.0 * 1024.0;
@@ -132,9 +132,19 @@ impl<'s> Resolver<'s> {
         } else {
             self.check_subsample(settings, cells)?;
         }
-        self.check_burn_in(settings)?;
         let sampler_kind = sampler_kind(&settings.text(Key::SamplerKind));
-        self.check_beta(settings, sampler_kind)?;
+        let sampler = SamplerSettings {
+            kind: sampler_kind,
+            beta: settings.float(Key::SamplerBeta),
+            iterations: settings.int(Key::SamplerIterations) as u64,
+            burn_in: settings.int(Key::SamplerBurnIn) as u64,
+            thin: settings.int(Key::SamplerThin) as u64,
+            chains: settings.int(Key::SamplerChains) as usize,
+            adapt: None,
+            target_acceptance: None,
+        }
+        .check()
+        .map_err(|error| self.spec_error(settings, error))?;
         let data = if is_csv {
             self.csv_data(settings, grid, likelihood)?
         } else {
@@ -153,14 +163,6 @@ impl<'s> Resolver<'s> {
             noise_sd: settings.float(Key::DataNoiseSd),
             offset: settings.float(Key::ModelOffset),
             evidence_draws: settings.int(Key::ModelEvidenceDraws) as usize,
-        };
-        let sampler = SamplerSpec {
-            kind: sampler_kind,
-            beta: settings.float(Key::SamplerBeta),
-            iterations: settings.int(Key::SamplerIterations) as u64,
-            burn_in: settings.int(Key::SamplerBurnIn) as u64,
-            thin: settings.int(Key::SamplerThin) as u64,
-            chains: settings.int(Key::SamplerChains) as usize,
         };
         let params = resolved_params(settings, is_csv, likelihood);
         Ok(Point {
@@ -306,46 +308,23 @@ impl<'s> Resolver<'s> {
             .help("use a smaller holdout"))
     }
 
-    fn check_burn_in(&self, settings: &Settings) -> Result<(), StudyError> {
-        let burn_in = settings.int(Key::SamplerBurnIn);
-        let iterations = settings.int(Key::SamplerIterations);
-        if burn_in < iterations {
-            return Ok(());
-        }
-        let span = self.span_of(settings, &[Key::SamplerBurnIn, Key::SamplerIterations]);
-        Err(self
-            .source
-            .error(
-                ErrorKind::Conflict,
-                &span,
-                format!(
-                    "sampler.burn_in = {burn_in} must be less than sampler.iterations = {iterations}"
-                ),
-            )
-            .allowed(format!("a burn-in from 0 to {}", iterations - 1)))
-    }
-
-    fn check_beta(&self, settings: &Settings, kind: SamplerKind) -> Result<(), StudyError> {
-        let beta = settings.float(Key::SamplerBeta);
-        let (ok, allowed) = match kind {
-            SamplerKind::Grw => (beta > 0.0, "for grw: beta > 0"),
-            SamplerKind::Pcn => (beta > 0.0 && beta <= 1.0, "for pcn: 0 < beta <= 1"),
+    /// A spec's rule broken, located at the first of its keys written in the file.
+    fn spec_error(&self, settings: &Settings, error: SpecError) -> StudyError {
+        let keys: Vec<Key> = std::iter::once(error.key)
+            .chain(error.related.iter().copied())
+            .filter_map(Key::from_dotted)
+            .collect();
+        let span = self.span_of(settings, &keys);
+        let kind = match error.broken {
+            Broken::Range => ErrorKind::OutOfRange,
+            Broken::Conflict => ErrorKind::Conflict,
         };
-        if ok {
-            return Ok(());
-        }
-        let span = self.span_of(settings, &[Key::SamplerBeta, Key::SamplerKind]);
-        Err(self
-            .source
-            .error(
-                ErrorKind::OutOfRange,
-                &span,
-                format!(
-                    "sampler.beta = {beta:?} is out of range for the {} sampler",
-                    kind.name()
-                ),
-            )
-            .allowed(allowed))
+        let located = self.source.error(kind, &span, error.message);
+        let located = match error.allowed {
+            Some(allowed) => located.allowed(allowed),
+            None => located,
+        };
+        located.maybe_help(error.help)
     }
 
     fn csv_data(
@@ -425,10 +404,7 @@ fn likelihood_kind(name: &str) -> LikelihoodKind {
 }
 
 fn sampler_kind(name: &str) -> SamplerKind {
-    SamplerKind::ALL
-        .into_iter()
-        .find(|k| k.name() == name)
-        .unwrap_or(SamplerKind::Pcn)
+    SamplerKind::from_name(name).unwrap_or(SamplerKind::Pcn)
 }
 
 /// The truth's length scale: data.length_scale if given, else the model's.

@@ -55,12 +55,12 @@ fn every_key_has_its_documented_default() {
     let sampler = &point.sampler;
     assert_eq!(
         (
-            sampler.kind,
-            sampler.beta,
-            sampler.iterations,
-            sampler.burn_in,
-            sampler.thin,
-            sampler.chains
+            sampler.kind(),
+            sampler.step(),
+            sampler.iterations(),
+            sampler.burn_in(),
+            sampler.thin(),
+            sampler.chains()
         ),
         (SamplerKind::Pcn, 0.2, 10_000, 0, 10, 1)
     );
@@ -82,9 +82,9 @@ fn the_quickstart_study_loads_as_twelve_quick_jobs() {
         study
             .points
             .iter()
-            .all(|p| p.model.grid == 16 && p.sampler.iterations == 5000)
+            .all(|p| p.model.grid == 16 && p.sampler.iterations() == 5000)
     );
-    let kinds: Vec<SamplerKind> = study.points.iter().map(|p| p.sampler.kind).collect();
+    let kinds: Vec<SamplerKind> = study.points.iter().map(|p| p.sampler.kind()).collect();
     assert_eq!(kinds.iter().filter(|k| **k == SamplerKind::Grw).count(), 3);
 }
 
@@ -307,11 +307,11 @@ fn beta_is_checked_against_the_sampler_kind() {
     assert_eq!(
         parse_ok("[sampler]\nkind = \"grw\"\nbeta = 1.5\n").points[0]
             .sampler
-            .beta,
+            .step(),
         1.5
     );
     assert_eq!(
-        parse_ok("[sampler]\nbeta = 1.0\n").points[0].sampler.beta,
+        parse_ok("[sampler]\nbeta = 1.0\n").points[0].sampler.step(),
         1.0
     );
     assert!(
@@ -460,7 +460,7 @@ fn sweeps_expand_to_the_cartesian_product_first_axis_outermost() {
     let combos: Vec<(SamplerKind, f64)> = study
         .points
         .iter()
-        .map(|p| (p.sampler.kind, p.sampler.beta))
+        .map(|p| (p.sampler.kind(), p.sampler.step()))
         .collect();
     assert_eq!(combos[0], (SamplerKind::Grw, 0.1));
     assert_eq!(combos[2], (SamplerKind::Grw, 0.5));
@@ -638,7 +638,7 @@ fn jobs_too_large_for_memory_are_refused_with_the_estimate() {
     assert_eq!(
         parse_ok("[model]\ngrid = 512\n[sampler]\nchains = 64\n").points[0]
             .sampler
-            .chains,
+            .chains(),
         64
     );
     let many = parse_err("[study]\nreplicates = 60000\n[sweep]\n\"sampler.beta\" = [0.1, 0.2]\n");

@@ -15,30 +15,12 @@
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
 
-use super::grid::Grid;
-use super::spec::KernelSpec;
+use super::{Prior, PriorError};
+use crate::model::grid::Grid;
+use crate::model::spec::KernelSpec;
 
 /// The jitters tried, relative to the variance, in order.
 const JITTER_LADDER: [f64; 10] = [0.0, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4];
-
-/// The prior could not be built.
-#[derive(Debug, thiserror::Error, Clone, PartialEq)]
-pub enum PriorError {
-    #[error(
-        "the kernel is not a number at length scale {length_scale:?} and variance {variance:?} \
-         (2 l^2 or the variance is outside double precision)"
-    )]
-    NonFiniteKernel { length_scale: f64, variance: f64 },
-    #[error(
-        "the {side} x {side} axis kernel (length scale {length_scale:?}) is not positive definite \
-         even with jitter {max_jitter:e}"
-    )]
-    NotPositiveDefinite {
-        side: usize,
-        length_scale: f64,
-        max_jitter: f64,
-    },
-}
 
 /// u ~ N(0, C) on a grid, C = C_1 (x) C_1, with the lower-triangular square root L_1 of one axis.
 #[derive(Debug, Clone)]
@@ -47,6 +29,8 @@ pub struct KroneckerPrior {
     kernel: KernelSpec,
     /// L_1: lower triangular, L_1 L_1^T = C_1 + jitter I.
     axis_factor: Mat<f64>,
+    /// C_1 + jitter I = L_1 L_1^T, kept for covariance products and entries.
+    axis_covariance: Mat<f64>,
     /// The absolute jitter added to the diagonal of C_1.
     jitter: f64,
 }
@@ -69,10 +53,13 @@ impl KroneckerPrior {
                 jittered[(k, k)] += jitter;
             }
             if let Ok(llt) = jittered.llt(Side::Lower) {
+                let axis_factor = llt.L().to_owned();
+                let axis_covariance = &axis_factor * axis_factor.transpose();
                 return Ok(Self {
                     grid,
                     kernel,
-                    axis_factor: llt.L().to_owned(),
+                    axis_factor,
+                    axis_covariance,
                     jitter,
                 });
             }
@@ -103,9 +90,8 @@ impl KroneckerPrior {
     }
 
     /// C_1 + jitter I = L_1 L_1^T, the axis covariance the prior actually uses.
-    pub fn axis_covariance(&self) -> Mat<f64> {
-        let l = self.axis_factor.as_ref();
-        l * l.transpose()
+    pub fn axis_covariance(&self) -> MatRef<'_, f64> {
+        self.axis_covariance.as_ref()
     }
 
     /// u = L xi for one field: `out = L_1 Xi L_1^T` in the grid's column-major layout.
@@ -118,7 +104,7 @@ impl KroneckerPrior {
     pub fn apply_sqrt(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
         let d = self.grid.side();
         let xi = MatRef::from_column_major_slice(xi, d, d);
-        let mut half = MatMut::from_column_major_slice_mut(scratch, d, d);
+        let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..d * d], d, d);
         let l = self.axis_factor.as_ref();
         // half = L_1 Xi, one band of rows at a time.
         for (r0, rows) in bands(d) {
@@ -146,31 +132,60 @@ impl KroneckerPrior {
             );
         }
     }
+}
 
-    /// u = L xi for a batch of fields: `xi` and `out` hold `count` fields of N values each, one
-    /// after the other; `scratch` holds at least N values.
-    ///
-    /// Each field goes through exactly the operations of [`Self::apply_sqrt`], so a field's
-    /// result does not depend on the batch it came in (bit for bit). A D x D x D product is
-    /// already level-3 work of useful size from D = 16 on, and doing the fields one at a time
-    /// keeps the working set in cache; measured faster than one D x (count D) product with
-    /// transposes in between (see the README, "Performance").
-    pub fn apply_sqrt_batch(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64], count: usize) {
-        let n = self.grid.cells();
-        debug_assert!(xi.len() >= count * n && out.len() >= count * n && scratch.len() >= n);
-        for (field, target) in xi.chunks_exact(n).zip(out.chunks_exact_mut(n)).take(count) {
-            self.apply_sqrt(field, target, &mut scratch[..n]);
-        }
+impl Prior for KroneckerPrior {
+    fn grid(&self) -> Grid {
+        self.grid
     }
 
-    /// C x for one field (`out = C_1 X C_1^T`), using the jittered axis covariance.
-    pub fn apply_covariance(&self, x: &[f64], out: &mut [f64]) {
+    fn latent_dim(&self) -> usize {
+        self.grid.cells()
+    }
+
+    fn scratch_len(&self) -> usize {
+        self.grid.cells()
+    }
+
+    fn apply_sqrt(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        KroneckerPrior::apply_sqrt(self, xi, out, scratch);
+    }
+
+    /// L^T v = (L_1^T (x) L_1^T) v, as the matrix product `L_1^T V L_1`.
+    fn apply_sqrt_transpose(&self, v: &[f64], out: &mut [f64], scratch: &mut [f64]) {
         let d = self.grid.side();
-        let c1 = self.axis_covariance();
+        let v = MatRef::from_column_major_slice(v, d, d);
+        let l = self.axis_factor.as_ref();
+        let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..d * d], d, d);
+        matmul(
+            half.as_mut(),
+            Accum::Replace,
+            l.transpose(),
+            v,
+            1.0,
+            Par::Seq,
+        );
+        let out = MatMut::from_column_major_slice_mut(out, d, d);
+        matmul(out, Accum::Replace, half.as_ref(), l, 1.0, Par::Seq);
+    }
+
+    /// C x as `C_1 X C_1^T`, with the jittered axis covariance.
+    fn apply_covariance(&self, x: &[f64], out: &mut [f64]) {
+        let d = self.grid.side();
+        let c1 = self.axis_covariance.as_ref();
         let x = MatRef::from_column_major_slice(x, d, d);
-        let half = &c1 * x;
+        let half = c1 * x;
         let mut out = MatMut::from_column_major_slice_mut(out, d, d);
         out.copy_from(&half * c1.transpose());
+    }
+
+    fn covariance(&self, a: usize, b: usize) -> f64 {
+        let ((ia, ja), (ib, jb)) = (self.grid.cell(a), self.grid.cell(b));
+        self.axis_covariance[(ia, ib)] * self.axis_covariance[(ja, jb)]
+    }
+
+    fn jitter(&self) -> f64 {
+        self.jitter
     }
 }
 
@@ -337,6 +352,35 @@ mod tests {
         for r in 0..n {
             let expected: f64 = (0..n).map(|k| dense[(r, k)] * x[k]).sum();
             assert!((cx[r] - expected).abs() < 1e-10);
+        }
+    }
+
+    /// <L x, v> = <x, L^T v> for every x and v: the transpose is the adjoint of the square root.
+    #[test]
+    fn transpose_is_the_adjoint_of_the_square_root() {
+        for d in [1, 5, 33, 40] {
+            let prior = KroneckerPrior::new(Grid::new(d), kernel(0.15)).unwrap();
+            let n = d * d;
+            let x: Vec<f64> = (0..n).map(|k| ((k * 31 % 17) as f64 - 8.0) / 7.0).collect();
+            let v: Vec<f64> = (0..n).map(|k| ((k * 13 % 19) as f64 - 9.0) / 5.0).collect();
+            let (mut lx, mut ltv, mut scratch) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            Prior::apply_sqrt(&prior, &x, &mut lx, &mut scratch);
+            prior.apply_sqrt_transpose(&v, &mut ltv, &mut scratch);
+            let left: f64 = lx.iter().zip(&v).map(|(a, b)| a * b).sum();
+            let right: f64 = x.iter().zip(&ltv).map(|(a, b)| a * b).sum();
+            assert!((left - right).abs() < 1e-12 * left.abs().max(1.0), "D={d}");
+        }
+    }
+
+    #[test]
+    fn covariance_entries_match_the_dense_kernel() {
+        let grid = Grid::new(4);
+        let prior = KroneckerPrior::new(grid, kernel(0.35)).unwrap();
+        let dense = dense_kernel_matrix(grid, kernel(0.35));
+        for a in 0..16 {
+            for b in 0..16 {
+                assert!((prior.covariance(a, b) - dense[(a, b)]).abs() < 1e-12);
+            }
         }
     }
 }

@@ -1,0 +1,603 @@
+//! The driver: runs a job's chains through any [`Sampler`], and owns everything around the
+//! transitions — iterations, burn-in, thinning, recording, the streaming estimates, the stored
+//! draws for per-cell diagnostics, and the step-size adaptation schedule.
+//!
+//! Chains run one after another, each drawing only from its own [`ChainRng`], so a chain's
+//! numbers do not depend on how many chains run beside it. Memory is O(N) per chain for the
+//! estimates (see [`super::moments`]), plus the thinned traces and the stored draws, whose size
+//! is capped ([`DrawSettings`]).
+//!
+//! Adaptation: when asked, a kind with a step size adapts it per chain during burn-in by dual
+//! averaging ([`super::adapt`]) and the averaged step is frozen for the kept iterations. Every
+//! kept-iteration figure (acceptance rate, estimates, traces, draws) comes from the frozen
+//! chain only.
+
+use std::time::Instant;
+
+use super::adapt::DualAveraging;
+use super::moments::{BatchStatistics, BatchSums, WeightedMoments};
+use super::protocol::{ChainRng, ChainState, Sampler};
+use crate::model::special::phi;
+use crate::model::target::Target;
+
+/// Probe cells traced per chain.
+pub const PROBES: usize = 5;
+/// Batches per chain for the batch-means standard errors.
+pub const BATCHES: u64 = 20;
+
+/// A per-cell function of the field whose posterior mean is reported besides u's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Functional {
+    /// p(t* = 1 | u) = Phi(u / s): the probit predictive probability.
+    PositiveProbability { noise_sd: f64 },
+    /// exp(u + offset): the Poisson expected count.
+    ExpectedCount { offset: f64 },
+}
+
+impl Functional {
+    fn apply(&self, u: &[f64], out: &mut [f64]) {
+        match *self {
+            Self::PositiveProbability { noise_sd } => {
+                for (o, &x) in out.iter_mut().zip(u) {
+                    *o = phi(x / noise_sd);
+                }
+            }
+            Self::ExpectedCount { offset } => {
+                for (o, &x) in out.iter_mut().zip(u) {
+                    *o = (x + offset).exp();
+                }
+            }
+        }
+    }
+}
+
+/// Iterations of each chain: burn-in first, then the kept ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Schedule {
+    /// Iterations per chain, burn-in included.
+    pub iterations: u64,
+    /// Leading iterations left out of every estimate and trace (and used for adaptation).
+    pub burn_in: u64,
+    /// Keep every `thin`-th kept state in the traces (estimates use every state).
+    pub thin: u64,
+}
+
+impl Schedule {
+    /// Iterations per chain after burn-in.
+    pub fn kept(&self) -> u64 {
+        self.iterations.saturating_sub(self.burn_in)
+    }
+}
+
+/// Step-size adaptation during burn-in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Adaptation {
+    pub target_acceptance: f64,
+    /// The largest admissible step size, if bounded.
+    pub max_step: Option<f64>,
+}
+
+/// How many kept draws of every cell are stored for the per-cell diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DrawSettings {
+    /// At most this many stored draws per chain: the kept iterations are thinned evenly to fit.
+    pub per_chain: usize,
+    /// At most this many stored values (draws x cells) per job, all chains together.
+    pub max_values: usize,
+}
+
+impl Default for DrawSettings {
+    fn default() -> Self {
+        Self {
+            per_chain: 4_000,
+            max_values: 1 << 25,
+        }
+    }
+}
+
+impl DrawSettings {
+    /// Store every `thin`-th kept iteration: the smallest thinning that fits both limits.
+    pub fn thinning(&self, kept: u64, cells: usize, chains: usize) -> u64 {
+        let per_chain_values = (self.max_values / (cells.max(1) * chains.max(1))).max(1);
+        let affordable = (self.per_chain.min(per_chain_values)).max(1) as u64;
+        kept.div_ceil(affordable).max(1)
+    }
+}
+
+/// What to run.
+pub struct RunRequest<'a> {
+    pub target: Target<'a>,
+    pub schedule: Schedule,
+    /// Adapt the step size during burn-in (kinds with a step size only).
+    pub adaptation: Option<Adaptation>,
+    pub functional: Option<Functional>,
+    /// The exact posterior mean, when known: the run then records its convergence curve.
+    pub exact_mean: Option<&'a [f64]>,
+    pub draws: DrawSettings,
+    /// Told the iterations done (averaged over chains), about a hundred times per run.
+    pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+}
+
+/// Thinned post-burn-in states of one chain.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Trace {
+    /// 1-based iteration number (burn-in included in the count).
+    pub iteration: Vec<u64>,
+    pub loglik: Vec<f64>,
+    pub probes: Vec<[f64; PROBES]>,
+    /// The mean of the field over all cells.
+    pub field_mean: Vec<f64>,
+}
+
+/// The stored kept draws of one chain: every `thin`-th kept iteration, every cell (f32).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StoredDraws {
+    pub thin: u64,
+    pub cells: usize,
+    /// Draw-major: draw d holds `values[d * cells..(d + 1) * cells]`.
+    pub values: Vec<f32>,
+    /// The log-likelihood at each stored draw.
+    pub loglik: Vec<f64>,
+}
+
+impl StoredDraws {
+    pub fn len(&self) -> usize {
+        self.loglik.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.loglik.is_empty()
+    }
+
+    /// The stored series of one cell.
+    pub fn cell(&self, cell: usize) -> Vec<f64> {
+        self.values
+            .iter()
+            .skip(cell)
+            .step_by(self.cells.max(1))
+            .map(|&v| f64::from(v))
+            .collect()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainOutput {
+    /// Moves over kept iterations (for kinds that always move, 1).
+    pub acceptance_rate: f64,
+    /// Mean acceptance probability over the kept iterations, for Metropolis-Hastings kinds.
+    pub mean_acceptance_probability: Option<f64>,
+    /// The step size the kept iterations used (after adaptation), for kinds with one.
+    pub step_size: Option<f64>,
+    pub loglik_evaluations: u64,
+    pub gradient_evaluations: u64,
+    pub trace: Trace,
+    pub draws: StoredDraws,
+}
+
+/// What a run returns.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    pub chains: Vec<ChainOutput>,
+    /// Moves over all kept iterations of all chains.
+    pub acceptance_rate: f64,
+    pub post_mean: Vec<f64>,
+    pub post_sd: Vec<f64>,
+    /// Batch-means standard errors (None when too few kept iterations for batches).
+    pub post_mean_mcse: Option<Vec<f64>>,
+    pub post_sd_mcse: Option<Vec<f64>>,
+    /// Posterior mean of the [`Functional`], when one was asked for.
+    pub functional_mean: Option<Vec<f64>>,
+    /// (kept iterations per chain, RMS over cells of pooled running mean - exact mean).
+    pub convergence: Vec<(u64, f64)>,
+    pub probe_cells: [usize; PROBES],
+    pub sample_seconds: f64,
+}
+
+impl RunOutput {
+    /// The mean over chains of the adapted step sizes, for kinds with one.
+    pub fn mean_step_size(&self) -> Option<f64> {
+        let steps: Vec<f64> = self.chains.iter().filter_map(|c| c.step_size).collect();
+        (!steps.is_empty()).then(|| steps.iter().sum::<f64>() / steps.len() as f64)
+    }
+
+    /// Log-likelihood evaluations per iteration, over all chains (a gradient counts as one
+    /// gradient evaluation, not as a log-likelihood evaluation).
+    pub fn evaluations_per_iteration(&self, iterations: u64) -> (f64, f64) {
+        let total = (iterations * self.chains.len() as u64).max(1) as f64;
+        let loglik: u64 = self.chains.iter().map(|c| c.loglik_evaluations).sum();
+        let gradient: u64 = self.chains.iter().map(|c| c.gradient_evaluations).sum();
+        (loglik as f64 / total, gradient as f64 / total)
+    }
+}
+
+/// One chain's estimates, fed state by state with hold counts: a state's field is pushed once,
+/// with the number of kept iterations it was held for, when the chain leaves it.
+struct ChainEstimates {
+    moments: WeightedMoments,
+    batch: BatchSums,
+    batches: BatchStatistics,
+    functional: Option<(Functional, WeightedMoments, Vec<f64>)>,
+    /// The field of the state being held, and the kept iterations it has been held for but not
+    /// yet pushed.
+    held: Vec<f64>,
+    pending: f64,
+}
+
+impl ChainEstimates {
+    fn new(field: &[f64], functional: Option<Functional>) -> Self {
+        let cells = field.len();
+        Self {
+            moments: WeightedMoments::new(cells),
+            batch: BatchSums::new(cells),
+            batches: BatchStatistics::new(cells),
+            functional: functional.map(|f| (f, WeightedMoments::new(cells), vec![0.0; cells])),
+            held: field.to_vec(),
+            pending: 0.0,
+        }
+    }
+
+    /// Push the held state with its pending weight.
+    fn flush(&mut self) {
+        if self.pending == 0.0 {
+            return;
+        }
+        let w = self.pending;
+        self.moments.push(&self.held, w);
+        self.batch.push(&self.held, w);
+        if let Some((f, moments, scratch)) = &mut self.functional {
+            f.apply(&self.held, scratch);
+            moments.push(scratch, w);
+        }
+        self.pending = 0.0;
+    }
+
+    /// The chain moved to `field`: push the state it left and hold the new one.
+    fn moved_to(&mut self, field: &[f64]) {
+        self.flush();
+        self.held.copy_from_slice(field);
+    }
+}
+
+/// Everything recorded of one chain.
+struct ChainRecord {
+    estimates: ChainEstimates,
+    output: ChainOutput,
+    kept_moves: u64,
+}
+
+/// Run one chain per entry of `rngs` with `sampler`, chain c drawing only from `rngs[c]`.
+pub fn run<S: Sampler>(sampler: &S, request: &RunRequest, rngs: Vec<ChainRng>) -> RunOutput {
+    let started = Instant::now();
+    let target = &request.target;
+    let schedule = request.schedule;
+    let count = rngs.len();
+    let probe_cells = probe_cells(target.prior.grid().side());
+    let checkpoints = match request.exact_mean {
+        Some(_) => log_spaced(schedule.kept()),
+        None => Vec::new(),
+    };
+    let mut running_means = vec![vec![0.0; target.cells()]; checkpoints.len()];
+    let store_thin = request
+        .draws
+        .thinning(schedule.kept(), target.cells(), count);
+    let records: Vec<ChainRecord> = rngs
+        .into_iter()
+        .enumerate()
+        .map(|(c, rng)| {
+            let context = ChainContext {
+                request,
+                index: c,
+                chains: count,
+                probe_cells: &probe_cells,
+                checkpoints: &checkpoints,
+                store_thin,
+            };
+            run_chain(sampler, &context, rng, &mut running_means)
+        })
+        .collect();
+    let convergence = match request.exact_mean {
+        Some(exact) => checkpoints
+            .iter()
+            .zip(&running_means)
+            .map(|(&k, mean)| (k, rms_difference(mean, exact)))
+            .collect(),
+        None => Vec::new(),
+    };
+    let sample_seconds = started.elapsed().as_secs_f64();
+    summarize(records, schedule, probe_cells, convergence, sample_seconds)
+}
+
+/// What a chain's run needs besides its sampler and stream.
+struct ChainContext<'r, 'a> {
+    request: &'r RunRequest<'a>,
+    index: usize,
+    chains: usize,
+    probe_cells: &'r [usize; PROBES],
+    checkpoints: &'r [u64],
+    store_thin: u64,
+}
+
+fn run_chain<S: Sampler>(
+    sampler: &S,
+    context: &ChainContext,
+    mut rng: ChainRng,
+    running_means: &mut [Vec<f64>],
+) -> ChainRecord {
+    let request = context.request;
+    let target = &request.target;
+    let schedule = request.schedule;
+    let kept = schedule.kept();
+    let batch_len = if kept >= 2 * BATCHES {
+        kept / BATCHES
+    } else {
+        0
+    };
+    // The start: a draw from the prior, from the chain's proposal stream.
+    let mut xi = vec![0.0; target.dim()];
+    rng.normals(&mut xi);
+    let mut state = sampler.init(xi, target);
+    let mut adapter = request.adaptation.and_then(|a| {
+        let step = state.step_size()?;
+        (schedule.burn_in > 0).then(|| DualAveraging::new(step, a.target_acceptance, a.max_step))
+    });
+    let mut estimates = ChainEstimates::new(state.field(), request.functional);
+    let mut output = ChainOutput {
+        acceptance_rate: 0.0,
+        mean_acceptance_probability: None,
+        step_size: None,
+        loglik_evaluations: 0,
+        gradient_evaluations: 0,
+        trace: Trace::default(),
+        draws: StoredDraws {
+            thin: context.store_thin,
+            cells: target.cells(),
+            ..StoredDraws::default()
+        },
+    };
+    let mut kept_moves = 0;
+    let mut acceptance_sum = 0.0;
+    let mut acceptance_count = 0u64;
+    let mut next_checkpoint = 0;
+    let progress_every = (schedule.iterations / 100).max(1);
+    let share = 1.0 / context.chains as f64;
+    let mut mean_scratch = vec![0.0; target.cells()];
+
+    for t in 0..schedule.iterations {
+        if let Some(progress) = request.progress
+            && t % progress_every == 0
+        {
+            let done = context.index as u64 * schedule.iterations + t;
+            progress(done / context.chains as u64);
+        }
+        let info = sampler.step(&mut state, target, &mut rng);
+        output.loglik_evaluations += u64::from(info.loglik_evaluations);
+        output.gradient_evaluations += u64::from(info.gradient_evaluations);
+        let Some(k) = t.checked_sub(schedule.burn_in) else {
+            if let (Some(adapter), Some(p)) = (adapter.as_mut(), info.acceptance_probability) {
+                state.set_step_size(adapter.update(p));
+            }
+            if t + 1 == schedule.burn_in {
+                if let Some(adapter) = &adapter {
+                    state.set_step_size(adapter.final_step());
+                }
+                estimates.held.copy_from_slice(state.field());
+            }
+            continue;
+        };
+        if info.moved {
+            kept_moves += 1;
+            estimates.moved_to(state.field());
+        }
+        if let Some(p) = info.acceptance_probability {
+            acceptance_sum += p;
+            acceptance_count += 1;
+        }
+        estimates.pending += 1.0;
+        if batch_len > 0 && (k + 1) % batch_len == 0 && (k + 1) / batch_len <= BATCHES {
+            estimates.flush();
+            estimates.batches.close(&mut estimates.batch);
+        }
+        if k % schedule.thin == 0 {
+            record_trace(&mut output.trace, &state, t, context.probe_cells);
+        }
+        if k % context.store_thin == 0 {
+            let draws = &mut output.draws;
+            draws.values.extend(state.field().iter().map(|&u| u as f32));
+            draws.loglik.push(state.log_likelihood());
+        }
+        if context.checkpoints.get(next_checkpoint) == Some(&(k + 1)) {
+            let e = &estimates;
+            e.moments.mean_with(&e.held, e.pending, &mut mean_scratch);
+            for (p, m) in running_means[next_checkpoint].iter_mut().zip(&mean_scratch) {
+                *p += share * m;
+            }
+            next_checkpoint += 1;
+        }
+    }
+    estimates.flush();
+    output.acceptance_rate = kept_moves as f64 / kept.max(1) as f64;
+    output.mean_acceptance_probability =
+        (acceptance_count > 0).then(|| acceptance_sum / acceptance_count as f64);
+    output.step_size = state.step_size();
+    ChainRecord {
+        estimates,
+        output,
+        kept_moves,
+    }
+}
+
+fn record_trace<S: ChainState>(
+    trace: &mut Trace,
+    state: &S,
+    t: u64,
+    probe_cells: &[usize; PROBES],
+) {
+    let u = state.field();
+    trace.iteration.push(t + 1);
+    trace.loglik.push(state.log_likelihood());
+    trace.probes.push(probe_cells.map(|c| u[c]));
+    trace
+        .field_mean
+        .push(u.iter().sum::<f64>() / u.len() as f64);
+}
+
+fn summarize(
+    records: Vec<ChainRecord>,
+    schedule: Schedule,
+    probe_cells: [usize; PROBES],
+    convergence: Vec<(u64, f64)>,
+    sample_seconds: f64,
+) -> RunOutput {
+    let count = records.len() as f64;
+    let moves: u64 = records.iter().map(|r| r.kept_moves).sum();
+    let moments: Vec<_> = records
+        .iter()
+        .map(|r| r.estimates.moments.clone())
+        .collect();
+    let pooled = WeightedMoments::pool(&moments);
+    let post_sd = pooled.sd();
+    let batches: Vec<_> = records
+        .iter()
+        .map(|r| r.estimates.batches.clone())
+        .collect();
+    let errors = BatchStatistics::pool(&batches).standard_errors(&pooled.mean, &post_sd);
+    let functional_mean = {
+        let parts: Vec<_> = records
+            .iter()
+            .filter_map(|r| r.estimates.functional.as_ref().map(|f| f.1.clone()))
+            .collect();
+        (!parts.is_empty()).then(|| WeightedMoments::pool(&parts).mean)
+    };
+    let (post_mean_mcse, post_sd_mcse) = match errors {
+        Some((m, s)) => (Some(m), Some(s)),
+        None => (None, None),
+    };
+    RunOutput {
+        acceptance_rate: moves as f64 / (schedule.kept().max(1) as f64 * count),
+        chains: records.into_iter().map(|r| r.output).collect(),
+        post_mean: pooled.mean,
+        post_sd,
+        post_mean_mcse,
+        post_sd_mcse,
+        functional_mean,
+        convergence,
+        probe_cells,
+        sample_seconds,
+    }
+}
+
+/// Cells on the diagonal i = j = round(k (D - 1) / 4), k = 0..4.
+pub fn probe_cells(side: usize) -> [usize; PROBES] {
+    std::array::from_fn(|k| {
+        let i = ((k * (side - 1)) as f64 / (PROBES - 1) as f64).round() as usize;
+        i * side + i
+    })
+}
+
+/// About ten points per decade from 1 to `last`, always ending at `last`.
+pub fn log_spaced(last: u64) -> Vec<u64> {
+    let mut points = Vec::new();
+    if last == 0 {
+        return points;
+    }
+    let mut k = 0;
+    loop {
+        let value = 10f64.powf(k as f64 / 10.0).round() as u64;
+        if value >= last {
+            break;
+        }
+        if points.last() != Some(&value) {
+            points.push(value);
+        }
+        k += 1;
+    }
+    points.push(last);
+    points
+}
+
+pub fn rms_difference(a: &[f64], b: &[f64]) -> f64 {
+    let sum: f64 = a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum();
+    (sum / a.len() as f64).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
+    use crate::sampler::{SamplerKind, SamplerSettings, run_kind};
+    use crate::streams::{Purpose, stream};
+
+    fn rngs(chains: usize) -> Vec<ChainRng> {
+        (0..chains)
+            .map(|c| {
+                ChainRng::new(
+                    stream(3, Purpose::Chain, &format!("c={c}")),
+                    stream(3, Purpose::Acceptance, &format!("c={c}")),
+                )
+            })
+            .collect()
+    }
+
+    /// Chain 0's numbers alone and beside others: bit for bit, for every kind.
+    #[test]
+    fn a_chain_does_not_depend_on_its_neighbours() {
+        let prior = KroneckerPrior::new(
+            Grid::new(9),
+            KernelSpec {
+                length_scale: 0.3,
+                variance: 1.0,
+            },
+        )
+        .unwrap();
+        let observed_cells: Vec<usize> = (0..81).step_by(3).collect();
+        let values: Vec<f64> = observed_cells
+            .iter()
+            .map(|&c| (c as f64 * 0.1).sin())
+            .collect();
+        let likelihood = Likelihood::new(LikelihoodKind::Gaussian, values, 0.5, 0.0);
+        for &kind in SamplerKind::ALL {
+            let spec = SamplerSettings {
+                beta: 0.3,
+                iterations: 500,
+                burn_in: 50,
+                thin: 3,
+                chains: 1,
+                ..SamplerSettings::new(kind)
+            }
+            .check()
+            .unwrap();
+            let request = RunRequest {
+                target: Target {
+                    prior: &prior,
+                    likelihood: &likelihood,
+                    observed_cells: &observed_cells,
+                    mean: 0.3,
+                },
+                schedule: spec.schedule(),
+                adaptation: spec.adaptation(),
+                functional: None,
+                exact_mean: None,
+                draws: DrawSettings::default(),
+                progress: None,
+            };
+            let alone = run_kind(&spec, &request, rngs(1));
+            assert!(alone.chains[0].acceptance_rate > 0.05, "{kind}");
+            for chains in [2, 3] {
+                let other = run_kind(&spec, &request, rngs(chains));
+                assert_eq!(other.chains[0], alone.chains[0], "{kind}: {chains} chains");
+            }
+        }
+    }
+
+    #[test]
+    fn stored_draws_fit_both_limits() {
+        let settings = DrawSettings {
+            per_chain: 100,
+            max_values: 10_000,
+        };
+        assert_eq!(settings.thinning(50, 10, 1), 1);
+        assert_eq!(settings.thinning(1_000, 10, 1), 10);
+        // 10,000 values over 4 chains of 100 cells: 25 draws per chain.
+        assert_eq!(settings.thinning(1_000, 100, 4), 40);
+    }
+}

@@ -1,0 +1,127 @@
+//! Elliptical slice sampling (Murray, Adams & MacKay 2010): no step size, no rejections.
+//!
+//! With the prior N(0, I) in whitened coordinates, a step draws an auxiliary nu ~ N(0, I) and a
+//! log-likelihood level log y = loglik(xi) + log v, v ~ U(0, 1), then searches the ellipse
+//! xi' = xi cos(theta) + nu sin(theta) for a point above the level, shrinking the angle bracket
+//! towards theta = 0 (the current point) after each miss. In the field,
+//! u' - m = cos(theta) (u - m) + sin(theta) L nu, so a step costs one prior draw L nu plus O(M)
+//! per likelihood evaluation; the full field is updated once, at the end.
+
+use std::f64::consts::TAU;
+
+use super::position::{Position, PriorDraws};
+use super::protocol::{ChainRng, ChainState, Sampler, StepInfo, StepTuning};
+use super::{Kind, SamplerSpec};
+use crate::model::target::{Target, Workspace};
+
+/// Elliptical slice sampling.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Elliptical;
+
+impl Kind for Elliptical {
+    const TUNING: Option<StepTuning> = None;
+
+    fn configure(_spec: &SamplerSpec) -> Self {
+        Self
+    }
+}
+
+/// Shrinks after which the bracket is taken to have collapsed onto the current point (it halves
+/// on average per shrink, so this is far below double precision of any angle).
+const MAX_SHRINKS: u32 = 2_000;
+
+/// An elliptical-slice chain.
+#[derive(Debug, Clone)]
+pub struct EllipticalState {
+    position: Position,
+    proposal: Vec<f64>,
+    draws: PriorDraws,
+    work: Workspace,
+}
+
+impl ChainState for EllipticalState {
+    fn position(&self) -> &[f64] {
+        &self.position.xi
+    }
+    fn field(&self) -> &[f64] {
+        &self.position.field
+    }
+    fn log_likelihood(&self) -> f64 {
+        self.position.log_likelihood
+    }
+}
+
+impl Sampler for Elliptical {
+    type State<'t> = EllipticalState;
+
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> EllipticalState {
+        let mut work = target.workspace();
+        EllipticalState {
+            position: Position::new(xi, target, &mut work),
+            proposal: vec![0.0; target.observations()],
+            draws: PriorDraws::new(target),
+            work,
+        }
+    }
+
+    fn step<'t>(
+        &self,
+        state: &mut EllipticalState,
+        target: &Target<'t>,
+        rng: &mut ChainRng,
+    ) -> StepInfo {
+        let EllipticalState {
+            position,
+            proposal,
+            draws,
+            work,
+        } = state;
+        let mean = target.mean;
+        let (nu, lnu) = draws.next(target, rng, work);
+        let level = position.log_likelihood + rng.uniform().ln();
+        let mut theta = TAU * rng.uniform();
+        let (mut low, mut high) = (theta - TAU, theta);
+        let mut evaluations = 0;
+        loop {
+            let (cos, sin) = (theta.cos(), theta.sin());
+            for ((w, &g), &c) in proposal
+                .iter_mut()
+                .zip(&position.observed)
+                .zip(target.observed_cells)
+            {
+                *w = mean + cos * (g - mean) + sin * lnu[c];
+            }
+            let log_likelihood = target.likelihood.log_likelihood(proposal);
+            evaluations += 1;
+            if log_likelihood > level {
+                for (x, &n) in position.xi.iter_mut().zip(nu) {
+                    *x = cos * *x + sin * n;
+                }
+                for (u, &l) in position.field.iter_mut().zip(lnu) {
+                    *u = mean + cos * (*u - mean) + sin * l;
+                }
+                position.observed.copy_from_slice(proposal);
+                position.log_likelihood = log_likelihood;
+                return step_info(true, evaluations);
+            }
+            if evaluations >= MAX_SHRINKS {
+                return step_info(false, evaluations);
+            }
+            if theta < 0.0 {
+                low = theta;
+            } else {
+                high = theta;
+            }
+            theta = low + (high - low) * rng.uniform();
+        }
+    }
+}
+
+fn step_info(moved: bool, evaluations: u32) -> StepInfo {
+    StepInfo {
+        moved,
+        acceptance_probability: None,
+        loglik_evaluations: evaluations,
+        gradient_evaluations: 0,
+    }
+}

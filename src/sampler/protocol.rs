@@ -1,0 +1,130 @@
+//! The sampler protocol, in the shape of BlackJAX (`init` + `step`) and argmin (a solver
+//! implements one trait; the executor owns the loop).
+//!
+//! A sampler is one type implementing [`Sampler`]: [`Sampler::init`] turns a starting position
+//! (whitened coordinates) into the chain's state, and [`Sampler::step`] advances that state by one
+//! transition of a Markov kernel that leaves the target invariant, drawing only from the chain's
+//! [`ChainRng`], and says what it did in a [`StepInfo`]. The sampler value itself is immutable
+//! settings; everything that changes along a chain (position, step size, buffers, pre-drawn
+//! normals) lives in its state, so chains never share mutable data.
+//!
+//! The driver ([`super::driver`]) owns everything else: iterations, burn-in, thinning, recording,
+//! the estimates, and the adaptation schedule. It never takes an accept decision.
+
+use rand::RngExt;
+
+use crate::model::target::Target;
+use crate::normals::NormalStream;
+use crate::streams::StreamRng;
+
+/// What one transition did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepInfo {
+    /// The chain is at a new position (a Metropolis-Hastings proposal was accepted; a slice
+    /// sampler always moves).
+    pub moved: bool,
+    /// The Metropolis-Hastings acceptance probability min(1, ratio) of this step's proposal,
+    /// for kinds that have one: what step-size adaptation tracks.
+    pub acceptance_probability: Option<f64>,
+    /// Log-likelihood evaluations this step used.
+    pub loglik_evaluations: u32,
+    /// Gradient evaluations this step used (each also gives the log-likelihood).
+    pub gradient_evaluations: u32,
+}
+
+/// How a kind's step size is tuned during burn-in, if it has one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepTuning {
+    /// The acceptance rate adaptation aims at by default.
+    pub target_acceptance: f64,
+    /// The largest step size the kind admits (pCN: beta <= 1), if bounded.
+    pub max_step: Option<f64>,
+    /// Whether the kind adapts by default (false where it would change existing results).
+    pub adapts_by_default: bool,
+}
+
+/// A Markov kernel on the whitened coordinates of a [`Target`].
+pub trait Sampler: Sync {
+    /// One chain's state: its position and whatever the kind carries along the chain. It may
+    /// borrow from the sampler and the target for `'t` (a kind that hands the target to a
+    /// library keeps it there).
+    type State<'t>: ChainState
+    where
+        Self: 't;
+
+    /// The chain's state at `xi` (whitened coordinates, [`Target::dim`] values).
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> Self::State<'t>;
+
+    /// One transition from `state`, drawing only from `rng`.
+    fn step<'t>(
+        &self,
+        state: &mut Self::State<'t>,
+        target: &Target<'t>,
+        rng: &mut ChainRng,
+    ) -> StepInfo;
+}
+
+/// What the driver reads of a chain's state.
+pub trait ChainState: Send {
+    /// The whitened position xi.
+    fn position(&self) -> &[f64];
+    /// The field u = mean + L xi at the position (N values).
+    fn field(&self) -> &[f64];
+    /// The log-likelihood at the position.
+    fn log_likelihood(&self) -> f64;
+    /// The step size, for kinds that have one.
+    fn step_size(&self) -> Option<f64> {
+        None
+    }
+    /// Set the step size (adaptation); kinds without one ignore it.
+    fn set_step_size(&mut self, _step: f64) {}
+}
+
+/// The random streams of one chain: standard normals from its proposal stream and uniforms from
+/// its acceptance stream. Kept apart so that a kind may draw normals ahead in bulk without
+/// changing any number.
+#[derive(Debug, Clone)]
+pub struct ChainRng {
+    normals: NormalStream,
+    uniforms: StreamRng,
+}
+
+impl ChainRng {
+    /// Streams for one chain: `proposals` gives the start and the normals, `acceptance` the
+    /// uniforms.
+    pub fn new(proposals: StreamRng, acceptance: StreamRng) -> Self {
+        Self {
+            normals: NormalStream::new(proposals),
+            uniforms: acceptance,
+        }
+    }
+
+    /// Fill `out` with the next standard normals.
+    pub fn normals(&mut self, out: &mut [f64]) {
+        self.normals.fill(out);
+    }
+
+    /// The next uniform in [0, 1).
+    pub fn uniform(&mut self) -> f64 {
+        self.uniforms.random()
+    }
+
+    /// Accept with probability min(1, exp(log_ratio)); always consumes one uniform, so the
+    /// stream's position does not depend on the outcome. A NaN ratio rejects.
+    pub fn accept(&mut self, log_ratio: f64) -> bool {
+        self.uniform().ln() < log_ratio
+    }
+}
+
+/// min(1, exp(log_ratio)), 0 for NaN.
+pub fn acceptance_probability(log_ratio: f64) -> f64 {
+    if log_ratio.is_nan() {
+        0.0
+    } else {
+        log_ratio.exp().min(1.0)
+    }
+}
+
+pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
