@@ -439,39 +439,24 @@ mod tests {
     use super::*;
     use crate::report::shape::StudyShape;
     use crate::report::tables::Values;
+    use crate::report::tables::build::{nums, table, text};
 
-    fn table(columns: Vec<(&str, Values)>) -> Table {
-        Table::from_columns(
-            columns
-                .into_iter()
-                .map(|(n, v)| (n.to_string(), v))
-                .collect(),
-        )
-    }
-    fn num(values: &[Option<f64>]) -> Values {
-        Values::Num(values.to_vec())
-    }
+    const NULL: f64 = f64::NAN;
 
     #[test]
     fn panels_follow_the_likelihood_and_split_observed_from_held_out() {
         let fields = table(vec![
-            ("i", num(&[Some(0.0), Some(1.0), Some(0.0), Some(1.0)])),
-            ("j", num(&[Some(0.0), Some(0.0), Some(1.0), Some(1.0)])),
-            ("truth", num(&[None; 4])),
+            ("i", nums(&[0.0, 1.0, 0.0, 1.0])),
+            ("j", nums(&[0.0, 0.0, 1.0, 1.0])),
+            ("truth", nums(&[NULL; 4])),
             (
                 "observed",
                 Values::Bool(vec![Some(true), Some(false), Some(true), Some(false)]),
             ),
-            ("observation", num(&[Some(3.0), Some(1.0), None, None])),
-            (
-                "post_mean",
-                num(&[Some(0.1), Some(0.2), Some(0.3), Some(0.4)]),
-            ),
-            ("post_sd", num(&[Some(0.5); 4])),
-            (
-                "expected_count",
-                num(&[Some(1.1), Some(1.2), Some(1.3), Some(9.0)]),
-            ),
+            ("observation", nums(&[3.0, 1.0, NULL, NULL])),
+            ("post_mean", nums(&[0.1, 0.2, 0.3, 0.4])),
+            ("post_sd", nums(&[0.5; 4])),
+            ("expected_count", nums(&[1.1, 1.2, 1.3, 9.0])),
         ]);
         let rows = [0, 1, 2, 3];
         let panels = panels_for(&fields, &rows, "poisson");
@@ -499,43 +484,12 @@ mod tests {
 
     #[test]
     fn truth_jobs_are_one_first_replicate_per_true_length_scale() {
-        let text = |v: &[&str]| Values::Text(v.iter().map(|s| Some(s.to_string())).collect());
         let jobs = table(vec![
             ("job_id", text(&["a", "b", "c", "d", "e", "f"])),
             ("status", text(&["ok", "ok", "failed", "ok", "ok", "ok"])),
-            (
-                "replicate",
-                num(&[
-                    Some(1.0),
-                    Some(0.0),
-                    Some(0.0),
-                    Some(1.0),
-                    Some(0.0),
-                    Some(0.0),
-                ]),
-            ),
-            (
-                "model_length_scale",
-                num(&[
-                    Some(0.1),
-                    Some(0.1),
-                    Some(0.1),
-                    Some(0.1),
-                    Some(0.5),
-                    Some(0.5),
-                ]),
-            ),
-            (
-                "data_length_scale",
-                num(&[
-                    Some(0.1),
-                    Some(0.1),
-                    Some(0.3),
-                    Some(0.3),
-                    Some(0.3),
-                    Some(0.1),
-                ]),
-            ),
+            ("replicate", nums(&[1.0, 0.0, 0.0, 1.0, 0.0, 0.0])),
+            ("model_length_scale", nums(&[0.1, 0.1, 0.1, 0.1, 0.5, 0.5])),
+            ("data_length_scale", nums(&[0.1, 0.1, 0.3, 0.3, 0.3, 0.1])),
         ]);
         let shape = StudyShape::of(&jobs);
         let context = Context {
@@ -548,8 +502,8 @@ mod tests {
 
         let constant = table(vec![
             ("job_id", text(&["a", "b"])),
-            ("data_length_scale", num(&[Some(0.3), Some(0.3)])),
-            ("model_length_scale", num(&[Some(0.1), Some(0.5)])),
+            ("data_length_scale", nums(&[0.3, 0.3])),
+            ("model_length_scale", nums(&[0.1, 0.5])),
         ]);
         let shape = StudyShape::of(&constant);
         let context = Context {
@@ -563,9 +517,9 @@ mod tests {
     #[test]
     fn error_panel_needs_truth_and_shares_the_sd_scale() {
         let fields = table(vec![
-            ("truth", num(&[Some(1.0), Some(-1.0)])),
-            ("post_mean", num(&[Some(0.5), Some(-3.0)])),
-            ("post_sd", num(&[Some(0.2), Some(0.3)])),
+            ("truth", nums(&[1.0, -1.0])),
+            ("post_mean", nums(&[0.5, -3.0])),
+            ("post_sd", nums(&[0.2, 0.3])),
         ]);
         let panels = panels_for(&fields, &[0, 1], "gaussian");
         let error = panels

@@ -425,19 +425,7 @@ fn draw_panel(root: &Area, area: &Area, histogram: &RankHistogram, title: &str) 
 mod tests {
     use super::*;
     use crate::report::shape::StudyShape;
-    use crate::report::tables::Values;
-
-    fn text_column(name: &str, values: &[&str]) -> (String, Values) {
-        let values = values.iter().map(|s| Some(s.to_string())).collect();
-        (name.to_string(), Values::Text(values))
-    }
-
-    fn num_column(name: &str, values: &[f64]) -> (String, Values) {
-        (
-            name.to_string(),
-            Values::Num(values.iter().map(|&v| Some(v)).collect()),
-        )
-    }
+    use crate::report::tables::build::{nums, table, text};
 
     #[test]
     fn uniform_ranks_sit_inside_the_band_and_piled_ranks_do_not() {
@@ -482,15 +470,15 @@ mod tests {
     }
 
     fn jobs_table() -> Table {
-        Table::from_columns(vec![
-            text_column("job_id", &["b", "a", "c"]),
-            text_column("status", &["ok", "ok", "ok"]),
-            text_column("model_likelihood", &["gaussian", "probit", "probit"]),
-            text_column("sampler_kind", &["grw", "pcn", "pcn"]),
-            num_column("model_grid", &[4.0, 4.0, 4.0]),
-            num_column("sbc_draws", &[9.0, 9.0, 9.0]),
-            num_column("sbc_replications", &[20.0, 20.0, 20.0]),
-            num_column("sbc_p_probe_0", &[0.25, 0.5, 0.75]),
+        table(vec![
+            ("job_id", text(&["b", "a", "c"])),
+            ("status", text(&["ok", "ok", "ok"])),
+            ("model_likelihood", text(&["gaussian", "probit", "probit"])),
+            ("sampler_kind", text(&["grw", "pcn", "pcn"])),
+            ("model_grid", nums(&[4.0, 4.0, 4.0])),
+            ("sbc_draws", nums(&[9.0, 9.0, 9.0])),
+            ("sbc_replications", nums(&[20.0, 20.0, 20.0])),
+            ("sbc_p_probe_0", nums(&[0.25, 0.5, 0.75])),
         ])
     }
 
@@ -524,11 +512,11 @@ mod tests {
         functional.push("probe_0");
         rank.push(1.0);
         draws.push(9.0);
-        let ranks = Table::from_columns(vec![
-            text_column("job_id", &ids),
-            text_column("functional", &functional),
-            num_column("rank", &rank),
-            num_column("draws", &draws),
+        let ranks = table(vec![
+            ("job_id", text(&ids)),
+            ("functional", text(&functional)),
+            ("rank", nums(&rank)),
+            ("draws", nums(&draws)),
         ]);
         let job = job_ranks(&context, &ranks, "a").expect("ranks of a");
         assert_eq!(job.description, "probit · pcn · D=4");

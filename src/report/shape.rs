@@ -393,41 +393,28 @@ pub fn job_description(jobs: &Table, shape: &StudyShape, row: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::tables::Values;
-
-    fn text(values: &[&str]) -> Values {
-        Values::Text(values.iter().map(|s| Some(s.to_string())).collect())
-    }
-    fn num(values: &[f64]) -> Values {
-        Values::Num(values.iter().map(|v| Some(*v)).collect())
-    }
+    use crate::report::tables::build::{nums as num, table, text};
 
     fn jobs() -> Table {
-        Table::from_columns(vec![
+        table(vec![
+            ("job_id", text(&["a", "b", "c", "d", "e", "f", "g", "h"])),
+            ("replicate", num(&[0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0])),
             (
-                "job_id".into(),
-                text(&["a", "b", "c", "d", "e", "f", "g", "h"]),
-            ),
-            (
-                "replicate".into(),
-                num(&[0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0]),
-            ),
-            (
-                "model_grid".into(),
+                "model_grid",
                 num(&[4.0, 4.0, 16.0, 16.0, 4.0, 4.0, 16.0, 16.0]),
             ),
-            ("model_length_scale".into(), num(&[0.3; 8])),
-            ("model_likelihood".into(), text(&["gaussian"; 8])),
+            ("model_length_scale", num(&[0.3; 8])),
+            ("model_likelihood", text(&["gaussian"; 8])),
             (
-                "data_length_scale".into(),
+                "data_length_scale",
                 num(&[0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.2, 0.2]),
             ),
             (
-                "sampler_kind".into(),
+                "sampler_kind",
                 text(&["grw", "grw", "grw", "grw", "pcn", "pcn", "pcn", "pcn"]),
             ),
             (
-                "status".into(),
+                "status",
                 text(&["ok", "ok", "ok", "failed", "ok", "ok", "ok", "ok"]),
             ),
         ])
@@ -447,14 +434,11 @@ mod tests {
     #[test]
     fn a_data_file_leads_its_paired_numeric_offset_and_is_labelled_by_name() {
         let files = ["../data/a_grid32.csv", "../data/b_grid32.csv"];
-        let jobs = Table::from_columns(vec![
-            ("job_id".into(), text(&["a", "b", "c", "d"])),
-            ("model_length_scale".into(), num(&[0.1, 0.1, 1.0, 1.0])),
-            ("model_offset".into(), num(&[-3.0, 0.8, -3.0, 0.8])),
-            (
-                "data_path".into(),
-                text(&[files[0], files[1], files[0], files[1]]),
-            ),
+        let jobs = table(vec![
+            ("job_id", text(&["a", "b", "c", "d"])),
+            ("model_length_scale", num(&[0.1, 0.1, 1.0, 1.0])),
+            ("model_offset", num(&[-3.0, 0.8, -3.0, 0.8])),
+            ("data_path", text(&[files[0], files[1], files[0], files[1]])),
         ]);
         let shape = StudyShape::of(&jobs);
         assert_eq!(shape.swept_names(), ["model_length_scale", "data_path"]);

@@ -425,19 +425,13 @@ fn caption(swept: &Swept, plan: &LinePlan, panels: &[Panel]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::tables::Values;
+    use crate::report::tables::build::{nums, table};
 
     #[test]
     fn the_count_ratio_divides_by_the_baseline_and_skips_missing_or_zero_baselines() {
-        let jobs = Table::from_columns(vec![
-            (
-                "count_mae".into(),
-                Values::Num(vec![Some(1.1), Some(0.5), Some(0.2)]),
-            ),
-            (
-                "baseline_count_mae".into(),
-                Values::Num(vec![Some(1.0), None, Some(0.0)]),
-            ),
+        let jobs = table(vec![
+            ("count_mae", nums(&[1.1, 0.5, 0.2])),
+            ("baseline_count_mae", nums(&[1.0, f64::NAN, 0.0])),
         ]);
         let ratio = |row| COUNT_MAE_RATIO.value(&jobs, row);
         assert!((ratio(0).unwrap() - 1.1).abs() < 1e-12);

@@ -210,6 +210,30 @@ fn column_values(column: &polars::prelude::Column) -> Option<Values> {
     }
 }
 
+/// Tables for the report's unit tests, e.g. `table(vec![("x", nums(&[1.0, f64::NAN]))])`.
+#[cfg(test)]
+pub(crate) mod build {
+    use super::{Table, Values};
+
+    pub fn text(values: &[&str]) -> Values {
+        Values::Text(values.iter().map(|s| Some(s.to_string())).collect())
+    }
+
+    /// Numbers; NaN stands for a null.
+    pub fn nums(values: &[f64]) -> Values {
+        Values::Num(values.iter().map(|v| (!v.is_nan()).then_some(*v)).collect())
+    }
+
+    pub fn table(columns: Vec<(&str, Values)>) -> Table {
+        Table::from_columns(
+            columns
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v))
+                .collect(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,10 +252,7 @@ mod tests {
 
     #[test]
     fn job_ids_are_distinct_in_first_appearance_order() {
-        let ids = ["b", "a", "b", "c", "a"]
-            .map(|s| Some(s.to_string()))
-            .to_vec();
-        let table = Table::from_columns(vec![("job_id".into(), Values::Text(ids))]);
+        let table = build::table(vec![("job_id", build::text(&["b", "a", "b", "c", "a"]))]);
         assert_eq!(table.job_ids(), ["b", "a", "c"]);
         assert_eq!(table.rows_of_job("b"), [0, 2]);
     }
