@@ -18,14 +18,10 @@ use crate::sink::schema::jobs::{
 };
 
 const FILE: &str = "acceptance.png";
-const PANEL_FRAME: Frame = Frame {
-    margin: 10,
-    right: 10,
-    y_labels: 66,
-    tick_size: 15.0,
-    title_size: 16.0,
-    ..Frame::HEAT
-};
+const PANEL_FRAME: Frame = Frame::HEAT
+    .margins(10, 40, 10)
+    .labels(50, 66)
+    .text(15.0, 16.0);
 
 /// Mean acceptance per (sampler, grid, beta) over the ok jobs.
 #[derive(Debug, Clone, PartialEq)]

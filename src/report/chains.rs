@@ -29,16 +29,10 @@ const MAX_TRACE_POINTS: usize = 4000;
 /// The probe drawn in trace plots: the centre of the grid (k = 2 of 0..4).
 const CENTRE_PROBE: usize = 2;
 /// A chart filling its figure below a legend strip.
-const WIDE_FRAME: Frame = Frame {
-    margin: 16,
-    top: 16,
-    right: 16,
-    x_labels: 52,
-    y_labels: 80,
-    tick_size: 14.0,
-    title_size: 15.0,
-    ..Frame::LINES
-};
+const WIDE_FRAME: Frame = Frame::LINES
+    .margins(16, 16, 16)
+    .labels(52, 80)
+    .text(14.0, 15.0);
 
 /// Jobs sharing all swept values but the replicate, labelled for a legend.
 #[derive(Debug, Clone, PartialEq)]
@@ -463,12 +457,7 @@ fn draw_trace_panel(
         return Ok(());
     };
     let axes = (&Axis::linear(x_lo, x_hi), &Axis::padded(y_lo, y_hi));
-    let frame = Frame {
-        top: 36,
-        x_labels: 44,
-        y_labels: 80,
-        ..Frame::LINES
-    };
+    let frame = Frame::LINES.margins(12, 36, 12).labels(44, 80);
     let titles = Titles {
         title,
         x: "iteration",

@@ -323,6 +323,34 @@ impl Frame {
         grid: false,
         ..Frame::LINES
     };
+
+    /// With margins of `margin` pixels, `top` above the plot and `right` right of it.
+    pub const fn margins(self, margin: u32, top: u32, right: u32) -> Frame {
+        Frame {
+            margin,
+            top,
+            right,
+            ..self
+        }
+    }
+
+    /// With label areas of `x` pixels below the plot and `y` pixels left of it.
+    pub const fn labels(self, x_labels: u32, y_labels: u32) -> Frame {
+        Frame {
+            x_labels,
+            y_labels,
+            ..self
+        }
+    }
+
+    /// With tick labels of `tick_size` pixels and titles of `title_size`.
+    pub const fn text(self, tick_size: f64, title_size: f32) -> Frame {
+        Frame {
+            tick_size,
+            title_size,
+            ..self
+        }
+    }
 }
 
 /// The plotting rectangle of a chart in absolute pixels.

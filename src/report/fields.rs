@@ -25,16 +25,10 @@ const PANEL_HEIGHT: u32 = 330;
 const TITLE_HEIGHT: u32 = 50;
 const MAX_COLUMNS: usize = 4;
 /// A heat map panel leaves room on its right for the colour bar.
-const PANEL_FRAME: Frame = Frame {
-    margin: 6,
-    top: 32,
-    right: 98,
-    x_labels: 36,
-    y_labels: 44,
-    tick_size: 12.0,
-    title_size: 13.0,
-    ..Frame::HEAT
-};
+const PANEL_FRAME: Frame = Frame::HEAT
+    .margins(6, 32, 98)
+    .labels(36, 44)
+    .text(12.0, 13.0);
 
 /// One heat map panel.
 struct Panel {

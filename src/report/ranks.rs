@@ -34,12 +34,7 @@ const ALARM_P: f64 = 0.001;
 const PANEL_COLUMNS: usize = 3;
 const PANEL_SIZE: (u32, u32) = (390, 310);
 const TITLE_HEIGHT: u32 = 56;
-const PANEL_FRAME: Frame = Frame {
-    top: 58,
-    x_labels: 46,
-    y_labels: 58,
-    ..Frame::LINES
-};
+const PANEL_FRAME: Frame = Frame::LINES.margins(12, 58, 12).labels(46, 58);
 const BAND: RGBColor = RGBColor(205, 205, 205);
 const BAND_EDGE: RGBColor = RGBColor(150, 150, 150);
 const OUTSIDE: RGBColor = RGBColor(214, 96, 77);
