@@ -14,7 +14,7 @@ use fieldmc::report::{FigureKind, MAX_RANK_FIGURES, write_report};
 use fieldmc::sink::schema;
 
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_small.toml")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_report.toml")
 }
 
 /// Width and height from a PNG's IHDR chunk, or `None` when the bytes are not a PNG.
@@ -67,8 +67,8 @@ fn an_sbc_study_gets_one_rank_figure_per_job() {
             .collect()
     };
     let (likelihoods, samplers) = (
-        column(schema::jobs::MODEL_LIKELIHOOD.0),
-        column(schema::jobs::SAMPLER_KIND.0),
+        column(schema::jobs::MODEL_LIKELIHOOD.column()),
+        column(schema::jobs::SAMPLER_KIND.column()),
     );
     let drawn = jobs.height().min(MAX_RANK_FIGURES);
     assert_eq!(rank_figures.len(), drawn, "one figure per SBC job");

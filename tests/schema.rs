@@ -2,8 +2,7 @@
 //! `fieldmc::sink::schema`: the column names, types and nullability, no undeclared column, every
 //! always-present column there; and every declared column is written by some tiny study, so a
 //! declared column that no writer fills is caught. Also: the README's "Result tables" section is
-//! the one the schema prints, and every parameter column the code names is one the planner
-//! writes.
+//! the one the schema prints, and every study key's column belongs to the parameter family.
 //!
 //! Set FIELDMC_BLESS=1 to rewrite the README section from the schema.
 
@@ -116,26 +115,16 @@ fn the_readme_lists_the_tables_as_the_schema_declares_them() {
 }
 
 #[test]
-fn every_named_parameter_column_is_one_the_planner_writes() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = write_file(dir.path(), "s.toml", "[model]\ngrid = 4\n");
-    let study = fieldmc::study::parse("[model]\ngrid = 4\n", &path).unwrap();
-    let plan = fieldmc::plan::plan(&study);
-    let planned: Vec<&str> = plan.jobs[0]
-        .params
-        .iter()
-        .map(|(n, _)| n.as_str())
-        .collect();
-    for parameter in jobs::NAMED_PARAMETERS {
-        assert!(
-            planned.contains(&parameter.0),
-            "{parameter:?} is not planned"
-        );
+fn every_study_key_is_a_parameter_column_and_no_declared_column_is_one() {
+    for key in fieldmc::study::keys::Key::all() {
+        let column = key.column();
+        assert!(jobs::PARAMETERS.contains(column), "{key:?}: {column}");
+        assert!(jobs::is_parameter(column));
+        let declared = jobs::TABLE
+            .entries
+            .iter()
+            .any(|e| matches!(e, Entry::Column(spec) if spec.name == column));
+        assert!(!declared, "{column} is both a key and a declared column");
     }
-    for name in planned {
-        assert!(
-            jobs::PARAMETERS.contains(name),
-            "{name} is not a <section>_<key> column"
-        );
-    }
+    assert!(!jobs::is_parameter(jobs::MODEL_MEAN_VALUE.name()));
 }

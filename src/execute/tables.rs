@@ -17,22 +17,31 @@ use crate::sink::schema::{
     ACCEPTANCE_RATE, CHAIN, ITERATION, JOB_ID, Rows, SchemaError, Table, autocorrelation, chains,
     convergence, fields, jobs, traces,
 };
+use crate::study::keys::{Key, ValueType};
 
 /// The job's id, replicate and parameter columns: the start of every jobs-table row.
 fn job_rows(job: &Job) -> Rows {
-    let mut rows = Rows::new(&jobs::TABLE, 1)
+    let rows = Rows::new(&jobs::TABLE, 1)
         .fill(JOB_ID, job.id.clone())
         .fill(jobs::REPLICATE, i64::from(job.replicate));
-    for (name, value) in &job.params {
-        let family = &jobs::PARAMETERS;
-        rows = match value {
-            ParamValue::Int(v) => rows.set_member(family, name, [*v]),
-            ParamValue::Float(v) => rows.set_member(family, name, [*v]),
-            ParamValue::Text(v) => rows.set_member(family, name, [v.clone()]),
-            ParamValue::Null => rows.set_member::<String, _>(family, name, [None]),
-        };
+    job.params
+        .iter()
+        .fold(rows, |rows, (key, value)| parameter(rows, *key, value))
+}
+
+/// A parameter's column, typed by its key (a null too, so every job's column has one type).
+fn parameter(rows: Rows, key: Key, value: &ParamValue) -> Rows {
+    let (family, name) = (&jobs::PARAMETERS, key.column());
+    match (key.value_type(), value) {
+        (ValueType::Integer, ParamValue::Int(v)) => rows.set_member(family, name, [*v]),
+        (ValueType::Integer, _) => rows.set_member::<i64, _>(family, name, [None]),
+        (ValueType::Float, ParamValue::Float(v)) => rows.set_member(family, name, [*v]),
+        (ValueType::Float, _) => rows.set_member::<f64, _>(family, name, [None]),
+        (ValueType::Bool, ParamValue::Bool(v)) => rows.set_member(family, name, [*v]),
+        (ValueType::Bool, _) => rows.set_member::<bool, _>(family, name, [None]),
+        (_, ParamValue::Null) => rows.set_member::<String, _>(family, name, [None]),
+        (_, value) => rows.set_member(family, name, [value.to_string()]),
     }
-    rows
 }
 
 /// Rows of a per-job table (not the jobs table): `height` rows, `job_id` filled in.
@@ -103,6 +112,7 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
         .fill(jobs::EXACT_SECONDS, result.exact_seconds)
         .fill(jobs::ITERATIONS_PER_SECOND, iterations / run.sample_seconds)
         .fill(jobs::JITTER, result.jitter)
+        .fill(jobs::MODEL_MEAN_VALUE, result.mean)
         .fill(jobs::OBSERVED_CELLS, result.dataset.observed.len() as i64)
         .fill(jobs::EXACT_RMSE, scores.exact_rmse)
         .fill(jobs::PREDICTION_ERROR, scores.prediction_error)

@@ -73,14 +73,17 @@ pub fn acceptance_grid(context: &Context) -> Option<AcceptanceGrid> {
         return None;
     }
     let (samplers, grids, betas) = (
-        distinct(jobs, SAMPLER.0, &rows),
-        distinct(jobs, GRID.0, &rows),
-        distinct(jobs, BETA.0, &rows),
+        distinct(jobs, SAMPLER.column(), &rows),
+        distinct(jobs, GRID.column(), &rows),
+        distinct(jobs, BETA.column(), &rows),
     );
-    let groups: BTreeMap<Vec<Cell>, Vec<usize>> =
-        group_rows(jobs, &rows, &[SAMPLER.0, GRID.0, BETA.0])
-            .into_iter()
-            .collect();
+    let groups: BTreeMap<Vec<Cell>, Vec<usize>> = group_rows(
+        jobs,
+        &rows,
+        &[SAMPLER.column(), GRID.column(), BETA.column()],
+    )
+    .into_iter()
+    .collect();
     let max_jobs_per_cell = groups.values().map(Vec::len).max().unwrap_or(0);
     let mean = |key: [&Cell; 3]| {
         let rows = groups.get(key.map(Cell::clone).as_slice())?;

@@ -111,7 +111,7 @@ pub fn truth_figure(
     let panels: Vec<Panel> = truths
         .into_iter()
         .map(|(length, values)| Panel {
-            title: format!("truth u, {}", label(DATA_LENGTH_SCALE.0, length)),
+            title: format!("truth u, {}", label(DATA_LENGTH_SCALE.column(), length)),
             values,
             blank_when_missing: false,
             scale,
@@ -145,18 +145,22 @@ pub fn truth_job_ids(context: &Context) -> Vec<String> {
             .shape
             .swept
             .iter()
-            .any(|s| s.companions.iter().any(|c| c == DATA_LENGTH_SCALE.0));
+            .any(|s| s.companions.iter().any(|c| c == DATA_LENGTH_SCALE.column()));
     if !varies {
         return Vec::new();
     }
-    group_rows(context.jobs, &context.shape.ok_rows, &[DATA_LENGTH_SCALE.0])
-        .into_iter()
-        .filter(|(key, _)| key.first().and_then(Cell::as_f64).is_some())
-        .filter_map(|(_, rows)| {
-            let first = first_replicate(context.jobs, &rows)?;
-            context.jobs.str_at(JOB_ID, first).map(str::to_string)
-        })
-        .collect()
+    group_rows(
+        context.jobs,
+        &context.shape.ok_rows,
+        &[DATA_LENGTH_SCALE.column()],
+    )
+    .into_iter()
+    .filter(|(key, _)| key.first().and_then(Cell::as_f64).is_some())
+    .filter_map(|(_, rows)| {
+        let first = first_replicate(context.jobs, &rows)?;
+        context.jobs.str_at(JOB_ID, first).map(str::to_string)
+    })
+    .collect()
 }
 
 /// Of `job_ids` (from [`truth_job_ids`]: one per true length scale, in its order), those with

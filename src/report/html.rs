@@ -17,6 +17,7 @@ use crate::sink::schema::jobs::{
     WALL_SECONDS,
 };
 use crate::sink::schema::{Col, JOB_ID};
+use crate::study::keys::Key;
 
 /// Rows of the jobs table shown on the page; the full table is jobs.parquet.
 const MAX_JOB_ROWS: usize = 400;
@@ -31,12 +32,9 @@ const EXTRA_METRICS: [Col<f64>; 7] = [
     WALL_SECONDS,
 ];
 /// Parameters shown in the jobs table when the study swept nothing.
-const DEFAULT_PARAMS: [&str; 4] = [
-    MODEL_LIKELIHOOD.0,
-    SAMPLER_KIND.0,
-    MODEL_GRID.0,
-    SAMPLER_BETA.0,
-];
+fn default_params() -> [&'static str; 4] {
+    [MODEL_LIKELIHOOD, SAMPLER_KIND, MODEL_GRID, SAMPLER_BETA].map(Key::column)
+}
 
 const STYLE: &str = "
 body { font-family: 'DejaVu Sans', Verdana, Arial, sans-serif; color: #222; margin: 0 auto;
@@ -235,7 +233,7 @@ fn job_columns(context: &Context) -> Vec<String> {
         .collect();
     let swept = context.shape.swept_names();
     let params: Vec<&str> = if swept.is_empty() {
-        DEFAULT_PARAMS.to_vec()
+        default_params().to_vec()
     } else {
         swept
     };
@@ -306,7 +304,7 @@ fn header(column: &str) -> String {
     if column == JOB_ID.name() {
         return "job".into();
     }
-    if column == SAMPLER_KIND.0 {
+    if column == SAMPLER_KIND.column() {
         return "sampler".into();
     }
     match PARAMETERS.member_of(column) {

@@ -8,19 +8,22 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use super::tables::{Found, Table, format_number};
+use crate::sink::schema::ColumnName;
 use crate::sink::schema::jobs::{
     DATA_HOLDOUT, DATA_LENGTH_SCALE, DATA_NOISE_SD, DATA_SOURCE, DATA_SUBSAMPLE, MODEL_GRID,
-    MODEL_KERNEL, MODEL_LENGTH_SCALE, MODEL_LIKELIHOOD, MODEL_OFFSET, MODEL_VARIANCE, PARAMETERS,
-    REPLICATE, SAMPLER_BETA, SAMPLER_BURN_IN, SAMPLER_CHAINS, SAMPLER_ITERATIONS, SAMPLER_KIND,
-    SAMPLER_THIN, STATUS,
+    MODEL_KERNEL, MODEL_LENGTH_SCALE, MODEL_LIKELIHOOD, MODEL_OFFSET, MODEL_VARIANCE, REPLICATE,
+    SAMPLER_BETA, SAMPLER_BURN_IN, SAMPLER_CHAINS, SAMPLER_ITERATIONS, SAMPLER_KIND, SAMPLER_THIN,
+    STATUS, is_parameter,
 };
-use crate::sink::schema::{ColumnName, Parameter};
+use crate::study::keys::Key;
 
 /// Representative jobs are distinct in these columns first.
-const REPRESENTATIVE_KEYS: [&str; 3] = [MODEL_LIKELIHOOD.0, SAMPLER_KIND.0, MODEL_GRID.0];
+fn representative_keys() -> [&'static str; 3] {
+    [MODEL_LIKELIHOOD, SAMPLER_KIND, MODEL_GRID].map(Key::column)
+}
 /// How parameters are named in legends and on axes: (column, short name, axis title). A short
 /// name is empty when the value speaks for itself (a sampler kind, a likelihood).
-const PARAMETER_LABELS: [(Parameter, &str, &str); 17] = [
+static PARAMETER_LABELS: [(Key, &str, &str); 17] = [
     (SAMPLER_KIND, "", "sampler kind"),
     (MODEL_LIKELIHOOD, "", "model likelihood"),
     (MODEL_KERNEL, "", "model kernel"),
@@ -170,7 +173,7 @@ pub fn ok_rows(jobs: &Table) -> Vec<usize> {
 pub fn param_columns(jobs: &Table) -> Vec<String> {
     jobs.column_names()
         .iter()
-        .filter(|name| PARAMETERS.contains(name))
+        .filter(|name| is_parameter(name))
         .cloned()
         .collect()
 }
@@ -269,9 +272,8 @@ pub fn group_rows(jobs: &Table, rows: &[usize], columns: &[&str]) -> Vec<(Vec<Ce
 /// columns while that keeps the count small; at most [`MAX_REPRESENTATIVES`] rows, in plan
 /// order. Only rows in `candidates` (e.g. ok jobs with fields) are considered.
 pub fn representative_rows(jobs: &Table, shape: &StudyShape, candidates: &[usize]) -> Vec<usize> {
-    let mut key: Vec<&str> = REPRESENTATIVE_KEYS
-        .iter()
-        .copied()
+    let mut key: Vec<&str> = representative_keys()
+        .into_iter()
         .filter(|c| jobs.has(Found(c)))
         .collect();
     for swept in &shape.swept {
@@ -306,7 +308,7 @@ pub fn first_replicate(jobs: &Table, rows: &[usize]) -> Option<usize> {
 fn labels_of(column: &str) -> Option<(&'static str, &'static str)> {
     PARAMETER_LABELS
         .iter()
-        .find(|(parameter, _, _)| parameter.0 == column)
+        .find(|(key, _, _)| key.column() == column)
         .map(|&(_, short, axis)| (short, axis))
 }
 
@@ -330,7 +332,7 @@ pub fn axis_title(column: &str) -> String {
 /// Orders columns for legends: the sampler kind first (it is what studies compare), the rest
 /// in table order.
 pub fn sampler_first(columns: &mut [String]) {
-    columns.sort_by_key(|c| c != SAMPLER_KIND.0);
+    columns.sort_by_key(|c| c != SAMPLER_KIND.column());
 }
 
 /// "name=value" for a legend ("β=0.2", or just "pcn"; a data file by its name without folder
@@ -370,9 +372,8 @@ pub fn joined_label(columns: &[&str], key: &[Cell]) -> String {
 /// A job's description from its swept parameters plus likelihood, sampler and grid
 /// (used in figure titles).
 pub fn job_description(jobs: &Table, shape: &StudyShape, row: usize) -> String {
-    let mut columns: Vec<&str> = REPRESENTATIVE_KEYS
-        .iter()
-        .copied()
+    let mut columns: Vec<&str> = representative_keys()
+        .into_iter()
         .filter(|c| jobs.has(Found(c)))
         .collect();
     for swept in &shape.swept {

@@ -17,6 +17,8 @@ use std::marker::PhantomData;
 use polars::prelude::{Column as PolarsColumn, DataFrame, DataType, NamedFrom, Series};
 use thiserror::Error;
 
+use crate::study::keys::Key;
+
 /// The value type of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -24,7 +26,7 @@ pub enum Kind {
     Int,
     Float,
     Bool,
-    /// The type of the study key the column comes from (integer, float or text).
+    /// The type of the study key the column comes from (integer, float, boolean or text).
     Parameter,
 }
 
@@ -37,7 +39,9 @@ impl Kind {
             Kind::Float => *dtype == DataType::Float64,
             Kind::Bool => dtype.is_bool(),
             Kind::Parameter => {
-                matches!(dtype, DataType::Int64 | DataType::Float64) || dtype.is_string()
+                matches!(dtype, DataType::Int64 | DataType::Float64)
+                    || dtype.is_string()
+                    || dtype.is_bool()
             }
         }
     }
@@ -468,14 +472,11 @@ impl<C: ColumnName + ?Sized> ColumnName for &C {
     }
 }
 
-/// A parameter column the code names (the study key `section.key` as `section_key`); the
-/// schema test checks that the planner writes each of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Parameter(pub &'static str);
-
-impl ColumnName for Parameter {
+/// A study key names its parameter column (`model.grid` -> `model_grid`): the keys, declared
+/// in [`crate::study::keys`], are the members of [`jobs::PARAMETERS`].
+impl ColumnName for Key {
     fn column_name(&self) -> &str {
-        self.0
+        self.column()
     }
 }
 
@@ -496,17 +497,25 @@ pub const ACCEPTANCE_RATE: Col<f64> = Col::optional(
 
 /// `jobs.parquet`: one row per job.
 pub mod jobs {
-    use super::{Col, Entry, Family, Kind, Parameter, Presence, Table};
+    use super::{Col, Entry, Family, Kind, Presence, Table};
+    use crate::study::keys::Key;
+    /// The study keys the code names, as columns of this table.
+    pub use crate::study::keys::{
+        DATA_HOLDOUT, DATA_LENGTH_SCALE, DATA_NOISE_SD, DATA_SOURCE, DATA_SUBSAMPLE, MODEL_GRID,
+        MODEL_KERNEL, MODEL_LENGTH_SCALE, MODEL_LIKELIHOOD, MODEL_OFFSET, MODEL_VARIANCE,
+        SAMPLER_BETA, SAMPLER_BURN_IN, SAMPLER_CHAINS, SAMPLER_ITERATIONS, SAMPLER_KIND,
+        SAMPLER_THIN,
+    };
 
     pub const REPLICATE: Col<i64> =
         Col::required("replicate", "replicate of the sweep point, 0 upwards");
     pub const PARAMETERS: Family = Family {
-        prefixes: &["model_", "data_", "sampler_"],
+        prefixes: &["model_", "data_", "sampler_", "output_"],
         pattern: "<section>_<key>",
         kind: Kind::Parameter,
         nullable: true,
         presence: Presence::Always,
-        doc: "every study key as run (`model_grid`, `sampler_beta`, ...); null where it does not apply",
+        doc: "every study key as run (`model_grid`, `sampler_beta`, ...; see the keys above); null where it does not apply",
     };
     pub const STATUS: Col<String> = Col::required("status", "`ok`, or `failed` (see `error`)");
     pub const ERROR: Col<String> = Col::nullable("error", "why the job failed; null when ok");
@@ -533,6 +542,10 @@ pub mod jobs {
     pub const JITTER: Col<f64> = Col::optional(
         "jitter",
         "diagonal jitter added to the axis kernel to factor it (0 when none was needed)",
+    );
+    pub const MODEL_MEAN_VALUE: Col<f64> = Col::optional(
+        "model_mean_value",
+        "the field's constant mean used: `model.mean` resolved against the data",
     );
     pub const OBSERVED_CELLS: Col<i64> =
         Col::optional("observed_cells", "cells whose observation the model sees");
@@ -618,6 +631,7 @@ pub mod jobs {
             Entry::Column(EXACT_SECONDS.spec),
             Entry::Column(ITERATIONS_PER_SECOND.spec),
             Entry::Column(JITTER.spec),
+            Entry::Column(MODEL_MEAN_VALUE.spec),
             Entry::Column(OBSERVED_CELLS.spec),
             Entry::Column(EXACT_RMSE.spec),
             Entry::Column(PREDICTION_ERROR.spec),
@@ -640,44 +654,11 @@ pub mod jobs {
         ],
     };
 
-    // Parameter columns the code names (see [`Parameter`]).
-    pub const MODEL_GRID: Parameter = Parameter("model_grid");
-    pub const MODEL_KERNEL: Parameter = Parameter("model_kernel");
-    pub const MODEL_LENGTH_SCALE: Parameter = Parameter("model_length_scale");
-    pub const MODEL_VARIANCE: Parameter = Parameter("model_variance");
-    pub const MODEL_LIKELIHOOD: Parameter = Parameter("model_likelihood");
-    pub const MODEL_OFFSET: Parameter = Parameter("model_offset");
-    pub const DATA_SOURCE: Parameter = Parameter("data_source");
-    pub const DATA_LENGTH_SCALE: Parameter = Parameter("data_length_scale");
-    pub const DATA_SUBSAMPLE: Parameter = Parameter("data_subsample");
-    pub const DATA_NOISE_SD: Parameter = Parameter("data_noise_sd");
-    pub const DATA_HOLDOUT: Parameter = Parameter("data_holdout");
-    pub const SAMPLER_KIND: Parameter = Parameter("sampler_kind");
-    pub const SAMPLER_BETA: Parameter = Parameter("sampler_beta");
-    pub const SAMPLER_ITERATIONS: Parameter = Parameter("sampler_iterations");
-    pub const SAMPLER_BURN_IN: Parameter = Parameter("sampler_burn_in");
-    pub const SAMPLER_THIN: Parameter = Parameter("sampler_thin");
-    pub const SAMPLER_CHAINS: Parameter = Parameter("sampler_chains");
-    /// Every named parameter column, for the schema test.
-    pub const NAMED_PARAMETERS: [Parameter; 17] = [
-        MODEL_GRID,
-        MODEL_KERNEL,
-        MODEL_LENGTH_SCALE,
-        MODEL_VARIANCE,
-        MODEL_LIKELIHOOD,
-        MODEL_OFFSET,
-        DATA_SOURCE,
-        DATA_LENGTH_SCALE,
-        DATA_SUBSAMPLE,
-        DATA_NOISE_SD,
-        DATA_HOLDOUT,
-        SAMPLER_KIND,
-        SAMPLER_BETA,
-        SAMPLER_ITERATIONS,
-        SAMPLER_BURN_IN,
-        SAMPLER_THIN,
-        SAMPLER_CHAINS,
-    ];
+    /// Whether `column` is the column of a study key (and not a metric such as
+    /// `model_mean_value` that shares a section's prefix).
+    pub fn is_parameter(column: &str) -> bool {
+        Key::all().any(|key| key.column() == column)
+    }
 }
 
 /// `fields.parquet`: one row per job and grid cell.
