@@ -115,6 +115,7 @@ fn write_jobs(dir: &Path, jobs: &[SyntheticJob], rng: &mut Lcg) {
         "sampler_chains" => vec![2i64; jobs.len()],
         "status" => jobs.iter().map(|j| if j.failed { "failed" } else { "ok" }).collect::<Vec<_>>(),
         "error" => jobs.iter().map(|j| j.failed.then_some("jitter escalation failed <at 1e-2>")).collect::<Vec<_>>(),
+        "warnings" => jobs.iter().map(|j| if j.id == "grw8b0p04r0" { "largest cell R-hat 1.05 > 1.01" } else { "" }).collect::<Vec<_>>(),
         "acceptance_rate" => accept,
         "mae" => mae,
         "exact_rmse" => rmse,
@@ -353,6 +354,11 @@ fn full_study_gives_every_kind_of_figure_and_a_page_that_references_them() {
     assert!(
         page.contains("jitter escalation failed &lt;at 1e-2&gt;"),
         "failed job's error listed, escaped"
+    );
+    assert!(
+        page.contains("Jobs with warnings (1)")
+            && page.contains("largest cell R-hat 1.05 &gt; 1.01"),
+        "a finished job's warnings are listed"
     );
     assert!(
         page.contains("abc123") && page.contains("threads"),

@@ -14,12 +14,14 @@ use std::path::Path;
 use fieldmc::sink::schema::{self, Entry, TABLES, jobs};
 use support::{read_table, run_output, write_file};
 
-/// Gaussian, probit and poisson with model evidence, two chains; the tiny noise sd makes the
-/// gaussian and probit jobs fail (their log-likelihood is -inf), so failed rows are written too.
+/// Gaussian, probit and poisson with model evidence, two chains and kept field draws; the tiny
+/// noise sd makes the gaussian and probit jobs fail (their log-likelihood is -inf), so failed
+/// rows are written too.
 const CHAINS_STUDY: &str = "[study]\nseed = 3\n\
     [model]\ngrid = 4\nevidence_draws = 16\n\
     [data]\nsubsample = 2\n\
     [sampler]\niterations = 300\nburn_in = 50\nthin = 3\nchains = 2\n\
+    [output]\nfield_draws = 5\n\
     [sweep]\n\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\
     \"data.noise_sd\" = [1.0, 1e-300]\n";
 

@@ -6,11 +6,13 @@
 //! Jobs never share mutable state and draw only from streams derived from their own keys, so the
 //! tables do not depend on the thread count or the order in which jobs finish.
 
+pub mod cells;
 pub mod job;
 pub mod progress;
 pub mod sbc;
 pub mod score;
 pub mod tables;
+pub mod warnings;
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -233,6 +235,9 @@ fn job_tables(job: &Job, result: &job::JobResult, wall_seconds: f64) -> PolarsRe
     ];
     if !result.run.convergence.is_empty() {
         named.push(("convergence", tables::convergence(job, result)?));
+    }
+    if job.output.field_draws > 0 {
+        named.push(("draws", tables::draws(job, result)?));
     }
     Ok(named)
 }

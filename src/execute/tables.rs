@@ -14,8 +14,8 @@ use crate::model::spec::LikelihoodKind;
 use crate::plan::{Job, ParamValue};
 use crate::sampler::PROBES;
 use crate::sink::schema::{
-    ACCEPTANCE_RATE, CHAIN, ITERATION, JOB_ID, Rows, SchemaError, Table, autocorrelation, chains,
-    convergence, fields, jobs, traces,
+    ACCEPTANCE_RATE, CHAIN, ITERATION, JOB_ID, Rows, STEP_SIZE, SchemaError, Table,
+    autocorrelation, chains, convergence, draws, fields, jobs, traces,
 };
 use crate::study::keys::{Key, ValueType};
 
@@ -54,6 +54,7 @@ pub fn failed_row(job: &Job, error: &str, wall_seconds: f64) -> Result<DataFrame
     job_rows(job)
         .fill(jobs::STATUS, "failed".to_string())
         .fill(jobs::ERROR, error.to_string())
+        .fill(jobs::WARNINGS, String::new())
         .fill(jobs::WALL_SECONDS, wall_seconds)
         .finish()
 }
@@ -82,6 +83,7 @@ pub fn sbc_row(
     let mut rows = job_rows(job)
         .fill(jobs::STATUS, "ok".to_string())
         .fill(jobs::ERROR, None)
+        .fill(jobs::WARNINGS, String::new())
         .fill(ACCEPTANCE_RATE, acceptance)
         .fill(jobs::WALL_SECONDS, wall_seconds)
         .fill(jobs::SAMPLE_SECONDS, sample_seconds)
@@ -101,9 +103,13 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
     let d = &result.diagnostics;
     let evidence = result.evidence.as_ref();
     let iterations = job.sampler.iterations() as f64 * job.sampler.chains() as f64;
+    let (loglik_evaluations, gradient_evaluations) =
+        run.evaluations_per_iteration(job.sampler.iterations());
+    let cells = &result.cells;
     job_rows(job)
         .fill(jobs::STATUS, "ok".to_string())
         .fill(jobs::ERROR, None)
+        .fill(jobs::WARNINGS, result.warnings.join("; "))
         .fill(ACCEPTANCE_RATE, run.acceptance_rate)
         .fill(jobs::MAE, scores.mae)
         .fill(jobs::WALL_SECONDS, wall_seconds)
@@ -111,6 +117,10 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
         .fill(jobs::SAMPLE_SECONDS, run.sample_seconds)
         .fill(jobs::EXACT_SECONDS, result.exact_seconds)
         .fill(jobs::ITERATIONS_PER_SECOND, iterations / run.sample_seconds)
+        .fill(jobs::CPU_SECONDS, result.cpu_seconds)
+        .fill(STEP_SIZE, run.mean_step_size())
+        .fill(jobs::LOGLIK_EVALS_PER_ITERATION, loglik_evaluations)
+        .fill(jobs::GRADIENT_EVALS_PER_ITERATION, gradient_evaluations)
         .fill(jobs::JITTER, result.jitter)
         .fill(jobs::MODEL_MEAN_VALUE, result.mean)
         .fill(jobs::OBSERVED_CELLS, result.dataset.observed.len() as i64)
@@ -128,6 +138,15 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
         .fill(jobs::CELL_ESS_MIN, d.cell_ess_min)
         .fill(jobs::CELL_ESS_MEDIAN, d.cell_ess_median)
         .fill(jobs::MCSE_MEAN_MAX, d.mcse_mean_max)
+        .fill(jobs::CELL_ESS_BULK_MIN, cells.min_ess_bulk())
+        .fill(jobs::CELL_ESS_TAIL_MIN, cells.min_ess_tail())
+        .fill(jobs::CELL_RHAT_MAX, cells.max_rhat())
+        .fill(
+            jobs::CELL_ESS_BULK_MIN_PER_SECOND,
+            cells.min_ess_bulk().map(|e| e / result.cpu_seconds),
+        )
+        .fill(jobs::CELL_DRAWS_PER_CHAIN, cells.draws_per_chain as i64)
+        .fill(jobs::CELL_DRAWS_THIN, cells.thin as i64)
         .fill(jobs::LOG_EVIDENCE, evidence.map(|e| e.estimate))
         .fill(jobs::LOG_EVIDENCE_SE, evidence.map(|e| e.standard_error))
         .fill(
@@ -182,6 +201,10 @@ pub fn fields(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
             fields::EXPECTED_COUNT,
             functional_if(LikelihoodKind::Poisson),
         )
+        .set(fields::ESS_BULK, result.cells.ess_bulk.iter().copied())
+        .set(fields::ESS_TAIL, result.cells.ess_tail.iter().copied())
+        .set(fields::RHAT, result.cells.rhat.iter().copied())
+        .set(fields::MCSE_MEAN, result.cells.mcse_mean.iter().copied())
         .finish()
 }
 
@@ -219,6 +242,36 @@ pub fn chains(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
     rows_of(&chains::TABLE, job, chains.len())
         .set(CHAIN, (0..chains.len()).map(|c| c as i64))
         .set(ACCEPTANCE_RATE, chains.iter().map(|c| c.acceptance_rate))
+        .set(STEP_SIZE, chains.iter().map(|c| c.step_size))
+        .set(
+            chains::LOGLIK_EVALUATIONS,
+            chains.iter().map(|c| c.loglik_evaluations as i64),
+        )
+        .set(
+            chains::GRADIENT_EVALUATIONS,
+            chains.iter().map(|c| c.gradient_evaluations as i64),
+        )
+        .finish()
+}
+
+/// `output.field_draws` thinned draws per chain of every cell, long: one row per (chain, draw,
+/// cell), the layout ArviZ and R's posterior read (pivot `cell` to columns).
+pub fn draws(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
+    let kept = super::cells::kept_field_draws(&result.run, job.output.field_draws);
+    let cells = kept.first().map_or(0, |k| k.2.len());
+    let chain = kept
+        .iter()
+        .flat_map(|(c, _, _)| std::iter::repeat_n(*c as i64, cells));
+    let draw = kept
+        .iter()
+        .flat_map(|(_, d, _)| std::iter::repeat_n(*d as i64, cells));
+    let cell = kept.iter().flat_map(|_| (0..cells).map(|c| c as i64));
+    let value = kept.iter().flat_map(|(_, _, field)| field.iter().copied());
+    rows_of(&draws::TABLE, job, kept.len() * cells)
+        .set(CHAIN, chain)
+        .set(draws::DRAW, draw)
+        .set(fields::CELL, cell)
+        .set(draws::VALUE, value)
         .finish()
 }
 

@@ -35,7 +35,7 @@ use crate::model::{DataSpec, ModelSpec};
 use crate::sampler::SamplerSpec;
 use crate::study::keys::*;
 use crate::study::resolve::is_default;
-use crate::study::{Study, StudyKind};
+use crate::study::{OutputSpec, Study, StudyKind};
 
 pub use crate::study::ParamValue;
 
@@ -56,6 +56,7 @@ pub struct Job {
     pub model: ModelSpec,
     pub data: DataSpec,
     pub sampler: SamplerSpec,
+    pub output: OutputSpec,
     /// Every resolved parameter, in one fixed order for all jobs (the keys' declaration order);
     /// `Null` where it does not apply. Each becomes the column `section_key`.
     pub params: Vec<(Key, ParamValue)>,
@@ -103,6 +104,7 @@ pub fn plan(study: &Study) -> Plan {
                 model: point.model.clone(),
                 data: point.data.clone(),
                 sampler: point.sampler.clone(),
+                output: point.output,
                 params: point.params.clone(),
                 streams: stream_keys(&pairs, &key),
                 key,

@@ -12,9 +12,9 @@ use super::sweeps::KEY_METRICS;
 use super::tables::Found;
 use super::{Context, Figure, FigureKind};
 use crate::sink::schema::jobs::{
-    BASELINE_COUNT_MAE, CELL_ESS_MIN, ERROR, ESS_BULK, ESS_TAIL, JITTER, MODEL_GRID,
-    MODEL_LIKELIHOOD, PARAMETERS, REPLICATE, RHAT, SAMPLER_BETA, SAMPLER_KIND, STATUS,
-    WALL_SECONDS,
+    BASELINE_COUNT_MAE, CELL_ESS_BULK_MIN, CELL_ESS_MIN, CELL_RHAT_MAX, ERROR, ESS_BULK, ESS_TAIL,
+    JITTER, MODEL_GRID, MODEL_LIKELIHOOD, PARAMETERS, REPLICATE, RHAT, SAMPLER_BETA, SAMPLER_KIND,
+    STATUS, WALL_SECONDS, WARNINGS,
 };
 use crate::sink::schema::{Col, JOB_ID};
 use crate::study::keys::Key;
@@ -22,12 +22,14 @@ use crate::study::keys::Key;
 /// Rows of the jobs table shown on the page; the full table is jobs.parquet.
 const MAX_JOB_ROWS: usize = 400;
 /// Extra metric columns shown after the key metrics when present.
-const EXTRA_METRICS: [Col<f64>; 7] = [
+const EXTRA_METRICS: [Col<f64>; 9] = [
     BASELINE_COUNT_MAE,
     ESS_BULK,
     ESS_TAIL,
     RHAT,
     CELL_ESS_MIN,
+    CELL_ESS_BULK_MIN,
+    CELL_RHAT_MAX,
     JITTER,
     WALL_SECONDS,
 ];
@@ -296,7 +298,13 @@ fn jobs_section(context: &Context) -> String {
         html.push_str("</tr>\n");
     }
     html.push_str("</table></div>\n");
-    html.push_str(&failed_jobs(context));
+    html.push_str(&job_messages(context, "Failed jobs", ERROR, true));
+    html.push_str(&job_messages(
+        context,
+        "Jobs with warnings",
+        WARNINGS,
+        false,
+    ));
     html
 }
 
@@ -323,28 +331,38 @@ fn class_of(context: &Context, column: &str) -> &'static str {
     }
 }
 
-fn failed_jobs(context: &Context) -> String {
+/// A list of the jobs whose `column` holds a message: failed jobs with their errors, finished
+/// jobs with their warnings.
+fn job_messages(context: &Context, heading: &str, column: Col<String>, failed: bool) -> String {
     let jobs = context.jobs;
-    let failed: Vec<usize> = (0..jobs.height)
-        .filter(|&r| jobs.str_at(STATUS, r).is_some_and(|s| s != "ok"))
+    let listed: Vec<(usize, &str)> = (0..jobs.height)
+        .filter(|&r| {
+            jobs.str_at(STATUS, r)
+                .is_some_and(|s| (s != "ok") == failed)
+        })
+        .map(|r| {
+            (
+                r,
+                jobs.str_at(column, r)
+                    .unwrap_or("no error message recorded"),
+            )
+        })
+        .filter(|(_, message)| !message.is_empty())
         .collect();
-    if failed.is_empty() {
+    if listed.is_empty() {
         return String::new();
     }
     let mut html = format!(
-        "<h3>Failed jobs ({})</h3>\n<ul class=\"errors\">\n",
-        failed.len()
+        "<h3>{heading} ({})</h3>\n<ul class=\"errors\">\n",
+        listed.len()
     );
-    for row in failed {
+    for (row, message) in listed {
         let id = jobs.str_at(JOB_ID, row).unwrap_or("?");
-        let error = jobs
-            .str_at(ERROR, row)
-            .unwrap_or("no error message recorded");
         let _ = writeln!(
             html,
             "<li><code>{}</code>: {}</li>",
             escape(id),
-            escape(error)
+            escape(message)
         );
     }
     html.push_str("</ul>\n");

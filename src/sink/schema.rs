@@ -495,6 +495,11 @@ pub const ACCEPTANCE_RATE: Col<f64> = Col::optional(
     "share of accepted proposals over all iterations, burn-in included (jobs: over all chains)",
 );
 
+pub const STEP_SIZE: Col<f64> = Col::optional(
+    "step_size",
+    "the step size after adaptation, for kinds with one (jobs: mean over chains)",
+);
+
 /// `jobs.parquet`: one row per job.
 pub mod jobs {
     use super::{Col, Entry, Family, Kind, Presence, Table};
@@ -519,6 +524,10 @@ pub mod jobs {
     };
     pub const STATUS: Col<String> = Col::required("status", "`ok`, or `failed` (see `error`)");
     pub const ERROR: Col<String> = Col::nullable("error", "why the job failed; null when ok");
+    pub const WARNINGS: Col<String> = Col::required(
+        "warnings",
+        "why a finished job's answer may not be trusted (R-hat, ESS, acceptance, drift), `; `-separated; empty when none",
+    );
     pub const WALL_SECONDS: Col<f64> = Col::required(
         "wall_seconds",
         "wall time of the whole job, writing excluded",
@@ -538,6 +547,18 @@ pub mod jobs {
     pub const ITERATIONS_PER_SECOND: Col<f64> = Col::optional(
         "iterations_per_second",
         "chain iterations (all chains) per second of sampling",
+    );
+    pub const CPU_SECONDS: Col<f64> = Col::optional(
+        "cpu_seconds",
+        "CPU time of setup and sampling (all threads of the job)",
+    );
+    pub const LOGLIK_EVALS_PER_ITERATION: Col<f64> = Col::optional(
+        "loglik_evals_per_iteration",
+        "log-likelihood evaluations per iteration, over all chains",
+    );
+    pub const GRADIENT_EVALS_PER_ITERATION: Col<f64> = Col::optional(
+        "gradient_evals_per_iteration",
+        "gradient evaluations per iteration, over all chains",
     );
     pub const JITTER: Col<f64> = Col::optional(
         "jitter",
@@ -587,6 +608,26 @@ pub mod jobs {
         "mcse_mean_max",
         "largest Monte Carlo standard error of a cell's posterior mean",
     );
+    pub const CELL_ESS_BULK_MIN: Col<f64> =
+        Col::optional("cell_ess_bulk_min", "smallest bulk ESS over every cell");
+    pub const CELL_ESS_TAIL_MIN: Col<f64> =
+        Col::optional("cell_ess_tail_min", "smallest tail ESS over every cell");
+    pub const CELL_RHAT_MAX: Col<f64> = Col::optional(
+        "cell_rhat_max",
+        "largest R-hat over every cell (two or more chains)",
+    );
+    pub const CELL_ESS_BULK_MIN_PER_SECOND: Col<f64> = Col::optional(
+        "cell_ess_bulk_min_per_second",
+        "`cell_ess_bulk_min` per CPU second (`cpu_seconds`)",
+    );
+    pub const CELL_DRAWS_PER_CHAIN: Col<i64> = Col::optional(
+        "cell_draws_per_chain",
+        "stored draws per chain the cell diagnostics were computed from",
+    );
+    pub const CELL_DRAWS_THIN: Col<i64> = Col::optional(
+        "cell_draws_thin",
+        "every how many kept iterations a stored draw was taken",
+    );
     pub const LOG_EVIDENCE: Col<f64> = Col::optional(
         "log_evidence",
         "log p(data | model) by Monte Carlo over prior draws (with `model.evidence_draws`)",
@@ -623,6 +664,7 @@ pub mod jobs {
             Entry::Family(PARAMETERS),
             Entry::Column(STATUS.spec),
             Entry::Column(ERROR.spec),
+            Entry::Column(WARNINGS.spec),
             Entry::Column(super::ACCEPTANCE_RATE.spec),
             Entry::Column(MAE.spec),
             Entry::Column(WALL_SECONDS.spec),
@@ -630,6 +672,10 @@ pub mod jobs {
             Entry::Column(SAMPLE_SECONDS.spec),
             Entry::Column(EXACT_SECONDS.spec),
             Entry::Column(ITERATIONS_PER_SECOND.spec),
+            Entry::Column(CPU_SECONDS.spec),
+            Entry::Column(super::STEP_SIZE.spec),
+            Entry::Column(LOGLIK_EVALS_PER_ITERATION.spec),
+            Entry::Column(GRADIENT_EVALS_PER_ITERATION.spec),
             Entry::Column(JITTER.spec),
             Entry::Column(MODEL_MEAN_VALUE.spec),
             Entry::Column(OBSERVED_CELLS.spec),
@@ -644,6 +690,12 @@ pub mod jobs {
             Entry::Column(CELL_ESS_MIN.spec),
             Entry::Column(CELL_ESS_MEDIAN.spec),
             Entry::Column(MCSE_MEAN_MAX.spec),
+            Entry::Column(CELL_ESS_BULK_MIN.spec),
+            Entry::Column(CELL_ESS_TAIL_MIN.spec),
+            Entry::Column(CELL_RHAT_MAX.spec),
+            Entry::Column(CELL_ESS_BULK_MIN_PER_SECOND.spec),
+            Entry::Column(CELL_DRAWS_PER_CHAIN.spec),
+            Entry::Column(CELL_DRAWS_THIN.spec),
             Entry::Column(LOG_EVIDENCE.spec),
             Entry::Column(LOG_EVIDENCE_SE.spec),
             Entry::Column(EVIDENCE_EFFECTIVE_DRAWS.spec),
@@ -696,6 +748,15 @@ pub mod fields {
         "posterior mean of exp(u + offset) (poisson)",
     );
 
+    pub const ESS_BULK: Col<f64> = Col::nullable("ess_bulk", "bulk ESS of the cell's draws");
+    pub const ESS_TAIL: Col<f64> = Col::nullable("ess_tail", "tail ESS of the cell's draws");
+    pub const RHAT: Col<f64> = Col::nullable(
+        "rhat",
+        "rank-normalised split R-hat of the cell (two or more chains)",
+    );
+    pub const MCSE_MEAN: Col<f64> =
+        Col::nullable("mcse_mean", "MCSE of the cell's mean from its ESS");
+
     pub const TABLE: Table = Table {
         name: "fields",
         row: "job and grid cell",
@@ -716,6 +777,10 @@ pub mod fields {
             Entry::Column(EXACT_SD.spec),
             Entry::Column(P_POSITIVE.spec),
             Entry::Column(EXPECTED_COUNT.spec),
+            Entry::Column(ESS_BULK.spec),
+            Entry::Column(ESS_TAIL.spec),
+            Entry::Column(RHAT.spec),
+            Entry::Column(MCSE_MEAN.spec),
         ],
     };
 }
@@ -752,7 +817,16 @@ pub mod traces {
 
 /// `chains.parquet`: one row per job and chain.
 pub mod chains {
-    use super::{Entry, Table};
+    use super::{Col, Entry, Table};
+
+    pub const LOGLIK_EVALUATIONS: Col<i64> = Col::required(
+        "loglik_evaluations",
+        "log-likelihood evaluations of the chain, burn-in included",
+    );
+    pub const GRADIENT_EVALUATIONS: Col<i64> = Col::required(
+        "gradient_evaluations",
+        "gradient evaluations of the chain, burn-in included",
+    );
 
     pub const TABLE: Table = Table {
         name: "chains",
@@ -761,6 +835,9 @@ pub mod chains {
             Entry::Column(super::JOB_ID.spec),
             Entry::Column(super::CHAIN.spec),
             Entry::Column(super::ACCEPTANCE_RATE.spec),
+            Entry::Column(super::STEP_SIZE.spec),
+            Entry::Column(LOGLIK_EVALUATIONS.spec),
+            Entry::Column(GRADIENT_EVALUATIONS.spec),
         ],
     };
 }
@@ -806,6 +883,27 @@ pub mod autocorrelation {
     };
 }
 
+/// `draws.parquet`: one row per job, chain, kept draw and cell (with `output.field_draws`), the
+/// long layout ArviZ and R's posterior read (pivot `cell` to columns).
+pub mod draws {
+    use super::{Col, Entry, Table};
+
+    pub const DRAW: Col<i64> = Col::required("draw", "thinned draw of the chain, 0 upwards");
+    pub const VALUE: Col<f64> = Col::nullable("value", "u at the cell in the draw");
+
+    pub const TABLE: Table = Table {
+        name: "draws",
+        row: "job, chain, kept draw and cell (with `output.field_draws`)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(super::CHAIN.spec),
+            Entry::Column(DRAW.spec),
+            Entry::Column(super::fields::CELL.spec),
+            Entry::Column(VALUE.spec),
+        ],
+    };
+}
+
 /// `ranks.parquet`: one row per SBC job, replication and functional.
 pub mod ranks {
     use super::{Col, Entry, Table};
@@ -836,13 +934,14 @@ pub mod ranks {
 }
 
 /// Every result table, in the order the README lists them.
-pub const TABLES: [&Table; 7] = [
+pub const TABLES: [&Table; 8] = [
     &jobs::TABLE,
     &fields::TABLE,
     &traces::TABLE,
     &chains::TABLE,
     &convergence::TABLE,
     &autocorrelation::TABLE,
+    &draws::TABLE,
     &ranks::TABLE,
 ];
 

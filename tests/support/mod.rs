@@ -11,13 +11,15 @@ use std::process::Output;
 use polars::prelude::*;
 
 /// Columns that measure time: they differ between runs by nature.
-pub const TIMING_COLUMNS: [&str; 6] = [
+pub const TIMING_COLUMNS: [&str; 8] = [
     "wall_seconds",
     "setup_seconds",
     "sample_seconds",
     "exact_seconds",
     "iterations_per_second",
     "ess_bulk_per_second",
+    "cpu_seconds",
+    "cell_ess_bulk_min_per_second",
 ];
 
 /// The tables a run may write (`convergence` only for gaussian jobs).
