@@ -135,7 +135,10 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         adaptation: job.sampler.adaptation(),
         functional,
         exact_mean: exact.as_ref().map(|e| e.mean.as_slice()),
-        draws: DrawSettings::default(),
+        draws: DrawSettings {
+            per_chain: job.output.cell_draws.max(job.output.field_draws),
+            ..DrawSettings::default()
+        },
         progress: options.progress,
     };
     let sampling = Stopwatch::start();

@@ -74,21 +74,16 @@ pub struct StreamKeys {
 }
 
 /// The keys that each stream key keeps (besides the replicate).
-const TRUTH: &[&Key] = &[
-    &DATA_LENGTH_SCALE,
-    &MODEL_GRID,
-    &MODEL_KERNEL,
-    &MODEL_VARIANCE,
+const TRUTH: &[Key] = &[DATA_LENGTH_SCALE, MODEL_GRID, MODEL_KERNEL, MODEL_VARIANCE];
+const OBSERVATIONS: &[Key] = &[
+    DATA_HOLDOUT,
+    DATA_PATH,
+    DATA_SOURCE,
+    DATA_SUBSAMPLE,
+    MODEL_GRID,
 ];
-const OBSERVATIONS: &[&Key] = &[
-    &DATA_HOLDOUT,
-    &DATA_PATH,
-    &DATA_SOURCE,
-    &DATA_SUBSAMPLE,
-    &MODEL_GRID,
-];
-const NOISE: &[&Key] = &[&DATA_SOURCE, &DATA_SUBSAMPLE, &MODEL_GRID];
-const COUNTS_EXTRA: &[&Key] = &[&MODEL_OFFSET];
+const NOISE: &[Key] = &[DATA_SOURCE, DATA_SUBSAMPLE, MODEL_GRID];
+const COUNTS_EXTRA: &[Key] = &[MODEL_OFFSET];
 const REPLICATE: &str = "replicate";
 
 /// Expand `study` into its jobs.
@@ -163,7 +158,7 @@ fn join(pairs: &[(String, String)]) -> String {
 }
 
 /// The canonical key restricted to `keys` and the replicate (pairs stay sorted).
-fn restricted(pairs: &[(String, String)], keys: &[&Key]) -> String {
+fn restricted(pairs: &[(String, String)], keys: &[Key]) -> String {
     let kept: Vec<(String, String)> = pairs
         .iter()
         .filter(|(name, _)| name == REPLICATE || keys.iter().any(|k| k.dotted() == name))
@@ -173,7 +168,7 @@ fn restricted(pairs: &[(String, String)], keys: &[&Key]) -> String {
 }
 
 fn stream_keys(pairs: &[(String, String)], key: &str) -> StreamKeys {
-    let counts: Vec<&Key> = TRUTH
+    let counts: Vec<Key> = TRUTH
         .iter()
         .chain(OBSERVATIONS)
         .chain(COUNTS_EXTRA)

@@ -37,11 +37,13 @@ pub struct Point {
     pub steps: Vec<usize>,
 }
 
-/// What a job writes beyond its summary tables (`[output]`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// What a job records beyond its summary tables (`[output]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OutputSpec {
     /// Thinned draws per chain of every cell kept in `draws.parquet`.
     pub field_draws: usize,
+    /// Kept draws per chain stored for the per-cell diagnostics.
+    pub cell_draws: usize,
 }
 
 /// Estimated peak bytes of one job: the chains' state and running sums (16 vectors of N per
@@ -169,6 +171,7 @@ impl<'s> Resolver<'s> {
         let params = resolved_params(settings, &sampler, &model, source);
         let output = OutputSpec {
             field_draws: settings.int(OUTPUT_FIELD_DRAWS) as usize,
+            cell_draws: settings.int(OUTPUT_CELL_DRAWS) as usize,
         };
         Ok(Point {
             model,
