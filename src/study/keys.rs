@@ -479,7 +479,7 @@ declare_keys! {
         default: Default::Float(0.2),
         applies: Applies::Source(DataSource::Csv),
     },
-    /// The Markov kernel.
+    /// The Markov kernel, or `laplace`: the Laplace approximation (mode, sds and log evidence; no chains, so iterations, chains and step settings do not apply).
     SAMPLER_KIND = sampler.kind { value: ValueType::Choice(SamplerKind::NAMES), default: Default::Text("pcn") },
     /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) in (0, pi/2].
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
