@@ -29,6 +29,10 @@ fn ints(name: &str, values: impl IntoIterator<Item = i64>) -> Column {
     Series::new(name.into(), values.into_iter().collect::<Vec<i64>>()).into()
 }
 
+fn optional_ints(name: &str, values: impl IntoIterator<Item = Option<i64>>) -> Column {
+    Series::new(name.into(), values.into_iter().collect::<Vec<_>>()).into()
+}
+
 fn texts(name: &str, values: Vec<Option<String>>) -> Column {
     Series::new(name.into(), values).into()
 }
@@ -230,12 +234,28 @@ pub fn traces(job: &Job, result: &JobResult) -> PolarsResult<DataFrame> {
 
 pub fn chains(job: &Job, result: &JobResult) -> PolarsResult<DataFrame> {
     let chains = &result.run.chains;
+    let trajectories = chains.iter().map(|c| c.trajectory);
     DataFrame::new(
         chains.len(),
         vec![
             repeated_text("job_id", &job.id, chains.len()),
             ints("chain", (0..chains.len()).map(|c| c as i64)),
             floats("acceptance_rate", chains.iter().map(|c| c.acceptance_rate)),
+            optional_floats("step_size", chains.iter().map(|c| c.step_size)),
+            optional_floats(
+                "mean_tree_depth",
+                trajectories.clone().map(|t| t.map(|t| t.mean_tree_depth)),
+            ),
+            optional_floats(
+                "mean_leapfrog_steps",
+                trajectories
+                    .clone()
+                    .map(|t| t.map(|t| t.mean_leapfrog_steps)),
+            ),
+            optional_ints(
+                "divergences",
+                trajectories.map(|t| t.map(|t| t.divergences as i64)),
+            ),
         ],
     )
 }
