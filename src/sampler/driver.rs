@@ -545,14 +545,8 @@ mod tests {
     /// Chain 0's numbers alone and beside others: bit for bit, for every kind.
     #[test]
     fn a_chain_does_not_depend_on_its_neighbours() {
-        let prior = KroneckerPrior::new(
-            Grid::new(9),
-            KernelSpec {
-                length_scale: 0.3,
-                variance: 1.0,
-            },
-        )
-        .unwrap();
+        let prior =
+            KroneckerPrior::new(Grid::new(9), KernelSpec::squared_exponential(0.3, 1.0)).unwrap();
         let observed_cells: Vec<usize> = (0..81).step_by(3).collect();
         let values: Vec<f64> = observed_cells
             .iter()

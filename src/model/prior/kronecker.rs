@@ -231,10 +231,7 @@ mod tests {
     use super::*;
 
     fn kernel(l: f64) -> KernelSpec {
-        KernelSpec {
-            length_scale: l,
-            variance: 1.0,
-        }
+        KernelSpec::squared_exponential(l, 1.0)
     }
 
     /// L (x) L applied column by column must reconstruct the dense C: L L^T = C.
