@@ -24,6 +24,7 @@ use std::convert::Infallible;
 
 use nuts_rs::{Chain, CpuLogpFunc, CpuMath, CpuMathError, DiagNutsSettings, HasDims, Settings};
 
+use super::position::Position;
 use super::protocol::{ChainRng, ChainState, Sampler, StepInfo, StepTuning, TrajectorySummary};
 use super::{Kind, SamplerSpec};
 use crate::model::target::{Target, Workspace};
@@ -210,9 +211,7 @@ pub struct NutsState<'t> {
     settings: DiagNutsSettings,
     target: Target<'t>,
     chain: Option<NutsChain<'t>>,
-    xi: Vec<f64>,
-    field: Vec<f64>,
-    log_likelihood: f64,
+    position: Position,
     work: Workspace,
     step_size: Option<f64>,
     sums: TrajectorySums,
@@ -221,16 +220,11 @@ pub struct NutsState<'t> {
 impl<'t> NutsState<'t> {
     fn new(settings: DiagNutsSettings, xi: Vec<f64>, target: Target<'t>) -> Self {
         let mut work = target.workspace();
-        let mut field = vec![0.0; target.cells()];
-        target.field(&xi, &mut field, &mut work);
-        let log_likelihood = target.log_likelihood(&field, &mut work);
         Self {
             settings,
             target,
             chain: None,
-            xi,
-            field,
-            log_likelihood,
+            position: Position::new(xi, &target, &mut work),
             work,
             step_size: None,
             sums: TrajectorySums::default(),
@@ -239,7 +233,7 @@ impl<'t> NutsState<'t> {
 
     /// The nuts-rs chain, made and started at the current position on first use.
     fn chain(&mut self, rng: &mut ChainRng) -> &mut NutsChain<'t> {
-        let (settings, target, xi) = (&self.settings, self.target, &self.xi);
+        let (settings, target, xi) = (&self.settings, self.target, &self.position.xi);
         self.chain.get_or_insert_with(|| {
             let math = CpuMath::new(WhitenedDensity::new(target));
             let mut chain = settings
@@ -271,14 +265,8 @@ impl<'t> NutsState<'t> {
 }
 
 impl ChainState for NutsState<'_> {
-    fn position(&self) -> &[f64] {
-        &self.xi
-    }
-    fn field(&self) -> &[f64] {
-        &self.field
-    }
-    fn log_likelihood(&self) -> f64 {
-        self.log_likelihood
+    fn current(&self) -> &Position {
+        &self.position
     }
     /// The adapted step size (before nuts-rs's per-draw jitter), once a draw has been made.
     fn step_size(&self) -> Option<f64> {
@@ -312,11 +300,13 @@ impl Sampler for Nuts {
         let (xi, trajectory) = state.draw(rng);
         state.sums.add(&trajectory);
         state.step_size = Some(trajectory.step_size_bar);
-        let moved = *xi != *state.xi;
+        let moved = *xi != *state.position.xi;
         if moved {
-            state.xi.copy_from_slice(&xi);
-            target.field(&state.xi, &mut state.field, &mut state.work);
-            state.log_likelihood = target.log_likelihood(&state.field, &mut state.work);
+            let NutsState { position, work, .. } = state;
+            position.xi.copy_from_slice(&xi);
+            target.field(&position.xi, &mut position.field, work);
+            target.gather(&position.field, &mut position.observed);
+            position.log_likelihood = target.likelihood.log_likelihood(&position.observed);
         }
         StepInfo {
             moved,
