@@ -293,7 +293,13 @@ pub fn chains(job: &Job, result: &JobResult) -> PolarsResult<DataFrame> {
             ),
             optional_ints(
                 "divergences",
-                trajectories.map(|t| t.map(|t| t.divergences as i64)),
+                trajectories
+                    .clone()
+                    .map(|t| t.map(|t| t.divergences as i64)),
+            ),
+            optional_floats(
+                "mean_tree_accept",
+                trajectories.map(|t| t.map(|t| t.mean_tree_accept)),
             ),
             ints(
                 "loglik_evaluations",

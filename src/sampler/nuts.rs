@@ -189,6 +189,7 @@ struct TrajectorySums {
     depth: u64,
     divergences: u64,
     leapfrog_steps: u64,
+    tree_accept: f64,
     step_size: f64,
 }
 
@@ -201,6 +202,7 @@ impl TrajectorySums {
         self.depth += t.depth;
         self.divergences += u64::from(t.diverging);
         self.leapfrog_steps += t.gradients;
+        self.tree_accept += t.mean_tree_accept;
         self.step_size = t.step_size_bar;
     }
 }
@@ -280,6 +282,7 @@ impl ChainState for NutsState<'_> {
             mean_tree_depth: per_draw(s.depth),
             mean_leapfrog_steps: per_draw(s.leapfrog_steps),
             divergences: s.divergences,
+            mean_tree_accept: s.tree_accept / s.draws as f64,
         })
     }
 }
@@ -308,9 +311,11 @@ impl Sampler for Nuts {
             target.gather(&position.field, &mut position.observed);
             position.log_likelihood = target.likelihood.log_likelihood(&position.observed);
         }
+        // NUTS has no Metropolis-Hastings acceptance probability: its mean tree acceptance is
+        // reported per chain in the trajectory summary.
         StepInfo {
             moved,
-            acceptance_probability: Some(trajectory.mean_tree_accept),
+            acceptance_probability: None,
             loglik_evaluations: 0,
             gradient_evaluations: u32::try_from(trajectory.gradients).unwrap_or(u32::MAX),
         }

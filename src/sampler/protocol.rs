@@ -106,6 +106,9 @@ pub struct TrajectorySummary {
     pub mean_leapfrog_steps: f64,
     /// Iterations whose trajectory diverged (an energy error beyond the kind's limit).
     pub divergences: u64,
+    /// Mean over iterations of the trajectory's mean acceptance statistic (Stan's
+    /// `accept_stat`; what NUTS's step-size adaptation aims at 0.8).
+    pub mean_tree_accept: f64,
 }
 
 /// The random streams of one chain: standard normals from its proposal stream and uniforms from
