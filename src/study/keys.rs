@@ -519,33 +519,73 @@ declare_keys! {
     },
 }
 
-/// The key table of the README and the module docs: one row per key.
-pub fn markdown_table() -> String {
-    let mut table = String::from("| key | default | allowed | what |\n|---|---|---|---|\n");
-    for key in Key::all() {
-        let allowed = match key.value_type() {
+/// What a reader needs to know about one key: the README table and `fieldmc keys` print it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyHelp {
+    pub dotted: &'static str,
+    pub default: String,
+    pub allowed: String,
+    /// What the key does, and where it applies when not everywhere.
+    pub doc: String,
+}
+
+impl Key {
+    /// The key's help, derived from its declaration.
+    pub fn help(self) -> KeyHelp {
+        let allowed = match self.value_type() {
             ValueType::Choice(words) => quoted_words(words),
             ValueType::FloatOrWord(words) => {
-                format!("{}, or {}", key.rule().describe(), quoted_words(words))
+                format!("{}, or {}", self.rule().describe(), quoted_words(words))
             }
             ValueType::Bool => "true | false".to_string(),
-            _ => key.rule().describe(),
+            _ => self.rule().describe(),
         };
-        let applies = match key.applies() {
+        let applies = match self.applies() {
             Applies::Always => String::new(),
             Applies::Source(source) => format!(" ({source} data only)"),
         };
-        let cell = |text: String| text.replace('|', "\\|");
+        KeyHelp {
+            dotted: self.dotted(),
+            default: self.decl().default.describe(),
+            allowed,
+            doc: format!("{}{applies}", self.doc()),
+        }
+    }
+}
+
+/// The key table of the README and the module docs: one row per key.
+pub fn markdown_table() -> String {
+    let mut table = String::from("| key | default | allowed | what |\n|---|---|---|---|\n");
+    for help in Key::all().map(Key::help) {
+        let cell = |text: &str| text.replace('|', "\\|");
         table.push_str(&format!(
-            "| `{}` | {} | {} | {}{} |\n",
-            key.dotted(),
-            cell(key.decl().default.describe()),
-            cell(allowed),
-            cell(key.doc().to_string()),
-            applies
+            "| `{}` | {} | {} | {} |\n",
+            help.dotted,
+            cell(&help.default),
+            cell(&help.allowed),
+            cell(&help.doc),
         ));
     }
     table
+}
+
+/// The keys whose dotted name starts with `prefix` (every key for ""), as plain text for the
+/// terminal: name, default and allowed values, then what the key does.
+pub fn text_help(prefix: &str) -> String {
+    let mut text = String::new();
+    for help in Key::all()
+        .map(Key::help)
+        .filter(|help| help.dotted.starts_with(prefix))
+    {
+        text.push_str(&format!(
+            "{}\n    default: {}\n    allowed: {}\n    {}\n\n",
+            help.dotted,
+            help.default.replace('`', ""),
+            help.allowed,
+            help.doc.replace('`', "")
+        ));
+    }
+    text
 }
 
 #[cfg(test)]
