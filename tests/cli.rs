@@ -151,3 +151,70 @@ fn every_subcommand_has_help_with_an_example() {
         );
     }
 }
+
+/// The end of a run names the jobs that finished with warnings (as jobs.parquet records them);
+/// `--deny-warnings` turns them into exit code 3, and without it the run succeeds.
+#[test]
+fn warnings_are_summarised_and_can_be_denied() {
+    let out = tempfile::tempdir().unwrap();
+    let study = fixture("warned.toml");
+    let denied = fieldmc()
+        .args(["run", "--quiet", "--no-report", "--deny-warnings", "--out"])
+        .arg(out.path())
+        .arg(&study)
+        .output()
+        .unwrap();
+    let stderr = support::text(&denied.stderr);
+    let jobs = read(out.path(), "jobs");
+    let ids = jobs.column("job_id").unwrap().str().unwrap();
+    let warnings = jobs.column("warnings").unwrap().str().unwrap();
+    let warned: Vec<&str> = ids
+        .iter()
+        .zip(warnings.iter())
+        .filter(|(_, w)| !w.unwrap().is_empty())
+        .map(|(id, _)| id.unwrap())
+        .collect();
+    assert!(!warned.is_empty(), "the oversized random walk must warn");
+    assert_eq!(denied.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{} of 2 jobs finished with warnings",
+            warned.len()
+        )),
+        "{stderr}"
+    );
+    for id in warned {
+        assert!(stderr.contains(id), "{id} not named:\n{stderr}");
+    }
+    let allowed = fieldmc()
+        .args(["run", "--quiet", "--no-report", "--out"])
+        .arg(out.path())
+        .arg(&study)
+        .output()
+        .unwrap();
+    assert!(
+        allowed.status.success(),
+        "{}",
+        support::text(&allowed.stderr)
+    );
+    assert!(support::text(&allowed.stderr).contains("finished with warnings"));
+}
+
+/// `fieldmc keys` prints what the key declarations say; an unknown prefix is bad input.
+#[test]
+fn keys_lists_the_declared_keys() {
+    let output = fieldmc().args(["keys", "sampler"]).output().unwrap();
+    assert!(output.status.success());
+    let listed = support::text(&output.stdout);
+    for key in fieldmc::study::keys::Key::all() {
+        let shown = listed.lines().any(|line| line == key.dotted());
+        assert_eq!(
+            shown,
+            key.dotted().starts_with("sampler"),
+            "{}",
+            key.dotted()
+        );
+    }
+    let unknown = fieldmc().args(["keys", "nosuch"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+}

@@ -13,13 +13,17 @@ use fieldmc::sampler::protocol::{ChainRng, ChainState, Sampler, StepInfo};
 use fieldmc::study;
 use polars::prelude::*;
 
-/// The significance level of the uniformity test for each functional: 3 likelihoods x 8 kinds x
-/// 6 functionals = 144 p-values, so by Bonferroni a correct engine fails this test by chance in
-/// at most 1 run in 10,000.
-const ALPHA: f64 = 1e-4 / 144.0;
+/// The significance level of the uniformity test for each functional: 3 likelihoods x 9 kinds x
+/// 6 functionals = 162 p-values, so by Bonferroni a correct engine fails this test by chance in
+/// at most 1 run in 10,000. (Every Markov chain kind: grw, pcn, elliptical, mala, pcnl, nuts,
+/// gpcn, mgrad, laplace_hmc; a new kind adds 18 p-values.)
+const ALPHA: f64 = 1e-4 / 162.0;
 
-/// Jobs of the fixture: 3 likelihoods x 8 kinds.
-const JOBS: usize = 24;
+/// Jobs of the fixture: 3 likelihoods x 9 kinds.
+const JOBS: usize = 27;
+
+/// The fixture's sweep, which the other tests replace with their own.
+const FIXTURE_SWEEP: &str = "\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\"sampler.kind\" = [\"grw\", \"pcn\", \"elliptical\", \"mala\", \"pcnl\", \"nuts\", \"gpcn\", \"mgrad\", \"laplace_hmc\"]";
 
 fn fixture() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_small.toml")
@@ -38,7 +42,7 @@ fn every_sampler_is_calibrated_on_every_likelihood() {
         .success();
     let file = std::fs::File::open(out.path().join("jobs.parquet")).unwrap();
     let jobs = ParquetReader::new(file).finish().unwrap();
-    assert_eq!(jobs.height(), JOBS, "3 likelihoods x 8 samplers");
+    assert_eq!(jobs.height(), JOBS, "3 likelihoods x 9 samplers");
     let likelihood = jobs.column("model_likelihood").unwrap().str().unwrap();
     let sampler = jobs.column("sampler_kind").unwrap().str().unwrap();
     for functional in FUNCTIONALS {
@@ -80,7 +84,7 @@ fn pcn_that_counts_the_prior_twice_fails_calibration() {
     let text = std::fs::read_to_string(fixture()).unwrap();
     let text = text.replace("subsample = 2", "subsample = 16");
     let text = text.replace(
-        "\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\"sampler.kind\" = [\"grw\", \"pcn\", \"elliptical\", \"mala\", \"pcnl\", \"gpcn\", \"mgrad\", \"laplace_hmc\"]",
+        FIXTURE_SWEEP,
         "\"model.likelihood\" = [\"gaussian\"]\n\"sampler.kind\" = [\"pcn\"]",
     );
     let study = study::parse(&text, &fixture()).unwrap();
@@ -194,7 +198,7 @@ impl Sampler for PcnPosteriorRatio {
 fn calibration_refuses_an_approximation() {
     let text = std::fs::read_to_string(fixture()).unwrap();
     let text = text.replace(
-        "\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\"sampler.kind\" = [\"grw\", \"pcn\", \"elliptical\", \"mala\", \"pcnl\", \"gpcn\", \"mgrad\", \"laplace_hmc\"]",
+        FIXTURE_SWEEP,
         "\"model.likelihood\" = [\"poisson\"]\n\"sampler.kind\" = [\"laplace\"]",
     );
     let study = study::parse(&text, &fixture()).unwrap();

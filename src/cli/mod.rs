@@ -1,7 +1,8 @@
-//! The command line: `fieldmc check | plan | run | merge | slurm | report | bench`. It parses
+//! The command line: `fieldmc check | plan | run | merge | slurm | keys | report | bench`. It parses
 //! arguments, calls the library, prints results and maps errors to exit codes: 0 success, 1 a
 //! failure while running (some jobs failed, results could not be written, a merge found jobs
-//! missing or inconsistent), 2 bad input (nothing written).
+//! missing or inconsistent), 2 bad input (nothing written), 3 every job finished but some
+//! carry warnings and `--deny-warnings` was given.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -85,6 +86,10 @@ enum Command {
         /// Skip writing the report after the run.
         #[arg(long)]
         no_report: bool,
+        /// Exit with code 3 when every job finished but some carry warnings (R-hat, ESS,
+        /// acceptance, drift): for scripts and CI that must not accept an untrusted answer.
+        #[arg(long)]
+        deny_warnings: bool,
     },
     /// Assemble the tables of a results folder whose shards have all finished.
     #[command(after_help = "Example:\n  fieldmc merge results/acceptance\n\n\
@@ -97,6 +102,9 @@ enum Command {
         /// Skip writing the report after merging.
         #[arg(long)]
         no_report: bool,
+        /// Exit with code 3 when every job finished but some carry warnings.
+        #[arg(long)]
+        deny_warnings: bool,
     },
     /// Write (and with --submit, submit) Slurm batch scripts: a job array of shards and a merge.
     #[command(after_help = "Examples:\n  \
@@ -112,6 +120,14 @@ enum Command {
         after_help = "Example:\n  fieldmc bench --D 64 --T 10000 --beta 0.2 --sampler pcn --likelihood gaussian"
     )]
     Bench(bench::BenchArgs),
+    /// List the study keys: default, allowed values and what each does.
+    #[command(
+        after_help = "Examples:\n  fieldmc keys\n  fieldmc keys sampler\n  fieldmc keys model.mean"
+    )]
+    Keys {
+        /// Only keys whose dotted name starts with this (a section such as `sampler`, or a key).
+        prefix: Option<String>,
+    },
     /// Turn a results folder into figures and an index.html page.
     #[command(after_help = "Example:\n  fieldmc report results/quickstart")]
     Report {
@@ -129,6 +145,7 @@ enum Format {
 /// Exit codes.
 pub(super) const FAILURE: u8 = 1;
 pub(super) const BAD_INPUT: u8 = 2;
+pub(super) const WARNED: u8 = 3;
 
 /// Parse the command line and run it.
 pub fn main() -> ExitCode {
@@ -144,6 +161,7 @@ pub fn main() -> ExitCode {
             shard,
             quiet,
             no_report,
+            deny_warnings,
         }) => {
             let options = RunFlags {
                 threads,
@@ -151,11 +169,17 @@ pub fn main() -> ExitCode {
                 shard,
                 quiet,
                 no_report,
+                deny_warnings,
             };
             run(study.as_deref(), out, &options)
         }
-        Some(Command::Merge { results, no_report }) => merge(&results, no_report),
+        Some(Command::Merge {
+            results,
+            no_report,
+            deny_warnings,
+        }) => merge(&results, no_report, deny_warnings),
         Some(Command::Slurm(args)) => slurm::slurm(&args),
+        Some(Command::Keys { prefix }) => keys(prefix.as_deref().unwrap_or("")),
         Some(Command::Report { results }) => report(&results),
         Some(Command::Bench(args)) => bench::bench(&args),
         None => run(None, None, &RunFlags::default()),
@@ -170,6 +194,7 @@ struct RunFlags {
     shard: Option<Shard>,
     quiet: bool,
     no_report: bool,
+    deny_warnings: bool,
 }
 
 pub(super) fn load(path: Option<&Path>) -> Result<Study, ExitCode> {
@@ -256,14 +281,52 @@ fn run(path: Option<&Path>, out: Option<PathBuf>, flags: &RunFlags) -> ExitCode 
         }
     };
     print_summary(&summary);
+    let warned = summary.assembled && print_warned(&summary.out);
     if summary.assembled && !flags.no_report && write_report(&summary.out).is_err() {
         return ExitCode::from(FAILURE);
     }
-    if summary.failed > 0 {
+    exit_code(summary.failed, warned, flags.deny_warnings)
+}
+
+/// A failed job outranks a warning; a warning is an error only when denied.
+fn exit_code(failed: usize, warned: bool, deny_warnings: bool) -> ExitCode {
+    if failed > 0 {
         ExitCode::from(FAILURE)
+    } else if warned && deny_warnings {
+        ExitCode::from(WARNED)
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// How many of the folder's jobs finished with warnings, and the worst few with their
+/// warnings; whether there were any.
+fn print_warned(results: &Path) -> bool {
+    const SHOWN: usize = 5;
+    let (total, warned) = match crate::sink::warned_jobs(results) {
+        Ok(Some(found)) => found,
+        Ok(None) => return false,
+        Err(error) => {
+            eprintln!("warning: cannot read the jobs' warnings: {error}");
+            return false;
+        }
+    };
+    if warned.is_empty() {
+        eprintln!("no warnings: every finished job passed the convergence checks");
+        return false;
+    }
+    eprintln!(
+        "warning: {} of {total} jobs finished with warnings; their answers may not be trusted \
+         (column `warnings` of jobs.parquet, and the report):",
+        warned.len()
+    );
+    for job in warned.iter().take(SHOWN) {
+        eprintln!("  {}: {}", job.job_id, job.warnings.join("; "));
+    }
+    if warned.len() > SHOWN {
+        eprintln!("  ... and {} more", warned.len() - SHOWN);
+    }
+    true
 }
 
 fn print_summary(summary: &ExecuteSummary) {
@@ -309,7 +372,7 @@ fn print_summary(summary: &ExecuteSummary) {
     }
 }
 
-fn merge(results: &Path, no_report: bool) -> ExitCode {
+fn merge(results: &Path, no_report: bool, deny_warnings: bool) -> ExitCode {
     let outcome = match crate::sink::merge(results) {
         Ok(outcome) => outcome,
         Err(error) => {
@@ -344,14 +407,11 @@ fn merge(results: &Path, no_report: bool) -> ExitCode {
         results.display(),
         tables.join(", ")
     );
+    let warned = print_warned(results);
     if !no_report && write_report(results).is_err() {
         return ExitCode::from(FAILURE);
     }
-    if outcome.failed > 0 {
-        ExitCode::from(FAILURE)
-    } else {
-        ExitCode::SUCCESS
-    }
+    exit_code(outcome.failed, warned, deny_warnings)
 }
 
 /// `shard 1/3: 4 jobs, shard 2/3: 1 job (first: a1b2.., ...)`.
@@ -377,6 +437,15 @@ fn describe_missing(missing: &[String], shard_counts: &[u32]) -> String {
         .map(|(index, n)| format!("shard {index}/{count}: {n} jobs"))
         .collect();
     format!("{} (first: {ids})", shards.join(", "))
+}
+
+fn keys(prefix: &str) -> ExitCode {
+    let text = crate::study::keys::text_help(prefix);
+    if text.is_empty() {
+        eprintln!("error: no study key starts with `{prefix}`; `fieldmc keys` lists them all");
+        return ExitCode::from(BAD_INPUT);
+    }
+    print_quietly(&text)
 }
 
 fn report(results: &Path) -> ExitCode {

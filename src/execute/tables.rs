@@ -109,7 +109,10 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
     job_rows(job)
         .fill(jobs::STATUS, "ok".to_string())
         .fill(jobs::ERROR, None)
-        .fill(jobs::WARNINGS, result.warnings.join("; "))
+        .fill(
+            jobs::WARNINGS,
+            result.warnings.join(jobs::WARNING_SEPARATOR),
+        )
         .fill(ACCEPTANCE_RATE, run.acceptance_rate)
         .fill(jobs::MAE, scores.mae)
         .fill(jobs::WALL_SECONDS, wall_seconds)
@@ -244,10 +247,27 @@ pub fn traces(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
 
 pub fn chains(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
     let chains = &result.run.chains;
+    let trajectories = || chains.iter().map(|c| c.trajectory);
     rows_of(&chains::TABLE, job, chains.len())
         .set(CHAIN, (0..chains.len()).map(|c| c as i64))
         .set(ACCEPTANCE_RATE, chains.iter().map(|c| c.acceptance_rate))
         .set(STEP_SIZE, chains.iter().map(|c| c.step_size))
+        .set(
+            chains::MEAN_TREE_DEPTH,
+            trajectories().map(|t| t.map(|t| t.mean_tree_depth)),
+        )
+        .set(
+            chains::MEAN_LEAPFROG_STEPS,
+            trajectories().map(|t| t.map(|t| t.mean_leapfrog_steps)),
+        )
+        .set(
+            chains::DIVERGENCES,
+            trajectories().map(|t| t.map(|t| t.divergences as i64)),
+        )
+        .set(
+            chains::MEAN_TREE_ACCEPT,
+            trajectories().map(|t| t.map(|t| t.mean_tree_accept)),
+        )
         .set(
             chains::LOGLIK_EVALUATIONS,
             chains.iter().map(|c| c.loglik_evaluations as i64),

@@ -100,16 +100,20 @@ impl Likelihood {
                 }
             }
             Self::Poisson { counts, offset } => {
-                // One exp per cell for both the gradient and the value (the value's terms and
-                // their order are log_likelihood's, so the two agree bit for bit).
-                let mut value = 0.0;
-                for ((g, c), u) in gradient.iter_mut().zip(counts).zip(gu) {
-                    let eta = u + offset;
-                    let rate = eta.exp();
-                    *g = c - rate;
-                    value += c * eta - rate;
-                }
-                return value;
+                // One exp per cell for the value and the gradient (the exp is most of a
+                // gradient-based step's cost on count data); the same terms, summed in the
+                // same order, as `log_likelihood`.
+                return gradient
+                    .iter_mut()
+                    .zip(counts)
+                    .zip(gu)
+                    .map(|((g, c), u)| {
+                        let eta = u + offset;
+                        let rate = eta.exp();
+                        *g = c - rate;
+                        c * eta - rate
+                    })
+                    .sum();
             }
         }
         self.log_likelihood(gu)

@@ -3,7 +3,7 @@
 //!
 //! - [`protocol`]: the [`Sampler`] trait (`init` + `step`), the chain state, [`StepInfo`] and the
 //!   chain's random streams.
-//! - one file per kind: [`grw`], [`pcn`], [`elliptical`], [`mala`], [`pcnl`] (with the Langevin
+//! - one file per kind: [`grw`], [`pcn`], [`elliptical`], [`mala`], [`pcnl`], [`nuts`] (with the Langevin
 //!   step they share in [`langevin`], and the position and pre-drawn prior draws in
 //!   [`position`]), [`gpcn`] (from the Laplace approximation), [`mgrad`] (in the prior's
 //!   eigenbasis), [`laplace_hmc`] (split HMC around the Laplace approximation); what a kind computes once per
@@ -25,6 +25,7 @@ pub mod laplace_hmc;
 pub mod mala;
 pub mod mgrad;
 pub mod moments;
+pub mod nuts;
 pub mod pcn;
 pub mod pcnl;
 pub mod position;
@@ -36,7 +37,9 @@ pub use driver::{
     Adaptation, ChainOutput, DrawSettings, Functional, PROBES, RunOutput, RunRequest, Schedule,
     Trace, run,
 };
-pub use protocol::{ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning};
+pub use protocol::{
+    ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning, TrajectorySummary,
+};
 pub use spec::{Broken, SamplerSettings, SamplerSpec, SpecError};
 
 /// A sampler kind as a study names it: how to build it from a job's spec, and how its step size
@@ -128,6 +131,9 @@ sampler_kinds! {
     Mala = "mala" => mala::Mala,
     /// pCN-Langevin (infinity-MALA).
     Pcnl = "pcnl" => pcnl::Pcnl,
+    /// The No-U-Turn Sampler (nuts-rs), adapting step size and a diagonal mass matrix during
+    /// burn-in.
+    Nuts = "nuts" => nuts::Nuts,
     /// Generalised pCN from the Laplace approximation (likelihood-informed, low rank).
     Gpcn = "gpcn" => gpcn::Gpcn,
     /// The marginal auxiliary-gradient sampler (Titsias & Papaspiliopoulos 2018).

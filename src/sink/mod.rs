@@ -33,5 +33,5 @@ pub use log::{DataFile, JobRecord, RunHeader, SYNC_INTERVAL};
 pub use manifest::{GIT_REVISION, JobStatus, JobTiming, Manifest, RunSummary, utc_timestamp};
 pub use merge::{MergeOutcome, check_consistent, manifest_of, merge};
 pub use parquet::read_parquet;
-pub use read::{read_job_ids, read_table, table_path};
+pub use read::{WarnedJob, read_job_ids, read_table, table_path, warned_jobs};
 pub use results_dir::{AssembledCounts, ResultsDir, RunWriter};

@@ -99,3 +99,47 @@ mod tests {
         assert!(read_job_ids(dir.path(), &jobs::TABLE).unwrap().is_none());
     }
 }
+
+/// A finished job whose answer may not be trusted, as the jobs table records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarnedJob {
+    pub job_id: String,
+    pub warnings: Vec<String>,
+}
+
+/// The jobs of the assembled jobs table, and those of them that finished with warnings (most
+/// warnings first, then in table order). `None` when the folder has no jobs table.
+pub fn warned_jobs(results_dir: &Path) -> Result<Option<(usize, Vec<WarnedJob>)>, SinkError> {
+    use super::schema::jobs::{TABLE, WARNINGS};
+    let Some(frame) = read_table(results_dir, &TABLE, None)? else {
+        return Ok(None);
+    };
+    let (Ok(ids), Ok(warnings)) = (
+        frame.column(JOB_ID.name()).and_then(|c| c.str()),
+        frame.column(WARNINGS.name()).and_then(|c| c.str()),
+    ) else {
+        return Ok(Some((frame.height(), Vec::new())));
+    };
+    let mut warned: Vec<WarnedJob> = ids
+        .iter()
+        .zip(warnings.iter())
+        .filter_map(|(id, text)| {
+            let warnings = split_warnings(text?);
+            (!warnings.is_empty()).then(|| WarnedJob {
+                job_id: id.unwrap_or_default().to_string(),
+                warnings,
+            })
+        })
+        .collect();
+    warned.sort_by_key(|job| std::cmp::Reverse(job.warnings.len()));
+    Ok(Some((frame.height(), warned)))
+}
+
+/// The warnings of one `warnings` cell (empty when none).
+fn split_warnings(text: &str) -> Vec<String> {
+    text.split(super::schema::jobs::WARNING_SEPARATOR)
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}

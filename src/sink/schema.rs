@@ -524,6 +524,8 @@ pub mod jobs {
     };
     pub const STATUS: Col<String> = Col::required("status", "`ok`, or `failed` (see `error`)");
     pub const ERROR: Col<String> = Col::nullable("error", "why the job failed; null when ok");
+    /// Between two warnings of one `warnings` cell.
+    pub const WARNING_SEPARATOR: &str = "; ";
     pub const WARNINGS: Col<String> = Col::required(
         "warnings",
         "why a finished job's answer may not be trusted (R-hat, ESS, acceptance, drift), `; `-separated; empty when none",
@@ -839,6 +841,22 @@ pub mod chains {
         "gradient_evaluations",
         "gradient evaluations of the chain, burn-in included",
     );
+    pub const MEAN_TREE_DEPTH: Col<f64> = Col::nullable(
+        "mean_tree_depth",
+        "NUTS: mean tree depth over kept iterations; null for other kinds",
+    );
+    pub const MEAN_LEAPFROG_STEPS: Col<f64> = Col::nullable(
+        "mean_leapfrog_steps",
+        "NUTS: mean leapfrog steps per iteration over kept iterations; null for other kinds",
+    );
+    pub const DIVERGENCES: Col<i64> = Col::nullable(
+        "divergences",
+        "NUTS: divergent trajectories after burn-in; null for other kinds",
+    );
+    pub const MEAN_TREE_ACCEPT: Col<f64> = Col::nullable(
+        "mean_tree_accept",
+        "NUTS: mean acceptance statistic of the trees over kept iterations; null for other kinds",
+    );
 
     pub const TABLE: Table = Table {
         name: "chains",
@@ -848,6 +866,10 @@ pub mod chains {
             Entry::Column(super::CHAIN.spec),
             Entry::Column(super::ACCEPTANCE_RATE.spec),
             Entry::Column(super::STEP_SIZE.spec),
+            Entry::Column(MEAN_TREE_DEPTH.spec),
+            Entry::Column(MEAN_LEAPFROG_STEPS.spec),
+            Entry::Column(DIVERGENCES.spec),
+            Entry::Column(MEAN_TREE_ACCEPT.spec),
             Entry::Column(LOGLIK_EVALUATIONS.spec),
             Entry::Column(GRADIENT_EVALUATIONS.spec),
         ],

@@ -481,7 +481,7 @@ declare_keys! {
     },
     /// The Markov kernel, or `laplace`: the Laplace approximation (mode, sds and log evidence; no chains, so iterations, chains and step settings do not apply).
     SAMPLER_KIND = sampler.kind { value: ValueType::Choice(SamplerKind::NAMES), default: Default::Text("pcn") },
-    /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) in (0, pi/2].
+    /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) in (0, pi/2]. Unused by elliptical and laplace, and by nuts (nuts adapts its step size and mass matrix itself during burn-in).
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
     /// Iterations per chain, burn-in included.
     SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000) },
@@ -526,33 +526,73 @@ declare_keys! {
     },
 }
 
-/// The key table of the README and the module docs: one row per key.
-pub fn markdown_table() -> String {
-    let mut table = String::from("| key | default | allowed | what |\n|---|---|---|---|\n");
-    for key in Key::all() {
-        let allowed = match key.value_type() {
+/// What a reader needs to know about one key: the README table and `fieldmc keys` print it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyHelp {
+    pub dotted: &'static str,
+    pub default: String,
+    pub allowed: String,
+    /// What the key does, and where it applies when not everywhere.
+    pub doc: String,
+}
+
+impl Key {
+    /// The key's help, derived from its declaration.
+    pub fn help(self) -> KeyHelp {
+        let allowed = match self.value_type() {
             ValueType::Choice(words) => quoted_words(words),
             ValueType::FloatOrWord(words) => {
-                format!("{}, or {}", key.rule().describe(), quoted_words(words))
+                format!("{}, or {}", self.rule().describe(), quoted_words(words))
             }
             ValueType::Bool => "true | false".to_string(),
-            _ => key.rule().describe(),
+            _ => self.rule().describe(),
         };
-        let applies = match key.applies() {
+        let applies = match self.applies() {
             Applies::Always => String::new(),
             Applies::Source(source) => format!(" ({source} data only)"),
         };
-        let cell = |text: String| text.replace('|', "\\|");
+        KeyHelp {
+            dotted: self.dotted(),
+            default: self.decl().default.describe(),
+            allowed,
+            doc: format!("{}{applies}", self.doc()),
+        }
+    }
+}
+
+/// The key table of the README and the module docs: one row per key.
+pub fn markdown_table() -> String {
+    let mut table = String::from("| key | default | allowed | what |\n|---|---|---|---|\n");
+    for help in Key::all().map(Key::help) {
+        let cell = |text: &str| text.replace('|', "\\|");
         table.push_str(&format!(
-            "| `{}` | {} | {} | {}{} |\n",
-            key.dotted(),
-            cell(key.decl().default.describe()),
-            cell(allowed),
-            cell(key.doc().to_string()),
-            applies
+            "| `{}` | {} | {} | {} |\n",
+            help.dotted,
+            cell(&help.default),
+            cell(&help.allowed),
+            cell(&help.doc),
         ));
     }
     table
+}
+
+/// The keys whose dotted name starts with `prefix` (every key for ""), as plain text for the
+/// terminal: name, default and allowed values, then what the key does.
+pub fn text_help(prefix: &str) -> String {
+    let mut text = String::new();
+    for help in Key::all()
+        .map(Key::help)
+        .filter(|help| help.dotted.starts_with(prefix))
+    {
+        text.push_str(&format!(
+            "{}\n    default: {}\n    allowed: {}\n    {}\n\n",
+            help.dotted,
+            help.default.replace('`', ""),
+            help.allowed,
+            help.doc.replace('`', "")
+        ));
+    }
+    text
 }
 
 #[cfg(test)]
