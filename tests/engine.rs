@@ -24,10 +24,7 @@ fn seed() -> u64 {
 }
 
 fn prior(d: usize, l: f64) -> KroneckerPrior {
-    let kernel = KernelSpec {
-        length_scale: l,
-        variance: 1.0,
-    };
+    let kernel = KernelSpec::squared_exponential(l, 1.0);
     KroneckerPrior::new(Grid::new(d), kernel).unwrap()
 }
 

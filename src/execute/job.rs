@@ -6,10 +6,8 @@ use crate::diagnostics;
 use crate::model::data::{DataError, DataStreams, Dataset, Simulation};
 use crate::model::evidence::{LogEvidence, log_evidence};
 use crate::model::exact::{ExactError, ExactPosterior, MAX_EXACT_OBSERVATIONS, gaussian_posterior};
-use crate::model::prior::PriorError;
-use crate::model::{
-    DataSpec, Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Prior, Target,
-};
+use crate::model::prior::{PriorError, build_prior};
+use crate::model::{DataSpec, Likelihood, LikelihoodKind, Prior, Target};
 use crate::plan::Job;
 use crate::sampler::{
     ChainRng, DrawSettings, Functional, PROBES, RunOutput, RunRequest, SamplerSpec, run_kind,
@@ -87,15 +85,15 @@ pub struct JobOptions<'a> {
 /// Run `job` of a study with seed `seed`.
 pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, JobError> {
     let started = std::time::Instant::now();
-    let grid = Grid::new(job.model.grid);
-    let prior = KroneckerPrior::new(grid, job.model.kernel)?;
-    let dataset = load_data(job, seed, &prior)?;
+    let prior = build_prior(&job.model)?;
+    let prior = prior.as_ref();
+    let dataset = load_data(job, seed, prior)?;
     let model = &job.model;
     let likelihood = likelihood_of(model, &dataset);
     let setup_seconds = started.elapsed().as_secs_f64();
     let exact_started = std::time::Instant::now();
     let exact = if options.exact {
-        exact_posterior(job, &prior, &dataset)?
+        exact_posterior(job, prior, &dataset)?
     } else {
         None
     };
@@ -110,7 +108,7 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         }),
     };
     let target = Target {
-        prior: &prior,
+        prior,
         likelihood: &likelihood,
         observed_cells: &dataset.observed.cells,
         mean: 0.0,
@@ -231,12 +229,8 @@ fn load_data(job: &Job, seed: u64, prior: &dyn Prior) -> Result<Dataset, JobErro
             if *truth_length_scale == model.kernel.length_scale {
                 return simulate(job, seed, prior, *subsample);
             }
-            let kernel = KernelSpec {
-                length_scale: *truth_length_scale,
-                ..model.kernel
-            };
-            let truth_prior = KroneckerPrior::new(prior.grid(), kernel)?;
-            simulate(job, seed, &truth_prior, *subsample)
+            let truth_prior = build_prior(&model.with_length_scale(*truth_length_scale))?;
+            simulate(job, seed, truth_prior.as_ref(), *subsample)
         }
         DataSpec::Csv {
             path,

@@ -227,10 +227,7 @@ mod tests {
     }
 
     fn prior(d: usize) -> KroneckerPrior {
-        let kernel = KernelSpec {
-            length_scale: 0.3,
-            variance: 1.0,
-        };
+        let kernel = KernelSpec::squared_exponential(0.3, 1.0);
         KroneckerPrior::new(Grid::new(d), kernel).unwrap()
     }
 

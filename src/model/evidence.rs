@@ -92,10 +92,7 @@ mod tests {
     #[test]
     fn one_gaussian_observation_matches_its_closed_form() {
         let grid = Grid::new(4);
-        let kernel = KernelSpec {
-            length_scale: 0.3,
-            variance: 1.0,
-        };
+        let kernel = KernelSpec::squared_exponential(0.3, 1.0);
         let prior = KroneckerPrior::new(grid, kernel).unwrap();
         let v = 0.8;
         let s: f64 = 0.5;

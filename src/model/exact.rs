@@ -111,10 +111,7 @@ mod tests {
     #[test]
     fn kalman_form_equals_the_dense_information_form() {
         let grid = Grid::new(5);
-        let kernel = KernelSpec {
-            length_scale: 0.4,
-            variance: 1.3,
-        };
+        let kernel = KernelSpec::squared_exponential(0.4, 1.3);
         let prior = KroneckerPrior::new(grid, kernel).unwrap();
         let observed = Observations {
             cells: vec![0, 3, 7, 12, 13, 21, 24],

@@ -26,11 +26,50 @@ impl LikelihoodKind {
     }
 }
 
-/// The squared-exponential kernel k(x, x') = variance * exp(-|x - x'|^2 / (2 length_scale^2)).
+crate::closed_names! {
+    /// The covariance function of the prior, as a study names it (`model.kernel`). With
+    /// r = |x - x'| (Euclidean, in the window's units) and l the length scale, each is
+    /// variance * rho(r / l):
+    pub enum KernelFamily {
+        /// rho(s) = exp(-s^2 / 2). Separable on a grid: a Kronecker product of axis kernels.
+        SquaredExponential = "squared-exponential",
+        /// rho(s) = exp(-s): Matern with smoothness 1/2 (the kernel of Moller et al. 1998).
+        Exponential = "exponential",
+        /// The same kernel as `exponential`, under its Matern name.
+        Matern12 = "matern12",
+        /// rho(s) = (1 + sqrt(3) s) exp(-sqrt(3) s): Matern 3/2.
+        Matern32 = "matern32",
+        /// rho(s) = (1 + sqrt(5) s + 5 s^2 / 3) exp(-sqrt(5) s): Matern 5/2.
+        Matern52 = "matern52",
+    }
+}
+
+/// The prior's covariance function: k(x, x') = variance * rho(|x - x'| / length_scale), with rho
+/// the family's correlation (see [`KernelFamily`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KernelSpec {
+    pub family: KernelFamily,
     pub length_scale: f64,
     pub variance: f64,
+}
+
+impl KernelSpec {
+    /// The squared-exponential kernel with `length_scale` and `variance`.
+    pub fn squared_exponential(length_scale: f64, variance: f64) -> Self {
+        Self {
+            family: KernelFamily::SquaredExponential,
+            length_scale,
+            variance,
+        }
+    }
+
+    /// This kernel with another length scale (a misspecified truth).
+    pub fn with_length_scale(self, length_scale: f64) -> Self {
+        Self {
+            length_scale,
+            ..self
+        }
+    }
 }
 
 /// What the sampler assumes: the prior on the D x D grid and the likelihood.
@@ -46,6 +85,16 @@ pub struct ModelSpec {
     pub offset: f64,
     /// Prior draws for the Monte Carlo estimate of log p(data | model); 0 = not estimated.
     pub evidence_draws: usize,
+}
+
+impl ModelSpec {
+    /// The same model with the kernel's length scale replaced (a misspecified truth).
+    pub fn with_length_scale(&self, length_scale: f64) -> Self {
+        Self {
+            kernel: self.kernel.with_length_scale(length_scale),
+            ..self.clone()
+        }
+    }
 }
 
 /// Where the observations come from.

@@ -118,10 +118,7 @@ mod tests {
     #[test]
     fn whitened_gradient_matches_finite_differences() {
         let grid = Grid::new(4);
-        let kernel = KernelSpec {
-            length_scale: 0.4,
-            variance: 1.5,
-        };
+        let kernel = KernelSpec::squared_exponential(0.4, 1.5);
         let prior = KroneckerPrior::new(grid, kernel).unwrap();
         let cells = [1, 4, 6, 11, 15];
         let likelihoods = [

@@ -271,7 +271,7 @@ pub fn run<S: Sampler>(sampler: &S, request: &RunRequest, rngs: Vec<ChainRng>) -
     let target = &request.target;
     let schedule = request.schedule;
     let count = rngs.len();
-    let probe_cells = probe_cells(target.prior.grid().side());
+    let probe_cells = probe_cells(target.prior.grid());
     let checkpoints = match request.exact_mean {
         Some(_) => log_spaced(schedule.kept()),
         None => Vec::new(),
@@ -486,12 +486,10 @@ fn summarize(
     }
 }
 
-/// Cells on the diagonal i = j = round(k (D - 1) / 4), k = 0..4.
-pub fn probe_cells(side: usize) -> [usize; PROBES] {
-    std::array::from_fn(|k| {
-        let i = ((k * (side - 1)) as f64 / (PROBES - 1) as f64).round() as usize;
-        i * side + i
-    })
+/// Cells on the diagonal (i, j) = (round(k (nx - 1) / 4), round(k (ny - 1) / 4)), k = 0..4:
+/// i = j on a square grid.
+pub fn probe_cells(grid: crate::model::Grid) -> [usize; PROBES] {
+    grid.diagonal_cells()
 }
 
 /// About ten points per decade from 1 to `last`, always ending at `last`.
@@ -541,14 +539,8 @@ mod tests {
     /// Chain 0's numbers alone and beside others: bit for bit, for every kind.
     #[test]
     fn a_chain_does_not_depend_on_its_neighbours() {
-        let prior = KroneckerPrior::new(
-            Grid::new(9),
-            KernelSpec {
-                length_scale: 0.3,
-                variance: 1.0,
-            },
-        )
-        .unwrap();
+        let prior =
+            KroneckerPrior::new(Grid::new(9), KernelSpec::squared_exponential(0.3, 1.0)).unwrap();
         let observed_cells: Vec<usize> = (0..81).step_by(3).collect();
         let values: Vec<f64> = observed_cells
             .iter()

@@ -106,14 +106,8 @@ mod tests {
 
     #[test]
     fn draws_do_not_depend_on_the_block_length() {
-        let prior = KroneckerPrior::new(
-            Grid::new(5),
-            KernelSpec {
-                length_scale: 0.3,
-                variance: 1.0,
-            },
-        )
-        .unwrap();
+        let prior =
+            KroneckerPrior::new(Grid::new(5), KernelSpec::squared_exponential(0.3, 1.0)).unwrap();
         let likelihood = Likelihood::new(LikelihoodKind::Gaussian, vec![], 1.0, 0.0);
         let target = Target {
             prior: &prior,

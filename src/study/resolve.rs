@@ -156,6 +156,7 @@ impl<'s> Resolver<'s> {
         let model = ModelSpec {
             grid,
             kernel: KernelSpec {
+                family: crate::model::spec::KernelFamily::SquaredExponential,
                 length_scale: settings.float(Key::ModelLengthScale),
                 variance: settings.float(Key::ModelVariance),
             },
