@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use fieldmc::model::Grid;
 use fieldmc::model::prior::{CirculantPrior, Prior};
-use fieldmc::model::spec::{KernelFamily, KernelSpec};
+use fieldmc::model::spec::{KernelKind, KernelSpec};
 
 fn main() {
     println!(
@@ -23,13 +23,13 @@ fn main() {
         (Grid::new(256), 0.3),
     ];
     for family in [
-        KernelFamily::Exponential,
-        KernelFamily::Matern32,
-        KernelFamily::Matern52,
+        KernelKind::Exponential,
+        KernelKind::Matern32,
+        KernelKind::Matern52,
     ] {
         for (grid, length_scale) in cases {
             let kernel = KernelSpec {
-                family,
+                kind: family,
                 length_scale,
                 variance: 1.0,
             };

@@ -3,6 +3,14 @@
 //! [`closed_names!`], and parsed into it once, at validation. Nothing downstream matches on
 //! strings, and there is no `_ =>` branch that turns an unknown name into a default.
 
+/// An enum of words: what [`closed_names!`] declares.
+pub trait ClosedNames: Copy + 'static {
+    /// The words, in declaration order.
+    const WORDS: &'static [&'static str];
+    /// The variant written as `word`, if any.
+    fn parse(word: &str) -> Option<Self>;
+}
+
 /// Declare an enum whose variants are written as fixed words in study files and tables.
 ///
 /// ```
@@ -51,6 +59,13 @@ macro_rules! closed_names {
                     $($word => Some($name::$variant),)+
                     _ => None,
                 }
+            }
+        }
+
+        impl $crate::names::ClosedNames for $name {
+            const WORDS: &'static [&'static str] = $name::NAMES;
+            fn parse(word: &str) -> Option<Self> {
+                $name::from_name(word)
             }
         }
 

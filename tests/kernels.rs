@@ -7,7 +7,7 @@
 use fieldmc::model::data::{DataStreams, Dataset, Simulation};
 use fieldmc::model::exact::gaussian_posterior;
 use fieldmc::model::prior::{Prior, dense_kernel_matrix, prior_for};
-use fieldmc::model::spec::{KernelFamily, KernelSpec};
+use fieldmc::model::spec::{KernelKind, KernelSpec};
 use fieldmc::model::{Grid, Likelihood, LikelihoodKind, Target};
 use fieldmc::sampler::{
     ChainRng, DrawSettings, RunRequest, SamplerKind, SamplerSettings, run_kind,
@@ -29,12 +29,12 @@ fn grid() -> Grid {
 fn kernels() -> [KernelSpec; 2] {
     [
         KernelSpec {
-            family: KernelFamily::Exponential,
+            kind: KernelKind::Exponential,
             length_scale: 0.2,
             variance: 1.0,
         },
         KernelSpec {
-            family: KernelFamily::Matern32,
+            kind: KernelKind::Matern32,
             length_scale: 0.3,
             variance: 1.0,
         },
@@ -76,7 +76,7 @@ fn the_kernels_take_the_embeddings_the_tests_describe() {
 fn exact_posterior_equals_the_dense_information_form() {
     for kernel in kernels() {
         let prior = prior(kernel);
-        let data = simulate(prior.as_ref(), &format!("dense;{}", kernel.family));
+        let data = simulate(prior.as_ref(), &format!("dense;{}", kernel.kind));
         let s = 0.7;
         let exact = gaussian_posterior(prior.as_ref(), 0.3, &data.observed, s).unwrap();
         let c = dense_kernel_matrix(grid(), kernel);
@@ -137,7 +137,7 @@ fn check_kind(kind: SamplerKind) {
     let mut report = Vec::new();
     for kernel in kernels() {
         let prior = prior(kernel);
-        let key = format!("exact;{}", kernel.family);
+        let key = format!("exact;{}", kernel.kind);
         let data = simulate(prior.as_ref(), &key);
         let exact = gaussian_posterior(prior.as_ref(), 0.0, &data.observed, 1.0).unwrap();
         let likelihood = Likelihood::new(
@@ -184,7 +184,7 @@ fn check_kind(kind: SamplerKind) {
         report.push(format!(
             "{} l={} {kind}: acceptance {:.2}, max |mean - exact| = {mean_z:.2} MCSE, \
              max |sd - exact| = {sd_z:.2} MCSE",
-            kernel.family, kernel.length_scale, out.acceptance_rate
+            kernel.kind, kernel.length_scale, out.acceptance_rate
         ));
         eprintln!("{}", report.last().unwrap());
         assert!(

@@ -12,7 +12,7 @@ use assert_cmd::Command;
 use fieldmc::report::{FigureKind, write_report};
 
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_small.toml")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_report.toml")
 }
 
 /// Width and height from a PNG's IHDR chunk, or `None` when the bytes are not a PNG.

@@ -1,10 +1,11 @@
-//! Autocovariance of one chain at every lag: direct sums for short chains, a zero-padded radix-2
-//! FFT for long ones (O(n log n), so 10^5 draws take milliseconds).
+//! Autocovariance of one chain at every lag: direct sums for short chains, a zero-padded real FFT
+//! (the `realfft` crate) for long ones (O(n log n), so 10^5 draws take milliseconds).
 //!
 //! The estimator is ArviZ's `autocov`: the chain's mean is removed and every lag is divided by n
 //! (the biased estimator, which keeps the sequence positive semi-definite).
 
-use std::f64::consts::PI;
+use realfft::RealFftPlanner;
+use realfft::num_complex::Complex;
 
 /// Chains up to this length use direct sums (n^2 / 2 multiply-adds, exact to rounding).
 const DIRECT_MAX_LEN: usize = 128;
@@ -14,10 +15,10 @@ pub(crate) fn autocovariance(x: &[f64]) -> Vec<f64> {
     autocovariances([x]).pop().unwrap_or_default()
 }
 
-/// [`autocovariance`] of each chain, sharing the FFT's twiddle factors between chains of one
-/// length (computing them is as costly as the transforms themselves).
+/// [`autocovariance`] of each chain, sharing one FFT planner (it caches the plan of each
+/// transform length, whose twiddle factors cost as much as the transforms themselves).
 pub(crate) fn autocovariances<'a>(chains: impl IntoIterator<Item = &'a [f64]>) -> Vec<Vec<f64>> {
-    let mut twiddles: Option<Twiddles> = None;
+    let mut planner = RealFftPlanner::<f64>::new();
     chains
         .into_iter()
         .map(|x| {
@@ -28,16 +29,10 @@ pub(crate) fn autocovariances<'a>(chains: impl IntoIterator<Item = &'a [f64]>) -
             let mean = x.iter().sum::<f64>() / n as f64;
             let centred: Vec<f64> = x.iter().map(|v| v - mean).collect();
             if n <= DIRECT_MAX_LEN {
-                return autocovariance_direct(&centred);
+                autocovariance_direct(&centred)
+            } else {
+                autocovariance_fft(&centred, &mut planner)
             }
-            let size = fft_size(n);
-            if twiddles.as_ref().is_none_or(|t| t.size() != size) {
-                twiddles = Some(Twiddles::new(size));
-            }
-            autocovariance_fft(
-                &centred,
-                twiddles.as_ref().expect("twiddles were just built"),
-            )
         })
         .collect()
 }
@@ -62,93 +57,34 @@ fn autocovariance_direct(centred: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// The same sums through the Wiener-Khinchin theorem: zero-pad to [`fft_size`], take |FFT|^2,
-/// transform back.
-fn autocovariance_fft(centred: &[f64], twiddles: &Twiddles) -> Vec<f64> {
+/// The same sums through the Wiener-Khinchin theorem: zero-pad to [`fft_size`], take the real
+/// FFT, square its magnitudes, transform back (realfft's inverse is unnormalised: divide by the
+/// size as well as by n).
+fn autocovariance_fft(centred: &[f64], planner: &mut RealFftPlanner<f64>) -> Vec<f64> {
     let n = centred.len();
     let size = fft_size(n);
-    debug_assert_eq!(twiddles.size(), size);
-    let mut re = vec![0.0; size];
-    let mut im = vec![0.0; size];
-    re[..n].copy_from_slice(centred);
-    fft_in_place(&mut re, &mut im, twiddles);
-    for (r, i) in re.iter_mut().zip(im.iter_mut()) {
-        *r = *r * *r + *i * *i;
-        *i = 0.0;
+    let forward = planner.plan_fft_forward(size);
+    let inverse = planner.plan_fft_inverse(size);
+    let mut signal = forward.make_input_vec();
+    signal[..n].copy_from_slice(centred);
+    let mut spectrum = forward.make_output_vec();
+    forward
+        .process(&mut signal, &mut spectrum)
+        .expect("buffers made by the plan have its lengths");
+    for z in &mut spectrum {
+        *z = Complex::new(z.norm_sqr(), 0.0);
     }
-    // The power spectrum is real and even, so its inverse transform is its forward transform / size.
-    fft_in_place(&mut re, &mut im, twiddles);
+    inverse
+        .process(&mut spectrum, &mut signal)
+        .expect("buffers made by the plan have its lengths and a real spectrum");
     let scale = 1.0 / (size as f64 * n as f64);
-    re[..n].iter().map(|v| v * scale).collect()
-}
-
-/// cos and sin of 2 pi k / size for k < size / 2, each computed directly (no recurrence drift).
-struct Twiddles {
-    cos: Vec<f64>,
-    sin: Vec<f64>,
-}
-
-impl Twiddles {
-    fn new(size: usize) -> Self {
-        let half = size / 2;
-        let angle = |k: usize| 2.0 * PI * k as f64 / size as f64;
-        Self {
-            cos: (0..half).map(|k| angle(k).cos()).collect(),
-            sin: (0..half).map(|k| angle(k).sin()).collect(),
-        }
-    }
-
-    /// The transform length these factors serve.
-    fn size(&self) -> usize {
-        2 * self.cos.len()
-    }
-}
-
-/// Forward DFT X_k = sum_j x_j exp(-2 pi i j k / size), in place; `re.len()` must be a power of two.
-fn fft_in_place(re: &mut [f64], im: &mut [f64], twiddles: &Twiddles) {
-    let size = re.len();
-    debug_assert!(size.is_power_of_two() && im.len() == size);
-    bit_reverse_permute(re, im);
-    let mut span = 2;
-    while span <= size {
-        let half = span / 2;
-        let stride = size / span;
-        for start in (0..size).step_by(span) {
-            for k in 0..half {
-                let (wr, wi) = (twiddles.cos[k * stride], -twiddles.sin[k * stride]);
-                let (a, b) = (start + k, start + k + half);
-                let tr = re[b] * wr - im[b] * wi;
-                let ti = re[b] * wi + im[b] * wr;
-                re[b] = re[a] - tr;
-                im[b] = im[a] - ti;
-                re[a] += tr;
-                im[a] += ti;
-            }
-        }
-        span *= 2;
-    }
-}
-
-fn bit_reverse_permute(re: &mut [f64], im: &mut [f64]) {
-    let size = re.len();
-    let mut j = 0;
-    for i in 1..size {
-        let mut bit = size >> 1;
-        while j & bit != 0 {
-            j ^= bit;
-            bit >>= 1;
-        }
-        j |= bit;
-        if i < j {
-            re.swap(i, j);
-            im.swap(i, j);
-        }
-    }
+    signal[..n].iter().map(|v| v * scale).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::f64::consts::PI;
 
     /// A deterministic, irregular test signal (no random crate needed).
     fn signal(n: usize) -> Vec<f64> {
@@ -161,12 +97,14 @@ mod tests {
     }
 
     #[test]
-    fn fft_matches_a_naive_dft() {
+    fn the_real_fft_matches_a_naive_dft() {
         let x = signal(16);
-        let mut re = x.clone();
-        let mut im = vec![0.0; 16];
-        fft_in_place(&mut re, &mut im, &Twiddles::new(16));
-        for k in 0..16 {
+        let forward = RealFftPlanner::<f64>::new().plan_fft_forward(16);
+        let mut input = x.clone();
+        let mut spectrum = forward.make_output_vec();
+        forward.process(&mut input, &mut spectrum).unwrap();
+        assert_eq!(spectrum.len(), 9);
+        for (k, bin) in spectrum.iter().enumerate() {
             let (mut sr, mut si) = (0.0, 0.0);
             for (j, v) in x.iter().enumerate() {
                 let a = -2.0 * PI * (j * k) as f64 / 16.0;
@@ -174,7 +112,7 @@ mod tests {
                 si += v * a.sin();
             }
             assert!(
-                (re[k] - sr).abs() < 1e-12 && (im[k] - si).abs() < 1e-12,
+                (bin.re - sr).abs() < 1e-12 && (bin.im - si).abs() < 1e-12,
                 "bin {k}"
             );
         }
@@ -182,12 +120,13 @@ mod tests {
 
     #[test]
     fn fft_and_direct_sums_agree_at_every_lag() {
+        let mut planner = RealFftPlanner::new();
         for n in [129, 300, 1000] {
             let x = signal(n);
             let mean = x.iter().sum::<f64>() / n as f64;
             let centred: Vec<f64> = x.iter().map(|v| v - mean).collect();
             let direct = autocovariance_direct(&centred);
-            let fast = autocovariance_fft(&centred, &Twiddles::new(fft_size(n)));
+            let fast = autocovariance_fft(&centred, &mut planner);
             assert_eq!(direct.len(), fast.len());
             for (lag, (d, f)) in direct.iter().zip(&fast).enumerate() {
                 assert!(

@@ -57,6 +57,8 @@ pub struct JobDiagnostics {
 
 /// Everything a finished job produced.
 pub struct JobResult {
+    /// The field's constant mean used (`model.mean`, resolved against the data).
+    pub mean: f64,
     /// Seconds to factor the prior and build the data and likelihood.
     pub setup_seconds: f64,
     /// Seconds for the exact posterior (a check, not part of the sampler's cost).
@@ -90,10 +92,11 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
     let dataset = load_data(job, seed, prior)?;
     let model = &job.model;
     let likelihood = likelihood_of(model, &dataset);
+    let mean = model.mean_value(&dataset.observed.values);
     let setup_seconds = started.elapsed().as_secs_f64();
     let exact_started = std::time::Instant::now();
     let exact = if options.exact {
-        exact_posterior(job, prior, &dataset)?
+        exact_posterior(job, prior, mean, &dataset)?
     } else {
         None
     };
@@ -111,7 +114,7 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         prior,
         likelihood: &likelihood,
         observed_cells: &dataset.observed.cells,
-        mean: 0.0,
+        mean,
     };
     let request = RunRequest {
         target,
@@ -142,6 +145,7 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         log_evidence(&target, model.evidence_draws, &mut rng)
     });
     Ok(JobResult {
+        mean,
         evidence,
         setup_seconds,
         exact_seconds,
@@ -257,6 +261,7 @@ fn load_data(job: &Job, seed: u64, prior: &dyn Prior) -> Result<Dataset, JobErro
 fn exact_posterior(
     job: &Job,
     prior: &dyn Prior,
+    mean: f64,
     dataset: &Dataset,
 ) -> Result<Option<ExactPosterior>, JobError> {
     let applies = job.model.likelihood == LikelihoodKind::Gaussian
@@ -266,7 +271,7 @@ fn exact_posterior(
     }
     Ok(Some(gaussian_posterior(
         prior,
-        0.0,
+        mean,
         &dataset.observed,
         job.model.noise_sd,
     )?))

@@ -9,6 +9,7 @@ use super::job::JobResult;
 use crate::model::grid::Grid;
 use crate::plan::{Job, ParamValue};
 use crate::sampler::PROBES;
+use crate::study::keys::{Key, ValueType};
 
 /// A float that is a number, or None.
 pub fn finite(x: f64) -> Option<f64> {
@@ -37,21 +38,35 @@ fn repeated_text(name: &str, value: &str, height: usize) -> Column {
     Series::new(name.into(), vec![value.to_string(); height]).into()
 }
 
-/// The parameter columns of a job, one value each.
+/// The parameter columns of a job, one value each, typed by their key (a `Null` too, so every
+/// job's column has one type).
 fn parameter_columns(job: &Job) -> Vec<Column> {
     let mut columns = vec![
         repeated_text("job_id", &job.id, 1),
         ints("replicate", [i64::from(job.replicate)]),
     ];
-    for (name, value) in &job.params {
-        columns.push(match value {
-            ParamValue::Int(v) => ints(name, [*v]),
-            ParamValue::Float(v) => floats(name, [*v]),
-            ParamValue::Text(v) => texts(name, vec![Some(v.clone())]),
-            ParamValue::Null => texts(name, vec![None]),
-        });
+    for (key, value) in &job.params {
+        columns.push(parameter_column(*key, value));
     }
     columns
+}
+
+fn parameter_column(key: Key, value: &ParamValue) -> Column {
+    let name = key.column();
+    match (key.value_type(), value) {
+        (ValueType::Integer, ParamValue::Int(v)) => ints(name, [*v]),
+        (ValueType::Integer, _) => Series::new(name.into(), [None::<i64>]).into(),
+        (ValueType::Float, ParamValue::Float(v)) => floats(name, [*v]),
+        (ValueType::Float, _) => optional_floats(name, [None]),
+        (ValueType::Bool, ParamValue::Bool(v)) => Series::new(name.into(), [*v]).into(),
+        (ValueType::Bool, _) => Series::new(name.into(), [None::<bool>]).into(),
+        (ValueType::Text | ValueType::Choice(_) | ValueType::FloatOrWord(_), ParamValue::Null) => {
+            texts(name, vec![None])
+        }
+        (ValueType::Text | ValueType::Choice(_) | ValueType::FloatOrWord(_), value) => {
+            texts(name, vec![Some(value.to_string())])
+        }
+    }
 }
 
 /// The jobs-table row of a job that could not run.
@@ -114,6 +129,7 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> PolarsResult
         floats("exact_seconds", [result.exact_seconds]),
         floats("iterations_per_second", [iterations / run.sample_seconds]),
         floats("jitter", [result.jitter]),
+        floats("model_mean_value", [result.mean]),
         ints("observed_cells", [result.dataset.observed.len() as i64]),
         optional_floats("exact_rmse", [scores.exact_rmse]),
         optional_floats("prediction_error", [scores.prediction_error]),

@@ -16,5 +16,7 @@ pub use data::Dataset;
 pub use grid::Grid;
 pub use likelihood::Likelihood;
 pub use prior::{KroneckerPrior, Prior, PriorError};
-pub use spec::{DataSpec, KernelSpec, LikelihoodKind, ModelSpec};
+pub use spec::{
+    DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec, auto_mean,
+};
 pub use target::{Target, Workspace};

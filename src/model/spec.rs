@@ -3,26 +3,15 @@
 
 use std::path::PathBuf;
 
-/// The likelihood family linking the latent field to the observations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LikelihoodKind {
-    /// v = G u + e, e ~ N(0, s^2 I).
-    Gaussian,
-    /// t = sign(G u + e): log p(t | u) = sum log Phi(t_i [G u]_i / s).
-    Probit,
-    /// c_i ~ Poisson(exp([G u]_i + offset)).
-    Poisson,
-}
-
-impl LikelihoodKind {
-    pub const ALL: [LikelihoodKind; 3] = [Self::Gaussian, Self::Probit, Self::Poisson];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Gaussian => "gaussian",
-            Self::Probit => "probit",
-            Self::Poisson => "poisson",
-        }
+crate::closed_names! {
+    /// The likelihood family linking the latent field to the observations.
+    pub enum LikelihoodKind {
+        /// v = G u + e, e ~ N(0, s^2 I).
+        Gaussian = "gaussian",
+        /// t = sign(G u + e): log p(t | u) = sum log Phi(t_i [G u]_i / s).
+        Probit = "probit",
+        /// c_i ~ Poisson(exp([G u]_i + offset)).
+        Poisson = "poisson",
     }
 }
 
@@ -30,7 +19,7 @@ crate::closed_names! {
     /// The covariance function of the prior, as a study names it (`model.kernel`). With
     /// r = |x - x'| (Euclidean, in the window's units) and l the length scale, each is
     /// variance * rho(r / l):
-    pub enum KernelFamily {
+    pub enum KernelKind {
         /// rho(s) = exp(-s^2 / 2). Separable on a grid: a Kronecker product of axis kernels.
         SquaredExponential = "squared-exponential",
         /// rho(s) = exp(-s): Matern with smoothness 1/2 (the kernel of Moller et al. 1998).
@@ -44,20 +33,30 @@ crate::closed_names! {
     }
 }
 
+crate::closed_names! {
+    /// Where a job's observations come from.
+    pub enum DataSource {
+        /// A truth drawn from a prior, observed through the likelihood.
+        Simulated = "simulated",
+        /// A real grid read from a CSV file.
+        Csv = "csv",
+    }
+}
+
 /// The prior's covariance function: k(x, x') = variance * rho(|x - x'| / length_scale), with rho
-/// the family's correlation (see [`KernelFamily`]).
+/// the kind's correlation (see [`KernelKind`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KernelSpec {
-    pub family: KernelFamily,
+    pub kind: KernelKind,
     pub length_scale: f64,
     pub variance: f64,
 }
 
 impl KernelSpec {
-    /// The squared-exponential kernel with `length_scale` and `variance`.
+    /// k(x, x') = variance * exp(-|x - x'|^2 / (2 length_scale^2)).
     pub fn squared_exponential(length_scale: f64, variance: f64) -> Self {
         Self {
-            family: KernelFamily::SquaredExponential,
+            kind: KernelKind::SquaredExponential,
             length_scale,
             variance,
         }
@@ -72,8 +71,20 @@ impl KernelSpec {
     }
 }
 
-/// What the sampler assumes: the prior on the D x D grid and the likelihood.
+/// The constant mean of the field (the intercept).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MeanSpec {
+    /// Estimated from the observed data when the job runs: poisson log(mean count) -
+    /// variance / 2 (the prior's mean rate equals the observed mean rate), gaussian the mean
+    /// observation, probit 0.
+    Auto,
+    Value(f64),
+}
+
+/// What the sampler assumes: the prior on the D x D grid and the likelihood. Built only by the
+/// study's validation (outside the crate it cannot be constructed unchecked).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ModelSpec {
     /// D: points per axis; N = D^2.
     pub grid: usize,
@@ -85,6 +96,35 @@ pub struct ModelSpec {
     pub offset: f64,
     /// Prior draws for the Monte Carlo estimate of log p(data | model); 0 = not estimated.
     pub evidence_draws: usize,
+    /// The field's constant mean.
+    pub mean: MeanSpec,
+}
+
+impl ModelSpec {
+    /// The mean of the field for data whose observed values are `observed`.
+    pub fn mean_value(&self, observed: &[f64]) -> f64 {
+        match self.mean {
+            MeanSpec::Value(mean) => mean,
+            MeanSpec::Auto => auto_mean(self.likelihood, self.kernel.variance, observed),
+        }
+    }
+}
+
+/// The intercept `mean = "auto"` gives: for poisson log(mean observed count per cell) -
+/// variance / 2, so the prior's mean rate exp(mean + variance / 2) equals the observed mean
+/// rate (when every observed count is 0, whose log is -inf, half a count is put in their
+/// total); for gaussian the mean observation; for probit 0 (the labels carry no level).
+pub fn auto_mean(likelihood: LikelihoodKind, variance: f64, observed: &[f64]) -> f64 {
+    let cells = observed.len().max(1) as f64;
+    let total = observed.iter().sum::<f64>();
+    match likelihood {
+        LikelihoodKind::Poisson => {
+            let total = if total > 0.0 { total } else { 0.5 };
+            (total / cells).ln() - variance / 2.0
+        }
+        LikelihoodKind::Probit => 0.0,
+        LikelihoodKind::Gaussian => total / cells,
+    }
 }
 
 impl ModelSpec {

@@ -33,7 +33,9 @@ mod table;
 
 use crate::model::{DataSpec, ModelSpec};
 use crate::sampler::SamplerSpec;
-use crate::study::{Key, Study, StudyKind};
+use crate::study::keys::*;
+use crate::study::resolve::is_default;
+use crate::study::{Study, StudyKind};
 
 pub use crate::study::ParamValue;
 
@@ -54,9 +56,9 @@ pub struct Job {
     pub model: ModelSpec,
     pub data: DataSpec,
     pub sampler: SamplerSpec,
-    /// Every resolved parameter, named `section_key`, in one fixed order for all jobs
-    /// (`model_grid` ... `sampler_chains`); `Null` where it does not apply.
-    pub params: Vec<(String, ParamValue)>,
+    /// Every resolved parameter, in one fixed order for all jobs (the keys' declaration order);
+    /// `Null` where it does not apply. Each becomes the column `section_key`.
+    pub params: Vec<(Key, ParamValue)>,
     pub streams: StreamKeys,
 }
 
@@ -70,24 +72,22 @@ pub struct StreamKeys {
     pub chain: String,
 }
 
-/// The names that each stream key keeps, as written in canonical keys.
-const TRUTH: &[&str] = &[
-    "data.length_scale",
-    "model.grid",
-    "model.kernel",
-    "model.variance",
-    REPLICATE,
+/// The keys that each stream key keeps (besides the replicate).
+const TRUTH: &[&Key] = &[
+    &DATA_LENGTH_SCALE,
+    &MODEL_GRID,
+    &MODEL_KERNEL,
+    &MODEL_VARIANCE,
 ];
-const OBSERVATIONS: &[&str] = &[
-    "data.holdout",
-    "data.path",
-    "data.source",
-    "data.subsample",
-    "model.grid",
-    REPLICATE,
+const OBSERVATIONS: &[&Key] = &[
+    &DATA_HOLDOUT,
+    &DATA_PATH,
+    &DATA_SOURCE,
+    &DATA_SUBSAMPLE,
+    &MODEL_GRID,
 ];
-const NOISE: &[&str] = &["data.source", "data.subsample", "model.grid", REPLICATE];
-const COUNTS_EXTRA: &[&str] = &["model.offset"];
+const NOISE: &[&Key] = &[&DATA_SOURCE, &DATA_SUBSAMPLE, &MODEL_GRID];
+const COUNTS_EXTRA: &[&Key] = &[&MODEL_OFFSET];
 const REPLICATE: &str = "replicate";
 
 /// Expand `study` into its jobs.
@@ -103,11 +103,7 @@ pub fn plan(study: &Study) -> Plan {
                 model: point.model.clone(),
                 data: point.data.clone(),
                 sampler: point.sampler.clone(),
-                params: point
-                    .params
-                    .iter()
-                    .map(|(k, v)| (k.column(), v.clone()))
-                    .collect(),
+                params: point.params.clone(),
                 streams: stream_keys(&pairs, &key),
                 key,
             });
@@ -132,8 +128,8 @@ fn canonical_pairs(
 ) -> Vec<(String, String)> {
     let mut pairs: Vec<(String, String)> = params
         .iter()
-        .filter(|(_, value)| !value.is_null())
-        .map(|(key, value)| (key.dotted(), value.canonical()))
+        .filter(|(key, value)| in_canonical_key(*key, value, params))
+        .map(|(key, value)| (key.dotted().to_string(), value.canonical()))
         .collect();
     pairs.push((REPLICATE.to_string(), replicate.to_string()));
     pairs.push(("study.kind".to_string(), study.kind.name().to_string()));
@@ -145,6 +141,17 @@ fn canonical_pairs(
     pairs
 }
 
+/// Whether a parameter is part of the canonical key: it applies, and its key is keyed (always,
+/// or when it differs from its default).
+fn in_canonical_key(key: Key, value: &ParamValue, params: &[(Key, ParamValue)]) -> bool {
+    match key.keyed() {
+        _ if value.is_null() => false,
+        Keyed::Always => true,
+        Keyed::UnlessDefault => !is_default(key, value, params),
+        Keyed::Never => false,
+    }
+}
+
 fn join(pairs: &[(String, String)]) -> String {
     pairs
         .iter()
@@ -153,18 +160,18 @@ fn join(pairs: &[(String, String)]) -> String {
         .join(";")
 }
 
-/// The canonical key restricted to `names` (pairs stay sorted).
-fn restricted(pairs: &[(String, String)], names: &[&str]) -> String {
+/// The canonical key restricted to `keys` and the replicate (pairs stay sorted).
+fn restricted(pairs: &[(String, String)], keys: &[&Key]) -> String {
     let kept: Vec<(String, String)> = pairs
         .iter()
-        .filter(|(name, _)| names.contains(&name.as_str()))
+        .filter(|(name, _)| name == REPLICATE || keys.iter().any(|k| k.dotted() == name))
         .cloned()
         .collect();
     join(&kept)
 }
 
 fn stream_keys(pairs: &[(String, String)], key: &str) -> StreamKeys {
-    let counts: Vec<&str> = TRUTH
+    let counts: Vec<&Key> = TRUTH
         .iter()
         .chain(OBSERVATIONS)
         .chain(COUNTS_EXTRA)

@@ -2,6 +2,7 @@
 //! every parameter for programs (`fieldmc plan STUDY --format csv`).
 
 use super::{ParamValue, Plan};
+use crate::study::keys::{MODEL_LIKELIHOOD, SAMPLER_KIND};
 use crate::study::{Key, Study};
 
 impl Plan {
@@ -9,14 +10,14 @@ impl Plan {
     /// kind (when not swept already), in aligned columns under a header.
     pub fn to_text_table(&self, study: &Study) -> String {
         let mut columns: Vec<Key> = study.swept_keys();
-        for always in [Key::ModelLikelihood, Key::SamplerKind] {
+        for always in [MODEL_LIKELIHOOD, SAMPLER_KIND] {
             if !columns.contains(&always) {
                 columns.push(always);
             }
         }
         let mut rows: Vec<Vec<String>> = Vec::with_capacity(self.jobs.len() + 1);
         let mut header = vec!["id".to_string(), "replicate".to_string()];
-        header.extend(columns.iter().map(|k| k.column()));
+        header.extend(columns.iter().map(|k| k.column().to_string()));
         rows.push(header);
         for job in &self.jobs {
             let mut row = vec![job.id.clone(), job.replicate.to_string()];
@@ -34,9 +35,9 @@ impl Plan {
     /// line per job, empty fields for `Null`.
     pub fn to_csv(&self) -> String {
         let mut out = String::from("job_id,replicate");
-        for key in Key::ALL {
+        for key in Key::all() {
             out.push(',');
-            out.push_str(&key.column());
+            out.push_str(key.column());
         }
         out.push('\n');
         for job in &self.jobs {

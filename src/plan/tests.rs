@@ -43,6 +43,7 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "model_likelihood",
         "model_offset",
         "model_evidence_draws",
+        "model_mean",
         "data_source",
         "data_length_scale",
         "data_subsample",
@@ -56,16 +57,24 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "sampler_burn_in",
         "sampler_thin",
         "sampler_chains",
+        "sampler_adapt",
+        "sampler_target_acceptance",
+        "output_field_draws",
     ];
     for job in &plan.jobs {
-        let names: Vec<&str> = job.params.iter().map(|(n, _)| n.as_str()).collect();
+        let names: Vec<&str> = job.params.iter().map(|(k, _)| k.column()).collect();
         assert_eq!(names, expected);
     }
     let first = &plan.jobs[0].params;
     assert_eq!(first[0].1, ParamValue::Int(16));
-    assert_eq!(first[11].1, ParamValue::Null);
-    assert_eq!(first[14].1, ParamValue::Text("grw".into()));
-    assert_eq!(first[15].1, ParamValue::Float(0.1));
+    assert_eq!(
+        first[7].1,
+        ParamValue::Float(0.0),
+        "model.mean: 0 for simulated data"
+    );
+    assert_eq!(first[12].1, ParamValue::Null);
+    assert_eq!(first[15].1, ParamValue::text("grw"));
+    assert_eq!(first[16].1, ParamValue::Float(0.1));
 }
 
 #[test]
@@ -220,15 +229,17 @@ fn the_csv_has_every_parameter_and_empty_nulls() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 13);
     assert!(lines[0].starts_with("job_id,replicate,model_grid,model_kernel,"));
-    assert!(lines[0].ends_with(",sampler_thin,sampler_chains"));
+    assert!(lines[0].ends_with(
+        ",sampler_thin,sampler_chains,sampler_adapt,sampler_target_acceptance,output_field_draws"
+    ));
     for line in &lines {
-        assert_eq!(line.split(',').count(), 22, "{line}");
+        assert_eq!(line.split(',').count(), 26, "{line}");
     }
     let fields: Vec<&str> = lines[1].split(',').collect();
     assert_eq!(fields[0], plan.jobs[0].id);
     assert_eq!(fields[2], "16");
-    assert_eq!(fields[13], "", "data_path is empty for simulated data");
-    assert_eq!(fields[17], "0.1");
+    assert_eq!(fields[14], "", "data_path is empty for simulated data");
+    assert_eq!(fields[18], "0.1");
 }
 
 #[test]

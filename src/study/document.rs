@@ -1,6 +1,6 @@
 //! Reading the parsed TOML document: the sections, the `[study]` and `[sbc]` headers, and the
-//! base settings of `[model]`, `[data]` and `[sampler]`, each value checked for type and range
-//! where it stands, so every error points at the offending text.
+//! base settings of `[model]`, `[data]`, `[sampler]` and `[output]`, each value checked for type
+//! and range where it stands, so every error points at the offending text.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -12,15 +12,17 @@ use super::error::{ErrorKind, SourceMap, StudyError};
 use super::keys::{Key, ParamValue, Rule, Section, ValueType};
 use super::suggest::{did_you_mean, nearest};
 use super::{SbcSpec, Setting, Settings, StudyKind};
+use crate::names::ClosedNames;
 
 /// The most jobs (sweep points times replicates) one study may expand to.
 pub const MAX_JOBS: i64 = 100_000;
 
 /// The top-level sections a study may have.
-pub const SECTIONS: [&str; 6] = ["study", "model", "data", "sampler", "sbc", "sweep"];
+pub const SECTIONS: [&str; 7] = [
+    "study", "model", "data", "sampler", "output", "sbc", "sweep",
+];
 pub const STUDY_KEYS: [&str; 5] = ["name", "seed", "replicates", "kind", "description"];
 pub const SBC_KEYS: [&str; 2] = ["replications", "draws"];
-pub const STUDY_KINDS: &[&str] = &["mcmc", "sbc"];
 
 pub type TomlKey<'i> = Spanned<Cow<'i, str>>;
 pub type TomlValue<'i> = Spanned<DeValue<'i>>;
@@ -87,6 +89,7 @@ pub struct Sections<'a, 'i> {
     pub model: Option<&'a DeTable<'i>>,
     pub data: Option<&'a DeTable<'i>>,
     pub sampler: Option<&'a DeTable<'i>>,
+    pub output: Option<&'a DeTable<'i>>,
     pub sbc: Option<(&'a DeTable<'i>, Range<usize>)>,
     pub sweep: Option<&'a DeTable<'i>>,
 }
@@ -111,6 +114,7 @@ impl<'a, 'i> Sections<'a, 'i> {
                 "model" => sections.model = Some(table),
                 "data" => sections.data = Some(table),
                 "sampler" => sections.sampler = Some(table),
+                "output" => sections.output = Some(table),
                 "sbc" => sections.sbc = Some((table, key.span())),
                 _ => sections.sweep = Some(table),
             }
@@ -123,6 +127,7 @@ impl<'a, 'i> Sections<'a, 'i> {
             Section::Model => self.model,
             Section::Data => self.data,
             Section::Sampler => self.sampler,
+            Section::Output => self.output,
         }
     }
 }
@@ -180,7 +185,8 @@ fn section_holding(name: &str) -> Option<&'static str> {
         return Some("sbc");
     }
     Section::ALL
-        .into_iter()
+        .iter()
+        .copied()
         .find(|s| Key::find(*s, name).is_some())
         .map(Section::name)
 }
@@ -250,12 +256,7 @@ pub fn read_header(
                 header.replicates = u32::try_from(replicates).unwrap_or(u32::MAX);
             }
             "kind" => {
-                let kind = read_choice(source, "study.kind", value, STUDY_KINDS)?;
-                header.kind = if kind == "sbc" {
-                    StudyKind::Sbc
-                } else {
-                    StudyKind::Mcmc
-                };
+                header.kind = read_choice(source, "study.kind", value)?;
                 header.kind_span = Some(value.span());
             }
             "description" => {
@@ -317,7 +318,7 @@ pub fn read_settings(
     sections: &Sections<'_, '_>,
 ) -> Result<Settings, StudyError> {
     let mut settings = Settings::default();
-    for section in Section::ALL {
+    for &section in Section::ALL {
         let Some(table) = sections.section(section) else {
             continue;
         };
@@ -370,8 +371,14 @@ pub fn read_setting(
     from_sweep: bool,
 ) -> Result<Setting, StudyError> {
     let what = key.dotted();
-    let param = read_typed(source, &what, key.value_type(), value)?;
-    check_rule(source, &what, key.rule(), &param, &value.span())?;
+    let param = read_typed(source, what, key.value_type(), value)?;
+    let is_word = matches!(
+        (key.value_type(), &param),
+        (ValueType::FloatOrWord(_), ParamValue::Text(_))
+    );
+    if !is_word {
+        check_rule(source, what, key.rule(), &param, &value.span())?;
+    }
     Ok(Setting {
         value: param,
         span: Some(value.span()),
@@ -398,7 +405,31 @@ pub fn read_typed(
         (ValueType::Float, DeValue::Float(float)) => {
             parse_float(float.as_str()).map(ParamValue::Float)
         }
-        (ValueType::Text, DeValue::String(text)) => Some(ParamValue::Text(text.to_string())),
+        (ValueType::Text | ValueType::Choice(_), DeValue::String(text)) => {
+            Some(ParamValue::text(text))
+        }
+        (ValueType::Bool, DeValue::Boolean(b)) => Some(ParamValue::Bool(*b)),
+        (ValueType::FloatOrWord(_), DeValue::Integer(int)) => {
+            parse_int(int.as_str(), int.radix()).map(|v| ParamValue::Float(v as f64))
+        }
+        (ValueType::FloatOrWord(_), DeValue::Float(float)) => {
+            parse_float(float.as_str()).map(ParamValue::Float)
+        }
+        (ValueType::FloatOrWord(words), DeValue::String(text)) => {
+            if !words.contains(&&**text) {
+                return Err(source
+                    .error(
+                        ErrorKind::OutOfRange,
+                        &span,
+                        format!("unknown value {:?} for `{what}`", &**text),
+                    )
+                    .allowed(format!("a number, or {}", super::keys::quoted_words(words)))
+                    .maybe_help(
+                        did_you_mean(text, words.iter().copied()).map(|h| h.replace('`', "\"")),
+                    ));
+            }
+            Some(ParamValue::text(text))
+        }
         (_, found) => {
             let error = source.error(
                 ErrorKind::WrongType,
@@ -434,8 +465,12 @@ fn type_hint(expected: ValueType, found: &DeValue<'_>) -> Option<String> {
         (ValueType::Integer, DeValue::Float(float)) => parse_float(float.as_str())
             .filter(|v| v.fract() == 0.0 && v.abs() < 1e15)
             .map(|v| format!("write it without a decimal point: {v}")),
-        (ValueType::Text, DeValue::Integer(_) | DeValue::Float(_) | DeValue::Boolean(_)) => {
-            Some("put text in double quotes".to_string())
+        (
+            ValueType::Text | ValueType::Choice(_),
+            DeValue::Integer(_) | DeValue::Float(_) | DeValue::Boolean(_),
+        ) => Some("put text in double quotes".to_string()),
+        (ValueType::Bool, DeValue::String(_)) => {
+            Some("write true or false without quotes".to_string())
         }
         (ValueType::Integer | ValueType::Float, DeValue::String(_)) => {
             Some("write numbers without quotes".to_string())
@@ -471,6 +506,17 @@ pub fn check_rule(
     if rule.admits(param) {
         return Ok(());
     }
+    Err(rule_error(source, what, rule, param, span))
+}
+
+/// The error for `param` breaking `rule`.
+fn rule_error(
+    source: &SourceMap<'_>,
+    what: &str,
+    rule: Rule,
+    param: &ParamValue,
+    span: &Range<usize>,
+) -> StudyError {
     let shown = match param {
         ParamValue::Text(text) => format!("{text:?}"),
         other => other.to_string(),
@@ -482,10 +528,10 @@ pub fn check_rule(
         ),
         _ => (format!("`{what}` = {shown} is out of range"), None),
     };
-    Err(source
+    source
         .error(ErrorKind::OutOfRange, span, message)
         .allowed(rule.describe())
-        .maybe_help(help))
+        .maybe_help(help)
 }
 
 fn read_int(
@@ -508,26 +554,22 @@ fn read_text(
     value: &TomlValue<'_>,
 ) -> Result<String, StudyError> {
     match read_typed(source, what, ValueType::Text, value)? {
-        ParamValue::Text(text) => Ok(text),
+        ParamValue::Text(text) => Ok(text.to_string()),
         _ => Ok(String::new()),
     }
 }
 
-fn read_choice(
+/// A word of the closed set `T`, parsed into it.
+fn read_choice<T: ClosedNames>(
     source: &SourceMap<'_>,
     what: &str,
     value: &TomlValue<'_>,
-    words: &'static [&'static str],
-) -> Result<String, StudyError> {
+) -> Result<T, StudyError> {
     let text = read_text(source, what, value)?;
-    check_rule(
-        source,
-        what,
-        Rule::OneOf(words),
-        &ParamValue::Text(text.clone()),
-        &value.span(),
-    )?;
-    Ok(text)
+    T::parse(&text).ok_or_else(|| {
+        let param = ParamValue::text(&text);
+        rule_error(source, what, Rule::OneOf(T::WORDS), &param, &value.span())
+    })
 }
 
 /// The seed: any integer from 0 to 2^64 - 1.

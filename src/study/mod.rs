@@ -7,38 +7,19 @@
 //!
 //! # Keys and defaults
 //!
-//! | key | default | allowed |
-//! |---|---|---|
-//! | `[study] name` | the file's stem | `[A-Za-z0-9][A-Za-z0-9_.-]*`, at most 100 characters (it names the output folder) |
-//! | `[study] seed` | 2020 | integer 0 ..= 2^64 - 1 |
-//! | `[study] replicates` | 1 | integer >= 1: independent truths / data sets per sweep point |
-//! | `[study] kind` | `"mcmc"` | `"mcmc"` \| `"sbc"` (simulation-based calibration) |
-//! | `[study] description` | none | any text |
-//! | `[model] grid` | 16 | integer >= 1: D, points per axis; N = D^2 |
-//! | `[model] kernel` | `"squared-exponential"` | `"squared-exponential"` |
-//! | `[model] length_scale` | 0.3 | finite > 0: what the sampler assumes |
-//! | `[model] variance` | 1.0 | finite > 0 |
-//! | `[model] likelihood` | `"gaussian"` | `"gaussian"` \| `"probit"` \| `"poisson"` |
-//! | `[model] offset` | 0.0 | finite: Poisson log-offset |
-//! | `[data] source` | `"simulated"` | `"simulated"` \| `"csv"` |
-//! | `[data] length_scale` | the model's (also when that is swept) | finite > 0: the truth's; simulated only |
-//! | `[data] subsample` | 4 | integer >= 1, at most N: f, observe N / f cells; simulated only |
-//! | `[data] noise_sd` | 1.0 | finite > 0 |
-//! | `[data] path` | none (required for csv) | a file in the format of `data/README.md`, relative to the study file's folder; csv only |
-//! | `[data] column` | poisson `"count"`, probit `"label"`, gaussian `"value"` | a column of the file; csv only |
-//! | `[data] holdout` | 0.2 | [0, 1), must leave a cell to fit: share of cells held out; csv only |
-//! | `[sampler] kind` | `"pcn"` | `"pcn"` \| `"grw"` |
-//! | `[sampler] beta` | 0.2 | grw: > 0; pcn: 0 < beta <= 1 |
-//! | `[sampler] iterations` | 10000 | integer >= 1, burn-in included |
-//! | `[sampler] burn_in` | 0 | integer >= 0, < iterations |
-//! | `[sampler] thin` | 10 | integer >= 1: trace thinning |
-//! | `[sampler] chains` | 1 | integer 1 ..= 64 |
-//! | `[sbc] replications` | 100 | integer >= 1; only with kind = "sbc" |
-//! | `[sbc] draws` | 100 | integer >= 1: L, thinned draws ranked per replication |
+//! `[study]`: `name` (default: the file's stem; `[A-Za-z0-9][A-Za-z0-9_.-]*`, at most 100
+//! characters, it names the output folder), `seed` (2020; 0 ..= 2^64 - 1), `replicates` (1:
+//! independent truths / data sets per sweep point), `kind` (`"mcmc"` | `"sbc"`), `description`.
+//! `[sbc]` (only with kind = "sbc"): `replications` (100), `draws` (100: L, thinned draws ranked
+//! per replication).
+//!
+//! The keys of `[model]`, `[data]`, `[sampler]` and `[output]` are declared once each in
+//! [`keys`] (type, default, range, documentation, column); the README's key table is generated
+//! from those declarations.
 //!
 //! # Sweeps
 //!
-//! `[sweep]` lists values for any key of `[model]`, `[data]` and `[sampler]` as
+//! `[sweep]` lists values for any key of `[model]`, `[data]`, `[sampler]` and `[output]` as
 //! `"section.key" = [values]`; each list is one axis of a cartesian product (first axis
 //! outermost). `[sweep.paired.<name>]` tables hold lists of one length that move together as a
 //! single axis. A study expands to at most 100 000 jobs (points times replicates).
@@ -78,21 +59,14 @@ pub const QUICKSTART_ORIGIN: &str = "studies/quickstart.toml";
 /// Study files larger than this are refused unread.
 pub const MAX_STUDY_BYTES: u64 = 1024 * 1024;
 
-/// What a study computes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StudyKind {
-    /// Run each job's chains and summarise them against the truth or held-out data.
-    Mcmc,
-    /// Simulation-based calibration: per job, many replications ranked against the prior draw.
-    Sbc,
-}
-
-impl StudyKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            StudyKind::Mcmc => "mcmc",
-            StudyKind::Sbc => "sbc",
-        }
+crate::closed_names! {
+    /// What a study computes.
+    pub enum StudyKind {
+        /// Run each job's chains and summarise them against the truth or held-out data.
+        Mcmc = "mcmc",
+        /// Simulation-based calibration: per job, many replications ranked against the prior
+        /// draw.
+        Sbc = "sbc",
     }
 }
 

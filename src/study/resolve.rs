@@ -10,10 +10,12 @@ use std::path::{Path, PathBuf};
 use super::StudyKind;
 use super::error::{ErrorKind, SourceMap, StudyError};
 use super::grid_csv::read_grid_csv;
-use super::keys::{Key, ParamValue};
+use super::keys::*;
 use super::settings::{Setting, Settings};
 use super::sweep::Axis;
-use crate::model::{DataSpec, KernelSpec, LikelihoodKind, ModelSpec};
+use crate::model::{
+    DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec,
+};
 use crate::sampler::{Broken, SamplerKind, SamplerSettings, SamplerSpec, SpecError};
 
 /// A job refuses to start when its estimated memory is above this: 12 GiB.
@@ -28,7 +30,7 @@ pub struct Point {
     pub model: ModelSpec,
     pub data: DataSpec,
     pub sampler: SamplerSpec,
-    /// Every parameter in [`Key::ALL`] order, `Null` where it does not apply.
+    /// Every parameter in [`Key::all`] order, `Null` where it does not apply.
     pub params: Vec<(Key, ParamValue)>,
     /// The step taken along each sweep axis.
     pub steps: Vec<usize>,
@@ -109,19 +111,19 @@ impl<'s> Resolver<'s> {
 
     /// One point: defaults, cross-key checks, memory, data file.
     pub fn resolve(&mut self, settings: &Settings, steps: Vec<usize>) -> Result<Point, StudyError> {
-        let source_name = settings.text(Key::DataSource);
-        let is_csv = source_name == "csv";
-        self.reject_keys_of_other_source(settings, &source_name)?;
+        let source = settings.choice(DATA_SOURCE, DataSource::from_name);
+        let is_csv = source == DataSource::Csv;
+        self.reject_keys_of_other_source(settings, source)?;
         if self.kind == StudyKind::Sbc {
             self.check_sbc(settings, is_csv)?;
         }
-        let likelihood = likelihood_kind(&settings.text(Key::ModelLikelihood));
-        let grid = settings.int(Key::ModelGrid).max(1);
+        let likelihood = settings.choice(MODEL_LIKELIHOOD, LikelihoodKind::from_name);
+        let grid = settings.int(MODEL_GRID).max(1);
         let cells = (grid as f64) * (grid as f64);
         let observed = if is_csv {
-            cells - (settings.float(Key::DataHoldout) * cells).round()
+            cells - (settings.float(DATA_HOLDOUT) * cells).round()
         } else {
-            (cells / settings.int(Key::DataSubsample).max(1) as f64).floor()
+            (cells / settings.int(DATA_SUBSAMPLE).max(1) as f64).floor()
         };
         self.check_memory(settings, cells, likelihood, observed)?;
         // Below the memory limit the grid has at most a few hundred million cells.
@@ -132,40 +134,31 @@ impl<'s> Resolver<'s> {
         } else {
             self.check_subsample(settings, cells)?;
         }
-        let sampler_kind = sampler_kind(&settings.text(Key::SamplerKind));
-        let sampler = SamplerSettings {
-            kind: sampler_kind,
-            beta: settings.float(Key::SamplerBeta),
-            iterations: settings.int(Key::SamplerIterations) as u64,
-            burn_in: settings.int(Key::SamplerBurnIn) as u64,
-            thin: settings.int(Key::SamplerThin) as u64,
-            chains: settings.int(Key::SamplerChains) as usize,
-            adapt: None,
-            target_acceptance: None,
-        }
-        .check()
-        .map_err(|error| self.spec_error(settings, error))?;
+        let sampler = sampler_settings(settings)
+            .check()
+            .map_err(|error| self.spec_error(settings, error))?;
         let data = if is_csv {
             self.csv_data(settings, grid, likelihood)?
         } else {
             DataSpec::Simulated {
                 truth_length_scale: truth_length_scale(settings),
-                subsample: settings.int(Key::DataSubsample) as usize,
+                subsample: settings.int(DATA_SUBSAMPLE) as usize,
             }
         };
         let model = ModelSpec {
             grid,
             kernel: KernelSpec {
-                family: crate::model::spec::KernelFamily::SquaredExponential,
-                length_scale: settings.float(Key::ModelLengthScale),
-                variance: settings.float(Key::ModelVariance),
+                kind: settings.choice(MODEL_KERNEL, KernelKind::from_name),
+                length_scale: settings.float(MODEL_LENGTH_SCALE),
+                variance: settings.float(MODEL_VARIANCE),
             },
             likelihood,
-            noise_sd: settings.float(Key::DataNoiseSd),
-            offset: settings.float(Key::ModelOffset),
-            evidence_draws: settings.int(Key::ModelEvidenceDraws) as usize,
+            noise_sd: settings.float(DATA_NOISE_SD),
+            offset: settings.float(MODEL_OFFSET),
+            evidence_draws: settings.int(MODEL_EVIDENCE_DRAWS) as usize,
+            mean: mean_spec(settings, source, likelihood),
         };
-        let params = resolved_params(settings, is_csv, likelihood);
+        let params = resolved_params(settings, &sampler, &model, source);
         Ok(Point {
             model,
             data,
@@ -186,16 +179,16 @@ impl<'s> Resolver<'s> {
     fn reject_keys_of_other_source(
         &self,
         settings: &Settings,
-        source_name: &str,
+        source: DataSource,
     ) -> Result<(), StudyError> {
-        for key in Key::ALL {
-            let Some(only) = key.only_for_source() else {
+        for key in Key::all() {
+            let Applies::Source(only) = key.applies() else {
                 continue;
             };
             let Some(Setting { span, .. }) = settings.given(key) else {
                 continue;
             };
-            if only != source_name {
+            if only != source {
                 let span = span.clone().unwrap_or(0..0);
                 return Err(self
                     .source
@@ -203,7 +196,7 @@ impl<'s> Resolver<'s> {
                         ErrorKind::Conflict,
                         &span,
                         format!(
-                            "`{}` applies only to data.source = \"{only}\", but the source is \"{source_name}\"",
+                            "`{}` applies only to data.source = \"{only}\", but the source is \"{source}\"",
                             key.dotted()
                         ),
                     )
@@ -215,7 +208,7 @@ impl<'s> Resolver<'s> {
 
     fn check_sbc(&self, settings: &Settings, is_csv: bool) -> Result<(), StudyError> {
         if is_csv {
-            let span = self.span_of(settings, &[Key::DataSource]);
+            let span = self.span_of(settings, &[DATA_SOURCE]);
             return Err(self
                 .source
                 .error(
@@ -225,8 +218,8 @@ impl<'s> Resolver<'s> {
                 )
                 .help("SBC draws each truth from the model's prior; use source = \"simulated\""));
         }
-        if let Some(given) = settings.given(Key::DataLengthScale)
-            && given.value != ParamValue::Float(settings.float(Key::ModelLengthScale))
+        if let Some(given) = settings.given(DATA_LENGTH_SCALE)
+            && given.value != ParamValue::Float(settings.float(MODEL_LENGTH_SCALE))
         {
             let span = given.span.clone().unwrap_or(0..0);
             return Err(self
@@ -249,13 +242,13 @@ impl<'s> Resolver<'s> {
         likelihood: LikelihoodKind,
         observed: f64,
     ) -> Result<(), StudyError> {
-        let chains = settings.int(Key::SamplerChains) as f64;
+        let chains = settings.int(SAMPLER_CHAINS) as f64;
         let bytes = estimated_job_bytes(cells, chains, likelihood, observed);
         if bytes <= MEMORY_LIMIT_BYTES {
             return Ok(());
         }
-        let span = self.span_of(settings, &[Key::ModelGrid, Key::SamplerChains]);
-        let grid = settings.int(Key::ModelGrid);
+        let span = self.span_of(settings, &[MODEL_GRID, SAMPLER_CHAINS]);
+        let grid = settings.int(MODEL_GRID);
         Err(self
             .source
             .error(
@@ -272,12 +265,12 @@ impl<'s> Resolver<'s> {
     }
 
     fn check_subsample(&self, settings: &Settings, cells: usize) -> Result<(), StudyError> {
-        let subsample = settings.int(Key::DataSubsample);
+        let subsample = settings.int(DATA_SUBSAMPLE);
         if subsample as u64 <= cells as u64 {
             return Ok(());
         }
-        let span = self.span_of(settings, &[Key::DataSubsample, Key::ModelGrid]);
-        let grid = settings.int(Key::ModelGrid);
+        let span = self.span_of(settings, &[DATA_SUBSAMPLE, MODEL_GRID]);
+        let grid = settings.int(MODEL_GRID);
         Err(self
             .source
             .error(
@@ -291,12 +284,12 @@ impl<'s> Resolver<'s> {
     }
 
     fn check_holdout(&self, settings: &Settings, cells: usize) -> Result<(), StudyError> {
-        let holdout = settings.float(Key::DataHoldout);
+        let holdout = settings.float(DATA_HOLDOUT);
         let held = (holdout * cells as f64).round();
         if held < cells as f64 {
             return Ok(());
         }
-        let span = self.span_of(settings, &[Key::DataHoldout, Key::ModelGrid]);
+        let span = self.span_of(settings, &[DATA_HOLDOUT, MODEL_GRID]);
         Err(self
             .source
             .error(
@@ -334,8 +327,8 @@ impl<'s> Resolver<'s> {
         grid: usize,
         likelihood: LikelihoodKind,
     ) -> Result<DataSpec, StudyError> {
-        let Some(written) = settings.given(Key::DataPath).map(|s| s.value.to_string()) else {
-            let span = self.span_of(settings, &[Key::DataSource]);
+        let Some(written) = settings.given(DATA_PATH).map(|s| s.value.to_string()) else {
+            let span = self.span_of(settings, &[DATA_SOURCE]);
             return Err(self
                 .source
                 .error(ErrorKind::Conflict, &span, "data.source = \"csv\" needs data.path")
@@ -354,7 +347,7 @@ impl<'s> Resolver<'s> {
             })
             .clone();
         if let Err(problem) = outcome {
-            let span = self.span_of(settings, &[Key::DataPath]);
+            let span = self.span_of(settings, &[DATA_PATH]);
             return Err(self.source.error(
                 ErrorKind::Data,
                 &span,
@@ -364,7 +357,7 @@ impl<'s> Resolver<'s> {
         Ok(DataSpec::Csv {
             path,
             column,
-            holdout: settings.float(Key::DataHoldout),
+            holdout: settings.float(DATA_HOLDOUT),
         })
     }
 }
@@ -397,29 +390,18 @@ fn with_point_note(error: StudyError, axes: &[Axis], steps: &[usize]) -> StudyEr
     error.note(format!("in the sweep point {}", assignments.join(", ")))
 }
 
-fn likelihood_kind(name: &str) -> LikelihoodKind {
-    LikelihoodKind::ALL
-        .into_iter()
-        .find(|l| l.name() == name)
-        .unwrap_or(LikelihoodKind::Gaussian)
-}
-
-fn sampler_kind(name: &str) -> SamplerKind {
-    SamplerKind::from_name(name).unwrap_or(SamplerKind::Pcn)
-}
-
 /// The truth's length scale: data.length_scale if given, else the model's.
 fn truth_length_scale(settings: &Settings) -> f64 {
-    match settings.given(Key::DataLengthScale) {
-        Some(_) => settings.float(Key::DataLengthScale),
-        None => settings.float(Key::ModelLengthScale),
+    match settings.given(DATA_LENGTH_SCALE) {
+        Some(_) => settings.float(DATA_LENGTH_SCALE),
+        None => settings.float(MODEL_LENGTH_SCALE),
     }
 }
 
 /// The CSV column: data.column if given, else by likelihood.
 fn data_column(settings: &Settings, likelihood: LikelihoodKind) -> String {
-    match settings.given(Key::DataColumn) {
-        Some(_) => settings.text(Key::DataColumn),
+    match settings.given(DATA_COLUMN) {
+        Some(_) => settings.text(DATA_COLUMN),
         None => default_column(likelihood).to_string(),
     }
 }
@@ -433,25 +415,119 @@ pub fn default_column(likelihood: LikelihoodKind) -> &'static str {
     }
 }
 
+/// The sampler settings as written, kind defaults left to the spec's check.
+fn sampler_settings(settings: &Settings) -> SamplerSettings {
+    SamplerSettings {
+        kind: settings.choice(SAMPLER_KIND, SamplerKind::from_name),
+        beta: settings.float(SAMPLER_BETA),
+        iterations: settings.int(SAMPLER_ITERATIONS) as u64,
+        burn_in: settings.int(SAMPLER_BURN_IN) as u64,
+        thin: settings.int(SAMPLER_THIN) as u64,
+        chains: settings.int(SAMPLER_CHAINS) as usize,
+        adapt: settings.bool(SAMPLER_ADAPT),
+        target_acceptance: settings.given_float(SAMPLER_TARGET_ACCEPTANCE),
+    }
+}
+
+/// `model.mean`: a number, "auto", or by default "auto" for real poisson and gaussian data and
+/// 0 otherwise (a simulated truth has mean 0).
+fn mean_spec(settings: &Settings, source: DataSource, likelihood: LikelihoodKind) -> MeanSpec {
+    match settings.value(MODEL_MEAN) {
+        ParamValue::Float(mean) => MeanSpec::Value(mean),
+        ParamValue::Text(_) => MeanSpec::Auto,
+        _ => default_mean(source, likelihood),
+    }
+}
+
+fn default_mean(source: DataSource, likelihood: LikelihoodKind) -> MeanSpec {
+    match (source, likelihood) {
+        (DataSource::Csv, LikelihoodKind::Poisson | LikelihoodKind::Gaussian) => MeanSpec::Auto,
+        _ => MeanSpec::Value(0.0),
+    }
+}
+
+fn mean_param(mean: MeanSpec) -> ParamValue {
+    match mean {
+        MeanSpec::Auto => ParamValue::text("auto"),
+        MeanSpec::Value(mean) => ParamValue::Float(mean),
+    }
+}
+
 /// Every parameter of the point, defaults applied, `Null` where it does not apply.
 fn resolved_params(
     settings: &Settings,
-    is_csv: bool,
-    likelihood: LikelihoodKind,
+    sampler: &SamplerSpec,
+    model: &ModelSpec,
+    source: DataSource,
 ) -> Vec<(Key, ParamValue)> {
-    Key::ALL
-        .into_iter()
+    Key::all()
         .map(|key| {
-            let value = match (key, key.only_for_source()) {
-                (_, Some("simulated")) if is_csv => ParamValue::Null,
-                (_, Some("csv")) if !is_csv => ParamValue::Null,
-                (Key::DataLengthScale, _) => ParamValue::Float(truth_length_scale(settings)),
-                (Key::DataColumn, _) => ParamValue::Text(data_column(settings, likelihood)),
-                _ => settings.value(key),
+            let applies = match key.applies() {
+                Applies::Always => true,
+                Applies::Source(only) => only == source,
+            };
+            let value = if !applies {
+                ParamValue::Null
+            } else if key == DATA_LENGTH_SCALE {
+                ParamValue::Float(truth_length_scale(settings))
+            } else if key == DATA_COLUMN {
+                ParamValue::text(&data_column(settings, model.likelihood))
+            } else if key == MODEL_MEAN {
+                mean_param(model.mean)
+            } else if key == SAMPLER_ADAPT {
+                ParamValue::Bool(sampler.adaptation().is_some())
+            } else if key == SAMPLER_TARGET_ACCEPTANCE {
+                sampler
+                    .adaptation()
+                    .map_or(ParamValue::Null, |a| ParamValue::Float(a.target_acceptance))
+            } else {
+                settings.value(key)
             };
             (key, value)
         })
         .collect()
+}
+
+/// Whether `key`'s resolved `value` is the one it takes when not given: derived defaults
+/// computed from the other settings of the point. Keys declared [`Keyed::UnlessDefault`] leave
+/// the canonical job key when it is.
+pub fn is_default(key: Key, value: &ParamValue, params: &[(Key, ParamValue)]) -> bool {
+    let param = |k: Key| {
+        params
+            .iter()
+            .find(|(p, _)| *p == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or(ParamValue::Null)
+    };
+    if let Some(default) = key.default_value() {
+        return *value == default;
+    }
+    let text = |k: Key| match param(k) {
+        ParamValue::Text(t) => t.to_string(),
+        _ => String::new(),
+    };
+    if key == MODEL_MEAN {
+        let source = DataSource::from_name(&text(DATA_SOURCE));
+        let likelihood = LikelihoodKind::from_name(&text(MODEL_LIKELIHOOD));
+        return match (source, likelihood) {
+            (Some(source), Some(likelihood)) => {
+                *value == mean_param(default_mean(source, likelihood))
+            }
+            _ => false,
+        };
+    }
+    if key == SAMPLER_ADAPT || key == SAMPLER_TARGET_ACCEPTANCE {
+        let Some(tuning) = SamplerKind::from_name(&text(SAMPLER_KIND)).and_then(|k| k.tuning())
+        else {
+            return value.is_null() || *value == ParamValue::Bool(false);
+        };
+        return if key == SAMPLER_ADAPT {
+            *value == ParamValue::Bool(tuning.adapts_by_default)
+        } else {
+            value.is_null() || *value == ParamValue::Float(tuning.target_acceptance)
+        };
+    }
+    false
 }
 
 /// The folder relative data paths resolve against: the study file's, made absolute.

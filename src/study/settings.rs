@@ -1,5 +1,5 @@
-//! The values a study gives for the keys of `[model]`, `[data]` and `[sampler]`, each with
-//! where it was written, before defaults are applied.
+//! The values a study gives for the keys of `[model]`, `[data]`, `[sampler]` and `[output]`,
+//! each with where it was written, before defaults are applied.
 
 use std::ops::Range;
 
@@ -24,7 +24,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Self {
-            values: vec![None; Key::COUNT],
+            values: vec![None; Key::count()],
         }
     }
 }
@@ -71,8 +71,37 @@ impl Settings {
     /// A text key's value ("" if none).
     pub fn text(&self, key: Key) -> String {
         match self.value(key) {
-            ParamValue::Text(t) => t,
+            ParamValue::Text(t) => t.to_string(),
             _ => String::new(),
         }
+    }
+
+    /// A boolean key's value, `None` where it is not given and has no fixed default.
+    pub fn bool(&self, key: Key) -> Option<bool> {
+        match self.value(key) {
+            ParamValue::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// A float key's value, `None` where it is not given and has no fixed default.
+    pub fn given_float(&self, key: Key) -> Option<f64> {
+        match self.given(key).map(|s| &s.value) {
+            Some(ParamValue::Float(v)) => Some(*v),
+            Some(ParamValue::Int(v)) => Some(*v as f64),
+            _ => None,
+        }
+    }
+
+    /// A choice key's value as its enum: validation admits only the enum's words, so this
+    /// cannot fail on a loaded study's settings.
+    pub fn choice<T>(&self, key: Key, parse: fn(&str) -> Option<T>) -> T {
+        let text = self.text(key);
+        parse(&text).unwrap_or_else(|| {
+            panic!(
+                "`{}` = {text:?} passed validation but names no variant",
+                key.dotted()
+            )
+        })
     }
 }

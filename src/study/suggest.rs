@@ -2,27 +2,9 @@
 
 /// Edit distance between two strings, by characters: insertions, deletions, substitutions and
 /// swaps of two neighbours each count one (optimal string alignment, so `lenght` is one edit
-/// from `length`). Three rolling rows: memory linear in the shorter input.
+/// from `length`).
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut before_previous = vec![0; b.len() + 1];
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    let mut current = vec![0; b.len() + 1];
-    for i in 0..a.len() {
-        current[0] = i + 1;
-        for j in 0..b.len() {
-            let substitution = previous[j] + usize::from(a[i] != b[j]);
-            let mut best = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
-            if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] {
-                best = best.min(before_previous[j - 1] + 1);
-            }
-            current[j + 1] = best;
-        }
-        std::mem::swap(&mut before_previous, &mut previous);
-        std::mem::swap(&mut previous, &mut current);
-    }
-    previous[b.len()]
+    strsim::osa_distance(a, b)
 }
 
 /// The candidate closest to `wrong`, if it is close enough to be a plausible typo: at most a

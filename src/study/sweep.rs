@@ -67,7 +67,7 @@ pub fn read_sweep(
         for list in swept_lists(source, None, key, value)? {
             let settings = checked_values(source, &list, &mut seen)?;
             axes.push(Axis {
-                name: list.key.dotted(),
+                name: list.key.dotted().to_string(),
                 keys: vec![list.key],
                 steps: settings.into_iter().map(|s| vec![s]).collect(),
                 span: list.key_span,
@@ -182,8 +182,8 @@ fn swept_lists<'a, 'i>(
 
 fn section_missing(source: &SourceMap<'_>, name: &str, span: &Range<usize>) -> StudyError {
     let homes: Vec<String> = Section::ALL
-        .into_iter()
-        .filter_map(|s| Key::find(s, name))
+        .iter()
+        .filter_map(|&s| Key::find(s, name))
         .map(|k| format!("\"{}\"", k.dotted()))
         .collect();
     let help = if homes.is_empty() {
@@ -209,17 +209,19 @@ fn sweepable_key(
     if let Some(key) = Key::from_dotted(dotted) {
         return Ok(key);
     }
-    let all: Vec<String> = Key::ALL.iter().map(|k| k.dotted()).collect();
+    let all: Vec<&str> = Key::all().map(|k| k.dotted()).collect();
     let section = dotted.split('.').next().unwrap_or("");
     if section == "study" || section == "sbc" || section == "sweep" {
         return Err(source
             .error(ErrorKind::Sweep, span, format!("`{dotted}` cannot be swept"))
-            .allowed("every key of [model], [data] and [sampler]")
+            .allowed("every key of [model], [data], [sampler] and [output]")
             .help("study settings are fixed for the whole study; to vary the seed use [study] replicates"));
     }
     let allowed = match Section::from_name(section) {
         Some(s) => s.keys().map(|k| k.dotted()).collect::<Vec<_>>().join(", "),
-        None => "every key of [model], [data] and [sampler], as \"section.key\"".to_string(),
+        None => {
+            "every key of [model], [data], [sampler] and [output], as \"section.key\"".to_string()
+        }
     };
     Err(source
         .error(
@@ -228,7 +230,7 @@ fn sweepable_key(
             format!("unknown key `{dotted}` in [sweep]"),
         )
         .allowed(allowed)
-        .maybe_help(did_you_mean(dotted, all.iter().map(String::as_str))))
+        .maybe_help(did_you_mean(dotted, all.iter().copied())))
 }
 
 /// The list's values as settings, each checked for type and range; the list must be non-empty,
@@ -299,6 +301,11 @@ fn checked_values(
 /// for a float key.
 fn type_class(key: Key, value: &DeValue<'_>) -> &'static str {
     match value {
+        DeValue::Integer(_) | DeValue::Float(_) | DeValue::String(_)
+            if matches!(key.value_type(), ValueType::FloatOrWord(_)) =>
+        {
+            "a number or a word"
+        }
         DeValue::Integer(_) | DeValue::Float(_) if key.value_type() == ValueType::Float => {
             "a number"
         }

@@ -70,7 +70,15 @@ fn every_key_has_its_documented_default() {
         .filter(|(_, v)| v.is_null())
         .map(|(k, _)| *k)
         .collect();
-    assert_eq!(null, vec![Key::DataPath, Key::DataColumn, Key::DataHoldout]);
+    assert_eq!(
+        null,
+        vec![
+            keys::DATA_PATH,
+            keys::DATA_COLUMN,
+            keys::DATA_HOLDOUT,
+            keys::SAMPLER_TARGET_ACCEPTANCE
+        ]
+    );
 }
 
 #[test]
@@ -95,7 +103,7 @@ fn unknown_keys_list_the_allowed_ones_and_suggest_the_nearest() {
     assert_eq!(
         error.to_string(),
         "studies/t.toml:4:1: unknown key `lenght_scale` in [model]\n  \
-         allowed: grid, kernel, length_scale, variance, likelihood, offset, evidence_draws\n  \
+         allowed: grid, kernel, length_scale, variance, likelihood, offset, evidence_draws, mean\n  \
          help: did you mean `length_scale`?"
     );
     let misplaced = parse_err("[model]\nnoise_sd = 2.0\n").to_string();
@@ -465,7 +473,10 @@ fn sweeps_expand_to_the_cartesian_product_first_axis_outermost() {
     assert_eq!(combos[0], (SamplerKind::Grw, 0.1));
     assert_eq!(combos[2], (SamplerKind::Grw, 0.5));
     assert_eq!(combos[3], (SamplerKind::Pcn, 0.1));
-    assert_eq!(study.swept_keys(), vec![Key::SamplerKind, Key::SamplerBeta]);
+    assert_eq!(
+        study.swept_keys(),
+        vec![keys::SAMPLER_KIND, keys::SAMPLER_BETA]
+    );
 }
 
 #[test]
@@ -499,7 +510,7 @@ fn the_truth_length_scale_follows_a_swept_model_length_scale_unless_given() {
     let truths: Vec<ParamValue> = study
         .points
         .iter()
-        .map(|p| p.params[Key::DataLengthScale.index()].1.clone())
+        .map(|p| p.params[keys::DATA_LENGTH_SCALE.index()].1.clone())
         .collect();
     assert_eq!(truths, vec![ParamValue::Float(0.1), ParamValue::Float(0.4)]);
     let fixed =
@@ -508,7 +519,7 @@ fn the_truth_length_scale_follows_a_swept_model_length_scale_unless_given() {
         fixed
             .points
             .iter()
-            .all(|p| p.params[Key::DataLengthScale.index()].1 == ParamValue::Float(0.3))
+            .all(|p| p.params[keys::DATA_LENGTH_SCALE.index()].1 == ParamValue::Float(0.3))
     );
 }
 
@@ -683,12 +694,15 @@ fn csv_data_resolves_against_the_study_folder_and_is_checked_up_front() {
     );
     assert_eq!((column.as_str(), *holdout), ("count", 0.25));
     assert_eq!(
-        point.params[Key::DataPath.index()].1,
+        point.params[keys::DATA_PATH.index()].1,
         ParamValue::Text("data/grid.csv".into())
     );
-    assert_eq!(point.params[Key::DataSubsample.index()].1, ParamValue::Null);
     assert_eq!(
-        point.params[Key::DataLengthScale.index()].1,
+        point.params[keys::DATA_SUBSAMPLE.index()].1,
+        ParamValue::Null
+    );
+    assert_eq!(
+        point.params[keys::DATA_LENGTH_SCALE.index()].1,
         ParamValue::Null
     );
 
@@ -887,4 +901,53 @@ fn a_study_file_over_the_size_limit_is_refused() {
         shown.contains("a study file may be at most 1048576"),
         "{shown}"
     );
+}
+
+#[test]
+fn the_keys_added_with_the_sampler_protocol_are_validated_where_they_stand() {
+    assert_eq!(
+        headline("[sampler]\nkind = \"mala\"\n"),
+        "studies/t.toml:2:8: the mala sampler adapts its step size during burn-in, but sampler.burn_in = 0"
+    );
+    assert_eq!(
+        headline("[sampler]\nkind = \"elliptical\"\nburn_in = 10\nadapt = true\n"),
+        "studies/t.toml:4:9: the elliptical sampler has no step size to adapt"
+    );
+    assert_eq!(
+        headline("[sampler]\nadapt = \"yes\"\n"),
+        "studies/t.toml:2:9: wrong type for `sampler.adapt`: expected a boolean (true or false), found a string"
+    );
+    assert_eq!(
+        headline("[model]\nmean = \"avto\"\n"),
+        "studies/t.toml:2:8: unknown value \"avto\" for `model.mean`"
+    );
+    assert_eq!(
+        headline("[sampler]\nkind = \"mala\"\nburn_in = 10\ntarget_acceptance = 1.5\n"),
+        "studies/t.toml:4:21: `sampler.target_acceptance` = 1.5 is out of range"
+    );
+    let study = parse_ok("[model]\nmean = \"auto\"\n[sampler]\nkind = \"pcnl\"\nburn_in = 10\n");
+    let point = &study.points[0];
+    assert_eq!(point.model.mean, crate::model::MeanSpec::Auto);
+    assert_eq!(point.sampler.adaptation().unwrap().target_acceptance, 0.574);
+}
+
+/// Keys added after the first release leave the canonical key (and so every job id and random
+/// stream of existing studies) unchanged while they keep their defaults.
+#[test]
+fn new_keys_at_their_defaults_leave_job_keys_unchanged() {
+    let plain = crate::plan::plan(&parse_ok("[sampler]\nkind = \"grw\"\n"));
+    let explicit = crate::plan::plan(&parse_ok(
+        "[model]\nmean = 0.0\n[sampler]\nkind = \"grw\"\nadapt = false\n[output]\nfield_draws = 5\n",
+    ));
+    assert_eq!(plain.jobs[0].key, explicit.jobs[0].key);
+    assert!(!plain.jobs[0].key.contains("adapt"));
+    let adapted = crate::plan::plan(&parse_ok(
+        "[sampler]\nkind = \"grw\"\nadapt = true\nburn_in = 10\n",
+    ));
+    assert!(adapted.jobs[0].key.contains("sampler.adapt=true"));
+    assert!(!adapted.jobs[0].key.contains("target_acceptance"));
+    let aimed = crate::plan::plan(&parse_ok(
+        "[sampler]\nkind = \"grw\"\nadapt = true\nburn_in = 10\ntarget_acceptance = 0.3\n",
+    ));
+    assert!(aimed.jobs[0].key.contains("sampler.target_acceptance=0.3"));
 }

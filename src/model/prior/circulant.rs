@@ -117,7 +117,7 @@ impl CirculantPrior {
             Some(last) => {
                 let (px, py) = last.torus.size();
                 PriorError::NoValidEmbedding {
-                    kernel: kernel.family.name(),
+                    kernel: kernel.kind.name(),
                     length_scale: kernel.length_scale,
                     grid: grid.to_string(),
                     torus: format!("{px} x {py}"),

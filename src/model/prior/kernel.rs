@@ -11,19 +11,19 @@
 use faer::Mat;
 
 use crate::model::grid::Grid;
-use crate::model::spec::{KernelFamily, KernelSpec};
+use crate::model::spec::{KernelKind, KernelSpec};
 
-impl KernelFamily {
+impl KernelKind {
     /// rho(s), the correlation at scaled distance s = r / l >= 0 (rho(0) = 1).
     pub fn correlation(self, s: f64) -> f64 {
         match self {
-            KernelFamily::SquaredExponential => (-0.5 * s * s).exp(),
-            KernelFamily::Exponential | KernelFamily::Matern12 => (-s).exp(),
-            KernelFamily::Matern32 => {
+            KernelKind::SquaredExponential => (-0.5 * s * s).exp(),
+            KernelKind::Exponential | KernelKind::Matern12 => (-s).exp(),
+            KernelKind::Matern32 => {
                 let a = 3f64.sqrt() * s;
                 (1.0 + a) * (-a).exp()
             }
-            KernelFamily::Matern52 => {
+            KernelKind::Matern52 => {
                 let a = 5f64.sqrt() * s;
                 (1.0 + a + a * a / 3.0) * (-a).exp()
             }
@@ -32,7 +32,7 @@ impl KernelFamily {
 
     /// Whether the kernel is a product of one kernel per axis on every grid.
     pub fn is_separable(self) -> bool {
-        self == KernelFamily::SquaredExponential
+        self == KernelKind::SquaredExponential
     }
 }
 
@@ -40,8 +40,8 @@ impl KernelSpec {
     /// k at squared distance `d2`. The squared exponential is evaluated as
     /// variance * exp(-d2 / (2 l^2)), the form the Kronecker prior has always used.
     pub fn at_squared_distance(&self, d2: f64) -> f64 {
-        match self.family {
-            KernelFamily::SquaredExponential => {
+        match self.kind {
+            KernelKind::SquaredExponential => {
                 let two_l2 = 2.0 * self.length_scale * self.length_scale;
                 self.variance * (-d2 / two_l2).exp()
             }
@@ -86,10 +86,10 @@ mod tests {
         };
         for s in [0.01, 0.3, 1.0, 2.5, 7.0] {
             let cases = [
-                (KernelFamily::Exponential, 0.5, PI.sqrt()),
-                (KernelFamily::Matern12, 0.5, PI.sqrt()),
-                (KernelFamily::Matern32, 1.5, PI.sqrt() / 2.0),
-                (KernelFamily::Matern52, 2.5, 3.0 * PI.sqrt() / 4.0),
+                (KernelKind::Exponential, 0.5, PI.sqrt()),
+                (KernelKind::Matern12, 0.5, PI.sqrt()),
+                (KernelKind::Matern32, 1.5, PI.sqrt() / 2.0),
+                (KernelKind::Matern52, 2.5, 3.0 * PI.sqrt() / 4.0),
             ];
             for (family, nu, gamma) in cases {
                 let expected = general(nu, gamma, s);
@@ -100,7 +100,7 @@ mod tests {
                 );
             }
         }
-        for family in KernelFamily::ALL {
+        for family in KernelKind::ALL {
             assert_eq!(family.correlation(0.0), 1.0, "{family}");
         }
     }
@@ -111,7 +111,7 @@ mod tests {
         let d2: f64 = 0.123;
         let legacy = 1.7 * (-d2 / (2.0 * 0.3 * 0.3)).exp();
         assert_eq!(k.at_squared_distance(d2).to_bits(), legacy.to_bits());
-        let via_rho = 1.7 * KernelFamily::SquaredExponential.correlation(d2.sqrt() / 0.3);
+        let via_rho = 1.7 * KernelKind::SquaredExponential.correlation(d2.sqrt() / 0.3);
         assert!((via_rho - legacy).abs() < 1e-15);
     }
 }

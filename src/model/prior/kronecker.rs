@@ -50,9 +50,9 @@ impl KroneckerPrior {
     /// must be separable on the grid: the squared exponential, or any kernel on a grid with one
     /// point along an axis.
     pub fn new(grid: Grid, kernel: KernelSpec) -> Result<Self, PriorError> {
-        if !kernel.family.is_separable() && grid.nx() > 1 && grid.ny() > 1 {
+        if !kernel.kind.is_separable() && grid.nx() > 1 && grid.ny() > 1 {
             return Err(PriorError::NotSeparable {
-                kernel: kernel.family.name(),
+                kernel: kernel.kind.name(),
                 grid: grid.to_string(),
             });
         }

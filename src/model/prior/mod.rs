@@ -102,7 +102,7 @@ pub fn build_prior(model: &ModelSpec) -> Result<Box<dyn Prior>, PriorError> {
 /// squared exponential, or any kernel on a grid with one point along an axis), else the circulant
 /// embedding.
 pub fn prior_for(grid: Grid, kernel: KernelSpec) -> Result<Box<dyn Prior>, PriorError> {
-    if kernel.family.is_separable() || grid.nx() == 1 || grid.ny() == 1 {
+    if kernel.kind.is_separable() || grid.nx() == 1 || grid.ny() == 1 {
         Ok(Box::new(KroneckerPrior::new(grid, kernel)?))
     } else {
         Ok(Box::new(CirculantPrior::new(grid, kernel)?))

@@ -9,7 +9,7 @@ use rand_distr::{Distribution, StandardNormal};
 use super::*;
 use crate::diagnostics::calibration::chi_square_survival;
 use crate::model::grid::Window;
-use crate::model::spec::KernelFamily;
+use crate::model::spec::KernelKind;
 use crate::streams::{Purpose, stream};
 
 /// Small grids of every shape: 1-D, square, rectangular with square cells, and a window whose
@@ -69,11 +69,11 @@ fn test_vector(len: usize, salt: usize) -> Vec<f64> {
 /// 1e-10 relative to its largest entry (the variance).
 #[test]
 fn every_kernel_on_every_grid_matches_its_dense_kernel_matrix() {
-    for family in KernelFamily::ALL.iter().copied() {
+    for family in KernelKind::ALL.iter().copied() {
         for grid in grids() {
             for length_scale in [0.15, 0.4] {
                 let kernel = KernelSpec {
-                    family,
+                    kind: family,
                     length_scale,
                     variance: 1.7,
                 };
@@ -127,14 +127,14 @@ fn every_kernel_on_every_grid_matches_its_dense_kernel_matrix() {
 #[test]
 fn the_prior_is_chosen_by_separability() {
     let kernel = |family| KernelSpec {
-        family,
+        kind: family,
         length_scale: 0.2,
         variance: 1.0,
     };
-    for family in KernelFamily::ALL.iter().copied() {
+    for family in KernelKind::ALL.iter().copied() {
         for grid in grids() {
             let prior = prior_for(grid, kernel(family)).unwrap();
-            let separable = family == KernelFamily::SquaredExponential || grid.is_line();
+            let separable = family == KernelKind::SquaredExponential || grid.is_line();
             assert_eq!(prior.embedding().is_none(), separable, "{family} on {grid}");
             if separable {
                 assert_eq!(prior.latent_dim(), grid.cells());
@@ -153,7 +153,7 @@ fn the_prior_is_chosen_by_separability() {
 fn long_length_scales_grow_the_torus_until_the_embedding_is_valid() {
     let grid = Grid::rectangular(9, 5);
     let kernel = KernelSpec {
-        family: KernelFamily::Matern52,
+        kind: KernelKind::Matern52,
         length_scale: 0.5,
         variance: 1.0,
     };
@@ -173,7 +173,7 @@ fn long_length_scales_grow_the_torus_until_the_embedding_is_valid() {
 #[test]
 fn an_impossible_embedding_is_refused_with_advice() {
     let kernel = KernelSpec {
-        family: KernelFamily::Matern52,
+        kind: KernelKind::Matern52,
         length_scale: 1e4,
         variance: 1.0,
     };
@@ -209,10 +209,10 @@ fn prior_draws_have_the_kernel_covariance() {
     const TESTS: f64 = 300.0;
     let level = 1e-4 / TESTS;
     let mut count = 0;
-    for family in KernelFamily::ALL.iter().copied() {
+    for family in KernelKind::ALL.iter().copied() {
         for grid in grids() {
             let kernel = KernelSpec {
-                family,
+                kind: family,
                 length_scale: 0.3,
                 variance: 1.3,
             };
