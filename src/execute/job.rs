@@ -6,7 +6,7 @@ use crate::diagnostics;
 use crate::model::data::{DataError, DataStreams, Dataset, Simulation};
 use crate::model::evidence::{LogEvidence, log_evidence};
 use crate::model::exact::{ExactError, ExactPosterior, MAX_EXACT_OBSERVATIONS, gaussian_posterior};
-use crate::model::prior::{PriorError, build_prior};
+use crate::model::prior::{Embedding, PriorError, build_prior};
 use crate::model::{DataSpec, Likelihood, LikelihoodKind, Prior, Target};
 use crate::plan::Job;
 use crate::sampler::{
@@ -65,6 +65,10 @@ pub struct JobResult {
     pub exact_seconds: f64,
     pub dataset: Dataset,
     pub jitter: f64,
+    /// The circulant embedding of the prior, if it has one.
+    pub embedding: Option<Embedding>,
+    /// Whitened coordinates of the prior (N, or the torus's P for an embedding).
+    pub latent_dim: usize,
     pub exact: Option<ExactPosterior>,
     pub run: RunOutput,
     pub scores: Scores,
@@ -151,6 +155,8 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         exact_seconds,
         dataset,
         jitter: prior.jitter(),
+        embedding: prior.embedding(),
+        latent_dim: prior.latent_dim(),
         exact,
         run: output,
         scores,
@@ -241,12 +247,14 @@ fn load_data(job: &Job, seed: u64, prior: &dyn Prior) -> Result<Dataset, JobErro
             column,
             holdout,
         } => {
+            let dims = (model.grid.nx(), model.grid.ny());
             let values =
-                crate::study::grid_csv::read_grid_csv(path, column, model.grid, model.likelihood)
+                crate::study::grid_csv::read_grid_csv(path, column, dims, model.likelihood)
                     .map_err(|e| JobError::ReadData {
-                    path: path.display().to_string(),
-                    message: e.to_string(),
-                })?;
+                        path: path.display().to_string(),
+                        message: e.to_string(),
+                    })?
+                    .values;
             let mut rng = stream(seed, Purpose::Observations, &job.streams.observations);
             Ok(Dataset::from_grid_values(
                 prior.grid(),

@@ -6,7 +6,6 @@
 use polars::prelude::{Column, DataFrame, NamedFrom, PolarsResult, Series};
 
 use super::job::JobResult;
-use crate::model::grid::Grid;
 use crate::plan::{Job, ParamValue};
 use crate::sampler::PROBES;
 use crate::study::keys::{Key, ValueType};
@@ -24,6 +23,14 @@ fn floats(name: &str, values: impl IntoIterator<Item = f64>) -> Column {
 fn optional_floats(name: &str, values: impl IntoIterator<Item = Option<f64>>) -> Column {
     let values: Vec<Option<f64>> = values.into_iter().map(|v| v.and_then(finite)).collect();
     Series::new(name.into(), values).into()
+}
+
+fn optional_ints(name: &str, values: impl IntoIterator<Item = Option<i64>>) -> Column {
+    Series::new(
+        name.into(),
+        values.into_iter().collect::<Vec<Option<i64>>>(),
+    )
+    .into()
 }
 
 fn ints(name: &str, values: impl IntoIterator<Item = i64>) -> Column {
@@ -56,16 +63,28 @@ fn parameter_column(key: Key, value: &ParamValue) -> Column {
     match (key.value_type(), value) {
         (ValueType::Integer, ParamValue::Int(v)) => ints(name, [*v]),
         (ValueType::Integer, _) => Series::new(name.into(), [None::<i64>]).into(),
-        (ValueType::Float, ParamValue::Float(v)) => floats(name, [*v]),
-        (ValueType::Float, _) => optional_floats(name, [None]),
+        (ValueType::Float | ValueType::FloatOrAlias(_), ParamValue::Float(v)) => floats(name, [*v]),
+        (ValueType::Float | ValueType::FloatOrAlias(_), _) => optional_floats(name, [None]),
+        // D stays an integer; [Dx, Dy] and [D] are text (a study cannot mix them in a sweep).
+        (ValueType::GridShape, ParamValue::Int(v)) => ints(name, [*v]),
         (ValueType::Bool, ParamValue::Bool(v)) => Series::new(name.into(), [*v]).into(),
         (ValueType::Bool, _) => Series::new(name.into(), [None::<bool>]).into(),
-        (ValueType::Text | ValueType::Choice(_) | ValueType::FloatOrWord(_), ParamValue::Null) => {
-            texts(name, vec![None])
-        }
-        (ValueType::Text | ValueType::Choice(_) | ValueType::FloatOrWord(_), value) => {
-            texts(name, vec![Some(value.to_string())])
-        }
+        (
+            ValueType::Text
+            | ValueType::Choice(_)
+            | ValueType::FloatOrWord(_)
+            | ValueType::GridShape
+            | ValueType::Window,
+            ParamValue::Null,
+        ) => texts(name, vec![None]),
+        (
+            ValueType::Text
+            | ValueType::Choice(_)
+            | ValueType::FloatOrWord(_)
+            | ValueType::GridShape
+            | ValueType::Window,
+            value,
+        ) => texts(name, vec![Some(value.to_string())]),
     }
 }
 
@@ -129,6 +148,13 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> PolarsResult
         floats("exact_seconds", [result.exact_seconds]),
         floats("iterations_per_second", [iterations / run.sample_seconds]),
         floats("jitter", [result.jitter]),
+        ints("latent_dim", [result.latent_dim as i64]),
+        optional_ints("torus_x", [result.embedding.map(|e| e.torus_x as i64)]),
+        optional_ints("torus_y", [result.embedding.map(|e| e.torus_y as i64)]),
+        optional_floats(
+            "clipped_eigenvalue",
+            [result.embedding.map(|e| e.most_negative_eigenvalue)],
+        ),
         floats("model_mean_value", [result.mean]),
         ints("observed_cells", [result.dataset.observed.len() as i64]),
         optional_floats("exact_rmse", [scores.exact_rmse]),
@@ -163,7 +189,7 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> PolarsResult
 
 /// One row per grid cell.
 pub fn fields(job: &Job, result: &JobResult) -> PolarsResult<DataFrame> {
-    let grid = Grid::new(job.model.grid);
+    let grid = job.model.grid;
     let n = grid.cells();
     let run = &result.run;
     let data = &result.dataset;

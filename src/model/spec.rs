@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use super::grid::Grid;
+
 crate::closed_names! {
     /// The likelihood family linking the latent field to the observations.
     pub enum LikelihoodKind {
@@ -81,18 +83,19 @@ pub enum MeanSpec {
     Value(f64),
 }
 
-/// What the sampler assumes: the prior on the D x D grid and the likelihood. Built only by the
+/// What the sampler assumes: the prior on the grid and the likelihood. Built only by the
 /// study's validation (outside the crate it cannot be constructed unchecked).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ModelSpec {
-    /// D: points per axis; N = D^2.
-    pub grid: usize,
+    /// The grid with its physical coordinates (the window, for csv data the data's own).
+    pub grid: Grid,
     pub kernel: KernelSpec,
     pub likelihood: LikelihoodKind,
     /// Observation noise sd s (gaussian and probit; the data are simulated with the same s).
     pub noise_sd: f64,
-    /// Poisson log-offset (log cell area or log base rate): rate = exp(u + offset).
+    /// Poisson log-offset (log cell area or log base rate): rate = exp(u + offset); `log-area`
+    /// is resolved to the number here.
     pub offset: f64,
     /// Prior draws for the Monte Carlo estimate of log p(data | model); 0 = not estimated.
     pub evidence_draws: usize,

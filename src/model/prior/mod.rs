@@ -95,7 +95,7 @@ pub struct Embedding {
 
 /// The prior a job's model assumes.
 pub fn build_prior(model: &ModelSpec) -> Result<Box<dyn Prior>, PriorError> {
-    prior_for(Grid::new(model.grid), model.kernel)
+    prior_for(model.grid, model.kernel)
 }
 
 /// The prior of `kernel` on `grid`: Kronecker where the kernel is separable on the grid (the
