@@ -112,14 +112,17 @@ pub fn read_column(text: &str, column: &str) -> Result<Vec<f64>, EventsError> {
         .collect()
 }
 
-/// The coal-mining disasters as Murray, Adams & MacKay (2010) bin them: days since the first
-/// disaster (decimal years times 365.25 days), 811 bins of 50 days, which cover the 40,549 days
-/// to the last one. Returns the binning and the counts.
+/// The coal-mining disasters as Murray, Adams & MacKay (2010) bin them: whole days since the
+/// first disaster, 811 bins of 50 days, which cover the 40,549 days to the last one. The
+/// decimal years times 365.25 lie within 3e-9 of whole days and are rounded to them (unrounded,
+/// the disaster 7,500 days after the first, at 7499.9999999997, would fall into the bin before).
+/// This is the binning of Murray's `get_mine_data.m` (the first disaster on day 1, bins of days
+/// [1 + 50 k, 50 + 50 k]). Returns the binning and the counts.
 pub fn coal_bins(decimal_years: &[f64]) -> Result<(Binning, Vec<u64>), EventsError> {
     let first = decimal_years.iter().copied().fold(f64::INFINITY, f64::min);
     let days: Vec<f64> = decimal_years
         .iter()
-        .map(|year| (year - first) * DAYS_PER_YEAR)
+        .map(|year| ((year - first) * DAYS_PER_YEAR).round())
         .collect();
     let binning = Binning {
         start: 0.0,
