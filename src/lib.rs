@@ -8,6 +8,7 @@
 //! (figures and a page). [`streams`] owns the random generator and its key-derived seeds.
 
 pub mod cli;
+pub mod clock;
 pub mod diagnostics;
 pub mod execute;
 pub mod model;

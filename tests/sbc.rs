@@ -117,14 +117,8 @@ struct WrongState {
 }
 
 impl ChainState for WrongState {
-    fn position(&self) -> &[f64] {
-        &self.position.xi
-    }
-    fn field(&self) -> &[f64] {
-        &self.position.field
-    }
-    fn log_likelihood(&self) -> f64 {
-        self.position.log_likelihood
+    fn current(&self) -> &Position {
+        &self.position
     }
 }
 

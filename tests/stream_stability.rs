@@ -38,3 +38,152 @@ const PINNED_WORDS: [u64; 3] = [
 const PINNED_NORMALS: [f64; 3] = [1.072595959473043, 0.6967308709180469, 2.251786963004251];
 const PINNED_UNIFORM: f64 = 0.38329251231175;
 const PINNED_INDEX: usize = 251;
+
+/// One chain of each sampler kind, a few steps on a fixed small problem: the kept
+/// log-likelihoods and the last probe values are pinned, so a change of any kind's arithmetic or
+/// stream use (or of a dependency under it) that changes results is caught. They are compared to
+/// 1e-12 relative, not bit for bit: faer picks its SIMD kernels by processor, which may change
+/// the last bits of a product on another machine (the streams above are pinned bit for bit).
+/// Set `FIELDMC_PRINT_PINS=1` to print the values (only when a change is intended and announced).
+#[test]
+fn a_few_steps_of_every_kind_are_pinned() {
+    use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
+    use fieldmc::sampler::{ChainRng, SamplerKind, SamplerSettings, run_kind};
+    use fieldmc::sampler::{DrawSettings, RunRequest};
+
+    let prior =
+        KroneckerPrior::new(Grid::new(5), KernelSpec::squared_exponential(0.4, 1.3)).unwrap();
+    let cells = [0, 3, 7, 12, 13, 21, 24];
+    let likelihood = Likelihood::new(
+        LikelihoodKind::Poisson,
+        vec![0.0, 2.0, 1.0, 4.0, 0.0, 3.0, 1.0],
+        1.0,
+        -0.2,
+    );
+    let target = Target {
+        prior: &prior,
+        likelihood: &likelihood,
+        observed_cells: &cells,
+        mean: 0.1,
+    };
+    let mut found = Vec::new();
+    for &kind in SamplerKind::ALL {
+        let spec = SamplerSettings {
+            beta: 0.3,
+            iterations: 6,
+            burn_in: 3,
+            thin: 1,
+            chains: 1,
+            adapt: kind.tuning().map(|_| true),
+            ..SamplerSettings::new(kind)
+        }
+        .check()
+        .unwrap();
+        let request = RunRequest {
+            target,
+            schedule: spec.schedule(),
+            adaptation: spec.adaptation(),
+            functional: None,
+            exact_mean: None,
+            draws: DrawSettings::default(),
+            progress: None,
+        };
+        let rng = ChainRng::new(
+            stream(2020, Purpose::Chain, "pins;chain=0"),
+            stream(2020, Purpose::Acceptance, "pins;chain=0"),
+        );
+        let run = run_kind(&spec, &request, vec![rng]);
+        let trace = &run.chains[0].trace;
+        let values: Vec<f64> = trace
+            .loglik
+            .iter()
+            .chain(trace.probes.last().unwrap())
+            .copied()
+            .collect();
+        found.push((kind.name(), values));
+    }
+    if std::env::var_os("FIELDMC_PRINT_PINS").is_some() {
+        for (kind, values) in &found {
+            println!("(\"{kind}\", &{values:?}),");
+        }
+    }
+    for ((kind, values), (pinned_kind, pinned)) in found.iter().zip(PINNED_STEPS) {
+        assert_eq!(kind, pinned_kind);
+        assert_eq!(values.len(), pinned.len());
+        for (value, pin) in values.iter().zip(pinned.iter()) {
+            let close = (value - pin).abs() <= 1e-12 * (1.0 + pin.abs());
+            assert!(close, "{kind}: {values:?} changed from {pinned:?}");
+        }
+    }
+    assert_eq!(found.len(), PINNED_STEPS.len(), "pin every kind");
+}
+
+/// The kept log-likelihoods and the last probe values of each kind, recorded at the sampler
+/// protocol's introduction.
+const PINNED_STEPS: &[(&str, &[f64])] = &[
+    (
+        "grw",
+        &[
+            -15.306133049154694,
+            -15.306133049154694,
+            -15.306133049154694,
+            1.7262800185695624,
+            0.2086995571828692,
+            -0.13041793088520495,
+            -0.3106442514908869,
+            0.08991012428884468,
+        ],
+    ),
+    (
+        "pcn",
+        &[
+            -8.36844956231077,
+            -8.279962570232556,
+            -5.3558726855478245,
+            1.116063046527366,
+            1.4216351709035056,
+            1.0038231758974765,
+            -0.28746210228615576,
+            -0.8527959437293472,
+        ],
+    ),
+    (
+        "elliptical",
+        &[
+            -8.649246272186577,
+            -9.67695145100228,
+            -7.598365830572967,
+            1.1964827700603344,
+            0.9315343427512179,
+            0.1901710705740275,
+            -0.3498291177549552,
+            -0.48179872338994734,
+        ],
+    ),
+    (
+        "mala",
+        &[
+            -6.48695590155254,
+            -4.422778617971234,
+            -4.422778617971234,
+            -0.2398554346985369,
+            -0.3751945545498909,
+            0.4693698979708797,
+            0.4035435284609995,
+            -0.20244430762470464,
+        ],
+    ),
+    (
+        "pcnl",
+        &[
+            -8.237652320540509,
+            -4.581784198526769,
+            -4.084372828546828,
+            0.7706323963825732,
+            0.9323796175939028,
+            1.4858023209432552,
+            0.36075085028671294,
+            -0.6357937947634461,
+        ],
+    ),
+];

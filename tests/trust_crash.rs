@@ -1,16 +1,20 @@
 //! Crash safety through the real binary: `fieldmc run` killed with SIGKILL at several moments of a
-//! 16-job study never leaves a partial file under a final name, and a rerun completes the study
-//! with tables equal to those of an uninterrupted run. An output folder that cannot be created
-//! fails with exit code 1 and a message naming it, before any job runs.
+//! 16-job study — each reached by watching the folder (the run's lock file appears, its log holds
+//! n jobs, it holds them all and the run is assembling), not by sleeping — never leaves a partial
+//! file under a final name nor loses a recorded job, and a rerun (taking over the killed run's
+//! stale lock) completes the study with tables equal to those of an uninterrupted run. An output
+//! folder that cannot be created fails with exit code 1 and a message naming it, before any job
+//! runs.
 
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::{
-    assert_no_panic, assert_same_tables, fieldmc, read_parquet, run_ok, run_output, text, tree,
+    assert_no_panic, assert_same_tables, fieldmc, lock_files, read_parquet, recorded_jobs, run_ok,
+    run_output, text, tree, wait_until,
 };
 
 const THREADS: usize = 2;
@@ -37,55 +41,27 @@ fn is_temporary(name: &str) -> bool {
     name.starts_with(".tmp-")
 }
 
-/// Names of the part folders under a final (non-temporary) name.
-fn final_parts(out: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(out.join("parts")) else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|name| !is_temporary(name))
-        .collect();
-    names.sort();
-    names
-}
-
 /// When to kill a run.
 #[derive(Debug, Clone, Copy)]
 enum Moment {
-    /// This long after `parts/` exists: after the first run opened its folder, or, for a rerun
-    /// into the same folder, after the start.
-    After(Duration),
-    /// As soon as every job's part is published: the run is assembling the tables.
-    AllPartsPublished,
+    /// As soon as the run holds the folder (its lock file exists): before or during the first jobs.
+    Started,
+    /// Once the part logs hold at least this many jobs.
+    Recorded(usize),
 }
 
 /// Waits for `moment`, polling; gives up (and lets the caller kill anyway) after `limit`.
 fn wait_for(moment: Moment, child: &mut Child, out: &Path, limit: Duration) {
-    let started = Instant::now();
-    let poll = Duration::from_millis(5);
-    let running = |child: &mut Child| child.try_wait().unwrap().is_none();
-    while !out.join("parts").exists() && running(child) && started.elapsed() < limit {
-        std::thread::sleep(poll);
-    }
-    let opened = Instant::now();
-    loop {
-        let reached = match moment {
-            Moment::After(delay) => opened.elapsed() >= delay,
-            Moment::AllPartsPublished => final_parts(out).len() >= JOBS,
-        };
-        if reached || !running(child) || started.elapsed() >= limit {
-            return;
-        }
-        std::thread::sleep(poll);
-    }
+    match moment {
+        Moment::Started => wait_until(child, limit, || !lock_files(out).is_empty()),
+        Moment::Recorded(n) => wait_until(child, limit, || recorded_jobs(out) >= n),
+    };
 }
 
-/// Everything under a final name in a results folder is complete: every part folder has a
-/// readable `part.json` whose tables are all readable Parquet files and nothing else, every
-/// assembled `*.parquet` reads, `manifest.json` parses and `study.toml` is the study. Files
-/// under temporary names are allowed (a rerun deletes them).
+/// Everything under a final name in a results folder is complete: the part logs read (a torn
+/// last record is allowed: the reader ignores it), the plan lists every job, every assembled
+/// `*.parquet` reads, `manifest.json` parses and `study.toml` is the study. Files under
+/// temporary names are allowed (a lone run deletes them).
 fn assert_nothing_partial(out: &Path, study_text: &str, when: &str) {
     for relative in tree(out) {
         let path = out.join(&relative);
@@ -96,62 +72,41 @@ fn assert_nothing_partial(out: &Path, study_text: &str, when: &str) {
         if in_temporary {
             continue;
         }
-        let depth = relative.components().count();
-        match (depth, name.as_str()) {
-            (1, "parts") => {}
-            (1, "manifest.json") => {
+        let parent = relative
+            .parent()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        match (parent.as_str(), name.as_str()) {
+            ("", "parts") | ("", "locks") | ("locks", _) => {}
+            ("", "manifest.json") => {
                 let text = std::fs::read_to_string(&path).unwrap();
                 let parsed: Result<serde_json::Value, _> = serde_json::from_str(&text);
                 assert!(parsed.is_ok(), "{when}: manifest.json is partial:\n{text}");
             }
-            (1, "study.toml") => assert_eq!(
+            ("", "study.toml") => assert_eq!(
                 std::fs::read_to_string(&path).unwrap(),
                 study_text,
                 "{when}: study.toml is partial"
             ),
-            (1, _) if name.ends_with(".parquet") => {
+            ("", _) if name.ends_with(".parquet") => {
                 let read = read_parquet(&path);
                 assert!(read.is_ok(), "{when}: {name} unreadable: {read:?}");
             }
-            (2, _) => assert_complete_part(&path, &name, when),
-            (3, _) => {} // checked with its part
+            ("parts", "plan.tsv") => {
+                let text = std::fs::read_to_string(&path).unwrap();
+                assert!(text.ends_with('\n'), "{when}: plan.tsv is partial");
+                assert_eq!(
+                    text.lines().count(),
+                    JOBS + 1,
+                    "{when}: plan.tsv is partial"
+                );
+            }
+            ("parts", _) if name.ends_with(".log") => {}
             _ => panic!("{when}: unexpected {}", relative.display()),
         }
     }
-}
-
-fn assert_complete_part(dir: &Path, job_id: &str, when: &str) {
-    let index_path = dir.join("part.json");
-    let text = std::fs::read_to_string(&index_path)
-        .unwrap_or_else(|e| panic!("{when}: part {job_id} has no part.json ({e})"));
-    let index: serde_json::Value = serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("{when}: part {job_id}: partial part.json ({e}):\n{text}"));
-    assert_eq!(index["job_id"], job_id, "{when}");
-    let tables: Vec<String> = index["tables"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{when}: part {job_id}: no table list"))
-        .iter()
-        .map(|t| t.as_str().unwrap().to_string())
-        .collect();
-    assert!(tables.iter().any(|t| t == "jobs"), "{when}: {job_id}");
-    let mut expected: Vec<String> = tables.iter().map(|t| format!("{t}.parquet")).collect();
-    expected.push("part.json".to_string());
-    expected.sort();
-    let mut present: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    present.sort();
-    assert_eq!(present, expected, "{when}: part {job_id} holds other files");
-    for table in tables {
-        let path = dir.join(format!("{table}.parquet"));
-        let frame = read_parquet(&path)
-            .unwrap_or_else(|e| panic!("{when}: part {job_id}: {table} unreadable: {e}"));
-        assert!(
-            frame.height() > 0,
-            "{when}: part {job_id}: {table} is empty"
-        );
-    }
+    fieldmc::sink::PartIndex::read(out)
+        .unwrap_or_else(|e| panic!("{when}: the part logs do not read: {e}"));
 }
 
 #[test]
@@ -164,20 +119,22 @@ fn sigkill_at_any_moment_leaves_no_partial_file_and_a_rerun_equals_an_uninterrup
 
     let out = tmp.path().join("interrupted");
     let moments = [
-        Moment::After(Duration::ZERO),
-        Moment::After(Duration::from_millis(300)),
-        Moment::After(Duration::from_millis(1000)),
-        Moment::After(Duration::from_millis(2000)),
-        Moment::AllPartsPublished,
+        Moment::Started,
+        Moment::Recorded(1),
+        Moment::Recorded(6),
+        Moment::Recorded(11),
+        Moment::Recorded(JOBS),
     ];
     let mut killed_while_running = 0;
-    let mut parts_seen = Vec::new();
+    let mut last_kill_hit = false;
+    let mut recorded = Vec::new();
     for moment in moments {
         let mut child = spawn_run(&study, &out);
         wait_for(moment, &mut child, &out, Duration::from_secs(60));
         let still_running = child.try_wait().unwrap().is_none();
         child.kill().unwrap(); // SIGKILL on unix
         let status = child.wait().unwrap();
+        last_kill_hit = still_running;
         if still_running {
             killed_while_running += 1;
         } else {
@@ -188,24 +145,30 @@ fn sigkill_at_any_moment_leaves_no_partial_file_and_a_rerun_equals_an_uninterrup
         }
         let when = format!("after a kill at {moment:?}");
         assert_nothing_partial(&out, &study_text, &when);
-        parts_seen.push(final_parts(&out).len());
+        recorded.push(recorded_jobs(&out));
     }
-    eprintln!("finished parts after each kill: {parts_seen:?}");
+    eprintln!("recorded jobs after each kill: {recorded:?}");
     assert!(
         killed_while_running >= 3,
-        "only {killed_while_running} kills hit a running study (parts after each: {parts_seen:?})"
+        "only {killed_while_running} kills hit a running study (jobs after each: {recorded:?})"
     );
     assert!(
-        parts_seen.windows(2).all(|w| w[0] <= w[1]),
-        "a kill lost finished parts: {parts_seen:?}"
+        recorded.windows(2).all(|w| w[0] <= w[1]),
+        "a kill lost recorded jobs: {recorded:?}"
     );
 
     let stderr = run_ok(&study, &out, THREADS);
-    let resumed = *parts_seen.last().unwrap();
+    let resumed = *recorded.last().unwrap();
     assert!(
         stderr.contains(&format!("{} ran, {resumed} resumed", JOBS - resumed)),
-        "the rerun should resume the {resumed} finished jobs:\n{stderr}"
+        "the rerun should resume the {resumed} recorded jobs:\n{stderr}"
     );
+    if last_kill_hit {
+        assert!(
+            stderr.contains("took over the results folder from fieldmc run (pid"),
+            "the rerun should say it took over the killed run's lock:\n{stderr}"
+        );
+    }
     assert_same_tables(&reference, &out);
     let leftovers: Vec<PathBuf> = tree(&out)
         .into_iter()
@@ -215,6 +178,11 @@ fn sigkill_at_any_moment_leaves_no_partial_file_and_a_rerun_equals_an_uninterrup
         })
         .collect();
     assert!(leftovers.is_empty(), "temporaries left: {leftovers:?}");
+    assert!(
+        lock_files(&out).is_empty(),
+        "lock files left: {:?}",
+        lock_files(&out)
+    );
 }
 
 /// Whether this process can create files in a folder with mode 0o500 (root can).

@@ -1,6 +1,7 @@
-//! The command line: `fieldmc check | plan | run | report`. It parses arguments, calls the
-//! library, prints results and maps errors to exit codes: 0 success, 1 a failure while running
-//! (some jobs failed, results could not be written), 2 bad input (nothing written).
+//! The command line: `fieldmc check | plan | run | merge | slurm | report | bench`. It parses
+//! arguments, calls the library, prints results and maps errors to exit codes: 0 success, 1 a
+//! failure while running (some jobs failed, results could not be written, a merge found jobs
+//! missing or inconsistent), 2 bad input (nothing written).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -8,9 +9,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod bench;
+mod slurm;
 
-use crate::execute::{ExecuteOptions, default_out, execute};
-use crate::plan::plan;
+use crate::execute::{ExecuteOptions, ExecuteSummary, default_out, execute};
+use crate::plan::{Shard, plan, shard_of};
 use crate::study::{self, Study};
 
 #[derive(Debug, Parser)]
@@ -25,6 +27,7 @@ use crate::study::{self, Study};
     after_help = "Examples:\n  fieldmc run                       # the built-in quickstart study\n  \
         fieldmc check studies/coursework/acceptance.toml\n  \
         fieldmc run studies/coursework/acceptance.toml --threads 2\n  \
+        fieldmc slurm studies/coursework/acceptance.toml --shards 8 --submit\n  \
         fieldmc report results/acceptance"
 )]
 pub struct Cli {
@@ -50,11 +53,14 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
-    /// Run a study (the built-in quickstart study when none is given).
+    /// Run a study (the built-in quickstart study when none is given), or one shard of it.
     #[command(after_help = "Examples:\n  fieldmc run\n  \
         fieldmc run studies/quickstart.toml --threads 2 --out /tmp/quick\n  \
-        fieldmc run studies/quickstart.toml --fresh\n\n\
-        A rerun into a folder that holds finished jobs runs only the missing ones.")]
+        fieldmc run studies/quickstart.toml --force\n  \
+        fieldmc run studies/quickstart.toml --shard 0/4 --out /shared/quick   # then: fieldmc merge /shared/quick\n\n\
+        A rerun into a folder that holds finished jobs runs only the jobs without a valid result: \
+        missing ones, failed ones, and those whose data file changed or that another fieldmc \
+        version computed. Exit code 1 when a job failed (after all others are written).")]
     Run {
         /// The study file; omit it to run the built-in quickstart study.
         study: Option<PathBuf>,
@@ -64,9 +70,15 @@ enum Command {
         /// Worker threads [default: one per core].
         #[arg(long, default_value_t = 0)]
         threads: usize,
-        /// Discard earlier results in the output folder and start over.
-        #[arg(long)]
-        fresh: bool,
+        /// Recompute every job, even those with a valid earlier result (without --shard: discard
+        /// the folder's earlier results first). `--fresh` is the same flag.
+        #[arg(long, visible_alias = "fresh")]
+        force: bool,
+        /// Run only shard I of K (0 <= I < K): a stable share of the jobs, by job key. Shards of
+        /// one study may run at once, on several machines, into one shared --out folder; `fieldmc
+        /// merge` then writes the tables.
+        #[arg(long, value_name = "I/K")]
+        shard: Option<Shard>,
         /// No progress display.
         #[arg(long)]
         quiet: bool,
@@ -74,6 +86,27 @@ enum Command {
         #[arg(long)]
         no_report: bool,
     },
+    /// Assemble the tables of a results folder whose shards have all finished.
+    #[command(after_help = "Example:\n  fieldmc merge results/acceptance\n\n\
+        Lists the jobs still missing (by shard) when some shard has not finished, and refuses \
+        shards run with different fieldmc versions or different data. Exit code 1 then, or when \
+        a job failed (its row says why).")]
+    Merge {
+        /// The results folder the shards wrote into.
+        results: PathBuf,
+        /// Skip writing the report after merging.
+        #[arg(long)]
+        no_report: bool,
+    },
+    /// Write (and with --submit, submit) Slurm batch scripts: a job array of shards and a merge.
+    #[command(after_help = "Examples:\n  \
+        fieldmc slurm studies/coursework/acceptance.toml --shards 8                # write and print the scripts\n  \
+        fieldmc slurm studies/coursework/acceptance.toml --shards 8 --parallel 4 --partition short \\\n      \
+        --time 01:00:00 --cpus-per-task 4 --submit\n\n\
+        Array task I runs `fieldmc run STUDY --shard I/K`; the merge job runs `fieldmc merge` once \
+        every task has ended. Running the same command again resubmits: only jobs without a valid \
+        result run.")]
+    Slurm(slurm::SlurmArgs),
     /// Time one job with the Python peers' settings and print one JSON line (see bench/compare.sh).
     #[command(
         after_help = "Example:\n  fieldmc bench --D 64 --T 10000 --beta 0.2 --sampler pcn --likelihood gaussian"
@@ -94,8 +127,8 @@ enum Format {
 }
 
 /// Exit codes.
-const FAILURE: u8 = 1;
-const BAD_INPUT: u8 = 2;
+pub(super) const FAILURE: u8 = 1;
+pub(super) const BAD_INPUT: u8 = 2;
 
 /// Parse the command line and run it.
 pub fn main() -> ExitCode {
@@ -107,17 +140,39 @@ pub fn main() -> ExitCode {
             study,
             out,
             threads,
-            fresh,
+            force,
+            shard,
             quiet,
             no_report,
-        }) => run(study.as_deref(), out, threads, fresh, quiet, no_report),
+        }) => {
+            let options = RunFlags {
+                threads,
+                force,
+                shard,
+                quiet,
+                no_report,
+            };
+            run(study.as_deref(), out, &options)
+        }
+        Some(Command::Merge { results, no_report }) => merge(&results, no_report),
+        Some(Command::Slurm(args)) => slurm::slurm(&args),
         Some(Command::Report { results }) => report(&results),
         Some(Command::Bench(args)) => bench::bench(&args),
-        None => run(None, None, 0, false, false, false),
+        None => run(None, None, &RunFlags::default()),
     }
 }
 
-fn load(path: Option<&Path>) -> Result<Study, ExitCode> {
+/// The options of `fieldmc run` besides the study and the folder.
+#[derive(Debug, Default)]
+struct RunFlags {
+    threads: usize,
+    force: bool,
+    shard: Option<Shard>,
+    quiet: bool,
+    no_report: bool,
+}
+
+pub(super) fn load(path: Option<&Path>) -> Result<Study, ExitCode> {
     let loaded = match path {
         Some(path) => study::load(path),
         None => study::parse(study::QUICKSTART, Path::new(study::QUICKSTART_ORIGIN)),
@@ -149,21 +204,32 @@ fn print_plan(path: &Path, format: Format) -> ExitCode {
         Err(code) => return code,
     };
     let plan = plan(&study);
-    match format {
-        Format::Text => print!("{}", plan.to_text_table(&study)),
-        Format::Csv => print!("{}", plan.to_csv()),
-    }
-    ExitCode::SUCCESS
+    let text = match format {
+        Format::Text => plan.to_text_table(&study),
+        Format::Csv => plan.to_csv(),
+    };
+    print_quietly(&text)
 }
 
-fn run(
-    path: Option<&Path>,
-    out: Option<PathBuf>,
-    threads: usize,
-    fresh: bool,
-    quiet: bool,
-    no_report: bool,
-) -> ExitCode {
+/// Prints `text` to stdout; a reader that stops early (`fieldmc plan ... | head`) is not an
+/// error.
+fn print_quietly(text: &str) -> ExitCode {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write to standard output: {e}");
+            ExitCode::from(FAILURE)
+        }
+    }
+}
+
+fn run(path: Option<&Path>, out: Option<PathBuf>, flags: &RunFlags) -> ExitCode {
     let study = match load(path) {
         Ok(study) => study,
         Err(code) => return code,
@@ -177,9 +243,10 @@ fn run(
     let plan = plan(&study);
     let options = ExecuteOptions {
         out: out.unwrap_or_else(|| default_out(&study)),
-        threads,
-        fresh,
-        quiet,
+        threads: flags.threads,
+        force: flags.force,
+        quiet: flags.quiet,
+        shard: flags.shard,
     };
     let summary = match execute(&study, &plan, &options) {
         Ok(summary) => summary,
@@ -188,15 +255,8 @@ fn run(
             return ExitCode::from(FAILURE);
         }
     };
-    eprintln!(
-        "{} jobs: {} ran, {} resumed, {} failed -> {}",
-        summary.jobs,
-        summary.ran,
-        summary.resumed,
-        summary.failed,
-        summary.out.display()
-    );
-    if !no_report && write_report(&summary.out).is_err() {
+    print_summary(&summary);
+    if summary.assembled && !flags.no_report && write_report(&summary.out).is_err() {
         return ExitCode::from(FAILURE);
     }
     if summary.failed > 0 {
@@ -204,6 +264,119 @@ fn run(
     } else {
         ExitCode::SUCCESS
     }
+}
+
+fn print_summary(summary: &ExecuteSummary) {
+    for holder in &summary.taken_over {
+        eprintln!("note: took over the results folder from {holder}, which is no longer running");
+    }
+    let stale = summary.stale;
+    if stale.total() > 0 {
+        let reasons: Vec<String> = [
+            (stale.failed, "had failed"),
+            (stale.data_changed, "read a data file that has changed"),
+            (stale.other_version, "came from another fieldmc version"),
+            (stale.other_key, "had another key"),
+            (stale.forced, "were forced (--force)"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, why)| format!("{n} {why}"))
+        .collect();
+        eprintln!(
+            "recomputed {} jobs whose earlier results could not be reused: {}",
+            stale.total(),
+            reasons.join(", ")
+        );
+    }
+    let what = match summary.shard {
+        Some(shard) => format!("shard {shard}: "),
+        None => String::new(),
+    };
+    eprintln!(
+        "{what}{} jobs: {} ran, {} resumed, {} failed -> {}",
+        summary.jobs,
+        summary.ran,
+        summary.resumed,
+        summary.failed,
+        summary.out.display()
+    );
+    if summary.shard.is_some() {
+        eprintln!(
+            "when every shard is done: fieldmc merge {}",
+            summary.out.display()
+        );
+    }
+}
+
+fn merge(results: &Path, no_report: bool) -> ExitCode {
+    let outcome = match crate::sink::merge(results) {
+        Ok(outcome) => outcome,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(FAILURE);
+        }
+    };
+    let total = outcome.plan.len();
+    if !outcome.missing.is_empty() {
+        eprintln!(
+            "error: {} of {total} jobs have no result yet, so the tables were not written: {}",
+            outcome.missing.len(),
+            describe_missing(&outcome.missing, &outcome.shard_counts)
+        );
+        eprintln!(
+            "rerun the shards named (`fieldmc run STUDY --shard I/K --out {}`, or the same \
+             `fieldmc slurm ... --submit` again), then merge again",
+            results.display()
+        );
+        return ExitCode::from(FAILURE);
+    }
+    drop(outcome.lock);
+    let tables: Vec<String> = outcome
+        .assembled
+        .iter()
+        .flat_map(|a| &a.tables)
+        .map(|(name, rows)| format!("{name} {rows} rows"))
+        .collect();
+    eprintln!(
+        "merged {total} jobs, {} failed -> {} ({})",
+        outcome.failed,
+        results.display(),
+        tables.join(", ")
+    );
+    if !no_report && write_report(results).is_err() {
+        return ExitCode::from(FAILURE);
+    }
+    if outcome.failed > 0 {
+        ExitCode::from(FAILURE)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `shard 1/3: 4 jobs, shard 2/3: 1 job (first: a1b2.., ...)`.
+fn describe_missing(missing: &[String], shard_counts: &[u32]) -> String {
+    let first: Vec<&str> = missing.iter().take(5).map(String::as_str).collect();
+    let more = if missing.len() > first.len() {
+        ", ..."
+    } else {
+        ""
+    };
+    let ids = format!("{}{more}", first.join(", "));
+    let Some(&count) = shard_counts.last() else {
+        return ids;
+    };
+    let mut per_shard = vec![0usize; count as usize];
+    for id in missing {
+        per_shard[shard_of(id, count) as usize] += 1;
+    }
+    let shards: Vec<String> = per_shard
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| **n > 0)
+        .map(|(index, n)| format!("shard {index}/{count}: {n} jobs"))
+        .collect();
+    format!("{} (first: {ids})", shards.join(", "))
 }
 
 fn report(results: &Path) -> ExitCode {

@@ -92,11 +92,7 @@ impl Draws {
     /// standard normal quantile of each.
     pub(crate) fn z_scaled(&self) -> Self {
         let ranks = average_ranks(&self.values);
-        let denominator = (self.values.len() as f64 - 2.0 * BLOM_OFFSET) + 1.0;
-        let z = ranks
-            .iter()
-            .map(|r| standard_normal_quantile((r - BLOM_OFFSET) / denominator))
-            .collect();
+        let z = blom_scores(&ranks);
         Self::from_parts(self.n_chains, self.n_draws, z)
     }
 
@@ -108,7 +104,11 @@ impl Draws {
 
     /// 1 where a draw is at most the pooled `prob` quantile, else 0.
     pub(crate) fn quantile_indicator(&self, prob: f64) -> Self {
-        let threshold = quantile_type7(&self.values, prob);
+        self.indicator(quantile_type7(&self.values, prob))
+    }
+
+    /// 1 where a draw is at most `threshold`, else 0.
+    pub(crate) fn indicator(&self, threshold: f64) -> Self {
         self.map(|v| if v <= threshold { 1.0 } else { 0.0 })
     }
 }
@@ -126,18 +126,19 @@ fn sorted(values: &[f64]) -> Vec<f64> {
 /// 1-based ranks, ties sharing the average of the ranks they span (scipy's `method="average"`).
 /// Inputs must be finite; -0.0 and 0.0 tie, as they do in numpy.
 pub(crate) fn average_ranks(values: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    // Sorting (value, index) pairs keeps the comparisons on contiguous memory.
+    let mut order: Vec<(f64, usize)> = values.iter().copied().zip(0..).collect();
+    order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let mut ranks = vec![0.0; values.len()];
     let mut start = 0;
     while start < order.len() {
         let mut end = start + 1;
-        while end < order.len() && values[order[end]] == values[order[start]] {
+        while end < order.len() && order[end].0 == order[start].0 {
             end += 1;
         }
         // Positions start..end hold equal values; their 1-based ranks are start+1 ..= end.
         let shared = (start + 1 + end) as f64 / 2.0;
-        for &index in &order[start..end] {
+        for &(_, index) in &order[start..end] {
             ranks[index] = shared;
         }
         start = end;
@@ -145,21 +146,65 @@ pub(crate) fn average_ranks(values: &[f64]) -> Vec<f64> {
     ranks
 }
 
+/// The normal scores of average ranks among n values: Phi^-1((r - 3/8) / (n - 3/4 + 1)). The
+/// scores of whole ranks come from a table made once per n and thread (every cell of a job has
+/// the same number of draws); tied (half) ranks are computed.
+fn blom_scores(ranks: &[f64]) -> Vec<f64> {
+    use std::cell::RefCell;
+    thread_local! {
+        static TABLE: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+    }
+    let n = ranks.len();
+    let denominator = (n as f64 - 2.0 * BLOM_OFFSET) + 1.0;
+    let score = |r: f64| standard_normal_quantile((r - BLOM_OFFSET) / denominator);
+    TABLE.with_borrow_mut(|table| {
+        if table.len() != n {
+            *table = (1..=n).map(|r| score(r as f64)).collect();
+        }
+        ranks
+            .iter()
+            .map(|&r| {
+                let whole = r as usize;
+                if whole as f64 == r && (1..=n).contains(&whole) {
+                    table[whole - 1]
+                } else {
+                    score(r)
+                }
+            })
+            .collect()
+    })
+}
+
 /// numpy's median: the middle value, or the mean of the two middle values.
 pub(crate) fn median(values: &[f64]) -> f64 {
-    let sorted = sorted(values);
-    let n = sorted.len();
+    let mut work = values.to_vec();
+    let n = work.len();
+    let (below, upper, _) = work.select_nth_unstable_by(n / 2, f64::total_cmp);
+    let upper = *upper;
     if n % 2 == 1 {
-        sorted[n / 2]
+        upper
     } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+        let lower = below.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (lower + upper) / 2.0
     }
 }
 
 /// scipy's `mquantiles(values, prob, alphap=1, betap=1)` (R's type 7), evaluated with the same
 /// floating-point operations so that ties at the quantile compare the same way as in ArviZ.
 pub(crate) fn quantile_type7(values: &[f64], prob: f64) -> f64 {
+    quantile_of_sorted(&sorted(values), prob)
+}
+
+/// Several type-7 quantiles from one sort.
+pub(crate) fn quantiles_type7(values: &[f64], probs: &[f64]) -> Vec<f64> {
     let sorted = sorted(values);
+    probs
+        .iter()
+        .map(|&p| quantile_of_sorted(&sorted, p))
+        .collect()
+}
+
+fn quantile_of_sorted(sorted: &[f64], prob: f64) -> f64 {
     let n = sorted.len();
     if n == 1 {
         return sorted[0];

@@ -75,16 +75,37 @@ pub fn mcse_mean(chains: &[&[f64]]) -> Option<f64> {
     Draws::from_chains(chains).and_then(|d| mean_mcse(&d))
 }
 
-/// All four diagnostics of [`Summary`] from one validation of the chains.
+/// All four diagnostics of [`Summary`] from one validation of the chains, each intermediate
+/// (the split chains, their normal scores, the tail quantiles) computed once: the same numbers
+/// as the four functions one by one.
 pub fn summarize(chains: &[&[f64]]) -> Summary {
     let Some(draws) = Draws::from_chains(chains) else {
         return Summary::default();
     };
+    let split = draws.split();
+    let scores = split.z_scaled();
+    let rhat = if draws.n_chains() < 2 {
+        None
+    } else {
+        potential_scale_reduction(&scores).and_then(|bulk| {
+            let folded = potential_scale_reduction(&split.folded().z_scaled())?;
+            Some(bulk.max(folded))
+        })
+    };
+    let thresholds = draws::quantiles_type7(draws.values(), &TAIL_PROBABILITIES);
+    let ess_tail = thresholds
+        .iter()
+        .map(|&t| effective_sample_size(&draws.indicator(t).split()))
+        .try_fold(f64::INFINITY, |lowest, ess| ess.map(|e| lowest.min(e)));
+    let mcse_mean = effective_sample_size(&split).and_then(|ess| {
+        let mcse = draws::sample_variance(draws.values()).sqrt() / ess.sqrt();
+        mcse.is_finite().then_some(mcse)
+    });
     Summary {
-        ess_bulk: bulk_ess(&draws),
-        ess_tail: tail_ess(&draws),
-        rhat: rank_rhat(&draws),
-        mcse_mean: mean_mcse(&draws),
+        ess_bulk: effective_sample_size(&scores),
+        ess_tail,
+        rhat,
+        mcse_mean,
     }
 }
 

@@ -14,7 +14,10 @@ use crate::sampler::{
 };
 use crate::streams::{Purpose, stream};
 
+use super::cells::CellDiagnostics;
 use super::score::{Estimates, Scores, score};
+use super::warnings::warnings;
+use crate::clock::Stopwatch;
 
 /// Why a job failed. Recorded in its row; the other jobs go on.
 #[derive(Debug, thiserror::Error)]
@@ -61,6 +64,13 @@ pub struct JobResult {
     pub mean: f64,
     /// Seconds to factor the prior and build the data and likelihood.
     pub setup_seconds: f64,
+    /// CPU seconds of setup and sampling, all chains (the job's thread): what effective samples
+    /// per second are counted against.
+    pub cpu_seconds: f64,
+    /// Per-cell R-hat, ESS and MCSE from the stored draws.
+    pub cells: CellDiagnostics,
+    /// Why the answer may not be trusted (empty when nothing was found).
+    pub warnings: Vec<String>,
     /// Seconds for the exact posterior (a check, not part of the sampler's cost).
     pub exact_seconds: f64,
     pub dataset: Dataset,
@@ -90,14 +100,15 @@ pub struct JobOptions<'a> {
 
 /// Run `job` of a study with seed `seed`.
 pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, JobError> {
-    let started = std::time::Instant::now();
+    let started = Stopwatch::start();
     let prior = build_prior(&job.model)?;
     let prior = prior.as_ref();
     let dataset = load_data(job, seed, prior)?;
     let model = &job.model;
     let likelihood = likelihood_of(model, &dataset);
     let mean = model.mean_value(&dataset.observed.values);
-    let setup_seconds = started.elapsed().as_secs_f64();
+    let setup_seconds = started.wall_seconds();
+    let setup_cpu = started.cpu_seconds();
     let exact_started = std::time::Instant::now();
     let exact = if options.exact {
         exact_posterior(job, prior, mean, &dataset)?
@@ -126,11 +137,18 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         adaptation: job.sampler.adaptation(),
         functional,
         exact_mean: exact.as_ref().map(|e| e.mean.as_slice()),
-        draws: DrawSettings::default(),
+        draws: DrawSettings {
+            per_chain: job.output.cell_draws.max(job.output.field_draws),
+            ..DrawSettings::default()
+        },
         progress: options.progress,
     };
+    let sampling = Stopwatch::start();
     let output = run_kind(&job.sampler, &request, chain_rngs(job, seed));
+    let cpu_seconds = setup_cpu + sampling.cpu_seconds();
     check_finite(&output)?;
+    let cells = CellDiagnostics::of(&output);
+    let warnings = warnings(&job.sampler, &output, &cells);
     let scores = score(
         model.likelihood,
         &dataset,
@@ -149,6 +167,9 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         log_evidence(&target, model.evidence_draws, &mut rng)
     });
     Ok(JobResult {
+        cpu_seconds,
+        cells,
+        warnings,
         mean,
         evidence,
         setup_seconds,

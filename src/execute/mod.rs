@@ -1,27 +1,39 @@
-//! The executor: runs a plan's jobs in parallel with rayon, one job per thread (no nested
-//! parallelism inside a job), writes each finished job atomically through the sink, resumes by
-//! skipping the jobs whose parts exist, and assembles the tables in plan order.
+//! The executor: runs a plan's jobs (or one shard of them) in parallel with rayon, one job per
+//! thread (no nested parallelism inside a job), records each finished job in the run's part log
+//! through the sink, reuses only what is still valid, and assembles the tables in plan order.
 //!
-//! A job that fails — an error or a panic — records its error in its row and the others go on.
+//! Resume policy ("honest reruns"): a job's earlier record is reused only when it has the
+//! job's canonical key, finished without error, was computed by this fieldmc version, and read
+//! data files whose content (BLAKE3) is what is on disk now. Anything else is recomputed, and
+//! `force` recomputes everything. A job that fails — an error or a panic — records its error in
+//! its row and the others go on; [`ExecuteSummary::failed`] counts them so the command line can
+//! exit 1.
+//!
 //! Jobs never share mutable state and draw only from streams derived from their own keys, so the
-//! tables do not depend on the thread count or the order in which jobs finish.
+//! tables do not depend on the thread count, the shards or the order in which jobs finish.
 
+pub mod cells;
 pub mod job;
 pub mod progress;
 pub mod sbc;
 pub mod score;
 pub mod tables;
+pub mod warnings;
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use polars::prelude::{DataFrame, PolarsResult};
 use rayon::prelude::*;
 
-use crate::plan::{Job, Plan};
-use crate::sink::{JobStatus, JobTiming, Manifest, ResultsDir, SinkError};
+use crate::model::DataSpec;
+use crate::plan::{Job, Plan, Shard};
+use crate::sink::{
+    DataFile, GIT_REVISION, Holder, JobRecord, JobStatus, PlannedJob, Purpose, ResultsDir,
+    RunHeader, RunWriter, SinkError, manifest_of, utc_timestamp,
+};
 use crate::study::Study;
 use job::{JobOptions, run_job};
 use progress::StudyProgress;
@@ -32,20 +44,48 @@ pub struct ExecuteOptions {
     pub out: PathBuf,
     /// Worker threads; 0 = one per core.
     pub threads: usize,
-    /// Start over: remove earlier results in `out` first.
-    pub fresh: bool,
+    /// Recompute every job (of the shard), even where a valid earlier result exists. Without a
+    /// shard the folder's earlier results are removed first.
+    pub force: bool,
     /// No progress display.
     pub quiet: bool,
+    /// Run only this shard's jobs and leave the assembly to `fieldmc merge`.
+    pub shard: Option<Shard>,
 }
 
 /// What a run did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExecuteSummary {
+    /// Jobs of the plan, or of the shard.
     pub jobs: usize,
     pub ran: usize,
     pub resumed: usize,
+    /// Jobs that failed now (their rows say why).
     pub failed: usize,
+    /// Jobs recomputed although a record existed, by reason.
+    pub stale: StaleCounts,
     pub out: PathBuf,
+    pub shard: Option<Shard>,
+    /// Whether the tables were assembled (always, without a shard).
+    pub assembled: bool,
+    /// Holders of stale locks that this run took over.
+    pub taken_over: Vec<String>,
+}
+
+/// Why earlier records were not reused.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StaleCounts {
+    pub failed: usize,
+    pub data_changed: usize,
+    pub other_version: usize,
+    pub other_key: usize,
+    pub forced: usize,
+}
+
+impl StaleCounts {
+    pub fn total(&self) -> usize {
+        self.failed + self.data_changed + self.other_version + self.other_key + self.forced
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -58,65 +98,255 @@ pub enum ExecuteError {
     Table { job: String, message: String },
 }
 
-/// Run every job of `plan` not yet finished in `options.out`, then assemble the tables.
+/// The data files a job reads.
+fn data_files(job: &Job) -> Vec<&Path> {
+    match &job.data {
+        DataSpec::Csv { path, .. } => vec![path.as_path()],
+        DataSpec::Simulated { .. } => Vec::new(),
+    }
+}
+
+/// BLAKE3 of the content of every data file `jobs` read, by path.
+fn hash_data_files<'a>(
+    jobs: impl Iterator<Item = &'a Job>,
+) -> Result<HashMap<PathBuf, DataFile>, SinkError> {
+    let mut hashes = HashMap::new();
+    for job in jobs {
+        for path in data_files(job) {
+            if hashes.contains_key(path) {
+                continue;
+            }
+            let mut hasher = blake3::Hasher::new();
+            hasher
+                .update_reader(std::fs::File::open(path).map_err(|e| SinkError::Io {
+                    action: "read",
+                    path: path.to_path_buf(),
+                    reason: e.to_string(),
+                    source: e,
+                })?)
+                .map_err(|e| SinkError::Io {
+                    action: "read",
+                    path: path.to_path_buf(),
+                    reason: e.to_string(),
+                    source: e,
+                })?;
+            let file = DataFile {
+                path: path.display().to_string(),
+                blake3: hasher.finalize().to_hex().to_string(),
+            };
+            hashes.insert(path.to_path_buf(), file);
+        }
+    }
+    Ok(hashes)
+}
+
+/// A job's data files with their hashes.
+fn job_data(job: &Job, hashes: &HashMap<PathBuf, DataFile>) -> Vec<DataFile> {
+    data_files(job)
+        .into_iter()
+        .filter_map(|path| hashes.get(path).cloned())
+        .collect()
+}
+
+/// What to do with a job given the folder's records.
+enum Decision {
+    /// Its record is valid: keep it.
+    Reuse,
+    /// No record: compute it.
+    Missing,
+    /// A record exists but may not stand for the job: recompute it.
+    Stale(fn(&mut StaleCounts) -> &mut usize),
+}
+
+/// The resume policy (see the module docs).
+fn decide(
+    job: &Job,
+    index: &crate::sink::PartIndex,
+    hashes: &HashMap<PathBuf, DataFile>,
+    force: bool,
+) -> Decision {
+    let Some(record) = index.get(&job.id) else {
+        return Decision::Missing;
+    };
+    if force {
+        Decision::Stale(|s| &mut s.forced)
+    } else if record.key != crate::sink::KeyHash::of(&job.key) {
+        Decision::Stale(|s| &mut s.other_key)
+    } else if record.status != JobStatus::Ok {
+        Decision::Stale(|s| &mut s.failed)
+    } else if record.version != env!("CARGO_PKG_VERSION") {
+        Decision::Stale(|s| &mut s.other_version)
+    } else if !same_content(&record.data, &job_data(job, hashes)) {
+        Decision::Stale(|s| &mut s.data_changed)
+    } else {
+        Decision::Reuse
+    }
+}
+
+/// Whether two lists of data files hold the same contents in the same order. Paths are not
+/// compared: a shared file system may be mounted at different places on different machines,
+/// and the job's key already names the file.
+fn same_content(recorded: &[DataFile], now: &[DataFile]) -> bool {
+    recorded.len() == now.len() && recorded.iter().zip(now).all(|(a, b)| a.blake3 == b.blake3)
+}
+
+/// `20261123T191500Z-s0of3-host-pid-nonce`: unique, sorted by start time, names the run's log.
+fn run_name(started: &str, shard: Option<Shard>, host: &str) -> String {
+    let stamp: String = started
+        .chars()
+        .filter(|c| !matches!(c, '-' | ':'))
+        .collect();
+    let shard = shard.map_or(String::new(), |s| format!("s{}of{}-", s.index, s.count));
+    let host: String = host
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .take(40)
+        .collect();
+    let nonce = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!("{stamp}-{shard}{host}-{}-{nonce}", std::process::id())
+}
+
+/// Run every job of `plan` (or of its shard) that has no valid result in `options.out`, then,
+/// without a shard, assemble the tables.
 pub fn execute(
     study: &Study,
     plan: &Plan,
     options: &ExecuteOptions,
 ) -> Result<ExecuteSummary, ExecuteError> {
-    let results = ResultsDir::create(&options.out)?;
-    if options.fresh {
+    let results = ResultsDir::open(&options.out)?;
+    let study_hash = blake3::hash(study.source_text.as_bytes())
+        .to_hex()
+        .to_string();
+    let purpose = match options.shard {
+        Some(shard) => Purpose::Shard {
+            index: shard.index,
+            count: shard.count,
+        },
+        None => Purpose::Run,
+    };
+    let lock = results.lock(Holder::this_process(purpose, &study_hash))?;
+    if options.force && options.shard.is_none() {
         results.clear()?;
     }
-    let earlier = earlier_timings(&results);
-    let finished = results.finished_jobs()?;
-    let todo: Vec<&Job> = plan
+    let selected: Vec<&Job> = plan
         .jobs
         .iter()
-        .filter(|job| !finished.contains(&job.id))
+        .filter(|job| options.shard.is_none_or(|shard| shard.contains(&job.id)))
         .collect();
-    let resumed = plan.jobs.len() - todo.len();
-    let threads = resolve_threads(options.threads);
-    let mut manifest = Manifest::begin(&study.name, study.seed, threads);
-    let progress = StudyProgress::new(todo.len() as u64, resumed as u64, options.quiet);
-
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| ExecuteError::Threads {
-            threads,
-            message: e.to_string(),
-        })?;
-    let outcomes: Vec<Result<Finished, ExecuteError>> = pool.install(|| {
-        todo.par_iter()
-            .map(|job| run_and_write(job, study, &results, &progress))
-            .collect()
-    });
-    progress.finish();
-    let mut failed = 0;
-    for outcome in outcomes {
-        let finished = outcome?;
-        if let Some(error) = &finished.error {
-            failed += 1;
-            progress.note(&format!("job {} failed: {error}", finished.timing.job_id));
+    let hashes = hash_data_files(selected.iter().copied())?;
+    let index = results.index()?;
+    let mut stale = StaleCounts::default();
+    let mut todo = Vec::new();
+    for job in &selected {
+        match decide(job, &index, &hashes, options.force) {
+            Decision::Reuse => {}
+            Decision::Missing => todo.push(*job),
+            Decision::Stale(reason) => {
+                *reason(&mut stale) += 1;
+                todo.push(*job);
+            }
         }
-        manifest.record_job(finished.timing);
     }
-    for job in plan.jobs.iter().filter(|job| finished.contains(&job.id)) {
-        manifest.record_job(resumed_timing(&job.id, &earlier));
+    drop(index);
+    let resumed = selected.len() - todo.len();
+    let planned: Vec<PlannedJob> = plan
+        .jobs
+        .iter()
+        .map(|job| PlannedJob::new(&job.id, &job.key))
+        .collect();
+    results.write_plan(&planned)?;
+    results.write_text("study.toml", &study.source_text)?;
+
+    let threads = resolve_threads(options.threads);
+    let started_at = SystemTime::now();
+    let started = utc_timestamp(started_at);
+    let host = crate::sink::lock::host_name();
+    let mut data: Vec<DataFile> = hashes.values().cloned().collect();
+    data.sort();
+    let header = RunHeader {
+        run: run_name(&started, options.shard, &host),
+        shard: options.shard.map(|s| s.to_string()),
+        host,
+        pid: std::process::id(),
+        threads,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        git_revision: GIT_REVISION.to_string(),
+        study: study.name.clone(),
+        seed: study.seed,
+        study_hash,
+        data,
+        started,
+        started_unix_ms: started_at
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64),
+    };
+    let progress = StudyProgress::new(todo.len() as u64, resumed as u64, options.quiet);
+    let mut failed = 0;
+    if !todo.is_empty() {
+        let writer = results.start_run(&header)?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| ExecuteError::Threads {
+                threads,
+                message: e.to_string(),
+            })?;
+        let outcomes: Vec<Result<Option<String>, ExecuteError>> = pool.install(|| {
+            todo.par_iter()
+                .map(|job| run_and_record(job, study, &writer, &hashes, &progress))
+                .collect()
+        });
+        progress.finish();
+        let mut first_error = None;
+        for (job, outcome) in todo.iter().zip(outcomes) {
+            match outcome {
+                Ok(Some(error)) => {
+                    failed += 1;
+                    progress.note(&format!("job {} failed: {error}", job.id));
+                }
+                Ok(None) => {}
+                Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        writer.close()?;
+        if let Some(error) = first_error {
+            return Err(error);
+        }
+    } else {
+        progress.finish();
     }
 
-    let ids: Vec<String> = plan.jobs.iter().map(|j| j.id.clone()).collect();
-    results.assemble(&ids)?;
-    results.write_text("study.toml", &study.source_text)?;
-    manifest.finish();
-    results.write_manifest(&manifest)?;
+    let assembled = options.shard.is_none();
+    if assembled {
+        let index = results.index()?;
+        results.assemble(&planned, &index)?;
+        let mut manifest = manifest_of(
+            &study.name,
+            study.seed,
+            threads,
+            &planned,
+            &index,
+            Some(&header.run),
+        );
+        manifest.finish();
+        results.write_manifest(&manifest)?;
+    }
+    let taken_over = lock.taken_over.iter().map(Holder::describe).collect();
+    drop(lock);
     Ok(ExecuteSummary {
-        jobs: plan.jobs.len(),
+        jobs: selected.len(),
         ran: todo.len(),
         resumed,
         failed,
+        stale,
         out: options.out.clone(),
+        shard: options.shard,
+        assembled,
+        taken_over,
     })
 }
 
@@ -125,26 +355,6 @@ fn resolve_threads(requested: usize) -> usize {
         requested
     } else {
         std::thread::available_parallelism().map_or(1, |n| n.get())
-    }
-}
-
-/// The timings of an earlier run into the same folder, by job id.
-fn earlier_timings(results: &ResultsDir) -> HashMap<String, JobTiming> {
-    let path = results.root().join("manifest.json");
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| serde_json::from_str::<Manifest>(&text).ok())
-        .map(|m| m.jobs.into_iter().map(|t| (t.job_id.clone(), t)).collect())
-        .unwrap_or_default()
-}
-
-fn resumed_timing(job_id: &str, earlier: &HashMap<String, JobTiming>) -> JobTiming {
-    let before = earlier.get(job_id);
-    JobTiming {
-        job_id: job_id.to_string(),
-        status: before.map_or(JobStatus::Ok, |t| t.status),
-        wall_seconds: before.map_or(0.0, |t| t.wall_seconds),
-        resumed: true,
     }
 }
 
@@ -163,19 +373,15 @@ fn guarded<T>(compute: impl FnOnce() -> Result<T, job::JobError>) -> Result<T, S
     }
 }
 
-/// A job that ran now: its timing and, if it failed, why.
-struct Finished {
-    timing: JobTiming,
-    error: Option<String>,
-}
-
-/// Run one job (catching panics), write its tables atomically, return its timing.
-fn run_and_write(
+/// Run one job (catching panics) and record its tables in the run's log; returns its error
+/// when it failed.
+fn run_and_record(
     job: &Job,
     study: &Study,
-    results: &ResultsDir,
+    writer: &RunWriter,
+    hashes: &HashMap<PathBuf, DataFile>,
     progress: &StudyProgress,
-) -> Result<Finished, ExecuteError> {
+) -> Result<Option<String>, ExecuteError> {
     let started = Instant::now();
     let line = progress.job(&job_label(job), job.sampler.iterations());
     let report = |done: u64| line.set(done);
@@ -200,25 +406,24 @@ fn run_and_write(
         Ok(Computed::Calibration(run)) => sbc_tables(job, &run, wall_seconds).map(|t| (t, None)),
         Err(message) => failed_tables(job, &message, wall_seconds),
     };
-    let (mut tables, error) = built.map_err(|e| ExecuteError::Table {
+    let (tables, error) = built.map_err(|e| ExecuteError::Table {
         job: job.id.clone(),
         message: e.to_string(),
     })?;
-    results.write_job(&job.id, &mut tables)?;
-    let status = if error.is_none() {
-        JobStatus::Ok
-    } else {
-        JobStatus::Failed
-    };
-    Ok(Finished {
-        timing: JobTiming {
-            job_id: job.id.clone(),
-            status,
-            wall_seconds,
-            resumed: false,
+    let record = JobRecord {
+        job_id: job.id.clone(),
+        key: job.key.clone(),
+        status: if error.is_none() {
+            JobStatus::Ok
+        } else {
+            JobStatus::Failed
         },
-        error,
-    })
+        error: error.clone(),
+        wall_seconds,
+        data: job_data(job, hashes),
+    };
+    writer.write_job(&record, &tables)?;
+    Ok(error)
 }
 
 type NamedTables = Vec<(&'static str, DataFrame)>;
@@ -233,6 +438,9 @@ fn job_tables(job: &Job, result: &job::JobResult, wall_seconds: f64) -> PolarsRe
     ];
     if !result.run.convergence.is_empty() {
         named.push(("convergence", tables::convergence(job, result)?));
+    }
+    if job.output.field_draws > 0 {
+        named.push(("draws", tables::draws(job, result)?));
     }
     Ok(named)
 }

@@ -93,6 +93,7 @@ pub fn failed_row(job: &Job, error: &str, wall_seconds: f64) -> PolarsResult<Dat
     let mut columns = parameter_columns(job);
     columns.push(repeated_text("status", "failed", 1));
     columns.push(texts("error", vec![Some(error.to_string())]));
+    columns.push(repeated_text("warnings", "", 1));
     columns.push(floats("wall_seconds", [wall_seconds]));
     DataFrame::new(1, columns)
 }
@@ -117,6 +118,7 @@ pub fn sbc_row(job: &Job, run: &super::sbc::SbcRun, wall_seconds: f64) -> Polars
     let mut columns = parameter_columns(job);
     columns.push(repeated_text("status", "ok", 1));
     columns.push(texts("error", vec![None]));
+    columns.push(repeated_text("warnings", "", 1));
     columns.extend([
         floats("acceptance_rate", [acceptance]),
         floats("wall_seconds", [wall_seconds]),
@@ -136,9 +138,13 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> PolarsResult
     let run = &result.run;
     let scores = &result.scores;
     let iterations = job.sampler.iterations() as f64 * job.sampler.chains() as f64;
+    let (loglik_evaluations, gradient_evaluations) =
+        run.evaluations_per_iteration(job.sampler.iterations());
+    let cells = &result.cells;
     let mut columns = parameter_columns(job);
     columns.push(repeated_text("status", "ok", 1));
     columns.push(texts("error", vec![None]));
+    columns.push(repeated_text("warnings", &result.warnings.join("; "), 1));
     columns.extend([
         floats("acceptance_rate", [run.acceptance_rate]),
         optional_floats("mae", [scores.mae]),
@@ -147,6 +153,10 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> PolarsResult
         floats("sample_seconds", [run.sample_seconds]),
         floats("exact_seconds", [result.exact_seconds]),
         floats("iterations_per_second", [iterations / run.sample_seconds]),
+        floats("cpu_seconds", [result.cpu_seconds]),
+        optional_floats("step_size", [run.mean_step_size()]),
+        floats("loglik_evals_per_iteration", [loglik_evaluations]),
+        floats("gradient_evals_per_iteration", [gradient_evaluations]),
         floats("jitter", [result.jitter]),
         ints("latent_dim", [result.latent_dim as i64]),
         optional_ints("torus_x", [result.embedding.map(|e| e.torus_x as i64)]),
@@ -174,6 +184,15 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> PolarsResult
         optional_floats("cell_ess_min", [d.cell_ess_min]),
         optional_floats("cell_ess_median", [d.cell_ess_median]),
         optional_floats("mcse_mean_max", [d.mcse_mean_max]),
+        optional_floats("cell_ess_bulk_min", [cells.min_ess_bulk()]),
+        optional_floats("cell_ess_tail_min", [cells.min_ess_tail()]),
+        optional_floats("cell_rhat_max", [cells.max_rhat()]),
+        optional_floats(
+            "cell_ess_bulk_min_per_second",
+            [cells.min_ess_bulk().map(|e| e / result.cpu_seconds)],
+        ),
+        ints("cell_draws_per_chain", [cells.draws_per_chain as i64]),
+        ints("cell_draws_thin", [cells.thin as i64]),
     ]);
     let evidence = result.evidence.as_ref();
     columns.extend([
@@ -235,6 +254,10 @@ pub fn fields(job: &Job, result: &JobResult) -> PolarsResult<DataFrame> {
                 .filter(|_| kind == Poisson)
                 .map_or_else(absent, some),
         ),
+        optional_floats("ess_bulk", result.cells.ess_bulk.iter().copied()),
+        optional_floats("ess_tail", result.cells.ess_tail.iter().copied()),
+        optional_floats("rhat", result.cells.rhat.iter().copied()),
+        optional_floats("mcse_mean", result.cells.mcse_mean.iter().copied()),
     ];
     DataFrame::new(n, columns)
 }
@@ -278,6 +301,41 @@ pub fn chains(job: &Job, result: &JobResult) -> PolarsResult<DataFrame> {
             repeated_text("job_id", &job.id, chains.len()),
             ints("chain", (0..chains.len()).map(|c| c as i64)),
             floats("acceptance_rate", chains.iter().map(|c| c.acceptance_rate)),
+            optional_floats("step_size", chains.iter().map(|c| c.step_size)),
+            ints(
+                "loglik_evaluations",
+                chains.iter().map(|c| c.loglik_evaluations as i64),
+            ),
+            ints(
+                "gradient_evaluations",
+                chains.iter().map(|c| c.gradient_evaluations as i64),
+            ),
+        ],
+    )
+}
+
+/// `output.field_draws` thinned draws per chain of every cell, long: one row per (chain, draw,
+/// cell), the layout ArviZ and R's posterior read (pivot `cell` to columns).
+pub fn draws(job: &Job, result: &JobResult) -> PolarsResult<DataFrame> {
+    let kept = super::cells::kept_field_draws(&result.run, job.output.field_draws);
+    let cells = kept.first().map_or(0, |k| k.2.len());
+    let height = kept.len() * cells;
+    let chain = kept
+        .iter()
+        .flat_map(|(c, _, _)| std::iter::repeat_n(*c as i64, cells));
+    let draw = kept
+        .iter()
+        .flat_map(|(_, d, _)| std::iter::repeat_n(*d as i64, cells));
+    let cell = kept.iter().flat_map(|_| (0..cells).map(|c| c as i64));
+    let value = kept.iter().flat_map(|(_, _, field)| field.iter().copied());
+    DataFrame::new(
+        height,
+        vec![
+            repeated_text("job_id", &job.id, height),
+            ints("chain", chain),
+            ints("draw", draw),
+            ints("cell", cell),
+            floats("value", value),
         ],
     )
 }

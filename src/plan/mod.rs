@@ -29,15 +29,17 @@
 //! So GRW and pCN jobs of one sweep point see the same truth and observations, and sweeping
 //! noise_sd or subsample keeps the same truth.
 
+pub mod shard;
 mod table;
 
 use crate::model::{DataSpec, ModelSpec};
 use crate::sampler::SamplerSpec;
 use crate::study::keys::*;
 use crate::study::resolve::is_default;
-use crate::study::{Study, StudyKind};
+use crate::study::{OutputSpec, Study, StudyKind};
 
 pub use crate::study::ParamValue;
+pub use shard::{Shard, shard_of};
 
 /// The jobs of a study, in plan order.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,6 +58,7 @@ pub struct Job {
     pub model: ModelSpec,
     pub data: DataSpec,
     pub sampler: SamplerSpec,
+    pub output: OutputSpec,
     /// Every resolved parameter, in one fixed order for all jobs (the keys' declaration order);
     /// `Null` where it does not apply. Each becomes the column `section_key`.
     pub params: Vec<(Key, ParamValue)>,
@@ -73,22 +76,22 @@ pub struct StreamKeys {
 }
 
 /// The keys that each stream key keeps (besides the replicate).
-const TRUTH: &[&Key] = &[
-    &DATA_LENGTH_SCALE,
-    &MODEL_GRID,
-    &MODEL_KERNEL,
-    &MODEL_VARIANCE,
-    &MODEL_WINDOW,
+const TRUTH: &[Key] = &[
+    DATA_LENGTH_SCALE,
+    MODEL_GRID,
+    MODEL_KERNEL,
+    MODEL_VARIANCE,
+    MODEL_WINDOW,
 ];
-const OBSERVATIONS: &[&Key] = &[
-    &DATA_HOLDOUT,
-    &DATA_PATH,
-    &DATA_SOURCE,
-    &DATA_SUBSAMPLE,
-    &MODEL_GRID,
+const OBSERVATIONS: &[Key] = &[
+    DATA_HOLDOUT,
+    DATA_PATH,
+    DATA_SOURCE,
+    DATA_SUBSAMPLE,
+    MODEL_GRID,
 ];
-const NOISE: &[&Key] = &[&DATA_SOURCE, &DATA_SUBSAMPLE, &MODEL_GRID];
-const COUNTS_EXTRA: &[&Key] = &[&MODEL_OFFSET];
+const NOISE: &[Key] = &[DATA_SOURCE, DATA_SUBSAMPLE, MODEL_GRID];
+const COUNTS_EXTRA: &[Key] = &[MODEL_OFFSET];
 const REPLICATE: &str = "replicate";
 
 /// Expand `study` into its jobs.
@@ -104,6 +107,7 @@ pub fn plan(study: &Study) -> Plan {
                 model: point.model.clone(),
                 data: point.data.clone(),
                 sampler: point.sampler.clone(),
+                output: point.output,
                 params: point.params.clone(),
                 streams: stream_keys(&pairs, &key),
                 key,
@@ -162,7 +166,7 @@ fn join(pairs: &[(String, String)]) -> String {
 }
 
 /// The canonical key restricted to `keys` and the replicate (pairs stay sorted).
-fn restricted(pairs: &[(String, String)], keys: &[&Key]) -> String {
+fn restricted(pairs: &[(String, String)], keys: &[Key]) -> String {
     let kept: Vec<(String, String)> = pairs
         .iter()
         .filter(|(name, _)| name == REPLICATE || keys.iter().any(|k| k.dotted() == name))
@@ -172,7 +176,7 @@ fn restricted(pairs: &[(String, String)], keys: &[&Key]) -> String {
 }
 
 fn stream_keys(pairs: &[(String, String)], key: &str) -> StreamKeys {
-    let counts: Vec<&Key> = TRUTH
+    let counts: Vec<Key> = TRUTH
         .iter()
         .chain(OBSERVATIONS)
         .chain(COUNTS_EXTRA)

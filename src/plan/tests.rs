@@ -61,6 +61,7 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "sampler_adapt",
         "sampler_target_acceptance",
         "output_field_draws",
+        "output_cell_draws",
     ];
     for job in &plan.jobs {
         let names: Vec<&str> = job.params.iter().map(|(k, _)| k.column()).collect();
@@ -232,7 +233,7 @@ fn the_csv_has_every_parameter_and_empty_nulls() {
     assert_eq!(lines.len(), 13);
     assert!(lines[0].starts_with("job_id,replicate,model_grid,model_kernel,"));
     assert!(lines[0].ends_with(
-        ",sampler_thin,sampler_chains,sampler_adapt,sampler_target_acceptance,output_field_draws"
+        ",sampler_chains,sampler_adapt,sampler_target_acceptance,output_field_draws,output_cell_draws"
     ));
     for line in &lines {
         assert_eq!(line.split(',').count(), 27, "{line}");

@@ -40,14 +40,8 @@ pub struct EllipticalState {
 }
 
 impl ChainState for EllipticalState {
-    fn position(&self) -> &[f64] {
-        &self.position.xi
-    }
-    fn field(&self) -> &[f64] {
-        &self.position.field
-    }
-    fn log_likelihood(&self) -> f64 {
-        self.position.log_likelihood
+    fn current(&self) -> &Position {
+        &self.position
     }
 }
 

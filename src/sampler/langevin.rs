@@ -8,8 +8,38 @@
 //! A step costs two prior products: L xi' (the field) and L^T (the gradient).
 
 use super::position::Position;
-use super::protocol::{ChainRng, ChainState, StepInfo, acceptance_probability, dot};
+use super::protocol::{ChainRng, ChainState, Sampler, StepInfo, acceptance_probability, dot};
 use crate::model::target::{Target, Workspace};
+
+/// A Langevin kind: a starting step size and the drift a step size gives. Every such kind is a
+/// [`Sampler`] through [`langevin_step`].
+pub trait LangevinKind: Sync {
+    /// The step size the chain starts from.
+    fn initial_step(&self) -> f64;
+    /// The proposal's drift and spread at step size `step`.
+    fn drift(step: f64) -> Drift;
+}
+
+impl<K: LangevinKind> Sampler for K {
+    type State<'t>
+        = LangevinState
+    where
+        K: 't;
+
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> LangevinState {
+        LangevinState::new(xi, self.initial_step(), target)
+    }
+
+    fn step<'t>(
+        &self,
+        state: &mut LangevinState,
+        target: &Target<'t>,
+        rng: &mut ChainRng,
+    ) -> StepInfo {
+        let drift = K::drift(state.step);
+        langevin_step(state, drift, target, rng)
+    }
+}
 
 /// The proposal xi' = keep xi + weight g(xi) + sd z.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,21 +78,11 @@ impl LangevinState {
             work,
         }
     }
-
-    pub fn step_size_value(&self) -> f64 {
-        self.step
-    }
 }
 
 impl ChainState for LangevinState {
-    fn position(&self) -> &[f64] {
-        &self.position.xi
-    }
-    fn field(&self) -> &[f64] {
-        &self.position.field
-    }
-    fn log_likelihood(&self) -> f64 {
-        self.position.log_likelihood
+    fn current(&self) -> &Position {
+        &self.position
     }
     fn step_size(&self) -> Option<f64> {
         Some(self.step)

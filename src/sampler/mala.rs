@@ -3,10 +3,9 @@
 //! N(0, I) contributes -xi). The kept fraction of xi therefore shrinks with h, and the step size
 //! that keeps the acceptance rate fixed falls as the dimension grows (about N^(-1/6)).
 
-use super::langevin::{Drift, LangevinState, langevin_step};
-use super::protocol::{ChainRng, Sampler, StepInfo, StepTuning};
+use super::langevin::{Drift, LangevinKind};
+use super::protocol::StepTuning;
 use super::{Kind, SamplerSpec};
-use crate::model::target::Target;
 
 /// MALA with its starting step size h > 0.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -26,26 +25,17 @@ impl Kind for Mala {
     }
 }
 
-impl Sampler for Mala {
-    type State<'t> = LangevinState;
-
-    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> LangevinState {
-        LangevinState::new(xi, self.step, target)
+impl LangevinKind for Mala {
+    fn initial_step(&self) -> f64 {
+        self.step
     }
 
-    fn step<'t>(
-        &self,
-        state: &mut LangevinState,
-        target: &Target<'t>,
-        rng: &mut ChainRng,
-    ) -> StepInfo {
-        let h = state.step_size_value();
+    fn drift(h: f64) -> Drift {
         let half = 0.5 * h * h;
-        let drift = Drift {
+        Drift {
             keep: 1.0 - half,
             weight: half,
             sd: h,
-        };
-        langevin_step(state, drift, target, rng)
+        }
     }
 }

@@ -6,12 +6,10 @@
 //! proposal needs one prior draw L z (drawn ahead in blocks) and the field at the M observed
 //! cells; the full field is updated only when a move is accepted.
 
-use super::position::{Position, PriorDraws};
-use super::protocol::{
-    ChainRng, ChainState, Sampler, StepInfo, StepTuning, acceptance_probability,
-};
+use super::position::{RandomWalkState, random_walk_step};
+use super::protocol::{ChainRng, Sampler, StepInfo, StepTuning};
 use super::{Kind, SamplerSpec};
-use crate::model::target::{Target, Workspace};
+use crate::model::target::Target;
 
 /// pCN with its starting step size beta (0 < beta <= 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,91 +29,21 @@ impl Kind for Pcn {
     }
 }
 
-/// A pCN chain.
-#[derive(Debug, Clone)]
-pub struct PcnState {
-    position: Position,
-    beta: f64,
-    contraction: f64,
-    proposal: Vec<f64>,
-    draws: PriorDraws,
-    work: Workspace,
-}
-
-impl ChainState for PcnState {
-    fn position(&self) -> &[f64] {
-        &self.position.xi
-    }
-    fn field(&self) -> &[f64] {
-        &self.position.field
-    }
-    fn log_likelihood(&self) -> f64 {
-        self.position.log_likelihood
-    }
-    fn step_size(&self) -> Option<f64> {
-        Some(self.beta)
-    }
-    fn set_step_size(&mut self, step: f64) {
-        self.beta = step;
-        self.contraction = contraction(step);
-    }
-}
-
-fn contraction(beta: f64) -> f64 {
-    (1.0 - beta * beta).max(0.0).sqrt()
-}
-
 impl Sampler for Pcn {
-    type State<'t> = PcnState;
+    type State<'t> = RandomWalkState;
 
-    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> PcnState {
-        let mut work = target.workspace();
-        PcnState {
-            position: Position::new(xi, target, &mut work),
-            beta: self.beta,
-            contraction: contraction(self.beta),
-            proposal: vec![0.0; target.observations()],
-            draws: PriorDraws::new(target),
-            work,
-        }
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> RandomWalkState {
+        RandomWalkState::new(xi, self.beta, target)
     }
 
-    fn step<'t>(&self, state: &mut PcnState, target: &Target<'t>, rng: &mut ChainRng) -> StepInfo {
-        let PcnState {
-            position,
-            beta,
-            contraction,
-            proposal,
-            draws,
-            work,
-        } = state;
-        let (beta, keep, mean) = (*beta, *contraction, target.mean);
-        let (z, lz) = draws.next(target, rng, work);
-        for ((w, &g), &c) in proposal
-            .iter_mut()
-            .zip(&position.observed)
-            .zip(target.observed_cells)
-        {
-            *w = mean + keep * (g - mean) + beta * lz[c];
-        }
-        let log_likelihood = target.likelihood.log_likelihood(proposal);
-        let log_ratio = log_likelihood - position.log_likelihood;
-        let moved = rng.accept(log_ratio);
-        if moved {
-            for (x, &zk) in position.xi.iter_mut().zip(z) {
-                *x = keep * *x + beta * zk;
-            }
-            for (u, &lzk) in position.field.iter_mut().zip(lz) {
-                *u = mean + keep * (*u - mean) + beta * lzk;
-            }
-            position.observed.copy_from_slice(proposal);
-            position.log_likelihood = log_likelihood;
-        }
-        StepInfo {
-            moved,
-            acceptance_probability: Some(acceptance_probability(log_ratio)),
-            loglik_evaluations: 1,
-            gradient_evaluations: 0,
-        }
+    fn step<'t>(
+        &self,
+        state: &mut RandomWalkState,
+        target: &Target<'t>,
+        rng: &mut ChainRng,
+    ) -> StepInfo {
+        let beta = state.beta();
+        let keep = (1.0 - beta * beta).max(0.0).sqrt();
+        random_walk_step(state, keep, |_, _| 0.0, target, rng)
     }
 }

@@ -7,10 +7,9 @@
 //! pCN plus a gradient drift. The proposal is well defined on the function space, so its
 //! acceptance rate does not collapse as the grid is refined; with a flat likelihood it is pCN.
 
-use super::langevin::{Drift, LangevinState, langevin_step};
-use super::protocol::{ChainRng, Sampler, StepInfo, StepTuning};
+use super::langevin::{Drift, LangevinKind};
+use super::protocol::StepTuning;
 use super::{Kind, SamplerSpec};
-use crate::model::target::Target;
 
 /// pCN-Langevin with its starting step size beta in (0, 1].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,26 +29,17 @@ impl Kind for Pcnl {
     }
 }
 
-impl Sampler for Pcnl {
-    type State<'t> = LangevinState;
-
-    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> LangevinState {
-        LangevinState::new(xi, self.beta, target)
+impl LangevinKind for Pcnl {
+    fn initial_step(&self) -> f64 {
+        self.beta
     }
 
-    fn step<'t>(
-        &self,
-        state: &mut LangevinState,
-        target: &Target<'t>,
-        rng: &mut ChainRng,
-    ) -> StepInfo {
-        let beta = state.step_size_value();
+    fn drift(beta: f64) -> Drift {
         let keep = (1.0 - beta * beta).max(0.0).sqrt();
-        let drift = Drift {
+        Drift {
             keep,
             weight: 1.0 - keep,
             sd: beta,
-        };
-        langevin_step(state, drift, target, rng)
+        }
     }
 }

@@ -13,6 +13,7 @@
 
 use rand::RngExt;
 
+use super::position::Position;
 use crate::model::target::Target;
 use crate::normals::NormalStream;
 use crate::streams::StreamRng;
@@ -66,12 +67,20 @@ pub trait Sampler: Sync {
 
 /// What the driver reads of a chain's state.
 pub trait ChainState: Send {
+    /// The chain's current position, with its field and log-likelihood.
+    fn current(&self) -> &Position;
     /// The whitened position xi.
-    fn position(&self) -> &[f64];
+    fn position(&self) -> &[f64] {
+        &self.current().xi
+    }
     /// The field u = mean + L xi at the position (N values).
-    fn field(&self) -> &[f64];
+    fn field(&self) -> &[f64] {
+        &self.current().field
+    }
     /// The log-likelihood at the position.
-    fn log_likelihood(&self) -> f64;
+    fn log_likelihood(&self) -> f64 {
+        self.current().log_likelihood
+    }
     /// The step size, for kinds that have one.
     fn step_size(&self) -> Option<f64> {
         None

@@ -47,6 +47,41 @@ pub enum SinkError {
     /// polars could not stack the parts of a table.
     #[error("cannot assemble {table}: {message}")]
     Assemble { table: String, message: String },
+    /// A table has a column of a type the part logs cannot hold.
+    #[error(
+        "table {table}: column {column:?} has type {dtype}, which fieldmc cannot store (it stores \
+         null, boolean, i32, i64, u32, u64, f32, f64 and text columns)"
+    )]
+    UnsupportedColumn {
+        table: String,
+        column: String,
+        dtype: String,
+    },
+    /// A table could not be encoded for its part log.
+    #[error("cannot encode table {table}: {message}")]
+    Encode { table: String, message: String },
+    /// A file fieldmc wrote no longer reads as it was written.
+    #[error("{} is damaged: {message}", path.display())]
+    Corrupt { path: PathBuf, message: String },
+    /// Another live process works in the results folder.
+    #[error(
+        "the results folder {} is in use by {holder}; wait until it ends or choose another \
+         folder with --out (if that process is gone but its machine cannot be reached, remove \
+         {})",
+        root.display(),
+        lock_file.display()
+    )]
+    Locked {
+        root: PathBuf,
+        holder: String,
+        lock_file: PathBuf,
+    },
+    /// Shards or runs whose records would be merged disagree on fieldmc's version or on data.
+    #[error("cannot merge {}: {message}", root.display())]
+    Inconsistent { root: PathBuf, message: String },
+    /// `fieldmc merge` on a folder that no run has written into.
+    #[error("{} holds no study run by fieldmc (no parts/plan.tsv); run `fieldmc run` first", root.display())]
+    NoPlan { root: PathBuf },
     /// The manifest could not be encoded as JSON.
     #[error("cannot encode the manifest: {0}")]
     Manifest(#[from] serde_json::Error),

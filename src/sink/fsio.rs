@@ -59,6 +59,26 @@ pub(crate) fn unique_suffix() -> String {
     format!("{}-{count}{nanos:09}", std::process::id())
 }
 
+/// `text` as a file name component: letters, digits, `.`, `_` and `-` kept, anything else `_`,
+/// never starting with a dot, at most 64 characters.
+pub(crate) fn safe_component(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if out.is_empty() || out.starts_with('.') {
+        out.insert(0, 'x');
+    }
+    out
+}
+
 /// Creates `path` (which must not exist), writes `bytes` and syncs the data to disk.
 fn write_new_synced(path: &Path, bytes: &[u8]) -> Result<(), SinkError> {
     let mut file = create_new(path)?;
@@ -118,7 +138,8 @@ pub(crate) fn is_temporary(name: &str) -> bool {
 }
 
 /// Deletes every temporary file or folder directly inside `dir` (left by a crashed run).
-/// Returns how many were removed. Assumes no other run writes into `dir` at the same time.
+/// Returns how many were removed. Only for a process that holds the folder alone (see
+/// [`super::lock`]): another live process's temporaries would go too.
 pub(crate) fn remove_temporaries(dir: &Path) -> Result<usize, SinkError> {
     let mut removed = 0;
     for entry in read_dir(dir)? {

@@ -1,9 +1,12 @@
 //! The run manifest: which tool, revision, seed and thread count produced a results folder,
-//! when, and how long each job took. Timestamps are UTC ISO-8601, computed without a date crate.
+//! when, on which hosts (one entry per run or shard), from which data (content hashes), and how
+//! long each job took. Timestamps are UTC ISO-8601, computed without a date crate.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
+
+use super::log::DataFile;
 
 /// The git revision fieldmc was built from (`build.rs`), `"unknown"` outside a git checkout.
 pub const GIT_REVISION: &str = match option_env!("FIELDMC_GIT_REVISION") {
@@ -30,8 +33,35 @@ pub struct Manifest {
     pub started: String,
     /// When the run finished; `None` while it runs.
     pub finished: Option<String>,
+    /// Every run (a whole study, or one shard of it) whose results the tables hold.
+    #[serde(default)]
+    pub runs: Vec<RunSummary>,
+    /// The data files the jobs read, with the BLAKE3 hash of their content.
+    #[serde(default)]
+    pub data: Vec<DataFile>,
     /// One entry per job, in plan order.
     pub jobs: Vec<JobTiming>,
+}
+
+/// Provenance of one run (a whole study or a shard): where, when, with what.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// The run's name (its part log is `parts/<run>.log`).
+    pub run: String,
+    /// `I/K` for a shard.
+    pub shard: Option<String>,
+    pub host: String,
+    pub pid: u32,
+    pub threads: usize,
+    pub version: String,
+    pub git_revision: String,
+    pub started: String,
+    /// `None` when the run did not end normally (killed); its finished jobs still count.
+    pub finished: Option<String>,
+    /// Jobs of the tables that this run computed.
+    pub jobs: usize,
+    /// The data files as the run found them when it started.
+    pub data: Vec<DataFile>,
 }
 
 /// How one job ended and how long it took.
@@ -43,6 +73,9 @@ pub struct JobTiming {
     /// True when the job's results were taken from an earlier run rather than computed now.
     #[serde(default)]
     pub resumed: bool,
+    /// The run that computed it (see [`Manifest::runs`]).
+    #[serde(default)]
+    pub run: String,
 }
 
 /// The outcome of a job, as in the `status` column of `jobs.parquet`.
@@ -65,6 +98,8 @@ impl Manifest {
             threads,
             started: utc_timestamp(SystemTime::now()),
             finished: None,
+            runs: Vec::new(),
+            data: Vec::new(),
             jobs: Vec::new(),
         }
     }
@@ -179,6 +214,7 @@ mod tests {
             status: JobStatus::Failed,
             wall_seconds: 1.5,
             resumed: false,
+            run: "r1".into(),
         });
         manifest.finish();
         let text = serde_json::to_string_pretty(&manifest).unwrap();

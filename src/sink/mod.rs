@@ -1,21 +1,33 @@
-//! Sinks: everything a study run writes to disk, and how it survives crashes.
+//! Sinks: everything a study run writes to disk, how it survives crashes, how several processes
+//! share a results folder, and how their results are merged.
 //!
-//! [`ResultsDir`] owns a run's output folder: per-job Parquet parts published atomically as
-//! jobs finish, the assembled tables (`jobs.parquet`, `fields.parquet`, ...; see the table
-//! contract in the README), the resolved `study.toml` and `manifest.json` ([`Manifest`]).
-//! Every file appears under its final name only once it is complete ([`atomic_write`]), so an
-//! interrupted run can be resumed from [`ResultsDir::finished_jobs`]. Failures are
-//! [`SinkError`]s that name the path and, for a full disk or a read-only folder, say so plainly.
+//! [`ResultsDir`] owns a results folder. Each run (a whole study, or one shard of it) appends
+//! its finished jobs — any set of named tables per job, any columns of the supported types —
+//! to its own part log ([`RunWriter`]); the logs are indexed ([`PartIndex`], newest record per
+//! job) to resume, and assembled into one Parquet file per table in plan order
+//! ([`ResultsDir::assemble`], [`merge()`]), along with `study.toml` and `manifest.json`
+//! ([`Manifest`]). A lock file per process ([`lock`]) keeps incompatible processes apart and
+//! detects stale ones. Failures are [`SinkError`]s that name the path and, for a full disk or a
+//! read-only folder, say so plainly.
 
-mod align;
+mod assemble;
+mod codec;
 mod error;
 mod fsio;
+mod index;
+pub mod lock;
+mod log;
 mod manifest;
+mod merge;
 mod parquet;
 mod results_dir;
 
 pub use error::SinkError;
 pub use fsio::atomic_write;
-pub use manifest::{GIT_REVISION, JobStatus, JobTiming, Manifest, utc_timestamp};
+pub use index::{IndexedJob, IndexedRun, KeyHash, PartIndex, PlannedJob};
+pub use lock::{FolderLock, Holder, Purpose};
+pub use log::{DataFile, JobRecord, RunHeader, SYNC_INTERVAL};
+pub use manifest::{GIT_REVISION, JobStatus, JobTiming, Manifest, RunSummary, utc_timestamp};
+pub use merge::{MergeOutcome, check_consistent, manifest_of, merge};
 pub use parquet::read_parquet;
-pub use results_dir::{AssembledCounts, ResultsDir};
+pub use results_dir::{AssembledCounts, ResultsDir, RunWriter};

@@ -296,82 +296,53 @@ impl KeyDecl {
     };
 }
 
-/// A key: a reference to its declaration.
-#[derive(Clone, Copy)]
-pub struct Key(&'static KeyDecl);
-
-impl PartialEq for Key {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.dotted == other.0.dotted
-    }
-}
-
-impl Eq for Key {}
-
-impl std::hash::Hash for Key {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0.dotted.hash(state);
-    }
-}
-
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Key {
-    /// Declaration order.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.index().cmp(&other.index())
-    }
-}
+/// A key: its position among the declarations.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key(u8);
 
 impl fmt::Debug for Key {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0.dotted)
+        f.write_str(self.decl().dotted)
     }
 }
 
 impl Key {
     /// Every key, in declaration order (the order of job-table columns).
     pub fn all() -> impl Iterator<Item = Key> {
-        KEYS.iter().map(|decl| Key(decl))
+        (0..DECLS.len()).map(|index| Key(index as u8))
     }
 
     /// How many keys there are.
     pub fn count() -> usize {
-        KEYS.len()
+        DECLS.len()
     }
 
     /// Position in [`Key::all`].
     pub fn index(self) -> usize {
-        KEYS.iter()
-            .position(|decl| decl.dotted == self.0.dotted)
-            .expect("every Key refers to a declaration in KEYS")
+        usize::from(self.0)
     }
 
     pub fn decl(self) -> &'static KeyDecl {
-        self.0
+        &DECLS[self.index()]
     }
 
     pub fn section(self) -> Section {
-        self.0.section
+        self.decl().section
     }
 
     /// The key's name inside its section.
     pub fn name(self) -> &'static str {
-        self.0.name
+        self.decl().name
     }
 
     /// "section.key", as written in `[sweep]` and in canonical keys.
     pub fn dotted(self) -> &'static str {
-        self.0.dotted
+        self.decl().dotted
     }
 
     /// "section_key", the column name in job tables.
     pub fn column(self) -> &'static str {
-        self.0.column
+        self.decl().column
     }
 
     pub fn find(section: Section, name: &str) -> Option<Key> {
@@ -384,46 +355,58 @@ impl Key {
     }
 
     pub fn value_type(self) -> ValueType {
-        self.0.value
+        self.decl().value
     }
 
     /// The range rule, with a choice's words as [`Rule::OneOf`].
     pub fn rule(self) -> Rule {
-        match self.0.value {
+        match self.decl().value {
             ValueType::Choice(words) => Rule::OneOf(words),
-            _ => self.0.rule,
+            _ => self.decl().rule,
         }
     }
 
     /// The default value, or `None` where it depends on other keys or there is none.
     pub fn default_value(self) -> Option<ParamValue> {
-        self.0.default.value()
+        self.decl().default.value()
     }
 
     pub fn applies(self) -> Applies {
-        self.0.applies
+        self.decl().applies
     }
 
     pub fn keyed(self) -> Keyed {
-        self.0.keyed
+        self.decl().keyed
     }
 
     pub fn doc(self) -> &'static str {
-        self.0.doc.trim()
+        self.decl().doc.trim()
     }
 }
 
 /// Declare the keys: one entry per key, `CONSTANT = section.name { field: value, ... }`, the
 /// fields not given taken from [`KeyDecl::BASE`]; doc comments become the key's documentation.
-/// Also declares `KEYS`, every declaration in order.
+/// Declares each constant (a [`Key`] numbered by a private enum, so keys count themselves) and
+/// `DECLS`, every declaration in order.
 macro_rules! declare_keys {
     ($(
         $(#[doc = $doc:literal])*
         $konst:ident = $section:ident . $name:ident { $($field:ident : $value:expr),* $(,)? }
     ),+ $(,)?) => {
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        #[repr(u8)]
+        enum KeyId {
+            $($konst),+
+        }
+
         $(
             #[doc = concat!("`", stringify!($section), ".", stringify!($name), "`:", $($doc),*)]
-            pub static $konst: Key = Key(&KeyDecl {
+            pub const $konst: Key = Key(KeyId::$konst as u8);
+        )+
+
+        /// Every declaration, in declaration order (indexed by [`Key`]).
+        static DECLS: [KeyDecl; [$(KeyId::$konst),+].len()] = [$(
+            KeyDecl {
                 section: section_named(stringify!($section)),
                 name: stringify!($name),
                 dotted: concat!(stringify!($section), ".", stringify!($name)),
@@ -431,11 +414,8 @@ macro_rules! declare_keys {
                 doc: concat!($($doc),*),
                 $($field: $value,)*
                 ..KeyDecl::BASE
-            });
-        )+
-
-        /// Every key, in declaration order.
-        static KEYS: &[&KeyDecl] = &[$($konst.0),+];
+            }
+        ),+];
     };
 }
 
@@ -548,6 +528,13 @@ declare_keys! {
         value: ValueType::Integer,
         rule: Rule::IntRange(0, MAX_FIELD_DRAWS),
         default: Default::Int(0),
+        keyed: Keyed::Never,
+    },
+    /// Kept draws per chain stored for every cell's R-hat and ESS (the kept iterations thinned evenly to this many; more costs about 1 ms per cell per 1,000).
+    OUTPUT_CELL_DRAWS = output.cell_draws {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(4, MAX_FIELD_DRAWS),
+        default: Default::Int(1_000),
         keyed: Keyed::Never,
     },
 }

@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 pub use error::{Detail, ErrorKind, Location, StudyError};
 pub use grid_csv::{GridCsvError, read_grid_csv};
 pub use keys::{Key, ParamValue, Section};
-pub use resolve::{MEMORY_LIMIT_BYTES, Point, estimated_job_bytes};
+pub use resolve::{MEMORY_LIMIT_BYTES, OutputSpec, Point, estimated_job_bytes};
 pub use settings::{Setting, Settings};
 pub use sweep::Axis;
 

@@ -36,10 +36,20 @@ pub struct Point {
     pub model: ModelSpec,
     pub data: DataSpec,
     pub sampler: SamplerSpec,
+    pub output: OutputSpec,
     /// Every parameter in [`Key::all`] order, `Null` where it does not apply.
     pub params: Vec<(Key, ParamValue)>,
     /// The step taken along each sweep axis.
     pub steps: Vec<usize>,
+}
+
+/// What a job records beyond its summary tables (`[output]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputSpec {
+    /// Thinned draws per chain of every cell kept in `draws.parquet`.
+    pub field_draws: usize,
+    /// Kept draws per chain stored for the per-cell diagnostics.
+    pub cell_draws: usize,
 }
 
 /// Estimated peak bytes of one job: the chains' state and running sums (16 vectors of N per
@@ -169,10 +179,15 @@ impl<'s> Resolver<'s> {
             mean: mean_spec(settings, source, likelihood),
         };
         let params = resolved_params(settings, &sampler, &model, source);
+        let output = OutputSpec {
+            field_draws: settings.int(OUTPUT_FIELD_DRAWS) as usize,
+            cell_draws: settings.int(OUTPUT_CELL_DRAWS) as usize,
+        };
         Ok(Point {
             model,
             data,
             sampler,
+            output,
             params,
             steps,
         })

@@ -65,7 +65,7 @@ pub fn read_sweep(
             continue;
         }
         for list in swept_lists(source, None, key, value)? {
-            let settings = checked_values(source, &list, &mut seen)?;
+            let settings = checked_values(source, &list, &mut seen, Repeats::Refused)?;
             axes.push(Axis {
                 name: list.key.dotted().to_string(),
                 keys: vec![list.key],
@@ -233,12 +233,21 @@ fn sweepable_key(
         .maybe_help(did_you_mean(dotted, all.iter().copied())))
 }
 
+/// Whether a list may repeat a value: a single axis may not (its jobs would repeat); a list of
+/// a paired group may, as long as the group's rows differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Repeats {
+    Refused,
+    Allowed,
+}
+
 /// The list's values as settings, each checked for type and range; the list must be non-empty,
-/// of one type and without repeats, and the key not swept before.
+/// of one type and (unless `repeats` allows) without repeats, and the key not swept before.
 fn checked_values(
     source: &SourceMap<'_>,
     list: &SweptList<'_, '_>,
     seen: &mut Vec<(Key, Range<usize>)>,
+    repeats: Repeats,
 ) -> Result<Vec<Setting>, StudyError> {
     let dotted = list.key.dotted();
     if let Some((_, first)) = seen.iter().find(|(key, _)| *key == list.key) {
@@ -280,7 +289,7 @@ fn checked_values(
                 .allowed(format!("a list of {}", list.key.value_type().plural())));
         }
         let setting = read_setting(source, list.key, value, true)?;
-        if settings.iter().any(|s| s.value == setting.value) {
+        if repeats == Repeats::Refused && settings.iter().any(|s| s.value == setting.value) {
             return Err(source
                 .error(
                     ErrorKind::Sweep,
@@ -325,7 +334,7 @@ fn paired_axis(
     let group = format!("paired.{}", name.get_ref());
     let mut columns: Vec<Vec<Setting>> = Vec::with_capacity(lists.len());
     for list in &lists {
-        let values = checked_values(source, list, seen)?;
+        let values = checked_values(source, list, seen, Repeats::Allowed)?;
         if let Some(first) = columns.first()
             && first.len() != values.len()
         {
@@ -345,9 +354,28 @@ fn paired_axis(
         }
         columns.push(values);
     }
-    let steps = (0..columns.first().map_or(0, Vec::len))
+    let steps: Vec<Vec<Setting>> = (0..columns.first().map_or(0, Vec::len))
         .map(|step| columns.iter().map(|column| column[step].clone()).collect())
         .collect();
+    for (row, step) in steps.iter().enumerate() {
+        let same = |other: &Vec<Setting>| other.iter().zip(step).all(|(a, b)| a.value == b.value);
+        if steps[..row].iter().any(same) {
+            let span = step
+                .first()
+                .and_then(|s| s.span.clone())
+                .unwrap_or(name.span());
+            return Err(source
+                .error(
+                    ErrorKind::Sweep,
+                    &span,
+                    format!(
+                        "[sweep.{group}] lists the same combination twice (position {})",
+                        row + 1
+                    ),
+                )
+                .help("each combination gives its own jobs; list it once"));
+        }
+    }
     Ok(Axis {
         name: group,
         keys: lists.iter().map(|l| l.key).collect(),

@@ -11,13 +11,15 @@ use std::process::Output;
 use polars::prelude::*;
 
 /// Columns that measure time: they differ between runs by nature.
-pub const TIMING_COLUMNS: [&str; 6] = [
+pub const TIMING_COLUMNS: [&str; 8] = [
     "wall_seconds",
     "setup_seconds",
     "sample_seconds",
     "exact_seconds",
     "iterations_per_second",
     "ess_bulk_per_second",
+    "cpu_seconds",
+    "cell_ess_bulk_min_per_second",
 ];
 
 /// The tables a run may write (`convergence` only for gaussian jobs).
@@ -250,6 +252,48 @@ pub fn floats(df: &DataFrame, column: &str) -> Vec<Option<f64>> {
         .unwrap()
         .iter()
         .collect()
+}
+
+/// Jobs with a record in the part logs of `out` (0 when there are none yet). Reads only; safe
+/// while a run appends.
+pub fn recorded_jobs(out: &Path) -> usize {
+    fieldmc::sink::PartIndex::read(out).map_or(0, |index| index.len())
+}
+
+/// Polls every 5 ms until `done()` holds or `child` exits or `limit` passes; returns whether
+/// `done()` held.
+pub fn wait_until(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+    mut done: impl FnMut() -> bool,
+) -> bool {
+    let started = std::time::Instant::now();
+    loop {
+        if done() {
+            return true;
+        }
+        if child.try_wait().unwrap().is_some() || started.elapsed() > limit {
+            return done();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// The lock files of live or dead processes in a results folder.
+pub fn lock_files(out: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(out.join("locks")) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "lock"))
+        .collect()
+}
+
+/// This machine's name as fieldmc records it.
+pub fn host_name() -> String {
+    fieldmc::sink::lock::host_name()
 }
 
 /// Files and folders under `dir`, recursively, as paths relative to `dir`, sorted.

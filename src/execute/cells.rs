@@ -1,0 +1,106 @@
+//! Per-cell convergence diagnostics of a run: rank-normalised split R-hat, bulk and tail ESS and
+//! the MCSE of the mean of every cell, from the stored kept draws of every chain (all kept
+//! iterations, or every k-th where the driver's storage limit thinned them; see
+//! [`crate::sampler::DrawSettings`]), and the thinned field draws a study asked to keep.
+
+use rayon::prelude::*;
+
+use crate::diagnostics;
+use crate::sampler::RunOutput;
+
+/// The diagnostics of every cell, `None` where undefined (see [`crate::diagnostics`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CellDiagnostics {
+    pub ess_bulk: Vec<Option<f64>>,
+    pub ess_tail: Vec<Option<f64>>,
+    pub rhat: Vec<Option<f64>>,
+    pub mcse_mean: Vec<Option<f64>>,
+    /// Stored draws per chain they were computed from, and the thinning of the kept iterations.
+    pub draws_per_chain: usize,
+    pub thin: u64,
+}
+
+impl CellDiagnostics {
+    /// Diagnose every cell of `run`.
+    pub fn of(run: &RunOutput) -> Self {
+        let Some(first) = run.chains.first() else {
+            return Self::default();
+        };
+        let cells = first.draws.cells;
+        let draws_per_chain = run.chains.iter().map(|c| c.draws.len()).min().unwrap_or(0);
+        let mut out = Self {
+            draws_per_chain,
+            thin: first.draws.thin,
+            ..Self::default()
+        };
+        // Cells are independent, so they may share the job's thread with idle rayon workers;
+        // each cell's numbers do not depend on which thread computed them.
+        let summaries: Vec<diagnostics::Summary> = (0..cells)
+            .into_par_iter()
+            .map(|cell| {
+                let series: Vec<Vec<f64>> = run
+                    .chains
+                    .iter()
+                    .map(|chain| {
+                        let draws = &chain.draws;
+                        (0..draws_per_chain)
+                            .map(|d| f64::from(draws.values[d * cells + cell]))
+                            .collect()
+                    })
+                    .collect();
+                let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
+                diagnostics::summarize(&views)
+            })
+            .collect();
+        for summary in summaries {
+            out.ess_bulk.push(summary.ess_bulk);
+            out.ess_tail.push(summary.ess_tail);
+            out.rhat.push(summary.rhat);
+            out.mcse_mean.push(summary.mcse_mean);
+        }
+        out
+    }
+
+    /// The smallest bulk ESS over cells (None if any cell's is undefined).
+    pub fn min_ess_bulk(&self) -> Option<f64> {
+        min_over(&self.ess_bulk)
+    }
+
+    pub fn min_ess_tail(&self) -> Option<f64> {
+        min_over(&self.ess_tail)
+    }
+
+    /// The largest R-hat over cells (None with one chain).
+    pub fn max_rhat(&self) -> Option<f64> {
+        let values: Option<Vec<f64>> = self.rhat.iter().copied().collect();
+        values?.into_iter().reduce(f64::max)
+    }
+}
+
+fn min_over(values: &[Option<f64>]) -> Option<f64> {
+    let values: Option<Vec<f64>> = values.iter().copied().collect();
+    values?.into_iter().reduce(f64::min)
+}
+
+/// `per_chain` evenly spaced stored draws of each chain, every cell: (chain, draw, field).
+pub fn kept_field_draws(run: &RunOutput, per_chain: usize) -> Vec<(usize, usize, Vec<f64>)> {
+    let mut kept = Vec::new();
+    if per_chain == 0 {
+        return kept;
+    }
+    for (c, chain) in run.chains.iter().enumerate() {
+        let draws = &chain.draws;
+        let available = draws.len();
+        let count = per_chain.min(available);
+        for k in 0..count {
+            // Evenly spaced, ending at the last stored draw.
+            let index = (k + 1) * available / count - 1;
+            let field = draws.values[index * draws.cells..(index + 1) * draws.cells]
+                .iter()
+                .map(|&v| f64::from(v))
+                .collect();
+            kept.push((c, k, field));
+        }
+    }
+    kept
+}

@@ -1,0 +1,123 @@
+//! Warnings a user cannot miss: the reasons a finished job's answer may not be trusted, each a
+//! short sentence with its number, joined into the job's `warnings` text (empty when none).
+//!
+//! A job warns when (with the thresholds of Vehtari et al. 2021 for R-hat and ESS):
+//! - the largest cell R-hat is above 1.01 (with two or more chains; with one chain R-hat cannot
+//!   be computed, and the job says so);
+//! - the smallest cell bulk ESS is below 100;
+//! - a Metropolis-Hastings kind's acceptance rate is below 0.05 or above 0.95, where it does
+//!   not work (moves rejected, or too small to go anywhere);
+//! - adaptation ended more than 0.1 from its target acceptance;
+//! - the log-likelihood's mean over the first fifth of a chain's kept draws differs from that
+//!   over the last fifth by more than 4 Monte Carlo standard errors (the chain is still
+//!   moving towards the typical set).
+
+use crate::diagnostics;
+use crate::sampler::{RunOutput, SamplerSpec};
+
+use super::cells::CellDiagnostics;
+
+/// R-hat above this says the chains have not mixed.
+pub const RHAT_LIMIT: f64 = 1.01;
+/// Bulk ESS below this makes every estimate's MCSE unreliable.
+pub const ESS_LIMIT: f64 = 100.0;
+/// Where a Metropolis-Hastings kind works.
+pub const ACCEPTANCE_RANGE: (f64, f64) = (0.05, 0.95);
+/// How far the kept acceptance may end from the adaptation's target.
+pub const ADAPTATION_TOLERANCE: f64 = 0.1;
+/// The log-likelihood drift, in combined MCSE, that says a chain has not settled.
+pub const DRIFT_LIMIT: f64 = 4.0;
+
+/// The warnings of a finished run, in a fixed order.
+pub fn warnings(spec: &SamplerSpec, run: &RunOutput, cells: &CellDiagnostics) -> Vec<String> {
+    let mut found = Vec::new();
+    match cells.max_rhat() {
+        Some(rhat) if rhat > RHAT_LIMIT => found.push(format!(
+            "max cell R-hat {rhat:.3} > {RHAT_LIMIT}: the chains disagree"
+        )),
+        None if run.chains.len() < 2 => {
+            found.push("one chain: R-hat not computed (run 2 or more chains)".to_string())
+        }
+        _ => {}
+    }
+    if let Some(ess) = cells.min_ess_bulk()
+        && ess < ESS_LIMIT
+    {
+        found.push(format!(
+            "min cell bulk ESS {ess:.0} < {ESS_LIMIT:.0}: estimates are too noisy"
+        ));
+    }
+    let mh = run
+        .chains
+        .iter()
+        .any(|c| c.mean_acceptance_probability.is_some());
+    let rate = run.acceptance_rate;
+    if mh && !(ACCEPTANCE_RANGE.0..=ACCEPTANCE_RANGE.1).contains(&rate) {
+        found.push(format!(
+            "acceptance {rate:.3} outside {:.2}-{:.2}: tune beta",
+            ACCEPTANCE_RANGE.0, ACCEPTANCE_RANGE.1
+        ));
+    }
+    if let Some(adaptation) = spec.adaptation() {
+        let target = adaptation.target_acceptance;
+        if (rate - target).abs() > ADAPTATION_TOLERANCE {
+            found.push(format!(
+                "adaptation ended at acceptance {rate:.3}, target {target}: lengthen burn-in"
+            ));
+        }
+    }
+    if let Some((chain, z)) = worst_drift(run)
+        && z > DRIFT_LIMIT
+    {
+        found.push(format!(
+            "log-likelihood drifts by {z:.1} MCSE in chain {chain} (first vs last fifth): not \
+             converged, lengthen burn-in"
+        ));
+    }
+    found
+}
+
+/// The chain whose log-likelihood mean moves most between the first and last fifth of its
+/// stored kept draws, in combined MCSE.
+fn worst_drift(run: &RunOutput) -> Option<(usize, f64)> {
+    run.chains
+        .iter()
+        .enumerate()
+        .filter_map(|(c, chain)| drift(&chain.draws.loglik).map(|z| (c, z)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// |mean(first fifth) - mean(last fifth)| / sqrt(mcse_first^2 + mcse_last^2).
+fn drift(loglik: &[f64]) -> Option<f64> {
+    let fifth = loglik.len() / 5;
+    if fifth < 20 {
+        return None;
+    }
+    let (first, last) = (&loglik[..fifth], &loglik[loglik.len() - fifth..]);
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+    let se_first = diagnostics::mcse_mean(&[first]);
+    let se_last = diagnostics::mcse_mean(&[last]);
+    let difference = (mean(first) - mean(last)).abs();
+    match (se_first, se_last) {
+        (Some(a), Some(b)) if a * a + b * b > 0.0 => Some(difference / (a * a + b * b).sqrt()),
+        // A constant segment: any difference at all is drift.
+        _ if difference > 0.0 => Some(f64::INFINITY),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trending_log_likelihood_drifts_and_a_stationary_one_does_not() {
+        let trending: Vec<f64> = (0..1000)
+            .map(|t| t as f64 * 0.01 + ((t * 7) % 5) as f64)
+            .collect();
+        assert!(drift(&trending).unwrap() > DRIFT_LIMIT);
+        let stationary: Vec<f64> = (0..1000).map(|t| ((t * 7919) % 101) as f64).collect();
+        assert!(drift(&stationary).unwrap() < DRIFT_LIMIT);
+        assert_eq!(drift(&[1.0; 50]), None, "too short to judge");
+    }
+}

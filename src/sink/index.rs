@@ -1,0 +1,171 @@
+//! The index of a results folder's part logs: for each job id, its newest record.
+//!
+//! Logs are read in the order their runs started (then by name), and records within a log in
+//! the order written, so a later record of a job replaces an earlier one: a job recomputed
+//! because it failed, because its data changed or because of `--force` is represented by its
+//! newest result. Only record metadata and where each table lies are kept in memory (a few hundred
+//! bytes per job); the tables themselves are read from the logs when assembled.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::error::SinkError;
+use super::fsio;
+use super::log::{self, DataFile, Interner, RunHeader, TableSpan};
+use super::manifest::JobStatus;
+
+/// The first 16 bytes of BLAKE3 of a job's canonical key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeyHash(pub [u8; 16]);
+
+impl KeyHash {
+    pub fn of(key: &str) -> Self {
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&blake3::hash(key.as_bytes()).as_bytes()[..16]);
+        KeyHash(bytes)
+    }
+
+    pub(crate) fn to_hex(self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    pub(crate) fn from_hex(text: &str) -> Option<Self> {
+        if text.len() != 32 {
+            return None;
+        }
+        let mut bytes = [0u8; 16];
+        for (i, byte) in bytes.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
+        }
+        Some(KeyHash(bytes))
+    }
+}
+
+/// One job of a plan as the sinks see it: its id and which key it must have been run with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedJob {
+    pub job_id: String,
+    pub key: KeyHash,
+}
+
+impl PlannedJob {
+    pub fn new(job_id: &str, key: &str) -> Self {
+        PlannedJob {
+            job_id: job_id.to_string(),
+            key: KeyHash::of(key),
+        }
+    }
+}
+
+/// The newest record of one job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexedJob {
+    /// Index into [`PartIndex::runs`].
+    pub run: usize,
+    pub key: KeyHash,
+    pub status: JobStatus,
+    pub error: Option<String>,
+    pub wall_seconds: f64,
+    /// fieldmc's version that computed it.
+    pub version: String,
+    pub data: Vec<DataFile>,
+    pub(crate) tables: Vec<TableSpan>,
+}
+
+/// A run that wrote a log.
+#[derive(Debug, Clone)]
+pub struct IndexedRun {
+    pub header: RunHeader,
+    pub log: PathBuf,
+    /// `(finished, jobs written, jobs failed)` when the run closed normally.
+    pub closed: Option<(String, u64, u64)>,
+}
+
+/// Everything the logs of a folder hold, newest record per job.
+#[derive(Debug, Default)]
+pub struct PartIndex {
+    pub runs: Vec<IndexedRun>,
+    pub(crate) interner: Interner,
+    jobs: HashMap<String, IndexedJob>,
+}
+
+impl PartIndex {
+    /// Reads the part logs of the results folder `root` without changing anything in it (a
+    /// folder without `parts/` has none). Safe while other processes append to their logs.
+    pub fn read(root: &Path) -> Result<Self, SinkError> {
+        let parts = root.join("parts");
+        if !parts.is_dir() {
+            return Ok(PartIndex::default());
+        }
+        PartIndex::scan(&parts)
+    }
+
+    /// Reads every log in `parts`.
+    pub(crate) fn scan(parts: &Path) -> Result<Self, SinkError> {
+        let mut logs = Vec::new();
+        for entry in fsio::read_dir(parts)? {
+            let entry = entry.map_err(|e| SinkError::io("list", parts, e))?;
+            let path = entry.path();
+            let is_log = path.extension().is_some_and(|e| e == log::LOG_EXTENSION);
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if is_log && !fsio::is_temporary(&name) {
+                logs.push(path);
+            }
+        }
+        let mut index = PartIndex::default();
+        let mut scanned = Vec::new();
+        for path in logs {
+            if let Some(log) = log::scan_log(&path, &mut index.interner)? {
+                scanned.push(log);
+            }
+        }
+        scanned.sort_by(|a, b| {
+            (a.header.started_unix_ms, &a.header.run)
+                .cmp(&(b.header.started_unix_ms, &b.header.run))
+        });
+        for log in scanned {
+            let run = index.runs.len();
+            for job in log.jobs {
+                let record = job.job;
+                index.jobs.insert(
+                    record.job_id.clone(),
+                    IndexedJob {
+                        run,
+                        key: KeyHash::of(&record.key),
+                        status: record.status,
+                        error: record.error,
+                        wall_seconds: record.wall_seconds,
+                        version: job.version,
+                        data: record.data,
+                        tables: job.tables,
+                    },
+                );
+            }
+            index.runs.push(IndexedRun {
+                header: log.header,
+                log: log.path,
+                closed: log.closed,
+            });
+        }
+        Ok(index)
+    }
+
+    /// The newest record of `job_id`.
+    pub fn get(&self, job_id: &str) -> Option<&IndexedJob> {
+        self.jobs.get(job_id)
+    }
+
+    /// Jobs with a record.
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// The names of every table some record holds.
+    pub(crate) fn table_names(&self) -> &[String] {
+        &self.interner.table_names
+    }
+}

@@ -1,0 +1,546 @@
+//! Part logs: the append-only files in which each run (a whole study or one shard) records its
+//! finished jobs, one record per job, as they finish.
+//!
+//! ```text
+//! log     = magic "fieldmc-parts-1\n", header_len: u32, header (JSON RunHeader), record*
+//! record  = "JOB1", payload_len: u64, blake3(payload): 32 bytes, payload
+//! payload = meta_len: u32, meta (JSON RecordMeta), the tables' encodings (codec), in meta order
+//! ```
+//!
+//! A record is written with one `write` call and no per-record flush to disk, so finishing a
+//! job costs microseconds; the log is flushed to disk (fdatasync) at most every
+//! [`SYNC_INTERVAL`] and when the run closes it. A process killed at any moment (SIGKILL) loses
+//! nothing it wrote: the kernel keeps the written bytes. A power cut may lose the records of the
+//! last interval, and may leave a torn record at the end; readers stop at the first record that
+//! is incomplete or fails its checksum, so those jobs count as missing and are recomputed.
+//!
+//! Each run writes only its own log, named after its host, process and start time, so runs of
+//! shards on different machines sharing a file system never write to the same file. A run that
+//! ends normally appends a [`RecordMeta::Close`] record with its end time and counts.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use polars::prelude::DataFrame;
+use serde::{Deserialize, Serialize};
+
+use super::codec::{self, TableSchema};
+use super::error::{SinkError, check_name};
+use super::fsio;
+use super::manifest::JobStatus;
+
+const LOG_MAGIC: &[u8; 16] = b"fieldmc-parts-1\n";
+const RECORD_MAGIC: &[u8; 4] = b"JOB1";
+/// The file name extension of part logs.
+pub(crate) const LOG_EXTENSION: &str = "log";
+/// The longest a finished job's record stays only in the page cache.
+pub const SYNC_INTERVAL: Duration = Duration::from_secs(1);
+/// Records larger than this are refused when read (a corrupt length must not allocate wildly).
+const MAX_RECORD_BYTES: u64 = 1 << 36;
+
+/// Who wrote a log: written once at its start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunHeader {
+    /// The run's name, also the log's file stem.
+    pub run: String,
+    /// `I/K` for a shard, `None` for a whole study.
+    pub shard: Option<String>,
+    pub host: String,
+    pub pid: u32,
+    /// Worker threads.
+    pub threads: usize,
+    /// fieldmc's version and git revision.
+    pub version: String,
+    pub git_revision: String,
+    /// The study's name and seed, and BLAKE3 of its file's text.
+    pub study: String,
+    pub seed: u64,
+    pub study_hash: String,
+    /// The data files the run's jobs read, with their content hashes at the start.
+    pub data: Vec<DataFile>,
+    /// UTC, `YYYY-MM-DDTHH:MM:SSZ`, and milliseconds since the Unix epoch (orders runs).
+    pub started: String,
+    pub started_unix_ms: u64,
+}
+
+/// A data file and the BLAKE3 hash of its content.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct DataFile {
+    pub path: String,
+    pub blake3: String,
+}
+
+/// What the executor says about one finished job; stored with its tables.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobRecord {
+    pub job_id: String,
+    /// The job's canonical key: a kept record is reused only for the same key.
+    pub key: String,
+    pub status: JobStatus,
+    pub error: Option<String>,
+    pub wall_seconds: f64,
+    /// The data files the job read, with their content hashes.
+    pub data: Vec<DataFile>,
+}
+
+/// The JSON part of a record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum RecordMeta {
+    /// A finished job: who computed it with which fieldmc, and its tables' names and sizes.
+    Job {
+        job: JobRecord,
+        version: String,
+        tables: Vec<(String, u64)>,
+    },
+    /// The run ended normally.
+    Close {
+        finished: String,
+        jobs_written: u64,
+        jobs_failed: u64,
+    },
+}
+
+/// Appends the records of one run. Shared by the worker threads: a record is encoded by the
+/// thread that finished the job, and only the append itself is serialised.
+pub(crate) struct LogWriter {
+    path: PathBuf,
+    state: Mutex<WriterState>,
+    /// A second handle on the log, flushed to disk outside the lock so that appends go on
+    /// meanwhile; `syncing` lets one thread at a time do it.
+    sync_handle: File,
+    syncing: AtomicBool,
+}
+
+struct WriterState {
+    file: File,
+    last_sync: Instant,
+    written: u64,
+    failed: u64,
+}
+
+impl LogWriter {
+    /// Creates `dir/<header.run>.log` (which must not exist) and writes its header, durably.
+    pub(crate) fn create(dir: &Path, header: &RunHeader) -> Result<Self, SinkError> {
+        check_name("run name", &header.run)?;
+        let path = dir.join(format!("{}.{LOG_EXTENSION}", header.run));
+        let mut file = fsio::create_new(&path)?;
+        let json = serde_json::to_vec(header)?;
+        let mut bytes = LOG_MAGIC.to_vec();
+        bytes.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&json);
+        file.write_all(&bytes)
+            .map_err(|e| SinkError::io("write results to", &path, e))?;
+        fsio::sync_file(&file, &path)?;
+        fsio::sync_dir(dir)?;
+        let sync_handle = file
+            .try_clone()
+            .map_err(|e| SinkError::io("write results to", &path, e))?;
+        Ok(LogWriter {
+            path,
+            state: Mutex::new(WriterState {
+                file,
+                last_sync: Instant::now(),
+                written: 0,
+                failed: 0,
+            }),
+            sync_handle,
+            syncing: AtomicBool::new(false),
+        })
+    }
+
+    /// Encodes and appends one job's record.
+    pub(crate) fn append_job(
+        &self,
+        job: &JobRecord,
+        tables: &[(&str, DataFrame)],
+    ) -> Result<(), SinkError> {
+        let record = encode_job_record(job, tables)?;
+        let failed = job.status == JobStatus::Failed;
+        let due = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            state
+                .file
+                .write_all(&record)
+                .map_err(|e| SinkError::io("write results to", &self.path, e))?;
+            state.written += 1;
+            state.failed += u64::from(failed);
+            let due = state.last_sync.elapsed() >= SYNC_INTERVAL;
+            if due {
+                state.last_sync = Instant::now();
+            }
+            due
+        };
+        if due && !self.syncing.swap(true, Ordering::AcqRel) {
+            let synced = self.sync_handle.sync_data();
+            self.syncing.store(false, Ordering::Release);
+            synced.map_err(|e| SinkError::io("flush to disk", &self.path, e))?;
+        }
+        Ok(())
+    }
+
+    /// Appends the close record and flushes everything to disk.
+    pub(crate) fn close(self) -> Result<(), SinkError> {
+        let mut state = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+        let meta = RecordMeta::Close {
+            finished: super::manifest::utc_timestamp(std::time::SystemTime::now()),
+            jobs_written: state.written,
+            jobs_failed: state.failed,
+        };
+        let record = encode_record(&meta, &[])?;
+        state
+            .file
+            .write_all(&record)
+            .map_err(|e| SinkError::io("write results to", &self.path, e))?;
+        fsio::sync_file(&state.file, &self.path)
+    }
+}
+
+fn encode_job_record(job: &JobRecord, tables: &[(&str, DataFrame)]) -> Result<Vec<u8>, SinkError> {
+    let mut blobs = Vec::new();
+    let mut sizes = Vec::with_capacity(tables.len());
+    for (name, frame) in tables {
+        let before = blobs.len();
+        codec::encode_table(name, frame, &mut blobs)?;
+        sizes.push((name.to_string(), (blobs.len() - before) as u64));
+    }
+    let meta = RecordMeta::Job {
+        job: job.clone(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        tables: sizes,
+    };
+    encode_record(&meta, &blobs)
+}
+
+fn encode_record(meta: &RecordMeta, blobs: &[u8]) -> Result<Vec<u8>, SinkError> {
+    let json = serde_json::to_vec(meta)?;
+    let payload_len = 4 + json.len() + blobs.len();
+    let mut record = Vec::with_capacity(4 + 8 + 32 + payload_len);
+    record.extend_from_slice(RECORD_MAGIC);
+    record.extend_from_slice(&(payload_len as u64).to_le_bytes());
+    record.extend_from_slice(&[0u8; 32]);
+    let payload_start = record.len();
+    record.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    record.extend_from_slice(&json);
+    record.extend_from_slice(blobs);
+    let hash = blake3::hash(&record[payload_start..]);
+    record[payload_start - 32..payload_start].copy_from_slice(hash.as_bytes());
+    Ok(record)
+}
+
+/// Where one table of one job lies in a log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TableSpan {
+    pub table: u32,
+    pub schema: u32,
+    pub rows: u64,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// A job's record as found in a log.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ScannedJob {
+    pub job: JobRecord,
+    pub version: String,
+    pub tables: Vec<TableSpan>,
+}
+
+/// Everything read from one log.
+#[derive(Debug, Clone)]
+pub(crate) struct ScannedLog {
+    pub path: PathBuf,
+    pub header: RunHeader,
+    pub jobs: Vec<ScannedJob>,
+    /// `Some` when the run closed normally: (finished, jobs written, jobs failed).
+    pub closed: Option<(String, u64, u64)>,
+    /// Bytes after the last valid record (a torn or unfinished record), ignored.
+    pub ignored_bytes: u64,
+}
+
+/// Interned table names and schemas shared by every scanned log.
+#[derive(Debug, Default)]
+pub(crate) struct Interner {
+    pub table_names: Vec<String>,
+    table_ids: HashMap<String, u32>,
+    pub schemas: Vec<TableSchema>,
+    schema_ids: HashMap<Vec<u8>, u32>,
+}
+
+impl Interner {
+    fn table(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.table_ids.get(name) {
+            return id;
+        }
+        let id = self.table_names.len() as u32;
+        self.table_names.push(name.to_string());
+        self.table_ids.insert(name.to_string(), id);
+        id
+    }
+
+    fn schema(&mut self, bytes: &[u8]) -> Result<u32, codec::CorruptTable> {
+        if let Some(&id) = self.schema_ids.get(bytes) {
+            return Ok(id);
+        }
+        let schema = codec::parse_schema(bytes)?;
+        let id = self.schemas.len() as u32;
+        self.schemas.push(schema);
+        self.schema_ids.insert(bytes.to_vec(), id);
+        Ok(id)
+    }
+}
+
+/// Reads a log: its header and every valid record up to the first incomplete or corrupt one.
+/// `Ok(None)` when the file is not a complete log header (a log whose creation was cut short).
+pub(crate) fn scan_log(
+    path: &Path,
+    interner: &mut Interner,
+) -> Result<Option<ScannedLog>, SinkError> {
+    let file = File::open(path).map_err(|e| SinkError::io("read", path, e))?;
+    let file_len = file
+        .metadata()
+        .map_err(|e| SinkError::io("read", path, e))?
+        .len();
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let read_error = |e: std::io::Error| SinkError::io("read", path, e);
+    let mut magic = [0u8; 16];
+    let mut len = [0u8; 4];
+    if reader.read_exact(&mut magic).is_err() || &magic != LOG_MAGIC {
+        return Ok(None);
+    }
+    if reader.read_exact(&mut len).is_err() {
+        return Ok(None);
+    }
+    let header_len = u32::from_le_bytes(len) as usize;
+    if header_len as u64 > file_len {
+        return Ok(None);
+    }
+    let mut header = vec![0u8; header_len];
+    if reader.read_exact(&mut header).is_err() {
+        return Ok(None);
+    }
+    let Ok(header) = serde_json::from_slice::<RunHeader>(&header) else {
+        return Ok(None);
+    };
+    let mut position = (16 + 4 + header_len) as u64;
+    let mut scanned = ScannedLog {
+        path: path.to_path_buf(),
+        header,
+        jobs: Vec::new(),
+        closed: None,
+        ignored_bytes: 0,
+    };
+    let mut payload = Vec::new();
+    loop {
+        let mut head = [0u8; 44];
+        match reader.read_exact(&mut head) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+            Err(e) => return Err(read_error(e)),
+        }
+        let payload_len = u64::from_le_bytes(head[4..12].try_into().unwrap());
+        let fits = position + 44 + payload_len <= file_len;
+        if &head[..4] != RECORD_MAGIC || payload_len > MAX_RECORD_BYTES || !fits {
+            break;
+        }
+        payload.resize(payload_len as usize, 0);
+        reader.read_exact(&mut payload).map_err(read_error)?;
+        if blake3::hash(&payload).as_bytes() != &head[12..44] {
+            break;
+        }
+        let payload_offset = position + 44;
+        position = payload_offset + payload_len;
+        let Some(meta) = parse_payload(&payload) else {
+            break;
+        };
+        match meta {
+            (
+                RecordMeta::Close {
+                    finished,
+                    jobs_written,
+                    jobs_failed,
+                },
+                _,
+            ) => scanned.closed = Some((finished, jobs_written, jobs_failed)),
+            (
+                RecordMeta::Job {
+                    job,
+                    version,
+                    tables,
+                },
+                blobs_start,
+            ) => {
+                let Some(spans) =
+                    table_spans(&payload, blobs_start, &tables, payload_offset, interner)
+                else {
+                    break;
+                };
+                scanned.jobs.push(ScannedJob {
+                    job,
+                    version,
+                    tables: spans,
+                });
+            }
+        }
+    }
+    scanned.ignored_bytes = file_len - position;
+    Ok(Some(scanned))
+}
+
+/// The meta of a payload and where its blobs start.
+fn parse_payload(payload: &[u8]) -> Option<(RecordMeta, usize)> {
+    let meta_len = u32::from_le_bytes(payload.get(..4)?.try_into().ok()?) as usize;
+    let json = payload.get(4..4 + meta_len)?;
+    let meta = serde_json::from_slice(json).ok()?;
+    Some((meta, 4 + meta_len))
+}
+
+fn table_spans(
+    payload: &[u8],
+    blobs_start: usize,
+    tables: &[(String, u64)],
+    payload_offset: u64,
+    interner: &mut Interner,
+) -> Option<Vec<TableSpan>> {
+    let mut spans = Vec::with_capacity(tables.len());
+    let mut at = blobs_start;
+    for (name, len) in tables {
+        let end = at.checked_add(usize::try_from(*len).ok()?)?;
+        let blob = payload.get(at..end)?;
+        let (rows, schema) = codec::schema_bytes(blob).ok()?;
+        spans.push(TableSpan {
+            table: interner.table(name),
+            schema: interner.schema(schema).ok()?,
+            rows: rows as u64,
+            offset: payload_offset + at as u64,
+            len: *len,
+        });
+        at = end;
+    }
+    (at == payload.len()).then_some(spans)
+}
+
+/// Reads the bytes of one table span from an open log.
+pub(crate) fn read_span(
+    file: &File,
+    path: &Path,
+    span: &TableSpan,
+    buffer: &mut Vec<u8>,
+) -> Result<(), SinkError> {
+    buffer.resize(span.len as usize, 0);
+    let mut handle = file;
+    handle
+        .seek(SeekFrom::Start(span.offset))
+        .and_then(|_| handle.read_exact(buffer))
+        .map_err(|e| SinkError::io("read", path, e))
+}
+
+/// Opens a log for reading its spans.
+pub(crate) fn open_log(path: &Path) -> Result<File, SinkError> {
+    OpenOptions::new()
+        .read(true)
+        .open(path)
+        .map_err(|e| SinkError::io("read", path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use polars::prelude::*;
+
+    pub(crate) fn header(run: &str) -> RunHeader {
+        RunHeader {
+            run: run.to_string(),
+            shard: None,
+            host: "host".into(),
+            pid: 1,
+            threads: 1,
+            version: "0".into(),
+            git_revision: "x".into(),
+            study: "s".into(),
+            seed: 1,
+            study_hash: "h".into(),
+            data: vec![],
+            started: "2024-01-01T00:00:00Z".into(),
+            started_unix_ms: 1,
+        }
+    }
+
+    fn job(id: &str) -> JobRecord {
+        JobRecord {
+            job_id: id.into(),
+            key: format!("key-{id}"),
+            status: JobStatus::Ok,
+            error: None,
+            wall_seconds: 0.5,
+            data: vec![],
+        }
+    }
+
+    fn tables(id: &str) -> Vec<(&'static str, DataFrame)> {
+        vec![
+            ("jobs", df!("job_id" => [id], "mae" => [0.25f64]).unwrap()),
+            (
+                "fields",
+                df!("job_id" => [id, id], "cell" => [0i64, 1]).unwrap(),
+            ),
+        ]
+    }
+
+    #[test]
+    fn records_round_trip_and_a_torn_tail_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = LogWriter::create(dir.path(), &header("run-a")).unwrap();
+        writer.append_job(&job("j1"), &tables("j1")).unwrap();
+        writer.append_job(&job("j2"), &tables("j2")).unwrap();
+        writer.close().unwrap();
+        let path = dir.path().join("run-a.log");
+        let mut interner = Interner::default();
+        let log = scan_log(&path, &mut interner).unwrap().unwrap();
+        assert_eq!(log.header, header("run-a"));
+        assert_eq!(log.jobs.len(), 2);
+        assert_eq!(log.jobs[1].job, job("j2"));
+        assert_eq!(log.closed.as_ref().map(|c| c.1), Some(2));
+        assert_eq!(log.ignored_bytes, 0);
+        assert_eq!(interner.table_names, ["jobs", "fields"]);
+        assert_eq!(
+            interner.schemas.len(),
+            2,
+            "one schema per table, shared by the jobs"
+        );
+
+        let file = open_log(&path).unwrap();
+        let mut buffer = Vec::new();
+        read_span(&file, &path, &log.jobs[1].tables[1], &mut buffer).unwrap();
+        let fields = codec::decode_table(&buffer).unwrap();
+        assert!(fields.equals_missing(&tables("j2")[1].1));
+
+        // Cut the file inside the close record, then inside the second job's record.
+        let bytes = std::fs::read(&path).unwrap();
+        let inside_second = log.jobs[1].tables[0].offset as usize + 3;
+        for (cut, jobs) in [(bytes.len() - 1, 2), (inside_second, 1)] {
+            std::fs::write(&path, &bytes[..cut]).unwrap();
+            let log = scan_log(&path, &mut Interner::default()).unwrap().unwrap();
+            assert_eq!(log.jobs.len(), jobs, "cut at {cut}");
+            assert!(
+                log.closed.is_none() && log.ignored_bytes > 0,
+                "cut at {cut}"
+            );
+        }
+        // A flipped byte inside a record: the record and everything after it are ignored.
+        let mut flipped = bytes.clone();
+        let at = log.jobs[0].tables[0].offset as usize + 3;
+        flipped[at] ^= 0xff;
+        std::fs::write(&path, &flipped).unwrap();
+        let log = scan_log(&path, &mut Interner::default()).unwrap().unwrap();
+        assert!(log.jobs.is_empty());
+        // Not a log at all.
+        std::fs::write(&path, b"fieldmc").unwrap();
+        assert!(scan_log(&path, &mut Interner::default()).unwrap().is_none());
+    }
+}
