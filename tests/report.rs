@@ -115,6 +115,7 @@ fn write_jobs(dir: &Path, jobs: &[SyntheticJob], rng: &mut Lcg) {
         "sampler_chains" => vec![2i64; jobs.len()],
         "status" => jobs.iter().map(|j| if j.failed { "failed" } else { "ok" }).collect::<Vec<_>>(),
         "error" => jobs.iter().map(|j| j.failed.then_some("jitter escalation failed <at 1e-2>")).collect::<Vec<_>>(),
+        "warnings" => jobs.iter().map(|j| if j.id == "grw8b0p04r0" { "largest cell R-hat 1.05 > 1.01" } else { "" }).collect::<Vec<_>>(),
         "acceptance_rate" => accept,
         "mae" => mae,
         "exact_rmse" => rmse,
@@ -355,6 +356,11 @@ fn full_study_gives_every_kind_of_figure_and_a_page_that_references_them() {
         "failed job's error listed, escaped"
     );
     assert!(
+        page.contains("Jobs with warnings (1)")
+            && page.contains("largest cell R-hat 1.05 &gt; 1.01"),
+        "a finished job's warnings are listed"
+    );
+    assert!(
         page.contains("abc123") && page.contains("threads"),
         "manifest facts shown"
     );
@@ -447,7 +453,7 @@ fn damaged_or_odd_inputs_are_errors_or_notes_never_panics() {
     let dir = results_dir(&temp);
     fs::write(dir.join("jobs.parquet"), b"this is not parquet").expect("write");
     let error = write_report(&dir).expect_err("corrupt parquet must be an error");
-    assert!(matches!(error, ReportError::Parquet { .. }), "{error}");
+    assert!(matches!(error, ReportError::Read(_)), "{error}");
     assert!(error.to_string().contains("jobs.parquet"), "{error}");
 
     // A metric stored as text, a list column and a study.toml that is not TOML.

@@ -13,10 +13,10 @@ use fieldmc::sampler::protocol::{ChainRng, ChainState, Sampler, StepInfo};
 use fieldmc::study;
 use polars::prelude::*;
 
-/// The significance level of the uniformity test for each functional: 3 likelihoods x 5 kinds x
-/// 6 functionals = 90 p-values, so by Bonferroni a correct engine fails this test by chance in
+/// The significance level of the uniformity test for each functional: 3 likelihoods x 6 kinds x
+/// 6 functionals = 108 p-values, so by Bonferroni a correct engine fails this test by chance in
 /// at most 1 run in 10,000.
-const ALPHA: f64 = 1e-4 / 90.0;
+const ALPHA: f64 = 1e-4 / 108.0;
 
 fn fixture() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_small.toml")
@@ -35,7 +35,7 @@ fn every_sampler_is_calibrated_on_every_likelihood() {
         .success();
     let file = std::fs::File::open(out.path().join("jobs.parquet")).unwrap();
     let jobs = ParquetReader::new(file).finish().unwrap();
-    assert_eq!(jobs.height(), 15, "3 likelihoods x 5 samplers");
+    assert_eq!(jobs.height(), 18, "3 likelihoods x 6 samplers");
     let likelihood = jobs.column("model_likelihood").unwrap().str().unwrap();
     let sampler = jobs.column("sampler_kind").unwrap().str().unwrap();
     for functional in FUNCTIONALS {
@@ -57,7 +57,7 @@ fn every_sampler_is_calibrated_on_every_likelihood() {
     let ranks = ParquetReader::new(std::fs::File::open(out.path().join("ranks.parquet")).unwrap())
         .finish()
         .unwrap();
-    assert_eq!(ranks.height(), 15 * 100 * FUNCTIONALS.len());
+    assert_eq!(ranks.height(), 18 * 100 * FUNCTIONALS.len());
     for column in ["job_id", "replication", "functional", "rank", "draws"] {
         assert!(ranks.column(column).is_ok(), "ranks.parquet lacks {column}");
     }
@@ -72,7 +72,7 @@ fn pcn_that_counts_the_prior_twice_fails_calibration() {
     let text = std::fs::read_to_string(fixture()).unwrap();
     let text = text.replace("subsample = 2", "subsample = 16");
     let text = text.replace(
-        "\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\"sampler.kind\" = [\"grw\", \"pcn\", \"elliptical\", \"mala\", \"pcnl\"]",
+        "\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\"sampler.kind\" = [\"grw\", \"pcn\", \"elliptical\", \"mala\", \"pcnl\", \"nuts\"]",
         "\"model.likelihood\" = [\"gaussian\"]\n\"sampler.kind\" = [\"pcn\"]",
     );
     let study = study::parse(&text, &fixture()).unwrap();

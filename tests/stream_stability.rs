@@ -1,6 +1,6 @@
 //! Value stability of the random streams. These numbers are pinned on purpose: they are what
 //! "same study, same seed, same numbers" rests on. If this test fails after a dependency upgrade
-//! (rand, rand_chacha, rand_distr, blake3), the upgrade changes every result fieldmc produces —
+//! (rand, rand_chacha, rand_distr, blake3, nuts-rs), the upgrade changes every result fieldmc produces —
 //! do not update the numbers unless that is intended and announced (it breaks reproducibility
 //! of published studies).
 
@@ -186,4 +186,77 @@ const PINNED_STEPS: &[(&str, &[f64])] = &[
             -0.6357937947634461,
         ],
     ),
+    // NUTS happens not to move in its three kept draws here (after only three tuning draws);
+    // `first_nuts_draws_are_pinned` pins a chain that moves.
+    (
+        "nuts",
+        &[
+            -2.7442069216599347,
+            -2.7442069216599347,
+            -2.7442069216599347,
+            -1.2222510506318158,
+            0.880837423677619,
+            1.1130074198785866,
+            0.016593527784231635,
+            -0.11708929101530416,
+        ],
+    ),
 ];
+
+/// The first NUTS draws of one chain (nuts-rs seeds its own ChaCha8 from the chain's acceptance
+/// stream): a change of nuts-rs, of rand's ChaCha8 or of how the seed is drawn moves them.
+#[test]
+fn first_nuts_draws_are_pinned() {
+    use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
+    use fieldmc::sampler::nuts::Nuts;
+    use fieldmc::sampler::{ChainRng, ChainState, Sampler};
+
+    let kernel = KernelSpec::squared_exponential(0.3, 1.0);
+    let prior = KroneckerPrior::new(Grid::new(4), kernel).unwrap();
+    let cells = [1, 6, 11, 12];
+    let likelihood = Likelihood::new(LikelihoodKind::Poisson, vec![0.0, 2.0, 5.0, 1.0], 1.0, 0.0);
+    let target = Target {
+        prior: &prior,
+        likelihood: &likelihood,
+        observed_cells: &cells,
+        mean: 0.1,
+    };
+    let key = "model.grid=4;replicate=0;chain=0";
+    let mut rng = ChainRng::new(
+        stream(2020, Purpose::Chain, key),
+        stream(2020, Purpose::Acceptance, key),
+    );
+    let mut xi = vec![0.0; 16];
+    rng.normals(&mut xi);
+    let sampler = Nuts::new(5);
+    let mut state = sampler.init(xi, &target);
+    let mut draws = Vec::new();
+    let mut gradients = Vec::new();
+    for _ in 0..8 {
+        gradients.push(
+            sampler
+                .step(&mut state, &target, &mut rng)
+                .gradient_evaluations,
+        );
+        draws.push(state.position()[0]);
+    }
+    assert_eq!(draws, PINNED_NUTS_XI0);
+    assert_eq!(gradients, PINNED_NUTS_GRADIENTS);
+    assert_eq!(state.step_size(), Some(PINNED_NUTS_STEP));
+}
+
+/// Recorded with nuts-rs 0.19.1, rand 0.10.3 (its ChaCha8 from chacha20 0.10.2), faer 0.24.4:
+/// xi[0] after each of the first 8 draws (5 of them tuning), the gradient evaluations of each,
+/// and the step size after the last.
+const PINNED_NUTS_XI0: [f64; 8] = [
+    -1.445894493364343,
+    -1.445894493364343,
+    -1.091020662152184,
+    -0.744262873891414,
+    -0.744262873891414,
+    -1.284661120491886,
+    -1.299128582743231,
+    -1.15918275747443,
+];
+const PINNED_NUTS_GRADIENTS: [u32; 8] = [6, 1, 15, 15, 3, 127, 7, 15];
+const PINNED_NUTS_STEP: f64 = 1.0294267776773132;

@@ -1,19 +1,35 @@
 //! Numerical extremes through the real binary, each a small study: a near-singular prior
 //! (l = 10), a near-white one (l = 0.005), pCN with beta = 1, D = 1 and D = 2, a single observed
 //! cell, Poisson counts up to 10^5 with an offset, probit with every label equal, gaussian noise
-//! of 1e-6, and harsher settings still. Each job must end `ok` with finite numbers where numbers
-//! are due, or `failed` with an error in its row — never a panic, and never a NaN or infinity in
-//! any table.
+//! of 1e-6, and harsher settings still. Each case says which outcome it expects — every job `ok`
+//! with finite numbers where numbers are due, or every job `failed` with a named error in its row
+//! — and never a panic, nor a NaN or infinity in any table.
 
 mod support;
 
 use std::path::PathBuf;
 
+use fieldmc::sink::schema::fields::{
+    EXACT_MEAN, EXPECTED_COUNT, OBSERVATION, OBSERVED, P_POSITIVE, POST_MEAN, POST_SD, X, Y,
+};
+use fieldmc::sink::schema::jobs::{
+    COUNT_MAE, ERROR, EXACT_RMSE, JITTER, OBSERVED_CELLS, STATUS, WALL_SECONDS,
+};
+use fieldmc::sink::schema::traces::LOGLIK;
+use fieldmc::sink::schema::{ACCEPTANCE_RATE, Col, JOB_ID};
 use polars::prelude::DataFrame;
 use support::{
     TABLES, assert_no_panic, floats, non_finite_values, read_table, rows_of_job, run_output,
     strings, table, text, write_file,
 };
+
+/// What every job of a case must end as.
+#[derive(Debug, Clone, Copy)]
+enum Outcome {
+    Ok,
+    /// Failed, with an error that contains this text.
+    Failed(&'static str),
+}
 
 /// The run of one extreme study.
 struct Extreme {
@@ -26,27 +42,34 @@ struct Extreme {
 impl Extreme {
     /// The `status` of each job.
     fn statuses(&self) -> Vec<String> {
-        strings(&self.jobs, "status")
+        strings(&self.jobs, STATUS.name())
             .into_iter()
             .map(Option::unwrap_or_default)
             .collect()
     }
 
-    fn all_ok(&self) -> &Self {
-        let errors = strings(&self.jobs, "error");
-        assert!(
-            self.statuses().iter().all(|s| s == "ok"),
-            "{}: not every job ran: {errors:?}",
-            self.name
-        );
+    /// Asserts that every job ended as `expected`.
+    fn expect(&self, expected: Outcome) -> &Self {
+        let errors = strings(&self.jobs, ERROR.name());
+        for (status, error) in self.statuses().iter().zip(&errors) {
+            let error = error.as_deref().unwrap_or_default();
+            match expected {
+                Outcome::Ok => assert_eq!(status, "ok", "{}: {error}", self.name),
+                Outcome::Failed(reason) => assert!(
+                    status == "failed" && error.contains(reason),
+                    "{}: expected a failure saying {reason:?}, got {status} {error:?}",
+                    self.name
+                ),
+            }
+        }
         self
     }
 
     /// The values of a float column of the jobs table, which must all be present.
-    fn job_floats(&self, column: &str) -> Vec<f64> {
-        floats(&self.jobs, column)
+    fn job_floats(&self, column: Col<f64>) -> Vec<f64> {
+        floats(&self.jobs, column.name())
             .into_iter()
-            .map(|v| v.unwrap_or_else(|| panic!("{}: {column} is null", self.name)))
+            .map(|v| v.unwrap_or_else(|| panic!("{}: {} is null", self.name, column.name())))
             .collect()
     }
 }
@@ -84,7 +107,7 @@ fn run_extreme(name: &str, study: &str, files: &[(&str, String)]) -> Extreme {
     for (status, error) in extreme
         .statuses()
         .iter()
-        .zip(strings(&extreme.jobs, "error"))
+        .zip(strings(&extreme.jobs, ERROR.name()))
     {
         eprintln!("{name}: {status} {}", error.unwrap_or_default());
     }
@@ -92,13 +115,13 @@ fn run_extreme(name: &str, study: &str, files: &[(&str, String)]) -> Extreme {
 }
 
 /// Columns an `ok` job must fill: a null there would be a NaN hidden by the writer.
-const JOB_NUMBERS: [&str; 3] = ["acceptance_rate", "jitter", "wall_seconds"];
-const CELL_NUMBERS: [&str; 4] = ["x", "y", "post_mean", "post_sd"];
+const JOB_NUMBERS: [Col<f64>; 3] = [ACCEPTANCE_RATE, JITTER, WALL_SECONDS];
+const CELL_NUMBERS: [Col<f64>; 4] = [X, Y, POST_MEAN, POST_SD];
 
 fn check_rows(extreme: &Extreme) {
     let name = &extreme.name;
-    let ids = strings(&extreme.jobs, "job_id");
-    let errors = strings(&extreme.jobs, "error");
+    let ids = strings(&extreme.jobs, JOB_ID.name());
+    let errors = strings(&extreme.jobs, ERROR.name());
     let fields = read_table(&extreme.out, "fields");
     let traces = read_table(&extreme.out, "traces");
     for (row, status) in extreme.statuses().iter().enumerate() {
@@ -110,23 +133,23 @@ fn check_rows(extreme: &Extreme) {
                 assert!(!error.contains("panic"), "{name}: job {id}: {error}");
             }
             "ok" => {
-                for column in JOB_NUMBERS {
+                for column in JOB_NUMBERS.map(|c| c.name()) {
                     let value = floats(&extreme.jobs, column)[row];
                     assert!(value.is_some(), "{name}: job {id}: {column} is null");
                 }
-                let rate = floats(&extreme.jobs, "acceptance_rate")[row].unwrap();
+                let rate = floats(&extreme.jobs, ACCEPTANCE_RATE.name())[row].unwrap();
                 assert!((0.0..=1.0).contains(&rate), "{name}: {id}: rate {rate}");
                 let cells = rows_of_job(fields.as_ref().expect("fields.parquet"), &id);
                 assert!(cells.height() > 0, "{name}: job {id} has no cells");
-                for column in CELL_NUMBERS {
+                for column in CELL_NUMBERS.map(|c| c.name()) {
                     let nulls = cells.column(column).unwrap().null_count();
                     assert_eq!(nulls, 0, "{name}: job {id}: {nulls} null {column}");
                 }
-                let sd = floats(&cells, "post_sd");
+                let sd = floats(&cells, POST_SD.name());
                 assert!(sd.iter().flatten().all(|s| *s >= 0.0), "{name}: {id}");
                 let draws = rows_of_job(traces.as_ref().expect("traces.parquet"), &id);
                 assert!(draws.height() > 0, "{name}: job {id} has no trace");
-                let nulls = draws.column("loglik").unwrap().null_count();
+                let nulls = draws.column(LOGLIK.name()).unwrap().null_count();
                 assert_eq!(nulls, 0, "{name}: job {id}: {nulls} null loglik in traces");
             }
             other => panic!("{name}: job {id} has status {other:?}"),
@@ -134,7 +157,7 @@ fn check_rows(extreme: &Extreme) {
     }
     for table_name in TABLES {
         if let Some(frame) = read_table(&extreme.out, table_name) {
-            for id in strings(&frame, "job_id").into_iter().flatten() {
+            for id in strings(&frame, JOB_ID.name()).into_iter().flatten() {
                 assert!(ids.contains(&Some(id.clone())), "{table_name}: stray {id}");
             }
         }
@@ -159,12 +182,12 @@ fn a_near_singular_prior_runs_and_reports_its_jitter() {
         sampler(ALL_LIKELIHOODS)
     );
     let run = run_extreme("l10", &study, &[]);
-    run.all_ok();
-    for jitter in run.job_floats("jitter") {
+    run.expect(Outcome::Ok);
+    for jitter in run.job_floats(JITTER) {
         assert!(jitter > 0.0, "l = 10 needs jitter, got {jitter}");
     }
     // The gaussian jobs agree with their exact posterior.
-    for rmse in floats(&run.jobs, "exact_rmse").into_iter().flatten() {
+    for rmse in floats(&run.jobs, EXACT_RMSE.name()).into_iter().flatten() {
         assert!(rmse < 0.5, "exact_rmse {rmse}");
     }
 }
@@ -176,9 +199,9 @@ fn a_near_white_prior_runs() {
         sampler(ALL_LIKELIHOODS)
     );
     let run = run_extreme("l0005", &study, &[]);
-    run.all_ok();
+    run.expect(Outcome::Ok);
     // Cells 1/7 apart with l = 0.005 are independent: no jitter is needed.
-    assert!(run.job_floats("jitter").iter().all(|j| *j == 0.0));
+    assert!(run.job_floats(JITTER).iter().all(|j| *j == 0.0));
 }
 
 #[test]
@@ -188,8 +211,8 @@ fn pcn_with_beta_one_proposes_independent_prior_draws() {
          [sweep]\n{ALL_LIKELIHOODS}"
     );
     let run = run_extreme("beta1", &study, &[]);
-    run.all_ok();
-    assert!(run.job_floats("acceptance_rate").iter().all(|r| *r > 0.0));
+    run.expect(Outcome::Ok);
+    assert!(run.job_floats(ACCEPTANCE_RATE).iter().all(|r| *r > 0.0));
 }
 
 #[test]
@@ -200,7 +223,7 @@ fn grids_of_one_and_two_points_per_axis_run() {
             sampler(ALL_LIKELIHOODS)
         );
         let run = run_extreme(&format!("d{grid}"), &study, &[]);
-        run.all_ok();
+        run.expect(Outcome::Ok);
         let fields = table(&run.out, "fields");
         assert_eq!(fields.height(), 6 * grid * grid);
     }
@@ -213,10 +236,10 @@ fn a_single_observed_cell_is_enough() {
         sampler(ALL_LIKELIHOODS)
     );
     let run = run_extreme("one_cell", &study, &[]);
-    run.all_ok();
+    run.expect(Outcome::Ok);
     let observed: Vec<i64> = run
         .jobs
-        .column("observed_cells")
+        .column(OBSERVED_CELLS.name())
         .unwrap()
         .i64()
         .unwrap()
@@ -250,11 +273,11 @@ fn poisson_counts_up_to_ten_to_the_five_with_an_offset() {
         &study,
         &[("huge.csv", grid_csv("count", counts))],
     );
-    run.all_ok();
+    run.expect(Outcome::Ok);
     let fields = table(&run.out, "fields");
-    let expected = floats(&fields, "expected_count");
+    let expected = floats(&fields, EXPECTED_COUNT.name());
     assert!(expected.iter().all(|c| c.is_some_and(|c| c >= 0.0)));
-    assert!(run.job_floats("count_mae").iter().all(|m| m.is_finite()));
+    assert!(run.job_floats(COUNT_MAE).iter().all(|m| m.is_finite()));
 }
 
 #[test]
@@ -269,9 +292,9 @@ fn probit_with_every_label_equal() {
         &study,
         &[("ones.csv", grid_csv("label", [1; 16]))],
     );
-    run.all_ok();
+    run.expect(Outcome::Ok);
     let fields = table(&run.out, "fields");
-    for p in floats(&fields, "p_positive") {
+    for p in floats(&fields, P_POSITIVE.name()) {
         let p = p.expect("p_positive for every cell");
         assert!(
             (0.5..=1.0).contains(&p),
@@ -287,19 +310,19 @@ fn gaussian_noise_of_one_in_a_million() {
         sampler("")
     );
     let run = run_extreme("tiny_noise", &study, &[]);
-    run.all_ok();
+    run.expect(Outcome::Ok);
     // The exact posterior pins the observed cells to within about 1e-6 of the data.
     let fields = table(&run.out, "fields");
     let observed: Vec<bool> = fields
-        .column("observed")
+        .column(OBSERVED.name())
         .unwrap()
         .bool()
         .unwrap()
         .iter()
         .map(Option::unwrap)
         .collect();
-    let exact = floats(&fields, "exact_mean");
-    let data = floats(&fields, "observation");
+    let exact = floats(&fields, EXACT_MEAN.name());
+    let data = floats(&fields, OBSERVATION.name());
     for cell in (0..observed.len()).filter(|c| observed[*c]) {
         let (m, v) = (exact[cell].unwrap(), data[cell].unwrap());
         assert!(
@@ -309,12 +332,18 @@ fn gaussian_noise_of_one_in_a_million() {
     }
 }
 
-/// Runs each `(name, study)` as an extreme and reports every case that broke, not only the first.
-fn run_all(cases: Vec<(String, String)>, files: &[(&str, String)]) {
+/// A case of a batch: its name, its study and the outcome every job of it must have.
+type Case = (&'static str, String, Outcome);
+
+/// The error of a job whose log-likelihood is -inf at its starting state.
+const NEVER_FINITE: Outcome = Outcome::Failed("is -inf at iteration 1");
+
+/// Runs each case and reports every case that broke, not only the first.
+fn run_all(cases: Vec<Case>, files: &[(&str, String)]) {
     let mut broken = Vec::new();
-    for (name, study) in cases {
+    for (name, study, expected) in cases {
         let outcome = std::panic::catch_unwind(|| {
-            run_extreme(&name, &study, files);
+            run_extreme(name, &study, files).expect(expected);
         });
         if let Err(panic) = outcome {
             let message = panic
@@ -339,25 +368,46 @@ fn harsh_sampler(settings: &str) -> String {
     format!("[model]\ngrid = 3\n[data]\nsubsample = 1\n[sampler]\n{settings}")
 }
 
-/// Settings far beyond any sensible study still give an answer or a per-job error.
+/// Settings far beyond any sensible study give an answer, or an error row that says why.
 #[test]
 fn harsher_extremes_give_an_answer_or_an_error_row() {
     let models = [
-        ("l1000", "[model]\ngrid = 16\nlength_scale = 1000.0\n"),
-        ("l10_d48", "[model]\ngrid = 48\nlength_scale = 10.0\n"),
-        ("variance_huge", "[model]\ngrid = 4\nvariance = 1e300\n"),
-        ("variance_tiny", "[model]\ngrid = 4\nvariance = 1e-300\n"),
+        (
+            "l1000",
+            "[model]\ngrid = 16\nlength_scale = 1000.0\n",
+            Outcome::Ok,
+        ),
+        (
+            "l10_d48",
+            "[model]\ngrid = 48\nlength_scale = 10.0\n",
+            Outcome::Ok,
+        ),
+        (
+            "variance_huge",
+            "[model]\ngrid = 4\nvariance = 1e300\n",
+            Outcome::Ok,
+        ),
+        (
+            "variance_tiny",
+            "[model]\ngrid = 4\nvariance = 1e-300\n",
+            Outcome::Ok,
+        ),
         (
             "noise_1e300",
             "[model]\ngrid = 4\n[data]\nnoise_sd = 1e300\n",
+            // The exact posterior's G C G^T + s^2 I overflows.
+            Outcome::Failed("not positive definite"),
         ),
         (
             "offset_50",
             "[model]\ngrid = 4\nlikelihood = \"poisson\"\noffset = 50.0\n",
+            // Simulated counts at rates near exp(50) cannot be drawn.
+            Outcome::Failed("too large to draw counts from"),
         ),
         (
             "offset_-700",
             "[model]\ngrid = 4\nlikelihood = \"poisson\"\noffset = -700.0\n",
+            Outcome::Ok,
         ),
     ];
     let samplers = [
@@ -369,14 +419,14 @@ fn harsher_extremes_give_an_answer_or_an_error_row() {
         ("thin_beyond_the_chain", "iterations = 10\nthin = 100\n"),
         ("sixty_four_chains", "iterations = 50\nchains = 64\n"),
     ];
-    let mut cases: Vec<(String, String)> = models
-        .iter()
-        .map(|(name, model)| (name.to_string(), harsh_model(model)))
+    let mut cases: Vec<Case> = models
+        .into_iter()
+        .map(|(name, model, outcome)| (name, harsh_model(model), outcome))
         .collect();
     cases.extend(
         samplers
-            .iter()
-            .map(|(name, settings)| (name.to_string(), harsh_sampler(settings))),
+            .into_iter()
+            .map(|(name, settings)| (name, harsh_sampler(settings), Outcome::Ok)),
     );
     run_all(cases, &[]);
 }
@@ -389,31 +439,32 @@ fn csv_study(likelihood: &str, offset: f64, path: &str) -> String {
     ))
 }
 
-/// Poisson counts of 10^5 under offsets of +-1000: rates that overflow or vanish.
+/// Poisson counts of 10^5 under offsets of +-1000: the rate overflows to +inf (the
+/// log-likelihood is -inf and the job fails) or vanishes (the job runs).
 #[test]
 fn poisson_offsets_that_overflow_or_vanish() {
     let files = [("counts.csv", grid_csv("count", [100_000; 16]))];
     run_all(
         vec![
             (
-                "offset_1000".to_string(),
+                "offset_1000",
                 csv_study("poisson", 1000.0, "counts.csv"),
+                NEVER_FINITE,
             ),
             (
-                "offset_-1000".to_string(),
+                "offset_-1000",
                 csv_study("poisson", -1000.0, "counts.csv"),
+                Outcome::Ok,
             ),
         ],
         &files,
     );
 }
 
-/// When the log-likelihood is -inf (or NaN) at every state — a noise sd whose square underflows,
-/// gaussian data of 1e200 whose square overflows — every proposal is rejected, the chain never
-/// moves, and yet the job reports `ok`: its `traces.loglik` is all null (the writer turns the
-/// non-finite values into nulls) and its posterior is the starting state.
+/// When the log-likelihood is -inf at the starting state — a noise sd whose square
+/// underflows, gaussian data of 1e200 whose square overflows — no proposal can be judged and
+/// the job fails with an error saying so.
 #[test]
-
 fn a_log_likelihood_that_is_never_finite_fails_the_job() {
     let values: Vec<String> = (0..16)
         .map(|c| {
@@ -433,11 +484,12 @@ fn a_log_likelihood_that_is_never_finite_fails_the_job() {
     };
     run_all(
         vec![
-            ("gaussian_noise_1e-300".to_string(), noise("gaussian")),
-            ("probit_noise_1e-300".to_string(), noise("probit")),
+            ("gaussian_noise_1e-300", noise("gaussian"), NEVER_FINITE),
+            ("probit_noise_1e-300", noise("probit"), NEVER_FINITE),
             (
-                "values_1e200".to_string(),
+                "values_1e200",
                 csv_study("gaussian", 0.0, "values.csv"),
+                NEVER_FINITE,
             ),
         ],
         &files,

@@ -3,7 +3,7 @@
 //! of the truth among L posterior draws recorded for a few scalar functionals (the probe cells
 //! and the field's mean). Over replications the ranks of a correct sampler are uniform.
 
-use polars::prelude::{Column, DataFrame, NamedFrom, PolarsResult, Series};
+use polars::prelude::DataFrame;
 
 use super::job::{JobError, chain_rngs, check_finite, likelihood_of, simulate_from_model_prior};
 use crate::diagnostics;
@@ -15,6 +15,7 @@ use crate::model::{Grid, Target};
 use crate::plan::Job;
 use crate::sampler::driver::probe_cells;
 use crate::sampler::{DrawSettings, Kind, KindVisitor, PROBES, RunOutput, RunRequest, Trace, run};
+use crate::sink::schema::{JOB_ID, Rows, SchemaError, ranks};
 
 /// The functionals ranked, in table order.
 pub const FUNCTIONALS: [&str; PROBES + 1] = [
@@ -213,7 +214,7 @@ fn rank_functionals(
 }
 
 /// The ranks table of a job: one row per replication and functional.
-pub fn ranks_table(job: &Job, run: &SbcRun) -> PolarsResult<DataFrame> {
+pub fn ranks_table(job: &Job, run: &SbcRun) -> Result<DataFrame, SchemaError> {
     let rows: Vec<(i64, &str, i64, i64)> = run
         .replications
         .iter()
@@ -224,20 +225,11 @@ pub fn ranks_table(job: &Job, run: &SbcRun) -> PolarsResult<DataFrame> {
                 .map(move |&(f, rank, draws)| (r as i64, f, rank as i64, draws as i64))
         })
         .collect();
-    let columns: Vec<Column> = vec![
-        Series::new("job_id".into(), vec![job.id.clone(); rows.len()]).into(),
-        Series::new(
-            "replication".into(),
-            rows.iter().map(|r| r.0).collect::<Vec<_>>(),
-        )
-        .into(),
-        Series::new(
-            "functional".into(),
-            rows.iter().map(|r| r.1.to_string()).collect::<Vec<_>>(),
-        )
-        .into(),
-        Series::new("rank".into(), rows.iter().map(|r| r.2).collect::<Vec<_>>()).into(),
-        Series::new("draws".into(), rows.iter().map(|r| r.3).collect::<Vec<_>>()).into(),
-    ];
-    DataFrame::new(rows.len(), columns)
+    Rows::new(&ranks::TABLE, rows.len())
+        .fill(JOB_ID, job.id.clone())
+        .set(ranks::REPLICATION, rows.iter().map(|r| r.0))
+        .set(ranks::FUNCTIONAL, rows.iter().map(|r| r.1.to_string()))
+        .set(ranks::RANK, rows.iter().map(|r| r.2))
+        .set(ranks::DRAWS, rows.iter().map(|r| r.3))
+        .finish()
 }

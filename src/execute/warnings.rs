@@ -8,6 +8,8 @@
 //! - a Metropolis-Hastings kind's acceptance rate is below 0.05 or above 0.95, where it does
 //!   not work (moves rejected, or too small to go anywhere);
 //! - adaptation ended more than 0.1 from its target acceptance;
+//! - a NUTS trajectory diverged after burn-in (the step cannot integrate some region of the
+//!   posterior, whose draws are then missing or biased; Betancourt 2017);
 //! - the log-likelihood's mean over the first fifth of a chain's kept draws differs from that
 //!   over the last fifth by more than 4 Monte Carlo standard errors (the chain is still
 //!   moving towards the typical set).
@@ -65,6 +67,16 @@ pub fn warnings(spec: &SamplerSpec, run: &RunOutput, cells: &CellDiagnostics) ->
                 "adaptation ended at acceptance {rate:.3}, target {target}: lengthen burn-in"
             ));
         }
+    }
+    let divergences: u64 = run
+        .chains
+        .iter()
+        .filter_map(|c| c.trajectory.map(|t| t.divergences))
+        .sum();
+    if divergences > 0 {
+        found.push(format!(
+            "{divergences} divergent trajectories after burn-in: lengthen burn-in or reparametrise"
+        ));
     }
     if let Some((chain, z)) = worst_drift(run)
         && z > DRIFT_LIMIT

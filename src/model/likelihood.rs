@@ -100,9 +100,20 @@ impl Likelihood {
                 }
             }
             Self::Poisson { counts, offset } => {
-                for ((g, c), u) in gradient.iter_mut().zip(counts).zip(gu) {
-                    *g = c - (u + offset).exp();
-                }
+                // One exp per cell for the value and the gradient (the exp is most of a
+                // gradient-based step's cost on count data); the same terms, summed in the
+                // same order, as `log_likelihood`.
+                return gradient
+                    .iter_mut()
+                    .zip(counts)
+                    .zip(gu)
+                    .map(|((g, c), u)| {
+                        let eta = u + offset;
+                        let rate = eta.exp();
+                        *g = c - rate;
+                        c * eta - rate
+                    })
+                    .sum();
             }
         }
         self.log_likelihood(gu)

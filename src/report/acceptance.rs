@@ -5,21 +5,23 @@
 
 use plotters::prelude::*;
 
-use super::canvas::{
-    Area, AxisCoord, DrawResult, decorate, draw_colour_bar, plot_box, render_png, text, titled,
-};
+use super::chart::{Axis, Frame, PlotBox, Titles, colour_bar, figure, panels, plot};
 use super::colour::{ColourMap, Scale, luminance};
-use super::shape::{Cell, distinct};
-use super::text::Label;
-use super::{Context, Figure, FigureKind, ReportError};
+use std::collections::BTreeMap;
 
-const GRID: &str = "model_grid";
-const BETA: &str = "sampler_beta";
-const SAMPLER: &str = "sampler_kind";
-const METRIC: &str = "acceptance_rate";
+use super::shape::{Cell, distinct, group_rows};
+use super::text::{Area, DrawResult, Label};
+use super::{Context, Figure, FigureKind, ReportError};
+use crate::sink::schema::ACCEPTANCE_RATE as METRIC;
+use crate::sink::schema::jobs::{
+    MODEL_GRID as GRID, SAMPLER_BETA as BETA, SAMPLER_KIND as SAMPLER,
+};
+
 const FILE: &str = "acceptance.png";
-const X_LABELS: u32 = 50;
-const Y_LABELS: u32 = 66;
+const PANEL_FRAME: Frame = Frame::HEAT
+    .margins(10, 40, 10)
+    .labels(50, 66)
+    .text(15.0, 16.0);
 
 /// Mean acceptance per (sampler, grid, beta) over the ok jobs.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +58,7 @@ pub fn acceptance_figure(context: &Context) -> Result<Option<Figure>, ReportErro
 
 pub fn acceptance_grid(context: &Context) -> Option<AcceptanceGrid> {
     let jobs = context.jobs;
-    let has_all = [GRID, BETA, SAMPLER, METRIC].iter().all(|c| jobs.has(c));
+    let has_all = [GRID, BETA, SAMPLER].iter().all(|c| jobs.has(c)) && jobs.has(METRIC);
     if !has_all || context.shape.levels(GRID) < 2 || context.shape.levels(BETA) < 2 {
         return None;
     }
@@ -70,40 +72,32 @@ pub fn acceptance_grid(context: &Context) -> Option<AcceptanceGrid> {
     if rows.is_empty() {
         return None;
     }
-    let samplers: Vec<String> = distinct(jobs, SAMPLER, &rows)
-        .iter()
-        .map(Cell::display)
-        .collect();
-    let grids = distinct(jobs, GRID, &rows);
-    let betas = distinct(jobs, BETA, &rows);
-    let mut max_jobs_per_cell = 0;
+    let (samplers, grids, betas) = (
+        distinct(jobs, SAMPLER.column(), &rows),
+        distinct(jobs, GRID.column(), &rows),
+        distinct(jobs, BETA.column(), &rows),
+    );
+    let groups: BTreeMap<Vec<Cell>, Vec<usize>> = group_rows(
+        jobs,
+        &rows,
+        &[SAMPLER.column(), GRID.column(), BETA.column()],
+    )
+    .into_iter()
+    .collect();
+    let max_jobs_per_cell = groups.values().map(Vec::len).max().unwrap_or(0);
+    let mean = |key: [&Cell; 3]| {
+        let rows = groups.get(key.map(Cell::clone).as_slice())?;
+        let sum: f64 = rows.iter().filter_map(|&r| jobs.finite(METRIC, r)).sum();
+        Some(sum / rows.len() as f64)
+    };
     let means = samplers
         .iter()
-        .map(|sampler| {
-            grids
-                .iter()
-                .map(|grid| {
-                    betas
-                        .iter()
-                        .map(|beta| {
-                            let values: Vec<f64> = rows
-                                .iter()
-                                .filter(|&&r| {
-                                    Cell::of(jobs, SAMPLER, r).display() == *sampler
-                                        && Cell::of(jobs, GRID, r) == *grid
-                                        && Cell::of(jobs, BETA, r) == *beta
-                                })
-                                .filter_map(|&r| jobs.finite(METRIC, r))
-                                .collect();
-                            max_jobs_per_cell = max_jobs_per_cell.max(values.len());
-                            (!values.is_empty())
-                                .then(|| values.iter().sum::<f64>() / values.len() as f64)
-                        })
-                        .collect()
-                })
-                .collect()
+        .map(|s| {
+            let row = |g| betas.iter().map(|b| mean([s, g, b])).collect();
+            grids.iter().map(row).collect()
         })
         .collect();
+    let samplers = samplers.iter().map(Cell::display).collect();
     Some(AcceptanceGrid {
         samplers,
         grids,
@@ -118,66 +112,49 @@ fn draw(path: &std::path::Path, table: &AcceptanceGrid) -> Result<(), ReportErro
     let panel_height = 120 + 52 * table.grids.len() as u32;
     let bar_width = 110;
     let width = panel_width * table.samplers.len() as u32 + bar_width;
-    render_png(path, (width, panel_height + 50), |root| {
-        let body = titled(root, "Acceptance rate by grid size D and step size β", 50)?;
-        let (panels, _) = body.split_horizontally(width - bar_width);
-        let areas = panels.split_evenly((1, table.samplers.len()));
+    let title = ("Acceptance rate by grid size D and step size β", 50);
+    figure(path, (width, panel_height + 50), title, |root, body| {
+        let (body, _) = body.split_horizontally(width - bar_width);
         let scale = Scale::fixed(0.0, 1.0, ColourMap::Viridis);
-        let mut plot_pixels = None;
+        let mut last = None;
+        let areas = panels(&body, table.samplers.len(), table.samplers.len());
         for (s, area) in areas.iter().enumerate() {
-            plot_pixels = Some(draw_panel(root, area, table, s, &scale)?);
+            last = Some(draw_panel(root, area, table, s, &scale)?);
         }
-        if let Some((x_end, y_range)) = plot_pixels {
-            draw_colour_bar(root, x_end + 22, y_range, &scale, "mean acceptance rate")?;
+        match last {
+            Some(plot_box) => colour_bar(root, &plot_box, 22, &scale, "mean acceptance rate"),
+            None => Ok(()),
         }
-        Ok(())
     })
 }
 
-/// Draws one sampler's panel; returns the right edge and vertical extent of its plot area.
+/// Draws one sampler's panel; returns its plotting rectangle.
 fn draw_panel(
     root: &Area,
     area: &Area,
     table: &AcceptanceGrid,
     s: usize,
     scale: &Scale,
-) -> DrawResult<(i32, (i32, i32))> {
-    let (nb, ng) = (table.betas.len(), table.grids.len());
-    let x_coord = AxisCoord::new(-0.5..nb as f64 - 0.5, (0..nb).map(|k| k as f64).collect());
-    let y_coord = AxisCoord::new(-0.5..ng as f64 - 0.5, (0..ng).map(|k| k as f64).collect());
-    let label_of = |cells: &[Cell], v: f64| {
-        let k = v.round();
-        if k >= 0.0 {
-            cells.get(k as usize).map(Cell::display).unwrap_or_default()
-        } else {
-            String::new()
-        }
+) -> DrawResult<PlotBox> {
+    let names = |cells: &[Cell]| cells.iter().map(Cell::display).collect();
+    let x_axis = Axis::categories(names(&table.betas));
+    let y_axis = Axis::categories(names(&table.grids));
+    let title = format!("sampler: {}", table.samplers[s]);
+    let titles = Titles {
+        title: &title,
+        x: "step size β",
+        y: "grid size D",
     };
-    let mut chart = ChartBuilder::on(area)
-        .margin(10)
-        .margin_top(40)
-        .x_label_area_size(X_LABELS)
-        .y_label_area_size(Y_LABELS)
-        .build_cartesian_2d(x_coord, y_coord)?;
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .label_style(text(15.0))
-        .x_label_formatter(&|v| label_of(&table.betas, *v))
-        .y_label_formatter(&|v| label_of(&table.grids, *v))
-        .draw()?;
+    let (mut chart, plot_box) = plot(root, area, (&x_axis, &y_axis), PANEL_FRAME, titles)?;
     for (g, row) in table.means[s].iter().enumerate() {
         for (b, mean) in row.iter().enumerate() {
             let (x, y) = (b as f64, g as f64);
+            let corners = [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)];
             let colour = scale.colour(*mean);
-            chart.draw_series(std::iter::once(Rectangle::new(
-                [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
-                colour.filled(),
-            )))?;
-            chart.draw_series(std::iter::once(Rectangle::new(
-                [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
-                WHITE.stroke_width(2),
-            )))?;
+            chart.draw_series([
+                Rectangle::new(corners, colour.filled()),
+                Rectangle::new(corners, WHITE.stroke_width(2)),
+            ])?;
             let ink = if luminance(colour) > 0.5 {
                 BLACK
             } else {
@@ -189,8 +166,5 @@ fn draw_panel(
                 .draw(root, &label, chart.backend_coord(&(x, y)))?;
         }
     }
-    let plot = plot_box(&chart, X_LABELS, Y_LABELS);
-    let title = format!("sampler: {}", table.samplers[s]);
-    decorate(root, &plot, &title, "step size β", "grid size D", 16.0)?;
-    Ok((plot.x.end, (plot.y.start, plot.y.end)))
+    Ok(plot_box)
 }

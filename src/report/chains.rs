@@ -10,18 +10,29 @@ use std::collections::BTreeMap;
 
 use plotters::prelude::*;
 
-use super::canvas::{
-    Area, Axis, DrawResult, decorate, draw_legend, plot_box, render_png, text, titled,
-};
-use super::colour::{INK_GREY, series_colour};
-use super::shape::{group_rows, job_description, joined_label, sampler_first};
+use super::chart::{Axis, Frame, Titles, curve, dashed, figure, legend, plot};
+use super::colour::{INK_GREY, finite_range, series_colour};
+use super::shape::{group_rows, joined_label, sampler_first};
 use super::tables::Table;
+use super::text::{Area, DrawResult};
 use super::{Context, Figure, FigureKind, ReportError, file_safe};
+use crate::sink::schema::autocorrelation::{AUTOCORRELATION, LAG};
+use crate::sink::schema::convergence::RMS_TO_EXACT;
+use crate::sink::schema::jobs::MODEL_GRID;
+use crate::sink::schema::traces::{LOGLIK, PROBE};
+use crate::sink::schema::{CHAIN, Col, ITERATION, JOB_ID};
 
 /// Most curves per chart before groups are coarsened.
 const MAX_GROUPS: usize = 10;
 /// Longest trace drawn per chain; longer traces are strided.
 const MAX_TRACE_POINTS: usize = 4000;
+/// The probe drawn in trace plots: the centre of the grid (k = 2 of 0..4).
+const CENTRE_PROBE: usize = 2;
+/// A chart filling its figure below a legend strip.
+const WIDE_FRAME: Frame = Frame::LINES
+    .margins(16, 16, 16)
+    .labels(52, 80)
+    .text(14.0, 15.0);
 
 /// Jobs sharing all swept values but the replicate, labelled for a legend.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,7 +104,7 @@ pub fn job_groups(context: &Context, job_ids: &[String]) -> Grouping {
                     label: joined_label(&names, &key),
                     job_ids: rows
                         .iter()
-                        .filter_map(|&r| jobs.str_at("job_id", r).map(str::to_string))
+                        .filter_map(|&r| jobs.str_at(JOB_ID, r).map(str::to_string))
                         .collect(),
                 })
                 .collect();
@@ -105,7 +116,7 @@ pub fn job_groups(context: &Context, job_ids: &[String]) -> Grouping {
 }
 
 /// Mean of `value` by `x` over the rows of the given jobs (x rounded to an integer key).
-fn mean_curve(table: &Table, job_ids: &[String], x: &str, value: &str) -> Vec<(f64, f64)> {
+fn mean_curve(table: &Table, job_ids: &[String], x: Col<i64>, value: Col<f64>) -> Vec<(f64, f64)> {
     let mut sums: BTreeMap<i64, (f64, usize)> = BTreeMap::new();
     for id in job_ids {
         for row in table.rows_of_job(id) {
@@ -121,36 +132,119 @@ fn mean_curve(table: &Table, job_ids: &[String], x: &str, value: &str) -> Vec<(f
         .collect()
 }
 
+/// Labelled curves, one per job group, each the mean of `value` against `x` over its jobs;
+/// `keep` drops points (e.g. those a log axis cannot show). Groups without points are left out.
+fn group_curves(
+    grouping: &Grouping,
+    table: &Table,
+    (x, value): (Col<i64>, Col<f64>),
+    keep: impl Fn(&(f64, f64)) -> bool,
+) -> Vec<(String, Vec<(f64, f64)>)> {
+    grouping
+        .groups
+        .iter()
+        .map(|g| {
+            let mut curve = mean_curve(table, &g.job_ids, x, value);
+            curve.retain(&keep);
+            (g.label.clone(), curve)
+        })
+        .filter(|(_, curve)| !curve.is_empty())
+        .collect()
+}
+
+/// One chart of labelled curves (dots where there are few points) under a legend, with a
+/// dashed reference line; points are in plot space of the axes.
+struct CurvesFigure<'a> {
+    title: &'a str,
+    size: (u32, u32),
+    axes: (Axis, Axis),
+    titles: (&'a str, &'a str),
+    curves: Vec<(String, Vec<(f64, f64)>)>,
+    /// Legend label, points, dashes per step, line width.
+    reference: (&'a str, Vec<(f64, f64)>, usize, u32),
+}
+
+impl CurvesFigure<'_> {
+    fn draw(&self, path: &std::path::Path) -> Result<(), ReportError> {
+        figure(path, self.size, (self.title, 50), |root, body| {
+            let (legend_area, plot_area) = body.split_vertically(60);
+            let mut entries: Vec<(String, RGBColor)> = self
+                .curves
+                .iter()
+                .enumerate()
+                .map(|(k, (label, _))| (label.clone(), series_colour(k)))
+                .collect();
+            if !self.reference.0.is_empty() {
+                entries.push((self.reference.0.to_string(), INK_GREY));
+            }
+            legend(&legend_area, &entries)?;
+            let (x, y) = (&self.axes.0, &self.axes.1);
+            let titles = Titles {
+                title: "",
+                x: &x.title(self.titles.0),
+                y: &y.title(self.titles.1),
+            };
+            let (mut chart, _) = plot(root, &plot_area, (x, y), WIDE_FRAME, titles)?;
+            let (_, points, pieces, width) = &self.reference;
+            dashed(&mut chart, points, INK_GREY, (*width, *pieces))?;
+            for (k, (_, points)) in self.curves.iter().enumerate() {
+                let dot = if points.len() <= 60 { 3 } else { 0 };
+                curve(&mut chart, points, series_colour(k), (2, dot))?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// The curves' points placed on the axes.
+fn placed(
+    curves: &[(String, Vec<(f64, f64)>)],
+    x: &Axis,
+    y: &Axis,
+) -> Vec<(String, Vec<(f64, f64)>)> {
+    curves
+        .iter()
+        .map(|(label, points)| {
+            let points = points
+                .iter()
+                .filter_map(|&(a, b)| Some((x.place(a)?, y.place(b)?)))
+                .collect();
+            (label.clone(), points)
+        })
+        .collect()
+}
+
+fn range_of(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    finite_range(values).unwrap_or((0.0, 1.0))
+}
+
 // ---------------------------------------------------------------------------------------
 // Convergence
 
 pub fn convergence_figure(context: &Context, table: &Table) -> Result<Option<Figure>, ReportError> {
     let grouping = job_groups(context, &table.job_ids());
-    let curves: Vec<(String, Vec<(f64, f64)>)> = grouping
-        .groups
-        .iter()
-        .map(|g| {
-            (
-                g.label.clone(),
-                mean_curve(table, &g.job_ids, "iteration", "rms_to_exact"),
-            )
-        })
-        .map(|(label, curve)| {
-            (
-                label,
-                curve
-                    .into_iter()
-                    .filter(|&(t, r)| t > 0.0 && r > 0.0)
-                    .collect::<Vec<_>>(),
-            )
-        })
-        .filter(|(_, curve)| !curve.is_empty())
-        .collect();
+    let curves = group_curves(&grouping, table, (ITERATION, RMS_TO_EXACT), |&(t, r)| {
+        t > 0.0 && r > 0.0
+    });
     if curves.is_empty() {
         return Ok(None);
     }
+    let reference = reference_slope(&curves);
+    let points = || curves.iter().flat_map(|(_, c)| c.iter().copied());
+    let (t_lo, t_hi) = range_of(points().map(|p| p.0));
+    let (r_lo, r_hi) = range_of(points().map(|p| p.1).chain(reference.iter().map(|p| p.1)));
+    let (x, y) = (Axis::log(t_lo, t_hi), Axis::log(r_lo, r_hi));
+    let reference = placed(&[(String::new(), reference)], &x, &y).remove(0).1;
     let file = "convergence.png";
-    draw_convergence(&context.path(file), &curves)?;
+    CurvesFigure {
+        title: "Running mean vs exact posterior mean",
+        size: (1000, 680),
+        curves: placed(&curves, &x, &y),
+        axes: (x, y),
+        titles: ("iteration T", "RMS to exact mean"),
+        reference: ("1/√T reference (dashed)", reference, 24, 2),
+    }
+    .draw(&context.path(file))?;
     Ok(Some(Figure {
         file: file.into(),
         title: "Convergence of the running mean to the exact posterior mean".into(),
@@ -165,89 +259,6 @@ pub fn convergence_figure(context: &Context, table: &Table) -> Result<Option<Fig
         ),
         kind: FigureKind::Convergence,
     }))
-}
-
-fn draw_convergence(
-    path: &std::path::Path,
-    curves: &[(String, Vec<(f64, f64)>)],
-) -> Result<(), ReportError> {
-    let all = curves.iter().flat_map(|(_, c)| c.iter());
-    let (ts, rs): (Vec<f64>, Vec<f64>) = all.copied().unzip();
-    let x_axis = Axis::log(min(&ts), max(&ts));
-    let reference = reference_slope(curves);
-    let mut y_values = rs.clone();
-    y_values.extend(reference.iter().map(|p| p.1));
-    let y_axis = Axis::log(min(&y_values), max(&y_values));
-    render_png(path, (1000, 680), |root| {
-        let body = titled(root, "Running mean vs exact posterior mean", 50)?;
-        let (legend, plot) = body.split_vertically(60);
-        let mut entries: Vec<(String, RGBColor)> = curves
-            .iter()
-            .enumerate()
-            .map(|(k, (label, _))| (label.clone(), series_colour(k)))
-            .collect();
-        entries.push(("1/√T reference (dashed)".into(), INK_GREY));
-        draw_legend(&legend, &entries)?;
-        let mut chart = log_log_chart(
-            root,
-            &plot,
-            &x_axis,
-            &y_axis,
-            "iteration T (log scale)",
-            "RMS to exact mean (log scale)",
-        )?;
-        for (k, (_, curve)) in curves.iter().enumerate() {
-            let colour = series_colour(k);
-            let points: Vec<(f64, f64)> =
-                curve.iter().map(|&(t, r)| (t.log10(), r.log10())).collect();
-            chart.draw_series(std::iter::once(PathElement::new(
-                points.clone(),
-                colour.stroke_width(2),
-            )))?;
-            chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
-        }
-        let dashed: Vec<(f64, f64)> = reference
-            .iter()
-            .map(|&(t, r)| (t.log10(), r.log10()))
-            .collect();
-        chart.draw_series(
-            dashes(&dashed, 24)
-                .into_iter()
-                .map(|seg| PathElement::new(seg, INK_GREY.stroke_width(2))),
-        )?;
-        Ok(())
-    })
-}
-
-fn log_log_chart<'a, 'b>(
-    root: &Area,
-    area: &'a Area<'b>,
-    x_axis: &'a Axis,
-    y_axis: &'a Axis,
-    x_title: &str,
-    y_title: &str,
-) -> DrawResult<
-    ChartContext<
-        'a,
-        BitMapBackend<'b>,
-        Cartesian2d<super::canvas::AxisCoord, super::canvas::AxisCoord>,
-    >,
-> {
-    let mut chart = ChartBuilder::on(area)
-        .margin(16)
-        .x_label_area_size(52)
-        .y_label_area_size(80)
-        .build_cartesian_2d(x_axis.coord(), y_axis.coord())?;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE)
-        .bold_line_style(RGBColor(225, 225, 225))
-        .label_style(text(14.0))
-        .x_label_formatter(&|v| x_axis.label(*v))
-        .y_label_formatter(&|v| y_axis.label(*v))
-        .draw()?;
-    decorate(root, &plot_box(&chart, 52, 80), "", x_title, y_title, 15.0)?;
-    Ok(chart)
 }
 
 /// A c/sqrt(T) line over the plotted iterations, through the median of the curves' last points.
@@ -269,38 +280,62 @@ fn reference_slope(curves: &[(String, Vec<(f64, f64)>)]) -> Vec<(f64, f64)> {
     vec![(t_start, c / t_start.sqrt()), (t_end, r_end)]
 }
 
-/// Splits a straight two-point line into `pieces` dashes (every other piece drawn).
-fn dashes(line: &[(f64, f64)], pieces: usize) -> Vec<Vec<(f64, f64)>> {
-    let [a, b] = line else { return Vec::new() };
-    let at = |k: usize| {
-        let s = k as f64 / pieces as f64;
-        (a.0 + (b.0 - a.0) * s, a.1 + (b.1 - a.1) * s)
-    };
-    (0..pieces)
-        .step_by(2)
-        .map(|k| vec![at(k), at(k + 1)])
-        .collect()
-}
+// ---------------------------------------------------------------------------------------
+// Autocorrelation
 
-fn min(values: &[f64]) -> f64 {
-    values.iter().copied().fold(f64::INFINITY, f64::min)
-}
-fn max(values: &[f64]) -> f64 {
-    values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+pub fn autocorrelation_figure(
+    context: &Context,
+    table: &Table,
+) -> Result<Option<Figure>, ReportError> {
+    let grouping = job_groups(context, &table.job_ids());
+    let curves = group_curves(&grouping, table, (LAG, AUTOCORRELATION), |_| true);
+    if curves.is_empty() {
+        return Ok(None);
+    }
+    let points = || curves.iter().flat_map(|(_, c)| c.iter().copied());
+    let (lag_lo, lag_hi) = range_of(points().map(|p| p.0));
+    let (acf_lo, _) = range_of(points().map(|p| p.1));
+    let x = Axis::linear(lag_lo.min(0.0), lag_hi.max(1.0));
+    let y = Axis::linear(acf_lo.min(-0.1) - 0.05, 1.05);
+    let zero = vec![(x.lo, 0.0), (x.hi, 0.0)];
+    let file = "autocorrelation.png";
+    CurvesFigure {
+        title: "Autocorrelation of the log-likelihood",
+        size: (1000, 640),
+        curves,
+        axes: (x, y),
+        titles: ("lag (thinned draws)", "autocorrelation"),
+        reference: ("", zero, 60, 1),
+    }
+    .draw(&context.path(file))?;
+    Ok(Some(Figure {
+        file: file.into(),
+        title: "Autocorrelation of the log-likelihood".into(),
+        caption: format!(
+            "Autocorrelation of the log-likelihood against the lag (in thinned draws), averaged \
+             over chains and over the replicates of each job group.{} The faster a curve falls \
+             to zero (dashed line), the more nearly independent successive draws are and the \
+             larger the effective sample size; a curve that stays high over many lags marks a \
+             slowly mixing sampler.",
+            grouping.pooled_sentence()
+        ),
+        kind: FigureKind::Autocorrelation,
+    }))
 }
 
 // ---------------------------------------------------------------------------------------
 // Traces
 
-/// The column of the probe at the centre of the grid (k = 2 of 0..4), or the first probe.
+/// The probe column drawn: the centre of the grid, or the first probe the table has.
 fn probe_column(table: &Table) -> Option<String> {
-    if table.has("probe_2") {
-        return Some("probe_2".into());
+    let centre = PROBE.member(CENTRE_PROBE);
+    if table.has(&centre) {
+        return Some(centre);
     }
     table
         .column_names()
         .iter()
-        .find(|c| c.starts_with("probe_"))
+        .find(|c| PROBE.contains(c))
         .cloned()
 }
 
@@ -312,14 +347,11 @@ pub fn trace_figures(
     let probe = probe_column(table);
     let mut figures = Vec::new();
     for job_id in job_ids {
-        let chains = chains_of(table, job_id, probe.as_deref());
+        let chains = chains_of(table, job_id, probe.as_ref());
         if chains.is_empty() {
             continue;
         }
-        let description = match context.job_row(job_id) {
-            Some(row) => job_description(context.jobs, context.shape, row),
-            None => format!("job {job_id}"),
-        };
+        let description = context.describe(job_id);
         let probe_title = probe_title(context, job_id, probe.as_deref());
         let file = format!("traces-{}.png", file_safe(job_id));
         draw_traces(&context.path(&file), &description, &chains, &probe_title)?;
@@ -344,14 +376,14 @@ pub fn trace_figures(
 /// A chain's trace: (iteration, loglik, probe value) sorted by iteration.
 type Trace = Vec<(f64, Option<f64>, Option<f64>)>;
 
-fn chains_of(table: &Table, job_id: &str, probe: Option<&str>) -> Vec<(i64, Trace)> {
+fn chains_of(table: &Table, job_id: &str, probe: Option<&String>) -> Vec<(i64, Trace)> {
     let mut chains: BTreeMap<i64, Trace> = BTreeMap::new();
     for row in table.rows_of_job(job_id) {
-        let Some(iteration) = table.finite("iteration", row) else {
+        let Some(iteration) = table.finite(ITERATION, row) else {
             continue;
         };
-        let chain = table.finite("chain", row).map_or(0, |c| c as i64);
-        let loglik = table.finite("loglik", row);
+        let chain = table.finite(CHAIN, row).map_or(0, |c| c as i64);
+        let loglik = table.finite(LOGLIK, row);
         let value = probe.and_then(|p| table.finite(p, row));
         chains
             .entry(chain)
@@ -371,9 +403,9 @@ fn chains_of(table: &Table, job_id: &str, probe: Option<&str>) -> Vec<(i64, Trac
 fn probe_title(context: &Context, job_id: &str, probe: Option<&str>) -> String {
     let grid = context
         .job_row(job_id)
-        .and_then(|row| context.jobs.finite("model_grid", row));
+        .and_then(|row| context.jobs.finite(MODEL_GRID, row));
     let k = probe
-        .and_then(|p| p.strip_prefix("probe_"))
+        .and_then(|p| PROBE.member_of(p))
         .and_then(|k| k.parse::<f64>().ok());
     match (grid, k) {
         (Some(d), Some(k)) => {
@@ -390,19 +422,17 @@ fn draw_traces(
     chains: &[(i64, Trace)],
     probe_title: &str,
 ) -> Result<(), ReportError> {
-    render_png(path, (1100, 760), |root| {
-        let body = titled(root, description, 50)?;
-        let (legend, plots) = body.split_vertically(40);
+    figure(path, (1100, 760), (description, 50), |root, body| {
+        let (legend_area, plots) = body.split_vertically(40);
         let entries: Vec<(String, RGBColor)> = chains
             .iter()
             .enumerate()
             .map(|(k, (c, _))| (format!("chain {c}"), series_colour(k)))
             .collect();
-        draw_legend(&legend, &entries)?;
+        legend(&legend_area, &entries)?;
         let (top, bottom) = plots.split_vertically(335);
         draw_trace_panel(root, &top, chains, |p| p.1, "log-likelihood")?;
-        draw_trace_panel(root, &bottom, chains, |p| p.2, probe_title)?;
-        Ok(())
+        draw_trace_panel(root, &bottom, chains, |p| p.2, probe_title)
     })
 }
 
@@ -420,139 +450,28 @@ fn draw_trace_panel(
             .collect()
     };
     let all: Vec<(f64, f64)> = chains.iter().flat_map(|(_, t)| points(t)).collect();
-    if all.is_empty() {
+    let (Some((x_lo, x_hi)), Some((y_lo, y_hi))) = (
+        finite_range(all.iter().map(|p| p.0)),
+        finite_range(all.iter().map(|p| p.1)),
+    ) else {
         return Ok(());
-    }
-    let (xs, ys): (Vec<f64>, Vec<f64>) = all.into_iter().unzip();
-    let x_axis = Axis::linear(min(&xs), max(&xs));
-    let y_axis = Axis::padded(min(&ys), max(&ys));
-    let mut chart = ChartBuilder::on(area)
-        .margin(12)
-        .margin_top(36)
-        .x_label_area_size(44)
-        .y_label_area_size(80)
-        .build_cartesian_2d(x_axis.coord(), y_axis.coord())?;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE)
-        .bold_line_style(RGBColor(230, 230, 230))
-        .label_style(text(13.0))
-        .x_label_formatter(&|v| x_axis.label(*v))
-        .y_label_formatter(&|v| y_axis.label(*v))
-        .draw()?;
-    decorate(
-        root,
-        &plot_box(&chart, 44, 80),
+    };
+    let axes = (&Axis::linear(x_lo, x_hi), &Axis::padded(y_lo, y_hi));
+    let frame = Frame::LINES.margins(12, 36, 12).labels(44, 80);
+    let titles = Titles {
         title,
-        "iteration",
-        "",
-        14.0,
-    )?;
+        x: "iteration",
+        y: "",
+    };
+    let (mut chart, _) = plot(root, area, axes, frame, titles)?;
     let alpha = if chains.len() > 1 { 0.75 } else { 1.0 };
     for (k, (_, trace)) in chains.iter().enumerate() {
-        let colour = series_colour(k).mix(alpha);
-        chart.draw_series(std::iter::once(PathElement::new(
-            points(trace),
-            colour.stroke_width(1),
-        )))?;
+        curve(
+            &mut chart,
+            &points(trace),
+            series_colour(k).mix(alpha),
+            (1, 0),
+        )?;
     }
     Ok(())
-}
-
-// ---------------------------------------------------------------------------------------
-// Autocorrelation
-
-pub fn autocorrelation_figure(
-    context: &Context,
-    table: &Table,
-) -> Result<Option<Figure>, ReportError> {
-    let grouping = job_groups(context, &table.job_ids());
-    let curves: Vec<(String, Vec<(f64, f64)>)> = grouping
-        .groups
-        .iter()
-        .map(|g| {
-            (
-                g.label.clone(),
-                mean_curve(table, &g.job_ids, "lag", "autocorrelation"),
-            )
-        })
-        .filter(|(_, curve)| !curve.is_empty())
-        .collect();
-    if curves.is_empty() {
-        return Ok(None);
-    }
-    let file = "autocorrelation.png";
-    draw_autocorrelation(&context.path(file), &curves)?;
-    Ok(Some(Figure {
-        file: file.into(),
-        title: "Autocorrelation of the log-likelihood".into(),
-        caption: format!(
-            "Autocorrelation of the log-likelihood against the lag (in thinned draws), averaged \
-             over chains and over the replicates of each job group.{} The faster a curve falls \
-             to zero (dashed line), the more nearly independent successive draws are and the \
-             larger the effective sample size; a curve that stays high over many lags marks a \
-             slowly mixing sampler.",
-            grouping.pooled_sentence()
-        ),
-        kind: FigureKind::Autocorrelation,
-    }))
-}
-
-fn draw_autocorrelation(
-    path: &std::path::Path,
-    curves: &[(String, Vec<(f64, f64)>)],
-) -> Result<(), ReportError> {
-    let (lags, values): (Vec<f64>, Vec<f64>) =
-        curves.iter().flat_map(|(_, c)| c.iter().copied()).unzip();
-    let x_axis = Axis::linear(min(&lags).min(0.0), max(&lags).max(1.0));
-    let y_axis = Axis::linear(min(&values).min(-0.1) - 0.05, 1.05);
-    render_png(path, (1000, 640), |root| {
-        let body = titled(root, "Autocorrelation of the log-likelihood", 50)?;
-        let (legend, plot) = body.split_vertically(60);
-        let entries: Vec<(String, RGBColor)> = curves
-            .iter()
-            .enumerate()
-            .map(|(k, (label, _))| (label.clone(), series_colour(k)))
-            .collect();
-        draw_legend(&legend, &entries)?;
-        let mut chart = ChartBuilder::on(&plot)
-            .margin(16)
-            .x_label_area_size(52)
-            .y_label_area_size(72)
-            .build_cartesian_2d(x_axis.coord(), y_axis.coord())?;
-        chart
-            .configure_mesh()
-            .light_line_style(WHITE)
-            .bold_line_style(RGBColor(225, 225, 225))
-            .label_style(text(14.0))
-            .x_label_formatter(&|v| x_axis.label(*v))
-            .y_label_formatter(&|v| y_axis.label(*v))
-            .draw()?;
-        let plot_area = plot_box(&chart, 52, 72);
-        decorate(
-            root,
-            &plot_area,
-            "",
-            "lag (thinned draws)",
-            "autocorrelation",
-            15.0,
-        )?;
-        let zero = vec![(x_axis.lo, 0.0), (x_axis.hi, 0.0)];
-        chart.draw_series(
-            dashes(&zero, 60)
-                .into_iter()
-                .map(|s| PathElement::new(s, INK_GREY.stroke_width(1))),
-        )?;
-        for (k, (_, curve)) in curves.iter().enumerate() {
-            let colour = series_colour(k);
-            chart.draw_series(std::iter::once(PathElement::new(
-                curve.clone(),
-                colour.stroke_width(2),
-            )))?;
-            if curve.len() <= 60 {
-                chart.draw_series(curve.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
-            }
-        }
-        Ok(())
-    })
 }

@@ -7,20 +7,28 @@
 
 use plotters::prelude::*;
 
-use super::canvas::{
-    Area, Axis, DrawResult, decorate, draw_colour_bar, plot_box, render_png, text, titled,
-};
+use super::chart::{Axis, Frame, Titles, colour_bar, panel_figure, plot};
 use super::colour::{BLANK, ColourMap, Scale};
-use super::shape::{Cell, group_rows, job_description, label};
+use super::shape::{Cell, first_replicate, group_rows, label};
 use super::tables::Table;
+use super::text::{Area, DrawResult};
 use super::{Context, Figure, FigureKind, ReportError, file_safe};
+use crate::sink::schema::fields::{
+    CELL, EXACT_MEAN, EXPECTED_COUNT, I, J, OBSERVATION, OBSERVED, P_POSITIVE, POST_MEAN, POST_SD,
+    TRUTH, X, Y,
+};
+use crate::sink::schema::jobs::{DATA_LENGTH_SCALE, MODEL_LIKELIHOOD};
+use crate::sink::schema::{Col, JOB_ID};
 
 const PANEL_WIDTH: u32 = 390;
 const PANEL_HEIGHT: u32 = 330;
 const TITLE_HEIGHT: u32 = 50;
 const MAX_COLUMNS: usize = 4;
-const X_LABELS: u32 = 36;
-const Y_LABELS: u32 = 44;
+/// A heat map panel leaves room on its right for the colour bar.
+const PANEL_FRAME: Frame = Frame::HEAT
+    .margins(6, 32, 98)
+    .labels(36, 44)
+    .text(12.0, 13.0);
 
 /// One heat map panel.
 struct Panel {
@@ -57,10 +65,7 @@ pub fn field_figures(
         if panels.is_empty() {
             continue;
         }
-        let description = match context.job_row(job_id) {
-            Some(row) => job_description(context.jobs, context.shape, row),
-            None => format!("job {job_id}"),
-        };
+        let description = context.describe(job_id);
         let file = format!("fields-{}.png", file_safe(job_id));
         draw_field_figure(&context.path(&file), &description, &grid, &panels)?;
         figures.push(Figure {
@@ -72,9 +77,6 @@ pub fn field_figures(
     }
     Ok(figures)
 }
-
-/// The swept column holding the truth's length scale, as it appears in the jobs table.
-const TRUTH_LENGTH_SCALE: &str = "data_length_scale";
 
 /// One figure with the simulated truth of one job per true length scale (`job_ids` from
 /// [`truth_job_ids`]), on a shared scale: the coursework's figure of GP prior samples for
@@ -101,7 +103,7 @@ pub fn truth_figure(
         {
             return Ok(None);
         }
-        truths.push((length, column(fields, &rows, "truth")));
+        truths.push((length, column(fields, &rows, TRUTH)));
         grid = Some(this_grid);
     }
     let Some(grid) = grid else { return Ok(None) };
@@ -109,7 +111,7 @@ pub fn truth_figure(
     let panels: Vec<Panel> = truths
         .into_iter()
         .map(|(length, values)| Panel {
-            title: format!("truth u, {}", label(TRUTH_LENGTH_SCALE, length)),
+            title: format!("truth u, {}", label(DATA_LENGTH_SCALE.column(), length)),
             values,
             blank_when_missing: false,
             scale,
@@ -138,62 +140,59 @@ pub fn truth_figure(
 /// The jobs whose truths [`truth_figure`] draws: for each true length scale, the first ok job
 /// of the lowest replicate. Empty unless the true length scale varies across the study.
 pub fn truth_job_ids(context: &Context) -> Vec<String> {
-    let varies = context.shape.levels(TRUTH_LENGTH_SCALE) >= 2
+    let varies = context.shape.levels(DATA_LENGTH_SCALE) >= 2
         || context
             .shape
             .swept
             .iter()
-            .any(|s| s.companions.iter().any(|c| c == TRUTH_LENGTH_SCALE));
+            .any(|s| s.companions.iter().any(|c| c == DATA_LENGTH_SCALE.column()));
     if !varies {
         return Vec::new();
     }
-    group_rows(context.jobs, &context.shape.ok_rows, &[TRUTH_LENGTH_SCALE])
-        .into_iter()
-        .filter(|(key, _)| key.first().and_then(Cell::as_f64).is_some())
-        .filter_map(|(_, rows)| {
-            let replicate = |row: usize| context.jobs.finite("replicate", row).unwrap_or(0.0);
-            let first = rows
-                .into_iter()
-                .min_by(|&a, &b| replicate(a).total_cmp(&replicate(b)).then(a.cmp(&b)))?;
-            context.jobs.str_at("job_id", first).map(str::to_string)
-        })
-        .collect()
+    group_rows(
+        context.jobs,
+        &context.shape.ok_rows,
+        &[DATA_LENGTH_SCALE.column()],
+    )
+    .into_iter()
+    .filter(|(key, _)| key.first().and_then(Cell::as_f64).is_some())
+    .filter_map(|(_, rows)| {
+        let first = first_replicate(context.jobs, &rows)?;
+        context.jobs.str_at(JOB_ID, first).map(str::to_string)
+    })
+    .collect()
 }
 
-/// Of `job_ids`, those with a truth field, each with its true length scale, in order of it.
+/// Of `job_ids` (from [`truth_job_ids`]: one per true length scale, in its order), those with
+/// a truth field, each with its true length scale.
 fn one_job_per_truth_length(
     context: &Context,
     fields: &Table,
     job_ids: &[String],
 ) -> Vec<(Cell, String)> {
-    let mut chosen: Vec<(Cell, String)> = Vec::new();
-    for job_id in job_ids {
-        let Some(row) = context.job_row(job_id) else {
-            continue;
-        };
-        let length = Cell::of(context.jobs, TRUTH_LENGTH_SCALE, row);
-        let has_truth = fields
-            .rows_of_job(job_id)
-            .iter()
-            .any(|&r| fields.finite("truth", r).is_some());
-        if length.as_f64().is_some() && has_truth && chosen.iter().all(|(l, _)| *l != length) {
-            chosen.push((length, job_id.clone()));
-        }
-    }
-    chosen.sort_by(|a, b| a.0.cmp(&b.0));
-    chosen
+    job_ids
+        .iter()
+        .filter(|id| {
+            let rows = fields.rows_of_job(id);
+            rows.iter().any(|&r| fields.finite(TRUTH, r).is_some())
+        })
+        .filter_map(|id| {
+            let row = context.job_row(id)?;
+            Some((Cell::of(context.jobs, DATA_LENGTH_SCALE, row), id.clone()))
+        })
+        .collect()
 }
 
 fn likelihood_of(context: &Context, fields: &Table, rows: &[usize], job_id: &str) -> String {
     let from_jobs = context
         .job_row(job_id)
-        .and_then(|row| context.jobs.str_at("model_likelihood", row))
+        .and_then(|row| context.jobs.str_at(MODEL_LIKELIHOOD, row))
         .map(str::to_string);
-    let has = |column: &str| rows.iter().any(|&r| fields.finite(column, r).is_some());
+    let has = |column: Col<f64>| rows.iter().any(|&r| fields.finite(column, r).is_some());
     from_jobs.unwrap_or_else(|| {
-        if has("p_positive") {
+        if has(P_POSITIVE) {
             "probit".into()
-        } else if has("expected_count") {
+        } else if has(EXPECTED_COUNT) {
             "poisson".into()
         } else {
             "gaussian".into()
@@ -206,10 +205,11 @@ fn grid_of(fields: &Table, rows: &[usize]) -> Option<Grid> {
     if rows.is_empty() {
         return None;
     }
-    let index = |column: &str, row: usize| fields.finite(column, row).map(|v| v.max(0.0) as usize);
+    let index =
+        |column: Col<i64>, row: usize| fields.finite(column, row).map(|v| v.max(0.0) as usize);
     let max_index = rows
         .iter()
-        .flat_map(|&r| [index("i", r), index("j", r)])
+        .flat_map(|&r| [index(I, r), index(J, r)])
         .flatten()
         .max();
     let size = match max_index {
@@ -227,11 +227,11 @@ fn grid_of(fields: &Table, rows: &[usize]) -> Option<Grid> {
         Vec::with_capacity(rows.len()),
     );
     for (k, &row) in rows.iter().enumerate() {
-        let cell = index("cell", row).unwrap_or(k);
-        let i = index("i", row).unwrap_or(cell % size);
-        let j = index("j", row).unwrap_or(cell / size);
-        x.push(fields.finite("x", row).unwrap_or(i as f64 * spacing));
-        y.push(fields.finite("y", row).unwrap_or(j as f64 * spacing));
+        let cell = index(CELL, row).unwrap_or(k);
+        let i = index(I, row).unwrap_or(cell % size);
+        let j = index(J, row).unwrap_or(cell / size);
+        x.push(fields.finite(X, row).unwrap_or(i as f64 * spacing));
+        y.push(fields.finite(Y, row).unwrap_or(j as f64 * spacing));
     }
     Some(Grid {
         x,
@@ -241,7 +241,7 @@ fn grid_of(fields: &Table, rows: &[usize]) -> Option<Grid> {
     })
 }
 
-fn column(fields: &Table, rows: &[usize], name: &str) -> Vec<Option<f64>> {
+fn column(fields: &Table, rows: &[usize], name: Col<f64>) -> Vec<Option<f64>> {
     rows.iter().map(|&r| fields.finite(name, r)).collect()
 }
 
@@ -251,13 +251,13 @@ fn any_value(values: &[Option<f64>]) -> bool {
 
 /// The panels that apply to this job, with shared scales.
 fn panels_for(fields: &Table, rows: &[usize], likelihood: &str) -> Vec<Panel> {
-    let truth = column(fields, rows, "truth");
-    let observation = column(fields, rows, "observation");
+    let truth = column(fields, rows, TRUTH);
+    let observation = column(fields, rows, OBSERVATION);
     let observed: Vec<bool> = rows
         .iter()
         .map(|&r| {
             fields
-                .boolean("observed")
+                .boolean(OBSERVED)
                 .and_then(|v| v.get(r).copied().flatten())
                 .unwrap_or(false)
         })
@@ -272,11 +272,11 @@ fn panels_for(fields: &Table, rows: &[usize], likelihood: &str) -> Vec<Panel> {
         .zip(&observed)
         .map(|(v, &o)| if o { None } else { *v })
         .collect();
-    let mean = column(fields, rows, "post_mean");
-    let sd = column(fields, rows, "post_sd");
-    let exact = column(fields, rows, "exact_mean");
-    let probability = column(fields, rows, "p_positive");
-    let expected = column(fields, rows, "expected_count");
+    let mean = column(fields, rows, POST_MEAN);
+    let sd = column(fields, rows, POST_SD);
+    let exact = column(fields, rows, EXACT_MEAN);
+    let probability = column(fields, rows, P_POSITIVE);
+    let expected = column(fields, rows, EXPECTED_COUNT);
     let error: Vec<Option<f64>> = mean
         .iter()
         .zip(&truth)
@@ -375,44 +375,22 @@ fn draw_field_figure(
     grid: &Grid,
     panels: &[Panel],
 ) -> Result<(), ReportError> {
-    let columns = panels.len().min(MAX_COLUMNS);
-    let rows = panels.len().div_ceil(columns);
-    let size = (
-        columns as u32 * PANEL_WIDTH,
-        TITLE_HEIGHT + rows as u32 * PANEL_HEIGHT,
-    );
-    render_png(path, size, |root| {
-        let body = titled(root, description, TITLE_HEIGHT)?;
-        let areas = body.split_evenly((rows, columns));
-        for (area, panel) in areas.iter().zip(panels) {
-            draw_panel(root, area, grid, panel)?;
-        }
-        Ok(())
+    let layout = ((PANEL_WIDTH, PANEL_HEIGHT), panels.len(), MAX_COLUMNS);
+    let title = (description, TITLE_HEIGHT);
+    panel_figure(path, title, (0, &[]), layout, |root, area, k| {
+        draw_panel(root, area, grid, &panels[k])
     })
 }
 
 fn draw_panel(root: &Area, area: &Area, grid: &Grid, panel: &Panel) -> DrawResult {
     let h = grid.half_cell;
-    let axis = Axis {
-        lo: -h,
-        hi: 1.0 + h,
-        log: false,
-        ticks: vec![0.0, 0.25, 0.5, 0.75, 1.0],
+    let axis = Axis::fixed(-h, 1.0 + h, vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    let titles = Titles {
+        title: &panel.title,
+        x: "x",
+        y: "y",
     };
-    let mut chart = ChartBuilder::on(area)
-        .margin(6)
-        .margin_top(32)
-        .margin_right(98)
-        .x_label_area_size(X_LABELS)
-        .y_label_area_size(Y_LABELS)
-        .build_cartesian_2d(axis.coord(), axis.coord())?;
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .label_style(text(12.0))
-        .x_label_formatter(&|v| axis.label(*v))
-        .y_label_formatter(&|v| axis.label(*v))
-        .draw()?;
+    let (mut chart, plot_box) = plot(root, area, (&axis, &axis), PANEL_FRAME, titles)?;
     chart.draw_series(grid.x.iter().zip(&grid.y).zip(&panel.values).map(
         |((&x, &y), &value)| {
             let colour = match value {
@@ -422,15 +400,7 @@ fn draw_panel(root: &Area, area: &Area, grid: &Grid, panel: &Panel) -> DrawResul
             Rectangle::new([(x - h, y - h), (x + h, y + h)], colour.filled())
         },
     ))?;
-    let plot = plot_box(&chart, X_LABELS, Y_LABELS);
-    decorate(root, &plot, &panel.title, "x", "y", 13.0)?;
-    draw_colour_bar(
-        root,
-        plot.x.end + 8,
-        (plot.y.start, plot.y.end),
-        &panel.scale,
-        &panel.bar_label,
-    )
+    colour_bar(root, &plot_box, 8, &panel.scale, &panel.bar_label)
 }
 
 fn caption(likelihood: &str, panels: &[Panel], size: usize, job_id: &str) -> String {
@@ -467,39 +437,24 @@ mod tests {
     use super::*;
     use crate::report::shape::StudyShape;
     use crate::report::tables::Values;
+    use crate::report::tables::build::{nums, table, text};
 
-    fn table(columns: Vec<(&str, Values)>) -> Table {
-        Table::from_columns(
-            columns
-                .into_iter()
-                .map(|(n, v)| (n.to_string(), v))
-                .collect(),
-        )
-    }
-    fn num(values: &[Option<f64>]) -> Values {
-        Values::Num(values.to_vec())
-    }
+    const NULL: f64 = f64::NAN;
 
     #[test]
     fn panels_follow_the_likelihood_and_split_observed_from_held_out() {
         let fields = table(vec![
-            ("i", num(&[Some(0.0), Some(1.0), Some(0.0), Some(1.0)])),
-            ("j", num(&[Some(0.0), Some(0.0), Some(1.0), Some(1.0)])),
-            ("truth", num(&[None; 4])),
+            ("i", nums(&[0.0, 1.0, 0.0, 1.0])),
+            ("j", nums(&[0.0, 0.0, 1.0, 1.0])),
+            ("truth", nums(&[NULL; 4])),
             (
                 "observed",
                 Values::Bool(vec![Some(true), Some(false), Some(true), Some(false)]),
             ),
-            ("observation", num(&[Some(3.0), Some(1.0), None, None])),
-            (
-                "post_mean",
-                num(&[Some(0.1), Some(0.2), Some(0.3), Some(0.4)]),
-            ),
-            ("post_sd", num(&[Some(0.5); 4])),
-            (
-                "expected_count",
-                num(&[Some(1.1), Some(1.2), Some(1.3), Some(9.0)]),
-            ),
+            ("observation", nums(&[3.0, 1.0, NULL, NULL])),
+            ("post_mean", nums(&[0.1, 0.2, 0.3, 0.4])),
+            ("post_sd", nums(&[0.5; 4])),
+            ("expected_count", nums(&[1.1, 1.2, 1.3, 9.0])),
         ]);
         let rows = [0, 1, 2, 3];
         let panels = panels_for(&fields, &rows, "poisson");
@@ -527,43 +482,12 @@ mod tests {
 
     #[test]
     fn truth_jobs_are_one_first_replicate_per_true_length_scale() {
-        let text = |v: &[&str]| Values::Text(v.iter().map(|s| Some(s.to_string())).collect());
         let jobs = table(vec![
             ("job_id", text(&["a", "b", "c", "d", "e", "f"])),
             ("status", text(&["ok", "ok", "failed", "ok", "ok", "ok"])),
-            (
-                "replicate",
-                num(&[
-                    Some(1.0),
-                    Some(0.0),
-                    Some(0.0),
-                    Some(1.0),
-                    Some(0.0),
-                    Some(0.0),
-                ]),
-            ),
-            (
-                "model_length_scale",
-                num(&[
-                    Some(0.1),
-                    Some(0.1),
-                    Some(0.1),
-                    Some(0.1),
-                    Some(0.5),
-                    Some(0.5),
-                ]),
-            ),
-            (
-                "data_length_scale",
-                num(&[
-                    Some(0.1),
-                    Some(0.1),
-                    Some(0.3),
-                    Some(0.3),
-                    Some(0.3),
-                    Some(0.1),
-                ]),
-            ),
+            ("replicate", nums(&[1.0, 0.0, 0.0, 1.0, 0.0, 0.0])),
+            ("model_length_scale", nums(&[0.1, 0.1, 0.1, 0.1, 0.5, 0.5])),
+            ("data_length_scale", nums(&[0.1, 0.1, 0.3, 0.3, 0.3, 0.1])),
         ]);
         let shape = StudyShape::of(&jobs);
         let context = Context {
@@ -576,8 +500,8 @@ mod tests {
 
         let constant = table(vec![
             ("job_id", text(&["a", "b"])),
-            ("data_length_scale", num(&[Some(0.3), Some(0.3)])),
-            ("model_length_scale", num(&[Some(0.1), Some(0.5)])),
+            ("data_length_scale", nums(&[0.3, 0.3])),
+            ("model_length_scale", nums(&[0.1, 0.5])),
         ]);
         let shape = StudyShape::of(&constant);
         let context = Context {
@@ -591,9 +515,9 @@ mod tests {
     #[test]
     fn error_panel_needs_truth_and_shares_the_sd_scale() {
         let fields = table(vec![
-            ("truth", num(&[Some(1.0), Some(-1.0)])),
-            ("post_mean", num(&[Some(0.5), Some(-3.0)])),
-            ("post_sd", num(&[Some(0.2), Some(0.3)])),
+            ("truth", nums(&[1.0, -1.0])),
+            ("post_mean", nums(&[0.5, -3.0])),
+            ("post_sd", nums(&[0.2, 0.3])),
         ]);
         let panels = panels_for(&fields, &[0, 1], "gaussian");
         let error = panels

@@ -9,27 +9,34 @@ use std::path::Path;
 
 use super::shape::{Cell, short_name};
 use super::sweeps::KEY_METRICS;
+use super::tables::Found;
 use super::{Context, Figure, FigureKind};
+use crate::sink::schema::jobs::{
+    BASELINE_COUNT_MAE, CELL_ESS_BULK_MIN, CELL_ESS_MIN, CELL_RHAT_MAX, ERROR, ESS_BULK, ESS_TAIL,
+    JITTER, MODEL_GRID, MODEL_LIKELIHOOD, PARAMETERS, REPLICATE, RHAT, SAMPLER_BETA, SAMPLER_KIND,
+    STATUS, WALL_SECONDS, WARNINGS,
+};
+use crate::sink::schema::{Col, JOB_ID};
+use crate::study::keys::Key;
 
 /// Rows of the jobs table shown on the page; the full table is jobs.parquet.
 const MAX_JOB_ROWS: usize = 400;
 /// Extra metric columns shown after the key metrics when present.
-const EXTRA_METRICS: [&str; 7] = [
-    "baseline_count_mae",
-    "ess_bulk",
-    "ess_tail",
-    "rhat",
-    "cell_ess_min",
-    "jitter",
-    "wall_seconds",
+const EXTRA_METRICS: [Col<f64>; 9] = [
+    BASELINE_COUNT_MAE,
+    ESS_BULK,
+    ESS_TAIL,
+    RHAT,
+    CELL_ESS_MIN,
+    CELL_ESS_BULK_MIN,
+    CELL_RHAT_MAX,
+    JITTER,
+    WALL_SECONDS,
 ];
 /// Parameters shown in the jobs table when the study swept nothing.
-const DEFAULT_PARAMS: [&str; 4] = [
-    "model_likelihood",
-    "sampler_kind",
-    "model_grid",
-    "sampler_beta",
-];
+fn default_params() -> [&'static str; 4] {
+    [MODEL_LIKELIHOOD, SAMPLER_KIND, MODEL_GRID, SAMPLER_BETA].map(Key::column)
+}
 
 const STYLE: &str = "
 body { font-kind: 'DejaVu Sans', Verdana, Arial, sans-serif; color: #222; margin: 0 auto;
@@ -159,53 +166,51 @@ fn run_facts(context: &Context, manifest: Option<&serde_json::Value>) -> String 
 fn contents(figures: &[Figure]) -> String {
     let mut html =
         String::from("<p>Contents: <a href=\"#study\">study file</a> · <a href=\"#jobs\">jobs</a>");
-    for (kind, heading) in KIND_HEADINGS {
+    for (kind, anchor, heading) in SECTIONS {
         if figures.iter().any(|f| f.kind == kind) {
-            let _ = write!(
-                html,
-                " · <a href=\"#{}\">{}</a>",
-                anchor(kind),
-                heading.to_lowercase()
-            );
+            let heading = heading.to_lowercase();
+            let _ = write!(html, " · <a href=\"#{anchor}\">{heading}</a>");
         }
     }
     html.push_str("</p>\n");
     html
 }
 
-const KIND_HEADINGS: [(FigureKind, &str); 7] = [
-    (FigureKind::Calibration, "Simulation-based calibration"),
-    (FigureKind::Acceptance, "Acceptance"),
-    (FigureKind::Sweep, "Metrics against swept parameters"),
-    (FigureKind::Fields, "Fields"),
+/// The page's sections of figures, in order: kind, anchor, heading.
+const SECTIONS: [(FigureKind, &str, &str); 7] = [
+    (
+        FigureKind::Calibration,
+        "calibration",
+        "Simulation-based calibration",
+    ),
+    (FigureKind::Acceptance, "acceptance", "Acceptance"),
+    (
+        FigureKind::Sweep,
+        "sweeps",
+        "Metrics against swept parameters",
+    ),
+    (FigureKind::Fields, "fields", "Fields"),
     (
         FigureKind::Convergence,
+        "convergence",
         "Convergence to the exact posterior",
     ),
-    (FigureKind::Trace, "Traces"),
-    (FigureKind::Autocorrelation, "Autocorrelation"),
+    (FigureKind::Trace, "traces", "Traces"),
+    (
+        FigureKind::Autocorrelation,
+        "autocorrelation",
+        "Autocorrelation",
+    ),
 ];
-
-fn anchor(kind: FigureKind) -> &'static str {
-    match kind {
-        FigureKind::Fields => "fields",
-        FigureKind::Acceptance => "acceptance",
-        FigureKind::Sweep => "sweeps",
-        FigureKind::Convergence => "convergence",
-        FigureKind::Trace => "traces",
-        FigureKind::Autocorrelation => "autocorrelation",
-        FigureKind::Calibration => "calibration",
-    }
-}
 
 fn figures_section(figures: &[Figure]) -> String {
     let mut html = String::new();
-    for (kind, heading) in KIND_HEADINGS {
+    for (kind, anchor, heading) in SECTIONS {
         let of_kind: Vec<&Figure> = figures.iter().filter(|f| f.kind == kind).collect();
         if of_kind.is_empty() {
             continue;
         }
-        let _ = writeln!(html, "<h2 id=\"{}\">{heading}</h2>", anchor(kind));
+        let _ = writeln!(html, "<h2 id=\"{anchor}\">{heading}</h2>");
         for figure in of_kind {
             let _ = writeln!(
                 html,
@@ -224,22 +229,25 @@ fn figures_section(figures: &[Figure]) -> String {
 /// the metrics that have at least one value.
 fn job_columns(context: &Context) -> Vec<String> {
     let jobs = context.jobs;
-    let mut columns: Vec<String> = ["job_id", "status", "replicate"]
+    let mut columns: Vec<String> = [JOB_ID.name(), STATUS.name(), REPLICATE.name()]
         .iter()
         .map(|s| s.to_string())
         .collect();
     let swept = context.shape.swept_names();
     let params: Vec<&str> = if swept.is_empty() {
-        DEFAULT_PARAMS.to_vec()
+        default_params().to_vec()
     } else {
         swept
     };
     columns.extend(params.iter().map(|s| s.to_string()));
-    let metrics = KEY_METRICS.iter().map(|(m, _)| *m).chain(EXTRA_METRICS);
+    let metrics = KEY_METRICS
+        .iter()
+        .filter_map(|(m, _)| m.column())
+        .chain(EXTRA_METRICS);
     columns.extend(
         metrics
-            .filter(|m| (0..jobs.height).any(|r| jobs.finite(m, r).is_some()))
-            .map(String::from),
+            .filter(|&m| (0..jobs.height).any(|r| jobs.finite(m, r).is_some()))
+            .map(|m| m.name().to_string()),
     );
     columns.retain(|c| jobs.has(c));
     columns
@@ -266,11 +274,7 @@ fn jobs_section(context: &Context) -> String {
     );
     html.push_str("<div class=\"scroll\"><table>\n<tr>");
     for column in &columns {
-        let class = if is_text_column(context, column) {
-            " class=\"text\""
-        } else {
-            ""
-        };
+        let class = class_of(context, column);
         let _ = write!(
             html,
             "<th{class} title=\"{}\">{}</th>",
@@ -280,7 +284,7 @@ fn jobs_section(context: &Context) -> String {
     }
     html.push_str("</tr>\n");
     for row in 0..jobs.height.min(MAX_JOB_ROWS) {
-        let failed = jobs.str_at("status", row).is_some_and(|s| s != "ok");
+        let failed = jobs.str_at(STATUS, row).is_some_and(|s| s != "ok");
         html.push_str(if failed {
             "<tr class=\"failed\">"
         } else {
@@ -288,68 +292,77 @@ fn jobs_section(context: &Context) -> String {
         });
         for column in &columns {
             let value = Cell::of(jobs, column, row).display();
-            let class = if is_text_column(context, column) {
-                " class=\"text\""
-            } else {
-                ""
-            };
+            let class = class_of(context, column);
             let _ = write!(html, "<td{class}>{}</td>", escape(&value));
         }
         html.push_str("</tr>\n");
     }
     html.push_str("</table></div>\n");
-    html.push_str(&failed_jobs(context));
+    html.push_str(&job_messages(context, "Failed jobs", ERROR, true));
+    html.push_str(&job_messages(
+        context,
+        "Jobs with warnings",
+        WARNINGS,
+        false,
+    ));
     html
 }
 
 fn header(column: &str) -> String {
-    let short = short_name(column);
-    match column {
-        "job_id" => "job".into(),
-        "sampler_kind" => "sampler".into(),
-        _ if column.starts_with("model_")
-            || column.starts_with("data_")
-            || column.starts_with("sampler_") =>
-        {
-            if short.is_empty() {
-                column
-                    .split_once('_')
-                    .map_or(column, |(_, r)| r)
-                    .replace('_', " ")
-            } else {
-                short
-            }
-        }
-        _ => column.replace('_', " "),
+    if column == JOB_ID.name() {
+        return "job".into();
+    }
+    if column == SAMPLER_KIND.column() {
+        return "sampler".into();
+    }
+    match PARAMETERS.member_of(column) {
+        Some(key) if short_name(column).is_empty() => key.replace('_', " "),
+        Some(_) => short_name(column),
+        None => column.replace('_', " "),
     }
 }
 
-fn is_text_column(context: &Context, column: &str) -> bool {
-    context.jobs.num(column).is_none()
+/// The class attribute of a jobs-table cell: text columns are left-aligned.
+fn class_of(context: &Context, column: &str) -> &'static str {
+    if context.jobs.num(Found(column)).is_none() {
+        " class=\"text\""
+    } else {
+        ""
+    }
 }
 
-fn failed_jobs(context: &Context) -> String {
+/// A list of the jobs whose `column` holds a message: failed jobs with their errors, finished
+/// jobs with their warnings.
+fn job_messages(context: &Context, heading: &str, column: Col<String>, failed: bool) -> String {
     let jobs = context.jobs;
-    let failed: Vec<usize> = (0..jobs.height)
-        .filter(|&r| jobs.str_at("status", r).is_some_and(|s| s != "ok"))
+    let listed: Vec<(usize, &str)> = (0..jobs.height)
+        .filter(|&r| {
+            jobs.str_at(STATUS, r)
+                .is_some_and(|s| (s != "ok") == failed)
+        })
+        .map(|r| {
+            (
+                r,
+                jobs.str_at(column, r)
+                    .unwrap_or("no error message recorded"),
+            )
+        })
+        .filter(|(_, message)| !message.is_empty())
         .collect();
-    if failed.is_empty() {
+    if listed.is_empty() {
         return String::new();
     }
     let mut html = format!(
-        "<h3>Failed jobs ({})</h3>\n<ul class=\"errors\">\n",
-        failed.len()
+        "<h3>{heading} ({})</h3>\n<ul class=\"errors\">\n",
+        listed.len()
     );
-    for row in failed {
-        let id = jobs.str_at("job_id", row).unwrap_or("?");
-        let error = jobs
-            .str_at("error", row)
-            .unwrap_or("no error message recorded");
+    for (row, message) in listed {
+        let id = jobs.str_at(JOB_ID, row).unwrap_or("?");
         let _ = writeln!(
             html,
             "<li><code>{}</code>: {}</li>",
             escape(id),
-            escape(error)
+            escape(message)
         );
     }
     html.push_str("</ul>\n");

@@ -1,8 +1,8 @@
 //! `fieldmc report RESULTS_DIR`: figures (PNG) and one self-contained page (index.html) for a
 //! finished study, written to `RESULTS_DIR/report/`.
 //!
-//! This module owns turning the result tables (see the table contract: jobs, fields, traces,
-//! convergence, autocorrelation, manifest.json, study.toml) into a report. Every table is
+//! This module owns turning the result tables (jobs, fields, traces, convergence,
+//! autocorrelation, ranks; manifest.json, study.toml) into a report. Every table is
 //! optional; the figures are chosen from what the study contains, with no configuration:
 //!
 //! | figure | when | module |
@@ -16,13 +16,15 @@
 //! | autocorrelation of the log-likelihood | autocorrelation.parquet | [`chains`] |
 //! | SBC rank histograms, one figure per job, one panel per functional | ranks.parquet | [`ranks`] |
 //!
-//! Plotting uses plotters' bitmap backend with DejaVu Sans embedded in the binary, so no system
-//! font or library is needed. The page uses inline CSS, no scripts and no network, and refers to
-//! the PNGs by relative file name.
+//! Tables are read through the sink ([`crate::sink::read_table`]) and their columns named
+//! through the schema ([`crate::sink::schema`]). Plotting uses plotters' bitmap backend with the
+//! primitives of [`chart`] and DejaVu Sans embedded in the binary ([`text`]), so no system font
+//! or library is needed. The page uses inline CSS, no scripts and no network, and refers to the
+//! PNGs by relative file name.
 
 mod acceptance;
-mod canvas;
 mod chains;
+mod chart;
 mod colour;
 mod fields;
 mod html;
@@ -36,8 +38,12 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+pub use ranks::MAX_JOBS as MAX_RANK_FIGURES;
 use shape::StudyShape;
-use tables::{Table, read_table};
+use tables::Table;
+
+use crate::sink::schema::{self, JOB_ID};
+use crate::sink::{self, SinkError};
 
 /// Why a report could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -50,12 +56,8 @@ pub enum ReportError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{}: cannot read the Parquet table: {source}", path.display())]
-    Parquet {
-        path: PathBuf,
-        #[source]
-        source: polars::prelude::PolarsError,
-    },
+    #[error(transparent)]
+    Read(#[from] SinkError),
     #[error("the embedded report font (DejaVu Sans) could not be loaded")]
     Font,
     #[error("{}: drawing the figure failed: {message}", path.display())]
@@ -118,6 +120,15 @@ impl Context<'_> {
         self.jobs.rows_of_job(job_id).first().copied()
     }
 
+    /// A job's title: likelihood, sampler, grid, the swept parameters and the replicate (the
+    /// job id when jobs.parquet does not list it).
+    pub fn describe(&self, job_id: &str) -> String {
+        match self.job_row(job_id) {
+            Some(row) => shape::job_description(self.jobs, self.shape, row),
+            None => format!("job {job_id}"),
+        }
+    }
+
     pub fn path(&self, file: &str) -> PathBuf {
         self.report_dir.join(file)
     }
@@ -133,7 +144,7 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
     prepare_report_dir(&report_dir)?;
     let mut notes = Vec::new();
 
-    let jobs = read_table(results_dir, "jobs", None, &mut notes)?;
+    let jobs = read_table(results_dir, &schema::jobs::TABLE, None, &mut notes)?;
     if jobs.is_none() {
         notes.push("jobs.parquet is missing: no job table, acceptance or sweep figures".into());
     }
@@ -145,20 +156,32 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
         report_dir: &report_dir,
     };
 
-    let field_jobs = representative_job_ids(&context, results_dir, "fields", &mut notes)?;
-    let trace_jobs = representative_job_ids(&context, results_dir, "traces", &mut notes)?;
+    let field_jobs =
+        representative_job_ids(&context, results_dir, &schema::fields::TABLE, &mut notes)?;
+    let trace_jobs =
+        representative_job_ids(&context, results_dir, &schema::traces::TABLE, &mut notes)?;
     let truth_jobs = fields::truth_job_ids(&context);
     let mut fields_to_read = to_set(&field_jobs);
     fields_to_read.extend(truth_jobs.iter().cloned());
-    let fields = read_table(results_dir, "fields", Some(&fields_to_read), &mut notes)?;
+    let fields = read_table(
+        results_dir,
+        &schema::fields::TABLE,
+        Some(&fields_to_read),
+        &mut notes,
+    )?;
     let traces = read_table(
         results_dir,
-        "traces",
+        &schema::traces::TABLE,
         Some(&to_set(&trace_jobs)),
         &mut notes,
     )?;
-    let convergence = read_table(results_dir, "convergence", None, &mut notes)?;
-    let autocorrelation = read_table(results_dir, "autocorrelation", None, &mut notes)?;
+    let convergence = read_table(results_dir, &schema::convergence::TABLE, None, &mut notes)?;
+    let autocorrelation = read_table(
+        results_dir,
+        &schema::autocorrelation::TABLE,
+        None,
+        &mut notes,
+    )?;
 
     let mut figures = Vec::new();
     if let Some(fields) = &fields {
@@ -192,6 +215,17 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
     })
 }
 
+/// Reads `table` through the sink (only the rows of `jobs`, when given) as the figures see it.
+fn read_table(
+    results_dir: &Path,
+    table: &schema::Table,
+    jobs: Option<&HashSet<String>>,
+    notes: &mut Vec<String>,
+) -> Result<Option<Table>, ReportError> {
+    let frame = sink::read_table(results_dir, table, jobs)?;
+    Ok(frame.map(|frame| Table::from_frame(&frame, table.name, notes)))
+}
+
 fn to_set(ids: &[String]) -> HashSet<String> {
     ids.iter().cloned().collect()
 }
@@ -221,17 +255,18 @@ fn prepare_report_dir(report_dir: &Path) -> Result<(), ReportError> {
 fn representative_job_ids(
     context: &Context,
     results_dir: &Path,
-    table: &str,
+    table: &schema::Table,
     notes: &mut Vec<String>,
 ) -> Result<Vec<String>, ReportError> {
-    let Some(ids_in_table) = tables::read_job_ids(results_dir, table)? else {
+    let Some(ids_in_table) = sink::read_job_ids(results_dir, table)? else {
         return Ok(Vec::new());
     };
     if context.jobs.height == 0 {
         let mut ids = ids_in_table;
         if ids.len() > shape::MAX_REPRESENTATIVES {
             notes.push(format!(
-                "{table}.parquet: drawing the first {} of {} jobs",
+                "{}: drawing the first {} of {} jobs",
+                table.file_name(),
                 shape::MAX_REPRESENTATIVES,
                 ids.len()
             ));
@@ -248,14 +283,14 @@ fn representative_job_ids(
         .filter(|&row| {
             context
                 .jobs
-                .str_at("job_id", row)
+                .str_at(JOB_ID, row)
                 .is_some_and(|id| present.contains(id))
         })
         .collect();
     let rows = shape::representative_rows(context.jobs, context.shape, &candidates);
     Ok(rows
         .into_iter()
-        .filter_map(|row| context.jobs.str_at("job_id", row).map(str::to_string))
+        .filter_map(|row| context.jobs.str_at(JOB_ID, row).map(str::to_string))
         .collect())
 }
 

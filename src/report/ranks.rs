@@ -13,13 +13,17 @@ use std::path::Path;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::canvas::{Area, Axis, DrawResult, INK, decorate, plot_box, render_png, text, titled};
+use super::chart::{Axis, Frame, Titles, panel_figure, plot};
 use super::colour::series_colour;
-use super::tables::{self, Table, format_number, read_table};
-use super::text::Label;
-use super::{Context, Figure, FigureKind, ReportError, file_safe};
+use super::tables::Table;
+use super::text::{Area, DrawResult, INK, Label};
+use super::{Context, Figure, FigureKind, ReportError, file_safe, read_table};
 use crate::diagnostics::calibration::{histogram_bins, rank_histogram, rank_uniformity_p_value};
 use crate::sampler::driver::{PROBES, probe_cells};
+use crate::sink::read_job_ids;
+use crate::sink::schema::jobs::{MODEL_GRID, SBC_DRAWS, SBC_P, SBC_REPLICATIONS};
+use crate::sink::schema::ranks::{self, DRAWS, FUNCTIONAL, RANK};
+use crate::sink::schema::traces::PROBE;
 
 /// SBC jobs drawn at most; the rest are listed in a note.
 pub const MAX_JOBS: usize = 12;
@@ -30,8 +34,7 @@ const ALARM_P: f64 = 0.001;
 const PANEL_COLUMNS: usize = 3;
 const PANEL_SIZE: (u32, u32) = (390, 310);
 const TITLE_HEIGHT: u32 = 56;
-const X_LABELS: u32 = 46;
-const Y_LABELS: u32 = 58;
+const PANEL_FRAME: Frame = Frame::LINES.margins(12, 58, 12).labels(46, 58);
 const BAND: RGBColor = RGBColor(205, 205, 205);
 const BAND_EDGE: RGBColor = RGBColor(150, 150, 150);
 const OUTSIDE: RGBColor = RGBColor(214, 96, 77);
@@ -123,7 +126,7 @@ impl RankHistogram {
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobRanks {
     pub job_id: String,
-    /// likelihood · sampler · D (the job id when jobs.parquet lacks them).
+    /// The job's title ([`Context::describe`]).
     pub description: String,
     pub replications: usize,
     /// Grid side D, to name the probe cells.
@@ -137,7 +140,7 @@ pub fn rank_figures(
     results_dir: &Path,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Figure>, ReportError> {
-    let Some(ids_in_table) = tables::read_job_ids(results_dir, "ranks")? else {
+    let Some(ids_in_table) = read_job_ids(results_dir, &ranks::TABLE)? else {
         return Ok(Vec::new());
     };
     let job_ids = jobs_to_draw(context.jobs, &ids_in_table);
@@ -149,14 +152,13 @@ pub fn rank_figures(
         ));
     }
     let keep: HashSet<String> = job_ids.iter().cloned().collect();
-    let Some(ranks) = read_table(results_dir, "ranks", Some(&keep), notes)? else {
+    let Some(ranks) = read_table(results_dir, &ranks::TABLE, Some(&keep), notes)? else {
         return Ok(Vec::new());
     };
-    let mut drawn: Vec<JobRanks> = job_ids
+    let drawn: Vec<JobRanks> = job_ids
         .iter()
         .filter_map(|id| job_ranks(context, &ranks, id))
         .collect();
-    disambiguate(&mut drawn);
     let mut figures = Vec::with_capacity(drawn.len());
     for (k, job) in drawn.iter().enumerate() {
         let file = format!("ranks_{}.png", file_safe(&job.job_id));
@@ -200,16 +202,16 @@ pub fn job_ranks(context: &Context, ranks: &Table, job_id: &str) -> Option<JobRa
     let rows = ranks.rows_of_job(job_id);
     let job_row = context.job_row(job_id);
     let draws = job_row
-        .and_then(|row| context.jobs.finite("sbc_draws", row))
+        .and_then(|row| context.jobs.finite(SBC_DRAWS, row))
         .or_else(|| {
             rows.iter()
-                .filter_map(|&r| ranks.finite("draws", r))
+                .filter_map(|&r| ranks.finite(DRAWS, r))
                 .reduce(f64::max)
         })
         .filter(|&l| l >= 0.0)? as usize;
     let mut functionals: Vec<&str> = Vec::new();
     for &row in &rows {
-        if let Some(name) = ranks.str_at("functional", row)
+        if let Some(name) = ranks.str_at(FUNCTIONAL, row)
             && !functionals.contains(&name)
         {
             functionals.push(name);
@@ -220,13 +222,13 @@ pub fn job_ranks(context: &Context, ranks: &Table, job_id: &str) -> Option<JobRa
         .filter_map(|&name| {
             let values: Vec<usize> = rows
                 .iter()
-                .filter(|&&r| ranks.str_at("functional", r) == Some(name))
-                .filter(|&&r| ranks.finite("draws", r) == Some(draws as f64))
-                .filter_map(|&r| ranks.finite("rank", r))
+                .filter(|&&r| ranks.str_at(FUNCTIONAL, r) == Some(name))
+                .filter(|&&r| ranks.finite(DRAWS, r) == Some(draws as f64))
+                .filter_map(|&r| ranks.finite(RANK, r))
                 .filter(|&rank| rank >= 0.0 && rank <= draws as f64)
                 .map(|rank| rank as usize)
                 .collect();
-            let p = job_row.and_then(|row| context.jobs.finite(&format!("sbc_p_{name}"), row));
+            let p = job_row.and_then(|row| context.jobs.finite(SBC_P.member(name), row));
             RankHistogram::new(name, &values, draws, p)
         })
         .collect();
@@ -234,7 +236,7 @@ pub fn job_ranks(context: &Context, ranks: &Table, job_id: &str) -> Option<JobRa
         return None;
     }
     let replications = job_row
-        .and_then(|row| context.jobs.finite("sbc_replications", row))
+        .and_then(|row| context.jobs.finite(SBC_REPLICATIONS, row))
         .map_or_else(
             || {
                 histograms
@@ -247,52 +249,14 @@ pub fn job_ranks(context: &Context, ranks: &Table, job_id: &str) -> Option<JobRa
         );
     Some(JobRanks {
         job_id: job_id.to_string(),
-        description: describe_job(context, job_id),
+        description: context.describe(job_id),
         replications,
         grid: job_row
-            .and_then(|row| context.jobs.finite("model_grid", row))
+            .and_then(|row| context.jobs.finite(MODEL_GRID, row))
             .filter(|&d| d >= 1.0)
             .map(|d| d as usize),
         histograms,
     })
-}
-
-/// "likelihood · sampler · D = n" from jobs.parquet, or the job id.
-pub fn describe_job(context: &Context, job_id: &str) -> String {
-    let Some(row) = context.job_row(job_id) else {
-        return job_id.to_string();
-    };
-    let jobs = context.jobs;
-    let parts: Vec<String> = [
-        jobs.str_at("model_likelihood", row).map(str::to_string),
-        jobs.str_at("sampler_kind", row).map(str::to_string),
-        jobs.finite("model_grid", row)
-            .map(|d| format!("D = {}", format_number(d))),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    if parts.is_empty() {
-        job_id.to_string()
-    } else {
-        parts.join(" · ")
-    }
-}
-
-/// Appends the job id to descriptions shared by several jobs (another parameter was swept, or
-/// replicates were run), so every title names one job.
-fn disambiguate(jobs: &mut [JobRanks]) {
-    let descriptions: Vec<String> = jobs.iter().map(|j| j.description.clone()).collect();
-    for job in jobs.iter_mut() {
-        let shared = descriptions
-            .iter()
-            .filter(|d| **d == job.description)
-            .count()
-            > 1;
-        if shared {
-            job.description = format!("{} · {}", job.description, job.job_id);
-        }
-    }
 }
 
 fn first_caption(job: &JobRanks) -> String {
@@ -356,30 +320,32 @@ fn format_p(p: Option<f64>) -> String {
 }
 
 fn draw(path: &Path, job: &JobRanks) -> Result<(), ReportError> {
-    let panels = job.histograms.len();
-    let columns = panels.clamp(1, PANEL_COLUMNS);
-    let rows = panels.div_ceil(columns);
-    let width = PANEL_SIZE.0 * columns as u32;
-    let height = TITLE_HEIGHT + PANEL_SIZE.1 * rows as u32;
     let title = format!(
         "SBC ranks · {} · {} replications, L = {}",
         job.description, job.replications, job.histograms[0].max_rank
     );
-    render_png(path, (width, height), |root| {
-        let body = titled(root, &title, TITLE_HEIGHT)?;
-        let areas = body.split_evenly((rows, columns));
-        for (histogram, area) in job.histograms.iter().zip(&areas) {
-            let title = panel_title(&histogram.functional, job.grid);
-            draw_panel(root, area, histogram, &title)?;
-        }
-        Ok(())
-    })
+    let layout = (PANEL_SIZE, job.histograms.len(), PANEL_COLUMNS);
+    panel_figure(
+        path,
+        (&title, TITLE_HEIGHT),
+        (0, &[]),
+        layout,
+        |root, area, k| {
+            let histogram = &job.histograms[k];
+            draw_panel(
+                root,
+                area,
+                histogram,
+                &panel_title(&histogram.functional, job.grid),
+            )
+        },
+    )
 }
 
 /// The functional's name, with the cell (row, column) a probe sits on when the grid is known.
 pub fn panel_title(functional: &str, grid: Option<usize>) -> String {
-    let probe = functional
-        .strip_prefix("probe_")
+    let probe = PROBE
+        .member_of(functional)
         .and_then(|k| k.parse::<usize>().ok())
         .filter(|&k| k < PROBES);
     match (probe, grid) {
@@ -398,20 +364,12 @@ fn draw_panel(root: &Area, area: &Area, histogram: &RankHistogram, title: &str) 
         .fold(1.0, f64::max);
     let x_axis = Axis::linear(0.0, (histogram.max_rank + 1) as f64);
     let y_axis = Axis::linear(0.0, top * 1.12);
-    let mut chart = ChartBuilder::on(area)
-        .margin(12)
-        .margin_top(58)
-        .x_label_area_size(X_LABELS)
-        .y_label_area_size(Y_LABELS)
-        .build_cartesian_2d(x_axis.coord(), y_axis.coord())?;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE)
-        .bold_line_style(RGBColor(235, 235, 235))
-        .label_style(text(13.0))
-        .x_label_formatter(&|v| x_axis.label(*v))
-        .y_label_formatter(&|v| y_axis.label(*v))
-        .draw()?;
+    let titles = Titles {
+        title: "",
+        x: "rank of the truth",
+        y: "replications per bin",
+    };
+    let (mut chart, plot_box) = plot(root, area, (&x_axis, &y_axis), PANEL_FRAME, titles)?;
     let span = |b: usize| {
         let start = histogram.bin_starts[b] as f64;
         (start, start + histogram.bin_widths[b] as f64)
@@ -440,20 +398,12 @@ fn draw_panel(root: &Area, area: &Area, histogram: &RankHistogram, title: &str) 
         let expected = histogram.expected(b);
         PathElement::new(vec![(x0, expected), (x1, expected)], INK.stroke_width(2))
     }))?;
-    let plot = plot_box(&chart, X_LABELS, Y_LABELS);
-    decorate(
-        root,
-        &plot,
-        "",
-        "rank of the truth",
-        "replications per bin",
-        14.0,
-    )?;
-    let centre_x = (plot.x.start + plot.x.end) / 2;
+    let centre_x = plot_box.centre_x();
+    let top_y = plot_box.y.start;
     Label::new(17.0)
         .bold()
         .anchor(HPos::Center, VPos::Bottom)
-        .draw(root, title, (centre_x, plot.y.start - 26))?;
+        .draw(root, title, (centre_x, top_y - 26))?;
     let alarm = histogram.p_value.is_some_and(|p| p < ALARM_P);
     Label::new(14.0)
         .colour(if alarm { OUTSIDE } else { INK })
@@ -461,7 +411,7 @@ fn draw_panel(root: &Area, area: &Area, histogram: &RankHistogram, title: &str) 
         .draw(
             root,
             &format!("p = {}", format_p(histogram.p_value)),
-            (centre_x, plot.y.start - 8),
+            (centre_x, top_y - 8),
         )?;
     Ok(())
 }
@@ -470,19 +420,7 @@ fn draw_panel(root: &Area, area: &Area, histogram: &RankHistogram, title: &str) 
 mod tests {
     use super::*;
     use crate::report::shape::StudyShape;
-    use crate::report::tables::Values;
-
-    fn text_column(name: &str, values: &[&str]) -> (String, Values) {
-        let values = values.iter().map(|s| Some(s.to_string())).collect();
-        (name.to_string(), Values::Text(values))
-    }
-
-    fn num_column(name: &str, values: &[f64]) -> (String, Values) {
-        (
-            name.to_string(),
-            Values::Num(values.iter().map(|&v| Some(v)).collect()),
-        )
-    }
+    use crate::report::tables::build::{nums, table, text};
 
     #[test]
     fn uniform_ranks_sit_inside_the_band_and_piled_ranks_do_not() {
@@ -527,15 +465,15 @@ mod tests {
     }
 
     fn jobs_table() -> Table {
-        Table::from_columns(vec![
-            text_column("job_id", &["b", "a", "c"]),
-            text_column("status", &["ok", "ok", "ok"]),
-            text_column("model_likelihood", &["gaussian", "probit", "probit"]),
-            text_column("sampler_kind", &["grw", "pcn", "pcn"]),
-            num_column("model_grid", &[4.0, 4.0, 4.0]),
-            num_column("sbc_draws", &[9.0, 9.0, 9.0]),
-            num_column("sbc_replications", &[20.0, 20.0, 20.0]),
-            num_column("sbc_p_probe_0", &[0.25, 0.5, 0.75]),
+        table(vec![
+            ("job_id", text(&["b", "a", "c"])),
+            ("status", text(&["ok", "ok", "ok"])),
+            ("model_likelihood", text(&["gaussian", "probit", "probit"])),
+            ("sampler_kind", text(&["grw", "pcn", "pcn"])),
+            ("model_grid", nums(&[4.0, 4.0, 4.0])),
+            ("sbc_draws", nums(&[9.0, 9.0, 9.0])),
+            ("sbc_replications", nums(&[20.0, 20.0, 20.0])),
+            ("sbc_p_probe_0", nums(&[0.25, 0.5, 0.75])),
         ])
     }
 
@@ -569,25 +507,19 @@ mod tests {
         functional.push("probe_0");
         rank.push(1.0);
         draws.push(9.0);
-        let ranks = Table::from_columns(vec![
-            text_column("job_id", &ids),
-            text_column("functional", &functional),
-            num_column("rank", &rank),
-            num_column("draws", &draws),
+        let ranks = table(vec![
+            ("job_id", text(&ids)),
+            ("functional", text(&functional)),
+            ("rank", nums(&rank)),
+            ("draws", nums(&draws)),
         ]);
         let job = job_ranks(&context, &ranks, "a").expect("ranks of a");
-        assert_eq!(job.description, "probit · pcn · D = 4");
+        assert_eq!(job.description, "probit · pcn · D=4");
         assert_eq!(job.replications, 20);
         let h = &job.histograms[0];
         assert_eq!((h.total(), h.max_rank, h.counts.len()), (20, 9, 4));
         assert_eq!(h.p_value, Some(0.5));
         assert_eq!(job_ranks(&context, &ranks, "missing"), None);
-
-        let mut both = vec![job.clone(), job_ranks(&context, &ranks, "a").expect("a")];
-        both[1].job_id = "c".into();
-        disambiguate(&mut both);
-        assert_eq!(both[0].description, "probit · pcn · D = 4 · a");
-        assert_eq!(both[1].description, "probit · pcn · D = 4 · c");
     }
 
     #[test]

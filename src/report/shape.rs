@@ -7,12 +7,41 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use super::tables::{Table, format_number};
+use super::tables::{Found, Table, format_number};
+use crate::sink::schema::ColumnName;
+use crate::sink::schema::jobs::{
+    DATA_HOLDOUT, DATA_LENGTH_SCALE, DATA_NOISE_SD, DATA_SOURCE, DATA_SUBSAMPLE, MODEL_GRID,
+    MODEL_KERNEL, MODEL_LENGTH_SCALE, MODEL_LIKELIHOOD, MODEL_OFFSET, MODEL_VARIANCE, REPLICATE,
+    SAMPLER_BETA, SAMPLER_BURN_IN, SAMPLER_CHAINS, SAMPLER_ITERATIONS, SAMPLER_KIND, SAMPLER_THIN,
+    STATUS, is_parameter,
+};
+use crate::study::keys::Key;
 
-/// The prefixes of parameter columns (one per study section that can be swept).
-const PARAM_PREFIXES: [&str; 3] = ["model_", "data_", "sampler_"];
 /// Representative jobs are distinct in these columns first.
-const REPRESENTATIVE_KEYS: [&str; 3] = ["model_likelihood", "sampler_kind", "model_grid"];
+fn representative_keys() -> [&'static str; 3] {
+    [MODEL_LIKELIHOOD, SAMPLER_KIND, MODEL_GRID].map(Key::column)
+}
+/// How parameters are named in legends and on axes: (column, short name, axis title). A short
+/// name is empty when the value speaks for itself (a sampler kind, a likelihood).
+static PARAMETER_LABELS: [(Key, &str, &str); 17] = [
+    (SAMPLER_KIND, "", "sampler kind"),
+    (MODEL_LIKELIHOOD, "", "model likelihood"),
+    (MODEL_KERNEL, "", "model kernel"),
+    (DATA_SOURCE, "", "data source"),
+    (MODEL_GRID, "D", "grid size D (D × D cells)"),
+    (SAMPLER_BETA, "β", "step size β"),
+    (MODEL_LENGTH_SCALE, "ℓ", "assumed length scale ℓ"),
+    (DATA_LENGTH_SCALE, "true ℓ", "true length scale"),
+    (DATA_NOISE_SD, "σ", "noise sd σ"),
+    (DATA_SUBSAMPLE, "f", "subsampling factor f"),
+    (SAMPLER_ITERATIONS, "T", "iterations T"),
+    (DATA_HOLDOUT, "holdout", "held-out share"),
+    (MODEL_VARIANCE, "variance", "prior variance"),
+    (MODEL_OFFSET, "offset", "log offset"),
+    (SAMPLER_BURN_IN, "burn in", "burn-in iterations"),
+    (SAMPLER_THIN, "thin", "thinning"),
+    (SAMPLER_CHAINS, "chains", "chains"),
+];
 /// At most this many representative jobs get field and trace figures.
 pub const MAX_REPRESENTATIVES: usize = 12;
 /// Extra swept columns are added to the representative key while this many jobs suffice.
@@ -27,8 +56,8 @@ pub enum Cell {
 }
 
 impl Cell {
-    pub fn of(table: &Table, column: &str, row: usize) -> Cell {
-        if let Some(values) = table.num(column) {
+    pub fn of(table: &Table, column: impl ColumnName, row: usize) -> Cell {
+        if let Some(values) = table.num(&column) {
             return values
                 .get(row)
                 .copied()
@@ -123,8 +152,9 @@ impl StudyShape {
     }
 
     /// The number of distinct values of a column among the swept ones (1 when not swept).
-    pub fn levels(&self, column: &str) -> usize {
-        self.swept(column).map_or(1, |s| s.values.len())
+    pub fn levels(&self, column: impl ColumnName) -> usize {
+        self.swept(column.column_name())
+            .map_or(1, |s| s.values.len())
     }
 
     pub fn swept_names(&self) -> Vec<&str> {
@@ -135,7 +165,7 @@ impl StudyShape {
 /// Rows with status "ok" (every row when the table has no status column).
 pub fn ok_rows(jobs: &Table) -> Vec<usize> {
     (0..jobs.height)
-        .filter(|&row| jobs.str_at("status", row).is_none_or(|s| s == "ok"))
+        .filter(|&row| jobs.str_at(STATUS, row).is_none_or(|s| s == "ok"))
         .collect()
 }
 
@@ -143,7 +173,7 @@ pub fn ok_rows(jobs: &Table) -> Vec<usize> {
 pub fn param_columns(jobs: &Table) -> Vec<String> {
     jobs.column_names()
         .iter()
-        .filter(|name| PARAM_PREFIXES.iter().any(|p| name.starts_with(p)))
+        .filter(|name| is_parameter(name))
         .cloned()
         .collect()
 }
@@ -152,7 +182,7 @@ pub fn param_columns(jobs: &Table) -> Vec<String> {
 pub fn distinct(jobs: &Table, column: &str, rows: &[usize]) -> Vec<Cell> {
     let mut values: Vec<Cell> = rows
         .iter()
-        .map(|&row| Cell::of(jobs, column, row))
+        .map(|&row| Cell::of(jobs, Found(column), row))
         .collect();
     values.sort();
     values.dedup();
@@ -208,9 +238,9 @@ fn moves_together(jobs: &Table, rows: &[usize], a: &str, b: &str) -> bool {
     let mut forward: BTreeMap<Cell, Cell> = BTreeMap::new();
     let mut backward: BTreeMap<Cell, Cell> = BTreeMap::new();
     for &row in rows {
-        let (x, y) = (Cell::of(jobs, a, row), Cell::of(jobs, b, row));
+        let (x, y) = (Cell::of(jobs, Found(a), row), Cell::of(jobs, Found(b), row));
         if *forward.entry(x.clone()).or_insert_with(|| y.clone()) != y
-            || *backward.entry(y).or_insert(x) != Cell::of(jobs, a, row)
+            || *backward.entry(y).or_insert(x.clone()) != x
         {
             return false;
         }
@@ -220,7 +250,10 @@ fn moves_together(jobs: &Table, rows: &[usize], a: &str, b: &str) -> bool {
 
 /// The key of a row over some columns.
 pub fn key_of(jobs: &Table, row: usize, columns: &[&str]) -> Vec<Cell> {
-    columns.iter().map(|c| Cell::of(jobs, c, row)).collect()
+    columns
+        .iter()
+        .map(|c| Cell::of(jobs, Found(c), row))
+        .collect()
 }
 
 /// Groups rows by their values in `columns`, groups ordered by key; rows keep their order.
@@ -239,10 +272,9 @@ pub fn group_rows(jobs: &Table, rows: &[usize], columns: &[&str]) -> Vec<(Vec<Ce
 /// columns while that keeps the count small; at most [`MAX_REPRESENTATIVES`] rows, in plan
 /// order. Only rows in `candidates` (e.g. ok jobs with fields) are considered.
 pub fn representative_rows(jobs: &Table, shape: &StudyShape, candidates: &[usize]) -> Vec<usize> {
-    let mut key: Vec<&str> = REPRESENTATIVE_KEYS
-        .iter()
-        .copied()
-        .filter(|c| jobs.has(c))
+    let mut key: Vec<&str> = representative_keys()
+        .into_iter()
+        .filter(|c| jobs.has(Found(c)))
         .collect();
     for swept in &shape.swept {
         if key.contains(&swept.column.as_str()) {
@@ -264,57 +296,43 @@ pub fn representative_rows(jobs: &Table, shape: &StudyShape, candidates: &[usize
     chosen
 }
 
-fn first_replicate(jobs: &Table, rows: &[usize]) -> Option<usize> {
+/// The row of the lowest replicate (the first such row on a tie).
+pub fn first_replicate(jobs: &Table, rows: &[usize]) -> Option<usize> {
     rows.iter().copied().min_by(|&a, &b| {
-        let replicate = |row| jobs.finite("replicate", row).unwrap_or(0.0);
+        let replicate = |row| jobs.finite(REPLICATE, row).unwrap_or(0.0);
         replicate(a).total_cmp(&replicate(b)).then(a.cmp(&b))
     })
+}
+
+/// The labels of a parameter column, if it is one the report names.
+fn labels_of(column: &str) -> Option<(&'static str, &'static str)> {
+    PARAMETER_LABELS
+        .iter()
+        .find(|(key, _, _)| key.column() == column)
+        .map(|&(_, short, axis)| (short, axis))
 }
 
 /// A short name for a parameter in legends ("D", "β", ...); empty when the value speaks for
 /// itself (sampler kind, likelihood).
 pub fn short_name(column: &str) -> String {
-    match column {
-        "sampler_kind" | "model_likelihood" | "model_kernel" | "data_source" => String::new(),
-        "model_grid" => "D".into(),
-        "sampler_beta" => "β".into(),
-        "model_length_scale" => "ℓ".into(),
-        "data_length_scale" => "true ℓ".into(),
-        "data_noise_sd" => "σ".into(),
-        "data_subsample" => "f".into(),
-        "sampler_iterations" => "T".into(),
-        "replicate" => "replicate".into(),
-        other => other
+    match labels_of(column) {
+        Some((short, _)) => short.to_string(),
+        None => column
             .split_once('_')
-            .map_or(other, |(_, rest)| rest)
+            .map_or(column, |(_, rest)| rest)
             .replace('_', " "),
     }
 }
 
 /// A descriptive axis title for a parameter column.
 pub fn axis_title(column: &str) -> String {
-    match column {
-        "model_grid" => "grid size D (D × D cells)".into(),
-        "sampler_beta" => "step size β".into(),
-        "model_length_scale" => "assumed length scale ℓ".into(),
-        "data_length_scale" => "true length scale".into(),
-        "data_noise_sd" => "noise sd σ".into(),
-        "data_subsample" => "subsampling factor f".into(),
-        "data_holdout" => "held-out share".into(),
-        "model_variance" => "prior variance".into(),
-        "model_offset" => "log offset".into(),
-        "sampler_iterations" => "iterations T".into(),
-        "sampler_burn_in" => "burn-in iterations".into(),
-        "sampler_thin" => "thinning".into(),
-        "sampler_chains" => "chains".into(),
-        other => other.replace('_', " "),
-    }
+    labels_of(column).map_or_else(|| column.replace('_', " "), |(_, axis)| axis.to_string())
 }
 
 /// Orders columns for legends: the sampler kind first (it is what studies compare), the rest
 /// in table order.
 pub fn sampler_first(columns: &mut [String]) {
-    columns.sort_by_key(|c| c != "sampler_kind");
+    columns.sort_by_key(|c| c != SAMPLER_KIND.column());
 }
 
 /// "name=value" for a legend ("β=0.2", or just "pcn"; a data file by its name without folder
@@ -354,10 +372,9 @@ pub fn joined_label(columns: &[&str], key: &[Cell]) -> String {
 /// A job's description from its swept parameters plus likelihood, sampler and grid
 /// (used in figure titles).
 pub fn job_description(jobs: &Table, shape: &StudyShape, row: usize) -> String {
-    let mut columns: Vec<&str> = REPRESENTATIVE_KEYS
-        .iter()
-        .copied()
-        .filter(|c| jobs.has(c))
+    let mut columns: Vec<&str> = representative_keys()
+        .into_iter()
+        .filter(|c| jobs.has(Found(c)))
         .collect();
     for swept in &shape.swept {
         if !columns.contains(&swept.column.as_str()) {
@@ -366,9 +383,9 @@ pub fn job_description(jobs: &Table, shape: &StudyShape, row: usize) -> String {
     }
     let mut parts: Vec<String> = columns
         .iter()
-        .map(|c| label(c, &Cell::of(jobs, c, row)))
+        .map(|c| label(c, &Cell::of(jobs, Found(c), row)))
         .collect();
-    if let Some(r) = jobs.finite("replicate", row) {
+    if let Some(r) = jobs.finite(REPLICATE, row) {
         parts.push(format!("replicate {}", format_number(r)));
     }
     parts.join(" · ")
@@ -377,41 +394,28 @@ pub fn job_description(jobs: &Table, shape: &StudyShape, row: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::tables::Values;
-
-    fn text(values: &[&str]) -> Values {
-        Values::Text(values.iter().map(|s| Some(s.to_string())).collect())
-    }
-    fn num(values: &[f64]) -> Values {
-        Values::Num(values.iter().map(|v| Some(*v)).collect())
-    }
+    use crate::report::tables::build::{nums as num, table, text};
 
     fn jobs() -> Table {
-        Table::from_columns(vec![
+        table(vec![
+            ("job_id", text(&["a", "b", "c", "d", "e", "f", "g", "h"])),
+            ("replicate", num(&[0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0])),
             (
-                "job_id".into(),
-                text(&["a", "b", "c", "d", "e", "f", "g", "h"]),
-            ),
-            (
-                "replicate".into(),
-                num(&[0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0]),
-            ),
-            (
-                "model_grid".into(),
+                "model_grid",
                 num(&[4.0, 4.0, 16.0, 16.0, 4.0, 4.0, 16.0, 16.0]),
             ),
-            ("model_length_scale".into(), num(&[0.3; 8])),
-            ("model_likelihood".into(), text(&["gaussian"; 8])),
+            ("model_length_scale", num(&[0.3; 8])),
+            ("model_likelihood", text(&["gaussian"; 8])),
             (
-                "data_length_scale".into(),
+                "data_length_scale",
                 num(&[0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.2, 0.2]),
             ),
             (
-                "sampler_kind".into(),
+                "sampler_kind",
                 text(&["grw", "grw", "grw", "grw", "pcn", "pcn", "pcn", "pcn"]),
             ),
             (
-                "status".into(),
+                "status",
                 text(&["ok", "ok", "ok", "failed", "ok", "ok", "ok", "ok"]),
             ),
         ])
@@ -424,21 +428,18 @@ mod tests {
         assert_eq!(shape.swept[0].companions, ["data_length_scale"]);
         assert!(shape.swept[0].is_numeric() && !shape.swept[1].is_numeric());
         assert_eq!(shape.ok_rows, [0, 1, 2, 4, 5, 6, 7]);
-        assert_eq!(shape.levels("model_grid"), 2);
-        assert_eq!(shape.levels("model_length_scale"), 1);
+        assert_eq!(shape.levels(MODEL_GRID), 2);
+        assert_eq!(shape.levels(MODEL_LENGTH_SCALE), 1);
     }
 
     #[test]
     fn a_data_file_leads_its_paired_numeric_offset_and_is_labelled_by_name() {
         let files = ["../data/a_grid32.csv", "../data/b_grid32.csv"];
-        let jobs = Table::from_columns(vec![
-            ("job_id".into(), text(&["a", "b", "c", "d"])),
-            ("model_length_scale".into(), num(&[0.1, 0.1, 1.0, 1.0])),
-            ("model_offset".into(), num(&[-3.0, 0.8, -3.0, 0.8])),
-            (
-                "data_path".into(),
-                text(&[files[0], files[1], files[0], files[1]]),
-            ),
+        let jobs = table(vec![
+            ("job_id", text(&["a", "b", "c", "d"])),
+            ("model_length_scale", num(&[0.1, 0.1, 1.0, 1.0])),
+            ("model_offset", num(&[-3.0, 0.8, -3.0, 0.8])),
+            ("data_path", text(&[files[0], files[1], files[0], files[1]])),
         ]);
         let shape = StudyShape::of(&jobs);
         assert_eq!(shape.swept_names(), ["model_length_scale", "data_path"]);

@@ -7,46 +7,101 @@
 
 use plotters::prelude::*;
 
-use super::canvas::{
-    Area, Axis, DrawResult, dashed, decorate, draw_legend, plot_box, render_png, text, titled,
-};
+use super::chart::{Axis, Frame, Titles, curve, dashed, panel_figure, plot};
 use super::colour::series_colour;
 use super::shape::{Cell, Swept, axis_title, group_rows, joined_label, sampler_first, short_name};
-use super::tables::Table;
+use super::tables::{Found, Table};
+use super::text::{Area, DrawResult};
 use super::{Context, Figure, FigureKind, ReportError, file_safe};
+use crate::sink::schema::jobs::{
+    BASELINE_COUNT_MAE, COUNT_MAE, ESS_BULK_PER_SECOND, EXACT_RMSE, ITERATIONS_PER_SECOND,
+    LOG_EVIDENCE, MAE, PREDICTION_ERROR,
+};
+use crate::sink::schema::{ACCEPTANCE_RATE, Col};
+
+/// A metric plotted against the swept parameters: a jobs column, or a ratio of two.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Metric {
+    Column(Col<f64>),
+    Ratio {
+        name: &'static str,
+        numerator: Col<f64>,
+        denominator: Col<f64>,
+    },
+}
+
+impl Metric {
+    /// The column name, or the derived metric's name (the y-axis title).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Metric::Column(column) => column.name(),
+            Metric::Ratio { name, .. } => name,
+        }
+    }
+
+    /// The jobs column, when the metric is one.
+    pub fn column(&self) -> Option<Col<f64>> {
+        match self {
+            Metric::Column(column) => Some(*column),
+            Metric::Ratio { .. } => None,
+        }
+    }
+
+    /// The metric of one job, when it is a finite number.
+    pub fn value(&self, jobs: &Table, row: usize) -> Option<f64> {
+        match self {
+            Metric::Column(column) => jobs.finite(*column, row),
+            Metric::Ratio {
+                numerator,
+                denominator,
+                ..
+            } => {
+                let ratio = jobs.finite(*numerator, row)? / jobs.finite(*denominator, row)?;
+                ratio.is_finite().then_some(ratio)
+            }
+        }
+    }
+}
+
+/// `count_mae / baseline_count_mae`, comparable across data sets whose counts differ in size.
+pub const COUNT_MAE_RATIO: Metric = Metric::Ratio {
+    name: "count_mae_ratio",
+    numerator: COUNT_MAE,
+    denominator: BASELINE_COUNT_MAE,
+};
 
 /// The metrics plotted, in order, with their panel titles.
-pub const KEY_METRICS: [(&str, &str); 9] = [
-    ("acceptance_rate", "acceptance rate"),
-    ("mae", "MAE of posterior mean vs truth"),
-    ("exact_rmse", "RMSE of posterior mean vs exact mean"),
-    ("prediction_error", "prediction error (share misclassified)"),
-    ("count_mae", "held-out count MAE"),
+pub const KEY_METRICS: [(Metric, &str); 9] = [
+    (Metric::Column(ACCEPTANCE_RATE), "acceptance rate"),
+    (Metric::Column(MAE), "MAE of posterior mean vs truth"),
+    (
+        Metric::Column(EXACT_RMSE),
+        "RMSE of posterior mean vs exact mean",
+    ),
+    (
+        Metric::Column(PREDICTION_ERROR),
+        "prediction error (share misclassified)",
+    ),
+    (Metric::Column(COUNT_MAE), "held-out count MAE"),
     (
         COUNT_MAE_RATIO,
         "held-out count MAE / baseline (below 1 beats it)",
     ),
-    ("log_evidence", "log evidence log p(data | ℓ) (Monte Carlo)"),
-    ("ess_bulk_per_second", "bulk ESS per second"),
-    ("iterations_per_second", "iterations per second"),
+    (
+        Metric::Column(LOG_EVIDENCE),
+        "log evidence log p(data | ℓ) (Monte Carlo)",
+    ),
+    (Metric::Column(ESS_BULK_PER_SECOND), "bulk ESS per second"),
+    (
+        Metric::Column(ITERATIONS_PER_SECOND),
+        "iterations per second",
+    ),
 ];
-/// A derived metric: `count_mae / baseline_count_mae`, comparable across data sets whose
-/// counts differ in size.
-pub const COUNT_MAE_RATIO: &str = "count_mae_ratio";
-
-/// A metric of one job: a jobs.parquet column, or a ratio derived from two.
-pub fn metric_value(jobs: &Table, metric: &str, row: usize) -> Option<f64> {
-    if metric == COUNT_MAE_RATIO {
-        let ratio = jobs.finite("count_mae", row)? / jobs.finite("baseline_count_mae", row)?;
-        return ratio.is_finite().then_some(ratio);
-    }
-    jobs.finite(metric, row)
-}
 
 /// Metrics drawn with a baseline: (metric, baseline column, what the baseline is).
-pub const BASELINES: [(&str, &str, &str); 1] = [(
-    "count_mae",
-    "baseline_count_mae",
+pub const BASELINES: [(Col<f64>, Col<f64>, &str); 1] = [(
+    COUNT_MAE,
+    BASELINE_COUNT_MAE,
     "a constant rate equal to the mean observed count",
 )];
 /// Lines per panel before further swept columns are pooled.
@@ -56,8 +111,6 @@ const PANEL_HEIGHT: u32 = 380;
 const LEGEND_HEIGHT: u32 = 54;
 /// Up to this many swept values are used as the x ticks themselves.
 const MAX_VALUE_TICKS: usize = 8;
-const X_LABELS: u32 = 50;
-const Y_LABELS: u32 = 76;
 
 /// One plotted point: the mean, min and max of a metric over the jobs at one x value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,7 +119,6 @@ pub struct Summary {
     pub mean: f64,
     pub min: f64,
     pub max: f64,
-    pub count: usize,
 }
 
 /// One line: its legend label and points sorted by x.
@@ -79,7 +131,7 @@ pub struct Line {
 /// One panel: a metric, its lines and, where the metric has one, its baseline's lines.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Panel {
-    pub metric: &'static str,
+    pub metric: Metric,
     pub title: &'static str,
     pub lines: Vec<Line>,
     /// The baseline of each line (same labels), drawn dashed.
@@ -107,7 +159,7 @@ pub fn sweep_figures(
             .filter_map(|&(metric, title)| {
                 let lines = metric_lines(context, &swept.column, metric, &plan);
                 let baselines = baseline_of(metric).map_or_else(Vec::new, |(column, _)| {
-                    metric_lines(context, &swept.column, column, &plan)
+                    metric_lines(context, &swept.column, Metric::Column(column), &plan)
                 });
                 (!lines.is_empty()).then_some(Panel {
                     metric,
@@ -139,10 +191,10 @@ pub fn sweep_figures(
 }
 
 /// The baseline column of a metric and what it is, if the metric has one.
-pub fn baseline_of(metric: &str) -> Option<(&'static str, &'static str)> {
+pub fn baseline_of(metric: Metric) -> Option<(Col<f64>, &'static str)> {
     BASELINES
         .iter()
-        .find(|(m, _, _)| *m == metric)
+        .find(|(m, _, _)| Some(*m) == metric.column())
         .map(|&(_, column, what)| (column, what))
 }
 
@@ -180,14 +232,19 @@ pub fn line_plan(context: &Context, swept: &Swept) -> LinePlan {
 }
 
 /// The lines of one metric against `x_column`, from ok jobs with a finite metric and x.
-pub fn metric_lines(context: &Context, x_column: &str, metric: &str, plan: &LinePlan) -> Vec<Line> {
+pub fn metric_lines(
+    context: &Context,
+    x_column: &str,
+    metric: Metric,
+    plan: &LinePlan,
+) -> Vec<Line> {
     let jobs = context.jobs;
     let rows: Vec<usize> = context
         .shape
         .ok_rows
         .iter()
         .copied()
-        .filter(|&r| metric_value(jobs, metric, r).is_some() && jobs.finite(x_column, r).is_some())
+        .filter(|&r| metric.value(jobs, r).is_some() && jobs.finite(Found(x_column), r).is_some())
         .collect();
     let by: Vec<&str> = plan.by.iter().map(String::as_str).collect();
     group_rows(jobs, &rows, &by)
@@ -200,67 +257,55 @@ pub fn metric_lines(context: &Context, x_column: &str, metric: &str, plan: &Line
         .collect()
 }
 
-fn summarise(jobs: &Table, rows: &[usize], x_column: &str, metric: &str) -> Vec<Summary> {
+fn summarise(jobs: &Table, rows: &[usize], x_column: &str, metric: Metric) -> Vec<Summary> {
     group_rows(jobs, rows, &[x_column])
         .into_iter()
         .filter_map(|(key, rows)| {
             let x = key.first().and_then(Cell::as_f64)?;
-            let values: Vec<f64> = rows
-                .iter()
-                .filter_map(|&r| metric_value(jobs, metric, r))
-                .collect();
+            let values: Vec<f64> = rows.iter().filter_map(|&r| metric.value(jobs, r)).collect();
             let count = values.len();
             (count > 0).then(|| Summary {
                 x,
                 mean: values.iter().sum::<f64>() / count as f64,
                 min: values.iter().copied().fold(f64::INFINITY, f64::min),
                 max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                count,
             })
         })
         .collect()
 }
 
 fn draw(path: &std::path::Path, swept: &Swept, panels: &[Panel]) -> Result<(), ReportError> {
-    let columns = panels.len().min(3);
-    let rows = panels.len().div_ceil(columns);
-    let width = columns as u32 * PANEL_WIDTH;
-    let height = 50 + LEGEND_HEIGHT + rows as u32 * PANEL_HEIGHT;
     let mut labels: Vec<String> = Vec::new();
     for line in panels.iter().flat_map(|p| &p.lines) {
         if !labels.contains(&line.label) {
             labels.push(line.label.clone());
         }
     }
+    let entries: Vec<(String, RGBColor)> = labels
+        .iter()
+        .enumerate()
+        .map(|(k, l)| (l.clone(), series_colour(k)))
+        .collect();
+    let colour_of = |line: &Line| {
+        let k = labels.iter().position(|l| *l == line.label).unwrap_or(0);
+        series_colour(k)
+    };
+    let x_values: Vec<f64> = swept.values.iter().filter_map(Cell::as_f64).collect();
+    let mut x_axis = Axis::auto(&x_values, 20.0);
+    if x_values.len() <= MAX_VALUE_TICKS {
+        // Few swept values: tick exactly at them (D = 4, 8, 16, ...; β = 0.04, 0.2, 1).
+        x_axis.ticks = x_values.iter().filter_map(|v| x_axis.place(*v)).collect();
+    }
     let title = format!("Metrics against {}", axis_title(&swept.column));
-    render_png(path, (width, height), |root| {
-        let body = titled(root, &title, 50)?;
-        let (legend, grid) = body.split_vertically(LEGEND_HEIGHT);
-        let entries: Vec<(String, RGBColor)> = labels
-            .iter()
-            .enumerate()
-            .map(|(k, l)| (l.clone(), series_colour(k)))
-            .collect();
-        draw_legend(&legend, &entries)?;
-        let x_values: Vec<f64> = swept.values.iter().filter_map(Cell::as_f64).collect();
-        let mut x_axis = Axis::auto(&x_values, 20.0);
-        if x_values.len() <= MAX_VALUE_TICKS {
-            // Few swept values: tick exactly at them (D = 4, 8, 16, ...; β = 0.04, 0.2, 1).
-            x_axis.ticks = x_values.iter().filter_map(|v| x_axis.place(*v)).collect();
-        }
-        for (area, panel) in grid.split_evenly((rows, columns)).iter().zip(panels) {
-            let colour_of = |line: &Line| {
-                let k = labels.iter().position(|l| *l == line.label).unwrap_or(0);
-                series_colour(k)
-            };
-            draw_panel(root, area, (&x_axis, &swept.column), panel, &colour_of)?;
-        }
-        Ok(())
+    let layout = ((PANEL_WIDTH, PANEL_HEIGHT), panels.len(), 3);
+    let legend = (LEGEND_HEIGHT, entries.as_slice());
+    panel_figure(path, (&title, 50), legend, layout, |root, area, k| {
+        draw_panel(root, area, (&x_axis, &swept.column), &panels[k], &colour_of)
     })
 }
 
 fn y_axis(panel: &Panel) -> Axis {
-    if panel.metric == "acceptance_rate" {
+    if panel.metric == Metric::Column(ACCEPTANCE_RATE) {
         return Axis::linear(0.0, 1.02);
     }
     let values: Vec<f64> = panel
@@ -280,92 +325,53 @@ fn draw_panel(
     colour_of: &dyn Fn(&Line) -> RGBColor,
 ) -> DrawResult {
     let y_axis = y_axis(panel);
-    let metric = panel.metric;
-    let x_title = if x_axis.log {
-        format!("{} (log scale)", axis_title(x_column))
-    } else {
-        axis_title(x_column)
+    let titles = Titles {
+        title: panel.title,
+        x: &x_axis.title(&axis_title(x_column)),
+        y: &y_axis.title(panel.metric.name()),
     };
-    let y_title = if y_axis.log {
-        format!("{metric} (log scale)")
-    } else {
-        metric.to_string()
+    let (mut chart, _) = plot(root, area, (x_axis, &y_axis), Frame::LINES, titles)?;
+    let place = |p: &Summary| -> Option<[f64; 4]> {
+        Some([
+            x_axis.place(p.x)?,
+            y_axis.place(p.mean)?,
+            y_axis.place(p.min)?,
+            y_axis.place(p.max)?,
+        ])
     };
-    let mut chart = ChartBuilder::on(area)
-        .margin(12)
-        .margin_top(40)
-        .x_label_area_size(X_LABELS)
-        .y_label_area_size(Y_LABELS)
-        .build_cartesian_2d(x_axis.coord(), y_axis.coord())?;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE)
-        .bold_line_style(RGBColor(225, 225, 225))
-        .label_style(text(13.0))
-        .x_label_formatter(&|v| x_axis.label(*v))
-        .y_label_formatter(&|v| y_axis.label(*v))
-        .draw()?;
-    decorate(
-        root,
-        &plot_box(&chart, X_LABELS, Y_LABELS),
-        panel.title,
-        &x_title,
-        &y_title,
-        14.0,
-    )?;
     for baseline in &panel.baselines {
-        let placed: Vec<(f64, f64)> = baseline
+        let means: Vec<(f64, f64)> = baseline
             .points
             .iter()
-            .filter_map(|p| Some((x_axis.place(p.x)?, y_axis.place(p.mean)?)))
+            .filter_map(place)
+            .map(|p| (p[0], p[1]))
             .collect();
-        let colour = colour_of(baseline);
-        chart.draw_series(
-            dashed(&placed, 8)
-                .into_iter()
-                .map(|dash| PathElement::new(dash, colour.stroke_width(2))),
-        )?;
+        dashed(&mut chart, &means, colour_of(baseline), (2, 8))?;
     }
     for line in &panel.lines {
         let colour = colour_of(line);
-        let placed: Vec<(f64, f64, f64, f64)> = line
-            .points
-            .iter()
-            .filter_map(|p| {
-                Some((
-                    x_axis.place(p.x)?,
-                    y_axis.place(p.mean)?,
-                    y_axis.place(p.min)?,
-                    y_axis.place(p.max)?,
-                ))
-            })
-            .collect();
-        let band: Vec<(f64, f64)> = placed
-            .iter()
-            .map(|p| (p.0, p.3))
-            .chain(placed.iter().rev().map(|p| (p.0, p.2)))
-            .collect();
-        if placed.iter().any(|p| p.3 > p.2) {
+        let placed: Vec<[f64; 4]> = line.points.iter().filter_map(place).collect();
+        if placed.iter().any(|p| p[3] > p[2]) {
+            let band: Vec<(f64, f64)> = placed
+                .iter()
+                .map(|p| (p[0], p[3]))
+                .chain(placed.iter().rev().map(|p| (p[0], p[2])))
+                .collect();
             chart.draw_series(std::iter::once(Polygon::new(
                 band,
                 colour.mix(0.18).filled(),
             )))?;
-            chart.draw_series(placed.iter().map(|p| {
-                PathElement::new(
-                    vec![(p.0, p.2), (p.0, p.3)],
-                    colour.mix(0.6).stroke_width(1),
-                )
-            }))?;
+            for p in &placed {
+                curve(
+                    &mut chart,
+                    &[(p[0], p[2]), (p[0], p[3])],
+                    colour.mix(0.6),
+                    (1, 0),
+                )?;
+            }
         }
-        chart.draw_series(std::iter::once(PathElement::new(
-            placed.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
-            colour.stroke_width(2),
-        )))?;
-        chart.draw_series(
-            placed
-                .iter()
-                .map(|p| Circle::new((p.0, p.1), 4, colour.filled())),
-        )?;
+        let means: Vec<(f64, f64)> = placed.iter().map(|p| (p[0], p[1])).collect();
+        curve(&mut chart, &means, colour, (2, 4))?;
     }
     Ok(())
 }
@@ -405,9 +411,10 @@ fn caption(swept: &Swept, plan: &LinePlan, panels: &[Panel]) -> String {
     for panel in panels.iter().filter(|p| !p.baselines.is_empty()) {
         if let Some((column, what)) = baseline_of(panel.metric) {
             text.push_str(&format!(
-                "In the {} panel the dashed line of each colour is the baseline `{column}`, {what}: \
+                "In the {} panel the dashed line of each colour is the baseline `{}`, {what}: \
                  points below it beat the baseline. ",
-                panel.title
+                panel.title,
+                column.name()
             ));
         }
     }
@@ -418,28 +425,22 @@ fn caption(swept: &Swept, plan: &LinePlan, panels: &[Panel]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::tables::Values;
+    use crate::report::tables::build::{nums, table};
 
     #[test]
     fn the_count_ratio_divides_by_the_baseline_and_skips_missing_or_zero_baselines() {
-        let jobs = Table::from_columns(vec![
-            (
-                "count_mae".into(),
-                Values::Num(vec![Some(1.1), Some(0.5), Some(0.2)]),
-            ),
-            (
-                "baseline_count_mae".into(),
-                Values::Num(vec![Some(1.0), None, Some(0.0)]),
-            ),
+        let jobs = table(vec![
+            ("count_mae", nums(&[1.1, 0.5, 0.2])),
+            ("baseline_count_mae", nums(&[1.0, f64::NAN, 0.0])),
         ]);
-        let ratio = |row| metric_value(&jobs, COUNT_MAE_RATIO, row);
+        let ratio = |row| COUNT_MAE_RATIO.value(&jobs, row);
         assert!((ratio(0).unwrap() - 1.1).abs() < 1e-12);
         assert_eq!(ratio(1), None);
         assert_eq!(ratio(2), None);
-        assert_eq!(metric_value(&jobs, "count_mae", 1), Some(0.5));
+        assert_eq!(Metric::Column(COUNT_MAE).value(&jobs, 1), Some(0.5));
         assert_eq!(
-            baseline_of("count_mae").map(|b| b.0),
-            Some("baseline_count_mae")
+            baseline_of(Metric::Column(COUNT_MAE)).map(|b| b.0),
+            Some(BASELINE_COUNT_MAE)
         );
         assert_eq!(baseline_of(COUNT_MAE_RATIO), None);
     }

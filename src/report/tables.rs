@@ -1,19 +1,25 @@
-//! Reading the result tables (see the table contract) into plain column vectors.
-//!
-//! Every table is optional: a missing file is `Ok(None)`. Columns are converted once into
-//! [`Values`] (numbers as `f64`, text, booleans), so the figure code never touches polars.
-//! A column of an unexpected type (a list, say) is skipped and reported as a note rather than
-//! failing the whole report.
+//! The result tables as the figures read them: plain column vectors, converted once from the
+//! frames the sink reads ([`crate::sink::read_table`]) so the figure code never touches polars.
+//! Columns are named through the schema's declarations ([`ColumnName`]). Numbers are `f64`,
+//! text is text, booleans are booleans; a column of another type (a list, say) is skipped and
+//! reported as a note rather than failing the whole report.
 
 use std::collections::{BTreeMap, HashSet};
-use std::fs::File;
-use std::path::{Path, PathBuf};
 
-use polars::prelude::{
-    BooleanChunked, DataFrame, DataType, NewChunkedArray, ParquetReader, SerReader,
-};
+use polars::prelude::{DataFrame, DataType};
 
-use super::ReportError;
+use crate::sink::schema::{ColumnName, JOB_ID};
+
+/// A column name found in the data at run time (a swept parameter discovered in the jobs
+/// table), as opposed to one the code names through the schema.
+#[derive(Debug, Clone, Copy)]
+pub struct Found<'a>(pub &'a str);
+
+impl ColumnName for Found<'_> {
+    fn column_name(&self) -> &str {
+        self.0
+    }
+}
 
 /// The values of one column, nulls as `None` (non-finite numbers are kept as they are).
 #[derive(Debug, Clone, PartialEq)]
@@ -67,47 +73,47 @@ impl Table {
         &self.order
     }
 
-    pub fn has(&self, name: &str) -> bool {
-        self.columns.contains_key(name)
+    pub fn has(&self, name: impl ColumnName) -> bool {
+        self.columns.contains_key(name.column_name())
     }
 
-    pub fn values(&self, name: &str) -> Option<&Values> {
-        self.columns.get(name)
+    pub fn values(&self, name: impl ColumnName) -> Option<&Values> {
+        self.columns.get(name.column_name())
     }
 
     /// A numeric column, or `None` when absent or not numeric.
-    pub fn num(&self, name: &str) -> Option<&[Option<f64>]> {
-        match self.columns.get(name) {
+    pub fn num(&self, name: impl ColumnName) -> Option<&[Option<f64>]> {
+        match self.columns.get(name.column_name()) {
             Some(Values::Num(v)) => Some(v),
             _ => None,
         }
     }
 
     /// A text column, or `None` when absent or not text.
-    pub fn text(&self, name: &str) -> Option<&[Option<String>]> {
-        match self.columns.get(name) {
+    pub fn text(&self, name: impl ColumnName) -> Option<&[Option<String>]> {
+        match self.columns.get(name.column_name()) {
             Some(Values::Text(v)) => Some(v),
             _ => None,
         }
     }
 
     /// A boolean column, or `None` when absent or not boolean.
-    pub fn boolean(&self, name: &str) -> Option<&[Option<bool>]> {
-        match self.columns.get(name) {
+    pub fn boolean(&self, name: impl ColumnName) -> Option<&[Option<bool>]> {
+        match self.columns.get(name.column_name()) {
             Some(Values::Bool(v)) => Some(v),
             _ => None,
         }
     }
 
     /// The finite value of a numeric column at a row.
-    pub fn finite(&self, name: &str, row: usize) -> Option<f64> {
+    pub fn finite(&self, name: impl ColumnName, row: usize) -> Option<f64> {
         self.num(name)
             .and_then(|v| v.get(row).copied().flatten())
             .filter(|x| x.is_finite())
     }
 
     /// The text value of a column at a row.
-    pub fn str_at(&self, name: &str, row: usize) -> Option<&str> {
+    pub fn str_at(&self, name: impl ColumnName, row: usize) -> Option<&str> {
         self.text(name)
             .and_then(|v| v.get(row))
             .and_then(|s| s.as_deref())
@@ -115,7 +121,7 @@ impl Table {
 
     /// Rows whose `job_id` equals `job_id`, in table order.
     pub fn rows_of_job(&self, job_id: &str) -> Vec<usize> {
-        let Some(ids) = self.text("job_id") else {
+        let Some(ids) = self.text(JOB_ID) else {
             return Vec::new();
         };
         ids.iter()
@@ -128,7 +134,7 @@ impl Table {
     /// Distinct job ids in order of first appearance.
     pub fn job_ids(&self) -> Vec<String> {
         let mut seen = HashSet::new();
-        self.text("job_id")
+        self.text(JOB_ID)
             .unwrap_or(&[])
             .iter()
             .flatten()
@@ -160,89 +166,24 @@ pub fn format_number(x: f64) -> String {
     }
 }
 
-/// Where a table's file lives.
-pub fn table_path(results_dir: &Path, name: &str) -> PathBuf {
-    results_dir.join(format!("{name}.parquet"))
-}
-
-/// Reads `results_dir/<name>.parquet`; `Ok(None)` when the file does not exist. When
-/// `keep_jobs` is given, only rows whose job_id is in it are kept (fields and traces of large
-/// studies would not fit in memory as plain vectors otherwise). Skipped columns are appended to
-/// `notes`.
-pub fn read_table(
-    results_dir: &Path,
-    name: &str,
-    keep_jobs: Option<&HashSet<String>>,
-    notes: &mut Vec<String>,
-) -> Result<Option<Table>, ReportError> {
-    let path = table_path(results_dir, name);
-    if !path.is_file() {
-        return Ok(None);
-    }
-    let parquet_error = |source| ReportError::Parquet {
-        path: path.clone(),
-        source,
-    };
-    let file = File::open(&path).map_err(|source| ReportError::Io {
-        path: path.clone(),
-        source,
-    })?;
-    let mut frame = ParquetReader::new(file).finish().map_err(parquet_error)?;
-    if let Some(keep) = keep_jobs {
-        frame = keep_rows_of_jobs(&frame, keep).map_err(parquet_error)?;
-    }
-    Ok(Some(frame_to_table(&frame, name, notes)))
-}
-
-/// The distinct job ids of `results_dir/<name>.parquet`, reading only that column; `Ok(None)`
-/// when the file does not exist, an empty list when it has no job_id column.
-pub fn read_job_ids(results_dir: &Path, name: &str) -> Result<Option<Vec<String>>, ReportError> {
-    let path = table_path(results_dir, name);
-    if !path.is_file() {
-        return Ok(None);
-    }
-    let file = File::open(&path).map_err(|source| ReportError::Io {
-        path: path.clone(),
-        source,
-    })?;
-    let reader = ParquetReader::new(file);
-    let frame = match reader.with_columns(Some(vec!["job_id".into()])).finish() {
-        Ok(frame) => frame,
-        Err(_) => return Ok(Some(Vec::new())),
-    };
-    let mut ignored = Vec::new();
-    Ok(Some(frame_to_table(&frame, name, &mut ignored).job_ids()))
-}
-
-fn keep_rows_of_jobs(
-    frame: &DataFrame,
-    keep: &HashSet<String>,
-) -> polars::prelude::PolarsResult<DataFrame> {
-    let Ok(ids) = frame.column("job_id").and_then(|c| c.str()) else {
-        return Ok(frame.clone());
-    };
-    let mask: Vec<bool> = ids
-        .iter()
-        .map(|id| id.is_some_and(|id| keep.contains(id)))
-        .collect();
-    frame.filter(&BooleanChunked::from_slice("keep".into(), &mask))
-}
-
-fn frame_to_table(frame: &DataFrame, name: &str, notes: &mut Vec<String>) -> Table {
-    let mut columns = Vec::new();
-    for column in frame.columns() {
-        let column_name = column.name().to_string();
-        match column_values(column) {
-            Some(values) => columns.push((column_name, values)),
-            None => notes.push(format!(
-                "{name}.parquet: column `{column_name}` has type {} and was ignored",
-                column.dtype()
-            )),
+impl Table {
+    /// The table of `frame`, read from `name`.parquet; skipped columns are noted in `notes`.
+    pub fn from_frame(frame: &DataFrame, name: &str, notes: &mut Vec<String>) -> Table {
+        let mut columns = Vec::new();
+        for column in frame.columns() {
+            let column_name = column.name().to_string();
+            match column_values(column) {
+                Some(values) => columns.push((column_name, values)),
+                None => notes.push(format!(
+                    "{name}.parquet: column `{column_name}` has type {} and was ignored",
+                    column.dtype()
+                )),
+            }
         }
+        let mut table = Table::from_columns(columns);
+        table.height = frame.height();
+        table
     }
-    let mut table = Table::from_columns(columns);
-    table.height = frame.height();
-    table
 }
 
 fn column_values(column: &polars::prelude::Column) -> Option<Values> {
@@ -269,6 +210,30 @@ fn column_values(column: &polars::prelude::Column) -> Option<Values> {
     }
 }
 
+/// Tables for the report's unit tests, e.g. `table(vec![("x", nums(&[1.0, f64::NAN]))])`.
+#[cfg(test)]
+pub(crate) mod build {
+    use super::{Table, Values};
+
+    pub fn text(values: &[&str]) -> Values {
+        Values::Text(values.iter().map(|s| Some(s.to_string())).collect())
+    }
+
+    /// Numbers; NaN stands for a null.
+    pub fn nums(values: &[f64]) -> Values {
+        Values::Num(values.iter().map(|v| (!v.is_nan()).then_some(*v)).collect())
+    }
+
+    pub fn table(columns: Vec<(&str, Values)>) -> Table {
+        Table::from_columns(
+            columns
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v))
+                .collect(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,10 +252,7 @@ mod tests {
 
     #[test]
     fn job_ids_are_distinct_in_first_appearance_order() {
-        let ids = ["b", "a", "b", "c", "a"]
-            .map(|s| Some(s.to_string()))
-            .to_vec();
-        let table = Table::from_columns(vec![("job_id".into(), Values::Text(ids))]);
+        let table = build::table(vec![("job_id", build::text(&["b", "a", "b", "c", "a"]))]);
         assert_eq!(table.job_ids(), ["b", "a", "c"]);
         assert_eq!(table.rows_of_job("b"), [0, 2]);
     }

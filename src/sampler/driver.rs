@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use super::adapt::DualAveraging;
 use super::moments::{BatchStatistics, BatchSums, WeightedMoments};
-use super::protocol::{ChainRng, ChainState, Sampler};
+use super::protocol::{ChainRng, ChainState, Sampler, TrajectorySummary};
 use crate::model::special::phi;
 use crate::model::target::Target;
 
@@ -171,6 +171,8 @@ pub struct ChainOutput {
     pub mean_acceptance_probability: Option<f64>,
     /// The step size the kept iterations used (after adaptation), for kinds with one.
     pub step_size: Option<f64>,
+    /// The kept iterations' trajectories, for kinds that build them (NUTS).
+    pub trajectory: Option<TrajectorySummary>,
     pub loglik_evaluations: u64,
     pub gradient_evaluations: u64,
     pub trace: Trace,
@@ -348,6 +350,7 @@ fn run_chain<S: Sampler>(
         acceptance_rate: 0.0,
         mean_acceptance_probability: None,
         step_size: None,
+        trajectory: None,
         loglik_evaluations: 0,
         gradient_evaluations: 0,
         trace: Trace::default(),
@@ -422,6 +425,7 @@ fn run_chain<S: Sampler>(
     output.mean_acceptance_probability =
         (acceptance_count > 0).then(|| acceptance_sum / acceptance_count as f64);
     output.step_size = state.step_size();
+    output.trajectory = state.trajectory();
     ChainRecord {
         estimates,
         output,

@@ -3,7 +3,7 @@
 //!
 //! - [`protocol`]: the [`Sampler`] trait (`init` + `step`), the chain state, [`StepInfo`] and the
 //!   chain's random streams.
-//! - one file per kind: [`grw`], [`pcn`], [`elliptical`], [`mala`], [`pcnl`] (with the Langevin
+//! - one file per kind: [`grw`], [`pcn`], [`elliptical`], [`mala`], [`pcnl`], [`nuts`] (with the Langevin
 //!   step they share in [`langevin`], and the position and pre-drawn prior draws in
 //!   [`position`]).
 //! - [`driver`]: iterations, burn-in, thinning, recording, estimates and adaptation ([`adapt`]).
@@ -19,6 +19,7 @@ pub mod grw;
 pub mod langevin;
 pub mod mala;
 pub mod moments;
+pub mod nuts;
 pub mod pcn;
 pub mod pcnl;
 pub mod position;
@@ -29,7 +30,7 @@ pub use driver::{
     Adaptation, ChainOutput, DrawSettings, Functional, PROBES, RunOutput, RunRequest, Schedule,
     Trace, run,
 };
-pub use protocol::{ChainRng, ChainState, Sampler, StepInfo, StepTuning};
+pub use protocol::{ChainRng, ChainState, Sampler, StepInfo, StepTuning, TrajectorySummary};
 pub use spec::{Broken, SamplerSettings, SamplerSpec, SpecError};
 
 /// A sampler kind as a study names it: how to build it from a job's spec, and how its step size
@@ -85,6 +86,9 @@ sampler_kinds! {
     Mala = "mala" => mala::Mala,
     /// pCN-Langevin (infinity-MALA).
     Pcnl = "pcnl" => pcnl::Pcnl,
+    /// The No-U-Turn Sampler (nuts-rs), adapting step size and a diagonal mass matrix during
+    /// burn-in.
+    Nuts = "nuts" => nuts::Nuts,
 }
 
 /// Run the chains of `request` with the sampler of `spec`'s kind.

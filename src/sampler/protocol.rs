@@ -11,7 +11,7 @@
 //! The driver ([`super::driver`]) owns everything else: iterations, burn-in, thinning, recording,
 //! the estimates, and the adaptation schedule. It never takes an accept decision.
 
-use rand::RngExt;
+use rand::{Rng, RngExt};
 
 use super::position::Position;
 use crate::model::target::Target;
@@ -65,8 +65,9 @@ pub trait Sampler: Sync {
     ) -> StepInfo;
 }
 
-/// What the driver reads of a chain's state.
-pub trait ChainState: Send {
+/// What the driver reads of a chain's state. A state lives and dies on the thread that runs its
+/// chain, so it need not be `Send` (nuts-rs's chains hold `Rc`s).
+pub trait ChainState {
     /// The chain's current position, with its field and log-likelihood.
     fn current(&self) -> &Position;
     /// The whitened position xi.
@@ -87,6 +88,27 @@ pub trait ChainState: Send {
     }
     /// Set the step size (adaptation); kinds without one ignore it.
     fn set_step_size(&mut self, _step: f64) {}
+    /// What the chain's trajectories did after burn-in, for kinds that integrate trajectories
+    /// (NUTS).
+    fn trajectory(&self) -> Option<TrajectorySummary> {
+        None
+    }
+}
+
+/// The trajectories of a chain's kept iterations, for kinds that build them (NUTS).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrajectorySummary {
+    /// The adapted step size the kept iterations used.
+    pub step_size: f64,
+    /// Mean tree depth (NUTS: a trajectory of depth d has at most 2^d - 1 leapfrog steps).
+    pub mean_tree_depth: f64,
+    /// Mean leapfrog steps (gradient evaluations) per iteration.
+    pub mean_leapfrog_steps: f64,
+    /// Iterations whose trajectory diverged (an energy error beyond the kind's limit).
+    pub divergences: u64,
+    /// Mean over iterations of the trajectory's mean acceptance statistic (Stan's
+    /// `accept_stat`; what NUTS's step-size adaptation aims at 0.8).
+    pub mean_tree_accept: f64,
 }
 
 /// The random streams of one chain: standard normals from its proposal stream and uniforms from
@@ -111,6 +133,11 @@ impl ChainRng {
     /// Fill `out` with the next standard normals.
     pub fn normals(&mut self, out: &mut [f64]) {
         self.normals.fill(out);
+    }
+
+    /// The next 64-bit word of the acceptance stream (to seed a library's own generator).
+    pub fn word(&mut self) -> u64 {
+        self.uniforms.next_u64()
     }
 
     /// The next uniform in [0, 1).

@@ -9,6 +9,7 @@
 //! ([`Manifest`]). A lock file per process ([`lock`]) keeps incompatible processes apart and
 //! detects stale ones. Failures are [`SinkError`]s that name the path and, for a full disk or a
 //! read-only folder, say so plainly.
+//! [`schema`] declares every table and column; [`read_table`] reads an assembled table back.
 
 mod assemble;
 mod codec;
@@ -20,7 +21,9 @@ mod log;
 mod manifest;
 mod merge;
 mod parquet;
+mod read;
 mod results_dir;
+pub mod schema;
 
 pub use error::SinkError;
 pub use fsio::atomic_write;
@@ -30,4 +33,5 @@ pub use log::{DataFile, JobRecord, RunHeader, SYNC_INTERVAL};
 pub use manifest::{GIT_REVISION, JobStatus, JobTiming, Manifest, RunSummary, utc_timestamp};
 pub use merge::{MergeOutcome, check_consistent, manifest_of, merge};
 pub use parquet::read_parquet;
+pub use read::{read_job_ids, read_table, table_path};
 pub use results_dir::{AssembledCounts, ResultsDir, RunWriter};

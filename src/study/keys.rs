@@ -501,7 +501,7 @@ declare_keys! {
     },
     /// The Markov kernel.
     SAMPLER_KIND = sampler.kind { value: ValueType::Choice(SamplerKind::NAMES), default: Default::Text("pcn") },
-    /// The (starting) step size: grw, mala > 0; pcn, pcnl in (0, 1].
+    /// The (starting) step size: grw, mala > 0; pcn, pcnl in (0, 1]. Unused by elliptical and nuts (nuts adapts its step size and mass matrix itself during burn-in).
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
     /// Iterations per chain, burn-in included.
     SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000) },

@@ -1,0 +1,323 @@
+//! The No-U-Turn Sampler on the whitened field, through the `nuts-rs` crate (the NUTS behind
+//! nutpie and PyMC; Hoffman & Gelman 2014, multinomial variant as in Stan, Betancourt 2017).
+//!
+//! This module owns the bridge, not the algorithm: [`WhitenedDensity`] gives nuts-rs the log
+//! posterior density of xi, log pi(xi) = loglik(mean + L xi) - |xi|^2 / 2, and its gradient
+//! g(xi) - xi (g the whitened log-likelihood gradient of [`Target`]); [`NutsState`] drives one
+//! nuts-rs chain a draw per [`Sampler::step`].
+//!
+//! Adaptation is nuts-rs's own, during the first `sampler.burn_in` draws: step size by dual
+//! averaging towards a mean tree acceptance of 0.8, and a diagonal mass matrix from the
+//! variances of the draws over growing windows (nutpie's schedule; see [`Nuts::new`]). The driver's dual
+//! averaging does not run for this kind ([`Kind::TUNING`] is `None`): it has no step the driver
+//! tunes. After burn-in the step is frozen (nuts-rs jitters it by up to +-10 % per draw, drawn
+//! from the chain's stream, which keeps the kernel valid) and the mass matrix is fixed.
+//!
+//! Randomness: nuts-rs keeps its own ChaCha8 generator (rand 0.10's, the `chacha20` crate),
+//! seeded at the chain's first step from four words of the chain's acceptance stream through
+//! [`SeedWords`]; the start is the driver's prior draw from the proposal stream, as for every
+//! kind. `nuts-rs` is pinned to one version in `Cargo.toml` and its first draws are pinned in
+//! `tests/stream_stability.rs`.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+
+use nuts_rs::{Chain, CpuLogpFunc, CpuMath, CpuMathError, DiagNutsSettings, HasDims, Settings};
+
+use super::position::Position;
+use super::protocol::{ChainRng, ChainState, Sampler, StepInfo, StepTuning, TrajectorySummary};
+use super::{Kind, SamplerSpec};
+use crate::model::target::{Target, Workspace};
+
+/// NUTS with nuts-rs's diagonal adaptation during the first `tuning_draws` draws.
+#[derive(Debug, Clone, Copy)]
+pub struct Nuts {
+    settings: DiagNutsSettings,
+}
+
+impl Nuts {
+    /// nuts-rs's defaults (target acceptance 0.8, maximum tree depth 10, its window schedule),
+    /// one chain, adapting during the first `tuning_draws` draws, with the mass matrix estimated
+    /// from the variance of the draws (Stan's and BlackJAX's estimate) rather than nutpie's
+    /// default, which also uses the gradients. Measured on the real 32 x 32 count grids (three
+    /// seeds each, 1000 + 1000 draws, 4 chains), the gradient-based estimate left the worst
+    /// cell's bulk ESS 1-29 % lower on finpines and 41-49 % lower on lansing, always at the
+    /// corner cell (whose field value is the first whitened coordinate alone); per CPU second
+    /// the variance estimate gave -2 to +29 % (finpines) and +38 to +65 % (lansing).
+    pub fn new(tuning_draws: u64) -> Self {
+        let mut adapt_options = DiagNutsSettings::default().adapt_options;
+        adapt_options.mass_matrix_options.use_grad_based_estimate = false;
+        Self {
+            settings: DiagNutsSettings {
+                num_tune: tuning_draws,
+                num_chains: 1,
+                adapt_options,
+                ..DiagNutsSettings::default()
+            },
+        }
+    }
+}
+
+impl Kind for Nuts {
+    const TUNING: Option<StepTuning> = None;
+
+    fn configure(spec: &SamplerSpec) -> Self {
+        Self::new(spec.burn_in())
+    }
+}
+
+/// A log posterior density nuts-rs cannot use: a non-finite value or gradient, as at a field so
+/// large that the Poisson rate overflows. nuts-rs treats it as a divergence of the trajectory.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("the log posterior density or its gradient is not finite (log density {log_density})")]
+pub struct NonFiniteDensity {
+    pub log_density: f64,
+}
+
+impl nuts_rs::LogpError for NonFiniteDensity {
+    fn is_recoverable(&self) -> bool {
+        true
+    }
+}
+
+/// The log posterior density of the whitened coordinates, for nuts-rs.
+pub struct WhitenedDensity<'t> {
+    target: Target<'t>,
+    field: Vec<f64>,
+    work: Workspace,
+}
+
+impl<'t> WhitenedDensity<'t> {
+    pub fn new(target: Target<'t>) -> Self {
+        Self {
+            field: vec![0.0; target.cells()],
+            work: target.workspace(),
+            target,
+        }
+    }
+
+    /// log pi(xi) = loglik(mean + L xi) - |xi|^2 / 2, with its gradient g(xi) - xi written into
+    /// `gradient`.
+    pub fn log_density(&mut self, xi: &[f64], gradient: &mut [f64]) -> f64 {
+        self.target.field(xi, &mut self.field, &mut self.work);
+        let log_likelihood =
+            self.target
+                .log_likelihood_and_gradient(&self.field, gradient, &mut self.work);
+        let mut squared = 0.0;
+        for (g, &x) in gradient.iter_mut().zip(xi) {
+            *g -= x;
+            squared += x * x;
+        }
+        log_likelihood - 0.5 * squared
+    }
+}
+
+impl HasDims for WhitenedDensity<'_> {
+    fn dim_sizes(&self) -> HashMap<String, u64> {
+        HashMap::from([("unconstrained_parameter".into(), self.target.dim() as u64)])
+    }
+}
+
+impl CpuLogpFunc for WhitenedDensity<'_> {
+    type LogpError = NonFiniteDensity;
+    type FlowParameters = ();
+    type ExpandedVector = Vec<f64>;
+
+    fn dim(&self) -> usize {
+        self.target.dim()
+    }
+
+    fn logp(&mut self, position: &[f64], gradient: &mut [f64]) -> Result<f64, NonFiniteDensity> {
+        let log_density = self.log_density(position, gradient);
+        if log_density.is_finite() && gradient.iter().all(|g| g.is_finite()) {
+            Ok(log_density)
+        } else {
+            Err(NonFiniteDensity { log_density })
+        }
+    }
+
+    fn expand_vector<R: nuts_rs::rand::Rng + ?Sized>(
+        &mut self,
+        _rng: &mut R,
+        position: &[f64],
+    ) -> Result<Vec<f64>, CpuMathError> {
+        Ok(position.to_vec())
+    }
+}
+
+/// The chain's stream as a `rand` 0.10 generator, for seeding nuts-rs's own: every word is the
+/// next 64-bit word of the chain's acceptance stream (a `u32` is the low half of one).
+pub struct SeedWords<'r>(pub &'r mut ChainRng);
+
+impl nuts_rs::rand::TryRng for SeedWords<'_> {
+    type Error = Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        Ok(self.0.word() as u32)
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        Ok(self.0.word())
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        for chunk in dst.chunks_mut(8) {
+            let word = self.0.word().to_le_bytes();
+            chunk.copy_from_slice(&word[..chunk.len()]);
+        }
+        Ok(())
+    }
+}
+
+type NutsChain<'t> = <DiagNutsSettings as Settings>::Chain<CpuMath<WhitenedDensity<'t>>>;
+
+/// What one draw's trajectory did (nuts-rs's statistics of it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Trajectory {
+    tuning: bool,
+    depth: u64,
+    diverging: bool,
+    mean_tree_accept: f64,
+    step_size_bar: f64,
+    gradients: u64,
+}
+
+/// Sums over the draws after tuning, for the chain's [`TrajectorySummary`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct TrajectorySums {
+    draws: u64,
+    depth: u64,
+    divergences: u64,
+    leapfrog_steps: u64,
+    tree_accept: f64,
+    step_size: f64,
+}
+
+impl TrajectorySums {
+    fn add(&mut self, t: &Trajectory) {
+        if t.tuning {
+            return;
+        }
+        self.draws += 1;
+        self.depth += t.depth;
+        self.divergences += u64::from(t.diverging);
+        self.leapfrog_steps += t.gradients;
+        self.tree_accept += t.mean_tree_accept;
+        self.step_size = t.step_size_bar;
+    }
+}
+
+/// A NUTS chain: the nuts-rs chain (made at the first step, when the stream is at hand) and the
+/// current position with its field.
+pub struct NutsState<'t> {
+    settings: DiagNutsSettings,
+    target: Target<'t>,
+    chain: Option<NutsChain<'t>>,
+    position: Position,
+    work: Workspace,
+    step_size: Option<f64>,
+    sums: TrajectorySums,
+}
+
+impl<'t> NutsState<'t> {
+    fn new(settings: DiagNutsSettings, xi: Vec<f64>, target: Target<'t>) -> Self {
+        let mut work = target.workspace();
+        Self {
+            settings,
+            target,
+            chain: None,
+            position: Position::new(xi, &target, &mut work),
+            work,
+            step_size: None,
+            sums: TrajectorySums::default(),
+        }
+    }
+
+    /// The nuts-rs chain, made and started at the current position on first use.
+    fn chain(&mut self, rng: &mut ChainRng) -> &mut NutsChain<'t> {
+        let (settings, target, xi) = (&self.settings, self.target, &self.position.xi);
+        self.chain.get_or_insert_with(|| {
+            let math = CpuMath::new(WhitenedDensity::new(target));
+            let mut chain = settings
+                .new_chain(0, math, &mut SeedWords(rng))
+                .unwrap_or_else(|e| panic!("nuts-rs rejected its settings: {e}"));
+            chain
+                .set_position(xi)
+                .unwrap_or_else(|e| panic!("NUTS cannot start at the prior draw: {e}"));
+            chain
+        })
+    }
+
+    /// One nuts-rs draw: the new position and what its trajectory did.
+    fn draw(&mut self, rng: &mut ChainRng) -> (Box<[f64]>, Trajectory) {
+        let (xi, _, stats, progress) = self
+            .chain(rng)
+            .expanded_draw()
+            .unwrap_or_else(|e| panic!("NUTS failed: {e}"));
+        let trajectory = Trajectory {
+            tuning: progress.tuning,
+            depth: stats.depth,
+            diverging: progress.diverging,
+            mean_tree_accept: stats.adapt.step_size.mean_tree_accept,
+            step_size_bar: stats.adapt.step_size.step_size_bar,
+            gradients: progress.num_gradients,
+        };
+        (xi, trajectory)
+    }
+}
+
+impl ChainState for NutsState<'_> {
+    fn current(&self) -> &Position {
+        &self.position
+    }
+    /// The adapted step size (before nuts-rs's per-draw jitter), once a draw has been made.
+    fn step_size(&self) -> Option<f64> {
+        self.step_size
+    }
+    fn trajectory(&self) -> Option<TrajectorySummary> {
+        let s = &self.sums;
+        let per_draw = |total: u64| total as f64 / s.draws.max(1) as f64;
+        (s.draws > 0).then(|| TrajectorySummary {
+            step_size: s.step_size,
+            mean_tree_depth: per_draw(s.depth),
+            mean_leapfrog_steps: per_draw(s.leapfrog_steps),
+            divergences: s.divergences,
+            mean_tree_accept: s.tree_accept / s.draws as f64,
+        })
+    }
+}
+
+impl Sampler for Nuts {
+    type State<'t> = NutsState<'t>;
+
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> NutsState<'t> {
+        NutsState::new(self.settings, xi, *target)
+    }
+
+    fn step<'t>(
+        &self,
+        state: &mut NutsState<'t>,
+        target: &Target<'t>,
+        rng: &mut ChainRng,
+    ) -> StepInfo {
+        let (xi, trajectory) = state.draw(rng);
+        state.sums.add(&trajectory);
+        state.step_size = Some(trajectory.step_size_bar);
+        let moved = *xi != *state.position.xi;
+        if moved {
+            let NutsState { position, work, .. } = state;
+            position.xi.copy_from_slice(&xi);
+            target.field(&position.xi, &mut position.field, work);
+            target.gather(&position.field, &mut position.observed);
+            position.log_likelihood = target.likelihood.log_likelihood(&position.observed);
+        }
+        // NUTS has no Metropolis-Hastings acceptance probability: its mean tree acceptance is
+        // reported per chain in the trajectory summary.
+        StepInfo {
+            moved,
+            acceptance_probability: None,
+            loglik_evaluations: 0,
+            gradient_evaluations: u32::try_from(trajectory.gradients).unwrap_or(u32::MAX),
+        }
+    }
+}

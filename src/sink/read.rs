@@ -1,0 +1,101 @@
+//! Reading the assembled tables of a results folder, for the report and other readers: a whole
+//! table, the rows of some jobs only (fields and traces of a large study would not fit in
+//! memory otherwise), or just its job ids. A table that does not exist is `Ok(None)`.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use polars::prelude::{BooleanChunked, DataFrame, NewChunkedArray, ParquetReader, SerReader};
+
+use super::error::SinkError;
+use super::parquet::read_parquet;
+use super::schema::{JOB_ID, Table};
+
+/// Where `table` lives in `results_dir`.
+pub fn table_path(results_dir: &Path, table: &Table) -> PathBuf {
+    results_dir.join(table.file_name())
+}
+
+/// Reads `table` from `results_dir`; with `jobs`, only the rows of those job ids.
+pub fn read_table(
+    results_dir: &Path,
+    table: &Table,
+    jobs: Option<&HashSet<String>>,
+) -> Result<Option<DataFrame>, SinkError> {
+    let path = table_path(results_dir, table);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let frame = read_parquet(&path)?;
+    let Some(jobs) = jobs else {
+        return Ok(Some(frame));
+    };
+    let Ok(ids) = frame.column(JOB_ID.name()).and_then(|c| c.str()) else {
+        return Ok(Some(frame));
+    };
+    let keep: Vec<bool> = ids
+        .iter()
+        .map(|id| id.is_some_and(|id| jobs.contains(id)))
+        .collect();
+    frame
+        .filter(&BooleanChunked::from_slice("keep".into(), &keep))
+        .map(Some)
+        .map_err(|e| SinkError::Parquet {
+            action: "read",
+            path,
+            message: e.to_string(),
+        })
+}
+
+/// The distinct job ids of `table` in order of first appearance, reading only that column;
+/// an empty list when the table has no readable `job_id` column.
+pub fn read_job_ids(results_dir: &Path, table: &Table) -> Result<Option<Vec<String>>, SinkError> {
+    let path = table_path(results_dir, table);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let file = std::fs::File::open(&path).map_err(|e| SinkError::io("read", &path, e))?;
+    let column = ParquetReader::new(file)
+        .with_columns(Some(vec![JOB_ID.name().into()]))
+        .finish();
+    let Ok(frame) = column else {
+        return Ok(Some(Vec::new()));
+    };
+    let Ok(ids) = frame.column(JOB_ID.name()).and_then(|c| c.str()) else {
+        return Ok(Some(Vec::new()));
+    };
+    let mut seen = HashSet::new();
+    Ok(Some(
+        ids.iter()
+            .flatten()
+            .filter(|id| seen.insert(id.to_string()))
+            .map(str::to_string)
+            .collect(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sink::schema::{convergence, jobs};
+    use polars::prelude::*;
+
+    #[test]
+    fn rows_of_some_jobs_and_distinct_ids_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut frame = df!("job_id" => ["b", "a", "b"], "iteration" => [1i64, 2, 3]).unwrap();
+        let file = std::fs::File::create(dir.path().join("convergence.parquet")).unwrap();
+        ParquetWriter::new(file).finish(&mut frame).unwrap();
+        let ids = read_job_ids(dir.path(), &convergence::TABLE).unwrap();
+        assert_eq!(ids, Some(vec!["b".to_string(), "a".to_string()]));
+        let keep = HashSet::from(["b".to_string()]);
+        let rows = read_table(dir.path(), &convergence::TABLE, Some(&keep)).unwrap();
+        assert_eq!(rows.unwrap().height(), 2);
+        assert!(
+            read_table(dir.path(), &jobs::TABLE, None)
+                .unwrap()
+                .is_none()
+        );
+        assert!(read_job_ids(dir.path(), &jobs::TABLE).unwrap().is_none());
+    }
+}

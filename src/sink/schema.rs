@@ -1,0 +1,1127 @@
+//! The result tables, declared once: each table's name, what one row is, and its columns with
+//! type, nullability, presence and a one-line doc. Writers build rows through [`Rows`], keyed by
+//! the typed column constants below (a misspelt or renamed column is a compile error); readers,
+//! the report and the tests name columns through the same constants; [`Table::check`] holds a
+//! frame to its table's declaration; [`markdown`] prints the README's "Result tables" section.
+//!
+//! Adding a column is one constant here, one entry in its table's list, and one `set` in the
+//! writer; the schema test fails until all three exist. Families of columns named by a pattern
+//! (the parameter columns `<section>_<key>`, `sbc_p_<functional>`, `probe_<k>`) are declared as a
+//! [`Family`] with a prefix, and their members are named through [`Family::member`].
+//!
+//! Nulls, never NaN: [`Rows`] turns a non-finite float into a null, and a column declared
+//! without nulls that receives one is a [`SchemaError`].
+
+use std::marker::PhantomData;
+
+use polars::prelude::{Column as PolarsColumn, DataFrame, DataType, NamedFrom, Series};
+use thiserror::Error;
+
+use crate::study::keys::Key;
+
+/// The value type of a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Text,
+    Int,
+    Float,
+    Bool,
+    /// The type of the study key the column comes from (integer, float, boolean or text).
+    Parameter,
+}
+
+impl Kind {
+    /// Whether a Parquet column of `dtype` holds values of this kind (`Null`: all values null).
+    pub fn admits(self, dtype: &DataType) -> bool {
+        match self {
+            Kind::Text => dtype.is_string(),
+            Kind::Int => *dtype == DataType::Int64,
+            Kind::Float => *dtype == DataType::Float64,
+            Kind::Bool => dtype.is_bool(),
+            Kind::Parameter => {
+                matches!(dtype, DataType::Int64 | DataType::Float64)
+                    || dtype.is_string()
+                    || dtype.is_bool()
+            }
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Text => "text",
+            Kind::Int => "integer",
+            Kind::Float => "float",
+            Kind::Bool => "boolean",
+            Kind::Parameter => "the key's",
+        }
+    }
+}
+
+/// Whether every part of a table carries a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presence {
+    /// Every writer of the table writes it.
+    Always,
+    /// Written only where it applies (the doc says when); absent or null elsewhere.
+    Optional,
+}
+
+/// One declared column, untyped: what [`Table::check`] and [`markdown`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spec {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub nullable: bool,
+    pub presence: Presence,
+    pub doc: &'static str,
+}
+
+/// A Rust type a column can hold.
+pub trait Value: Sized + 'static {
+    const KIND: Kind;
+    /// A polars series of these values; non-finite floats become nulls.
+    fn series(name: &str, values: Vec<Option<Self>>) -> Series;
+}
+
+impl Value for f64 {
+    const KIND: Kind = Kind::Float;
+    fn series(name: &str, values: Vec<Option<f64>>) -> Series {
+        let finite: Vec<Option<f64>> = values
+            .into_iter()
+            .map(|v| v.filter(|x| x.is_finite()))
+            .collect();
+        Series::new(name.into(), finite)
+    }
+}
+
+impl Value for i64 {
+    const KIND: Kind = Kind::Int;
+    fn series(name: &str, values: Vec<Option<i64>>) -> Series {
+        Series::new(name.into(), values)
+    }
+}
+
+impl Value for bool {
+    const KIND: Kind = Kind::Bool;
+    fn series(name: &str, values: Vec<Option<bool>>) -> Series {
+        Series::new(name.into(), values)
+    }
+}
+
+impl Value for String {
+    const KIND: Kind = Kind::Text;
+    fn series(name: &str, values: Vec<Option<String>>) -> Series {
+        Series::new(name.into(), values)
+    }
+}
+
+/// A declared column holding values of type `T`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Col<T> {
+    pub spec: Spec,
+    value: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Col<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Col<T> {}
+
+impl<T: Value> Col<T> {
+    const fn new(
+        name: &'static str,
+        nullable: bool,
+        presence: Presence,
+        doc: &'static str,
+    ) -> Self {
+        Col {
+            spec: Spec {
+                name,
+                kind: T::KIND,
+                nullable,
+                presence,
+                doc,
+            },
+            value: PhantomData,
+        }
+    }
+
+    /// Written by every writer of its tables, never null.
+    pub const fn required(name: &'static str, doc: &'static str) -> Self {
+        Self::new(name, false, Presence::Always, doc)
+    }
+
+    /// Written by every writer of its tables, null where it does not apply.
+    pub const fn nullable(name: &'static str, doc: &'static str) -> Self {
+        Self::new(name, true, Presence::Always, doc)
+    }
+
+    /// Written only where it applies (the doc says when).
+    pub const fn optional(name: &'static str, doc: &'static str) -> Self {
+        Self::new(name, true, Presence::Optional, doc)
+    }
+
+    pub const fn name(&self) -> &'static str {
+        self.spec.name
+    }
+}
+
+/// Columns named by a pattern: `prefix` followed by a member name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Family {
+    /// Every prefix a member may start with (the parameter columns have one per study section).
+    pub prefixes: &'static [&'static str],
+    /// The pattern as shown to readers, e.g. `sbc_p_<functional>`.
+    pub pattern: &'static str,
+    pub kind: Kind,
+    pub nullable: bool,
+    pub presence: Presence,
+    pub doc: &'static str,
+}
+
+impl Family {
+    /// The column of `member` under the family's first prefix (`probe_2`, `sbc_p_field_mean`).
+    pub fn member(&self, member: impl std::fmt::Display) -> String {
+        format!("{}{member}", self.prefixes[0])
+    }
+
+    /// Whether `column` belongs to the family.
+    pub fn contains(&self, column: &str) -> bool {
+        self.prefixes
+            .iter()
+            .any(|p| column.len() > p.len() && column.starts_with(p))
+    }
+
+    /// The member name of `column` (what follows the prefix), if it belongs to the family.
+    pub fn member_of<'a>(&self, column: &'a str) -> Option<&'a str> {
+        self.prefixes
+            .iter()
+            .find_map(|p| column.strip_prefix(p))
+            .filter(|m| !m.is_empty())
+    }
+}
+
+/// A declared column or family, in table order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    Column(Spec),
+    Family(Family),
+}
+
+/// One result table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Table {
+    /// The file is `<name>.parquet`.
+    pub name: &'static str,
+    /// What one row is.
+    pub row: &'static str,
+    pub entries: &'static [Entry],
+}
+
+/// A frame that does not match its table's declaration, or rows built against it.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SchemaError {
+    #[error("{table}: column {column:?} is not declared in the schema")]
+    Undeclared { table: String, column: String },
+    #[error("{table}: column {column:?} is missing")]
+    Missing { table: String, column: String },
+    #[error("{table}: column {column:?} is given twice")]
+    Duplicate { table: String, column: String },
+    #[error("{table}: column {column:?} holds {found}, declared {expected}")]
+    WrongType {
+        table: String,
+        column: String,
+        expected: &'static str,
+        found: String,
+    },
+    #[error("{table}: column {column:?} holds {nulls} nulls but is declared without nulls")]
+    Null {
+        table: String,
+        column: String,
+        nulls: usize,
+    },
+    #[error("{table}: column {column:?} has {found} values for {expected} rows")]
+    Length {
+        table: String,
+        column: String,
+        expected: usize,
+        found: usize,
+    },
+}
+
+impl Table {
+    /// The file name of the assembled table.
+    pub fn file_name(&self) -> String {
+        format!("{}.parquet", self.name)
+    }
+
+    /// The position in [`Table::entries`] of the entry `column` falls under.
+    pub fn position(&self, column: &str) -> Option<usize> {
+        let declared = self.entries.iter().position(|e| match e {
+            Entry::Column(spec) => spec.name == column,
+            Entry::Family(_) => false,
+        });
+        declared.or_else(|| {
+            self.entries.iter().position(|e| match e {
+                Entry::Family(family) => family.contains(column),
+                Entry::Column(_) => false,
+            })
+        })
+    }
+
+    fn error_context(&self, column: &str) -> (String, String) {
+        (self.name.to_string(), column.to_string())
+    }
+
+    /// Checks `frame` against the declaration: every column declared (or a family member) and of
+    /// its declared type, no nulls where none are allowed, every always-present column there.
+    /// Returns every mismatch, not only the first.
+    pub fn check(&self, frame: &DataFrame) -> Vec<SchemaError> {
+        let mut errors = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for column in frame.columns() {
+            let name = column.name().as_str();
+            let (table, column_name) = self.error_context(name);
+            if seen.contains(&name) {
+                errors.push(SchemaError::Duplicate {
+                    table,
+                    column: column_name,
+                });
+                continue;
+            }
+            seen.push(name);
+            let Some(position) = self.position(name) else {
+                errors.push(SchemaError::Undeclared {
+                    table,
+                    column: column_name,
+                });
+                continue;
+            };
+            let (kind, nullable) = match self.entries[position] {
+                Entry::Column(spec) => (spec.kind, spec.nullable),
+                Entry::Family(family) => (family.kind, family.nullable),
+            };
+            let dtype = column.dtype();
+            let all_null = *dtype == DataType::Null && nullable;
+            if !kind.admits(dtype) && !all_null {
+                errors.push(SchemaError::WrongType {
+                    table,
+                    column: column_name,
+                    expected: kind.name(),
+                    found: dtype.to_string(),
+                });
+            } else if !nullable && column.null_count() > 0 {
+                errors.push(SchemaError::Null {
+                    table,
+                    column: column_name,
+                    nulls: column.null_count(),
+                });
+            }
+        }
+        for entry in self.entries {
+            let missing = match entry {
+                Entry::Column(spec) if spec.presence == Presence::Always => {
+                    (!seen.contains(&spec.name)).then_some(spec.name)
+                }
+                Entry::Family(family) if family.presence == Presence::Always => {
+                    (!seen.iter().any(|c| family.contains(c))).then_some(family.pattern)
+                }
+                _ => None,
+            };
+            if let Some(column) = missing {
+                let (table, column) = self.error_context(column);
+                errors.push(SchemaError::Missing { table, column });
+            }
+        }
+        errors
+    }
+}
+
+/// Lets code that returns polars errors use `?` on rows built here (the executor's table
+/// builders); the schema error's text is kept.
+impl From<SchemaError> for polars::prelude::PolarsError {
+    fn from(error: SchemaError) -> Self {
+        polars::prelude::PolarsError::SchemaMismatch(error.to_string().into())
+    }
+}
+
+/// The rows of one table being built: columns keyed by their declarations, put in table order
+/// and checked against the table by [`Rows::finish`].
+#[must_use]
+pub struct Rows {
+    table: &'static Table,
+    height: usize,
+    columns: Vec<(usize, PolarsColumn)>,
+    error: Option<SchemaError>,
+}
+
+impl Rows {
+    /// Rows of `table`, `height` of them.
+    pub fn new(table: &'static Table, height: usize) -> Self {
+        Rows {
+            table,
+            height,
+            columns: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// Sets a declared column, one value per row (`None` for null).
+    pub fn set<T: Value, V: Into<Option<T>>>(
+        self,
+        column: Col<T>,
+        values: impl IntoIterator<Item = V>,
+    ) -> Self {
+        self.push(column.spec.name, values)
+    }
+
+    /// Sets a declared column to the same value on every row.
+    pub fn fill<T: Value + Clone>(self, column: Col<T>, value: impl Into<Option<T>>) -> Self {
+        let height = self.height;
+        let value = value.into();
+        self.set(column, std::iter::repeat_n(value, height))
+    }
+
+    /// Sets the column of a family member (`family.member(name)`), one value per row.
+    pub fn set_member<T: Value, V: Into<Option<T>>>(
+        self,
+        family: &Family,
+        column: &str,
+        values: impl IntoIterator<Item = V>,
+    ) -> Self {
+        debug_assert!(
+            family.contains(column),
+            "{column} is not a {}",
+            family.pattern
+        );
+        self.push(column, values)
+    }
+
+    fn push<T: Value, V: Into<Option<T>>>(
+        mut self,
+        name: &str,
+        values: impl IntoIterator<Item = V>,
+    ) -> Self {
+        let values: Vec<Option<T>> = values.into_iter().map(Into::into).collect();
+        let (table, column) = self.table.error_context(name);
+        let error = if values.len() != self.height {
+            Some(SchemaError::Length {
+                table,
+                column,
+                expected: self.height,
+                found: values.len(),
+            })
+        } else if self.columns.iter().any(|(_, c)| c.name() == name) {
+            Some(SchemaError::Duplicate { table, column })
+        } else {
+            match self.table.position(name) {
+                Some(position) => {
+                    self.columns
+                        .push((position, PolarsColumn::from(T::series(name, values))));
+                    None
+                }
+                None => Some(SchemaError::Undeclared { table, column }),
+            }
+        };
+        if self.error.is_none() {
+            self.error = error;
+        }
+        self
+    }
+
+    /// The frame, columns in table order, or the first way it breaks the declaration.
+    pub fn finish(mut self) -> Result<DataFrame, SchemaError> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        // Stable: members of one family keep the order they were set in.
+        self.columns.sort_by_key(|(position, _)| *position);
+        let columns = self.columns.into_iter().map(|(_, c)| c).collect();
+        let frame = DataFrame::new(self.height, columns).expect("columns of equal length");
+        match self.table.check(&frame).into_iter().next() {
+            Some(error) => Err(error),
+            None => Ok(frame),
+        }
+    }
+}
+
+/// The name of a column, for code that reads tables: a declared column, a parameter column or a
+/// name found in the data (a swept parameter, a family member). Not implemented for `&str`, so a
+/// literal column name does not compile where a declared one is expected.
+pub trait ColumnName {
+    fn column_name(&self) -> &str;
+}
+
+impl<T> ColumnName for Col<T> {
+    fn column_name(&self) -> &str {
+        self.spec.name
+    }
+}
+
+impl ColumnName for String {
+    fn column_name(&self) -> &str {
+        self
+    }
+}
+
+impl<C: ColumnName + ?Sized> ColumnName for &C {
+    fn column_name(&self) -> &str {
+        (**self).column_name()
+    }
+}
+
+/// A study key names its parameter column (`model.grid` -> `model_grid`): the keys, declared
+/// in [`crate::study::keys`], are the members of [`jobs::PARAMETERS`].
+impl ColumnName for Key {
+    fn column_name(&self) -> &str {
+        self.column()
+    }
+}
+
+/// Columns several tables share.
+pub const JOB_ID: Col<String> = Col::required(
+    "job_id",
+    "the job: 12 hex digits of BLAKE3 over the study seed and the job's parameters",
+);
+pub const CHAIN: Col<i64> = Col::required("chain", "chain index, 0 upwards");
+pub const ITERATION: Col<i64> = Col::required(
+    "iteration",
+    "traces: the state's iteration, 1-based, burn-in included; convergence: kept iterations",
+);
+pub const ACCEPTANCE_RATE: Col<f64> = Col::optional(
+    "acceptance_rate",
+    "share of accepted proposals over all iterations, burn-in included (jobs: over all chains)",
+);
+
+pub const STEP_SIZE: Col<f64> = Col::optional(
+    "step_size",
+    "the step size after adaptation, for kinds with one (jobs: mean over chains)",
+);
+
+/// `jobs.parquet`: one row per job.
+pub mod jobs {
+    use super::{Col, Entry, Family, Kind, Presence, Table};
+    use crate::study::keys::Key;
+    /// The study keys the code names, as columns of this table.
+    pub use crate::study::keys::{
+        DATA_HOLDOUT, DATA_LENGTH_SCALE, DATA_NOISE_SD, DATA_SOURCE, DATA_SUBSAMPLE, MODEL_GRID,
+        MODEL_KERNEL, MODEL_LENGTH_SCALE, MODEL_LIKELIHOOD, MODEL_OFFSET, MODEL_VARIANCE,
+        SAMPLER_BETA, SAMPLER_BURN_IN, SAMPLER_CHAINS, SAMPLER_ITERATIONS, SAMPLER_KIND,
+        SAMPLER_THIN,
+    };
+
+    pub const REPLICATE: Col<i64> =
+        Col::required("replicate", "replicate of the sweep point, 0 upwards");
+    pub const PARAMETERS: Family = Family {
+        prefixes: &["model_", "data_", "sampler_", "output_"],
+        pattern: "<section>_<key>",
+        kind: Kind::Parameter,
+        nullable: true,
+        presence: Presence::Always,
+        doc: "every study key as run (`model_grid`, `sampler_beta`, ...; see the keys above); null where it does not apply",
+    };
+    pub const STATUS: Col<String> = Col::required("status", "`ok`, or `failed` (see `error`)");
+    pub const ERROR: Col<String> = Col::nullable("error", "why the job failed; null when ok");
+    /// Between two warnings of one `warnings` cell.
+    pub const WARNING_SEPARATOR: &str = "; ";
+    pub const WARNINGS: Col<String> = Col::required(
+        "warnings",
+        "why a finished job's answer may not be trusted (R-hat, ESS, acceptance, drift), `; `-separated; empty when none",
+    );
+    pub const WALL_SECONDS: Col<f64> = Col::required(
+        "wall_seconds",
+        "wall time of the whole job, writing excluded",
+    );
+    pub const MAE: Col<f64> = Col::optional(
+        "mae",
+        "mean absolute error of the posterior mean against the truth (simulated data)",
+    );
+    pub const SETUP_SECONDS: Col<f64> =
+        Col::optional("setup_seconds", "time to build the prior and the data");
+    pub const SAMPLE_SECONDS: Col<f64> =
+        Col::optional("sample_seconds", "time spent in the chains");
+    pub const EXACT_SECONDS: Col<f64> = Col::optional(
+        "exact_seconds",
+        "time to compute the exact posterior (gaussian)",
+    );
+    pub const ITERATIONS_PER_SECOND: Col<f64> = Col::optional(
+        "iterations_per_second",
+        "chain iterations (all chains) per second of sampling",
+    );
+    pub const CPU_SECONDS: Col<f64> = Col::optional(
+        "cpu_seconds",
+        "CPU time of setup and sampling (all threads of the job)",
+    );
+    pub const LOGLIK_EVALS_PER_ITERATION: Col<f64> = Col::optional(
+        "loglik_evals_per_iteration",
+        "log-likelihood evaluations per iteration, over all chains",
+    );
+    pub const GRADIENT_EVALS_PER_ITERATION: Col<f64> = Col::optional(
+        "gradient_evals_per_iteration",
+        "gradient evaluations per iteration, over all chains",
+    );
+    pub const JITTER: Col<f64> = Col::optional(
+        "jitter",
+        "diagonal jitter added to the axis kernel to factor it (0 when none was needed)",
+    );
+    pub const LATENT_DIM: Col<i64> = Col::optional(
+        "latent_dim",
+        "whitened coordinates of a state: the grid's cells (Kronecker prior) or the padded torus's points (circulant embedding)",
+    );
+    pub const TORUS_X: Col<i64> = Col::optional(
+        "torus_x",
+        "points of the circulant embedding's padded torus along x; null for a Kronecker prior",
+    );
+    pub const TORUS_Y: Col<i64> = Col::optional(
+        "torus_y",
+        "points of the circulant embedding's padded torus along y; null for a Kronecker prior",
+    );
+    pub const CLIPPED_EIGENVALUE: Col<f64> = Col::optional(
+        "clipped_eigenvalue",
+        "the most negative eigenvalue of the circulant embedding, clipped to 0 (0 when none was negative); null for a Kronecker prior",
+    );
+    pub const MODEL_MEAN_VALUE: Col<f64> = Col::optional(
+        "model_mean_value",
+        "the field's constant mean used: `model.mean` resolved against the data",
+    );
+    pub const OBSERVED_CELLS: Col<i64> =
+        Col::optional("observed_cells", "cells whose observation the model sees");
+    pub const EXACT_RMSE: Col<f64> = Col::optional(
+        "exact_rmse",
+        "RMS over cells of posterior mean minus exact posterior mean (gaussian)",
+    );
+    pub const PREDICTION_ERROR: Col<f64> = Col::optional(
+        "prediction_error",
+        "share of cells whose predicted label differs from the truth's sign (probit)",
+    );
+    pub const COUNT_MAE: Col<f64> = Col::optional(
+        "count_mae",
+        "mean absolute error of the expected counts: against exp(truth + offset) on every cell (simulated), else against the held-out counts (poisson)",
+    );
+    pub const BASELINE_COUNT_MAE: Col<f64> = Col::optional(
+        "baseline_count_mae",
+        "the same for a constant rate equal to the mean observed count (poisson)",
+    );
+    pub const ESS_BULK: Col<f64> = Col::optional(
+        "ess_bulk",
+        "bulk effective sample size of the log-likelihood across chains",
+    );
+    pub const ESS_TAIL: Col<f64> = Col::optional(
+        "ess_tail",
+        "tail effective sample size of the log-likelihood across chains",
+    );
+    pub const RHAT: Col<f64> = Col::optional(
+        "rhat",
+        "rank-normalised split R-hat of the log-likelihood (two or more chains)",
+    );
+    pub const ESS_BULK_PER_SECOND: Col<f64> =
+        Col::optional("ess_bulk_per_second", "`ess_bulk` per second of sampling");
+    pub const CELL_ESS_MIN: Col<f64> =
+        Col::optional("cell_ess_min", "smallest bulk ESS over the probe cells");
+    pub const CELL_ESS_MEDIAN: Col<f64> =
+        Col::optional("cell_ess_median", "median bulk ESS over the probe cells");
+    pub const MCSE_MEAN_MAX: Col<f64> = Col::optional(
+        "mcse_mean_max",
+        "largest Monte Carlo standard error of a cell's posterior mean",
+    );
+    pub const CELL_ESS_BULK_MIN: Col<f64> =
+        Col::optional("cell_ess_bulk_min", "smallest bulk ESS over every cell");
+    pub const CELL_ESS_TAIL_MIN: Col<f64> =
+        Col::optional("cell_ess_tail_min", "smallest tail ESS over every cell");
+    pub const CELL_RHAT_MAX: Col<f64> = Col::optional(
+        "cell_rhat_max",
+        "largest R-hat over every cell (two or more chains)",
+    );
+    pub const CELL_ESS_BULK_MIN_PER_SECOND: Col<f64> = Col::optional(
+        "cell_ess_bulk_min_per_second",
+        "`cell_ess_bulk_min` per CPU second (`cpu_seconds`)",
+    );
+    pub const CELL_DRAWS_PER_CHAIN: Col<i64> = Col::optional(
+        "cell_draws_per_chain",
+        "stored draws per chain the cell diagnostics were computed from",
+    );
+    pub const CELL_DRAWS_THIN: Col<i64> = Col::optional(
+        "cell_draws_thin",
+        "every how many kept iterations a stored draw was taken",
+    );
+    pub const LOG_EVIDENCE: Col<f64> = Col::optional(
+        "log_evidence",
+        "log p(data | model) by Monte Carlo over prior draws (with `model.evidence_draws`)",
+    );
+    pub const LOG_EVIDENCE_SE: Col<f64> =
+        Col::optional("log_evidence_se", "standard error of `log_evidence`");
+    pub const EVIDENCE_EFFECTIVE_DRAWS: Col<f64> = Col::optional(
+        "evidence_effective_draws",
+        "effective number of prior draws behind `log_evidence`",
+    );
+    pub const SBC_REPLICATIONS: Col<i64> =
+        Col::optional("sbc_replications", "SBC replications run (SBC studies)");
+    pub const SBC_DRAWS: Col<i64> = Col::optional(
+        "sbc_draws",
+        "L: posterior draws each truth is ranked among (SBC studies)",
+    );
+    pub const SBC_P_MIN: Col<f64> =
+        Col::optional("sbc_p_min", "smallest `sbc_p_<functional>` (SBC studies)");
+    pub const SBC_P: Family = Family {
+        prefixes: &["sbc_p_"],
+        pattern: "sbc_p_<functional>",
+        kind: Kind::Float,
+        nullable: true,
+        presence: Presence::Optional,
+        doc: "chi-square p-value that the functional's ranks are uniform (SBC studies)",
+    };
+
+    pub const TABLE: Table = Table {
+        name: "jobs",
+        row: "job",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(REPLICATE.spec),
+            Entry::Family(PARAMETERS),
+            Entry::Column(STATUS.spec),
+            Entry::Column(ERROR.spec),
+            Entry::Column(WARNINGS.spec),
+            Entry::Column(super::ACCEPTANCE_RATE.spec),
+            Entry::Column(MAE.spec),
+            Entry::Column(WALL_SECONDS.spec),
+            Entry::Column(SETUP_SECONDS.spec),
+            Entry::Column(SAMPLE_SECONDS.spec),
+            Entry::Column(EXACT_SECONDS.spec),
+            Entry::Column(ITERATIONS_PER_SECOND.spec),
+            Entry::Column(CPU_SECONDS.spec),
+            Entry::Column(super::STEP_SIZE.spec),
+            Entry::Column(LOGLIK_EVALS_PER_ITERATION.spec),
+            Entry::Column(GRADIENT_EVALS_PER_ITERATION.spec),
+            Entry::Column(JITTER.spec),
+            Entry::Column(LATENT_DIM.spec),
+            Entry::Column(TORUS_X.spec),
+            Entry::Column(TORUS_Y.spec),
+            Entry::Column(CLIPPED_EIGENVALUE.spec),
+            Entry::Column(MODEL_MEAN_VALUE.spec),
+            Entry::Column(OBSERVED_CELLS.spec),
+            Entry::Column(EXACT_RMSE.spec),
+            Entry::Column(PREDICTION_ERROR.spec),
+            Entry::Column(COUNT_MAE.spec),
+            Entry::Column(BASELINE_COUNT_MAE.spec),
+            Entry::Column(ESS_BULK.spec),
+            Entry::Column(ESS_TAIL.spec),
+            Entry::Column(RHAT.spec),
+            Entry::Column(ESS_BULK_PER_SECOND.spec),
+            Entry::Column(CELL_ESS_MIN.spec),
+            Entry::Column(CELL_ESS_MEDIAN.spec),
+            Entry::Column(MCSE_MEAN_MAX.spec),
+            Entry::Column(CELL_ESS_BULK_MIN.spec),
+            Entry::Column(CELL_ESS_TAIL_MIN.spec),
+            Entry::Column(CELL_RHAT_MAX.spec),
+            Entry::Column(CELL_ESS_BULK_MIN_PER_SECOND.spec),
+            Entry::Column(CELL_DRAWS_PER_CHAIN.spec),
+            Entry::Column(CELL_DRAWS_THIN.spec),
+            Entry::Column(LOG_EVIDENCE.spec),
+            Entry::Column(LOG_EVIDENCE_SE.spec),
+            Entry::Column(EVIDENCE_EFFECTIVE_DRAWS.spec),
+            Entry::Column(SBC_REPLICATIONS.spec),
+            Entry::Column(SBC_DRAWS.spec),
+            Entry::Column(SBC_P_MIN.spec),
+            Entry::Family(SBC_P),
+        ],
+    };
+
+    /// Whether `column` is the column of a study key (and not a metric such as
+    /// `model_mean_value` that shares a section's prefix).
+    pub fn is_parameter(column: &str) -> bool {
+        Key::all().any(|key| key.column() == column)
+    }
+}
+
+/// `fields.parquet`: one row per job and grid cell.
+pub mod fields {
+    use super::{Col, Entry, Table};
+
+    pub const CELL: Col<i64> = Col::required("cell", "cell index, j * Dx + i");
+    pub const I: Col<i64> = Col::required("i", "column of the cell, along x");
+    pub const J: Col<i64> = Col::required("j", "row of the cell, along y");
+    pub const X: Col<f64> = Col::required(
+        "x",
+        "x of the cell: i / (Dx - 1) in [0, 1], or its centre in the units of `model.window`",
+    );
+    pub const Y: Col<f64> = Col::required(
+        "y",
+        "y of the cell: j / (Dy - 1) in [0, 1], or its centre in the units of `model.window`",
+    );
+    pub const TRUTH: Col<f64> = Col::nullable(
+        "truth",
+        "the field u that generated the data (simulated data only)",
+    );
+    pub const OBSERVED: Col<bool> =
+        Col::required("observed", "whether the model sees this cell's observation");
+    pub const OBSERVATION: Col<f64> = Col::nullable(
+        "observation",
+        "the datum of the cell (value, label or count); held-out cells keep theirs",
+    );
+    pub const POST_MEAN: Col<f64> = Col::required("post_mean", "posterior mean of u");
+    pub const POST_SD: Col<f64> = Col::required("post_sd", "posterior standard deviation of u");
+    pub const POST_MEAN_MCSE: Col<f64> = Col::nullable(
+        "post_mean_mcse",
+        "Monte Carlo standard error of `post_mean`",
+    );
+    pub const EXACT_MEAN: Col<f64> = Col::nullable("exact_mean", "exact posterior mean (gaussian)");
+    pub const EXACT_SD: Col<f64> =
+        Col::nullable("exact_sd", "exact posterior standard deviation (gaussian)");
+    pub const P_POSITIVE: Col<f64> =
+        Col::nullable("p_positive", "posterior predictive P(t = +1) (probit)");
+    pub const EXPECTED_COUNT: Col<f64> = Col::nullable(
+        "expected_count",
+        "posterior mean of exp(u + offset) (poisson)",
+    );
+
+    pub const ESS_BULK: Col<f64> = Col::nullable("ess_bulk", "bulk ESS of the cell's draws");
+    pub const ESS_TAIL: Col<f64> = Col::nullable("ess_tail", "tail ESS of the cell's draws");
+    pub const RHAT: Col<f64> = Col::nullable(
+        "rhat",
+        "rank-normalised split R-hat of the cell (two or more chains)",
+    );
+    pub const MCSE_MEAN: Col<f64> =
+        Col::nullable("mcse_mean", "MCSE of the cell's mean from its ESS");
+
+    pub const TABLE: Table = Table {
+        name: "fields",
+        row: "job and grid cell",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(CELL.spec),
+            Entry::Column(I.spec),
+            Entry::Column(J.spec),
+            Entry::Column(X.spec),
+            Entry::Column(Y.spec),
+            Entry::Column(TRUTH.spec),
+            Entry::Column(OBSERVED.spec),
+            Entry::Column(OBSERVATION.spec),
+            Entry::Column(POST_MEAN.spec),
+            Entry::Column(POST_SD.spec),
+            Entry::Column(POST_MEAN_MCSE.spec),
+            Entry::Column(EXACT_MEAN.spec),
+            Entry::Column(EXACT_SD.spec),
+            Entry::Column(P_POSITIVE.spec),
+            Entry::Column(EXPECTED_COUNT.spec),
+            Entry::Column(ESS_BULK.spec),
+            Entry::Column(ESS_TAIL.spec),
+            Entry::Column(RHAT.spec),
+            Entry::Column(MCSE_MEAN.spec),
+        ],
+    };
+}
+
+/// `traces.parquet`: one row per job, chain and kept state.
+pub mod traces {
+    use super::{Col, Entry, Family, Kind, Presence, Table};
+
+    pub const LOGLIK: Col<f64> = Col::required("loglik", "log-likelihood of the state");
+    pub const FIELD_MEAN: Col<f64> =
+        Col::nullable("field_mean", "mean of u over the grid in the state");
+    pub const PROBE: Family = Family {
+        prefixes: &["probe_"],
+        pattern: "probe_<k>",
+        kind: Kind::Float,
+        nullable: true,
+        presence: Presence::Always,
+        doc: "u at the probe cell i = j = round(k (D - 1) / 4), k = 0..4",
+    };
+
+    pub const TABLE: Table = Table {
+        name: "traces",
+        row: "job, chain and kept state",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(super::CHAIN.spec),
+            Entry::Column(super::ITERATION.spec),
+            Entry::Column(LOGLIK.spec),
+            Entry::Column(FIELD_MEAN.spec),
+            Entry::Family(PROBE),
+        ],
+    };
+}
+
+/// `chains.parquet`: one row per job and chain.
+pub mod chains {
+    use super::{Col, Entry, Table};
+
+    pub const LOGLIK_EVALUATIONS: Col<i64> = Col::required(
+        "loglik_evaluations",
+        "log-likelihood evaluations of the chain, burn-in included",
+    );
+    pub const GRADIENT_EVALUATIONS: Col<i64> = Col::required(
+        "gradient_evaluations",
+        "gradient evaluations of the chain, burn-in included",
+    );
+    pub const MEAN_TREE_DEPTH: Col<f64> = Col::nullable(
+        "mean_tree_depth",
+        "NUTS: mean tree depth over kept iterations; null for other kinds",
+    );
+    pub const MEAN_LEAPFROG_STEPS: Col<f64> = Col::nullable(
+        "mean_leapfrog_steps",
+        "NUTS: mean leapfrog steps per iteration over kept iterations; null for other kinds",
+    );
+    pub const DIVERGENCES: Col<i64> = Col::nullable(
+        "divergences",
+        "NUTS: divergent trajectories after burn-in; null for other kinds",
+    );
+    pub const MEAN_TREE_ACCEPT: Col<f64> = Col::nullable(
+        "mean_tree_accept",
+        "NUTS: mean acceptance statistic of the trees over kept iterations; null for other kinds",
+    );
+
+    pub const TABLE: Table = Table {
+        name: "chains",
+        row: "job and chain",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(super::CHAIN.spec),
+            Entry::Column(super::ACCEPTANCE_RATE.spec),
+            Entry::Column(super::STEP_SIZE.spec),
+            Entry::Column(MEAN_TREE_DEPTH.spec),
+            Entry::Column(MEAN_LEAPFROG_STEPS.spec),
+            Entry::Column(DIVERGENCES.spec),
+            Entry::Column(MEAN_TREE_ACCEPT.spec),
+            Entry::Column(LOGLIK_EVALUATIONS.spec),
+            Entry::Column(GRADIENT_EVALUATIONS.spec),
+        ],
+    };
+}
+
+/// `convergence.parquet`: one row per job and checkpoint (gaussian studies).
+pub mod convergence {
+    use super::{Col, Entry, Table};
+
+    pub const RMS_TO_EXACT: Col<f64> = Col::nullable(
+        "rms_to_exact",
+        "RMS over cells of the running posterior mean minus the exact posterior mean",
+    );
+
+    pub const TABLE: Table = Table {
+        name: "convergence",
+        row: "job and checkpoint (gaussian)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(super::ITERATION.spec),
+            Entry::Column(RMS_TO_EXACT.spec),
+        ],
+    };
+}
+
+/// `autocorrelation.parquet`: one row per job and lag.
+pub mod autocorrelation {
+    use super::{Col, Entry, Table};
+
+    pub const LAG: Col<i64> = Col::required("lag", "lag in kept (thinned) states");
+    pub const AUTOCORRELATION: Col<f64> = Col::nullable(
+        "autocorrelation",
+        "autocorrelation of the log-likelihood, averaged over chains",
+    );
+
+    pub const TABLE: Table = Table {
+        name: "autocorrelation",
+        row: "job and lag",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(LAG.spec),
+            Entry::Column(AUTOCORRELATION.spec),
+        ],
+    };
+}
+
+/// `draws.parquet`: one row per job, chain, kept draw and cell (with `output.field_draws`), the
+/// long layout ArviZ and R's posterior read (pivot `cell` to columns).
+pub mod draws {
+    use super::{Col, Entry, Table};
+
+    pub const DRAW: Col<i64> = Col::required("draw", "thinned draw of the chain, 0 upwards");
+    pub const VALUE: Col<f64> = Col::nullable("value", "u at the cell in the draw");
+
+    pub const TABLE: Table = Table {
+        name: "draws",
+        row: "job, chain, kept draw and cell (with `output.field_draws`)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(super::CHAIN.spec),
+            Entry::Column(DRAW.spec),
+            Entry::Column(super::fields::CELL.spec),
+            Entry::Column(VALUE.spec),
+        ],
+    };
+}
+
+/// `ranks.parquet`: one row per SBC job, replication and functional.
+pub mod ranks {
+    use super::{Col, Entry, Table};
+
+    pub const REPLICATION: Col<i64> = Col::required("replication", "SBC replication, 0 upwards");
+    pub const FUNCTIONAL: Col<String> = Col::required(
+        "functional",
+        "what was ranked: `probe_0` .. `probe_4` (cells as in traces) or `field_mean`",
+    );
+    pub const RANK: Col<i64> = Col::required(
+        "rank",
+        "how many of the posterior draws lie below the truth, 0..=draws",
+    );
+    pub const DRAWS: Col<i64> =
+        Col::required("draws", "posterior draws the truth was ranked among");
+
+    pub const TABLE: Table = Table {
+        name: "ranks",
+        row: "SBC job, replication and functional",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(REPLICATION.spec),
+            Entry::Column(FUNCTIONAL.spec),
+            Entry::Column(RANK.spec),
+            Entry::Column(DRAWS.spec),
+        ],
+    };
+}
+
+/// Every result table, in the order the README lists them.
+pub const TABLES: [&Table; 8] = [
+    &jobs::TABLE,
+    &fields::TABLE,
+    &traces::TABLE,
+    &chains::TABLE,
+    &convergence::TABLE,
+    &autocorrelation::TABLE,
+    &draws::TABLE,
+    &ranks::TABLE,
+];
+
+/// The table named `name`.
+pub fn table(name: &str) -> Option<&'static Table> {
+    TABLES.into_iter().find(|t| t.name == name)
+}
+
+/// The README's description of every table: one Markdown table of columns per result table.
+pub fn markdown() -> String {
+    let mut text = String::new();
+    for table in TABLES {
+        text.push_str(&format!(
+            "#### `{}`: one row per {}\n\n| column | type | null | what it holds |\n|---|---|---|---|\n",
+            table.file_name(),
+            table.row
+        ));
+        for entry in table.entries {
+            let (name, kind, nullable, presence, doc) = match entry {
+                Entry::Column(s) => (s.name, s.kind, s.nullable, s.presence, s.doc),
+                Entry::Family(f) => (f.pattern, f.kind, f.nullable, f.presence, f.doc),
+            };
+            let null = match (nullable, presence) {
+                (false, _) => "never",
+                (true, Presence::Always) => "yes",
+                (true, Presence::Optional) => "yes; may be absent",
+            };
+            let doc = doc.replace('|', "\\|");
+            text.push_str(&format!(
+                "| `{name}` | {} | {null} | {doc} |\n",
+                kind.name()
+            ));
+        }
+        text.push('\n');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_come_out_in_table_order_with_nulls_for_non_finite_floats() {
+        let frame = Rows::new(&convergence::TABLE, 2)
+            .set(convergence::RMS_TO_EXACT, [0.5, f64::NAN])
+            .fill(JOB_ID, "j".to_string())
+            .set(ITERATION, [10i64, 20])
+            .finish()
+            .unwrap();
+        let names: Vec<&str> = frame
+            .get_column_names()
+            .iter()
+            .map(|n| n.as_str())
+            .collect();
+        assert_eq!(names, ["job_id", "iteration", "rms_to_exact"]);
+        assert_eq!(frame.column("rms_to_exact").unwrap().null_count(), 1);
+    }
+
+    #[test]
+    fn a_missing_required_column_or_a_null_in_it_is_an_error() {
+        let missing = Rows::new(&convergence::TABLE, 1)
+            .fill(JOB_ID, "j".to_string())
+            .finish()
+            .unwrap_err();
+        assert!(
+            matches!(&missing, SchemaError::Missing { column, .. } if column == "iteration"),
+            "{missing}"
+        );
+        let null = Rows::new(&convergence::TABLE, 1)
+            .fill(JOB_ID, None)
+            .set(ITERATION, [1i64])
+            .finish()
+            .unwrap_err();
+        assert!(matches!(null, SchemaError::Null { .. }), "{null}");
+    }
+
+    #[test]
+    fn columns_of_another_table_and_wrong_lengths_are_errors() {
+        let foreign = Rows::new(&convergence::TABLE, 1)
+            .set(fields::CELL, [0i64])
+            .finish()
+            .unwrap_err();
+        assert!(
+            matches!(foreign, SchemaError::Undeclared { .. }),
+            "{foreign}"
+        );
+        let short = Rows::new(&convergence::TABLE, 2)
+            .set(ITERATION, [1i64])
+            .finish()
+            .unwrap_err();
+        assert!(matches!(short, SchemaError::Length { .. }), "{short}");
+    }
+
+    #[test]
+    fn families_name_and_recognise_their_members() {
+        assert_eq!(traces::PROBE.member(2), "probe_2");
+        assert_eq!(jobs::SBC_P.member("field_mean"), "sbc_p_field_mean");
+        assert_eq!(jobs::SBC_P.member_of("sbc_p_probe_1"), Some("probe_1"));
+        assert!(jobs::PARAMETERS.contains("sampler_beta"));
+        assert!(!jobs::PARAMETERS.contains("sampler_"));
+        assert_eq!(
+            jobs::TABLE.position("sbc_p_min"),
+            jobs::TABLE.position("sbc_p_min")
+        );
+        assert_ne!(
+            jobs::TABLE.position("sbc_p_min"),
+            jobs::TABLE.position("sbc_p_x"),
+            "a declared column wins over a family prefix"
+        );
+    }
+
+    #[test]
+    fn check_reports_unknown_columns_and_wrong_types() {
+        let frame = polars::df!("job_id" => ["a"], "lag" => [1.5f64], "extra" => [1i64]).unwrap();
+        let errors = autocorrelation::TABLE.check(&frame);
+        assert!(
+            errors
+                .iter()
+                .any(|e| matches!(e, SchemaError::WrongType { .. }))
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| matches!(e, SchemaError::Undeclared { .. }))
+        );
+    }
+
+    #[test]
+    fn every_table_is_named_once() {
+        for table in TABLES {
+            assert_eq!(super::table(table.name), Some(table));
+        }
+    }
+}

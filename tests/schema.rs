@@ -1,0 +1,132 @@
+//! Every result table as the real binary writes it matches its declaration in
+//! `fieldmc::sink::schema`: the column names, types and nullability, no undeclared column, every
+//! always-present column there; and every declared column is written by some tiny study, so a
+//! declared column that no writer fills is caught. Also: the README's "Result tables" section is
+//! the one the schema prints, and every study key's column belongs to the parameter family.
+//!
+//! Set FIELDMC_BLESS=1 to rewrite the README section from the schema.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use fieldmc::sink::schema::{self, Entry, TABLES, jobs};
+use support::{read_table, run_output, write_file};
+
+/// Gaussian, probit and poisson with model evidence, two chains and kept field draws; the tiny
+/// noise sd makes the gaussian and probit jobs fail (their log-likelihood is -inf), so failed
+/// rows are written too.
+const CHAINS_STUDY: &str = "[study]\nseed = 3\n\
+    [model]\ngrid = 4\nevidence_draws = 16\n\
+    [data]\nsubsample = 2\n\
+    [sampler]\niterations = 300\nburn_in = 50\nthin = 3\nchains = 2\n\
+    [output]\nfield_draws = 5\n\
+    [sweep]\n\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\
+    \"data.noise_sd\" = [1.0, 1e-300]\n";
+
+const SBC_STUDY: &str = "[study]\nkind = \"sbc\"\nseed = 5\n\
+    [sbc]\nreplications = 4\ndraws = 9\n\
+    [model]\ngrid = 4\n[data]\nsubsample = 2\n\
+    [sampler]\niterations = 300\nburn_in = 50\nchains = 2\n";
+
+/// Runs `study` and returns (table name, column names) of every table written, after checking
+/// each table against its declaration.
+fn written_columns(dir: &Path, name: &str, study: &str) -> Vec<(String, BTreeSet<String>)> {
+    let path = write_file(dir, &format!("{name}.toml"), study);
+    let out = dir.join(name);
+    let output = run_output(&path, &out, 2);
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "{name}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut written = Vec::new();
+    for table in TABLES {
+        let Some(frame) = read_table(&out, table.name) else {
+            continue;
+        };
+        let errors = table.check(&frame);
+        assert!(errors.is_empty(), "{name}: {errors:#?}");
+        let columns = frame
+            .get_column_names()
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        written.push((table.name.to_string(), columns));
+    }
+    written
+}
+
+#[test]
+fn every_table_matches_its_schema_and_every_declared_column_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut written = written_columns(dir.path(), "chains", CHAINS_STUDY);
+    written.extend(written_columns(dir.path(), "sbc", SBC_STUDY));
+    let statuses: BTreeSet<String> = {
+        let jobs = read_table(&dir.path().join("chains"), "jobs").unwrap();
+        support::strings(&jobs, jobs::STATUS.name())
+            .into_iter()
+            .flatten()
+            .collect()
+    };
+    assert_eq!(
+        statuses,
+        BTreeSet::from(["failed".to_string(), "ok".to_string()]),
+        "the study writes ok and failed rows"
+    );
+    for table in TABLES {
+        let columns: BTreeSet<&String> = written
+            .iter()
+            .filter(|(name, _)| name == table.name)
+            .flat_map(|(_, columns)| columns)
+            .collect();
+        assert!(!columns.is_empty(), "no study wrote {}", table.file_name());
+        for entry in table.entries {
+            let covered = match entry {
+                Entry::Column(spec) => columns.iter().any(|c| *c == spec.name),
+                Entry::Family(family) => columns.iter().any(|c| family.contains(c)),
+            };
+            assert!(covered, "{}: no writer fills {entry:?}", table.name);
+        }
+    }
+}
+
+#[test]
+fn the_readme_lists_the_tables_as_the_schema_declares_them() {
+    const BEGIN: &str = "<!-- result tables: generated from src/sink/schema.rs -->\n";
+    const END: &str = "<!-- end of result tables -->";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let start = readme
+        .find(BEGIN)
+        .expect("README marks the generated section")
+        + BEGIN.len();
+    let end = readme[start..].find(END).expect("README ends the section") + start;
+    let generated = format!("\n{}", schema::markdown());
+    if readme[start..end] != generated {
+        if std::env::var_os("FIELDMC_BLESS").is_some() {
+            let updated = format!("{}{generated}{}", &readme[..start], &readme[end..]);
+            std::fs::write(&path, updated).unwrap();
+        } else {
+            panic!(
+                "README.md's result tables differ from the schema; rerun with FIELDMC_BLESS=1:\n{generated}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_study_key_is_a_parameter_column_and_no_declared_column_is_one() {
+    for key in fieldmc::study::keys::Key::all() {
+        let column = key.column();
+        assert!(jobs::PARAMETERS.contains(column), "{key:?}: {column}");
+        assert!(jobs::is_parameter(column));
+        let declared = jobs::TABLE
+            .entries
+            .iter()
+            .any(|e| matches!(e, Entry::Column(spec) if spec.name == column));
+        assert!(!declared, "{column} is both a key and a declared column");
+    }
+    assert!(!jobs::is_parameter(jobs::MODEL_MEAN_VALUE.name()));
+}
