@@ -91,10 +91,11 @@ impl LgcpProblem {
             &text,
             path,
             "count",
-            side,
+            (side, side),
             LikelihoodKind::Poisson,
         )
-        .map_err(|e| BenchError::Data(e.to_string()))?;
+        .map_err(|e| BenchError::Data(e.to_string()))?
+        .values;
         let mut rng = stream(
             seed,
             Purpose::Observations,
@@ -176,6 +177,8 @@ impl KindPlan {
 /// exceeds 400 over 4 chains, with a burn-in that covers the adaptation.
 pub fn default_plan(kind: SamplerKind) -> KindPlan {
     match kind {
+        // The peer's budget: 1,000 tuning and 1,000 kept draws per chain.
+        SamplerKind::Nuts => KindPlan::new(kind, 0.2, 1_000, 1_000),
         SamplerKind::Gpcn => KindPlan::new(kind, 0.5, 1_000, 10_000),
         SamplerKind::LaplaceHmc => KindPlan::new(kind, 0.5, 500, 2_000),
         SamplerKind::Grw => KindPlan::new(kind, 0.02, 20_000, 200_000),

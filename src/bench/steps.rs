@@ -105,7 +105,7 @@ pub fn step_cost(problem: &StepProblem, kind: SamplerKind, steps: usize, seed: u
     );
     StepCost {
         kind,
-        side: problem.prior.grid().side(),
+        side: problem.prior.grid().nx(),
         setup_seconds,
         micros_per_step: seconds * 1e6 / steps.max(1) as f64,
         steps,
@@ -119,7 +119,7 @@ fn time_steps<S: Sampler>(
     seed: u64,
 ) -> (f64, f64) {
     let target = problem.target();
-    let key = format!("bench steps;D={}", problem.prior.grid().side());
+    let key = format!("bench steps;D={}", problem.prior.grid().nx());
     let mut rng = ChainRng::new(
         stream(seed, Purpose::Chain, &key),
         stream(seed, Purpose::Acceptance, &key),

@@ -6,10 +6,8 @@ use crate::diagnostics;
 use crate::model::data::{DataError, DataStreams, Dataset, Simulation};
 use crate::model::evidence::{LogEvidence, log_evidence};
 use crate::model::exact::{ExactError, ExactPosterior, MAX_EXACT_OBSERVATIONS, gaussian_posterior};
-use crate::model::prior::PriorError;
-use crate::model::{
-    DataSpec, Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Prior, Target,
-};
+use crate::model::prior::{Embedding, PriorError, build_prior};
+use crate::model::{DataSpec, Likelihood, LikelihoodKind, Prior, Target};
 use crate::plan::Job;
 use crate::sampler::{
     ChainRng, DrawSettings, Functional, PROBES, RunOutput, RunRequest, SamplerSpec, run_kind,
@@ -81,6 +79,10 @@ pub struct JobResult {
     pub exact_seconds: f64,
     pub dataset: Dataset,
     pub jitter: f64,
+    /// The circulant embedding of the prior, if it has one.
+    pub embedding: Option<Embedding>,
+    /// Whitened coordinates of the prior (N, or the torus's P for an embedding).
+    pub latent_dim: usize,
     pub exact: Option<ExactPosterior>,
     pub run: RunOutput,
     pub scores: Scores,
@@ -103,9 +105,9 @@ pub struct JobOptions<'a> {
 /// Run `job` of a study with seed `seed`.
 pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, JobError> {
     let started = Stopwatch::start();
-    let grid = Grid::new(job.model.grid);
-    let prior = KroneckerPrior::new(grid, job.model.kernel)?;
-    let dataset = load_data(job, seed, &prior)?;
+    let prior = build_prior(&job.model)?;
+    let prior = prior.as_ref();
+    let dataset = load_data(job, seed, prior)?;
     let model = &job.model;
     let likelihood = likelihood_of(model, &dataset);
     let mean = model.mean_value(&dataset.observed.values);
@@ -113,7 +115,7 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
     let setup_cpu = started.cpu_seconds();
     let exact_started = std::time::Instant::now();
     let exact = if options.exact {
-        exact_posterior(job, &prior, mean, &dataset)?
+        exact_posterior(job, prior, mean, &dataset)?
     } else {
         None
     };
@@ -128,7 +130,7 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         }),
     };
     let target = Target {
-        prior: &prior,
+        prior,
         likelihood: &likelihood,
         observed_cells: &dataset.observed.cells,
         mean,
@@ -190,6 +192,8 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         exact_seconds,
         dataset,
         jitter: prior.jitter(),
+        embedding: prior.embedding(),
+        latent_dim: prior.latent_dim(),
         exact,
         run: output,
         scores,
@@ -272,24 +276,22 @@ fn load_data(job: &Job, seed: u64, prior: &dyn Prior) -> Result<Dataset, JobErro
             if *truth_length_scale == model.kernel.length_scale {
                 return simulate(job, seed, prior, *subsample);
             }
-            let kernel = KernelSpec {
-                length_scale: *truth_length_scale,
-                ..model.kernel
-            };
-            let truth_prior = KroneckerPrior::new(prior.grid(), kernel)?;
-            simulate(job, seed, &truth_prior, *subsample)
+            let truth_prior = build_prior(&model.with_length_scale(*truth_length_scale))?;
+            simulate(job, seed, truth_prior.as_ref(), *subsample)
         }
         DataSpec::Csv {
             path,
             column,
             holdout,
         } => {
+            let dims = (model.grid.nx(), model.grid.ny());
             let values =
-                crate::study::grid_csv::read_grid_csv(path, column, model.grid, model.likelihood)
+                crate::study::grid_csv::read_grid_csv(path, column, dims, model.likelihood)
                     .map_err(|e| JobError::ReadData {
-                    path: path.display().to_string(),
-                    message: e.to_string(),
-                })?;
+                        path: path.display().to_string(),
+                        message: e.to_string(),
+                    })?
+                    .values;
             let mut rng = stream(seed, Purpose::Observations, &job.streams.observations);
             Ok(Dataset::from_grid_values(
                 prior.grid(),

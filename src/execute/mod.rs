@@ -473,7 +473,7 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 /// The short description of a job on its progress line.
 fn job_label(job: &Job) -> String {
     format!(
-        "{} {} D={} beta={} r{}",
+        "{} {} grid {} beta={} r{}",
         job.id,
         job.sampler.kind(),
         job.model.grid,

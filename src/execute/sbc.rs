@@ -10,7 +10,8 @@ use crate::diagnostics;
 use crate::diagnostics::calibration::{
     histogram_bins, rank_of, rank_uniformity_p_value, spaced_draws, spacing_from_ess,
 };
-use crate::model::{Grid, KroneckerPrior, Target};
+use crate::model::prior::build_prior;
+use crate::model::{Grid, Target};
 use crate::plan::Job;
 use crate::sampler::driver::probe_cells;
 use crate::sampler::{DrawSettings, Kind, KindVisitor, PROBES, RunOutput, RunRequest, Trace, run};
@@ -133,15 +134,14 @@ fn calibrate<S: crate::sampler::Sampler>(
     seed: u64,
     draws: usize,
 ) -> Result<Calibration, JobError> {
-    let grid = Grid::new(job.model.grid);
-    let prior = KroneckerPrior::new(grid, job.model.kernel)?;
-    let dataset = simulate_from_model_prior(job, seed, &prior)?;
+    let prior = build_prior(&job.model)?;
+    let dataset = simulate_from_model_prior(job, seed, prior.as_ref())?;
     let likelihood = likelihood_of(&job.model, &dataset);
     let mut schedule = job.sampler.schedule();
     schedule.thin = 1;
     let request = RunRequest {
         target: Target {
-            prior: &prior,
+            prior: prior.as_ref(),
             likelihood: &likelihood,
             observed_cells: &dataset.observed.cells,
             mean: 0.0,
@@ -160,7 +160,7 @@ fn calibrate<S: crate::sampler::Sampler>(
         .as_deref()
         .expect("simulated data have a truth");
     Ok(Calibration {
-        ranks: rank_functionals(&output, truth, grid.side(), draws),
+        ranks: rank_functionals(&output, truth, prior.grid(), draws),
         acceptance_rate: output.acceptance_rate,
         sample_seconds: output.sample_seconds,
     })
@@ -177,10 +177,10 @@ fn functional_values(trace: &Trace, index: usize) -> Vec<f64> {
 fn rank_functionals(
     output: &RunOutput,
     truth: &[f64],
-    side: usize,
+    grid: Grid,
     draws: usize,
 ) -> Vec<(&'static str, usize, usize)> {
-    let probes = probe_cells(side);
+    let probes = probe_cells(grid);
     let truth_mean = truth.iter().sum::<f64>() / truth.len() as f64;
     let chains = output.chains.len();
     FUNCTIONALS

@@ -9,7 +9,6 @@
 use polars::prelude::DataFrame;
 
 use super::job::JobResult;
-use crate::model::grid::Grid;
 use crate::model::spec::LikelihoodKind;
 use crate::plan::{Job, ParamValue};
 use crate::sampler::PROBES;
@@ -35,8 +34,14 @@ fn parameter(rows: Rows, key: Key, value: &ParamValue) -> Rows {
     match (key.value_type(), value) {
         (ValueType::Integer, ParamValue::Int(v)) => rows.set_member(family, name, [*v]),
         (ValueType::Integer, _) => rows.set_member::<i64, _>(family, name, [None]),
-        (ValueType::Float, ParamValue::Float(v)) => rows.set_member(family, name, [*v]),
-        (ValueType::Float, _) => rows.set_member::<f64, _>(family, name, [None]),
+        (ValueType::Float | ValueType::FloatOrAlias(_), ParamValue::Float(v)) => {
+            rows.set_member(family, name, [*v])
+        }
+        (ValueType::Float | ValueType::FloatOrAlias(_), _) => {
+            rows.set_member::<f64, _>(family, name, [None])
+        }
+        // D stays an integer; [Dx, Dy] and [D] are text (a study cannot mix them in a sweep).
+        (ValueType::GridShape, ParamValue::Int(v)) => rows.set_member(family, name, [*v]),
         (ValueType::Bool, ParamValue::Bool(v)) => rows.set_member(family, name, [*v]),
         (ValueType::Bool, _) => rows.set_member::<bool, _>(family, name, [None]),
         (_, ParamValue::Null) => rows.set_member::<String, _>(family, name, [None]),
@@ -125,6 +130,13 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
         .fill(jobs::LOGLIK_EVALS_PER_ITERATION, loglik_evaluations)
         .fill(jobs::GRADIENT_EVALS_PER_ITERATION, gradient_evaluations)
         .fill(jobs::JITTER, result.jitter)
+        .fill(jobs::LATENT_DIM, result.latent_dim as i64)
+        .fill(jobs::TORUS_X, result.embedding.map(|e| e.torus_x as i64))
+        .fill(jobs::TORUS_Y, result.embedding.map(|e| e.torus_y as i64))
+        .fill(
+            jobs::CLIPPED_EIGENVALUE,
+            result.embedding.map(|e| e.most_negative_eigenvalue),
+        )
         .fill(jobs::MODEL_MEAN_VALUE, result.mean)
         .fill(jobs::OBSERVED_CELLS, result.dataset.observed.len() as i64)
         .fill(jobs::EXACT_RMSE, scores.exact_rmse)
@@ -166,7 +178,7 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
 
 /// One row per grid cell.
 pub fn fields(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
-    let grid = Grid::new(job.model.grid);
+    let grid = job.model.grid;
     let n = grid.cells();
     let run = &result.run;
     let data = &result.dataset;

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use super::grid::Grid;
+
 crate::closed_names! {
     /// The likelihood family linking the latent field to the observations.
     pub enum LikelihoodKind {
@@ -16,10 +18,20 @@ crate::closed_names! {
 }
 
 crate::closed_names! {
-    /// The prior covariance kernels.
+    /// The covariance function of the prior, as a study names it (`model.kernel`). With
+    /// r = |x - x'| (Euclidean, in the window's units) and l the length scale, each is
+    /// variance * rho(r / l):
     pub enum KernelKind {
-        /// k(x, x') = variance exp(-|x - x'|^2 / (2 l^2)); separable on a grid (Kronecker).
+        /// rho(s) = exp(-s^2 / 2). Separable on a grid: a Kronecker product of axis kernels.
         SquaredExponential = "squared-exponential",
+        /// rho(s) = exp(-s): Matern with smoothness 1/2 (the kernel of Moller et al. 1998).
+        Exponential = "exponential",
+        /// The same kernel as `exponential`, under its Matern name.
+        Matern12 = "matern12",
+        /// rho(s) = (1 + sqrt(3) s) exp(-sqrt(3) s): Matern 3/2.
+        Matern32 = "matern32",
+        /// rho(s) = (1 + sqrt(5) s + 5 s^2 / 3) exp(-sqrt(5) s): Matern 5/2.
+        Matern52 = "matern52",
     }
 }
 
@@ -33,7 +45,8 @@ crate::closed_names! {
     }
 }
 
-/// The prior's covariance kernel: its kind, length scale and variance.
+/// The prior's covariance function: k(x, x') = variance * rho(|x - x'| / length_scale), with rho
+/// the kind's correlation (see [`KernelKind`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KernelSpec {
     pub kind: KernelKind,
@@ -50,6 +63,14 @@ impl KernelSpec {
             variance,
         }
     }
+
+    /// This kernel with another length scale (a misspecified truth).
+    pub fn with_length_scale(self, length_scale: f64) -> Self {
+        Self {
+            length_scale,
+            ..self
+        }
+    }
 }
 
 /// The constant mean of the field (the intercept).
@@ -62,18 +83,19 @@ pub enum MeanSpec {
     Value(f64),
 }
 
-/// What the sampler assumes: the prior on the D x D grid and the likelihood. Built only by the
+/// What the sampler assumes: the prior on the grid and the likelihood. Built only by the
 /// study's validation (outside the crate it cannot be constructed unchecked).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ModelSpec {
-    /// D: points per axis; N = D^2.
-    pub grid: usize,
+    /// The grid with its physical coordinates (the window, for csv data the data's own).
+    pub grid: Grid,
     pub kernel: KernelSpec,
     pub likelihood: LikelihoodKind,
     /// Observation noise sd s (gaussian and probit; the data are simulated with the same s).
     pub noise_sd: f64,
-    /// Poisson log-offset (log cell area or log base rate): rate = exp(u + offset).
+    /// Poisson log-offset (log cell area or log base rate): rate = exp(u + offset); `log-area`
+    /// is resolved to the number here.
     pub offset: f64,
     /// Prior draws for the Monte Carlo estimate of log p(data | model); 0 = not estimated.
     pub evidence_draws: usize,
@@ -105,6 +127,16 @@ pub fn auto_mean(likelihood: LikelihoodKind, variance: f64, observed: &[f64]) ->
         }
         LikelihoodKind::Probit => 0.0,
         LikelihoodKind::Gaussian => total / cells,
+    }
+}
+
+impl ModelSpec {
+    /// The same model with the kernel's length scale replaced (a misspecified truth).
+    pub fn with_length_scale(&self, length_scale: f64) -> Self {
+        Self {
+            kernel: self.kernel.with_length_scale(length_scale),
+            ..self.clone()
+        }
     }
 }
 

@@ -20,7 +20,7 @@
 //!
 //! | stream | depends on |
 //! |---|---|
-//! | truth | model.grid, model.kernel, model.variance, data.length_scale, replicate |
+//! | truth | model.grid, model.window, model.kernel, model.variance, data.length_scale, replicate |
 //! | observations | data.source, model.grid, data.subsample (simulated) or data.path + data.holdout (csv), replicate |
 //! | noise | data.source, model.grid, data.subsample, replicate (the engine scales standard normals by noise_sd) |
 //! | counts | everything of truth and observations, plus model.offset |
@@ -76,7 +76,13 @@ pub struct StreamKeys {
 }
 
 /// The keys that each stream key keeps (besides the replicate).
-const TRUTH: &[Key] = &[DATA_LENGTH_SCALE, MODEL_GRID, MODEL_KERNEL, MODEL_VARIANCE];
+const TRUTH: &[Key] = &[
+    DATA_LENGTH_SCALE,
+    MODEL_GRID,
+    MODEL_KERNEL,
+    MODEL_VARIANCE,
+    MODEL_WINDOW,
+];
 const OBSERVATIONS: &[Key] = &[
     DATA_HOLDOUT,
     DATA_PATH,

@@ -44,6 +44,7 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "model_offset",
         "model_evidence_draws",
         "model_mean",
+        "model_window",
         "data_source",
         "data_length_scale",
         "data_subsample",
@@ -74,9 +75,10 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         ParamValue::Float(0.0),
         "model.mean: 0 for simulated data"
     );
-    assert_eq!(first[12].1, ParamValue::Null);
-    assert_eq!(first[15].1, ParamValue::text("grw"));
-    assert_eq!(first[16].1, ParamValue::Float(0.1));
+    assert_eq!(first[8].1, ParamValue::Null, "model.window: none given");
+    assert_eq!(first[13].1, ParamValue::Null);
+    assert_eq!(first[16].1, ParamValue::text("grw"));
+    assert_eq!(first[17].1, ParamValue::Float(0.1));
 }
 
 #[test]
@@ -240,8 +242,8 @@ fn the_csv_has_every_parameter_and_empty_nulls() {
     let fields: Vec<&str> = lines[1].split(',').collect();
     assert_eq!(fields[0], plan.jobs[0].id);
     assert_eq!(fields[2], "16");
-    assert_eq!(fields[14], "", "data_path is empty for simulated data");
-    assert_eq!(fields[18], "0.1");
+    assert_eq!(fields[15], "", "data_path is empty for simulated data");
+    assert_eq!(fields[19], "0.1");
 }
 
 #[test]

@@ -39,7 +39,7 @@ fn default_params() -> [&'static str; 4] {
 }
 
 const STYLE: &str = "
-body { font-family: 'DejaVu Sans', Verdana, Arial, sans-serif; color: #222; margin: 0 auto;
+body { font-kind: 'DejaVu Sans', Verdana, Arial, sans-serif; color: #222; margin: 0 auto;
        max-width: 1500px; padding: 1.5em 2em 4em; line-height: 1.45; }
 h1 { margin-bottom: 0.2em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
 p.lead { font-size: 1.1em; color: #444; margin-top: 0; }

@@ -350,7 +350,7 @@ pub fn panel_title(functional: &str, grid: Option<usize>) -> String {
         .filter(|&k| k < PROBES);
     match (probe, grid) {
         (Some(k), Some(side)) => {
-            let cell = probe_cells(side)[k];
+            let cell = probe_cells(crate::model::Grid::new(side))[k];
             format!("{functional} · cell ({}, {})", cell / side, cell % side)
         }
         _ => functional.to_string(),

@@ -80,7 +80,7 @@ pub fn laplace_run(request: &RunRequest) -> RunOutput {
         post_sd_mcse: None,
         functional_mean,
         convergence: Vec::new(),
-        probe_cells: probe_cells(target.prior.grid().side()),
+        probe_cells: probe_cells(target.prior.grid()),
         sample_seconds: started.elapsed().as_secs_f64(),
         notes,
         approximation: Some(approximation),

@@ -281,7 +281,7 @@ pub fn run<S: Sampler>(sampler: &S, request: &RunRequest, rngs: Vec<ChainRng>) -
     let target = &request.target;
     let schedule = request.schedule;
     let count = rngs.len();
-    let probe_cells = probe_cells(target.prior.grid().side());
+    let probe_cells = probe_cells(target.prior.grid());
     let checkpoints = match request.exact_mean {
         Some(_) => log_spaced(schedule.kept()),
         None => Vec::new(),
@@ -502,12 +502,10 @@ fn summarize(
     }
 }
 
-/// Cells on the diagonal i = j = round(k (D - 1) / 4), k = 0..4.
-pub fn probe_cells(side: usize) -> [usize; PROBES] {
-    std::array::from_fn(|k| {
-        let i = ((k * (side - 1)) as f64 / (PROBES - 1) as f64).round() as usize;
-        i * side + i
-    })
+/// Cells on the diagonal (i, j) = (round(k (nx - 1) / 4), round(k (ny - 1) / 4)), k = 0..4:
+/// i = j on a square grid.
+pub fn probe_cells(grid: crate::model::Grid) -> [usize; PROBES] {
+    grid.diagonal_cells()
 }
 
 /// About ten points per decade from 1 to `last`, always ending at `last`.

@@ -37,9 +37,7 @@ pub use driver::{
     Adaptation, ChainOutput, DrawSettings, Functional, PROBES, RunOutput, RunRequest, Schedule,
     Trace, run,
 };
-pub use protocol::{
-    ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning, TrajectorySummary,
-};
+pub use protocol::{ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning, TrajectorySummary};
 pub use spec::{Broken, SamplerSettings, SamplerSpec, SpecError};
 
 /// A sampler kind as a study names it: how to build it from a job's spec, and how its step size

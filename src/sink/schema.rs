@@ -566,6 +566,22 @@ pub mod jobs {
         "jitter",
         "diagonal jitter added to the axis kernel to factor it (0 when none was needed)",
     );
+    pub const LATENT_DIM: Col<i64> = Col::optional(
+        "latent_dim",
+        "whitened coordinates of a state: the grid's cells (Kronecker prior) or the padded torus's points (circulant embedding)",
+    );
+    pub const TORUS_X: Col<i64> = Col::optional(
+        "torus_x",
+        "points of the circulant embedding's padded torus along x; null for a Kronecker prior",
+    );
+    pub const TORUS_Y: Col<i64> = Col::optional(
+        "torus_y",
+        "points of the circulant embedding's padded torus along y; null for a Kronecker prior",
+    );
+    pub const CLIPPED_EIGENVALUE: Col<f64> = Col::optional(
+        "clipped_eigenvalue",
+        "the most negative eigenvalue of the circulant embedding, clipped to 0 (0 when none was negative); null for a Kronecker prior",
+    );
     pub const MODEL_MEAN_VALUE: Col<f64> = Col::optional(
         "model_mean_value",
         "the field's constant mean used: `model.mean` resolved against the data",
@@ -689,6 +705,10 @@ pub mod jobs {
             Entry::Column(LOGLIK_EVALS_PER_ITERATION.spec),
             Entry::Column(GRADIENT_EVALS_PER_ITERATION.spec),
             Entry::Column(JITTER.spec),
+            Entry::Column(LATENT_DIM.spec),
+            Entry::Column(TORUS_X.spec),
+            Entry::Column(TORUS_Y.spec),
+            Entry::Column(CLIPPED_EIGENVALUE.spec),
             Entry::Column(MODEL_MEAN_VALUE.spec),
             Entry::Column(OBSERVED_CELLS.spec),
             Entry::Column(EXACT_RMSE.spec),
@@ -731,11 +751,17 @@ pub mod jobs {
 pub mod fields {
     use super::{Col, Entry, Table};
 
-    pub const CELL: Col<i64> = Col::required("cell", "cell index, j * D + i");
+    pub const CELL: Col<i64> = Col::required("cell", "cell index, j * Dx + i");
     pub const I: Col<i64> = Col::required("i", "column of the cell, along x");
     pub const J: Col<i64> = Col::required("j", "row of the cell, along y");
-    pub const X: Col<f64> = Col::required("x", "x = i / (D - 1) in [0, 1]");
-    pub const Y: Col<f64> = Col::required("y", "y = j / (D - 1) in [0, 1]");
+    pub const X: Col<f64> = Col::required(
+        "x",
+        "x of the cell: i / (Dx - 1) in [0, 1], or its centre in the units of `model.window`",
+    );
+    pub const Y: Col<f64> = Col::required(
+        "y",
+        "y of the cell: j / (Dy - 1) in [0, 1], or its centre in the units of `model.window`",
+    );
     pub const TRUTH: Col<f64> = Col::nullable(
         "truth",
         "the field u that generated the data (simulated data only)",

@@ -10,6 +10,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::error::{ErrorKind, SourceMap, StudyError};
 use super::keys::{Key, ParamValue, Rule, Section, ValueType};
+use super::shape::{GridShape, WindowSpec};
 use super::suggest::{did_you_mean, nearest};
 use super::{SbcSpec, Setting, Settings, StudyKind};
 use crate::names::ClosedNames;
@@ -334,7 +335,11 @@ pub fn read_settings(
                     &key.span(),
                 ));
             };
-            if let DeValue::Array(_) = value.get_ref() {
+            let takes_arrays = matches!(
+                setting_key.value_type(),
+                ValueType::GridShape | ValueType::Window
+            );
+            if let (DeValue::Array(_), false) = (value.get_ref(), takes_arrays) {
                 return Err(array_in_base(source, setting_key, value));
             }
             settings.set(
@@ -372,9 +377,16 @@ pub fn read_setting(
 ) -> Result<Setting, StudyError> {
     let what = key.dotted();
     let param = read_typed(source, what, key.value_type(), value)?;
+    // Words and arrays are checked where they are read.
     let is_word = matches!(
         (key.value_type(), &param),
-        (ValueType::FloatOrWord(_), ParamValue::Text(_))
+        (
+            ValueType::FloatOrWord(_)
+                | ValueType::FloatOrAlias(_)
+                | ValueType::GridShape
+                | ValueType::Window,
+            ParamValue::Text(_)
+        )
     );
     if !is_word {
         check_rule(source, what, key.rule(), &param, &value.span())?;
@@ -409,13 +421,22 @@ pub fn read_typed(
             Some(ParamValue::text(text))
         }
         (ValueType::Bool, DeValue::Boolean(b)) => Some(ParamValue::Bool(*b)),
-        (ValueType::FloatOrWord(_), DeValue::Integer(int)) => {
+        (ValueType::GridShape, DeValue::Integer(int)) => {
+            parse_int(int.as_str(), int.radix()).map(ParamValue::Int)
+        }
+        (ValueType::GridShape, DeValue::Array(items)) => {
+            return read_grid_shape(source, what, items, &span);
+        }
+        (ValueType::Window, DeValue::Array(items)) => {
+            return read_window(source, what, items, &span);
+        }
+        (ValueType::FloatOrWord(_) | ValueType::FloatOrAlias(_), DeValue::Integer(int)) => {
             parse_int(int.as_str(), int.radix()).map(|v| ParamValue::Float(v as f64))
         }
-        (ValueType::FloatOrWord(_), DeValue::Float(float)) => {
+        (ValueType::FloatOrWord(_) | ValueType::FloatOrAlias(_), DeValue::Float(float)) => {
             parse_float(float.as_str()).map(ParamValue::Float)
         }
-        (ValueType::FloatOrWord(words), DeValue::String(text)) => {
+        (ValueType::FloatOrWord(words) | ValueType::FloatOrAlias(words), DeValue::String(text)) => {
             if !words.contains(&&**text) {
                 return Err(source
                     .error(
@@ -460,11 +481,108 @@ pub fn read_typed(
     })
 }
 
+/// `[Dx, Dy]` or `[D]`, each an integer >= 1.
+fn read_grid_shape(
+    source: &SourceMap<'_>,
+    what: &str,
+    items: &[TomlValue<'_>],
+    span: &Range<usize>,
+) -> Result<ParamValue, StudyError> {
+    let mut sizes = Vec::with_capacity(items.len());
+    for item in items {
+        let param = read_typed(source, what, ValueType::Integer, item)?;
+        check_rule(
+            source,
+            what,
+            Rule::IntRange(1, i64::MAX),
+            &param,
+            &item.span(),
+        )?;
+        if let ParamValue::Int(size) = param {
+            sizes.push(size as usize);
+        }
+    }
+    GridShape::from_list(&sizes)
+        .map(GridShape::to_param)
+        .ok_or_else(|| {
+            source
+                .error(
+                    ErrorKind::OutOfRange,
+                    span,
+                    format!(
+                        "`{what}` = {} has {} sizes",
+                        source.slice(span),
+                        items.len()
+                    ),
+                )
+                .allowed("D (a D x D grid), [Dx, Dy] (rectangular) or [D] (1-D)")
+        })
+}
+
+/// `[[x0, x1], [y0, y1]]` or `[[x0, x1]]`, finite numbers with x0 < x1 and y0 < y1.
+fn read_window(
+    source: &SourceMap<'_>,
+    what: &str,
+    items: &[TomlValue<'_>],
+    span: &Range<usize>,
+) -> Result<ParamValue, StudyError> {
+    let allowed = "[[x0, x1], [y0, y1]] (a 2-D grid) or [[x0, x1]] (a 1-D grid), x0 < x1, y0 < y1";
+    let mut ranges = Vec::with_capacity(items.len());
+    for item in items {
+        let pair = match item.get_ref() {
+            DeValue::Array(pair) if pair.len() == 2 => pair,
+            _ => {
+                return Err(source
+                    .error(
+                        ErrorKind::WrongType,
+                        &item.span(),
+                        format!(
+                            "`{what}` needs [start, end] pairs, found {}",
+                            source.slice(&item.span())
+                        ),
+                    )
+                    .allowed(allowed));
+            }
+        };
+        let mut ends = [0.0; 2];
+        for (end, value) in ends.iter_mut().zip(pair.iter()) {
+            if let ParamValue::Float(v) = read_typed(source, what, ValueType::Float, value)? {
+                *end = v;
+            }
+        }
+        ranges.push((ends[0], ends[1]));
+    }
+    let out_of_range = |message: String| {
+        source
+            .error(ErrorKind::OutOfRange, span, message)
+            .allowed(allowed)
+    };
+    let spec = WindowSpec::from_ranges(&ranges).ok_or_else(|| {
+        out_of_range(format!(
+            "`{what}` = {} has {} ranges",
+            source.slice(span),
+            ranges.len()
+        ))
+    })?;
+    if let Some(axis) = spec.bad_range() {
+        return Err(out_of_range(format!(
+            "`{what}` = {}: the {axis} range must be finite with start < end",
+            source.slice(span)
+        )));
+    }
+    Ok(spec.to_param())
+}
+
 fn type_hint(expected: ValueType, found: &DeValue<'_>) -> Option<String> {
     match (expected, found) {
-        (ValueType::Integer, DeValue::Float(float)) => parse_float(float.as_str())
-            .filter(|v| v.fract() == 0.0 && v.abs() < 1e15)
-            .map(|v| format!("write it without a decimal point: {v}")),
+        (ValueType::Integer | ValueType::GridShape, DeValue::Float(float)) => {
+            parse_float(float.as_str())
+                .filter(|v| v.fract() == 0.0 && v.abs() < 1e15)
+                .map(|v| format!("write it without a decimal point: {v}"))
+        }
+        (ValueType::GridShape, _) => {
+            Some("write D (a D x D grid), [Dx, Dy] (rectangular) or [D] (1-D)".to_string())
+        }
         (
             ValueType::Text | ValueType::Choice(_),
             DeValue::Integer(_) | DeValue::Float(_) | DeValue::Boolean(_),

@@ -1,15 +1,20 @@
 //! Reading a real grid from CSV (the format of `data/README.md`): a header line naming the
-//! columns, then one row per cell with its indices `i` (x) and `j` (y) and a value column
-//! (`count`, `label`, or any other named column). Plain comma-separated text without quoting.
+//! columns, then one row per cell with its indices `i` (x) and `j` (y; may be left out on a 1-D
+//! grid), optionally its centre `x_center`, `y_center`, and a value column (`count`, `label`, or
+//! any other named column). Plain comma-separated text without quoting.
 //!
 //! The reader is strict, because a silently misread data file poisons every result built on it:
-//! every cell of the model's D x D grid must appear exactly once, and the values must suit the
-//! likelihood (Poisson: whole counts >= 0; probit: labels in {0, 1} or {-1, +1}, with 0 read as
-//! -1; gaussian: finite numbers). Errors name the file and the 1-based line.
+//! every cell of the model's `nx x ny` grid must appear exactly once, and the values must suit
+//! the likelihood (Poisson: whole counts >= 0; probit: labels in {0, 1} or {-1, +1}, with 0 read
+//! as -1; gaussian: finite numbers). When the file gives the cell centres, they must lie on a
+//! regular grid (each within a thousandth of a cell of it), and they give the physical window
+//! the cells tile, [first centre - h/2, last centre + h/2] along each axis with h the spacing:
+//! that window is what length scales are measured in. Errors name the file and the 1-based line.
 
 use std::path::{Path, PathBuf};
 
 use crate::model::LikelihoodKind;
+use crate::model::grid::Window;
 
 /// A grid CSV that cannot be used, with the file and (when the problem is in one row) the line.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -21,42 +26,55 @@ pub struct GridCsvError {
     pub message: String,
 }
 
+/// A grid read from CSV.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GridData {
+    /// The value of every cell, cell (i, j) at `j * nx + i`. Probit labels are -1.0 / +1.0.
+    pub values: Vec<f64>,
+    /// The window the cells tile, from the cell centres (None when the file has none, or a
+    /// single cell along x). On a 1-D grid its y range is (0, 0).
+    pub window: Option<Window>,
+}
+
 /// Bytes a data file may spend per grid cell (a row), beyond [`CSV_BASE_BYTES`]: generous for
 /// extra columns, small enough that a wrong path (a device, a huge unrelated file) is refused
 /// before it exhausts memory.
 const CSV_BYTES_PER_CELL: u64 = 1024;
 const CSV_BASE_BYTES: u64 = 1024 * 1024;
 
-/// The largest data file read for a `grid` x `grid` grid.
-fn max_csv_bytes(grid: usize) -> u64 {
-    let cells = (grid as u64).saturating_mul(grid as u64);
-    cells
+/// How far a centre may lie from the regular grid, in cells (the shipped files give centres to
+/// six or seven significant digits).
+const CENTRE_TOLERANCE: f64 = 1e-3;
+
+/// The largest data file read for a grid of `cells` cells.
+fn max_csv_bytes(cells: usize) -> u64 {
+    (cells as u64)
         .saturating_mul(CSV_BYTES_PER_CELL)
         .saturating_add(CSV_BASE_BYTES)
 }
 
-/// The values of `column` at every cell of a `grid` x `grid` grid, cell (i, j) at `j * grid + i`.
-/// Probit labels come back as -1.0 / +1.0.
+/// The grid `dims` = (nx, ny) of `column` read from the CSV at `path`.
 pub fn read_grid_csv(
     path: &Path,
     column: &str,
-    grid: usize,
+    dims: (usize, usize),
     likelihood: LikelihoodKind,
-) -> Result<Vec<f64>, GridCsvError> {
+) -> Result<GridData, GridCsvError> {
     let fail = |line: Option<usize>, message: String| GridCsvError {
         path: path.to_path_buf(),
         line,
         message,
     };
-    let limit = max_csv_bytes(grid);
+    let cells = dims.0.saturating_mul(dims.1);
+    let limit = max_csv_bytes(cells);
     let bytes = super::read_at_most(path, limit)
         .map_err(|e| fail(None, format!("cannot read the data file: {e}")))?
         .ok_or_else(|| {
             fail(
                 None,
                 format!(
-                    "the data file is larger than {limit} bytes, too large for a {grid} x {grid} grid \
-                     ({CSV_BYTES_PER_CELL} bytes per cell allowed)"
+                    "the data file is larger than {limit} bytes, too large for a grid of {cells} \
+                     cells ({CSV_BYTES_PER_CELL} bytes per cell allowed)"
                 ),
             )
         })?;
@@ -65,7 +83,7 @@ pub fn read_grid_csv(
         let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
         fail(Some(line), "not a text file: invalid UTF-8".to_string())
     })?;
-    parse_grid_csv(&text, path, column, grid, likelihood)
+    parse_grid_csv(&text, path, column, dims, likelihood)
 }
 
 /// [`read_grid_csv`] on text already in memory; `path` is used in messages only.
@@ -73,9 +91,9 @@ pub fn parse_grid_csv(
     text: &str,
     path: &Path,
     column: &str,
-    grid: usize,
+    dims: (usize, usize),
     likelihood: LikelihoodKind,
-) -> Result<Vec<f64>, GridCsvError> {
+) -> Result<GridData, GridCsvError> {
     let fail = |line: Option<usize>, message: String| GridCsvError {
         path: path.to_path_buf(),
         line,
@@ -96,7 +114,7 @@ pub fn parse_grid_csv(
     let Some((header_line, header)) = lines.next() else {
         return Err(fail(None, "the data file is empty".to_string()));
     };
-    let columns = Header::parse(header, column).map_err(|m| fail(Some(header_line), m))?;
+    let columns = Header::parse(header, column, dims).map_err(|m| fail(Some(header_line), m))?;
     let mut labels = LabelConvention::default();
     let mut cells = Vec::new();
     for (line, row) in lines {
@@ -111,20 +129,29 @@ pub fn parse_grid_csv(
             "the data file has a header but no rows".to_string(),
         ));
     }
-    place_cells(&cells, grid).map_err(|(line, m)| fail(line, m))
+    let values = place_cells(&cells, dims).map_err(|(line, m)| fail(line, m))?;
+    let window = if columns.has_centres() {
+        window_of(&cells, dims).map_err(|(line, m)| fail(line, m))?
+    } else {
+        None
+    };
+    Ok(GridData { values, window })
 }
 
 /// Where the needed columns are in each row.
 struct Header {
     width: usize,
     i: usize,
-    j: usize,
+    /// None on a 1-D grid whose file has no `j` (every row is j = 0).
+    j: Option<usize>,
+    x_center: Option<usize>,
+    y_center: Option<usize>,
     value: usize,
     value_name: String,
 }
 
 impl Header {
-    fn parse(line: &str, column: &str) -> Result<Header, String> {
+    fn parse(line: &str, column: &str, dims: (usize, usize)) -> Result<Header, String> {
         let names: Vec<&str> = line
             .trim_start_matches('\u{feff}')
             .split(',')
@@ -135,21 +162,42 @@ impl Header {
                 return Err(format!("the header names the column `{name}` twice"));
             }
         }
+        let position = |wanted: &str| names.iter().position(|n| *n == wanted);
         let find = |wanted: &str| {
-            names.iter().position(|n| *n == wanted).ok_or_else(|| {
+            position(wanted).ok_or_else(|| {
                 format!(
                     "no column `{wanted}`; the columns are: {}",
                     names.join(", ")
                 )
             })
         };
-        Ok(Header {
+        let line_grid = dims.1 == 1;
+        let header = Header {
             width: names.len(),
             i: find("i")?,
-            j: find("j")?,
+            j: if line_grid {
+                position("j")
+            } else {
+                Some(find("j")?)
+            },
+            x_center: position("x_center"),
+            y_center: position("y_center"),
             value: find(column)?,
             value_name: column.to_string(),
-        })
+        };
+        if !line_grid && header.x_center.is_some() != header.y_center.is_some() {
+            return Err(
+                "the header gives one of x_center and y_center but not the other: give both \
+                 (the cell centres) or neither"
+                    .to_string(),
+            );
+        }
+        Ok(header)
+    }
+
+    /// Whether rows carry the centres the window is found from.
+    fn has_centres(&self) -> bool {
+        self.x_center.is_some()
     }
 
     fn read_row(
@@ -170,6 +218,14 @@ impl Header {
             text.parse::<usize>()
                 .map_err(|_| format!("{name} = `{text}` is not a cell index (a whole number >= 0)"))
         };
+        let centre = |name: &str, at: Option<usize>| -> Result<Option<f64>, String> {
+            let Some(at) = at else { return Ok(None) };
+            let text = fields[at];
+            match text.parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(Some(v)),
+                _ => Err(format!("{name} = `{text}` is not a finite number")),
+            }
+        };
         let raw = fields[self.value];
         let number: f64 = raw
             .parse()
@@ -187,7 +243,12 @@ impl Header {
         };
         Ok(Cell {
             i: index("i", fields[self.i])?,
-            j: index("j", fields[self.j])?,
+            j: match self.j {
+                Some(at) => index("j", fields[at])?,
+                None => 0,
+            },
+            x: centre("x_center", self.x_center)?,
+            y: centre("y_center", self.y_center)?,
             value,
         })
     }
@@ -196,6 +257,8 @@ impl Header {
 struct Cell {
     i: usize,
     j: usize,
+    x: Option<f64>,
+    y: Option<f64>,
     value: f64,
 }
 
@@ -238,27 +301,32 @@ impl LabelConvention {
     }
 }
 
-/// Put each cell's value at j * grid + i, checking the file covers the grid exactly once.
-fn place_cells(cells: &[(usize, Cell)], grid: usize) -> Result<Vec<f64>, (Option<usize>, String)> {
-    let expected = grid.saturating_mul(grid);
+/// A problem with the file, at a line when one row is to blame.
+type RowError = (Option<usize>, String);
+
+/// Put each cell's value at j * nx + i, checking the file covers the grid exactly once.
+fn place_cells(cells: &[(usize, Cell)], (nx, ny): (usize, usize)) -> Result<Vec<f64>, RowError> {
+    let expected = nx.saturating_mul(ny);
     if cells.len() != expected {
-        return Err((None, wrong_size_message(cells.len(), grid)));
+        return Err((None, wrong_size_message(cells.len(), (nx, ny))));
     }
     let mut values = vec![f64::NAN; expected];
     let mut first_line = vec![0usize; expected];
     for (line, cell) in cells {
-        if cell.i >= grid || cell.j >= grid {
+        if cell.i >= nx || cell.j >= ny {
             return Err((
                 Some(*line),
                 format!(
-                    "cell (i = {}, j = {}) is outside the model's {grid} x {grid} grid (indices 0 to {})",
+                    "cell (i = {}, j = {}) is outside the model's {} grid (i from 0 to {}, j from 0 to {})",
                     cell.i,
                     cell.j,
-                    grid - 1
+                    describe(nx, ny),
+                    nx - 1,
+                    ny - 1
                 ),
             ));
         }
-        let index = cell.j * grid + cell.i;
+        let index = cell.j * nx + cell.i;
         if first_line[index] != 0 {
             return Err((
                 Some(*line),
@@ -274,7 +342,74 @@ fn place_cells(cells: &[(usize, Cell)], grid: usize) -> Result<Vec<f64>, (Option
     Ok(values)
 }
 
-fn wrong_size_message(found: usize, grid: usize) -> String {
+/// The window the cell centres imply, checking they lie on a regular grid.
+fn window_of(
+    cells: &[(usize, Cell)],
+    (nx, ny): (usize, usize),
+) -> Result<Option<Window>, RowError> {
+    let x = axis_range(cells, nx, "x_center", "i", |c| (c.i, c.x))?;
+    let y = if ny == 1 {
+        Some((0.0, 0.0))
+    } else {
+        axis_range(cells, ny, "y_center", "j", |c| (c.j, c.y))?
+    };
+    Ok(x.zip(y).map(|(x, y)| Window { x, y }))
+}
+
+/// [first centre - h/2, last centre + h/2] along one axis of `points` points, h the spacing of
+/// the first and last centres; None for a single point (no spacing to find).
+fn axis_range(
+    cells: &[(usize, Cell)],
+    points: usize,
+    name: &str,
+    index_name: &str,
+    of: impl Fn(&Cell) -> (usize, Option<f64>),
+) -> Result<Option<(f64, f64)>, RowError> {
+    let mut centres = vec![f64::NAN; points];
+    for (_, cell) in cells {
+        if let (k, Some(c)) = of(cell) {
+            centres[k] = c;
+        }
+    }
+    if points < 2 {
+        return Ok(None);
+    }
+    let (first, last) = (centres[0], centres[points - 1]);
+    let spacing = (last - first) / (points - 1) as f64;
+    if spacing.is_nan() || spacing <= 0.0 {
+        return Err((
+            None,
+            format!("{name} does not increase with {index_name}: the cell centres are not a grid"),
+        ));
+    }
+    for (line, cell) in cells {
+        let (k, centre) = of(cell);
+        let expected = first + k as f64 * spacing;
+        if let Some(c) = centre
+            && (c - expected).abs() > CENTRE_TOLERANCE * spacing
+        {
+            return Err((
+                Some(*line),
+                format!(
+                    "{name} = {c} is off the regular grid: {index_name} = {k} should be at \
+                     {expected} (centres from {first} to {last}, spacing {spacing})"
+                ),
+            ));
+        }
+    }
+    Ok(Some((first - spacing / 2.0, last + spacing / 2.0)))
+}
+
+/// "32 x 32", or "811-cell 1-D".
+fn describe(nx: usize, ny: usize) -> String {
+    if ny == 1 {
+        format!("{nx}-cell 1-D")
+    } else {
+        format!("{nx} x {ny}")
+    }
+}
+
+fn wrong_size_message(found: usize, (nx, ny): (usize, usize)) -> String {
     let side = (found as f64).sqrt().round() as usize;
     let shape = if side * side == found {
         format!(" (a {side} x {side} grid)")
@@ -282,8 +417,9 @@ fn wrong_size_message(found: usize, grid: usize) -> String {
         " (not a square grid)".to_string()
     };
     format!(
-        "the file has {found} cells{shape}, the model's grid is {grid} x {grid} = {} cells",
-        grid.saturating_mul(grid)
+        "the file has {found} cells{shape}, the model's grid is {} = {} cells",
+        describe(nx, ny),
+        nx.saturating_mul(ny)
     )
 }
 
@@ -298,7 +434,14 @@ mod tests {
         grid: usize,
         likelihood: LikelihoodKind,
     ) -> Result<Vec<f64>, GridCsvError> {
-        parse_grid_csv(text, Path::new("data/x.csv"), column, grid, likelihood)
+        parse_grid_csv(
+            text,
+            Path::new("data/x.csv"),
+            column,
+            (grid, grid),
+            likelihood,
+        )
+        .map(|data| data.values)
     }
 
     fn message(text: &str, column: &str, grid: usize, likelihood: LikelihoodKind) -> String {
@@ -441,7 +584,7 @@ mod tests {
             message("i,j,count\n0,\0,1\n", "count", 1, Poisson).contains(":2: not a text file")
         );
         let missing =
-            read_grid_csv(Path::new("/nonexistent/x.csv"), "count", 1, Poisson).unwrap_err();
+            read_grid_csv(Path::new("/nonexistent/x.csv"), "count", (1, 1), Poisson).unwrap_err();
         assert!(
             missing
                 .to_string()
@@ -450,7 +593,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let binary = dir.path().join("b.csv");
         std::fs::write(&binary, b"i,j,count\n\xff\xfe\n").unwrap();
-        let error = read_grid_csv(&binary, "count", 1, Poisson).unwrap_err();
+        let error = read_grid_csv(&binary, "count", (1, 1), Poisson).unwrap_err();
         assert_eq!(error.line, Some(2));
         assert!(error.message.contains("invalid UTF-8"));
     }
@@ -462,13 +605,13 @@ mod tests {
         let row = "0,0,1\n";
         let rows = (max_csv_bytes(1) as usize) / row.len() + 1;
         std::fs::write(&big, format!("i,j,count\n{}", row.repeat(rows))).unwrap();
-        let error = read_grid_csv(&big, "count", 1, Poisson).unwrap_err();
+        let error = read_grid_csv(&big, "count", (1, 1), Poisson).unwrap_err();
         assert!(
             error.message.starts_with("the data file is larger than"),
             "{error}"
         );
         // The same file is within the limit of a larger grid, and then fails on its content.
-        let error = read_grid_csv(&big, "count", 64, Poisson).unwrap_err();
+        let error = read_grid_csv(&big, "count", (64, 64), Poisson).unwrap_err();
         let counted = format!("the file has {rows} cells");
         assert!(error.message.starts_with(&counted), "{error}");
     }
@@ -476,8 +619,107 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn an_endless_device_is_refused_instead_of_read_forever() {
-        let error = read_grid_csv(Path::new("/dev/zero"), "count", 2, Poisson).unwrap_err();
+        let error = read_grid_csv(Path::new("/dev/zero"), "count", (2, 2), Poisson).unwrap_err();
         assert!(error.message.contains("larger than"), "{error}");
+    }
+
+    #[test]
+    fn cell_centres_give_the_window_the_cells_tile() {
+        let text = "i,j,x_center,y_center,count\n0,0,0.25,0.5,1\n1,0,0.75,0.5,2\n0,1,0.25,1.5,3\n1,1,0.75,1.5,4\n";
+        let data = parse_grid_csv(text, Path::new("data/x.csv"), "count", (2, 2), Poisson).unwrap();
+        assert_eq!(data.values, vec![1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(
+            data.window,
+            Some(Window {
+                x: (0.0, 1.0),
+                y: (0.0, 2.0)
+            })
+        );
+        let no_centres = parse_grid_csv(
+            "i,j,count\n0,0,1\n",
+            Path::new("x"),
+            "count",
+            (1, 1),
+            Poisson,
+        );
+        assert_eq!(no_centres.unwrap().window, None);
+    }
+
+    #[test]
+    fn centres_off_a_regular_grid_are_refused() {
+        let shifted = "i,j,x_center,y_center,count\n0,0,0.25,0.5,1\n1,0,0.8,0.5,2\n0,1,0.25,1.5,3\n1,1,0.75,1.5,4\n";
+        let error = parse_grid_csv(shifted, Path::new("data/x.csv"), "count", (2, 2), Poisson)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("data/x.csv:3: x_center = 0.8 is off the regular grid"),
+            "{error}"
+        );
+        let reversed = "i,j,x_center,y_center,count\n0,0,0.75,0.5,1\n1,0,0.25,0.5,2\n0,1,0.75,1.5,3\n1,1,0.25,1.5,4\n";
+        let error = parse_grid_csv(reversed, Path::new("data/x.csv"), "count", (2, 2), Poisson)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("x_center does not increase with i"),
+            "{error}"
+        );
+        let half = "i,j,x_center,count\n0,0,0.25,1\n";
+        let error = parse_grid_csv(half, Path::new("data/x.csv"), "count", (2, 2), Poisson)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("data/x.csv:1: the header gives one of x_center"),
+            "{error}"
+        );
+    }
+
+    /// A 1-D grid needs no `j` column; its centres give the x range.
+    #[test]
+    fn one_dimensional_grids_read_without_j() {
+        let text = "i,x_center,count\n0,25,1\n1,75,0\n2,125,3\n";
+        let data = parse_grid_csv(text, Path::new("x"), "count", (3, 1), Poisson).unwrap();
+        assert_eq!(data.values, vec![1.0, 0.0, 3.0]);
+        assert_eq!(
+            data.window,
+            Some(Window {
+                x: (0.0, 150.0),
+                y: (0.0, 0.0)
+            })
+        );
+        let error = parse_grid_csv(
+            "i,count\n0,1\n5,2\n",
+            Path::new("x"),
+            "count",
+            (2, 1),
+            Poisson,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("outside the model's 2-cell 1-D grid"),
+            "{error}"
+        );
+    }
+
+    /// The shipped 64 x 64 Finnish pines: 126 saplings in the 10 m x 10 m window
+    /// [-5, 5] x [-8, 2].
+    #[test]
+    fn the_finnish_pines_grid_has_its_window() {
+        let path = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/finpines_grid64.csv"
+        ));
+        let data = read_grid_csv(path, "count", (64, 64), Poisson).unwrap();
+        assert_eq!(data.values.iter().sum::<f64>(), 126.0);
+        let window = data.window.unwrap();
+        for (got, want) in [
+            (window.x.0, -5.0),
+            (window.x.1, 5.0),
+            (window.y.0, -8.0),
+            (window.y.1, 2.0),
+        ] {
+            assert!((got - want).abs() < 1e-9, "{window:?}");
+        }
     }
 
     #[test]
@@ -486,10 +728,12 @@ mod tests {
         let path =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("data/lansing_hickory_presence_grid32.csv");
         let path = path.as_path();
-        let labels = read_grid_csv(path, "label", 32, Probit).unwrap();
+        let labels = read_grid_csv(path, "label", (32, 32), Probit)
+            .unwrap()
+            .values;
         assert_eq!(labels.len(), 1024);
         assert_eq!(labels.iter().filter(|v| **v == 1.0).count(), 440);
-        let wrong = read_grid_csv(path, "label", 16, Probit).unwrap_err();
+        let wrong = read_grid_csv(path, "label", (16, 16), Probit).unwrap_err();
         assert!(wrong.message.contains("1024 cells (a 32 x 32 grid)"));
     }
 }

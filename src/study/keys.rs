@@ -105,6 +105,15 @@ pub enum ValueType {
     Choice(&'static [&'static str]),
     /// A float, or one of the listed words (e.g. `mean = "auto"`).
     FloatOrWord(&'static [&'static str]),
+    /// A float, or a word that resolution turns into a float (`offset = "log-area"`): the
+    /// canonical key and the column hold the number.
+    FloatOrAlias(&'static [&'static str]),
+    /// An integer D >= 1, or an array `[Dx, Dy]` or `[D]` of them (`model.grid`; see
+    /// [`super::shape::GridShape`]).
+    GridShape,
+    /// `[[x0, x1], [y0, y1]]` or `[[x0, x1]]` (`model.window`; see
+    /// [`super::shape::WindowSpec`]).
+    Window,
 }
 
 impl ValueType {
@@ -115,7 +124,10 @@ impl ValueType {
             ValueType::Float => "a float",
             ValueType::Text | ValueType::Choice(_) => "a string",
             ValueType::Bool => "a boolean (true or false)",
-            ValueType::FloatOrWord(_) => "a number or a string",
+            ValueType::FloatOrWord(_) | ValueType::FloatOrAlias(_) => "a number or a string",
+            // Arrays are named in the help of a type error (see `document::type_hint`).
+            ValueType::GridShape => "an integer",
+            ValueType::Window => "an array of one or two [start, end] pairs",
         }
     }
 
@@ -126,7 +138,9 @@ impl ValueType {
             ValueType::Float => "numbers",
             ValueType::Text | ValueType::Choice(_) => "strings",
             ValueType::Bool => "booleans",
-            ValueType::FloatOrWord(_) => "numbers or words",
+            ValueType::FloatOrWord(_) | ValueType::FloatOrAlias(_) => "numbers or words",
+            ValueType::GridShape => "grid sizes (D, [Dx, Dy] or [D])",
+            ValueType::Window => "windows",
         }
     }
 }
@@ -422,18 +436,18 @@ pub const MAX_EVIDENCE_DRAWS: i64 = 10_000_000;
 pub const MAX_FIELD_DRAWS: i64 = 100_000;
 
 declare_keys! {
-    /// D: points per axis; N = D^2 cells.
-    MODEL_GRID = model.grid { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(16) },
-    /// The prior covariance kernel.
+    /// The grid: D (D x D cells), [Dx, Dy] (rectangular) or [D] (1-D); N = Dx Dy cells.
+    MODEL_GRID = model.grid { value: ValueType::GridShape, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(16) },
+    /// The prior covariance kernel: squared-exponential (separable: Kronecker), or exponential / matern12, matern32, matern52 (isotropic: circulant embedding on a padded torus on 2-D grids).
     MODEL_KERNEL = model.kernel { value: ValueType::Choice(KernelKind::NAMES), default: Default::Text("squared-exponential") },
-    /// The length scale the sampler assumes (in units of the window's side).
+    /// The length scale the sampler assumes, in the window's units.
     MODEL_LENGTH_SCALE = model.length_scale { rule: Rule::Positive, default: Default::Float(0.3) },
     /// The prior variance of the field.
     MODEL_VARIANCE = model.variance { rule: Rule::Positive, default: Default::Float(1.0) },
     /// The likelihood linking the field to the observations.
     MODEL_LIKELIHOOD = model.likelihood { value: ValueType::Choice(LikelihoodKind::NAMES), default: Default::Text("gaussian") },
-    /// Poisson only: a known log-exposure, rate = exp(u + offset).
-    MODEL_OFFSET = model.offset { rule: Rule::Finite, default: Default::Float(0.0) },
+    /// Poisson only: a known log-exposure, rate = exp(u + offset); "log-area" = log of a cell's area (its length on a 1-D grid) in the window's units.
+    MODEL_OFFSET = model.offset { value: ValueType::FloatOrAlias(&["log-area"]), rule: Rule::Finite, default: Default::Float(0.0) },
     /// > 0: also estimate log p(data | model) from this many prior draws.
     MODEL_EVIDENCE_DRAWS = model.evidence_draws { value: ValueType::Integer, rule: Rule::IntRange(0, MAX_EVIDENCE_DRAWS), default: Default::Int(0) },
     /// The constant mean of the field (the intercept): a number, or "auto" = log(mean observed count per cell) - variance / 2 (poisson), the mean observation (gaussian), 0 (probit).
@@ -441,6 +455,12 @@ declare_keys! {
         value: ValueType::FloatOrWord(&["auto"]),
         rule: Rule::Finite,
         default: Default::Derived("`\"auto\"` for csv data (poisson, gaussian); 0 otherwise"),
+        keyed: Keyed::UnlessDefault,
+    },
+    /// The physical window the cells tile, [[x0, x1], [y0, y1]] ([[x0, x1]] for a 1-D grid): the units of every length scale. Csv data: a window with the data's aspect ratio rescales the data's own.
+    MODEL_WINDOW = model.window {
+        value: ValueType::Window,
+        default: Default::Derived("csv: the data's window, from its cell centres (or the unit grid when the file has none); simulated: points from 0 to 1 on the longer axis, cells square"),
         keyed: Keyed::UnlessDefault,
     },
     /// Where the observations come from.
@@ -541,10 +561,12 @@ impl Key {
     pub fn help(self) -> KeyHelp {
         let allowed = match self.value_type() {
             ValueType::Choice(words) => quoted_words(words),
-            ValueType::FloatOrWord(words) => {
+            ValueType::FloatOrWord(words) | ValueType::FloatOrAlias(words) => {
                 format!("{}, or {}", self.rule().describe(), quoted_words(words))
             }
             ValueType::Bool => "true | false".to_string(),
+            ValueType::GridShape => format!("{}, or [Dx, Dy], or [D]", self.rule().describe()),
+            ValueType::Window => "x0 < x1, y0 < y1, finite".to_string(),
             _ => self.rule().describe(),
         };
         let applies = match self.applies() {

@@ -29,10 +29,12 @@
 
 mod document;
 pub mod error;
+pub mod events;
 pub mod grid_csv;
 pub mod keys;
 pub mod resolve;
 mod settings;
+pub mod shape;
 pub mod suggest;
 pub mod sweep;
 

@@ -12,7 +12,9 @@ use super::error::{ErrorKind, SourceMap, StudyError};
 use super::grid_csv::read_grid_csv;
 use super::keys::*;
 use super::settings::{Setting, Settings};
+use super::shape::{self, GridShape, WindowSpec};
 use super::sweep::Axis;
+use crate::model::grid::{Grid, Window};
 use crate::model::{
     DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec,
 };
@@ -20,6 +22,10 @@ use crate::sampler::{Broken, SamplerKind, SamplerSettings, SamplerSpec, SpecErro
 
 /// A job refuses to start when its estimated memory is above this: 12 GiB.
 pub const MEMORY_LIMIT_BYTES: f64 = 12.0 * 1024.0 * 1024.0 * 1024.0;
+
+/// How far (relative) a csv grid's `model.window` may change the data window's width / height:
+/// a window rescales the data, it does not stretch it.
+const WINDOW_ASPECT_TOLERANCE: f64 = 1e-3;
 
 /// Above this many observations the exact gaussian posterior is not formed densely.
 const EXACT_OBSERVATIONS_CAP: f64 = 2500.0;
@@ -75,13 +81,16 @@ pub fn format_bytes(bytes: f64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
+/// A data file as read for one grid and likelihood: (path, column, (nx, ny), likelihood).
+type CsvKey = (PathBuf, String, (usize, usize), LikelihoodKind);
+
 /// What resolving needs beyond the settings: where the study lives and what kind it is, and a
 /// cache so each data file is read once per (file, column, grid, likelihood).
 pub struct Resolver<'s> {
     source: SourceMap<'s>,
     study_dir: PathBuf,
     kind: StudyKind,
-    checked_files: HashMap<(PathBuf, String, usize, LikelihoodKind), Result<(), String>>,
+    checked_files: HashMap<CsvKey, Result<Option<Window>, String>>,
 }
 
 impl<'s> Resolver<'s> {
@@ -128,33 +137,34 @@ impl<'s> Resolver<'s> {
             self.check_sbc(settings, is_csv)?;
         }
         let likelihood = settings.choice(MODEL_LIKELIHOOD, LikelihoodKind::from_name);
-        let grid = settings.int(MODEL_GRID).max(1);
-        let cells = (grid as f64) * (grid as f64);
+        let shape = grid_shape(settings);
+        let cells = shape.cells();
         let observed = if is_csv {
             cells - (settings.float(DATA_HOLDOUT) * cells).round()
         } else {
             (cells / settings.int(DATA_SUBSAMPLE).max(1) as f64).floor()
         };
-        self.check_memory(settings, cells, likelihood, observed)?;
+        self.check_memory(settings, shape, likelihood, observed)?;
         // Below the memory limit the grid has at most a few hundred million cells.
-        let grid = grid as usize;
-        let cells = grid * grid;
+        let cells = cells as usize;
         if is_csv {
             self.check_holdout(settings, cells)?;
         } else {
-            self.check_subsample(settings, cells)?;
+            self.check_subsample(settings, shape)?;
         }
         let sampler = sampler_settings(settings)
             .check()
             .map_err(|error| self.spec_error(settings, error))?;
-        let data = if is_csv {
-            self.csv_data(settings, grid, likelihood)?
+        let (data, data_window) = if is_csv {
+            self.csv_data(settings, shape, likelihood)?
         } else {
-            DataSpec::Simulated {
+            let data = DataSpec::Simulated {
                 truth_length_scale: truth_length_scale(settings),
                 subsample: settings.int(DATA_SUBSAMPLE) as usize,
-            }
+            };
+            (data, None)
         };
+        let grid = self.grid(settings, shape, data_window)?;
         let model = ModelSpec {
             grid,
             kernel: KernelSpec {
@@ -164,7 +174,7 @@ impl<'s> Resolver<'s> {
             },
             likelihood,
             noise_sd: settings.float(DATA_NOISE_SD),
-            offset: settings.float(MODEL_OFFSET),
+            offset: offset(settings, &grid),
             evidence_draws: settings.int(MODEL_EVIDENCE_DRAWS) as usize,
             mean: mean_spec(settings, source, likelihood),
         };
@@ -253,24 +263,24 @@ impl<'s> Resolver<'s> {
     fn check_memory(
         &self,
         settings: &Settings,
-        cells: f64,
+        shape: GridShape,
         likelihood: LikelihoodKind,
         observed: f64,
     ) -> Result<(), StudyError> {
         let chains = settings.int(SAMPLER_CHAINS) as f64;
-        let bytes = estimated_job_bytes(cells, chains, likelihood, observed);
+        let bytes = estimated_job_bytes(shape.cells(), chains, likelihood, observed);
         if bytes <= MEMORY_LIMIT_BYTES {
             return Ok(());
         }
         let span = self.span_of(settings, &[MODEL_GRID, SAMPLER_CHAINS]);
-        let grid = settings.int(MODEL_GRID);
+        let grid = shape.describe();
         Err(self
             .source
             .error(
                 ErrorKind::TooLarge,
                 &span,
                 format!(
-                    "a job on a {grid} x {grid} grid with {chains} chain(s) needs an estimated {} of memory, above the limit of {}",
+                    "a job on a {grid} grid with {chains} chain(s) needs an estimated {} of memory, above the limit of {}",
                     format_bytes(bytes),
                     format_bytes(MEMORY_LIMIT_BYTES)
                 ),
@@ -279,20 +289,21 @@ impl<'s> Resolver<'s> {
             .help("use a smaller grid or fewer chains"))
     }
 
-    fn check_subsample(&self, settings: &Settings, cells: usize) -> Result<(), StudyError> {
+    fn check_subsample(&self, settings: &Settings, shape: GridShape) -> Result<(), StudyError> {
         let subsample = settings.int(DATA_SUBSAMPLE);
-        if subsample as u64 <= cells as u64 {
+        let cells = shape.cells() as u64;
+        if subsample as u64 <= cells {
             return Ok(());
         }
         let span = self.span_of(settings, &[DATA_SUBSAMPLE, MODEL_GRID]);
-        let grid = settings.int(MODEL_GRID);
+        let grid = shape.describe();
         Err(self
             .source
             .error(
                 ErrorKind::Conflict,
                 &span,
                 format!(
-                    "data.subsample = {subsample} leaves no observed cell on a {grid} x {grid} grid ({cells} cells)"
+                    "data.subsample = {subsample} leaves no observed cell on a {grid} grid ({cells} cells)"
                 ),
             )
             .allowed(format!("a subsample from 1 to {cells} on this grid")))
@@ -336,12 +347,13 @@ impl<'s> Resolver<'s> {
         located.maybe_help(error.help)
     }
 
+    /// The csv data of a point and the window its cell centres give (None when it has none).
     fn csv_data(
         &mut self,
         settings: &Settings,
-        grid: usize,
+        shape: GridShape,
         likelihood: LikelihoodKind,
-    ) -> Result<DataSpec, StudyError> {
+    ) -> Result<(DataSpec, Option<Window>), StudyError> {
         let Some(written) = settings.given(DATA_PATH).map(|s| s.value.to_string()) else {
             let span = self.span_of(settings, &[DATA_SOURCE]);
             return Err(self
@@ -351,29 +363,99 @@ impl<'s> Resolver<'s> {
         };
         let path = self.study_dir.join(&written);
         let column = data_column(settings, likelihood);
-        let cache_key = (path.clone(), column.clone(), grid, likelihood);
+        let dims = shape.dims();
+        let cache_key = (path.clone(), column.clone(), dims, likelihood);
         let outcome = self
             .checked_files
             .entry(cache_key)
             .or_insert_with(|| {
-                read_grid_csv(&path, &column, grid, likelihood)
-                    .map(|_| ())
+                read_grid_csv(&path, &column, dims, likelihood)
+                    .map(|data| data.window)
                     .map_err(|e| e.to_string())
             })
             .clone();
-        if let Err(problem) = outcome {
-            let span = self.span_of(settings, &[DATA_PATH]);
-            return Err(self.source.error(
-                ErrorKind::Data,
-                &span,
-                format!("bad data file: {problem}"),
-            ));
-        }
-        Ok(DataSpec::Csv {
+        let window = match outcome {
+            Ok(window) => window,
+            Err(problem) => {
+                let span = self.span_of(settings, &[DATA_PATH]);
+                return Err(self.source.error(
+                    ErrorKind::Data,
+                    &span,
+                    format!("bad data file: {problem}"),
+                ));
+            }
+        };
+        let data = DataSpec::Csv {
             path,
             column,
             holdout: settings.float(DATA_HOLDOUT),
-        })
+        };
+        Ok((data, window))
+    }
+
+    /// The grid with its window: `model.window` if given (for csv data it must keep the data's
+    /// aspect ratio: it rescales the data's window), else the data's window, else the default.
+    fn grid(
+        &self,
+        settings: &Settings,
+        shape: GridShape,
+        data_window: Option<Window>,
+    ) -> Result<Grid, StudyError> {
+        let (nx, ny) = shape.dims();
+        let Some(given) = settings.given(MODEL_WINDOW) else {
+            return Ok(match data_window {
+                Some(window) => Grid::over_window(nx, ny, window),
+                None => shape.default_grid(),
+            });
+        };
+        let spec = WindowSpec::from_param(&given.value).expect("validated window");
+        let span = given.span.clone().unwrap_or(0..0);
+        if spec.y.is_some() == shape.is_line() {
+            let wanted = if shape.is_line() {
+                "[[x0, x1]] for a 1-D grid"
+            } else {
+                "[[x0, x1], [y0, y1]] for a 2-D grid"
+            };
+            return Err(self
+                .source
+                .error(
+                    ErrorKind::Conflict,
+                    &span,
+                    format!(
+                        "model.window = {} does not fit the {} grid",
+                        given.value,
+                        shape.describe()
+                    ),
+                )
+                .allowed(wanted));
+        }
+        let window = spec.window();
+        if let Some(data) = data_window
+            && !shape.is_line()
+        {
+            let aspect = |w: &Window| (w.x.1 - w.x.0) / (w.y.1 - w.y.0);
+            let (wanted, found) = (aspect(&data), aspect(&window));
+            if ((found - wanted) / wanted).abs() > WINDOW_ASPECT_TOLERANCE {
+                return Err(self
+                    .source
+                    .error(
+                        ErrorKind::Conflict,
+                        &span,
+                        format!(
+                            "model.window = {} has width / height {found:.6}, but the data's window \
+                             {} (from its cell centres) has {wanted:.6}: a window for csv data \
+                             rescales the data's window and must keep its shape (to 0.1%)",
+                            given.value,
+                            shape::window_text(&data, false)
+                        ),
+                    )
+                    .help(format!(
+                        "remove model.window to use the data's own units, or give a window of \
+                         width / height {wanted:.6}"
+                    )));
+            }
+        }
+        Ok(Grid::over_window(nx, ny, window))
     }
 }
 
@@ -403,6 +485,19 @@ fn with_point_note(error: StudyError, axes: &[Axis], steps: &[usize]) -> StudyEr
         })
         .collect();
     error.note(format!("in the sweep point {}", assignments.join(", ")))
+}
+
+/// `model.grid` as a shape (validation admits only sizes >= 1).
+fn grid_shape(settings: &Settings) -> GridShape {
+    GridShape::from_param(&settings.value(MODEL_GRID)).expect("validated grid")
+}
+
+/// `model.offset`: a number, or "log-area", the log of the grid's cell area.
+fn offset(settings: &Settings, grid: &Grid) -> f64 {
+    match settings.value(MODEL_OFFSET) {
+        ParamValue::Text(_) => grid.cell_area().ln(),
+        _ => settings.float(MODEL_OFFSET),
+    }
 }
 
 /// The truth's length scale: data.length_scale if given, else the model's.
@@ -493,6 +588,8 @@ fn resolved_params(
                 ParamValue::text(&data_column(settings, model.likelihood))
             } else if key == MODEL_MEAN {
                 mean_param(model.mean)
+            } else if key == MODEL_OFFSET {
+                ParamValue::Float(model.offset)
             } else if key == SAMPLER_ADAPT {
                 ParamValue::Bool(sampler.adaptation().is_some())
             } else if key == SAMPLER_TARGET_ACCEPTANCE {

@@ -311,7 +311,10 @@ fn checked_values(
 fn type_class(key: Key, value: &DeValue<'_>) -> &'static str {
     match value {
         DeValue::Integer(_) | DeValue::Float(_) | DeValue::String(_)
-            if matches!(key.value_type(), ValueType::FloatOrWord(_)) =>
+            if matches!(
+                key.value_type(),
+                ValueType::FloatOrWord(_) | ValueType::FloatOrAlias(_)
+            ) =>
         {
             "a number or a word"
         }

@@ -2,7 +2,7 @@
 //! and a property test that no input panics.
 
 use super::*;
-use crate::model::LikelihoodKind;
+use crate::model::{Grid, LikelihoodKind};
 use crate::sampler::SamplerKind;
 
 const ORIGIN: &str = "studies/t.toml";
@@ -39,7 +39,7 @@ fn every_key_has_its_documented_default() {
     assert_eq!(study.description, None);
     assert_eq!(study.points.len(), 1);
     let point = &study.points[0];
-    assert_eq!(point.model.grid, 16);
+    assert_eq!(point.model.grid, Grid::new(16));
     assert_eq!(point.model.kernel.length_scale, 0.3);
     assert_eq!(point.model.kernel.variance, 1.0);
     assert_eq!(point.model.likelihood, LikelihoodKind::Gaussian);
@@ -73,6 +73,7 @@ fn every_key_has_its_documented_default() {
     assert_eq!(
         null,
         vec![
+            keys::MODEL_WINDOW,
             keys::DATA_PATH,
             keys::DATA_COLUMN,
             keys::DATA_HOLDOUT,
@@ -90,7 +91,7 @@ fn the_quickstart_study_loads_as_twelve_quick_jobs() {
         study
             .points
             .iter()
-            .all(|p| p.model.grid == 16 && p.sampler.iterations() == 5000)
+            .all(|p| p.model.grid == Grid::new(16) && p.sampler.iterations() == 5000)
     );
     let kinds: Vec<SamplerKind> = study.points.iter().map(|p| p.sampler.kind()).collect();
     assert_eq!(kinds.iter().filter(|k| **k == SamplerKind::Grw).count(), 3);
@@ -103,7 +104,8 @@ fn unknown_keys_list_the_allowed_ones_and_suggest_the_nearest() {
     assert_eq!(
         error.to_string(),
         "studies/t.toml:4:1: unknown key `lenght_scale` in [model]\n  \
-         allowed: grid, kernel, length_scale, variance, likelihood, offset, evidence_draws, mean\n  \
+         allowed: grid, kernel, length_scale, variance, likelihood, offset, evidence_draws, mean, \
+         window\n  \
          help: did you mean `length_scale`?"
     );
     let misplaced = parse_err("[model]\nnoise_sd = 2.0\n").to_string();
@@ -348,7 +350,7 @@ fn settings_that_contradict_each_other_are_refused() {
         parse_ok("[model]\ngrid = 1\n[data]\nsubsample = 1\n").points[0]
             .model
             .grid,
-        1
+        Grid::new(1)
     );
     let path = parse_err("[data]\npath = \"x.csv\"\n");
     assert_eq!(
@@ -421,7 +423,7 @@ fn empty_missing_and_binary_files_are_errors() {
     let study = load(&good).unwrap();
     assert_eq!(
         (study.name.as_str(), study.points[0].model.grid),
-        ("good", 4)
+        ("good", Grid::new(4))
     );
 }
 
@@ -871,7 +873,7 @@ fn the_corpus_of_broken_studies_gives_the_announced_errors() {
 #[test]
 fn a_byte_order_mark_is_accepted() {
     let study = parse_ok("\u{feff}[model]\ngrid = 4\n");
-    assert_eq!(study.points[0].model.grid, 4);
+    assert_eq!(study.points[0].model.grid, Grid::new(4));
     assert_eq!(
         parse_err("\u{feff}[model]\ngrid = 0\n").location.position,
         Some((2, 8))

@@ -1,45 +1,66 @@
-//! The Gaussian-process prior u ~ N(0, C) on the grid, held in Kronecker form.
+//! Separable priors held in Kronecker form: the squared-exponential kernel on any grid, and any
+//! kernel on a 1-D grid.
 //!
-//! The squared-exponential kernel on a regular grid is separable: C = C_1 (x) C_1, where C_1 is
-//! the D x D kernel of one axis (with amplitude sqrt(variance), so the product carries the
-//! variance once). Only C_1 is factored, C_1 + jitter I = L_1 L_1^T, and the square root
-//! L = L_1 (x) L_1 is applied as two D x D products, `U = L_1 Xi L_1^T`, costing O(N^1.5) with
-//! no N x N matrix ever formed. Because L_1 is lower triangular, both products skip its zero
-//! upper triangle in bands of rows, which brings them from D^3 towards D^3 / 2 multiply-adds each.
+//! A separable kernel on a regular grid gives C = C_y (x) C_x, where C_x (nx x nx) and C_y
+//! (ny x ny) are the kernels of the two axes, each with amplitude sqrt(variance) so the product
+//! carries the variance once (on a 1-D grid C_y is the 1 x 1 matrix [sqrt(variance)]). Only the
+//! axis kernels are factored, C_a + jitter I = L_a L_a^T, and the square root L = L_y (x) L_x is
+//! applied as two matrix products, `U = L_x Xi L_y^T` (U in the grid's column-major layout),
+//! costing O(N (nx + ny)) with no N x N matrix ever formed. Because L_x and L_y are lower
+//! triangular, both products skip their zero upper triangles in bands of rows, which brings them
+//! towards half the multiply-adds. On a square grid the two axes are one matrix, and the numbers
+//! are those of the square-only prior this generalises, bit for bit.
 //!
-//! C_1 is badly conditioned for long length scales (at l = 10 it is numerically rank one). The
-//! factorisation escalates a diagonal jitter from zero until Cholesky succeeds and records the
-//! jitter actually used; everything downstream (simulation, sampling, the exact posterior) uses
-//! the same jittered C, so they describe one and the same prior.
+//! The axis kernels are badly conditioned for long length scales (at l = 10 they are numerically
+//! rank one). The factorisation escalates one diagonal jitter, added to every axis with more
+//! than one point, from zero until Cholesky succeeds on all of them, and records it; everything
+//! downstream (simulation, sampling, the exact posterior) uses the same jittered C, so they
+//! describe one and the same prior.
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
 
 use super::{Prior, PriorError};
-use crate::model::grid::Grid;
+use crate::model::grid::{Axis, Grid};
 use crate::model::spec::KernelSpec;
 
-/// The jitters tried, relative to the variance, in order.
+/// The jitters tried, relative to the amplitude sqrt(variance), in order.
 const JITTER_LADDER: [f64; 10] = [0.0, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4];
 
-/// u ~ N(0, C) on a grid, C = C_1 (x) C_1, with the lower-triangular square root L_1 of one axis.
+/// One axis's factor L_a and its jittered kernel C_a + jitter I = L_a L_a^T.
+#[derive(Debug, Clone)]
+struct AxisFactor {
+    factor: Mat<f64>,
+    covariance: Mat<f64>,
+}
+
+/// u ~ N(0, C) on a grid, C = C_y (x) C_x, with lower-triangular square roots of each axis.
 #[derive(Debug, Clone)]
 pub struct KroneckerPrior {
     grid: Grid,
     kernel: KernelSpec,
-    /// L_1: lower triangular, L_1 L_1^T = C_1 + jitter I.
-    axis_factor: Mat<f64>,
-    /// C_1 + jitter I = L_1 L_1^T, kept for covariance products and entries.
-    axis_covariance: Mat<f64>,
-    /// The absolute jitter added to the diagonal of C_1.
+    x: AxisFactor,
+    y: AxisFactor,
+    /// The absolute jitter added to the diagonal of each axis kernel with more than one point.
     jitter: f64,
 }
 
 impl KroneckerPrior {
-    /// Factor the axis kernel of `kernel` on `grid`, escalating jitter as needed.
+    /// Factor the axis kernels of `kernel` on `grid`, escalating jitter as needed. The kernel
+    /// must be separable on the grid: the squared exponential, or any kernel on a grid with one
+    /// point along an axis.
     pub fn new(grid: Grid, kernel: KernelSpec) -> Result<Self, PriorError> {
-        let axis_kernel = axis_kernel_matrix(grid, kernel);
-        if !axis_kernel.is_all_finite() {
+        if !kernel.kind.is_separable() && grid.nx() > 1 && grid.ny() > 1 {
+            return Err(PriorError::NotSeparable {
+                kernel: kernel.kind.name(),
+                grid: grid.to_string(),
+            });
+        }
+        let kernels = [
+            axis_kernel_matrix(grid.x_axis(), kernel),
+            axis_kernel_matrix(grid.y_axis(), kernel),
+        ];
+        if kernels.iter().any(|k| !k.is_all_finite()) {
             return Err(PriorError::NonFiniteKernel {
                 length_scale: kernel.length_scale,
                 variance: kernel.variance,
@@ -48,24 +69,27 @@ impl KroneckerPrior {
         let amplitude = kernel.variance.sqrt();
         for relative in JITTER_LADDER {
             let jitter = relative * amplitude;
-            let mut jittered = axis_kernel.clone();
-            for k in 0..grid.side() {
-                jittered[(k, k)] += jitter;
-            }
-            if let Ok(llt) = jittered.llt(Side::Lower) {
-                let axis_factor = llt.L().to_owned();
-                let axis_covariance = &axis_factor * axis_factor.transpose();
-                return Ok(Self {
-                    grid,
-                    kernel,
-                    axis_factor,
-                    axis_covariance,
-                    jitter,
-                });
-            }
+            let Some(x) = factor_axis(&kernels[0], jitter) else {
+                continue;
+            };
+            let y = if grid.y_axis() == grid.x_axis() {
+                x.clone()
+            } else {
+                match factor_axis(&kernels[1], jitter) {
+                    Some(y) => y,
+                    None => continue,
+                }
+            };
+            return Ok(Self {
+                grid,
+                kernel,
+                x,
+                y,
+                jitter,
+            });
         }
         Err(PriorError::NotPositiveDefinite {
-            side: grid.side(),
+            grid: grid.to_string(),
             length_scale: kernel.length_scale,
             max_jitter: JITTER_LADDER[JITTER_LADDER.len() - 1] * amplitude,
         })
@@ -79,59 +103,80 @@ impl KroneckerPrior {
         self.kernel
     }
 
-    /// The jitter added to the diagonal of the axis kernel C_1 (0 when none was needed).
+    /// The jitter added to the diagonal of the axis kernels (0 when none was needed).
     pub fn jitter(&self) -> f64 {
         self.jitter
     }
 
-    /// L_1, the lower-triangular factor of one axis.
+    /// L_x, the lower-triangular factor of the x axis.
     pub fn axis_factor(&self) -> MatRef<'_, f64> {
-        self.axis_factor.as_ref()
+        self.x.factor.as_ref()
     }
 
-    /// C_1 + jitter I = L_1 L_1^T, the axis covariance the prior actually uses.
+    /// L_y, the lower-triangular factor of the y axis (1 x 1 on a 1-D grid).
+    pub fn y_axis_factor(&self) -> MatRef<'_, f64> {
+        self.y.factor.as_ref()
+    }
+
+    /// C_x + jitter I = L_x L_x^T, the x axis covariance the prior actually uses.
     pub fn axis_covariance(&self) -> MatRef<'_, f64> {
-        self.axis_covariance.as_ref()
+        self.x.covariance.as_ref()
     }
 
-    /// u = L xi for one field: `out = L_1 Xi L_1^T` in the grid's column-major layout.
+    /// u = L xi for one field: `out = L_x Xi L_y^T` in the grid's column-major layout.
     /// `scratch` holds N values.
     ///
-    /// Both products skip the zero upper triangle of L_1 band by band (see [`BAND_ROWS`]): rows
-    /// `r0..r1` of `L_1 Xi` need only columns `0..r1` of L_1, and likewise for the columns of
-    /// `(L_1 Xi) L_1^T`. With B bands the two products cost D^3 (B + 1) / (2B) multiply-adds
-    /// each, as plain sequential GEMMs, which at these sizes beats a triangular product.
+    /// Both products skip the zero upper triangle of their factor band by band (see
+    /// [`BAND_ROWS`]): rows `r0..r1` of `L_x Xi` need only columns `0..r1` of L_x, and likewise
+    /// for the columns of `(L_x Xi) L_y^T`. With B bands a product costs (B + 1) / (2B) of the
+    /// full one, as plain sequential GEMMs, which at these sizes beats a triangular product.
     pub fn apply_sqrt(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
-        let d = self.grid.side();
-        let xi = MatRef::from_column_major_slice(xi, d, d);
-        let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..d * d], d, d);
-        let l = self.axis_factor.as_ref();
-        // half = L_1 Xi, one band of rows at a time.
-        for (r0, rows) in bands(d) {
+        let (nx, ny) = (self.grid.nx(), self.grid.ny());
+        let xi = MatRef::from_column_major_slice(xi, nx, ny);
+        let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..nx * ny], nx, ny);
+        let lx = self.x.factor.as_ref();
+        let ly = self.y.factor.as_ref();
+        // half = L_x Xi, one band of rows at a time.
+        for (r0, rows) in bands(nx) {
             let end = r0 + rows;
             matmul(
                 half.as_mut().subrows_mut(r0, rows),
                 Accum::Replace,
-                l.submatrix(r0, 0, rows, end),
+                lx.submatrix(r0, 0, rows, end),
                 xi.subrows(0, end),
                 1.0,
                 Par::Seq,
             );
         }
-        // out = half L_1^T, one band of columns at a time.
-        let mut out = MatMut::from_column_major_slice_mut(out, d, d);
-        for (c0, cols) in bands(d) {
+        // out = half L_y^T, one band of columns at a time.
+        let mut out = MatMut::from_column_major_slice_mut(out, nx, ny);
+        for (c0, cols) in bands(ny) {
             let end = c0 + cols;
             matmul(
                 out.as_mut().subcols_mut(c0, cols),
                 Accum::Replace,
                 half.as_ref().subcols(0, end),
-                l.submatrix(c0, 0, cols, end).transpose(),
+                ly.submatrix(c0, 0, cols, end).transpose(),
                 1.0,
                 Par::Seq,
             );
         }
     }
+}
+
+/// The Cholesky factor of `kernel + jitter I` with the jittered matrix it reproduces, if the
+/// factorisation succeeds. A 1 x 1 axis (a 1-D grid's y) is never jittered.
+fn factor_axis(kernel: &Mat<f64>, jitter: f64) -> Option<AxisFactor> {
+    let mut jittered = kernel.clone();
+    if kernel.nrows() > 1 {
+        for k in 0..kernel.nrows() {
+            jittered[(k, k)] += jitter;
+        }
+    }
+    let llt = jittered.llt(Side::Lower).ok()?;
+    let factor = llt.L().to_owned();
+    let covariance = &factor * factor.transpose();
+    Some(AxisFactor { factor, covariance })
 }
 
 impl Prior for KroneckerPrior {
@@ -151,37 +196,42 @@ impl Prior for KroneckerPrior {
         KroneckerPrior::apply_sqrt(self, xi, out, scratch);
     }
 
-    /// L^T v = (L_1^T (x) L_1^T) v, as the matrix product `L_1^T V L_1`.
+    /// L^T v = (L_y^T (x) L_x^T) v, as the matrix product `L_x^T V L_y`.
     fn apply_sqrt_transpose(&self, v: &[f64], out: &mut [f64], scratch: &mut [f64]) {
-        let d = self.grid.side();
-        let v = MatRef::from_column_major_slice(v, d, d);
-        let l = self.axis_factor.as_ref();
-        let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..d * d], d, d);
+        let (nx, ny) = (self.grid.nx(), self.grid.ny());
+        let v = MatRef::from_column_major_slice(v, nx, ny);
+        let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..nx * ny], nx, ny);
         matmul(
             half.as_mut(),
             Accum::Replace,
-            l.transpose(),
+            self.x.factor.transpose(),
             v,
             1.0,
             Par::Seq,
         );
-        let out = MatMut::from_column_major_slice_mut(out, d, d);
-        matmul(out, Accum::Replace, half.as_ref(), l, 1.0, Par::Seq);
+        let out = MatMut::from_column_major_slice_mut(out, nx, ny);
+        matmul(
+            out,
+            Accum::Replace,
+            half.as_ref(),
+            self.y.factor.as_ref(),
+            1.0,
+            Par::Seq,
+        );
     }
 
-    /// C x as `C_1 X C_1^T`, with the jittered axis covariance.
+    /// C x as `C_x X C_y^T`, with the jittered axis covariances.
     fn apply_covariance(&self, x: &[f64], out: &mut [f64]) {
-        let d = self.grid.side();
-        let c1 = self.axis_covariance.as_ref();
-        let x = MatRef::from_column_major_slice(x, d, d);
-        let half = c1 * x;
-        let mut out = MatMut::from_column_major_slice_mut(out, d, d);
-        out.copy_from(&half * c1.transpose());
+        let (nx, ny) = (self.grid.nx(), self.grid.ny());
+        let x = MatRef::from_column_major_slice(x, nx, ny);
+        let half = self.x.covariance.as_ref() * x;
+        let mut out = MatMut::from_column_major_slice_mut(out, nx, ny);
+        out.copy_from(&half * self.y.covariance.transpose());
     }
 
     fn covariance(&self, a: usize, b: usize) -> f64 {
         let ((ia, ja), (ib, jb)) = (self.grid.cell(a), self.grid.cell(b));
-        self.axis_covariance[(ia, ib)] * self.axis_covariance[(ja, jb)]
+        self.x.covariance[(ia, ib)] * self.y.covariance[(ja, jb)]
     }
 
     fn jitter(&self) -> f64 {
@@ -209,32 +259,24 @@ fn bands(side: usize) -> impl Iterator<Item = (usize, usize)> {
         .map(move |r0| (r0, BAND_ROWS.min(side - r0)))
 }
 
-/// The D x D kernel matrix of one axis, amplitude sqrt(variance).
-pub fn axis_kernel_matrix(grid: Grid, kernel: KernelSpec) -> Mat<f64> {
+/// The kernel matrix of one axis, amplitude sqrt(variance): sqrt(variance) rho(|delta| / l).
+/// The squared exponential keeps the form sqrt(variance) exp(-delta^2 / (2 l^2)).
+pub fn axis_kernel_matrix(axis: Axis, kernel: KernelSpec) -> Mat<f64> {
     let amplitude = kernel.variance.sqrt();
-    let two_l2 = 2.0 * kernel.length_scale * kernel.length_scale;
-    Mat::from_fn(grid.side(), grid.side(), |a, b| {
-        let delta = grid.axis_coordinate(a) - grid.axis_coordinate(b);
-        amplitude * (-delta * delta / two_l2).exp()
-    })
-}
-
-/// The full N x N kernel matrix, formed densely from the 2-D points. Only for tests and small
-/// grids: it is the reference the Kronecker form is checked against.
-pub fn dense_kernel_matrix(grid: Grid, kernel: KernelSpec) -> Mat<f64> {
-    let n = grid.cells();
-    let two_l2 = 2.0 * kernel.length_scale * kernel.length_scale;
-    Mat::from_fn(n, n, |a, b| {
-        let (xa, ya) = grid.position(a);
-        let (xb, yb) = grid.position(b);
-        let d2 = (xa - xb).powi(2) + (ya - yb).powi(2);
-        kernel.variance * (-d2 / two_l2).exp()
+    let unit = KernelSpec {
+        variance: 1.0,
+        ..kernel
+    };
+    Mat::from_fn(axis.points(), axis.points(), |a, b| {
+        let delta = axis.coordinate(a) - axis.coordinate(b);
+        amplitude * unit.at_squared_distance(delta * delta)
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::prior::dense_kernel_matrix;
 
     fn kernel(l: f64) -> KernelSpec {
         KernelSpec::squared_exponential(l, 1.0)
@@ -333,7 +375,7 @@ mod tests {
         let prior = KroneckerPrior::new(Grid::new(32), kernel(10.0)).unwrap();
         assert!(prior.jitter() > 0.0);
         let c1 = prior.axis_covariance();
-        let k1 = axis_kernel_matrix(Grid::new(32), kernel(10.0));
+        let k1 = axis_kernel_matrix(Grid::new(32).x_axis(), kernel(10.0));
         // The factor reproduces the jittered kernel.
         for a in 0..32 {
             for b in 0..32 {

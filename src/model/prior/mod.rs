@@ -3,19 +3,30 @@
 //! A prior is u ~ N(0, C) on the N cells of a grid, held through a structured square root L with
 //! L L^T = C: the samplers work in whitened coordinates xi ~ N(0, I) with u = L xi, so they need
 //! only products with L (a proposal, a prior draw) and L^T (a gradient), never C^-1 and never an
-//! N x N matrix. [`Prior`] is that interface; [`KroneckerPrior`] implements it for separable
-//! kernels on a grid (C = C_1 (x) C_1, products in O(N^1.5)). A prior may use more whitened
-//! coordinates than cells ([`Prior::latent_dim`] >= N), as a circulant embedding on a padded torus
-//! does.
+//! N x N matrix. [`Prior`] is that interface, and [`build_prior`] chooses its implementation:
+//!
+//! - [`KroneckerPrior`] (`kronecker.rs`): separable kernels, C = C_y (x) C_x, products in
+//!   O(N (nx + ny)): the squared exponential on every grid, and every kernel on a 1-D grid.
+//! - [`CirculantPrior`] (`circulant.rs`, with the torus FFTs of `torus.rs`): the exponential and
+//!   Matern kernels on 2-D grids, by circulant embedding on a padded torus, products in
+//!   O(P log P); its whitened coordinates live on the torus ([`Prior::latent_dim`] = P > N).
+//!
+//! The kernels themselves (correlation functions, the dense reference matrix) are in `kernel.rs`.
 
+mod circulant;
+mod kernel;
 mod kronecker;
 pub mod spectral;
+mod torus;
 
 use std::fmt::Debug;
 
-pub use kronecker::{BAND_ROWS, KroneckerPrior, axis_kernel_matrix, dense_kernel_matrix};
+pub use circulant::{CirculantPrior, EMBEDDING_TOLERANCE, MAX_TORUS_CELLS};
+pub use kernel::dense_kernel_matrix;
+pub use kronecker::{BAND_ROWS, KroneckerPrior, axis_kernel_matrix};
 
 use super::grid::Grid;
+use super::spec::{KernelSpec, ModelSpec};
 
 /// The prior could not be built.
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
@@ -26,14 +37,77 @@ pub enum PriorError {
     )]
     NonFiniteKernel { length_scale: f64, variance: f64 },
     #[error(
-        "the {side} x {side} axis kernel (length scale {length_scale:?}) is not positive definite \
-         even with jitter {max_jitter:e}"
+        "the axis kernels of the {grid} grid (length scale {length_scale:?}) are not positive \
+         definite even with jitter {max_jitter:e}"
     )]
     NotPositiveDefinite {
-        side: usize,
+        grid: String,
         length_scale: f64,
         max_jitter: f64,
     },
+    #[error(
+        "the {kernel} kernel is not separable on the {grid} grid: it needs a circulant embedding"
+    )]
+    NotSeparable { kernel: &'static str, grid: String },
+    #[error(
+        "the {grid} grid needs a circulant embedding of at least {cells} torus cells, above the \
+         limit of {max_cells}: use a smaller grid"
+    )]
+    TorusTooLarge {
+        grid: String,
+        cells: usize,
+        max_cells: usize,
+    },
+    #[error(
+        "the {kernel} kernel with length scale {length_scale:?} has no valid circulant embedding \
+         on the {grid} grid: even on the largest torus tried ({torus} points; at most {max_cells} \
+         cells), its eigenvalues go down to {most_negative:e}, and clipping them would change \
+         covariances by up to {change:e} (allowed: {allowed:e}). The kernel must decay within the \
+         padded torus: use a shorter length scale, or the squared-exponential kernel (separable, \
+         any length scale)"
+    )]
+    NoValidEmbedding {
+        kernel: &'static str,
+        length_scale: f64,
+        grid: String,
+        torus: String,
+        most_negative: f64,
+        change: f64,
+        allowed: f64,
+        max_cells: usize,
+    },
+}
+
+/// How a circulant embedding was made valid: the padded torus and what clipping its negative
+/// eigenvalues cost.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Embedding {
+    /// Torus points along x and y (P = torus_x * torus_y whitened coordinates).
+    pub torus_x: usize,
+    pub torus_y: usize,
+    /// The most negative eigenvalue of the embedding, clipped to zero (0 when none was
+    /// negative). The eigenvalues are those of the torus covariance (the DFT of its first
+    /// column), on the scale of [`Embedding::largest_eigenvalue`].
+    pub most_negative_eigenvalue: f64,
+    pub largest_eigenvalue: f64,
+    /// The bound sum(max(-lambda, 0)) / P on how much clipping changed any covariance entry.
+    pub covariance_change: f64,
+}
+
+/// The prior a job's model assumes.
+pub fn build_prior(model: &ModelSpec) -> Result<Box<dyn Prior>, PriorError> {
+    prior_for(model.grid, model.kernel)
+}
+
+/// The prior of `kernel` on `grid`: Kronecker where the kernel is separable on the grid (the
+/// squared exponential, or any kernel on a grid with one point along an axis), else the circulant
+/// embedding.
+pub fn prior_for(grid: Grid, kernel: KernelSpec) -> Result<Box<dyn Prior>, PriorError> {
+    if kernel.kind.is_separable() || grid.nx() == 1 || grid.ny() == 1 {
+        Ok(Box::new(KroneckerPrior::new(grid, kernel)?))
+    } else {
+        Ok(Box::new(CirculantPrior::new(grid, kernel)?))
+    }
 }
 
 /// A zero-mean Gaussian prior on a grid, used through its square root L (L L^T = C).
@@ -79,6 +153,11 @@ pub trait Prior: Send + Sync + Debug {
         None
     }
 
+    /// The circulant embedding behind the prior, if it is one.
+    fn embedding(&self) -> Option<Embedding> {
+        None
+    }
+
     /// u = L xi for `count` fields stored one after another.
     fn apply_sqrt_batch(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64], count: usize) {
         let (k, n) = (self.latent_dim(), self.cells());
@@ -87,3 +166,6 @@ pub trait Prior: Send + Sync + Debug {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

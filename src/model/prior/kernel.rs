@@ -1,0 +1,117 @@
+//! The kernels' correlation functions and the dense kernel matrix (the reference the structured
+//! priors are tested against).
+//!
+//! Every kernel is stationary and isotropic: k(x, x') = variance * rho(|x - x'| / l), with the
+//! Matern forms of Rasmussen & Williams (2006, eq. 4.17) for smoothness 1/2, 3/2 and 5/2 and the
+//! squared exponential as their infinitely smooth limit. Only the squared exponential factorises
+//! over the axes (exp(-(dx^2 + dy^2) / 2 l^2) = exp(-dx^2 / 2 l^2) exp(-dy^2 / 2 l^2)), which is
+//! what lets [`super::KroneckerPrior`] hold it on any grid; the Matern kernels are separable only
+//! on a 1-D grid and otherwise go through [`super::CirculantPrior`].
+
+use faer::Mat;
+
+use crate::model::grid::Grid;
+use crate::model::spec::{KernelKind, KernelSpec};
+
+impl KernelKind {
+    /// rho(s), the correlation at scaled distance s = r / l >= 0 (rho(0) = 1).
+    pub fn correlation(self, s: f64) -> f64 {
+        match self {
+            KernelKind::SquaredExponential => (-0.5 * s * s).exp(),
+            KernelKind::Exponential | KernelKind::Matern12 => (-s).exp(),
+            KernelKind::Matern32 => {
+                let a = 3f64.sqrt() * s;
+                (1.0 + a) * (-a).exp()
+            }
+            KernelKind::Matern52 => {
+                let a = 5f64.sqrt() * s;
+                (1.0 + a + a * a / 3.0) * (-a).exp()
+            }
+        }
+    }
+
+    /// Whether the kernel is a product of one kernel per axis on every grid.
+    pub fn is_separable(self) -> bool {
+        self == KernelKind::SquaredExponential
+    }
+}
+
+impl KernelSpec {
+    /// k at squared distance `d2`. The squared exponential is evaluated as
+    /// variance * exp(-d2 / (2 l^2)), the form the Kronecker prior has always used.
+    pub fn at_squared_distance(&self, d2: f64) -> f64 {
+        match self.kind {
+            KernelKind::SquaredExponential => {
+                let two_l2 = 2.0 * self.length_scale * self.length_scale;
+                self.variance * (-d2 / two_l2).exp()
+            }
+            family => self.variance * family.correlation(d2.sqrt() / self.length_scale),
+        }
+    }
+}
+
+/// The full N x N kernel matrix, formed densely from the grid's points. Only for tests and small
+/// grids: it is the reference the structured priors are checked against.
+pub fn dense_kernel_matrix(grid: Grid, kernel: KernelSpec) -> Mat<f64> {
+    let n = grid.cells();
+    Mat::from_fn(n, n, |a, b| {
+        let (xa, ya) = grid.position(a);
+        let (xb, yb) = grid.position(b);
+        kernel.at_squared_distance((xa - xb).powi(2) + (ya - yb).powi(2))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The closed forms against the general Matern kernel
+    /// rho(s) = 2^(1 - nu) / Gamma(nu) (sqrt(2 nu) s)^nu K_nu(sqrt(2 nu) s), with the modified
+    /// Bessel functions of half-integer order written out: K_1/2(z) = sqrt(pi / 2z) e^-z,
+    /// K_3/2(z) = K_1/2(z) (1 + 1/z), K_5/2(z) = K_1/2(z) (1 + 3/z + 3/z^2).
+    #[test]
+    fn matern_forms_match_the_general_matern_kernel() {
+        use std::f64::consts::PI;
+        let general = |nu: f64, gamma: f64, s: f64| {
+            let z = (2.0 * nu).sqrt() * s;
+            let k_half = (PI / (2.0 * z)).sqrt() * (-z).exp();
+            let k = if nu == 0.5 {
+                k_half
+            } else if nu == 1.5 {
+                k_half * (1.0 + 1.0 / z)
+            } else {
+                k_half * (1.0 + 3.0 / z + 3.0 / (z * z))
+            };
+            2f64.powf(1.0 - nu) / gamma * z.powf(nu) * k
+        };
+        for s in [0.01, 0.3, 1.0, 2.5, 7.0] {
+            let cases = [
+                (KernelKind::Exponential, 0.5, PI.sqrt()),
+                (KernelKind::Matern12, 0.5, PI.sqrt()),
+                (KernelKind::Matern32, 1.5, PI.sqrt() / 2.0),
+                (KernelKind::Matern52, 2.5, 3.0 * PI.sqrt() / 4.0),
+            ];
+            for (family, nu, gamma) in cases {
+                let expected = general(nu, gamma, s);
+                let got = family.correlation(s);
+                assert!(
+                    (got - expected).abs() < 1e-13,
+                    "{family} at {s}: {got} vs {expected}"
+                );
+            }
+        }
+        for family in KernelKind::ALL {
+            assert_eq!(family.correlation(0.0), 1.0, "{family}");
+        }
+    }
+
+    #[test]
+    fn squared_exponential_keeps_its_legacy_form() {
+        let k = KernelSpec::squared_exponential(0.3, 1.7);
+        let d2: f64 = 0.123;
+        let legacy = 1.7 * (-d2 / (2.0 * 0.3 * 0.3)).exp();
+        assert_eq!(k.at_squared_distance(d2).to_bits(), legacy.to_bits());
+        let via_rho = 1.7 * KernelKind::SquaredExponential.correlation(d2.sqrt() / 0.3);
+        assert!((via_rho - legacy).abs() < 1e-15);
+    }
+}
