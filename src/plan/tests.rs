@@ -237,7 +237,7 @@ fn the_csv_has_every_parameter_and_empty_nulls() {
         ",sampler_adapt,sampler_target_acceptance,sampler_rank,output_field_draws,output_cell_draws"
     ));
     for line in &lines {
-        assert_eq!(line.split(',').count(), 28, "{line}");
+        assert_eq!(line.split(',').count(), 29, "{line}");
     }
     let fields: Vec<&str> = lines[1].split(',').collect();
     assert_eq!(fields[0], plan.jobs[0].id);

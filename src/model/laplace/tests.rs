@@ -273,16 +273,28 @@ fn probit_and_poisson_evidence_is_close_to_the_monte_carlo_estimate() {
 }
 
 /// A count grid's target: the model of the BlackJAX peer (l = 0.1, mean = log(mean observed
-/// count) - variance / 2, a quarter of the cells held out).
-fn count_grid(name: &str, variance: f64) -> (KroneckerPrior, Dataset, f64) {
+/// count) - variance / 2, a quarter of the cells held out). `file` is a grid CSV in `data/` of
+/// `nx` x `ny` cells (`ny` = 1: a 1-D grid).
+fn count_grid(
+    file: &str,
+    (nx, ny): (usize, usize),
+    variance: f64,
+) -> (KroneckerPrior, Dataset, f64) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("data")
-        .join(format!("{name}_grid32.csv"));
+        .join(file);
     let values =
-        crate::study::grid_csv::read_grid_csv(&path, "count", 32, LikelihoodKind::Poisson).unwrap();
-    let prior = prior(32, 0.1, variance);
-    let mut rng = stream(0, Purpose::Observations, name);
-    let data = Dataset::from_grid_values(Grid::new(32), values, 0.25, &mut rng).unwrap();
+        crate::study::grid_csv::read_grid_csv(&path, "count", (nx, ny), LikelihoodKind::Poisson)
+            .unwrap()
+            .values;
+    let grid = if ny == 1 {
+        Grid::line(nx)
+    } else {
+        Grid::rectangular(nx, ny)
+    };
+    let prior = KroneckerPrior::new(grid, KernelSpec::squared_exponential(0.1, variance)).unwrap();
+    let mut rng = stream(0, Purpose::Observations, file);
+    let data = Dataset::from_grid_values(grid, values, 0.25, &mut rng).unwrap();
     let observed_mean =
         data.observed.values.iter().sum::<f64>() / data.observed.values.len() as f64;
     let mean = observed_mean.ln() - variance / 2.0;
@@ -293,9 +305,17 @@ fn count_grid(name: &str, variance: f64) -> (KroneckerPrior, Dataset, f64) {
 /// peer's settings and at a longer length scale, and the mode is a stationary point.
 #[test]
 fn newton_converges_on_every_shipped_count_grid() {
-    for name in ["finpines", "lansing", "redwood", "chicago_theft"] {
+    let grids = [
+        ("finpines_grid32.csv", (32, 32)),
+        ("finpines_grid64.csv", (64, 64)),
+        ("lansing_grid32.csv", (32, 32)),
+        ("redwood_grid32.csv", (32, 32)),
+        ("chicago_theft_grid32.csv", (32, 32)),
+        ("coal_grid811.csv", (811, 1)),
+    ];
+    for (name, dims) in grids {
         for variance in [1.0, 1.91] {
-            let (prior, data, mean) = count_grid(name, variance);
+            let (prior, data, mean) = count_grid(name, dims, variance);
             let likelihood = Likelihood::new(
                 LikelihoodKind::Poisson,
                 data.observed.values.clone(),
