@@ -235,8 +235,9 @@ fn the_csv_has_every_parameter_and_empty_nulls() {
     assert!(lines[0].ends_with(
         ",sampler_chains,sampler_adapt,sampler_target_acceptance,output_field_draws,output_cell_draws"
     ));
+    // job_id, replicate, then one column per declared key.
     for line in &lines {
-        assert_eq!(line.split(',').count(), 27, "{line}");
+        assert_eq!(line.split(',').count(), 2 + Key::count(), "{line}");
     }
     let fields: Vec<&str> = lines[1].split(',').collect();
     assert_eq!(fields[0], plan.jobs[0].id);
