@@ -465,6 +465,19 @@ declare_keys! {
         default: Default::Derived("`\"auto\"` for csv data (poisson, gaussian); 0 otherwise"),
         keyed: Keyed::UnlessDefault,
     },
+    /// Gaussian family: the dimension d of the normal target N(0, S), S = (1 - rho) I + rho 1 1^T.
+    MODEL_DIMENSION = model.dimension {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, 100_000),
+        default: Default::Int(2),
+        families: &[Family::Gaussian],
+    },
+    /// Gaussian family: rho, the correlation of every pair of coordinates (-1 / (d - 1) < rho < 1).
+    MODEL_CORRELATION = model.correlation {
+        rule: Rule::Finite,
+        default: Default::Float(0.9),
+        families: &[Family::Gaussian],
+    },
     /// Where the observations come from.
     DATA_SOURCE = data.source { value: ValueType::Choice(DataSource::NAMES), default: Default::Text("simulated") },
     /// The truth's length scale (misspecification when it differs from the model's).
@@ -506,13 +519,13 @@ declare_keys! {
     /// The (starting) step size: grw, mala > 0; pcn, pcnl in (0, 1].
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
     /// Iterations per chain, burn-in included.
-    SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000) },
+    SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000), families: &[Family::LatentField, Family::Gaussian] },
     /// Leading iterations per chain left out of every estimate (and used for adaptation).
-    SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0) },
+    SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0), families: &[Family::LatentField, Family::Gaussian] },
     /// Traces keep every thin-th kept state (estimates use every state).
     SAMPLER_THIN = sampler.thin { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10) },
     /// Independent chains per job, each with its own stream.
-    SAMPLER_CHAINS = sampler.chains { value: ValueType::Integer, rule: Rule::IntRange(1, MAX_CHAINS as i64), default: Default::Int(1) },
+    SAMPLER_CHAINS = sampler.chains { value: ValueType::Integer, rule: Rule::IntRange(1, MAX_CHAINS as i64), default: Default::Int(1), families: &[Family::LatentField, Family::Gaussian] },
     /// Adapt the step size during burn-in, then freeze it.
     SAMPLER_ADAPT = sampler.adapt {
         value: ValueType::Bool,
@@ -524,6 +537,18 @@ declare_keys! {
         rule: Rule::OpenUnitInterval,
         default: Default::Derived("grw 0.234, pcn 0.25, mala and pcnl 0.574"),
         keyed: Keyed::UnlessDefault,
+    },
+    /// How a Gibbs-target family samples: systematic-scan or random-scan Gibbs, random-walk Metropolis-Hastings (gaussian).
+    SAMPLER_METHOD = sampler.method {
+        value: ValueType::Choice(crate::families::Method::NAMES),
+        default: Default::Text("systematic-gibbs"),
+        families: &[Family::Gaussian],
+    },
+    /// Random-walk MH: the proposal's standard deviation per coordinate (gaussian family).
+    SAMPLER_PROPOSAL_SD = sampler.proposal_sd {
+        rule: Rule::Positive,
+        default: Default::Float(1.0),
+        families: &[Family::Gaussian],
     },
     /// Thinned draws per chain of every cell kept in draws.parquet (0: none).
     OUTPUT_FIELD_DRAWS = output.field_draws {
