@@ -59,11 +59,17 @@ fn written_columns(dir: &Path, name: &str, study: &str) -> Vec<(String, BTreeSet
 }
 
 /// One tiny study of each family other than the latent field.
-const FAMILY_STUDIES: [(&str, &str); 1] = [(
-    "gaussian",
-    "[model]\nfamily = \"gaussian\"\n[sampler]\niterations = 200\nchains = 2\n\
-     [sweep]\n\"sampler.method\" = [\"systematic-gibbs\", \"rwmh\"]\n",
-)];
+const FAMILY_STUDIES: [(&str, &str); 2] = [
+    (
+        "gaussian",
+        "[model]\nfamily = \"gaussian\"\n[sampler]\niterations = 200\nchains = 2\n\
+         [sweep]\n\"sampler.method\" = [\"systematic-gibbs\", \"rwmh\"]\n",
+    ),
+    (
+        "markov",
+        "[model]\nfamily = \"markov-chain\"\nlambda2 = 0.5\n[sampler]\niterations = 500\n",
+    ),
+];
 
 #[test]
 fn every_table_matches_its_schema_and_every_declared_column_is_written() {

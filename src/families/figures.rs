@@ -73,7 +73,12 @@ impl Curves {
                 .enumerate()
                 .map(|(k, (label, _))| (label.clone(), series_colour(k)))
                 .collect();
-            entries.extend(self.references.iter().map(|(l, _)| (l.clone(), INK_GREY)));
+            entries.extend(
+                self.references
+                    .iter()
+                    .filter(|(l, _)| !l.is_empty())
+                    .map(|(l, _)| (l.clone(), INK_GREY)),
+            );
             legend(&legend_area, &entries)?;
             let titles = Titles {
                 title: "",

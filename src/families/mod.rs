@@ -39,6 +39,7 @@
 pub mod figures;
 pub mod gaussian;
 pub mod latent_field;
+pub mod markov_chain;
 
 use std::path::Path;
 
@@ -266,6 +267,9 @@ study_families! {
     LatentField = "latent-field" => latent_field::LatentField,
     /// A multivariate normal sampled by Gibbs and random-walk MH (the notes' toy target).
     Gaussian = "gaussian" => gaussian::GaussianTarget,
+    /// A finite Markov chain's stationary distribution by the power method, an eigen solve and
+    /// simulation.
+    MarkovChain = "markov-chain" => markov_chain::MarkovChain,
 }
 
 crate::closed_names! {

@@ -706,6 +706,10 @@ pub mod jobs {
             Entry::Column(ESS_PER_ITERATION.spec),
             Entry::Column(EXACT_ESS_PER_ITERATION.spec),
             Entry::Column(AUTOCORRELATION_LAG1.spec),
+            Entry::Column(LAMBDA2.spec),
+            Entry::Column(POWER_ITERATIONS.spec),
+            Entry::Column(POWER_EIGEN_MAX_DIFF.spec),
+            Entry::Column(SIMULATION_TV.spec),
         ],
     };
 
@@ -722,7 +726,7 @@ pub mod jobs {
         "lag-1 autocorrelation of the traced quantity, averaged over chains (gaussian: x1)",
     );
     pub const LAMBDA2: Col<f64> = Col::optional(
-        "lambda2",
+        "second_eigenvalue_modulus",
         "|lambda_2|: the second-largest eigenvalue modulus of the transition matrix (markov-chain, pagerank)",
     );
     pub const POWER_ITERATIONS: Col<i64> = Col::optional(
@@ -1139,7 +1143,7 @@ pub mod topics {
 }
 
 /// Every result table, in the order the README lists them.
-pub const TABLES: [&Table; 8] = [
+pub const TABLES: [&Table; 10] = [
     &jobs::TABLE,
     &fields::TABLE,
     &traces::TABLE,
@@ -1148,6 +1152,8 @@ pub const TABLES: [&Table; 8] = [
     &autocorrelation::TABLE,
     &draws::TABLE,
     &ranks::TABLE,
+    &stationary::TABLE,
+    &distances::TABLE,
 ];
 
 /// The table named `name`.

@@ -106,6 +106,9 @@ pub enum ValueType {
     Choice(&'static [&'static str]),
     /// A float, or one of the listed words (e.g. `mean = "auto"`).
     FloatOrWord(&'static [&'static str]),
+    /// Rows of numbers, `[[0.9, 0.1], [0.5, 0.5]]` (a matrix given inline); kept as the text of
+    /// its canonical form, numbers with `{:?}`.
+    Rows,
 }
 
 impl ValueType {
@@ -117,6 +120,7 @@ impl ValueType {
             ValueType::Text | ValueType::Choice(_) => "a string",
             ValueType::Bool => "a boolean (true or false)",
             ValueType::FloatOrWord(_) => "a number or a string",
+            ValueType::Rows => "an array of rows of numbers",
         }
     }
 
@@ -128,6 +132,7 @@ impl ValueType {
             ValueType::Text | ValueType::Choice(_) => "strings",
             ValueType::Bool => "booleans",
             ValueType::FloatOrWord(_) => "numbers or words",
+            ValueType::Rows => "arrays of rows of numbers",
         }
     }
 }
@@ -478,6 +483,31 @@ declare_keys! {
         default: Default::Float(0.9),
         families: &[Family::Gaussian],
     },
+    /// Markov-chain family: the transition matrix, one row per state (each row sums to 1); not given: generated from model.states (and model.lambda2).
+    MODEL_TRANSITION = model.transition {
+        value: ValueType::Rows,
+        default: Default::Derived("none: generated"),
+        families: &[Family::MarkovChain],
+    },
+    /// Markov-chain family: states of a generated transition matrix.
+    MODEL_STATES = model.states {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, 2_000),
+        default: Default::Int(5),
+        families: &[Family::MarkovChain],
+    },
+    /// Markov-chain family: a generated matrix with this second-eigenvalue modulus, P = (1 - lambda2) 1 pi^T + lambda2 I with pi drawn at random (not given: a random row-stochastic matrix, rows ~ Dirichlet(1)).
+    MODEL_LAMBDA2 = model.lambda2 {
+        rule: Rule::UnitInterval,
+        default: Default::Derived("none: a random row-stochastic matrix"),
+        families: &[Family::MarkovChain],
+    },
+    /// The power method stops when successive iterates differ by less than this in total variation.
+    MODEL_TOLERANCE = model.tolerance {
+        rule: Rule::Positive,
+        default: Default::Float(1e-14),
+        families: &[Family::MarkovChain],
+    },
     /// Where the observations come from.
     DATA_SOURCE = data.source { value: ValueType::Choice(DataSource::NAMES), default: Default::Text("simulated") },
     /// The truth's length scale (misspecification when it differs from the model's).
@@ -519,7 +549,7 @@ declare_keys! {
     /// The (starting) step size: grw, mala > 0; pcn, pcnl in (0, 1].
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
     /// Iterations per chain, burn-in included.
-    SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000), families: &[Family::LatentField, Family::Gaussian] },
+    SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000), families: &[Family::LatentField, Family::Gaussian, Family::MarkovChain] },
     /// Leading iterations per chain left out of every estimate (and used for adaptation).
     SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0), families: &[Family::LatentField, Family::Gaussian] },
     /// Traces keep every thin-th kept state (estimates use every state).
@@ -576,6 +606,7 @@ pub fn markdown_table() -> String {
                 format!("{}, or {}", key.rule().describe(), quoted_words(words))
             }
             ValueType::Bool => "true | false".to_string(),
+            ValueType::Rows => "rows of numbers, `[[a, b], [c, d]]`".to_string(),
             _ => key.rule().describe(),
         };
         let mut applies = match key.applies() {
