@@ -59,7 +59,7 @@ fn written_columns(dir: &Path, name: &str, study: &str) -> Vec<(String, BTreeSet
 }
 
 /// One tiny study of each family other than the latent field.
-const FAMILY_STUDIES: [(&str, &str); 2] = [
+const FAMILY_STUDIES: [(&str, &str); 3] = [
     (
         "gaussian",
         "[model]\nfamily = \"gaussian\"\n[sampler]\niterations = 200\nchains = 2\n\
@@ -68,6 +68,10 @@ const FAMILY_STUDIES: [(&str, &str); 2] = [
     (
         "markov",
         "[model]\nfamily = \"markov-chain\"\nlambda2 = 0.5\n[sampler]\niterations = 500\n",
+    ),
+    (
+        "pagerank",
+        "[model]\nfamily = \"pagerank\"\nedges = \"a>b b>c c>a c>d\"\n[sampler]\niterations = 500\n",
     ),
 ];
 

@@ -166,8 +166,16 @@ pub struct Map {
 
 impl Map {
     pub fn draw(&self, path: &Path) -> Result<(), ReportError> {
-        let xs = self.segments.iter().flat_map(|(a, b)| [a.0, b.0]);
-        let ys = self.segments.iter().flat_map(|(a, b)| [a.1, b.1]);
+        let xs = self
+            .segments
+            .iter()
+            .flat_map(|(a, b)| [a.0, b.0])
+            .chain(self.points.iter().map(|p| p.0));
+        let ys = self
+            .segments
+            .iter()
+            .flat_map(|(a, b)| [a.1, b.1])
+            .chain(self.points.iter().map(|p| p.1));
         let x = axis(xs, false).unwrap_or(Axis::linear(0.0, 1.0));
         let y = axis(ys, false).unwrap_or(Axis::linear(0.0, 1.0));
         let hi = self.points.iter().map(|p| p.2).fold(0.0, f64::max);

@@ -40,6 +40,7 @@ pub mod figures;
 pub mod gaussian;
 pub mod latent_field;
 pub mod markov_chain;
+pub mod pagerank;
 
 use std::path::Path;
 
@@ -270,6 +271,8 @@ study_families! {
     /// A finite Markov chain's stationary distribution by the power method, an eigen solve and
     /// simulation.
     MarkovChain = "markov-chain" => markov_chain::MarkovChain,
+    /// PageRank of a directed graph with teleport, by the power method and a random surfer.
+    PageRank = "pagerank" => pagerank::PageRank,
 }
 
 crate::closed_names! {

@@ -710,6 +710,9 @@ pub mod jobs {
             Entry::Column(POWER_ITERATIONS.spec),
             Entry::Column(POWER_EIGEN_MAX_DIFF.spec),
             Entry::Column(SIMULATION_TV.spec),
+            Entry::Column(NODES.spec),
+            Entry::Column(EDGES.spec),
+            Entry::Column(DANGLING_NODES.spec),
         ],
     };
 
@@ -1143,7 +1146,7 @@ pub mod topics {
 }
 
 /// Every result table, in the order the README lists them.
-pub const TABLES: [&Table; 10] = [
+pub const TABLES: [&Table; 11] = [
     &jobs::TABLE,
     &fields::TABLE,
     &traces::TABLE,
@@ -1154,6 +1157,7 @@ pub const TABLES: [&Table; 10] = [
     &ranks::TABLE,
     &stationary::TABLE,
     &distances::TABLE,
+    &node_ranks::TABLE,
 ];
 
 /// The table named `name`.

@@ -506,7 +506,27 @@ declare_keys! {
     MODEL_TOLERANCE = model.tolerance {
         rule: Rule::Positive,
         default: Default::Float(1e-14),
-        families: &[Family::MarkovChain],
+        families: &[Family::MarkovChain, Family::PageRank],
+    },
+    /// PageRank: the teleport probability p of the notes' K' = (1 - p) K + p / n (p = 0: no teleport).
+    MODEL_TELEPORT = model.teleport {
+        rule: Rule::UnitInterval,
+        default: Default::Float(0.15),
+        families: &[Family::PageRank],
+    },
+    /// PageRank: the graph inline, directed edges `from>to` separated by spaces or commas (or give data.graph).
+    MODEL_EDGES = model.edges {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Derived("none: data.graph"),
+        families: &[Family::PageRank],
+    },
+    /// PageRank: a graph CSV relative to the study file's folder: `from,to` (directed edges) or `x0,y0,x1,y1` (undirected street segments joined at equal end points).
+    DATA_GRAPH = data.graph {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Derived("none: model.edges"),
+        families: &[Family::PageRank],
     },
     /// Where the observations come from.
     DATA_SOURCE = data.source { value: ValueType::Choice(DataSource::NAMES), default: Default::Text("simulated") },
@@ -549,7 +569,7 @@ declare_keys! {
     /// The (starting) step size: grw, mala > 0; pcn, pcnl in (0, 1].
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
     /// Iterations per chain, burn-in included.
-    SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000), families: &[Family::LatentField, Family::Gaussian, Family::MarkovChain] },
+    SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000), families: &[Family::LatentField, Family::Gaussian, Family::MarkovChain, Family::PageRank] },
     /// Leading iterations per chain left out of every estimate (and used for adaptation).
     SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0), families: &[Family::LatentField, Family::Gaussian] },
     /// Traces keep every thin-th kept state (estimates use every state).
