@@ -59,7 +59,7 @@ fn written_columns(dir: &Path, name: &str, study: &str) -> Vec<(String, BTreeSet
 }
 
 /// One tiny study of each family other than the latent field.
-const FAMILY_STUDIES: [(&str, &str); 3] = [
+const FAMILY_STUDIES: [(&str, &str); 4] = [
     (
         "gaussian",
         "[model]\nfamily = \"gaussian\"\n[sampler]\niterations = 200\nchains = 2\n\
@@ -72,6 +72,14 @@ const FAMILY_STUDIES: [(&str, &str); 3] = [
     (
         "pagerank",
         "[model]\nfamily = \"pagerank\"\nedges = \"a>b b>c c>a c>d\"\n[sampler]\niterations = 500\n",
+    ),
+    (
+        "bayes",
+        concat!(
+            "[model]\nfamily = \"bayes-net\"\nnetwork = \"",
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/mark_net.toml\"\nevidence = \"mrk=pass\"\n[sampler]\niterations = 300\nchains = 2\n"
+        ),
     ),
 ];
 

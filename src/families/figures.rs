@@ -71,6 +71,7 @@ impl Curves {
                 .curves
                 .iter()
                 .enumerate()
+                .filter(|(_, (label, _))| !label.is_empty())
                 .map(|(k, (label, _))| (label.clone(), series_colour(k)))
                 .collect();
             entries.extend(

@@ -36,6 +36,7 @@
 //! [`crate::execute::sbc`], [`crate::execute::tables`]) and its figures are the report's
 //! built-in ones; its family folder is the adaptor that registers it.
 
+pub mod bayes_net;
 pub mod figures;
 pub mod gaussian;
 pub mod latent_field;
@@ -273,6 +274,8 @@ study_families! {
     MarkovChain = "markov-chain" => markov_chain::MarkovChain,
     /// PageRank of a directed graph with teleport, by the power method and a random surfer.
     PageRank = "pagerank" => pagerank::PageRank,
+    /// A discrete Bayes net: Gibbs over the latent nodes against enumeration.
+    BayesNet = "bayes-net" => bayes_net::BayesNet,
 }
 
 crate::closed_names! {

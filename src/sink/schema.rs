@@ -713,6 +713,7 @@ pub mod jobs {
             Entry::Column(NODES.spec),
             Entry::Column(EDGES.spec),
             Entry::Column(DANGLING_NODES.spec),
+            Entry::Column(MARGINAL_MAX_Z.spec),
         ],
     };
 
@@ -1146,7 +1147,7 @@ pub mod topics {
 }
 
 /// Every result table, in the order the README lists them.
-pub const TABLES: [&Table; 11] = [
+pub const TABLES: [&Table; 12] = [
     &jobs::TABLE,
     &fields::TABLE,
     &traces::TABLE,
@@ -1158,6 +1159,7 @@ pub const TABLES: [&Table; 11] = [
     &stationary::TABLE,
     &distances::TABLE,
     &node_ranks::TABLE,
+    &marginals::TABLE,
 ];
 
 /// The table named `name`.

@@ -528,6 +528,18 @@ declare_keys! {
         default: Default::Derived("none: model.edges"),
         families: &[Family::PageRank],
     },
+    /// Bayes net: a TOML file of [[node]] tables (name, states, parents, table), relative to the study file's folder.
+    MODEL_NETWORK = model.network {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        families: &[Family::BayesNet],
+    },
+    /// Bayes net: the observed nodes, `node=state` pairs separated by commas ("" for none).
+    MODEL_EVIDENCE = model.evidence {
+        value: ValueType::Text,
+        default: Default::Text(""),
+        families: &[Family::BayesNet],
+    },
     /// Where the observations come from.
     DATA_SOURCE = data.source { value: ValueType::Choice(DataSource::NAMES), default: Default::Text("simulated") },
     /// The truth's length scale (misspecification when it differs from the model's).
@@ -569,13 +581,13 @@ declare_keys! {
     /// The (starting) step size: grw, mala > 0; pcn, pcnl in (0, 1].
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
     /// Iterations per chain, burn-in included.
-    SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000), families: &[Family::LatentField, Family::Gaussian, Family::MarkovChain, Family::PageRank] },
+    SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000), families: &[Family::LatentField, Family::Gaussian, Family::MarkovChain, Family::PageRank, Family::BayesNet] },
     /// Leading iterations per chain left out of every estimate (and used for adaptation).
-    SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0), families: &[Family::LatentField, Family::Gaussian] },
+    SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0), families: &[Family::LatentField, Family::Gaussian, Family::BayesNet] },
     /// Traces keep every thin-th kept state (estimates use every state).
     SAMPLER_THIN = sampler.thin { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10) },
     /// Independent chains per job, each with its own stream.
-    SAMPLER_CHAINS = sampler.chains { value: ValueType::Integer, rule: Rule::IntRange(1, MAX_CHAINS as i64), default: Default::Int(1), families: &[Family::LatentField, Family::Gaussian] },
+    SAMPLER_CHAINS = sampler.chains { value: ValueType::Integer, rule: Rule::IntRange(1, MAX_CHAINS as i64), default: Default::Int(1), families: &[Family::LatentField, Family::Gaussian, Family::BayesNet] },
     /// Adapt the step size during burn-in, then freeze it.
     SAMPLER_ADAPT = sampler.adapt {
         value: ValueType::Bool,
@@ -592,7 +604,7 @@ declare_keys! {
     SAMPLER_METHOD = sampler.method {
         value: ValueType::Choice(crate::families::Method::NAMES),
         default: Default::Text("systematic-gibbs"),
-        families: &[Family::Gaussian],
+        families: &[Family::Gaussian, Family::BayesNet],
     },
     /// Random-walk MH: the proposal's standard deviation per coordinate (gaussian family).
     SAMPLER_PROPOSAL_SD = sampler.proposal_sd {
