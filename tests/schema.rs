@@ -59,7 +59,7 @@ fn written_columns(dir: &Path, name: &str, study: &str) -> Vec<(String, BTreeSet
 }
 
 /// One tiny study of each family other than the latent field.
-const FAMILY_STUDIES: [(&str, &str); 4] = [
+const FAMILY_STUDIES: [(&str, &str); 5] = [
     (
         "gaussian",
         "[model]\nfamily = \"gaussian\"\n[sampler]\niterations = 200\nchains = 2\n\
@@ -80,6 +80,11 @@ const FAMILY_STUDIES: [(&str, &str); 4] = [
             env!("CARGO_MANIFEST_DIR"),
             "/data/mark_net.toml\"\nevidence = \"mrk=pass\"\n[sampler]\niterations = 300\nchains = 2\n"
         ),
+    ),
+    (
+        "lda",
+        "[model]\nfamily = \"lda\"\n[data]\ndocuments = 20\ndocument_length = 20\n\
+         [sampler]\niterations = 10\nburn_in = 2\n",
     ),
 ];
 

@@ -40,6 +40,7 @@ pub mod bayes_net;
 pub mod figures;
 pub mod gaussian;
 pub mod latent_field;
+pub mod lda;
 pub mod markov_chain;
 pub mod pagerank;
 
@@ -276,6 +277,8 @@ study_families! {
     PageRank = "pagerank" => pagerank::PageRank,
     /// A discrete Bayes net: Gibbs over the latent nodes against enumeration.
     BayesNet = "bayes-net" => bayes_net::BayesNet,
+    /// Latent Dirichlet allocation by collapsed and uncollapsed Gibbs.
+    Lda = "lda" => lda::Lda,
 }
 
 crate::closed_names! {

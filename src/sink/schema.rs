@@ -714,6 +714,8 @@ pub mod jobs {
             Entry::Column(EDGES.spec),
             Entry::Column(DANGLING_NODES.spec),
             Entry::Column(MARGINAL_MAX_Z.spec),
+            Entry::Column(TOPIC_TV_MAX.spec),
+            Entry::Column(HELDOUT_PERPLEXITY.spec),
         ],
     };
 
@@ -1146,8 +1148,37 @@ pub mod topics {
     };
 }
 
+/// `lda_trace.parquet`: one row per job and sweep (lda).
+pub mod lda_trace {
+    use super::{Col, Entry, Table};
+
+    pub const SWEEP: Col<i64> = Col::required("sweep", "the sweep, 1-based, burn-in included");
+    pub const SECONDS: Col<f64> =
+        Col::required("seconds", "seconds of sampling up to the end of the sweep");
+    pub const LOGLIK: Col<f64> = Col::required(
+        "loglik",
+        "training log-likelihood sum over tokens of log sum_k theta_dk beta_kw at the sweep's state",
+    );
+    pub const TOPIC_TV_MAX: Col<f64> = Col::nullable(
+        "topic_tv_max",
+        "largest TV distance of a true topic to its matched topic at the sweep's state (bars)",
+    );
+
+    pub const TABLE: Table = Table {
+        name: "lda_trace",
+        row: "job and sweep (lda)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(SWEEP.spec),
+            Entry::Column(SECONDS.spec),
+            Entry::Column(LOGLIK.spec),
+            Entry::Column(TOPIC_TV_MAX.spec),
+        ],
+    };
+}
+
 /// Every result table, in the order the README lists them.
-pub const TABLES: [&Table; 12] = [
+pub const TABLES: [&Table; 14] = [
     &jobs::TABLE,
     &fields::TABLE,
     &traces::TABLE,
@@ -1160,6 +1191,8 @@ pub const TABLES: [&Table; 12] = [
     &distances::TABLE,
     &node_ranks::TABLE,
     &marginals::TABLE,
+    &topics::TABLE,
+    &lda_trace::TABLE,
 ];
 
 /// The table named `name`.

@@ -540,6 +540,31 @@ declare_keys! {
         default: Default::Text(""),
         families: &[Family::BayesNet],
     },
+    /// LDA: K, the number of topics.
+    MODEL_TOPICS = model.topics {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, 1_000),
+        default: Default::Int(10),
+        families: &[Family::Lda],
+    },
+    /// LDA: alpha, the symmetric Dirichlet parameter of each document's topic mixture.
+    MODEL_ALPHA = model.alpha { rule: Rule::Positive, default: Default::Float(1.0), families: &[Family::Lda] },
+    /// LDA: eta, the symmetric Dirichlet parameter of each topic's word distribution.
+    MODEL_ETA = model.eta { rule: Rule::Positive, default: Default::Float(0.1), families: &[Family::Lda] },
+    /// LDA: documents of the synthetic bars corpus (drawn from the model with the job's data stream).
+    DATA_DOCUMENTS = data.documents {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(1, 1_000_000),
+        default: Default::Int(500),
+        families: &[Family::Lda],
+    },
+    /// LDA: words per document of the bars corpus (every tenth is held out for the perplexity).
+    DATA_DOCUMENT_LENGTH = data.document_length {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(10, 100_000),
+        default: Default::Int(100),
+        families: &[Family::Lda],
+    },
     /// Where the observations come from.
     DATA_SOURCE = data.source { value: ValueType::Choice(DataSource::NAMES), default: Default::Text("simulated") },
     /// The truth's length scale (misspecification when it differs from the model's).
@@ -581,9 +606,9 @@ declare_keys! {
     /// The (starting) step size: grw, mala > 0; pcn, pcnl in (0, 1].
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
     /// Iterations per chain, burn-in included.
-    SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000), families: &[Family::LatentField, Family::Gaussian, Family::MarkovChain, Family::PageRank, Family::BayesNet] },
+    SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000), families: &[Family::LatentField, Family::Gaussian, Family::MarkovChain, Family::PageRank, Family::BayesNet, Family::Lda] },
     /// Leading iterations per chain left out of every estimate (and used for adaptation).
-    SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0), families: &[Family::LatentField, Family::Gaussian, Family::BayesNet] },
+    SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0), families: &[Family::LatentField, Family::Gaussian, Family::BayesNet, Family::Lda] },
     /// Traces keep every thin-th kept state (estimates use every state).
     SAMPLER_THIN = sampler.thin { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10) },
     /// Independent chains per job, each with its own stream.
@@ -605,6 +630,12 @@ declare_keys! {
         value: ValueType::Choice(crate::families::Method::NAMES),
         default: Default::Text("systematic-gibbs"),
         families: &[Family::Gaussian, Family::BayesNet],
+    },
+    /// LDA: collapsed Gibbs (theta and beta integrated out) or uncollapsed Gibbs (theta, beta and z in turn).
+    SAMPLER_SCHEME = sampler.scheme {
+        value: ValueType::Choice(crate::families::lda::Scheme::NAMES),
+        default: Default::Text("collapsed"),
+        families: &[Family::Lda],
     },
     /// Random-walk MH: the proposal's standard deviation per coordinate (gaussian family).
     SAMPLER_PROPOSAL_SD = sampler.proposal_sd {
