@@ -16,6 +16,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::families::Family;
 use crate::model::{DataSource, KernelKind, LikelihoodKind};
 use crate::sampler::SamplerKind;
 use crate::sampler::spec::MAX_CHAINS;
@@ -114,6 +115,9 @@ pub enum ValueType {
     /// `[[x0, x1], [y0, y1]]` or `[[x0, x1]]` (`model.window`; see
     /// [`super::shape::WindowSpec`]).
     Window,
+    /// Rows of numbers, `[[0.9, 0.1], [0.5, 0.5]]` (a matrix given inline); kept as the text of
+    /// its canonical form, numbers with `{:?}`.
+    Rows,
 }
 
 impl ValueType {
@@ -128,6 +132,7 @@ impl ValueType {
             // Arrays are named in the help of a type error (see `document::type_hint`).
             ValueType::GridShape => "an integer",
             ValueType::Window => "an array of one or two [start, end] pairs",
+            ValueType::Rows => "an array of rows of numbers",
         }
     }
 
@@ -141,6 +146,7 @@ impl ValueType {
             ValueType::FloatOrWord(_) | ValueType::FloatOrAlias(_) => "numbers or words",
             ValueType::GridShape => "grid sizes (D, [Dx, Dy] or [D])",
             ValueType::Window => "windows",
+            ValueType::Rows => "arrays of rows of numbers",
         }
     }
 }
@@ -278,6 +284,9 @@ pub struct KeyDecl {
     pub default: Default,
     pub applies: Applies,
     pub keyed: Keyed,
+    /// The study families (`model.family`) the key applies to; for the others it is `Null`
+    /// and giving it is an error.
+    pub families: &'static [Family],
 }
 
 impl KeyDecl {
@@ -293,6 +302,7 @@ impl KeyDecl {
         default: Default::Required,
         applies: Applies::Always,
         keyed: Keyed::Always,
+        families: &[Family::LatentField],
     };
 }
 
@@ -379,6 +389,16 @@ impl Key {
         self.decl().keyed
     }
 
+    /// The families the key applies to.
+    pub fn families(self) -> &'static [Family] {
+        self.decl().families
+    }
+
+    /// Whether the key applies to jobs of `family`.
+    pub fn applies_to(self, family: Family) -> bool {
+        self.families().contains(&family)
+    }
+
     pub fn doc(self) -> &'static str {
         self.decl().doc.trim()
     }
@@ -436,6 +456,13 @@ pub const MAX_EVIDENCE_DRAWS: i64 = 10_000_000;
 pub const MAX_FIELD_DRAWS: i64 = 100_000;
 
 declare_keys! {
+    /// What the study is about: the latent Gaussian field, or one of the lecture notes' systems (see src/families/).
+    MODEL_FAMILY = model.family {
+        value: ValueType::Choice(Family::NAMES),
+        default: Default::Text("latent-field"),
+        keyed: Keyed::UnlessDefault,
+        families: Family::ALL,
+    },
     /// The grid: D (D x D cells), [Dx, Dy] (rectangular) or [D] (1-D); N = Dx Dy cells.
     MODEL_GRID = model.grid { value: ValueType::GridShape, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(16) },
     /// The prior covariance kernel: squared-exponential (separable: Kronecker), or exponential / matern12, matern32, matern52 (isotropic: circulant embedding on a padded torus on 2-D grids).
@@ -462,6 +489,101 @@ declare_keys! {
         value: ValueType::Window,
         default: Default::Derived("csv: the data's window, from its cell centres (or the unit grid when the file has none); simulated: points from 0 to 1 on the longer axis, cells square"),
         keyed: Keyed::UnlessDefault,
+    },
+    /// Gaussian family: the dimension d of the normal target N(0, S), S = (1 - rho) I + rho 1 1^T.
+    MODEL_DIMENSION = model.dimension {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, 100_000),
+        default: Default::Int(2),
+        families: &[Family::Gaussian],
+    },
+    /// Gaussian family: rho, the correlation of every pair of coordinates (-1 / (d - 1) < rho < 1).
+    MODEL_CORRELATION = model.correlation {
+        rule: Rule::Finite,
+        default: Default::Float(0.9),
+        families: &[Family::Gaussian],
+    },
+    /// Markov-chain family: the transition matrix, one row per state (each row sums to 1); not given: generated from model.states (and model.lambda2).
+    MODEL_TRANSITION = model.transition {
+        value: ValueType::Rows,
+        default: Default::Derived("none: generated"),
+        families: &[Family::MarkovChain],
+    },
+    /// Markov-chain family: states of a generated transition matrix.
+    MODEL_STATES = model.states {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, 2_000),
+        default: Default::Int(5),
+        families: &[Family::MarkovChain],
+    },
+    /// Markov-chain family: a generated matrix with this second-eigenvalue modulus, P = (1 - lambda2) 1 pi^T + lambda2 I with pi drawn at random (not given: a random row-stochastic matrix, rows ~ Dirichlet(1)).
+    MODEL_LAMBDA2 = model.lambda2 {
+        rule: Rule::UnitInterval,
+        default: Default::Derived("none: a random row-stochastic matrix"),
+        families: &[Family::MarkovChain],
+    },
+    /// The power method stops when successive iterates differ by less than this in total variation.
+    MODEL_TOLERANCE = model.tolerance {
+        rule: Rule::Positive,
+        default: Default::Float(1e-14),
+        families: &[Family::MarkovChain, Family::PageRank],
+    },
+    /// PageRank: the teleport probability p of the notes' K' = (1 - p) K + p / n (p = 0: no teleport).
+    MODEL_TELEPORT = model.teleport {
+        rule: Rule::UnitInterval,
+        default: Default::Float(0.15),
+        families: &[Family::PageRank],
+    },
+    /// PageRank: the graph inline, directed edges `from>to` separated by spaces or commas (or give data.graph).
+    MODEL_EDGES = model.edges {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Derived("none: data.graph"),
+        families: &[Family::PageRank],
+    },
+    /// PageRank: a graph CSV relative to the study file's folder: `from,to` (directed edges) or `x0,y0,x1,y1` (undirected street segments joined at equal end points).
+    DATA_GRAPH = data.graph {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Derived("none: model.edges"),
+        families: &[Family::PageRank],
+    },
+    /// Bayes net: a TOML file of [[node]] tables (name, states, parents, table), relative to the study file's folder.
+    MODEL_NETWORK = model.network {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        families: &[Family::BayesNet],
+    },
+    /// Bayes net: the observed nodes, `node=state` pairs separated by commas ("" for none).
+    MODEL_EVIDENCE = model.evidence {
+        value: ValueType::Text,
+        default: Default::Text(""),
+        families: &[Family::BayesNet],
+    },
+    /// LDA: K, the number of topics.
+    MODEL_TOPICS = model.topics {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, 1_000),
+        default: Default::Int(10),
+        families: &[Family::Lda],
+    },
+    /// LDA: alpha, the symmetric Dirichlet parameter of each document's topic mixture.
+    MODEL_ALPHA = model.alpha { rule: Rule::Positive, default: Default::Float(1.0), families: &[Family::Lda] },
+    /// LDA: eta, the symmetric Dirichlet parameter of each topic's word distribution.
+    MODEL_ETA = model.eta { rule: Rule::Positive, default: Default::Float(0.1), families: &[Family::Lda] },
+    /// LDA: documents of the synthetic bars corpus (drawn from the model with the job's data stream).
+    DATA_DOCUMENTS = data.documents {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(1, 1_000_000),
+        default: Default::Int(500),
+        families: &[Family::Lda],
+    },
+    /// LDA: words per document of the bars corpus (every tenth is held out for the perplexity).
+    DATA_DOCUMENT_LENGTH = data.document_length {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(10, 100_000),
+        default: Default::Int(100),
+        families: &[Family::Lda],
     },
     /// Where the observations come from.
     DATA_SOURCE = data.source { value: ValueType::Choice(DataSource::NAMES), default: Default::Text("simulated") },
@@ -504,13 +626,13 @@ declare_keys! {
     /// The (starting) step size: grw, mala > 0; pcn, pcnl in (0, 1]. Unused by elliptical and nuts (nuts adapts its step size and mass matrix itself during burn-in).
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
     /// Iterations per chain, burn-in included.
-    SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000) },
+    SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000), families: &[Family::LatentField, Family::Gaussian, Family::MarkovChain, Family::PageRank, Family::BayesNet, Family::Lda] },
     /// Leading iterations per chain left out of every estimate (and used for adaptation).
-    SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0) },
+    SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0), families: &[Family::LatentField, Family::Gaussian, Family::BayesNet, Family::Lda] },
     /// Traces keep every thin-th kept state (estimates use every state).
     SAMPLER_THIN = sampler.thin { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10) },
     /// Independent chains per job, each with its own stream.
-    SAMPLER_CHAINS = sampler.chains { value: ValueType::Integer, rule: Rule::IntRange(1, MAX_CHAINS as i64), default: Default::Int(1) },
+    SAMPLER_CHAINS = sampler.chains { value: ValueType::Integer, rule: Rule::IntRange(1, MAX_CHAINS as i64), default: Default::Int(1), families: &[Family::LatentField, Family::Gaussian, Family::BayesNet] },
     /// Adapt the step size during burn-in, then freeze it.
     SAMPLER_ADAPT = sampler.adapt {
         value: ValueType::Bool,
@@ -522,6 +644,24 @@ declare_keys! {
         rule: Rule::OpenUnitInterval,
         default: Default::Derived("grw 0.234, pcn 0.25, mala and pcnl 0.574"),
         keyed: Keyed::UnlessDefault,
+    },
+    /// How a Gibbs-target family samples: systematic-scan or random-scan Gibbs, random-walk Metropolis-Hastings (gaussian).
+    SAMPLER_METHOD = sampler.method {
+        value: ValueType::Choice(crate::families::Method::NAMES),
+        default: Default::Text("systematic-gibbs"),
+        families: &[Family::Gaussian, Family::BayesNet],
+    },
+    /// LDA: collapsed Gibbs (theta and beta integrated out) or uncollapsed Gibbs (theta, beta and z in turn).
+    SAMPLER_SCHEME = sampler.scheme {
+        value: ValueType::Choice(crate::families::lda::Scheme::NAMES),
+        default: Default::Text("collapsed"),
+        families: &[Family::Lda],
+    },
+    /// Random-walk MH: the proposal's standard deviation per coordinate (gaussian family).
+    SAMPLER_PROPOSAL_SD = sampler.proposal_sd {
+        rule: Rule::Positive,
+        default: Default::Float(1.0),
+        families: &[Family::Gaussian],
     },
     /// Thinned draws per chain of every cell kept in draws.parquet (0: none).
     OUTPUT_FIELD_DRAWS = output.field_draws {
@@ -560,12 +700,17 @@ impl Key {
             ValueType::Bool => "true | false".to_string(),
             ValueType::GridShape => format!("{}, or [Dx, Dy], or [D]", self.rule().describe()),
             ValueType::Window => "x0 < x1, y0 < y1, finite".to_string(),
+            ValueType::Rows => "rows of numbers, `[[a, b], [c, d]]`".to_string(),
             _ => self.rule().describe(),
         };
-        let applies = match self.applies() {
+        let mut applies = match self.applies() {
             Applies::Always => String::new(),
             Applies::Source(source) => format!(" ({source} data only)"),
         };
+        if self.families() != [Family::LatentField] && self.families() != Family::ALL {
+            let names: Vec<&str> = self.families().iter().map(|f| f.name()).collect();
+            applies.push_str(&format!(" (family: {})", names.join(", ")));
+        }
         KeyHelp {
             dotted: self.dotted(),
             default: self.decl().default.describe(),
