@@ -1,0 +1,3 @@
+//! Model families beyond latent Gaussian fields, one folder each.
+
+pub mod partition;
