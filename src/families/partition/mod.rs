@@ -15,6 +15,7 @@ pub mod chain;
 pub mod enumerate;
 pub mod graph;
 pub mod learned;
+pub mod method;
 pub mod state;
 pub mod task;
 

@@ -1,0 +1,111 @@
+//! One method of a partition study, run and scored: a baseline (administrative, k-means,
+//! spectral) or a chain of one flip kind started from the administrative partition. This is
+//! what a job of the family computes; its random streams come from the caller (derived from
+//! the study seed and the job's key).
+
+use std::time::Instant;
+
+use super::areas::Areas;
+use super::baselines::{BaselineError, kmeans_partition, spectral_partition};
+use super::chain::{
+    ChainSettings, FlipKind, MoveCounts, ScoredPartition, TracePoint, run_chain, score_partition,
+};
+use super::task::Problem;
+use crate::streams::StreamRng;
+
+crate::closed_names! {
+    /// The baselines a partition study scores beside its chains.
+    pub enum Baseline {
+        /// Administrative regions split into connected pieces (the chains' start).
+        Admin = "admin",
+        /// k-means on standardised features and coordinates.
+        KMeans = "kmeans",
+        /// Spectral clustering of the feature-weighted adjacency graph.
+        Spectral = "spectral",
+    }
+}
+
+/// A baseline or a chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Baseline(Baseline),
+    Chain(FlipKind),
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Baseline(b) => b.name(),
+            Method::Chain(k) => k.name(),
+        }
+    }
+}
+
+/// What one method gives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodOutcome {
+    pub method: Method,
+    /// The final partition (baselines: the partition).
+    pub last: ScoredPartition,
+    /// The partition of smallest F visited (baselines: the partition).
+    pub best: ScoredPartition,
+    /// Chains only.
+    pub counts: Option<MoveCounts>,
+    pub trace: Vec<TracePoint>,
+    /// Regions of `best` that are not connected (k-means and spectral clusters may not be).
+    pub disconnected_regions: usize,
+    pub seconds: f64,
+}
+
+/// Run `method` on `problem` from the administrative start `admin`.
+pub fn run_method(
+    problem: &Problem,
+    areas: &Areas,
+    admin: &[u32],
+    method: Method,
+    chain: &ChainSettings,
+    proposals: &mut StreamRng,
+    acceptance: &mut StreamRng,
+) -> Result<MethodOutcome, BaselineError> {
+    let clock = Instant::now();
+    let (last, best, counts, trace) = match method {
+        Method::Baseline(baseline) => {
+            let labels = match baseline {
+                Baseline::Admin => admin.to_vec(),
+                Baseline::KMeans => {
+                    kmeans_partition(problem, areas.coordinates.as_deref(), 1.0, proposals)?
+                }
+                Baseline::Spectral => spectral_partition(problem, proposals)?,
+            };
+            let scored = score_partition(problem, &labels);
+            (scored.clone(), scored, None, Vec::new())
+        }
+        Method::Chain(kind) => {
+            let settings = ChainSettings {
+                kind,
+                ..chain.clone()
+            };
+            let record = run_chain(problem, admin, &settings, proposals, acceptance);
+            (record.last, record.best, Some(record.counts), record.trace)
+        }
+    };
+    let disconnected_regions = disconnected_regions(problem, &best.labels);
+    Ok(MethodOutcome {
+        method,
+        last,
+        best,
+        counts,
+        trace,
+        disconnected_regions,
+        seconds: clock.elapsed().as_secs_f64(),
+    })
+}
+
+/// Regions of `labels` in more than one connected piece.
+pub fn disconnected_regions(problem: &Problem, labels: &[u32]) -> usize {
+    let mut pieces = vec![0usize; problem.regions];
+    for component in problem.graph.components_by_label(labels) {
+        pieces[labels[component[0] as usize] as usize] += 1;
+    }
+    pieces.iter().filter(|&&p| p > 1).count()
+}
