@@ -86,7 +86,10 @@ pub fn run_sbc(job: &Job, seed: u64, replications: u32, draws: usize) -> Result<
         replications,
         draws,
     };
-    job.sampler.kind().visit(&job.sampler, calibrator)
+    job.latent()
+        .sampler
+        .kind()
+        .visit(&job.latent().sampler, calibrator)
 }
 
 /// [`run_sbc`] with a given sampler (tests pass deliberately wrong ones).
@@ -130,11 +133,11 @@ fn calibrate<S: crate::sampler::Sampler>(
     seed: u64,
     draws: usize,
 ) -> Result<Calibration, JobError> {
-    let grid = Grid::new(job.model.grid);
-    let prior = KroneckerPrior::new(grid, job.model.kernel)?;
+    let grid = Grid::new(job.latent().model.grid);
+    let prior = KroneckerPrior::new(grid, job.latent().model.kernel)?;
     let dataset = simulate_from_model_prior(job, seed, &prior)?;
-    let likelihood = likelihood_of(&job.model, &dataset);
-    let mut schedule = job.sampler.schedule();
+    let likelihood = likelihood_of(&job.latent().model, &dataset);
+    let mut schedule = job.latent().sampler.schedule();
     schedule.thin = 1;
     let request = RunRequest {
         target: Target {
@@ -144,7 +147,7 @@ fn calibrate<S: crate::sampler::Sampler>(
             mean: 0.0,
         },
         schedule,
-        adaptation: job.sampler.adaptation(),
+        adaptation: job.latent().sampler.adaptation(),
         functional: None,
         exact_mean: None,
         draws: DrawSettings::default(),

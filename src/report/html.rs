@@ -177,7 +177,8 @@ fn contents(figures: &[Figure]) -> String {
 }
 
 /// The page's sections of figures, in order: kind, anchor, heading.
-const SECTIONS: [(FigureKind, &str, &str); 7] = [
+const SECTIONS: [(FigureKind, &str, &str); 8] = [
+    (FigureKind::Family, "family", "Results"),
     (
         FigureKind::Calibration,
         "calibration",

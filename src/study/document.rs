@@ -12,6 +12,7 @@ use super::error::{ErrorKind, SourceMap, StudyError};
 use super::keys::{Key, ParamValue, Rule, Section, ValueType};
 use super::suggest::{did_you_mean, nearest};
 use super::{SbcSpec, Setting, Settings, StudyKind};
+use crate::families::Family;
 use crate::names::ClosedNames;
 
 /// The most jobs (sweep points times replicates) one study may expand to.
@@ -318,6 +319,7 @@ pub fn read_settings(
     sections: &Sections<'_, '_>,
 ) -> Result<Settings, StudyError> {
     let mut settings = Settings::default();
+    let family = given_family(sections);
     for &section in Section::ALL {
         let Some(table) = sections.section(section) else {
             continue;
@@ -325,7 +327,11 @@ pub fn read_settings(
         for (key, value) in entries_in_file_order(table) {
             let name = key.get_ref().as_ref();
             let Some(setting_key) = Key::find(section, name) else {
-                let allowed: Vec<&str> = section.keys().map(Key::name).collect();
+                let allowed: Vec<&str> = section
+                    .keys()
+                    .filter(|k| k.applies_to(family))
+                    .map(Key::name)
+                    .collect();
                 return Err(unknown_key(
                     source,
                     section.name(),
@@ -344,6 +350,19 @@ pub fn read_settings(
         }
     }
     Ok(settings)
+}
+
+/// The family `[model]` names (the default when it names none or no known one): the keys an
+/// unknown key's message lists.
+fn given_family(sections: &Sections<'_, '_>) -> Family {
+    sections
+        .section(Section::Model)
+        .and_then(|model| model.get("family"))
+        .and_then(|value| match value.get_ref() {
+            DeValue::String(text) => Family::from_name(text),
+            _ => None,
+        })
+        .unwrap_or(Family::LatentField)
 }
 
 fn array_in_base(source: &SourceMap<'_>, key: Key, value: &TomlValue<'_>) -> StudyError {

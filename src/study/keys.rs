@@ -16,6 +16,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::families::Family;
 use crate::model::{DataSource, KernelKind, LikelihoodKind};
 use crate::sampler::SamplerKind;
 use crate::sampler::spec::MAX_CHAINS;
@@ -264,6 +265,9 @@ pub struct KeyDecl {
     pub default: Default,
     pub applies: Applies,
     pub keyed: Keyed,
+    /// The study families (`model.family`) the key applies to; for the others it is `Null`
+    /// and giving it is an error.
+    pub families: &'static [Family],
 }
 
 impl KeyDecl {
@@ -279,6 +283,7 @@ impl KeyDecl {
         default: Default::Required,
         applies: Applies::Always,
         keyed: Keyed::Always,
+        families: &[Family::LatentField],
     };
 }
 
@@ -365,6 +370,16 @@ impl Key {
         self.decl().keyed
     }
 
+    /// The families the key applies to.
+    pub fn families(self) -> &'static [Family] {
+        self.decl().families
+    }
+
+    /// Whether the key applies to jobs of `family`.
+    pub fn applies_to(self, family: Family) -> bool {
+        self.families().contains(&family)
+    }
+
     pub fn doc(self) -> &'static str {
         self.decl().doc.trim()
     }
@@ -422,6 +437,13 @@ pub const MAX_EVIDENCE_DRAWS: i64 = 10_000_000;
 pub const MAX_FIELD_DRAWS: i64 = 100_000;
 
 declare_keys! {
+    /// What the study is about: the latent Gaussian field, or one of the lecture notes' systems (see src/families/).
+    MODEL_FAMILY = model.family {
+        value: ValueType::Choice(Family::NAMES),
+        default: Default::Text("latent-field"),
+        keyed: Keyed::UnlessDefault,
+        families: Family::ALL,
+    },
     /// D: points per axis; N = D^2 cells.
     MODEL_GRID = model.grid { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(16) },
     /// The prior covariance kernel.
@@ -531,10 +553,14 @@ pub fn markdown_table() -> String {
             ValueType::Bool => "true | false".to_string(),
             _ => key.rule().describe(),
         };
-        let applies = match key.applies() {
+        let mut applies = match key.applies() {
             Applies::Always => String::new(),
             Applies::Source(source) => format!(" ({source} data only)"),
         };
+        if key.families() != [Family::LatentField] && key.families() != Family::ALL {
+            let names: Vec<&str> = key.families().iter().map(|f| f.name()).collect();
+            applies.push_str(&format!(" (family: {})", names.join(", ")));
+        }
         let cell = |text: String| text.replace('|', "\\|");
         table.push_str(&format!(
             "| `{}` | {} | {} | {}{} |\n",
