@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use fieldmc::families::partition::baselines::admin_pieces;
-use fieldmc::families::partition::chain::{ChainSettings, FlipKind, Schedule};
-use fieldmc::families::partition::method::{Baseline, Method, run_method};
+use fieldmc::families::partition::chain::{ChainSettings, Schedule};
+use fieldmc::families::partition::method::{PartitionKind, run_method};
 use fieldmc::families::partition::*;
 use fieldmc::streams::{Purpose, stream};
 
@@ -42,14 +42,7 @@ fn main() {
         trace_every: iterations / 10,
         ..ChainSettings::default()
     };
-    let methods = [
-        Method::Baseline(Baseline::Admin),
-        Method::Baseline(Baseline::KMeans),
-        Method::Baseline(Baseline::Spectral),
-        Method::Chain(FlipKind::Flip),
-        Method::Chain(FlipKind::SoftmaxFlip),
-        Method::Chain(FlipKind::LearnedFlip),
-    ];
+    let methods = PartitionKind::ALL.iter().copied();
     for method in methods {
         let mut rows = Vec::new();
         for seed in 0..seeds {

@@ -263,6 +263,8 @@ fn run_and_tabulate<F: StudyFamily>(
 study_families! {
     /// A latent Gaussian field on a grid with a gaussian, probit or poisson likelihood.
     LatentField = "latent-field" => latent_field::LatentField,
+    /// Small areas grouped into connected regions by Markov chains over partitions.
+    Partition = "partition" => partition::family::PartitionFamily,
 }
 
 impl FamilySpec {

@@ -36,6 +36,46 @@ pub fn admin_pieces(graph: &Adjacency, admin: &[String]) -> Vec<u32> {
     split_into_connected_pieces(graph, admin)
 }
 
+/// Merge regions until `regions` remain: the smallest region (lowest label on ties) joins its
+/// smallest neighbouring region, so every region stays connected. Labels come back as 0..regions
+/// in order of their smallest area. `labels` must have at least `regions` regions.
+pub fn merge_down(graph: &Adjacency, labels: &[u32], regions: usize) -> Vec<u32> {
+    let mut labels = labels.to_vec();
+    loop {
+        let count = super::graph::region_count(&labels);
+        if count <= regions {
+            return split_into_connected_pieces(graph, &labels);
+        }
+        let mut sizes = vec![0usize; count];
+        for &l in &labels {
+            sizes[l as usize] += 1;
+        }
+        let smallest = (0..count)
+            .filter(|&r| sizes[r] > 0)
+            .min_by_key(|&r| (sizes[r], r))
+            .expect("a region");
+        let neighbour = (0..labels.len())
+            .filter(|&a| labels[a] as usize == smallest)
+            .flat_map(|a| {
+                graph
+                    .neighbours(a)
+                    .iter()
+                    .map(|&b| labels[b as usize] as usize)
+            })
+            .filter(|&r| r != smallest)
+            .min_by_key(|&r| (sizes[r], r));
+        let Some(neighbour) = neighbour else {
+            return split_into_connected_pieces(graph, &labels);
+        };
+        for l in labels.iter_mut() {
+            if *l as usize == smallest {
+                *l = neighbour as u32;
+            }
+        }
+        labels = split_into_connected_pieces(graph, &labels);
+    }
+}
+
 /// k-means (k-means++ start, Lloyd iterations, the best of `restarts` by inertia) of the rows
 /// of `points` (n x d, row-major) into `k` non-empty clusters.
 pub fn kmeans(

@@ -14,29 +14,33 @@ use super::task::Problem;
 use crate::streams::StreamRng;
 
 crate::closed_names! {
-    /// The baselines a partition study scores beside its chains.
-    pub enum Baseline {
-        /// Administrative regions split into connected pieces (the chains' start).
+    /// What a partition job runs (`sampler.kind`): a chain of one flip kind from the
+    /// administrative start, or a baseline that does not sample.
+    pub enum PartitionKind {
+        /// Chain: a uniform boundary pair (naive).
+        Flip = "flip",
+        /// Chain: a region by the softmax of its error, then one of its boundary pairs.
+        SoftmaxFlip = "softmax-flip",
+        /// Chain: the best of sampled candidates under an online-trained Q-function (a search
+        /// heuristic, not reversible).
+        LearnedFlip = "learned-flip",
+        /// Baseline: administrative regions split into connected pieces (the chains' start).
         Admin = "admin",
-        /// k-means on standardised features and coordinates.
+        /// Baseline: k-means on standardised features and coordinates.
         KMeans = "kmeans",
-        /// Spectral clustering of the feature-weighted adjacency graph.
+        /// Baseline: spectral clustering of the feature-weighted adjacency graph.
         Spectral = "spectral",
     }
 }
 
-/// A baseline or a chain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
-    Baseline(Baseline),
-    Chain(FlipKind),
-}
-
-impl Method {
-    pub fn name(self) -> &'static str {
+impl PartitionKind {
+    /// The flip kind of a chain; None for a baseline.
+    pub fn flip(self) -> Option<FlipKind> {
         match self {
-            Method::Baseline(b) => b.name(),
-            Method::Chain(k) => k.name(),
+            PartitionKind::Flip => Some(FlipKind::Flip),
+            PartitionKind::SoftmaxFlip => Some(FlipKind::SoftmaxFlip),
+            PartitionKind::LearnedFlip => Some(FlipKind::LearnedFlip),
+            PartitionKind::Admin | PartitionKind::KMeans | PartitionKind::Spectral => None,
         }
     }
 }
@@ -44,7 +48,7 @@ impl Method {
 /// What one method gives.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MethodOutcome {
-    pub method: Method,
+    pub kind: PartitionKind,
     /// The final partition (baselines: the partition).
     pub last: ScoredPartition,
     /// The partition of smallest F visited (baselines: the partition).
@@ -57,32 +61,32 @@ pub struct MethodOutcome {
     pub seconds: f64,
 }
 
-/// Run `method` on `problem` from the administrative start `admin`.
+/// Run `kind` on `problem` from the administrative start `admin`.
 pub fn run_method(
     problem: &Problem,
     areas: &Areas,
     admin: &[u32],
-    method: Method,
+    kind: PartitionKind,
     chain: &ChainSettings,
     proposals: &mut StreamRng,
     acceptance: &mut StreamRng,
 ) -> Result<MethodOutcome, BaselineError> {
     let clock = Instant::now();
-    let (last, best, counts, trace) = match method {
-        Method::Baseline(baseline) => {
-            let labels = match baseline {
-                Baseline::Admin => admin.to_vec(),
-                Baseline::KMeans => {
+    let (last, best, counts, trace) = match kind.flip() {
+        None => {
+            let labels = match kind {
+                PartitionKind::KMeans => {
                     kmeans_partition(problem, areas.coordinates.as_deref(), 1.0, proposals)?
                 }
-                Baseline::Spectral => spectral_partition(problem, proposals)?,
+                PartitionKind::Spectral => spectral_partition(problem, proposals)?,
+                _ => admin.to_vec(),
             };
             let scored = score_partition(problem, &labels);
             (scored.clone(), scored, None, Vec::new())
         }
-        Method::Chain(kind) => {
+        Some(flip) => {
             let settings = ChainSettings {
-                kind,
+                kind: flip,
                 ..chain.clone()
             };
             let record = run_chain(problem, admin, &settings, proposals, acceptance);
@@ -91,7 +95,7 @@ pub fn run_method(
     };
     let disconnected_regions = disconnected_regions(problem, &best.labels);
     Ok(MethodOutcome {
-        method,
+        kind,
         last,
         best,
         counts,

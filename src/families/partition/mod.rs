@@ -13,9 +13,11 @@ pub mod areas;
 pub mod baselines;
 pub mod chain;
 pub mod enumerate;
+pub mod family;
 pub mod graph;
 pub mod learned;
 pub mod method;
+pub mod report;
 pub mod state;
 pub mod task;
 
