@@ -31,6 +31,19 @@ fn by_kind(jobs: &polars::prelude::DataFrame, column: &str) -> BTreeMap<String, 
     map
 }
 
+/// Per kind: the values of a nullable float column, null read as 0 (baselines have no
+/// acceptance rate).
+fn by_kind_or_zero(jobs: &polars::prelude::DataFrame, column: &str) -> BTreeMap<String, Vec<f64>> {
+    let kinds = strings(jobs, "sampler_kind");
+    let mut map: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for (kind, value) in kinds.into_iter().zip(floats(jobs, column)) {
+        map.entry(kind.expect("a kind"))
+            .or_default()
+            .push(value.unwrap_or(0.0));
+    }
+    map
+}
+
 /// An integer column as floats.
 fn integers(jobs: &polars::prelude::DataFrame, column: &str) -> Vec<Option<f64>> {
     let cast = jobs
@@ -72,12 +85,19 @@ fn check_task(file: &str) {
         "the administrative partition has no randomness"
     );
     println!("\n{file}: region MAE of the partition of smallest F, mean (sd) over 10 seeds");
-    println!("| method | cross-validated region MAE | training region MAE | F |");
-    println!("|---|---|---|---|");
+    let acceptance = by_kind_or_zero(&jobs, "acceptance_rate");
+    let seconds = by_kind(&jobs, "wall_seconds");
+    println!(
+        "| method | cross-validated region MAE | training region MAE | F | acceptance | seconds per job |"
+    );
+    println!("|---|---|---|---|---|---|");
     for kind in ORDER {
         let ((cm, cs), (tm, ts), (fm, fs)) =
             (mean_sd(&cv[kind]), mean_sd(&train[kind]), mean_sd(&f[kind]));
-        println!("| {kind} | {cm:.3} ({cs:.3}) | {tm:.3} ({ts:.3}) | {fm:.1} ({fs:.1}) |");
+        let (am, sm) = (mean_sd(&acceptance[kind]).0, mean_sd(&seconds[kind]).0);
+        println!(
+            "| {kind} | {cm:.3} ({cs:.3}) | {tm:.3} ({ts:.3}) | {fm:.1} ({fs:.1}) | {am:.3} | {sm:.2} |"
+        );
     }
     for kind in CHAINS {
         for (seed, &value) in cv[kind].iter().enumerate() {

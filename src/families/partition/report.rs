@@ -78,6 +78,55 @@ fn partition_points(table: &Table, job_id: &str, which: &str) -> Vec<(f64, f64, 
         .collect()
 }
 
+/// Nearest neighbours per point that make two regions "touch" for the colouring.
+const TOUCH_NEIGHBOURS: usize = 5;
+/// Colours the map uses (the series palette).
+const MAP_COLOURS: usize = 10;
+
+/// A colour index per region such that regions whose points are near each other (one among the
+/// other's [`TOUCH_NEIGHBOURS`] nearest points) get different colours where ten colours allow:
+/// greedy colouring, most-touching regions first, the least-used free colour each time.
+fn region_colours(points: &[(f64, f64, i64)]) -> BTreeMap<i64, usize> {
+    let mut touching: BTreeMap<i64, HashSet<i64>> = BTreeMap::new();
+    for (i, &(x, y, region)) in points.iter().enumerate() {
+        touching.entry(region).or_default();
+        let mut nearest: Vec<(f64, i64)> = points
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(_, &(u, v, r))| ((u - x).powi(2) + (v - y).powi(2), r))
+            .collect();
+        let k = TOUCH_NEIGHBOURS.min(nearest.len());
+        if k == 0 {
+            continue;
+        }
+        nearest.select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0));
+        for &(_, other) in &nearest[..k] {
+            if other != region {
+                touching.entry(region).or_default().insert(other);
+                touching.entry(other).or_default().insert(region);
+            }
+        }
+    }
+    let mut order: Vec<i64> = touching.keys().copied().collect();
+    order.sort_by_key(|r| (std::cmp::Reverse(touching[r].len()), *r));
+    let mut colour: BTreeMap<i64, usize> = BTreeMap::new();
+    let mut used = [0usize; MAP_COLOURS];
+    for region in order {
+        let taken: HashSet<usize> = touching[&region]
+            .iter()
+            .filter_map(|r| colour.get(r).copied())
+            .collect();
+        let pick = (0..MAP_COLOURS)
+            .filter(|c| !taken.contains(c))
+            .min_by_key(|&c| (used[c], c))
+            .unwrap_or_else(|| (0..MAP_COLOURS).min_by_key(|&c| (used[c], c)).unwrap_or(0));
+        used[pick] += 1;
+        colour.insert(region, pick);
+    }
+    colour
+}
+
 fn map_figure(context: &Context<'_>, table: &Table) -> Result<Vec<Figure>, ReportError> {
     let mut panels: Vec<MapPanel> = Vec::new();
     let mut seen = HashSet::new();
@@ -129,12 +178,9 @@ fn map_figure(context: &Context<'_>, table: &Table) -> Result<Vec<Figure>, Repor
                 y: "y",
             };
             let (mut chart, _) = plot(root, area, (&x_axis, &y_axis), Frame::HEAT, titles)?;
+            let colours = region_colours(&panel.points);
             chart.draw_series(panel.points.iter().map(|&(x, y, region)| {
-                Circle::new(
-                    (x, y),
-                    3,
-                    series_colour(region.unsigned_abs() as usize).filled(),
-                )
+                Circle::new((x, y), 3, series_colour(colours[&region]).filled())
             }))?;
             Ok(())
         },
@@ -142,11 +188,11 @@ fn map_figure(context: &Context<'_>, table: &Table) -> Result<Vec<Figure>, Repor
     Ok(vec![Figure {
         file,
         title: "Partition maps".into(),
-        caption: "Each area at its point (data.coordinates), coloured by its region (ten colours \
-                  cycle over the regions, so neighbouring regions can share a colour): the \
+        caption: "Each area at its point (data.coordinates), coloured by its region: the \
                   administrative start, then the best partition (smallest F) of the first \
-                  replicate of each kind. Points, not polygons: region borders are where the \
-                  colours change."
+                  replicate of each kind. Ten colours, given greedily so that regions whose \
+                  points are near each other differ where ten allow. Points, not polygons: \
+                  region borders are where the colours change."
             .into(),
         kind: FigureKind::Family,
     }])
