@@ -72,11 +72,27 @@ fn written_columns(dir: &Path, name: &str, study: &str) -> Vec<(String, BTreeSet
     written
 }
 
+/// One tiny study of each family other than the latent field.
+const FAMILY_STUDIES: [(&str, &str); 2] = [
+    (
+        "gaussian",
+        "[model]\nfamily = \"gaussian\"\n[sampler]\niterations = 200\nchains = 2\n\
+         [sweep]\n\"sampler.method\" = [\"systematic-gibbs\", \"rwmh\"]\n",
+    ),
+    (
+        "markov",
+        "[model]\nfamily = \"markov-chain\"\nlambda2 = 0.5\n[sampler]\niterations = 500\n",
+    ),
+];
+
 #[test]
 fn every_table_matches_its_schema_and_every_declared_column_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let mut written = written_columns(dir.path(), "chains", CHAINS_STUDY);
     written.extend(written_columns(dir.path(), "sbc", SBC_STUDY));
+    for (name, study) in FAMILY_STUDIES {
+        written.extend(written_columns(dir.path(), name, study));
+    }
     written.extend(written_columns(dir.path(), "partition", &partition_study()));
     let statuses: BTreeSet<String> = {
         let jobs = read_table(&dir.path().join("chains"), "jobs").unwrap();

@@ -36,7 +36,10 @@
 //! [`crate::execute::sbc`], [`crate::execute::tables`]) and its figures are the report's
 //! built-in ones; its family folder is the adaptor that registers it.
 
+pub mod figures;
+pub mod gaussian;
 pub mod latent_field;
+pub mod markov_chain;
 pub mod partition;
 
 use std::path::Path;
@@ -263,8 +266,25 @@ fn run_and_tabulate<F: StudyFamily>(
 study_families! {
     /// A latent Gaussian field on a grid with a gaussian, probit or poisson likelihood.
     LatentField = "latent-field" => latent_field::LatentField,
+    /// A multivariate normal sampled by Gibbs and random-walk MH (the notes' toy target).
+    Gaussian = "gaussian" => gaussian::GaussianTarget,
+    /// A finite Markov chain's stationary distribution by the power method, an eigen solve and
+    /// simulation.
+    MarkovChain = "markov-chain" => markov_chain::MarkovChain,
     /// Small areas grouped into connected regions by Markov chains over partitions.
     Partition = "partition" => partition::family::PartitionFamily,
+}
+
+crate::closed_names! {
+    /// How the Gibbs-target families sample (`sampler.method`); each family admits its own.
+    pub enum Method {
+        /// Gibbs sampling, coordinates (nodes) updated in a fixed order each sweep.
+        SystematicGibbs = "systematic-gibbs",
+        /// Gibbs sampling, d coordinates drawn uniformly at random per sweep.
+        RandomGibbs = "random-gibbs",
+        /// Random-walk Metropolis-Hastings on all coordinates at once.
+        Rwmh = "rwmh",
+    }
 }
 
 impl FamilySpec {

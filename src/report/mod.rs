@@ -118,6 +118,11 @@ pub struct Context<'a> {
 }
 
 impl Context<'_> {
+    /// The jobs table (empty when the folder has none).
+    pub(crate) fn jobs_table(&self) -> &Table {
+        self.jobs
+    }
+
     /// The jobs.parquet row of a job id.
     pub fn job_row(&self, job_id: &str) -> Option<usize> {
         self.jobs.rows_of_job(job_id).first().copied()

@@ -750,6 +750,13 @@ pub mod jobs {
             Entry::Column(SBC_DRAWS.spec),
             Entry::Column(SBC_P_MIN.spec),
             Entry::Family(SBC_P),
+            Entry::Column(ESS_PER_ITERATION.spec),
+            Entry::Column(EXACT_ESS_PER_ITERATION.spec),
+            Entry::Column(AUTOCORRELATION_LAG1.spec),
+            Entry::Column(LAMBDA2.spec),
+            Entry::Column(POWER_ITERATIONS.spec),
+            Entry::Column(POWER_EIGEN_MAX_DIFF.spec),
+            Entry::Column(SIMULATION_TV.spec),
             Entry::Column(F_START.spec),
             Entry::Column(F_FINAL.spec),
             Entry::Column(F_BEST.spec),
@@ -765,6 +772,56 @@ pub mod jobs {
             Entry::Column(REVERSIBLE.spec),
         ],
     };
+
+    pub const ESS_PER_ITERATION: Col<f64> = Col::optional(
+        "ess_per_iteration",
+        "bulk ESS per kept iteration over all chains: gaussian of x1, bayes-net the smallest over latent nodes' indicators",
+    );
+    pub const EXACT_ESS_PER_ITERATION: Col<f64> = Col::optional(
+        "exact_ess_per_iteration",
+        "the exact ESS per draw where a closed form exists: systematic-scan Gibbs on a bivariate normal, (1 - rho^2) / (1 + rho^2)",
+    );
+    pub const AUTOCORRELATION_LAG1: Col<f64> = Col::optional(
+        "autocorrelation_lag1",
+        "lag-1 autocorrelation of the traced quantity, averaged over chains (gaussian: x1)",
+    );
+    pub const LAMBDA2: Col<f64> = Col::optional(
+        "second_eigenvalue_modulus",
+        "|lambda_2|: the second-largest eigenvalue modulus of the transition matrix (markov-chain, pagerank)",
+    );
+    pub const POWER_ITERATIONS: Col<i64> = Col::optional(
+        "power_iterations",
+        "power-method iterations until successive iterates differ by less than the tolerance in total variation (markov-chain, pagerank)",
+    );
+    pub const POWER_EIGEN_MAX_DIFF: Col<f64> = Col::optional(
+        "power_eigen_max_diff",
+        "largest difference between the power method's and the eigen solve's stationary probabilities (markov-chain, pagerank)",
+    );
+    pub const SIMULATION_TV: Col<f64> = Col::optional(
+        "simulation_tv",
+        "total-variation distance of the simulated visit frequencies (all steps) from the eigen solve (markov-chain; pagerank: the random surfer)",
+    );
+    pub const NODES: Col<i64> = Col::optional(
+        "nodes",
+        "nodes (pages, intersections) of the graph (pagerank)",
+    );
+    pub const EDGES: Col<i64> = Col::optional("edges", "directed edges of the graph (pagerank)");
+    pub const DANGLING_NODES: Col<i64> = Col::optional(
+        "dangling_nodes",
+        "nodes without out-links; their rank is spread over every node (pagerank)",
+    );
+    pub const MARGINAL_MAX_Z: Col<f64> = Col::optional(
+        "marginal_max_z",
+        "largest |Gibbs - exact| / MCSE over latent nodes and states (bayes-net)",
+    );
+    pub const TOPIC_TV_MAX: Col<f64> = Col::optional(
+        "topic_tv_max",
+        "largest total-variation distance between a true topic and its matched estimated topic (Hungarian assignment; lda on bars)",
+    );
+    pub const HELDOUT_PERPLEXITY: Col<f64> = Col::optional(
+        "heldout_perplexity",
+        "perplexity of the held-out half of each document's words under the posterior-mean topics and document mixtures (lda)",
+    );
 
     /// Whether `column` is the column of a study key (and not a metric such as
     /// `model_mean_value` that shares a section's prefix).
@@ -929,7 +986,7 @@ pub mod autocorrelation {
     pub const LAG: Col<i64> = Col::required("lag", "lag in kept (thinned) states");
     pub const AUTOCORRELATION: Col<f64> = Col::nullable(
         "autocorrelation",
-        "autocorrelation of the log-likelihood, averaged over chains",
+        "autocorrelation of the log-likelihood (latent field, lda) or of x1 (gaussian family), averaged over chains",
     );
 
     pub const TABLE: Table = Table {
@@ -993,6 +1050,158 @@ pub mod ranks {
     };
 }
 
+/// A name shared by the long tables of the study families: which method produced the row.
+pub const METHOD: Col<String> = Col::required(
+    "method",
+    "how the row was computed: `power`, `eigen`, `simulation`, `surfer` (markov-chain, pagerank)",
+);
+
+/// `stationary.parquet`: one row per job, method and state (markov-chain).
+pub mod stationary {
+    use super::{Col, Entry, Table};
+
+    pub const STATE: Col<i64> = Col::required("state", "state of the chain, 0 upwards");
+    pub const PROBABILITY: Col<f64> = Col::required(
+        "probability",
+        "stationary probability of the state by the method",
+    );
+
+    pub const TABLE: Table = Table {
+        name: "stationary",
+        row: "job, method and state (markov-chain)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(super::METHOD.spec),
+            Entry::Column(STATE.spec),
+            Entry::Column(PROBABILITY.spec),
+        ],
+    };
+}
+
+/// `distances.parquet`: one row per job, method and step (markov-chain, pagerank).
+pub mod distances {
+    use super::{Col, Entry, Table};
+
+    pub const STEP: Col<i64> = Col::required(
+        "step",
+        "power: the iteration t; simulation, surfer: the run length in steps",
+    );
+    pub const DISTANCE: Col<f64> = Col::required(
+        "distance",
+        "total-variation distance to the eigen solve's stationary distribution",
+    );
+    pub const REFERENCE: Col<f64> = Col::nullable(
+        "reference",
+        "what theory predicts: power, |lambda_2|^t times the first error; simulation, the first distance times sqrt(first step / step)",
+    );
+
+    pub const TABLE: Table = Table {
+        name: "distances",
+        row: "job, method and step (markov-chain, pagerank)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(super::METHOD.spec),
+            Entry::Column(STEP.spec),
+            Entry::Column(DISTANCE.spec),
+            Entry::Column(REFERENCE.spec),
+        ],
+    };
+}
+
+/// `node_ranks.parquet`: one row per job, method and node (pagerank). Named apart from the
+/// SBC `ranks.parquet`, whose rows are ranks of a truth among draws.
+pub mod node_ranks {
+    use super::{Col, Entry, Table};
+
+    pub const NODE: Col<String> = Col::required("node", "the node as written in the input");
+    pub const RANK: Col<f64> = Col::required(
+        "rank",
+        "PageRank: the node's stationary probability by the method",
+    );
+    pub const POSITION: Col<i64> = Col::required(
+        "position",
+        "place in the ranking by the method, 1 = highest",
+    );
+    pub const X: Col<f64> = Col::nullable("x", "the node's x coordinate (street networks)");
+    pub const Y: Col<f64> = Col::nullable("y", "the node's y coordinate (street networks)");
+
+    pub const TABLE: Table = Table {
+        name: "node_ranks",
+        row: "job, method and node (pagerank)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(super::METHOD.spec),
+            Entry::Column(NODE.spec),
+            Entry::Column(RANK.spec),
+            Entry::Column(POSITION.spec),
+            Entry::Column(X.spec),
+            Entry::Column(Y.spec),
+        ],
+    };
+}
+
+/// `marginals.parquet`: one row per job, latent node and state (bayes-net).
+pub mod marginals {
+    use super::{Col, Entry, Table};
+
+    pub const NODE: Col<String> = Col::required("node", "the latent node");
+    pub const STATE: Col<String> = Col::required("state", "the node's state");
+    pub const GIBBS: Col<f64> = Col::required(
+        "gibbs",
+        "posterior probability of the state by Gibbs sampling",
+    );
+    pub const EXACT: Col<f64> =
+        Col::required("exact", "posterior probability of the state by enumeration");
+    pub const MCSE: Col<f64> = Col::nullable(
+        "mcse",
+        "Monte Carlo standard error of `gibbs` (from the indicator's ESS over chains)",
+    );
+
+    pub const TABLE: Table = Table {
+        name: "marginals",
+        row: "job, latent node and state (bayes-net)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(NODE.spec),
+            Entry::Column(STATE.spec),
+            Entry::Column(GIBBS.spec),
+            Entry::Column(EXACT.spec),
+            Entry::Column(MCSE.spec),
+        ],
+    };
+}
+
+/// `topics.parquet`: one row per job, topic and word (lda).
+pub mod topics {
+    use super::{Col, Entry, Table};
+
+    pub const TOPIC: Col<i64> = Col::required("topic", "estimated topic, 0 upwards");
+    pub const WORD: Col<String> = Col::required("word", "the word (bars: `r<row>c<column>`)");
+    pub const WORD_INDEX: Col<i64> =
+        Col::required("word_index", "the word's index in the vocabulary");
+    pub const PROBABILITY: Col<f64> = Col::required(
+        "probability",
+        "posterior mean over the kept sweeps of the topic's probability of the word",
+    );
+    pub const TRUE_TOPIC: Col<i64> = Col::nullable(
+        "true_topic",
+        "the true topic this one is matched to (Hungarian assignment; bars only)",
+    );
+
+    pub const TABLE: Table = Table {
+        name: "topics",
+        row: "job, topic and word (lda)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(TOPIC.spec),
+            Entry::Column(WORD.spec),
+            Entry::Column(WORD_INDEX.spec),
+            Entry::Column(PROBABILITY.spec),
+            Entry::Column(TRUE_TOPIC.spec),
+        ],
+    };
+}
+
 /// `partitions.parquet`: one row per partition job, partition and area.
 pub mod partitions {
     use super::{Col, Entry, Table};
@@ -1047,7 +1256,7 @@ pub mod partition_traces {
 }
 
 /// Every result table, in the order the README lists them.
-pub const TABLES: [&Table; 10] = [
+pub const TABLES: [&Table; 12] = [
     &jobs::TABLE,
     &fields::TABLE,
     &traces::TABLE,
@@ -1056,6 +1265,8 @@ pub const TABLES: [&Table; 10] = [
     &autocorrelation::TABLE,
     &draws::TABLE,
     &ranks::TABLE,
+    &stationary::TABLE,
+    &distances::TABLE,
     &partitions::TABLE,
     &partition_traces::TABLE,
 ];

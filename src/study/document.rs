@@ -340,7 +340,9 @@ pub fn read_settings(
                     &key.span(),
                 ));
             };
-            if let DeValue::Array(_) = value.get_ref() {
+            if let DeValue::Array(_) = value.get_ref()
+                && setting_key.value_type() != ValueType::Rows
+            {
                 return Err(array_in_base(source, setting_key, value));
             }
             settings.set(
@@ -434,6 +436,7 @@ pub fn read_typed(
         (ValueType::FloatOrWord(_), DeValue::Float(float)) => {
             parse_float(float.as_str()).map(ParamValue::Float)
         }
+        (ValueType::Rows, DeValue::Array(rows)) => Some(read_rows(source, what, rows)?),
         (ValueType::FloatOrWord(words), DeValue::String(text)) => {
             if !words.contains(&&**text) {
                 return Err(source
@@ -477,6 +480,61 @@ pub fn read_typed(
                 expected.article_name()
             ))
     })
+}
+
+/// Rows of numbers as the text of their canonical form, `[[0.9, 0.1], [0.5, 0.5]]`.
+fn read_rows(
+    source: &SourceMap<'_>,
+    what: &str,
+    rows: &[TomlValue<'_>],
+) -> Result<ParamValue, StudyError> {
+    let mut text = Vec::with_capacity(rows.len());
+    for row in rows {
+        let DeValue::Array(entries) = row.get_ref() else {
+            return Err(source
+                .error(
+                    ErrorKind::WrongType,
+                    &row.span(),
+                    format!(
+                        "`{what}`: each row must be an array of numbers, found {}",
+                        type_name(row.get_ref())
+                    ),
+                )
+                .allowed("rows of numbers, `[[a, b], [c, d]]`"));
+        };
+        let mut numbers = Vec::with_capacity(entries.len());
+        for entry in entries {
+            match read_typed(source, what, ValueType::Float, entry)? {
+                ParamValue::Float(v) if v.is_finite() => numbers.push(format!("{v:?}")),
+                _ => {
+                    return Err(source
+                        .error(
+                            ErrorKind::OutOfRange,
+                            &entry.span(),
+                            format!("`{what}`: not a finite number"),
+                        )
+                        .allowed("finite numbers"));
+                }
+            }
+        }
+        text.push(format!("[{}]", numbers.join(", ")));
+    }
+    Ok(ParamValue::text(&format!("[{}]", text.join(", "))))
+}
+
+/// The numbers of a canonical rows text (see [`read_rows`]).
+pub fn parse_rows(text: &str) -> Vec<Vec<f64>> {
+    text.trim_start_matches('[')
+        .trim_end_matches(']')
+        .split("], [")
+        .map(|row| {
+            row.trim_matches(|c| c == '[' || c == ']')
+                .split(", ")
+                .filter(|s| !s.is_empty())
+                .filter_map(|s| s.parse().ok())
+                .collect()
+        })
+        .collect()
 }
 
 fn type_hint(expected: ValueType, found: &DeValue<'_>) -> Option<String> {

@@ -108,6 +108,9 @@ pub enum ValueType {
     Choice(&'static [&'static str]),
     /// A float, or one of the listed words (e.g. `mean = "auto"`).
     FloatOrWord(&'static [&'static str]),
+    /// Rows of numbers, `[[0.9, 0.1], [0.5, 0.5]]` (a matrix given inline); kept as the text of
+    /// its canonical form, numbers with `{:?}`.
+    Rows,
 }
 
 impl ValueType {
@@ -119,6 +122,7 @@ impl ValueType {
             ValueType::Text | ValueType::Choice(_) => "a string",
             ValueType::Bool => "a boolean (true or false)",
             ValueType::FloatOrWord(_) => "a number or a string",
+            ValueType::Rows => "an array of rows of numbers",
         }
     }
 
@@ -130,6 +134,7 @@ impl ValueType {
             ValueType::Text | ValueType::Choice(_) => "strings",
             ValueType::Bool => "booleans",
             ValueType::FloatOrWord(_) => "numbers or words",
+            ValueType::Rows => "arrays of rows of numbers",
         }
     }
 }
@@ -467,6 +472,44 @@ declare_keys! {
         default: Default::Derived("`\"auto\"` for csv data (poisson, gaussian); 0 otherwise"),
         keyed: Keyed::UnlessDefault,
     },
+    /// Gaussian family: the dimension d of the normal target N(0, S), S = (1 - rho) I + rho 1 1^T.
+    MODEL_DIMENSION = model.dimension {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, 100_000),
+        default: Default::Int(2),
+        families: &[Family::Gaussian],
+    },
+    /// Gaussian family: rho, the correlation of every pair of coordinates (-1 / (d - 1) < rho < 1).
+    MODEL_CORRELATION = model.correlation {
+        rule: Rule::Finite,
+        default: Default::Float(0.9),
+        families: &[Family::Gaussian],
+    },
+    /// Markov-chain family: the transition matrix, one row per state (each row sums to 1); not given: generated from model.states (and model.lambda2).
+    MODEL_TRANSITION = model.transition {
+        value: ValueType::Rows,
+        default: Default::Derived("none: generated"),
+        families: &[Family::MarkovChain],
+    },
+    /// Markov-chain family: states of a generated transition matrix.
+    MODEL_STATES = model.states {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, 2_000),
+        default: Default::Int(5),
+        families: &[Family::MarkovChain],
+    },
+    /// Markov-chain family: a generated matrix with this second-eigenvalue modulus, P = (1 - lambda2) 1 pi^T + lambda2 I with pi drawn at random (not given: a random row-stochastic matrix, rows ~ Dirichlet(1)).
+    MODEL_LAMBDA2 = model.lambda2 {
+        rule: Rule::UnitInterval,
+        default: Default::Derived("none: a random row-stochastic matrix"),
+        families: &[Family::MarkovChain],
+    },
+    /// The power method stops when successive iterates differ by less than this in total variation.
+    MODEL_TOLERANCE = model.tolerance {
+        rule: Rule::Positive,
+        default: Default::Float(1e-14),
+        families: &[Family::MarkovChain],
+    },
     /// Where the observations come from.
     DATA_SOURCE = data.source { value: ValueType::Choice(DataSource::NAMES), default: Default::Text("simulated") },
     /// The truth's length scale (misspecification when it differs from the model's).
@@ -516,10 +559,10 @@ declare_keys! {
         value: ValueType::Integer,
         rule: Rule::IntRange(1, i64::MAX),
         default: Default::Int(10_000),
-        families: &[Family::LatentField, Family::Partition],
+        families: &[Family::LatentField, Family::Gaussian, Family::MarkovChain, Family::Partition],
     },
     /// Leading iterations per chain left out of every estimate (and used for adaptation).
-    SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0) },
+    SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0), families: &[Family::LatentField, Family::Gaussian] },
     /// Traces keep every thin-th kept state (estimates use every state).
     SAMPLER_THIN = sampler.thin {
         value: ValueType::Integer,
@@ -528,7 +571,7 @@ declare_keys! {
         families: &[Family::LatentField, Family::Partition],
     },
     /// Independent chains per job, each with its own stream.
-    SAMPLER_CHAINS = sampler.chains { value: ValueType::Integer, rule: Rule::IntRange(1, MAX_CHAINS as i64), default: Default::Int(1) },
+    SAMPLER_CHAINS = sampler.chains { value: ValueType::Integer, rule: Rule::IntRange(1, MAX_CHAINS as i64), default: Default::Int(1), families: &[Family::LatentField, Family::Gaussian] },
     /// Adapt the step size during burn-in, then freeze it.
     SAMPLER_ADAPT = sampler.adapt {
         value: ValueType::Bool,
@@ -540,6 +583,18 @@ declare_keys! {
         rule: Rule::OpenUnitInterval,
         default: Default::Derived("grw 0.234, pcn 0.25, mala and pcnl 0.574"),
         keyed: Keyed::UnlessDefault,
+    },
+    /// How a Gibbs-target family samples: systematic-scan or random-scan Gibbs, random-walk Metropolis-Hastings (gaussian).
+    SAMPLER_METHOD = sampler.method {
+        value: ValueType::Choice(crate::families::Method::NAMES),
+        default: Default::Text("systematic-gibbs"),
+        families: &[Family::Gaussian],
+    },
+    /// Random-walk MH: the proposal's standard deviation per coordinate (gaussian family).
+    SAMPLER_PROPOSAL_SD = sampler.proposal_sd {
+        rule: Rule::Positive,
+        default: Default::Float(1.0),
+        families: &[Family::Gaussian],
     },
     /// Thinned draws per chain of every cell kept in draws.parquet (0: none).
     OUTPUT_FIELD_DRAWS = output.field_draws {
@@ -677,6 +732,7 @@ pub fn markdown_table() -> String {
                 format!("{}, or {}", key.rule().describe(), quoted_words(words))
             }
             ValueType::Bool => "true | false".to_string(),
+            ValueType::Rows => "rows of numbers, `[[a, b], [c, d]]`".to_string(),
             _ => key.rule().describe(),
         };
         let mut applies = match key.applies() {
