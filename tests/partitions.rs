@@ -270,6 +270,44 @@ fn boston_towns_split_into_106_connected_pieces() {
 }
 
 #[test]
+fn fewer_regions_merge_the_smallest_pieces_and_stay_connected() {
+    let areas = read_areas(
+        &data_dir().join("boston_tracts.csv"),
+        &boston_columns("crim"),
+    )
+    .unwrap();
+    let graph = read_adjacency(&data_dir().join("boston_adjacency.csv"), &areas).unwrap();
+    let pieces = admin_pieces(&graph, areas.admin.as_ref().unwrap());
+    for regions in [106, 60, 2] {
+        let merged = fieldmc::families::partition::baselines::merge_down(&graph, &pieces, regions);
+        assert_eq!(
+            fieldmc::families::partition::graph::region_count(&merged),
+            regions
+        );
+        assert!(
+            graph.is_connected_partition(&merged, regions),
+            "{regions} regions"
+        );
+    }
+}
+
+#[test]
+fn the_size_penalty_counts_areas_outside_the_bounds_and_the_spread_of_sizes() {
+    let penalty = SizePenalty {
+        min_size: 3,
+        max_size: 5,
+        bound_weight: 2.0,
+        variance_weight: 0.5,
+    };
+    // 1 area: 2 below the bound, 3 below the mean size 4.
+    assert_eq!(penalty.of_region(1, 4.0), 2.0 * 2.0 + 0.5 * 9.0);
+    assert_eq!(penalty.of_region(4, 4.0), 0.0);
+    // 7 areas: 2 above the bound, 3 above the mean.
+    assert_eq!(penalty.of_region(7, 4.0), 2.0 * 2.0 + 0.5 * 9.0);
+    assert_eq!(SizePenalty::NONE.of_region(100, 4.0), 0.0);
+}
+
+#[test]
 fn area_files_with_problems_are_refused_with_file_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("areas.csv");

@@ -306,6 +306,7 @@ fn resolve_spec(
     }
     let kind = resolve_kind(settings, resolver)?;
     check_weights(settings, resolver)?;
+    check_column_lists(settings, resolver)?;
     let folder = resolver.study_dir().to_path_buf();
     let areas_path = folder.join(settings.text(DATA_AREAS));
     let adjacency_path = folder.join(settings.text(DATA_ADJACENCY));
@@ -438,6 +439,32 @@ fn check_weights(settings: &Settings, resolver: &Resolver<'_>) -> Result<(), Stu
                 format!("model.max_region_size = {max} is below model.min_region_size = {min}"),
             )
             .help("allowed: 0 (no bound) or a number >= model.min_region_size"));
+    }
+    Ok(())
+}
+
+/// `data.features` names at least one column; `data.coordinates` none or two.
+fn check_column_lists(settings: &Settings, resolver: &Resolver<'_>) -> Result<(), StudyError> {
+    if column_list(&settings.text(DATA_FEATURES)).is_empty() {
+        return Err(resolver
+            .error_at(
+                settings,
+                &[DATA_FEATURES],
+                StudyErrorKind::OutOfRange,
+                "data.features names no column",
+            )
+            .help("allowed: column names of the areas CSV, comma-separated (\"rm,lstat\")"));
+    }
+    let coordinates = column_list(&settings.text(DATA_COORDINATES));
+    if !(coordinates.is_empty() || coordinates.len() == 2) {
+        return Err(resolver
+            .error_at(
+                settings,
+                &[DATA_COORDINATES],
+                StudyErrorKind::OutOfRange,
+                format!("data.coordinates names {} columns", coordinates.len()),
+            )
+            .help("allowed: \"\" (none) or two column names, x then y (\"lon,lat\")"));
     }
     Ok(())
 }
