@@ -43,6 +43,7 @@ pub mod latent_field;
 pub mod lda;
 pub mod markov_chain;
 pub mod pagerank;
+pub mod partition;
 
 use std::path::Path;
 
@@ -279,6 +280,8 @@ study_families! {
     BayesNet = "bayes-net" => bayes_net::BayesNet,
     /// Latent Dirichlet allocation by collapsed and uncollapsed Gibbs.
     Lda = "lda" => lda::Lda,
+    /// Small areas grouped into connected regions by Markov chains over partitions.
+    Partition = "partition" => partition::family::PartitionFamily,
 }
 
 crate::closed_names! {

@@ -64,9 +64,25 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "output_field_draws",
         "output_cell_draws",
     ];
+    // Every key, in declaration order; those of the latent field are the ones listed, the
+    // other families' keys are null for these jobs.
+    let every: Vec<&str> = crate::study::Key::all().map(|k| k.column()).collect();
     for job in &plan.jobs {
         let names: Vec<&str> = job.params.iter().map(|(k, _)| k.column()).collect();
-        assert_eq!(names, expected);
+        assert_eq!(names, every);
+        let latent: Vec<&str> = job
+            .params
+            .iter()
+            .filter(|(k, _)| k.applies_to(crate::families::Family::LatentField))
+            .map(|(k, _)| k.column())
+            .collect();
+        assert_eq!(latent, expected);
+        assert!(
+            job.params
+                .iter()
+                .filter(|(k, _)| !k.applies_to(crate::families::Family::LatentField))
+                .all(|(_, v)| v.is_null())
+        );
     }
     let first = &plan.jobs[0].params;
     assert_eq!(first[0].1, ParamValue::text("latent-field"));
@@ -76,10 +92,21 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         ParamValue::Float(0.0),
         "model.mean: 0 for simulated data"
     );
-    assert_eq!(first[8].1, ParamValue::Null, "model.window: none given");
-    assert_eq!(first[13].1, ParamValue::Null);
-    assert_eq!(first[16].1, ParamValue::text("grw"));
-    assert_eq!(first[17].1, ParamValue::Float(0.1));
+    let value = |key: crate::study::Key| &first[key.index()].1;
+    assert_eq!(*value(crate::study::keys::DATA_PATH), ParamValue::Null);
+    assert_eq!(
+        *value(crate::study::keys::SAMPLER_KIND),
+        ParamValue::text("grw")
+    );
+    assert_eq!(
+        *value(crate::study::keys::SAMPLER_BETA),
+        ParamValue::Float(0.1)
+    );
+    assert_eq!(
+        *value(crate::study::keys::MODEL_WINDOW),
+        ParamValue::Null,
+        "model.window: none given"
+    );
 }
 
 #[test]

@@ -225,7 +225,7 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
 }
 
 /// Reads `table` through the sink (only the rows of `jobs`, when given) as the figures see it.
-fn read_table(
+pub(crate) fn read_table(
     results_dir: &Path,
     table: &schema::Table,
     jobs: Option<&HashSet<String>>,

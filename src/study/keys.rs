@@ -17,6 +17,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::families::Family;
+use crate::families::partition::method::PartitionKind;
+use crate::families::partition::task::{ErrorKind, TargetAggregate, TaskModelKind};
 use crate::model::{DataSource, KernelKind, LikelihoodKind};
 use crate::sampler::SamplerKind;
 use crate::sampler::spec::MAX_CHAINS;
@@ -621,16 +623,30 @@ declare_keys! {
         default: Default::Float(0.2),
         applies: Applies::Source(DataSource::Csv),
     },
-    /// The Markov kernel.
-    SAMPLER_KIND = sampler.kind { value: ValueType::Choice(SamplerKind::NAMES), default: Default::Text("pcn") },
+    /// The Markov kernel. latent-field: the kinds of the latent field (`fieldmc keys sampler.kind`; default pcn); partition: the chains flip, softmax-flip, learned-flip (default flip) or the baselines admin, kmeans, spectral.
+    SAMPLER_KIND = sampler.kind {
+        value: ValueType::Choice(&SAMPLER_KIND_WORDS),
+        default: Default::Text("pcn"),
+        families: &[Family::LatentField, Family::Partition],
+    },
     /// The (starting) step size: grw, mala > 0; pcn, pcnl in (0, 1]. Unused by elliptical and nuts (nuts adapts its step size and mass matrix itself during burn-in).
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
     /// Iterations per chain, burn-in included.
-    SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000), families: &[Family::LatentField, Family::Gaussian, Family::MarkovChain, Family::PageRank, Family::BayesNet, Family::Lda] },
+    SAMPLER_ITERATIONS = sampler.iterations {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(1, i64::MAX),
+        default: Default::Int(10_000),
+        families: &[Family::LatentField, Family::Gaussian, Family::MarkovChain, Family::PageRank, Family::BayesNet, Family::Lda, Family::Partition],
+    },
     /// Leading iterations per chain left out of every estimate (and used for adaptation).
     SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0), families: &[Family::LatentField, Family::Gaussian, Family::BayesNet, Family::Lda] },
     /// Traces keep every thin-th kept state (estimates use every state).
-    SAMPLER_THIN = sampler.thin { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10) },
+    SAMPLER_THIN = sampler.thin {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(1, i64::MAX),
+        default: Default::Int(10),
+        families: &[Family::LatentField, Family::Partition],
+    },
     /// Independent chains per job, each with its own stream.
     SAMPLER_CHAINS = sampler.chains { value: ValueType::Integer, rule: Rule::IntRange(1, MAX_CHAINS as i64), default: Default::Int(1), families: &[Family::LatentField, Family::Gaussian, Family::BayesNet] },
     /// Adapt the step size during burn-in, then freeze it.
@@ -677,6 +693,116 @@ declare_keys! {
         default: Default::Int(1_000),
         keyed: Keyed::Never,
     },
+    /// Regions m of every partition (the administrative start is its connected pieces, merged smallest-first into a neighbour down to m).
+    MODEL_REGIONS = model.regions {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, i64::MAX),
+        default: Default::Derived("the administrative pieces' count"),
+        families: &[Family::Partition],
+    },
+    /// The regression fitted on region aggregates: [1, mean features] -> target.
+    MODEL_TASK_MODEL = model.task_model {
+        value: ValueType::Choice(TaskModelKind::NAMES),
+        default: Default::Text("least-squares"),
+        families: &[Family::Partition],
+    },
+    /// Ridge penalty on the standardised feature coefficients (the intercept is not penalised). (task_model = "ridge" only)
+    MODEL_RIDGE = model.ridge { rule: Rule::Positive, default: Default::Float(1.0), families: &[Family::Partition] },
+    /// A region's target: the mean or the sum of its areas' targets.
+    MODEL_AGGREGATE = model.aggregate {
+        value: ValueType::Choice(TargetAggregate::NAMES),
+        default: Default::Text("mean"),
+        families: &[Family::Partition],
+    },
+    /// The per-region error in F: |Y_j - f(X_j)| or its square.
+    MODEL_ERROR = model.error {
+        value: ValueType::Choice(ErrorKind::NAMES),
+        default: Default::Text("absolute"),
+        families: &[Family::Partition],
+    },
+    /// Size bound of the penalty G: areas a region should hold at least.
+    MODEL_MIN_REGION_SIZE = model.min_region_size {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(1, i64::MAX),
+        default: Default::Int(1),
+        families: &[Family::Partition],
+    },
+    /// Size bound of the penalty G: areas a region should hold at most (0: no bound).
+    MODEL_MAX_REGION_SIZE = model.max_region_size {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(0, i64::MAX),
+        default: Default::Int(0),
+        families: &[Family::Partition],
+    },
+    /// G: added to F per area a region lies outside [min_region_size, max_region_size] (>= 0).
+    MODEL_SIZE_BOUND_WEIGHT = model.size_bound_weight { rule: Rule::Finite, default: Default::Float(1.0), families: &[Family::Partition] },
+    /// G: weight w of w * (n_j - n / m)^2 per region, m times the variance of the region sizes (>= 0).
+    MODEL_SIZE_VARIANCE_WEIGHT = model.size_variance_weight { rule: Rule::Finite, default: Default::Float(0.0), families: &[Family::Partition] },
+    /// T of the Boltzmann target exp(-F / T) at the first iteration.
+    MODEL_TEMPERATURE = model.temperature { rule: Rule::Positive, default: Default::Float(1.0), families: &[Family::Partition] },
+    /// T at the last iteration; between the two the schedule is geometric (annealing when lower).
+    MODEL_FINAL_TEMPERATURE = model.final_temperature {
+        rule: Rule::Positive,
+        default: Default::Derived("model.temperature (a fixed temperature)"),
+        families: &[Family::Partition],
+    },
+    /// Folds of the region MAE cross-validated over regions.
+    MODEL_CV_FOLDS = model.cv_folds {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, 1000),
+        default: Default::Int(5),
+        families: &[Family::Partition],
+    },
+    /// The areas CSV (one row per area), relative to the study file's folder.
+    DATA_AREAS = data.areas { value: ValueType::Text, rule: Rule::NonEmpty, families: &[Family::Partition] },
+    /// The edge-list CSV: its first two columns are ids of neighbouring areas.
+    DATA_ADJACENCY = data.adjacency { value: ValueType::Text, rule: Rule::NonEmpty, families: &[Family::Partition] },
+    /// The areas' id column (the ids the edge list uses).
+    DATA_ID = data.id { value: ValueType::Text, rule: Rule::NonEmpty, default: Default::Text("id"), families: &[Family::Partition] },
+    /// The feature columns, comma-separated ("crim,zn,rm").
+    DATA_FEATURES = data.features { value: ValueType::Text, rule: Rule::NonEmpty, families: &[Family::Partition] },
+    /// The target column.
+    DATA_TARGET = data.target { value: ValueType::Text, rule: Rule::NonEmpty, families: &[Family::Partition] },
+    /// The x and y columns of each area's point, comma-separated ("lon,lat"; "" for none): for k-means and the maps.
+    DATA_COORDINATES = data.coordinates { value: ValueType::Text, default: Default::Text(""), families: &[Family::Partition] },
+    /// The administrative region column: the start of the chains and a baseline.
+    DATA_ADMIN = data.admin { value: ValueType::Text, rule: Rule::NonEmpty, families: &[Family::Partition] },
+    /// softmax-flip: tau; a region is picked with probability proportional to exp(error / (tau * mean error)).
+    SAMPLER_SOFTMAX_TEMPERATURE = sampler.softmax_temperature { rule: Rule::Positive, default: Default::Float(1.0), families: &[Family::Partition] },
+    /// learned-flip: candidate flips scored by the Q-function per step.
+    SAMPLER_CANDIDATES = sampler.candidates {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(1, 10_000),
+        default: Default::Int(30),
+        families: &[Family::Partition],
+    },
+    /// learned-flip: step size of the Q-function's normalised least-mean-squares update.
+    SAMPLER_LEARNING_RATE = sampler.learning_rate { rule: Rule::Positive, default: Default::Float(0.05), families: &[Family::Partition] },
+    /// learned-flip: share of steps that take a random valid candidate instead of the best.
+    SAMPLER_EXPLORATION = sampler.exploration { rule: Rule::UnitInterval, default: Default::Float(0.1), families: &[Family::Partition] },
+}
+
+/// Every word of `sampler.kind`: the latent field's kernels, then the partition family's chains
+/// and baselines (each family parses its own and rejects the other's with a located error).
+const SAMPLER_KIND_WORDS: [&str; SamplerKind::NAMES.len() + PartitionKind::NAMES.len()] =
+    concat_words(SamplerKind::NAMES, PartitionKind::NAMES);
+
+const fn concat_words<const N: usize>(
+    first: &[&'static str],
+    second: &[&'static str],
+) -> [&'static str; N] {
+    let mut words = [""; N];
+    let mut i = 0;
+    while i < first.len() {
+        words[i] = first[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < second.len() {
+        words[first.len() + j] = second[j];
+        j += 1;
+    }
+    words
 }
 
 /// What a reader needs to know about one key: the README table and `fieldmc keys` print it.

@@ -167,6 +167,7 @@ impl<'s> Resolver<'s> {
         &mut self,
         settings: &Settings,
     ) -> Result<LatentFieldSpec, StudyError> {
+        self.check_latent_kind(settings)?;
         let source = settings.choice(DATA_SOURCE, DataSource::from_name);
         let is_csv = source == DataSource::Csv;
         self.reject_keys_of_other_source(settings, source)?;
@@ -225,6 +226,25 @@ impl<'s> Resolver<'s> {
             sampler,
             output,
         })
+    }
+
+    /// `sampler.kind` names a kind of another family (its word list is shared).
+    fn check_latent_kind(&self, settings: &Settings) -> Result<(), StudyError> {
+        let word = settings.text(SAMPLER_KIND);
+        if SamplerKind::from_name(&word).is_some() {
+            return Ok(());
+        }
+        Err(self
+            .error_at(
+                settings,
+                &[SAMPLER_KIND],
+                ErrorKind::OutOfRange,
+                format!("sampler.kind = \"{word}\" is a kind of model.family = \"partition\", not a latent-field kernel"),
+            )
+            .help(format!(
+                "allowed for the latent field: {}",
+                SamplerKind::NAMES.join(", ")
+            )))
     }
 
     /// Where an error about `keys` should point: the first of them that is written in the
