@@ -64,10 +64,26 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "output_cell_draws",
     ];
     for job in &plan.jobs {
-        let names: Vec<&str> = job.params.iter().map(|(k, _)| k.column()).collect();
+        assert_eq!(
+            job.params.len(),
+            Key::count(),
+            "every key, in declaration order"
+        );
+        let names: Vec<&str> = job
+            .params
+            .iter()
+            .filter(|(k, _)| k.applies_to(crate::families::Family::LatentField))
+            .map(|(k, _)| k.column())
+            .collect();
         assert_eq!(names, expected);
     }
-    let first = &plan.jobs[0].params;
+    let latent: Vec<(Key, ParamValue)> = plan.jobs[0]
+        .params
+        .iter()
+        .filter(|(k, _)| k.applies_to(crate::families::Family::LatentField))
+        .cloned()
+        .collect();
+    let first = &latent;
     assert_eq!(first[0].1, ParamValue::text("latent-field"));
     assert_eq!(first[1].1, ParamValue::Int(16));
     assert_eq!(
