@@ -7,11 +7,12 @@ use crate::study::{Key, Study};
 
 impl Plan {
     /// One line per job: id, replicate, the swept parameters, and the likelihood and sampler
-    /// kind (when not swept already), in aligned columns under a header.
+    /// kind (latent-field jobs, when not swept already), in aligned columns under a header.
     pub fn to_text_table(&self, study: &Study) -> String {
         let mut columns: Vec<Key> = study.swept_keys();
         for always in [MODEL_LIKELIHOOD, SAMPLER_KIND] {
-            if !columns.contains(&always) {
+            let applies = self.jobs.iter().any(|j| always.applies_to(j.spec.family()));
+            if applies && !columns.contains(&always) {
                 columns.push(always);
             }
         }

@@ -68,23 +68,29 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
     // other families' keys are null for these jobs.
     let every: Vec<&str> = crate::study::Key::all().map(|k| k.column()).collect();
     for job in &plan.jobs {
-        let names: Vec<&str> = job.params.iter().map(|(k, _)| k.column()).collect();
-        assert_eq!(names, every);
-        let latent: Vec<&str> = job
-            .params
-            .iter()
-            .filter(|(k, _)| k.applies_to(crate::families::Family::LatentField))
-            .map(|(k, _)| k.column())
-            .collect();
-        assert_eq!(latent, expected);
+        let all: Vec<&str> = job.params.iter().map(|(k, _)| k.column()).collect();
+        assert_eq!(all, every, "every key, in declaration order");
         assert!(
             job.params
                 .iter()
                 .filter(|(k, _)| !k.applies_to(crate::families::Family::LatentField))
                 .all(|(_, v)| v.is_null())
         );
+        let names: Vec<&str> = job
+            .params
+            .iter()
+            .filter(|(k, _)| k.applies_to(crate::families::Family::LatentField))
+            .map(|(k, _)| k.column())
+            .collect();
+        assert_eq!(names, expected);
     }
-    let first = &plan.jobs[0].params;
+    let latent: Vec<(Key, ParamValue)> = plan.jobs[0]
+        .params
+        .iter()
+        .filter(|(k, _)| k.applies_to(crate::families::Family::LatentField))
+        .cloned()
+        .collect();
+    let first = &latent;
     assert_eq!(first[0].1, ParamValue::text("latent-field"));
     assert_eq!(first[1].1, ParamValue::Int(16));
     assert_eq!(
@@ -92,7 +98,8 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         ParamValue::Float(0.0),
         "model.mean: 0 for simulated data"
     );
-    let value = |key: crate::study::Key| &first[key.index()].1;
+    let every_param = &plan.jobs[0].params;
+    let value = |key: crate::study::Key| &every_param[key.index()].1;
     assert_eq!(*value(crate::study::keys::DATA_PATH), ParamValue::Null);
     assert_eq!(
         *value(crate::study::keys::SAMPLER_KIND),
