@@ -13,6 +13,7 @@ pub mod cli;
 pub mod clock;
 pub mod diagnostics;
 pub mod execute;
+pub mod families;
 pub mod model;
 pub mod names;
 pub mod normals;

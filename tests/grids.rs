@@ -36,16 +36,22 @@ fn param(study: &Study, column: &str) -> ParamValue {
 #[test]
 fn grids_are_square_rectangular_or_one_dimensional() {
     let square = load("[model]\ngrid = 8\n");
-    assert_eq!(square.points[0].model.grid, Grid::new(8));
+    assert_eq!(square.points[0].latent().model.grid, Grid::new(8));
     assert_eq!(param(&square, "model_grid"), ParamValue::Int(8));
     let rectangle = load("[model]\ngrid = [9, 5]\n");
-    assert_eq!(rectangle.points[0].model.grid, Grid::rectangular(9, 5));
+    assert_eq!(
+        rectangle.points[0].latent().model.grid,
+        Grid::rectangular(9, 5)
+    );
     assert_eq!(param(&rectangle, "model_grid"), ParamValue::text("[9, 5]"));
     let line = load("[model]\ngrid = [811]\nkernel = \"matern32\"\n");
-    assert_eq!(line.points[0].model.grid, Grid::line(811));
-    assert_eq!(line.points[0].model.kernel.kind, KernelKind::Matern32);
+    assert_eq!(line.points[0].latent().model.grid, Grid::line(811));
+    assert_eq!(
+        line.points[0].latent().model.kernel.kind,
+        KernelKind::Matern32
+    );
     let swept = load("[sweep]\n\"model.grid\" = [[8, 4], [16, 8]]\n");
-    let grids: Vec<Grid> = swept.points.iter().map(|p| p.model.grid).collect();
+    let grids: Vec<Grid> = swept.points.iter().map(|p| p.latent().model.grid).collect();
     assert_eq!(grids, [Grid::rectangular(8, 4), Grid::rectangular(16, 8)]);
 }
 
@@ -81,7 +87,7 @@ fn bad_grids_say_what_is_allowed() {
 #[test]
 fn a_window_sets_the_units_of_the_length_scale() {
     let study = load("[model]\ngrid = [16, 8]\nwindow = [[0, 2], [0, 1]]\n");
-    let grid = study.points[0].model.grid;
+    let grid = study.points[0].latent().model.grid;
     assert_eq!(grid.spacing(), (0.125, 0.125));
     assert_eq!(grid.position(0), (0.0625, 0.0625));
     assert_eq!(
@@ -89,7 +95,7 @@ fn a_window_sets_the_units_of_the_length_scale() {
         ParamValue::text("[[0.0, 2.0], [0.0, 1.0]]")
     );
     let line = load("[model]\ngrid = [811]\nwindow = [[0, 40550]]\n");
-    assert_eq!(line.points[0].model.grid.cell_area(), 50.0);
+    assert_eq!(line.points[0].latent().model.grid.cell_area(), 50.0);
     for (text, expected) in [
         (
             "[model]\ngrid = [811]\nwindow = [[0, 1], [0, 1]]\n",
@@ -116,10 +122,10 @@ fn log_area_offsets_resolve_to_the_log_cell_area() {
         "[model]\ngrid = 64\nwindow = [[0, 1], [0, 1]]\nlikelihood = \"poisson\"\noffset = \"log-area\"\n",
     );
     let expected = (1.0f64 / 4096.0).ln();
-    assert!((study.points[0].model.offset - expected).abs() < 1e-12);
+    assert!((study.points[0].latent().model.offset - expected).abs() < 1e-12);
     assert_eq!(
         param(&study, "model_offset"),
-        ParamValue::Float(study.points[0].model.offset)
+        ParamValue::Float(study.points[0].latent().model.offset)
     );
     let message = error("[model]\nlikelihood = \"poisson\"\noffset = \"log-areas\"\n");
     assert!(message.contains("did you mean \"log-area\""), "{message}");
@@ -132,7 +138,7 @@ const FINPINES: &str = "[model]\ngrid = 64\nlikelihood = \"poisson\"\n[data]\nso
 #[test]
 fn csv_grids_bring_their_window() {
     let metres = load(FINPINES);
-    let grid = metres.points[0].model.grid;
+    let grid = metres.points[0].latent().model.grid;
     let expected = Grid::over_window(
         64,
         64,
@@ -145,7 +151,7 @@ fn csv_grids_bring_their_window() {
     let ((x, y), (ex, ey)) = (grid.position(0), expected.position(0));
     assert!((x - ex).abs() < 1e-9 && (y - ey).abs() < 1e-9);
     let unit = load(&FINPINES.replace("grid = 64\n", "grid = 64\nwindow = [[0, 1], [0, 1]]\n"));
-    assert_eq!(unit.points[0].model.grid.cell_area(), 1.0 / 4096.0);
+    assert_eq!(unit.points[0].latent().model.grid.cell_area(), 1.0 / 4096.0);
     let stretched =
         error(&FINPINES.replace("grid = 64\n", "grid = 64\nwindow = [[0, 2], [0, 1]]\n"));
     assert!(

@@ -92,7 +92,7 @@ fn pcn_that_counts_the_prior_twice_fails_calibration() {
     assert_eq!(plan.jobs.len(), 1);
     let job = &plan.jobs[0];
     let wrong = PcnPosteriorRatio {
-        beta: job.sampler.step(),
+        beta: job.latent().sampler.step(),
     };
     let sbc = study.sbc.unwrap();
     // Four times the replications of the calibration test: enough power to fail the wrong

@@ -30,6 +30,20 @@ const SBC_STUDY: &str = "[study]\nkind = \"sbc\"\nseed = 5\n\
     [model]\ngrid = 4\n[data]\nsubsample = 2\n\
     [sampler]\niterations = 300\nburn_in = 50\nchains = 2\n";
 
+/// A partition study on the Boston tracts: a short chain of each kind and every baseline.
+fn partition_study() -> String {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    format!(
+        "[study]\nseed = 7\n[model]\nfamily = \"partition\"\n\
+         [data]\nareas = \"{}\"\nadjacency = \"{}\"\nid = \"tract_id\"\nadmin = \"town\"\n\
+         coordinates = \"lon,lat\"\ntarget = \"cmedv\"\nfeatures = \"rm,lstat\"\n\
+         [sampler]\niterations = 200\nthin = 50\n\
+         [sweep]\n\"sampler.kind\" = [\"flip\", \"softmax-flip\", \"learned-flip\", \"admin\", \"kmeans\", \"spectral\"]\n",
+        data.join("boston_tracts.csv").display(),
+        data.join("boston_adjacency.csv").display()
+    )
+}
+
 /// Runs `study` and returns (table name, column names) of every table written, after checking
 /// each table against its declaration.
 fn written_columns(dir: &Path, name: &str, study: &str) -> Vec<(String, BTreeSet<String>)> {
@@ -58,11 +72,45 @@ fn written_columns(dir: &Path, name: &str, study: &str) -> Vec<(String, BTreeSet
     written
 }
 
+/// One tiny study of each family other than the latent field.
+const FAMILY_STUDIES: [(&str, &str); 5] = [
+    (
+        "gaussian",
+        "[model]\nfamily = \"gaussian\"\n[sampler]\niterations = 200\nchains = 2\n\
+         [sweep]\n\"sampler.method\" = [\"systematic-gibbs\", \"rwmh\"]\n",
+    ),
+    (
+        "markov",
+        "[model]\nfamily = \"markov-chain\"\nlambda2 = 0.5\n[sampler]\niterations = 500\n",
+    ),
+    (
+        "pagerank",
+        "[model]\nfamily = \"pagerank\"\nedges = \"a>b b>c c>a c>d\"\n[sampler]\niterations = 500\n",
+    ),
+    (
+        "bayes",
+        concat!(
+            "[model]\nfamily = \"bayes-net\"\nnetwork = \"",
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/mark_net.toml\"\nevidence = \"mrk=pass\"\n[sampler]\niterations = 300\nchains = 2\n"
+        ),
+    ),
+    (
+        "lda",
+        "[model]\nfamily = \"lda\"\n[data]\ndocuments = 20\ndocument_length = 20\n\
+         [sampler]\niterations = 10\nburn_in = 2\n",
+    ),
+];
+
 #[test]
 fn every_table_matches_its_schema_and_every_declared_column_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let mut written = written_columns(dir.path(), "chains", CHAINS_STUDY);
     written.extend(written_columns(dir.path(), "sbc", SBC_STUDY));
+    for (name, study) in FAMILY_STUDIES {
+        written.extend(written_columns(dir.path(), name, study));
+    }
+    written.extend(written_columns(dir.path(), "partition", &partition_study()));
     let statuses: BTreeSet<String> = {
         let jobs = read_table(&dir.path().join("chains"), "jobs").unwrap();
         support::strings(&jobs, jobs::STATUS.name())

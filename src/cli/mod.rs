@@ -68,28 +68,8 @@ enum Command {
         /// Output folder [default: results/<study name>].
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Worker threads [default: one per core].
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-        /// Recompute every job, even those with a valid earlier result (without --shard: discard
-        /// the folder's earlier results first). `--fresh` is the same flag.
-        #[arg(long, visible_alias = "fresh")]
-        force: bool,
-        /// Run only shard I of K (0 <= I < K): a stable share of the jobs, by job key. Shards of
-        /// one study may run at once, on several machines, into one shared --out folder; `fieldmc
-        /// merge` then writes the tables.
-        #[arg(long, value_name = "I/K")]
-        shard: Option<Shard>,
-        /// No progress display.
-        #[arg(long)]
-        quiet: bool,
-        /// Skip writing the report after the run.
-        #[arg(long)]
-        no_report: bool,
-        /// Exit with code 3 when every job finished but some carry warnings (R-hat, ESS,
-        /// acceptance, drift): for scripts and CI that must not accept an untrusted answer.
-        #[arg(long)]
-        deny_warnings: bool,
+        #[command(flatten)]
+        flags: RunFlags,
     },
     /// Assemble the tables of a results folder whose shards have all finished.
     #[command(after_help = "Example:\n  fieldmc merge results/acceptance\n\n\
@@ -153,26 +133,7 @@ pub fn main() -> ExitCode {
     match cli.command {
         Some(Command::Check { study }) => check(&study),
         Some(Command::Plan { study, format }) => print_plan(&study, format),
-        Some(Command::Run {
-            study,
-            out,
-            threads,
-            force,
-            shard,
-            quiet,
-            no_report,
-            deny_warnings,
-        }) => {
-            let options = RunFlags {
-                threads,
-                force,
-                shard,
-                quiet,
-                no_report,
-                deny_warnings,
-            };
-            run(study.as_deref(), out, &options)
-        }
+        Some(Command::Run { study, out, flags }) => run(study.as_deref(), out, &flags),
         Some(Command::Merge {
             results,
             no_report,
@@ -187,13 +148,29 @@ pub fn main() -> ExitCode {
 }
 
 /// The options of `fieldmc run` besides the study and the folder.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, clap::Args)]
 struct RunFlags {
+    /// Worker threads [default: one per core].
+    #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Recompute every job, even those with a valid earlier result (without --shard: discard
+    /// the folder's earlier results first). `--fresh` is the same flag.
+    #[arg(long, visible_alias = "fresh")]
     force: bool,
+    /// Run only shard I of K (0 <= I < K): a stable share of the jobs, by job key. Shards of
+    /// one study may run at once, on several machines, into one shared --out folder; `fieldmc
+    /// merge` then writes the tables.
+    #[arg(long, value_name = "I/K")]
     shard: Option<Shard>,
+    /// No progress display.
+    #[arg(long)]
     quiet: bool,
+    /// Skip writing the report after the run.
+    #[arg(long)]
     no_report: bool,
+    /// Exit with code 3 when every job finished but some carry warnings (R-hat, ESS,
+    /// acceptance, drift): for scripts and CI that must not accept an untrusted answer.
+    #[arg(long)]
     deny_warnings: bool,
 }
 

@@ -105,10 +105,10 @@ pub struct JobOptions<'a> {
 /// Run `job` of a study with seed `seed`.
 pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, JobError> {
     let started = Stopwatch::start();
-    let prior = build_prior(&job.model)?;
+    let prior = build_prior(&job.latent().model)?;
     let prior = prior.as_ref();
     let dataset = load_data(job, seed, prior)?;
-    let model = &job.model;
+    let model = &job.latent().model;
     let likelihood = likelihood_of(model, &dataset);
     let mean = model.mean_value(&dataset.observed.values);
     let setup_seconds = started.wall_seconds();
@@ -137,25 +137,29 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
     };
     let request = RunRequest {
         target,
-        schedule: job.sampler.schedule(),
-        adaptation: job.sampler.adaptation(),
+        schedule: job.latent().sampler.schedule(),
+        adaptation: job.latent().sampler.adaptation(),
         functional,
         exact_mean: exact.as_ref().map(|e| e.mean.as_slice()),
         draws: DrawSettings {
-            per_chain: job.output.cell_draws.max(job.output.field_draws),
+            per_chain: job
+                .latent()
+                .output
+                .cell_draws
+                .max(job.latent().output.field_draws),
             ..DrawSettings::default()
         },
         progress: options.progress,
     };
     let sampling = Stopwatch::start();
-    let output = run_kind(&job.sampler, &request, chain_rngs(job, seed));
+    let output = run_kind(&job.latent().sampler, &request, chain_rngs(job, seed));
     let cpu_seconds = setup_cpu + sampling.cpu_seconds();
     if let Some(error) = output.approximation.as_ref().and_then(|a| a.error.clone()) {
         return Err(JobError::Laplace(error));
     }
     check_finite(&output)?;
     let cells = CellDiagnostics::of(&output);
-    let warnings = warnings(&job.sampler, &output, &cells);
+    let warnings = warnings(&job.latent().sampler, &output, &cells);
     let scores = score(
         model.likelihood,
         &dataset,
@@ -213,7 +217,7 @@ pub fn likelihood_of(model: &crate::model::ModelSpec, dataset: &Dataset) -> Like
 
 /// The streams of each chain: the job's chain key plus the chain index.
 pub fn chain_rngs(job: &Job, seed: u64) -> Vec<ChainRng> {
-    chain_rngs_for(&job.sampler, &job.streams.chain, seed)
+    chain_rngs_for(&job.latent().sampler, &job.streams.chain, seed)
 }
 
 /// The streams of each chain of `spec` under the chain key `key`.
@@ -236,7 +240,7 @@ pub fn simulate_from_model_prior(
     seed: u64,
     prior: &dyn Prior,
 ) -> Result<Dataset, JobError> {
-    let subsample = match job.data {
+    let subsample = match job.latent().data {
         DataSpec::Simulated { subsample, .. } => subsample,
         DataSpec::Csv { .. } => 1,
     };
@@ -249,7 +253,7 @@ fn simulate(
     truth_prior: &dyn Prior,
     subsample: usize,
 ) -> Result<Dataset, JobError> {
-    let model = &job.model;
+    let model = &job.latent().model;
     let keys = &job.streams;
     let mut streams = DataStreams {
         truth: stream(seed, Purpose::Truth, &keys.truth),
@@ -267,8 +271,8 @@ fn simulate(
 }
 
 fn load_data(job: &Job, seed: u64, prior: &dyn Prior) -> Result<Dataset, JobError> {
-    let model = &job.model;
-    match &job.data {
+    let model = &job.latent().model;
+    match &job.latent().data {
         DataSpec::Simulated {
             truth_length_scale,
             subsample,
@@ -309,7 +313,7 @@ fn exact_posterior(
     mean: f64,
     dataset: &Dataset,
 ) -> Result<Option<ExactPosterior>, JobError> {
-    let applies = job.model.likelihood == LikelihoodKind::Gaussian
+    let applies = job.latent().model.likelihood == LikelihoodKind::Gaussian
         && dataset.observed.len() <= MAX_EXACT_OBSERVATIONS;
     if !applies {
         return Ok(None);
@@ -318,7 +322,7 @@ fn exact_posterior(
         prior,
         mean,
         &dataset.observed,
-        job.model.noise_sd,
+        job.latent().model.noise_sd,
     )?))
 }
 

@@ -23,19 +23,17 @@ pub mod warnings;
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use polars::prelude::{DataFrame, PolarsResult};
 use rayon::prelude::*;
 
-use crate::model::DataSpec;
+use crate::families::{self, RunContext};
 use crate::plan::{Job, Plan, Shard};
 use crate::sink::{
     DataFile, GIT_REVISION, Holder, JobRecord, JobStatus, PlannedJob, Purpose, ResultsDir,
     RunHeader, RunWriter, SinkError, manifest_of, utc_timestamp,
 };
 use crate::study::Study;
-use job::{JobOptions, run_job};
 use progress::StudyProgress;
 
 /// How to run a study.
@@ -98,12 +96,9 @@ pub enum ExecuteError {
     Table { job: String, message: String },
 }
 
-/// The data files a job reads.
+/// The data files a job reads (its family says which).
 fn data_files(job: &Job) -> Vec<&Path> {
-    match &job.data {
-        DataSpec::Csv { path, .. } => vec![path.as_path()],
-        DataSpec::Simulated { .. } => Vec::new(),
-    }
+    job.spec.data_files()
 }
 
 /// BLAKE3 of the content of every data file `jobs` read, by path.
@@ -358,23 +353,16 @@ fn resolve_threads(requested: usize) -> usize {
     }
 }
 
-/// What a job computed: its chains (an MCMC study) or its calibration replications (SBC).
-enum Computed {
-    Chains(Box<job::JobResult>),
-    Calibration(sbc::SbcRun),
-}
-
-/// Run `compute`, turning its error or a panic into the message its failed row records.
-fn guarded<T>(compute: impl FnOnce() -> Result<T, job::JobError>) -> Result<T, String> {
+/// Run `compute`, turning a panic into the message its failed row records.
+fn guarded(compute: &mut dyn FnMut() -> Result<(), String>) -> Result<(), String> {
     match catch_unwind(AssertUnwindSafe(compute)) {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(error)) => Err(error.to_string()),
+        Ok(outcome) => outcome,
         Err(panic) => Err(panic_message(panic.as_ref())),
     }
 }
 
-/// Run one job (catching panics) and record its tables in the run's log; returns its error
-/// when it failed.
+/// Run one job through its family (catching panics) and record its tables in the run's log;
+/// returns its error when it failed.
 fn run_and_record(
     job: &Job,
     study: &Study,
@@ -382,34 +370,27 @@ fn run_and_record(
     hashes: &HashMap<PathBuf, DataFile>,
     progress: &StudyProgress,
 ) -> Result<Option<String>, ExecuteError> {
-    let started = Instant::now();
-    let line = progress.job(&job_label(job), job.sampler.iterations());
+    let line = progress.job(&job_label(job), job.spec.work());
     let report = |done: u64| line.set(done);
-    let computed = match &study.sbc {
-        Some(sbc) => {
-            guarded(|| sbc::run_sbc(job, study.seed, sbc.replications, sbc.draws as usize))
-                .map(Computed::Calibration)
-        }
-        None => {
-            let options = JobOptions {
-                exact: true,
-                progress: Some(&report),
-            };
-            guarded(|| run_job(job, study.seed, &options)).map(|r| Computed::Chains(Box::new(r)))
-        }
+    let context = RunContext {
+        seed: study.seed,
+        sbc: study.sbc,
+        progress: Some(&report),
     };
+    let (computed, wall_seconds) = families::run_job_tables(job, &context, guarded);
     drop(line);
-    // One wall time for the job's row and for the manifest.
-    let wall_seconds = started.elapsed().as_secs_f64();
-    let built = match computed {
-        Ok(Computed::Chains(result)) => job_tables(job, &result, wall_seconds).map(|t| (t, None)),
-        Ok(Computed::Calibration(run)) => sbc_tables(job, &run, wall_seconds).map(|t| (t, None)),
-        Err(message) => failed_tables(job, &message, wall_seconds),
+    let (tables, error) = match computed {
+        Ok(tables) => (tables, None),
+        Err(message) => {
+            let row = tables::failed_row(job, &message, wall_seconds).map_err(|e| {
+                ExecuteError::Table {
+                    job: job.id.clone(),
+                    message: e.to_string(),
+                }
+            })?;
+            (vec![("jobs", row)], Some(message))
+        }
     };
-    let (tables, error) = built.map_err(|e| ExecuteError::Table {
-        job: job.id.clone(),
-        message: e.to_string(),
-    })?;
     let record = JobRecord {
         job_id: job.id.clone(),
         key: job.key.clone(),
@@ -426,41 +407,6 @@ fn run_and_record(
     Ok(error)
 }
 
-type NamedTables = Vec<(&'static str, DataFrame)>;
-
-fn job_tables(job: &Job, result: &job::JobResult, wall_seconds: f64) -> PolarsResult<NamedTables> {
-    let mut named = vec![
-        ("jobs", tables::job_row(job, result, wall_seconds)?),
-        ("fields", tables::fields(job, result)?),
-        ("traces", tables::traces(job, result)?),
-        ("chains", tables::chains(job, result)?),
-        ("autocorrelation", tables::autocorrelation(job, result)?),
-    ];
-    if !result.run.convergence.is_empty() {
-        named.push(("convergence", tables::convergence(job, result)?));
-    }
-    if job.output.field_draws > 0 {
-        named.push(("draws", tables::draws(job, result)?));
-    }
-    Ok(named)
-}
-
-fn sbc_tables(job: &Job, run: &sbc::SbcRun, wall_seconds: f64) -> PolarsResult<NamedTables> {
-    Ok(vec![
-        ("jobs", tables::sbc_row(job, run, wall_seconds)?),
-        ("ranks", sbc::ranks_table(job, run)?),
-    ])
-}
-
-fn failed_tables(
-    job: &Job,
-    error: &str,
-    wall_seconds: f64,
-) -> PolarsResult<(NamedTables, Option<String>)> {
-    let row = tables::failed_row(job, error, wall_seconds)?;
-    Ok((vec![("jobs", row)], Some(error.to_string())))
-}
-
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     let text = panic
         .downcast_ref::<&str>()
@@ -472,14 +418,7 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 
 /// The short description of a job on its progress line.
 fn job_label(job: &Job) -> String {
-    format!(
-        "{} {} grid {} beta={} r{}",
-        job.id,
-        job.sampler.kind(),
-        job.model.grid,
-        job.sampler.step(),
-        job.replicate
-    )
+    format!("{} {} r{}", job.id, job.spec.label(), job.replicate)
 }
 
 /// The default output folder of a study: `results/<name>`.

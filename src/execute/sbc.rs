@@ -90,7 +90,10 @@ pub fn run_sbc(job: &Job, seed: u64, replications: u32, draws: usize) -> Result<
         replications,
         draws,
     };
-    job.sampler.kind().visit(&job.sampler, calibrator)
+    job.latent()
+        .sampler
+        .kind()
+        .visit(&job.latent().sampler, calibrator)
 }
 
 /// [`run_sbc`] with a given sampler (tests pass deliberately wrong ones).
@@ -134,10 +137,10 @@ fn calibrate<S: crate::sampler::Sampler>(
     seed: u64,
     draws: usize,
 ) -> Result<Calibration, JobError> {
-    let prior = build_prior(&job.model)?;
+    let prior = build_prior(&job.latent().model)?;
     let dataset = simulate_from_model_prior(job, seed, prior.as_ref())?;
-    let likelihood = likelihood_of(&job.model, &dataset);
-    let mut schedule = job.sampler.schedule();
+    let likelihood = likelihood_of(&job.latent().model, &dataset);
+    let mut schedule = job.latent().sampler.schedule();
     schedule.thin = 1;
     let request = RunRequest {
         target: Target {
@@ -147,7 +150,7 @@ fn calibrate<S: crate::sampler::Sampler>(
             mean: 0.0,
         },
         schedule,
-        adaptation: job.sampler.adaptation(),
+        adaptation: job.latent().sampler.adaptation(),
         functional: None,
         exact_mean: None,
         draws: DrawSettings::default(),

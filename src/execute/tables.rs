@@ -18,14 +18,27 @@ use crate::sink::schema::{
 };
 use crate::study::keys::{Key, ValueType};
 
-/// The job's id, replicate and parameter columns: the start of every jobs-table row.
-fn job_rows(job: &Job) -> Rows {
+/// The job's id, replicate and parameter columns (the keys of its family): the start of every
+/// jobs-table row.
+pub fn job_rows(job: &Job) -> Rows {
     let rows = Rows::new(&jobs::TABLE, 1)
         .fill(JOB_ID, job.id.clone())
         .fill(jobs::REPLICATE, i64::from(job.replicate));
+    let family = job.spec.family();
     job.params
         .iter()
+        .filter(|(key, _)| key.applies_to(family))
         .fold(rows, |rows, (key, value)| parameter(rows, *key, value))
+}
+
+/// The start of a finished job's jobs row: id, replicate, parameters, status `ok`, no error,
+/// its warnings and wall time.
+pub fn ok_row(job: &Job, warnings: &[String], wall_seconds: f64) -> Rows {
+    job_rows(job)
+        .fill(jobs::STATUS, "ok".to_string())
+        .fill(jobs::ERROR, None)
+        .fill(jobs::WARNINGS, warnings.join("; "))
+        .fill(jobs::WALL_SECONDS, wall_seconds)
 }
 
 /// A parameter's column, typed by its key (a null too, so every job's column has one type).
@@ -50,7 +63,7 @@ fn parameter(rows: Rows, key: Key, value: &ParamValue) -> Rows {
 }
 
 /// Rows of a per-job table (not the jobs table): `height` rows, `job_id` filled in.
-fn rows_of(table: &'static Table, job: &Job, height: usize) -> Rows {
+pub fn rows_of(table: &'static Table, job: &Job, height: usize) -> Rows {
     Rows::new(table, height).fill(JOB_ID, job.id.clone())
 }
 
@@ -107,9 +120,10 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
     let scores = &result.scores;
     let d = &result.diagnostics;
     let evidence = result.evidence.as_ref();
-    let iterations = job.sampler.iterations() as f64 * job.sampler.chains() as f64;
+    let iterations =
+        job.latent().sampler.iterations() as f64 * job.latent().sampler.chains() as f64;
     let (loglik_evaluations, gradient_evaluations) =
-        run.evaluations_per_iteration(job.sampler.iterations());
+        run.evaluations_per_iteration(job.latent().sampler.iterations());
     let cells = &result.cells;
     job_rows(job)
         .fill(jobs::STATUS, "ok".to_string())
@@ -178,7 +192,7 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
 
 /// One row per grid cell.
 pub fn fields(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
-    let grid = job.model.grid;
+    let grid = job.latent().model.grid;
     let n = grid.cells();
     let run = &result.run;
     let data = &result.dataset;
@@ -194,7 +208,7 @@ pub fn fields(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
     };
     let exact = result.exact.as_ref();
     let functional = run.functional_mean.as_deref();
-    let likelihood = job.model.likelihood;
+    let likelihood = job.latent().model.likelihood;
     let functional_if = |kind: LikelihoodKind| per_cell(functional.filter(|_| likelihood == kind));
     rows_of(&fields::TABLE, job, n)
         .set(fields::CELL, (0..n).map(|c| c as i64))
@@ -294,7 +308,7 @@ pub fn chains(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
 /// `output.field_draws` thinned draws per chain of every cell, long: one row per (chain, draw,
 /// cell), the layout ArviZ and R's posterior read (pivot `cell` to columns).
 pub fn draws(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
-    let kept = super::cells::kept_field_draws(&result.run, job.output.field_draws);
+    let kept = super::cells::kept_field_draws(&result.run, job.latent().output.field_draws);
     let cells = kept.first().map_or(0, |k| k.2.len());
     let chain = kept
         .iter()

@@ -162,3 +162,13 @@ pub enum DataSpec {
         holdout: f64,
     },
 }
+
+impl DataSpec {
+    /// The `data.source` of the spec.
+    pub fn source(&self) -> DataSource {
+        match self {
+            DataSpec::Simulated { .. } => DataSource::Simulated,
+            DataSpec::Csv { .. } => DataSource::Csv,
+        }
+    }
+}

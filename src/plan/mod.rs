@@ -25,6 +25,7 @@
 //! | noise | data.source, model.grid, data.subsample, replicate (the engine scales standard normals by noise_sd) |
 //! | counts | everything of truth and observations, plus model.offset |
 //! | chain | the full canonical key (the engine appends `;chain=c`) |
+//! | model_data | every `[model]` and `[data]` key (other families' generated data) |
 //!
 //! So GRW and pCN jobs of one sweep point see the same truth and observations, and sweeping
 //! noise_sd or subsample keeps the same truth.
@@ -32,11 +33,11 @@
 pub mod shard;
 mod table;
 
-use crate::model::{DataSpec, ModelSpec};
-use crate::sampler::SamplerSpec;
+use crate::families::FamilySpec;
+use crate::families::latent_field::LatentFieldSpec;
 use crate::study::keys::*;
 use crate::study::resolve::is_default;
-use crate::study::{OutputSpec, Study, StudyKind};
+use crate::study::{Study, StudyKind};
 
 pub use crate::study::ParamValue;
 pub use shard::{Shard, shard_of};
@@ -55,10 +56,8 @@ pub struct Job {
     /// The canonical key (see the module docs).
     pub key: String,
     pub replicate: u32,
-    pub model: ModelSpec,
-    pub data: DataSpec,
-    pub sampler: SamplerSpec,
-    pub output: OutputSpec,
+    /// The job's family and its resolved settings.
+    pub spec: FamilySpec,
     /// Every resolved parameter, in one fixed order for all jobs (the keys' declaration order);
     /// `Null` where it does not apply. Each becomes the column `section_key`.
     pub params: Vec<(Key, ParamValue)>,
@@ -73,6 +72,18 @@ pub struct StreamKeys {
     pub noise: String,
     pub counts: String,
     pub chain: String,
+    /// The `[model]` and `[data]` keys and the replicate: the data stream of families other
+    /// than the latent field (a generated matrix, a corpus), shared by jobs that differ only in
+    /// their sampler.
+    pub model_data: String,
+}
+
+impl Job {
+    /// The latent-field settings of a latent-field job (panics for another family: only
+    /// latent-field code asks).
+    pub fn latent(&self) -> &LatentFieldSpec {
+        self.spec.latent()
+    }
 }
 
 /// The keys that each stream key keeps (besides the replicate).
@@ -104,10 +115,7 @@ pub fn plan(study: &Study) -> Plan {
             jobs.push(Job {
                 id: job_id(study.seed, &key),
                 replicate,
-                model: point.model.clone(),
-                data: point.data.clone(),
-                sampler: point.sampler.clone(),
-                output: point.output,
+                spec: point.spec.clone(),
                 params: point.params.clone(),
                 streams: stream_keys(&pairs, &key),
                 key,
@@ -175,6 +183,18 @@ fn restricted(pairs: &[(String, String)], keys: &[Key]) -> String {
     join(&kept)
 }
 
+/// The canonical key restricted to `[model]` and `[data]` keys and the replicate.
+fn model_and_data(pairs: &[(String, String)]) -> String {
+    let kept: Vec<(String, String)> = pairs
+        .iter()
+        .filter(|(name, _)| {
+            name == REPLICATE || name.starts_with("model.") || name.starts_with("data.")
+        })
+        .cloned()
+        .collect();
+    join(&kept)
+}
+
 fn stream_keys(pairs: &[(String, String)], key: &str) -> StreamKeys {
     let counts: Vec<Key> = TRUTH
         .iter()
@@ -188,6 +208,7 @@ fn stream_keys(pairs: &[(String, String)], key: &str) -> StreamKeys {
         noise: restricted(pairs, NOISE),
         counts: restricted(pairs, &counts),
         chain: key.to_string(),
+        model_data: model_and_data(pairs),
     }
 }
 

@@ -7,11 +7,12 @@ use crate::study::{Key, Study};
 
 impl Plan {
     /// One line per job: id, replicate, the swept parameters, and the likelihood and sampler
-    /// kind (when not swept already), in aligned columns under a header.
+    /// kind (latent-field jobs, when not swept already), in aligned columns under a header.
     pub fn to_text_table(&self, study: &Study) -> String {
         let mut columns: Vec<Key> = study.swept_keys();
         for always in [MODEL_LIKELIHOOD, SAMPLER_KIND] {
-            if !columns.contains(&always) {
+            let applies = self.jobs.iter().any(|j| always.applies_to(j.spec.family()));
+            if applies && !columns.contains(&always) {
                 columns.push(always);
             }
         }
@@ -31,11 +32,14 @@ impl Plan {
         align(&rows)
     }
 
-    /// Every job with every parameter: `job_id,replicate,model_grid,...,sampler_chains`, one
+    /// Every job with every parameter of its family: `job_id,replicate,model_family,...`, one
     /// line per job, empty fields for `Null`.
     pub fn to_csv(&self) -> String {
+        let keys: Vec<Key> = Key::all()
+            .filter(|key| self.jobs.iter().any(|j| key.applies_to(j.spec.family())))
+            .collect();
         let mut out = String::from("job_id,replicate");
-        for key in Key::all() {
+        for key in &keys {
             out.push(',');
             out.push_str(key.column());
         }
@@ -44,9 +48,9 @@ impl Plan {
             out.push_str(&job.id);
             out.push(',');
             out.push_str(&job.replicate.to_string());
-            for (_, value) in &job.params {
+            for key in &keys {
                 out.push(',');
-                out.push_str(&csv_field(&value.to_string()));
+                out.push_str(&csv_field(&job.params[key.index()].1.to_string()));
             }
             out.push('\n');
         }

@@ -22,12 +22,12 @@ fn two_kinds_by_three_betas_by_two_replicates_is_twelve_jobs_replicates_innermos
     assert_eq!(plan.jobs.len(), 12);
     let replicates: Vec<u32> = plan.jobs.iter().map(|j| j.replicate).collect();
     assert_eq!(replicates, [0, 1].repeat(6));
-    assert_eq!(plan.jobs[0].sampler.kind(), SamplerKind::Grw);
+    assert_eq!(plan.jobs[0].latent().sampler.kind(), SamplerKind::Grw);
     assert_eq!(
-        (plan.jobs[2].sampler.step(), plan.jobs[2].replicate),
+        (plan.jobs[2].latent().sampler.step(), plan.jobs[2].replicate),
         (0.2, 0)
     );
-    assert_eq!(plan.jobs[11].sampler.kind(), SamplerKind::Pcn);
+    assert_eq!(plan.jobs[11].latent().sampler.kind(), SamplerKind::Pcn);
     let ids: HashSet<&str> = plan.jobs.iter().map(|j| j.id.as_str()).collect();
     assert_eq!(ids.len(), 12);
 }
@@ -36,6 +36,7 @@ fn two_kinds_by_three_betas_by_two_replicates_is_twelve_jobs_replicates_innermos
 fn params_list_every_resolved_parameter_in_one_fixed_order() {
     let (_, plan) = plan_of(SWEEP_12);
     let expected = [
+        "model_family",
         "model_grid",
         "model_kernel",
         "model_length_scale",
@@ -64,21 +65,56 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "output_field_draws",
         "output_cell_draws",
     ];
+    // Every key, in declaration order; those of the latent field are the ones listed, the
+    // other families' keys are null for these jobs.
+    let every: Vec<&str> = crate::study::Key::all().map(|k| k.column()).collect();
     for job in &plan.jobs {
-        let names: Vec<&str> = job.params.iter().map(|(k, _)| k.column()).collect();
+        let all: Vec<&str> = job.params.iter().map(|(k, _)| k.column()).collect();
+        assert_eq!(all, every, "every key, in declaration order");
+        assert!(
+            job.params
+                .iter()
+                .filter(|(k, _)| !k.applies_to(crate::families::Family::LatentField))
+                .all(|(_, v)| v.is_null())
+        );
+        let names: Vec<&str> = job
+            .params
+            .iter()
+            .filter(|(k, _)| k.applies_to(crate::families::Family::LatentField))
+            .map(|(k, _)| k.column())
+            .collect();
         assert_eq!(names, expected);
     }
-    let first = &plan.jobs[0].params;
-    assert_eq!(first[0].1, ParamValue::Int(16));
+    let latent: Vec<(Key, ParamValue)> = plan.jobs[0]
+        .params
+        .iter()
+        .filter(|(k, _)| k.applies_to(crate::families::Family::LatentField))
+        .cloned()
+        .collect();
+    let first = &latent;
+    assert_eq!(first[0].1, ParamValue::text("latent-field"));
+    assert_eq!(first[1].1, ParamValue::Int(16));
     assert_eq!(
-        first[7].1,
+        first[8].1,
         ParamValue::Float(0.0),
         "model.mean: 0 for simulated data"
     );
-    assert_eq!(first[8].1, ParamValue::Null, "model.window: none given");
-    assert_eq!(first[13].1, ParamValue::Null);
-    assert_eq!(first[16].1, ParamValue::text("grw"));
-    assert_eq!(first[17].1, ParamValue::Float(0.1));
+    let every_param = &plan.jobs[0].params;
+    let value = |key: crate::study::Key| &every_param[key.index()].1;
+    assert_eq!(*value(crate::study::keys::DATA_PATH), ParamValue::Null);
+    assert_eq!(
+        *value(crate::study::keys::SAMPLER_KIND),
+        ParamValue::text("grw")
+    );
+    assert_eq!(
+        *value(crate::study::keys::SAMPLER_BETA),
+        ParamValue::Float(0.1)
+    );
+    assert_eq!(
+        *value(crate::study::keys::MODEL_WINDOW),
+        ParamValue::Null,
+        "model.window: none given"
+    );
 }
 
 #[test]
@@ -129,7 +165,9 @@ fn samplers_of_one_sweep_point_share_data_streams_but_not_chains() {
         plan.jobs
             .iter()
             .find(|j| {
-                j.sampler.kind() == kind && j.sampler.step() == beta && j.replicate == replicate
+                j.latent().sampler.kind() == kind
+                    && j.latent().sampler.step() == beta
+                    && j.replicate == replicate
             })
             .unwrap()
     };
@@ -232,18 +270,25 @@ fn the_csv_has_every_parameter_and_empty_nulls() {
     let csv = plan.to_csv();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 13);
-    assert!(lines[0].starts_with("job_id,replicate,model_grid,model_kernel,"));
-    assert!(lines[0].ends_with(
-        ",sampler_adapt,sampler_target_acceptance,sampler_rank,output_field_draws,output_cell_draws"
-    ));
+    // job_id, replicate, then one column per key of the study's family, in declaration order.
+    let latent: Vec<Key> = Key::all()
+        .filter(|k| k.applies_to(crate::families::Family::LatentField))
+        .collect();
+    let columns: Vec<&str> = latent.iter().map(|k| k.column()).collect();
+    assert_eq!(lines[0], format!("job_id,replicate,{}", columns.join(",")));
     for line in &lines {
-        assert_eq!(line.split(',').count(), 29, "{line}");
+        assert_eq!(line.split(',').count(), 2 + latent.len(), "{line}");
     }
     let fields: Vec<&str> = lines[1].split(',').collect();
+    let field = |key: Key| fields[2 + latent.iter().position(|k| *k == key).unwrap()];
     assert_eq!(fields[0], plan.jobs[0].id);
-    assert_eq!(fields[2], "16");
-    assert_eq!(fields[15], "", "data_path is empty for simulated data");
-    assert_eq!(fields[19], "0.1");
+    assert_eq!(field(crate::study::keys::MODEL_GRID), "16");
+    assert_eq!(
+        field(crate::study::keys::DATA_PATH),
+        "",
+        "data_path is empty for simulated data"
+    );
+    assert_eq!(field(crate::study::keys::SAMPLER_BETA), "0.1");
 }
 
 #[test]
@@ -259,4 +304,16 @@ fn sbc_settings_enter_the_key() {
     );
     assert_ne!(sbc.jobs[0].id, mcmc.jobs[0].id);
     assert_eq!(sbc.jobs[0].streams.truth, mcmc.jobs[0].streams.truth);
+}
+
+#[test]
+fn naming_the_default_family_leaves_ids_keys_and_streams_unchanged() {
+    let (_, implicit) = plan_of(SWEEP_12);
+    let explicit_text = SWEEP_12.replace("[sweep]", "[model]\nfamily = \"latent-field\"\n[sweep]");
+    let (_, explicit) = plan_of(&explicit_text);
+    assert_eq!(implicit.jobs.len(), explicit.jobs.len());
+    for (a, b) in implicit.jobs.iter().zip(&explicit.jobs) {
+        assert_eq!((&a.id, &a.key, &a.streams), (&b.id, &b.key, &b.streams));
+        assert!(!a.key.contains("model.family"), "{}", a.key);
+    }
 }

@@ -33,6 +33,27 @@ const EXTRA_METRICS: [Col<f64>; 9] = [
     JITTER,
     WALL_SECONDS,
 ];
+/// The study families' metric columns, shown when present.
+fn family_metrics() -> Vec<&'static str> {
+    use crate::sink::schema::jobs as j;
+    vec![
+        j::ESS_PER_ITERATION.name(),
+        j::EXACT_ESS_PER_ITERATION.name(),
+        j::AUTOCORRELATION_LAG1.name(),
+        j::LAMBDA2.name(),
+        j::POWER_ITERATIONS.name(),
+        j::POWER_EIGEN_MAX_DIFF.name(),
+        j::SIMULATION_TV.name(),
+        j::NODES.name(),
+        j::EDGES.name(),
+        j::DANGLING_NODES.name(),
+        j::MARGINAL_MAX_Z.name(),
+        j::TOPIC_TV_MAX.name(),
+        j::HELDOUT_PERPLEXITY.name(),
+        j::ESS_BULK_PER_SECOND.name(),
+    ]
+}
+
 /// Parameters shown in the jobs table when the study swept nothing.
 fn default_params() -> [&'static str; 4] {
     [MODEL_LIKELIHOOD, SAMPLER_KIND, MODEL_GRID, SAMPLER_BETA].map(Key::column)
@@ -177,7 +198,8 @@ fn contents(figures: &[Figure]) -> String {
 }
 
 /// The page's sections of figures, in order: kind, anchor, heading.
-const SECTIONS: [(FigureKind, &str, &str); 7] = [
+const SECTIONS: [(FigureKind, &str, &str); 8] = [
+    (FigureKind::Family, "family", "Results"),
     (
         FigureKind::Calibration,
         "calibration",
@@ -249,6 +271,13 @@ fn job_columns(context: &Context) -> Vec<String> {
             .filter(|&m| (0..jobs.height).any(|r| jobs.finite(m, r).is_some()))
             .map(|m| m.name().to_string()),
     );
+    for name in family_metrics() {
+        let found = Found(name);
+        let present = (0..jobs.height).any(|r| jobs.finite(found, r).is_some());
+        if present && !columns.iter().any(|c| c == name) {
+            columns.push(name.to_string());
+        }
+    }
     columns.retain(|c| jobs.has(c));
     columns
 }

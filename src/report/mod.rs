@@ -15,6 +15,7 @@
 //! | trace plots of log-likelihood and the centre cell per chain | traces.parquet | [`chains`] |
 //! | autocorrelation of the log-likelihood | autocorrelation.parquet | [`chains`] |
 //! | SBC rank histograms, one figure per job, one panel per functional | ranks.parquet | [`ranks`] |
+//! | each study family's own figures | the family's tables | `crate::families` |
 //!
 //! Tables are read through the sink ([`crate::sink::read_table`]) and their columns named
 //! through the schema ([`crate::sink::schema`]). Plotting uses plotters' bitmap backend with the
@@ -24,15 +25,15 @@
 
 mod acceptance;
 mod chains;
-mod chart;
-mod colour;
+pub(crate) mod chart;
+pub(crate) mod colour;
 mod fields;
 mod html;
 mod ranks;
 mod shape;
 mod sweeps;
-mod tables;
-mod text;
+pub(crate) mod tables;
+pub(crate) mod text;
 
 use std::collections::HashSet;
 use std::fs;
@@ -74,6 +75,8 @@ pub enum FigureKind {
     Trace,
     Autocorrelation,
     Calibration,
+    /// A study family's own figures (stationary distributions, ranks, marginals, topics).
+    Family,
 }
 
 /// One PNG written into the report folder.
@@ -108,13 +111,18 @@ impl ReportSummary {
 }
 
 /// The inputs every figure builder reads.
-pub(crate) struct Context<'a> {
-    pub jobs: &'a Table,
-    pub shape: &'a StudyShape,
-    pub report_dir: &'a Path,
+pub struct Context<'a> {
+    pub(crate) jobs: &'a Table,
+    pub(crate) shape: &'a StudyShape,
+    pub(crate) report_dir: &'a Path,
 }
 
 impl Context<'_> {
+    /// The jobs table (empty when the folder has none).
+    pub(crate) fn jobs_table(&self) -> &Table {
+        self.jobs
+    }
+
     /// The jobs.parquet row of a job id.
     pub fn job_row(&self, job_id: &str) -> Option<usize> {
         self.jobs.rows_of_job(job_id).first().copied()
@@ -200,6 +208,7 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
         figures.extend(chains::autocorrelation_figure(&context, autocorrelation)?);
     }
     figures.extend(ranks::rank_figures(&context, results_dir, &mut notes)?);
+    figures.extend(crate::families::figures(&context, results_dir, &mut notes)?);
 
     let index = report_dir.join("index.html");
     let page = html::render_page(results_dir, &context, &figures, &notes);
@@ -216,7 +225,7 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
 }
 
 /// Reads `table` through the sink (only the rows of `jobs`, when given) as the figures see it.
-fn read_table(
+pub(crate) fn read_table(
     results_dir: &Path,
     table: &schema::Table,
     jobs: Option<&HashSet<String>>,

@@ -488,7 +488,7 @@ pub const JOB_ID: Col<String> = Col::required(
 pub const CHAIN: Col<i64> = Col::required("chain", "chain index, 0 upwards");
 pub const ITERATION: Col<i64> = Col::required(
     "iteration",
-    "traces: the state's iteration, 1-based, burn-in included; convergence: kept iterations",
+    "traces: the state's iteration, 1-based, burn-in included; convergence: kept iterations; partition traces: iterations done, 0 = the start",
 );
 pub const ACCEPTANCE_RATE: Col<f64> = Col::optional(
     "acceptance_rate",
@@ -683,6 +683,53 @@ pub mod jobs {
         doc: "chi-square p-value that the functional's ranks are uniform (SBC studies)",
     };
 
+    pub const F_START: Col<f64> = Col::optional(
+        "f_start",
+        "F(Z) of the start partition: the administrative pieces (partition chains)",
+    );
+    pub const F_FINAL: Col<f64> = Col::optional(
+        "f_final",
+        "F(Z) of the final partition (partition family; baselines: of the partition)",
+    );
+    pub const F_BEST: Col<f64> = Col::optional(
+        "f_best",
+        "smallest F(Z) the chain visited (partition family; baselines: as `f_final`)",
+    );
+    pub const REGION_MAE_FINAL: Col<f64> = Col::optional(
+        "region_mae_final",
+        "mean over regions of |Y_j - f(X_j)|, task model fitted on all regions, final partition (partition family)",
+    );
+    pub const REGION_MAE_BEST: Col<f64> = Col::optional(
+        "region_mae_best",
+        "the same for the partition of smallest F (partition family)",
+    );
+    pub const CV_REGION_MAE_FINAL: Col<f64> = Col::optional(
+        "cv_region_mae_final",
+        "region MAE cross-validated over regions (each fold predicted by the model fitted on the others), final partition (partition family)",
+    );
+    pub const CV_REGION_MAE_BEST: Col<f64> = Col::optional(
+        "cv_region_mae_best",
+        "the same for the partition of smallest F (partition family)",
+    );
+    pub const REGIONS: Col<i64> =
+        Col::optional("regions", "regions of the partitions (partition family)");
+    pub const DISCONNECTED_REGIONS: Col<i64> = Col::optional(
+        "disconnected_regions",
+        "regions of the best partition in more than one connected piece: 0 for chains; k-means and spectral clusters may have some (partition family)",
+    );
+    pub const MOVES_PROPOSED: Col<i64> =
+        Col::optional("moves_proposed", "flips proposed (partition chains)");
+    pub const MOVES_INVALID: Col<i64> = Col::optional(
+        "moves_invalid",
+        "proposed flips rejected because they would empty or split their region (partition chains)",
+    );
+    pub const MOVES_ACCEPTED: Col<i64> =
+        Col::optional("moves_accepted", "flips accepted (partition chains)");
+    pub const REVERSIBLE: Col<bool> = Col::optional(
+        "reversible",
+        "whether the chain targets exp(-F/T) exactly (flip, softmax-flip); learned-flip is a search heuristic (partition chains)",
+    );
+
     pub const TABLE: Table = Table {
         name: "jobs",
         row: "job",
@@ -737,8 +784,84 @@ pub mod jobs {
             Entry::Column(SBC_DRAWS.spec),
             Entry::Column(SBC_P_MIN.spec),
             Entry::Family(SBC_P),
+            Entry::Column(ESS_PER_ITERATION.spec),
+            Entry::Column(EXACT_ESS_PER_ITERATION.spec),
+            Entry::Column(AUTOCORRELATION_LAG1.spec),
+            Entry::Column(LAMBDA2.spec),
+            Entry::Column(POWER_ITERATIONS.spec),
+            Entry::Column(POWER_EIGEN_MAX_DIFF.spec),
+            Entry::Column(SIMULATION_TV.spec),
+            Entry::Column(NODES.spec),
+            Entry::Column(EDGES.spec),
+            Entry::Column(DANGLING_NODES.spec),
+            Entry::Column(MARGINAL_MAX_Z.spec),
+            Entry::Column(TOPIC_TV_MAX.spec),
+            Entry::Column(HELDOUT_PERPLEXITY.spec),
+            Entry::Column(F_START.spec),
+            Entry::Column(F_FINAL.spec),
+            Entry::Column(F_BEST.spec),
+            Entry::Column(REGION_MAE_FINAL.spec),
+            Entry::Column(REGION_MAE_BEST.spec),
+            Entry::Column(CV_REGION_MAE_FINAL.spec),
+            Entry::Column(CV_REGION_MAE_BEST.spec),
+            Entry::Column(REGIONS.spec),
+            Entry::Column(DISCONNECTED_REGIONS.spec),
+            Entry::Column(MOVES_PROPOSED.spec),
+            Entry::Column(MOVES_INVALID.spec),
+            Entry::Column(MOVES_ACCEPTED.spec),
+            Entry::Column(REVERSIBLE.spec),
         ],
     };
+
+    pub const ESS_PER_ITERATION: Col<f64> = Col::optional(
+        "ess_per_iteration",
+        "bulk ESS per kept iteration over all chains: gaussian of x1, bayes-net the smallest over latent nodes' indicators",
+    );
+    pub const EXACT_ESS_PER_ITERATION: Col<f64> = Col::optional(
+        "exact_ess_per_iteration",
+        "the exact ESS per draw where a closed form exists: systematic-scan Gibbs on a bivariate normal, (1 - rho^2) / (1 + rho^2)",
+    );
+    pub const AUTOCORRELATION_LAG1: Col<f64> = Col::optional(
+        "autocorrelation_lag1",
+        "lag-1 autocorrelation of the traced quantity, averaged over chains (gaussian: x1)",
+    );
+    pub const LAMBDA2: Col<f64> = Col::optional(
+        "second_eigenvalue_modulus",
+        "|lambda_2|: the second-largest eigenvalue modulus of the transition matrix (markov-chain, pagerank)",
+    );
+    pub const POWER_ITERATIONS: Col<i64> = Col::optional(
+        "power_iterations",
+        "power-method iterations until successive iterates differ by less than the tolerance in total variation (markov-chain, pagerank)",
+    );
+    pub const POWER_EIGEN_MAX_DIFF: Col<f64> = Col::optional(
+        "power_eigen_max_diff",
+        "largest difference between the power method's and the eigen solve's stationary probabilities (markov-chain, pagerank)",
+    );
+    pub const SIMULATION_TV: Col<f64> = Col::optional(
+        "simulation_tv",
+        "total-variation distance of the simulated visit frequencies (all steps) from the eigen solve (markov-chain; pagerank: the random surfer)",
+    );
+    pub const NODES: Col<i64> = Col::optional(
+        "nodes",
+        "nodes (pages, intersections) of the graph (pagerank)",
+    );
+    pub const EDGES: Col<i64> = Col::optional("edges", "directed edges of the graph (pagerank)");
+    pub const DANGLING_NODES: Col<i64> = Col::optional(
+        "dangling_nodes",
+        "nodes without out-links; their rank is spread over every node (pagerank)",
+    );
+    pub const MARGINAL_MAX_Z: Col<f64> = Col::optional(
+        "marginal_max_z",
+        "largest |Gibbs - exact| / MCSE over latent nodes and states (bayes-net)",
+    );
+    pub const TOPIC_TV_MAX: Col<f64> = Col::optional(
+        "topic_tv_max",
+        "largest total-variation distance between a true topic and its matched estimated topic (Hungarian assignment; lda on bars)",
+    );
+    pub const HELDOUT_PERPLEXITY: Col<f64> = Col::optional(
+        "heldout_perplexity",
+        "perplexity of the held-out half of each document's words under the posterior-mean topics and document mixtures (lda)",
+    );
 
     /// Whether `column` is the column of a study key (and not a metric such as
     /// `model_mean_value` that shares a section's prefix).
@@ -929,7 +1052,7 @@ pub mod autocorrelation {
     pub const LAG: Col<i64> = Col::required("lag", "lag in kept (thinned) states");
     pub const AUTOCORRELATION: Col<f64> = Col::nullable(
         "autocorrelation",
-        "autocorrelation of the log-likelihood, averaged over chains",
+        "autocorrelation of the log-likelihood (latent field, lda) or of x1 (gaussian family), averaged over chains",
     );
 
     pub const TABLE: Table = Table {
@@ -993,8 +1116,242 @@ pub mod ranks {
     };
 }
 
+/// A name shared by the long tables of the study families: which method produced the row.
+pub const METHOD: Col<String> = Col::required(
+    "method",
+    "how the row was computed: `power`, `eigen`, `simulation`, `surfer` (markov-chain, pagerank)",
+);
+
+/// `stationary.parquet`: one row per job, method and state (markov-chain).
+pub mod stationary {
+    use super::{Col, Entry, Table};
+
+    pub const STATE: Col<i64> = Col::required("state", "state of the chain, 0 upwards");
+    pub const PROBABILITY: Col<f64> = Col::required(
+        "probability",
+        "stationary probability of the state by the method",
+    );
+
+    pub const TABLE: Table = Table {
+        name: "stationary",
+        row: "job, method and state (markov-chain)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(super::METHOD.spec),
+            Entry::Column(STATE.spec),
+            Entry::Column(PROBABILITY.spec),
+        ],
+    };
+}
+
+/// `distances.parquet`: one row per job, method and step (markov-chain, pagerank).
+pub mod distances {
+    use super::{Col, Entry, Table};
+
+    pub const STEP: Col<i64> = Col::required(
+        "step",
+        "power: the iteration t; simulation, surfer: the run length in steps",
+    );
+    pub const DISTANCE: Col<f64> = Col::required(
+        "distance",
+        "total-variation distance to the eigen solve's stationary distribution",
+    );
+    pub const REFERENCE: Col<f64> = Col::nullable(
+        "reference",
+        "what theory predicts: power, |lambda_2|^t times the first error; simulation, the first distance times sqrt(first step / step)",
+    );
+
+    pub const TABLE: Table = Table {
+        name: "distances",
+        row: "job, method and step (markov-chain, pagerank)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(super::METHOD.spec),
+            Entry::Column(STEP.spec),
+            Entry::Column(DISTANCE.spec),
+            Entry::Column(REFERENCE.spec),
+        ],
+    };
+}
+
+/// `node_ranks.parquet`: one row per job, method and node (pagerank). Named apart from the
+/// SBC `ranks.parquet`, whose rows are ranks of a truth among draws.
+pub mod node_ranks {
+    use super::{Col, Entry, Table};
+
+    pub const NODE: Col<String> = Col::required("node", "the node as written in the input");
+    pub const RANK: Col<f64> = Col::required(
+        "rank",
+        "PageRank: the node's stationary probability by the method",
+    );
+    pub const POSITION: Col<i64> = Col::required(
+        "position",
+        "place in the ranking by the method, 1 = highest",
+    );
+    pub const X: Col<f64> = Col::nullable("x", "the node's x coordinate (street networks)");
+    pub const Y: Col<f64> = Col::nullable("y", "the node's y coordinate (street networks)");
+
+    pub const TABLE: Table = Table {
+        name: "node_ranks",
+        row: "job, method and node (pagerank)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(super::METHOD.spec),
+            Entry::Column(NODE.spec),
+            Entry::Column(RANK.spec),
+            Entry::Column(POSITION.spec),
+            Entry::Column(X.spec),
+            Entry::Column(Y.spec),
+        ],
+    };
+}
+
+/// `marginals.parquet`: one row per job, latent node and state (bayes-net).
+pub mod marginals {
+    use super::{Col, Entry, Table};
+
+    pub const NODE: Col<String> = Col::required("node", "the latent node");
+    pub const STATE: Col<String> = Col::required("state", "the node's state");
+    pub const GIBBS: Col<f64> = Col::required(
+        "gibbs",
+        "posterior probability of the state by Gibbs sampling",
+    );
+    pub const EXACT: Col<f64> =
+        Col::required("exact", "posterior probability of the state by enumeration");
+    pub const MCSE: Col<f64> = Col::nullable(
+        "mcse",
+        "Monte Carlo standard error of `gibbs` (from the indicator's ESS over chains)",
+    );
+
+    pub const TABLE: Table = Table {
+        name: "marginals",
+        row: "job, latent node and state (bayes-net)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(NODE.spec),
+            Entry::Column(STATE.spec),
+            Entry::Column(GIBBS.spec),
+            Entry::Column(EXACT.spec),
+            Entry::Column(MCSE.spec),
+        ],
+    };
+}
+
+/// `topics.parquet`: one row per job, topic and word (lda).
+pub mod topics {
+    use super::{Col, Entry, Table};
+
+    pub const TOPIC: Col<i64> = Col::required("topic", "estimated topic, 0 upwards");
+    pub const WORD: Col<String> = Col::required("word", "the word (bars: `r<row>c<column>`)");
+    pub const WORD_INDEX: Col<i64> =
+        Col::required("word_index", "the word's index in the vocabulary");
+    pub const PROBABILITY: Col<f64> = Col::required(
+        "probability",
+        "posterior mean over the kept sweeps of the topic's probability of the word",
+    );
+    pub const TRUE_TOPIC: Col<i64> = Col::nullable(
+        "true_topic",
+        "the true topic this one is matched to (Hungarian assignment; bars only)",
+    );
+
+    pub const TABLE: Table = Table {
+        name: "topics",
+        row: "job, topic and word (lda)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(TOPIC.spec),
+            Entry::Column(WORD.spec),
+            Entry::Column(WORD_INDEX.spec),
+            Entry::Column(PROBABILITY.spec),
+            Entry::Column(TRUE_TOPIC.spec),
+        ],
+    };
+}
+
+/// `lda_trace.parquet`: one row per job and sweep (lda).
+pub mod lda_trace {
+    use super::{Col, Entry, Table};
+
+    pub const SWEEP: Col<i64> = Col::required("sweep", "the sweep, 1-based, burn-in included");
+    pub const SECONDS: Col<f64> =
+        Col::required("seconds", "seconds of sampling up to the end of the sweep");
+    pub const LOGLIK: Col<f64> = Col::required(
+        "loglik",
+        "training log-likelihood sum over tokens of log sum_k theta_dk beta_kw at the sweep's state",
+    );
+    pub const TOPIC_TV_MAX: Col<f64> = Col::nullable(
+        "topic_tv_max",
+        "largest TV distance of a true topic to its matched topic at the sweep's state (bars)",
+    );
+
+    pub const TABLE: Table = Table {
+        name: "lda_trace",
+        row: "job and sweep (lda)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(SWEEP.spec),
+            Entry::Column(SECONDS.spec),
+            Entry::Column(LOGLIK.spec),
+            Entry::Column(TOPIC_TV_MAX.spec),
+        ],
+    };
+}
+
+/// `partitions.parquet`: one row per partition job, partition and area.
+pub mod partitions {
+    use super::{Col, Entry, Table};
+
+    pub const WHICH: Col<String> = Col::required(
+        "which",
+        "`final`, `best` (smallest F visited) or `start` (the administrative pieces a chain started from); baselines: `final` and `best`, the same",
+    );
+    pub const AREA: Col<String> = Col::required("area", "the area's id in the areas CSV");
+    pub const AREA_INDEX: Col<i64> =
+        Col::required("area_index", "the area's row in the areas CSV, 0 upwards");
+    pub const REGION: Col<i64> = Col::required("region", "the area's region, 0 upwards");
+    pub const X: Col<f64> = Col::nullable(
+        "x",
+        "the area's x coordinate (`data.coordinates`), for maps",
+    );
+    pub const Y: Col<f64> = Col::nullable("y", "the area's y coordinate");
+
+    pub const TABLE: Table = Table {
+        name: "partitions",
+        row: "partition job, partition and area",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(WHICH.spec),
+            Entry::Column(AREA.spec),
+            Entry::Column(AREA_INDEX.spec),
+            Entry::Column(REGION.spec),
+            Entry::Column(X.spec),
+            Entry::Column(Y.spec),
+        ],
+    };
+}
+
+/// `partition_traces.parquet`: one row per partition chain and recorded iteration.
+pub mod partition_traces {
+    use super::{Col, Entry, Table};
+
+    pub const F: Col<f64> = Col::required("f", "F(Z) of the chain's state");
+    pub const TEMPERATURE: Col<f64> =
+        Col::required("temperature", "the temperature T at that iteration");
+
+    pub const TABLE: Table = Table {
+        name: "partition_traces",
+        row: "partition chain and recorded iteration (every `sampler.thin`)",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(super::ITERATION.spec),
+            Entry::Column(F.spec),
+            Entry::Column(TEMPERATURE.spec),
+        ],
+    };
+}
+
 /// Every result table, in the order the README lists them.
-pub const TABLES: [&Table; 8] = [
+pub const TABLES: [&Table; 16] = [
     &jobs::TABLE,
     &fields::TABLE,
     &traces::TABLE,
@@ -1003,6 +1360,14 @@ pub const TABLES: [&Table; 8] = [
     &autocorrelation::TABLE,
     &draws::TABLE,
     &ranks::TABLE,
+    &stationary::TABLE,
+    &distances::TABLE,
+    &node_ranks::TABLE,
+    &marginals::TABLE,
+    &topics::TABLE,
+    &lda_trace::TABLE,
+    &partitions::TABLE,
+    &partition_traces::TABLE,
 ];
 
 /// The table named `name`.

@@ -13,6 +13,7 @@ use super::keys::{Key, ParamValue, Rule, Section, ValueType};
 use super::shape::{GridShape, WindowSpec};
 use super::suggest::{did_you_mean, nearest};
 use super::{SbcSpec, Setting, Settings, StudyKind};
+use crate::families::Family;
 use crate::names::ClosedNames;
 
 /// The most jobs (sweep points times replicates) one study may expand to.
@@ -319,6 +320,7 @@ pub fn read_settings(
     sections: &Sections<'_, '_>,
 ) -> Result<Settings, StudyError> {
     let mut settings = Settings::default();
+    let family = given_family(sections);
     for &section in Section::ALL {
         let Some(table) = sections.section(section) else {
             continue;
@@ -326,7 +328,11 @@ pub fn read_settings(
         for (key, value) in entries_in_file_order(table) {
             let name = key.get_ref().as_ref();
             let Some(setting_key) = Key::find(section, name) else {
-                let allowed: Vec<&str> = section.keys().map(Key::name).collect();
+                let allowed: Vec<&str> = section
+                    .keys()
+                    .filter(|k| k.applies_to(family))
+                    .map(Key::name)
+                    .collect();
                 return Err(unknown_key(
                     source,
                     section.name(),
@@ -337,7 +343,7 @@ pub fn read_settings(
             };
             let takes_arrays = matches!(
                 setting_key.value_type(),
-                ValueType::GridShape | ValueType::Window
+                ValueType::GridShape | ValueType::Window | ValueType::Rows
             );
             if let (DeValue::Array(_), false) = (value.get_ref(), takes_arrays) {
                 return Err(array_in_base(source, setting_key, value));
@@ -349,6 +355,19 @@ pub fn read_settings(
         }
     }
     Ok(settings)
+}
+
+/// The family `[model]` names (the default when it names none or no known one): the keys an
+/// unknown key's message lists.
+fn given_family(sections: &Sections<'_, '_>) -> Family {
+    sections
+        .section(Section::Model)
+        .and_then(|model| model.get("family"))
+        .and_then(|value| match value.get_ref() {
+            DeValue::String(text) => Family::from_name(text),
+            _ => None,
+        })
+        .unwrap_or(Family::LatentField)
 }
 
 fn array_in_base(source: &SourceMap<'_>, key: Key, value: &TomlValue<'_>) -> StudyError {
@@ -436,6 +455,7 @@ pub fn read_typed(
         (ValueType::FloatOrWord(_) | ValueType::FloatOrAlias(_), DeValue::Float(float)) => {
             parse_float(float.as_str()).map(ParamValue::Float)
         }
+        (ValueType::Rows, DeValue::Array(rows)) => Some(read_rows(source, what, rows)?),
         (ValueType::FloatOrWord(words) | ValueType::FloatOrAlias(words), DeValue::String(text)) => {
             if !words.contains(&&**text) {
                 return Err(source
@@ -571,6 +591,61 @@ fn read_window(
         )));
     }
     Ok(spec.to_param())
+}
+
+/// Rows of numbers as the text of their canonical form, `[[0.9, 0.1], [0.5, 0.5]]`.
+fn read_rows(
+    source: &SourceMap<'_>,
+    what: &str,
+    rows: &[TomlValue<'_>],
+) -> Result<ParamValue, StudyError> {
+    let mut text = Vec::with_capacity(rows.len());
+    for row in rows {
+        let DeValue::Array(entries) = row.get_ref() else {
+            return Err(source
+                .error(
+                    ErrorKind::WrongType,
+                    &row.span(),
+                    format!(
+                        "`{what}`: each row must be an array of numbers, found {}",
+                        type_name(row.get_ref())
+                    ),
+                )
+                .allowed("rows of numbers, `[[a, b], [c, d]]`"));
+        };
+        let mut numbers = Vec::with_capacity(entries.len());
+        for entry in entries {
+            match read_typed(source, what, ValueType::Float, entry)? {
+                ParamValue::Float(v) if v.is_finite() => numbers.push(format!("{v:?}")),
+                _ => {
+                    return Err(source
+                        .error(
+                            ErrorKind::OutOfRange,
+                            &entry.span(),
+                            format!("`{what}`: not a finite number"),
+                        )
+                        .allowed("finite numbers"));
+                }
+            }
+        }
+        text.push(format!("[{}]", numbers.join(", ")));
+    }
+    Ok(ParamValue::text(&format!("[{}]", text.join(", "))))
+}
+
+/// The numbers of a canonical rows text (see [`read_rows`]).
+pub fn parse_rows(text: &str) -> Vec<Vec<f64>> {
+    text.trim_start_matches('[')
+        .trim_end_matches(']')
+        .split("], [")
+        .map(|row| {
+            row.trim_matches(|c| c == '[' || c == ']')
+                .split(", ")
+                .filter(|s| !s.is_empty())
+                .filter_map(|s| s.parse().ok())
+                .collect()
+        })
+        .collect()
 }
 
 fn type_hint(expected: ValueType, found: &DeValue<'_>) -> Option<String> {

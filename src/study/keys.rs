@@ -16,6 +16,9 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::families::Family;
+use crate::families::partition::method::PartitionKind;
+use crate::families::partition::task::{ErrorKind, TargetAggregate, TaskModelKind};
 use crate::model::{DataSource, KernelKind, LikelihoodKind};
 use crate::sampler::SamplerKind;
 use crate::sampler::spec::MAX_CHAINS;
@@ -114,6 +117,9 @@ pub enum ValueType {
     /// `[[x0, x1], [y0, y1]]` or `[[x0, x1]]` (`model.window`; see
     /// [`super::shape::WindowSpec`]).
     Window,
+    /// Rows of numbers, `[[0.9, 0.1], [0.5, 0.5]]` (a matrix given inline); kept as the text of
+    /// its canonical form, numbers with `{:?}`.
+    Rows,
 }
 
 impl ValueType {
@@ -128,6 +134,7 @@ impl ValueType {
             // Arrays are named in the help of a type error (see `document::type_hint`).
             ValueType::GridShape => "an integer",
             ValueType::Window => "an array of one or two [start, end] pairs",
+            ValueType::Rows => "an array of rows of numbers",
         }
     }
 
@@ -141,6 +148,7 @@ impl ValueType {
             ValueType::FloatOrWord(_) | ValueType::FloatOrAlias(_) => "numbers or words",
             ValueType::GridShape => "grid sizes (D, [Dx, Dy] or [D])",
             ValueType::Window => "windows",
+            ValueType::Rows => "arrays of rows of numbers",
         }
     }
 }
@@ -278,6 +286,9 @@ pub struct KeyDecl {
     pub default: Default,
     pub applies: Applies,
     pub keyed: Keyed,
+    /// The study families (`model.family`) the key applies to; for the others it is `Null`
+    /// and giving it is an error.
+    pub families: &'static [Family],
 }
 
 impl KeyDecl {
@@ -293,6 +304,7 @@ impl KeyDecl {
         default: Default::Required,
         applies: Applies::Always,
         keyed: Keyed::Always,
+        families: &[Family::LatentField],
     };
 }
 
@@ -379,6 +391,16 @@ impl Key {
         self.decl().keyed
     }
 
+    /// The families the key applies to.
+    pub fn families(self) -> &'static [Family] {
+        self.decl().families
+    }
+
+    /// Whether the key applies to jobs of `family`.
+    pub fn applies_to(self, family: Family) -> bool {
+        self.families().contains(&family)
+    }
+
     pub fn doc(self) -> &'static str {
         self.decl().doc.trim()
     }
@@ -436,6 +458,13 @@ pub const MAX_EVIDENCE_DRAWS: i64 = 10_000_000;
 pub const MAX_FIELD_DRAWS: i64 = 100_000;
 
 declare_keys! {
+    /// What the study is about: the latent Gaussian field, or one of the lecture notes' systems (see src/families/).
+    MODEL_FAMILY = model.family {
+        value: ValueType::Choice(Family::NAMES),
+        default: Default::Text("latent-field"),
+        keyed: Keyed::UnlessDefault,
+        families: Family::ALL,
+    },
     /// The grid: D (D x D cells), [Dx, Dy] (rectangular) or [D] (1-D); N = Dx Dy cells.
     MODEL_GRID = model.grid { value: ValueType::GridShape, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(16) },
     /// The prior covariance kernel: squared-exponential (separable: Kronecker), or exponential / matern12, matern32, matern52 (isotropic: circulant embedding on a padded torus on 2-D grids).
@@ -462,6 +491,101 @@ declare_keys! {
         value: ValueType::Window,
         default: Default::Derived("csv: the data's window, from its cell centres (or the unit grid when the file has none); simulated: points from 0 to 1 on the longer axis, cells square"),
         keyed: Keyed::UnlessDefault,
+    },
+    /// Gaussian family: the dimension d of the normal target N(0, S), S = (1 - rho) I + rho 1 1^T.
+    MODEL_DIMENSION = model.dimension {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, 100_000),
+        default: Default::Int(2),
+        families: &[Family::Gaussian],
+    },
+    /// Gaussian family: rho, the correlation of every pair of coordinates (-1 / (d - 1) < rho < 1).
+    MODEL_CORRELATION = model.correlation {
+        rule: Rule::Finite,
+        default: Default::Float(0.9),
+        families: &[Family::Gaussian],
+    },
+    /// Markov-chain family: the transition matrix, one row per state (each row sums to 1); not given: generated from model.states (and model.lambda2).
+    MODEL_TRANSITION = model.transition {
+        value: ValueType::Rows,
+        default: Default::Derived("none: generated"),
+        families: &[Family::MarkovChain],
+    },
+    /// Markov-chain family: states of a generated transition matrix.
+    MODEL_STATES = model.states {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, 2_000),
+        default: Default::Int(5),
+        families: &[Family::MarkovChain],
+    },
+    /// Markov-chain family: a generated matrix with this second-eigenvalue modulus, P = (1 - lambda2) 1 pi^T + lambda2 I with pi drawn at random (not given: a random row-stochastic matrix, rows ~ Dirichlet(1)).
+    MODEL_LAMBDA2 = model.lambda2 {
+        rule: Rule::UnitInterval,
+        default: Default::Derived("none: a random row-stochastic matrix"),
+        families: &[Family::MarkovChain],
+    },
+    /// The power method stops when successive iterates differ by less than this in total variation.
+    MODEL_TOLERANCE = model.tolerance {
+        rule: Rule::Positive,
+        default: Default::Float(1e-14),
+        families: &[Family::MarkovChain, Family::PageRank],
+    },
+    /// PageRank: the teleport probability p of the notes' K' = (1 - p) K + p / n (p = 0: no teleport).
+    MODEL_TELEPORT = model.teleport {
+        rule: Rule::UnitInterval,
+        default: Default::Float(0.15),
+        families: &[Family::PageRank],
+    },
+    /// PageRank: the graph inline, directed edges `from>to` separated by spaces or commas (or give data.graph).
+    MODEL_EDGES = model.edges {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Derived("none: data.graph"),
+        families: &[Family::PageRank],
+    },
+    /// PageRank: a graph CSV relative to the study file's folder: `from,to` (directed edges) or `x0,y0,x1,y1` (undirected street segments joined at equal end points).
+    DATA_GRAPH = data.graph {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Derived("none: model.edges"),
+        families: &[Family::PageRank],
+    },
+    /// Bayes net: a TOML file of [[node]] tables (name, states, parents, table), relative to the study file's folder.
+    MODEL_NETWORK = model.network {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        families: &[Family::BayesNet],
+    },
+    /// Bayes net: the observed nodes, `node=state` pairs separated by commas ("" for none).
+    MODEL_EVIDENCE = model.evidence {
+        value: ValueType::Text,
+        default: Default::Text(""),
+        families: &[Family::BayesNet],
+    },
+    /// LDA: K, the number of topics.
+    MODEL_TOPICS = model.topics {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, 1_000),
+        default: Default::Int(10),
+        families: &[Family::Lda],
+    },
+    /// LDA: alpha, the symmetric Dirichlet parameter of each document's topic mixture.
+    MODEL_ALPHA = model.alpha { rule: Rule::Positive, default: Default::Float(1.0), families: &[Family::Lda] },
+    /// LDA: eta, the symmetric Dirichlet parameter of each topic's word distribution.
+    MODEL_ETA = model.eta { rule: Rule::Positive, default: Default::Float(0.1), families: &[Family::Lda] },
+    /// LDA: documents of the synthetic bars corpus (drawn from the model with the job's data stream).
+    DATA_DOCUMENTS = data.documents {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(1, 1_000_000),
+        default: Default::Int(500),
+        families: &[Family::Lda],
+    },
+    /// LDA: words per document of the bars corpus (every tenth is held out for the perplexity).
+    DATA_DOCUMENT_LENGTH = data.document_length {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(10, 100_000),
+        default: Default::Int(100),
+        families: &[Family::Lda],
     },
     /// Where the observations come from.
     DATA_SOURCE = data.source { value: ValueType::Choice(DataSource::NAMES), default: Default::Text("simulated") },
@@ -499,18 +623,32 @@ declare_keys! {
         default: Default::Float(0.2),
         applies: Applies::Source(DataSource::Csv),
     },
-    /// The Markov kernel, or `laplace`: the Laplace approximation (mode, sds and log evidence; no chains, so iterations, chains and step settings do not apply).
-    SAMPLER_KIND = sampler.kind { value: ValueType::Choice(SamplerKind::NAMES), default: Default::Text("pcn") },
+    /// The sampler. latent-field (default pcn): a Markov kernel, or `laplace`, the Laplace approximation (mode, sds and log evidence; no chains, so iterations, chains and step settings do not apply); partition (default flip): the chains flip, softmax-flip, learned-flip, or the baselines admin, kmeans, spectral.
+    SAMPLER_KIND = sampler.kind {
+        value: ValueType::Choice(&SAMPLER_KIND_WORDS),
+        default: Default::Text("pcn"),
+        families: &[Family::LatentField, Family::Partition],
+    },
     /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) in (0, pi/2]. Unused by elliptical and laplace, and by nuts (nuts adapts its step size and mass matrix itself during burn-in).
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
     /// Iterations per chain, burn-in included.
-    SAMPLER_ITERATIONS = sampler.iterations { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10_000) },
+    SAMPLER_ITERATIONS = sampler.iterations {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(1, i64::MAX),
+        default: Default::Int(10_000),
+        families: &[Family::LatentField, Family::Gaussian, Family::MarkovChain, Family::PageRank, Family::BayesNet, Family::Lda, Family::Partition],
+    },
     /// Leading iterations per chain left out of every estimate (and used for adaptation).
-    SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0) },
+    SAMPLER_BURN_IN = sampler.burn_in { value: ValueType::Integer, rule: Rule::IntRange(0, i64::MAX), default: Default::Int(0), families: &[Family::LatentField, Family::Gaussian, Family::BayesNet, Family::Lda] },
     /// Traces keep every thin-th kept state (estimates use every state).
-    SAMPLER_THIN = sampler.thin { value: ValueType::Integer, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(10) },
+    SAMPLER_THIN = sampler.thin {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(1, i64::MAX),
+        default: Default::Int(10),
+        families: &[Family::LatentField, Family::Partition],
+    },
     /// Independent chains per job, each with its own stream.
-    SAMPLER_CHAINS = sampler.chains { value: ValueType::Integer, rule: Rule::IntRange(1, MAX_CHAINS as i64), default: Default::Int(1) },
+    SAMPLER_CHAINS = sampler.chains { value: ValueType::Integer, rule: Rule::IntRange(1, MAX_CHAINS as i64), default: Default::Int(1), families: &[Family::LatentField, Family::Gaussian, Family::BayesNet] },
     /// Adapt the step size during burn-in, then freeze it.
     SAMPLER_ADAPT = sampler.adapt {
         value: ValueType::Bool,
@@ -530,6 +668,24 @@ declare_keys! {
         default: Default::Int(0),
         keyed: Keyed::UnlessDefault,
     },
+    /// How a Gibbs-target family samples: systematic-scan or random-scan Gibbs, random-walk Metropolis-Hastings (gaussian).
+    SAMPLER_METHOD = sampler.method {
+        value: ValueType::Choice(crate::families::Method::NAMES),
+        default: Default::Text("systematic-gibbs"),
+        families: &[Family::Gaussian, Family::BayesNet],
+    },
+    /// LDA: collapsed Gibbs (theta and beta integrated out) or uncollapsed Gibbs (theta, beta and z in turn).
+    SAMPLER_SCHEME = sampler.scheme {
+        value: ValueType::Choice(crate::families::lda::Scheme::NAMES),
+        default: Default::Text("collapsed"),
+        families: &[Family::Lda],
+    },
+    /// Random-walk MH: the proposal's standard deviation per coordinate (gaussian family).
+    SAMPLER_PROPOSAL_SD = sampler.proposal_sd {
+        rule: Rule::Positive,
+        default: Default::Float(1.0),
+        families: &[Family::Gaussian],
+    },
     /// Thinned draws per chain of every cell kept in draws.parquet (0: none).
     OUTPUT_FIELD_DRAWS = output.field_draws {
         value: ValueType::Integer,
@@ -544,6 +700,116 @@ declare_keys! {
         default: Default::Int(1_000),
         keyed: Keyed::Never,
     },
+    /// Regions m of every partition (the administrative start is its connected pieces, merged smallest-first into a neighbour down to m).
+    MODEL_REGIONS = model.regions {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, i64::MAX),
+        default: Default::Derived("the administrative pieces' count"),
+        families: &[Family::Partition],
+    },
+    /// The regression fitted on region aggregates: [1, mean features] -> target.
+    MODEL_TASK_MODEL = model.task_model {
+        value: ValueType::Choice(TaskModelKind::NAMES),
+        default: Default::Text("least-squares"),
+        families: &[Family::Partition],
+    },
+    /// Ridge penalty on the standardised feature coefficients (the intercept is not penalised). (task_model = "ridge" only)
+    MODEL_RIDGE = model.ridge { rule: Rule::Positive, default: Default::Float(1.0), families: &[Family::Partition] },
+    /// A region's target: the mean or the sum of its areas' targets.
+    MODEL_AGGREGATE = model.aggregate {
+        value: ValueType::Choice(TargetAggregate::NAMES),
+        default: Default::Text("mean"),
+        families: &[Family::Partition],
+    },
+    /// The per-region error in F: |Y_j - f(X_j)| or its square.
+    MODEL_ERROR = model.error {
+        value: ValueType::Choice(ErrorKind::NAMES),
+        default: Default::Text("absolute"),
+        families: &[Family::Partition],
+    },
+    /// Size bound of the penalty G: areas a region should hold at least.
+    MODEL_MIN_REGION_SIZE = model.min_region_size {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(1, i64::MAX),
+        default: Default::Int(1),
+        families: &[Family::Partition],
+    },
+    /// Size bound of the penalty G: areas a region should hold at most (0: no bound).
+    MODEL_MAX_REGION_SIZE = model.max_region_size {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(0, i64::MAX),
+        default: Default::Int(0),
+        families: &[Family::Partition],
+    },
+    /// G: added to F per area a region lies outside [min_region_size, max_region_size] (>= 0).
+    MODEL_SIZE_BOUND_WEIGHT = model.size_bound_weight { rule: Rule::Finite, default: Default::Float(1.0), families: &[Family::Partition] },
+    /// G: weight w of w * (n_j - n / m)^2 per region, m times the variance of the region sizes (>= 0).
+    MODEL_SIZE_VARIANCE_WEIGHT = model.size_variance_weight { rule: Rule::Finite, default: Default::Float(0.0), families: &[Family::Partition] },
+    /// T of the Boltzmann target exp(-F / T) at the first iteration.
+    MODEL_TEMPERATURE = model.temperature { rule: Rule::Positive, default: Default::Float(1.0), families: &[Family::Partition] },
+    /// T at the last iteration; between the two the schedule is geometric (annealing when lower).
+    MODEL_FINAL_TEMPERATURE = model.final_temperature {
+        rule: Rule::Positive,
+        default: Default::Derived("model.temperature (a fixed temperature)"),
+        families: &[Family::Partition],
+    },
+    /// Folds of the region MAE cross-validated over regions.
+    MODEL_CV_FOLDS = model.cv_folds {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(2, 1000),
+        default: Default::Int(5),
+        families: &[Family::Partition],
+    },
+    /// The areas CSV (one row per area), relative to the study file's folder.
+    DATA_AREAS = data.areas { value: ValueType::Text, rule: Rule::NonEmpty, families: &[Family::Partition] },
+    /// The edge-list CSV: its first two columns are ids of neighbouring areas.
+    DATA_ADJACENCY = data.adjacency { value: ValueType::Text, rule: Rule::NonEmpty, families: &[Family::Partition] },
+    /// The areas' id column (the ids the edge list uses).
+    DATA_ID = data.id { value: ValueType::Text, rule: Rule::NonEmpty, default: Default::Text("id"), families: &[Family::Partition] },
+    /// The feature columns, comma-separated ("crim,zn,rm").
+    DATA_FEATURES = data.features { value: ValueType::Text, rule: Rule::NonEmpty, families: &[Family::Partition] },
+    /// The target column.
+    DATA_TARGET = data.target { value: ValueType::Text, rule: Rule::NonEmpty, families: &[Family::Partition] },
+    /// The x and y columns of each area's point, comma-separated ("lon,lat"; "" for none): for k-means and the maps.
+    DATA_COORDINATES = data.coordinates { value: ValueType::Text, default: Default::Text(""), families: &[Family::Partition] },
+    /// The administrative region column: the start of the chains and a baseline.
+    DATA_ADMIN = data.admin { value: ValueType::Text, rule: Rule::NonEmpty, families: &[Family::Partition] },
+    /// softmax-flip: tau; a region is picked with probability proportional to exp(error / (tau * mean error)).
+    SAMPLER_SOFTMAX_TEMPERATURE = sampler.softmax_temperature { rule: Rule::Positive, default: Default::Float(1.0), families: &[Family::Partition] },
+    /// learned-flip: candidate flips scored by the Q-function per step.
+    SAMPLER_CANDIDATES = sampler.candidates {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(1, 10_000),
+        default: Default::Int(30),
+        families: &[Family::Partition],
+    },
+    /// learned-flip: step size of the Q-function's normalised least-mean-squares update.
+    SAMPLER_LEARNING_RATE = sampler.learning_rate { rule: Rule::Positive, default: Default::Float(0.05), families: &[Family::Partition] },
+    /// learned-flip: share of steps that take a random valid candidate instead of the best.
+    SAMPLER_EXPLORATION = sampler.exploration { rule: Rule::UnitInterval, default: Default::Float(0.1), families: &[Family::Partition] },
+}
+
+/// Every word of `sampler.kind`: the latent field's kernels, then the partition family's chains
+/// and baselines (each family parses its own and rejects the other's with a located error).
+const SAMPLER_KIND_WORDS: [&str; SamplerKind::NAMES.len() + PartitionKind::NAMES.len()] =
+    concat_words(SamplerKind::NAMES, PartitionKind::NAMES);
+
+const fn concat_words<const N: usize>(
+    first: &[&'static str],
+    second: &[&'static str],
+) -> [&'static str; N] {
+    let mut words = [""; N];
+    let mut i = 0;
+    while i < first.len() {
+        words[i] = first[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < second.len() {
+        words[first.len() + j] = second[j];
+        j += 1;
+    }
+    words
 }
 
 /// What a reader needs to know about one key: the README table and `fieldmc keys` print it.
@@ -567,12 +833,17 @@ impl Key {
             ValueType::Bool => "true | false".to_string(),
             ValueType::GridShape => format!("{}, or [Dx, Dy], or [D]", self.rule().describe()),
             ValueType::Window => "x0 < x1, y0 < y1, finite".to_string(),
+            ValueType::Rows => "rows of numbers, `[[a, b], [c, d]]`".to_string(),
             _ => self.rule().describe(),
         };
-        let applies = match self.applies() {
+        let mut applies = match self.applies() {
             Applies::Always => String::new(),
             Applies::Source(source) => format!(" ({source} data only)"),
         };
+        if self.families() != [Family::LatentField] && self.families() != Family::ALL {
+            let names: Vec<&str> = self.families().iter().map(|f| f.name()).collect();
+            applies.push_str(&format!(" (family: {})", names.join(", ")));
+        }
         KeyHelp {
             dotted: self.dotted(),
             default: self.decl().default.describe(),

@@ -14,11 +14,13 @@ use super::keys::*;
 use super::settings::{Setting, Settings};
 use super::shape::{self, GridShape, WindowSpec};
 use super::sweep::Axis;
+use crate::families::latent_field::LatentFieldSpec;
+use crate::families::{Family, FamilySpec};
 use crate::model::grid::{Grid, Window};
 use crate::model::{
     DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec,
 };
-use crate::sampler::{Broken, SamplerKind, SamplerSettings, SamplerSpec, SpecError};
+use crate::sampler::{Broken, SamplerKind, SamplerSettings, SpecError};
 
 /// A job refuses to start when its estimated memory is above this: 12 GiB.
 pub const MEMORY_LIMIT_BYTES: f64 = 12.0 * 1024.0 * 1024.0 * 1024.0;
@@ -33,14 +35,20 @@ const EXACT_OBSERVATIONS_CAP: f64 = 2500.0;
 /// One point of the sweep product, resolved and validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Point {
-    pub model: ModelSpec,
-    pub data: DataSpec,
-    pub sampler: SamplerSpec,
-    pub output: OutputSpec,
+    /// The point's family and its settings, resolved by the family.
+    pub spec: FamilySpec,
     /// Every parameter in [`Key::all`] order, `Null` where it does not apply.
     pub params: Vec<(Key, ParamValue)>,
     /// The step taken along each sweep axis.
     pub steps: Vec<usize>,
+}
+
+impl Point {
+    /// The latent-field settings of a latent-field point (panics for another family: only
+    /// latent-field code calls it).
+    pub fn latent(&self) -> &LatentFieldSpec {
+        self.spec.latent()
+    }
 }
 
 /// What a job records beyond its summary tables (`[output]`).
@@ -128,8 +136,38 @@ impl<'s> Resolver<'s> {
         Ok(points)
     }
 
-    /// One point: defaults, cross-key checks, memory, data file.
+    /// One point: its family's keys only, then the family resolves its settings.
     pub fn resolve(&mut self, settings: &Settings, steps: Vec<usize>) -> Result<Point, StudyError> {
+        let family = settings.choice(MODEL_FAMILY, Family::from_name);
+        self.reject_keys_of_other_family(settings, family)?;
+        if self.kind == StudyKind::Sbc && family != Family::LatentField {
+            let span = self.span_of(settings, &[MODEL_FAMILY]);
+            return Err(self
+                .source
+                .error(
+                    ErrorKind::Conflict,
+                    &span,
+                    format!(
+                        "simulation-based calibration (kind = \"sbc\") is for the latent-field family, not \"{family}\""
+                    ),
+                )
+                .help("remove kind = \"sbc\" under [study]"));
+        }
+        let spec = family.resolve(settings, self)?;
+        let params = spec.params(settings);
+        Ok(Point {
+            spec,
+            params,
+            steps,
+        })
+    }
+
+    /// A latent-field point: defaults, cross-key checks, memory, data file.
+    pub fn resolve_latent_field(
+        &mut self,
+        settings: &Settings,
+    ) -> Result<LatentFieldSpec, StudyError> {
+        self.check_latent_kind(settings)?;
         let source = settings.choice(DATA_SOURCE, DataSource::from_name);
         let is_csv = source == DataSource::Csv;
         self.reject_keys_of_other_source(settings, source)?;
@@ -178,19 +216,35 @@ impl<'s> Resolver<'s> {
             evidence_draws: settings.int(MODEL_EVIDENCE_DRAWS) as usize,
             mean: mean_spec(settings, source, likelihood),
         };
-        let params = resolved_params(settings, &sampler, &model, source);
         let output = OutputSpec {
             field_draws: settings.int(OUTPUT_FIELD_DRAWS) as usize,
             cell_draws: settings.int(OUTPUT_CELL_DRAWS) as usize,
         };
-        Ok(Point {
+        Ok(LatentFieldSpec {
             model,
             data,
             sampler,
             output,
-            params,
-            steps,
         })
+    }
+
+    /// `sampler.kind` names a kind of another family (its word list is shared).
+    fn check_latent_kind(&self, settings: &Settings) -> Result<(), StudyError> {
+        let word = settings.text(SAMPLER_KIND);
+        if SamplerKind::from_name(&word).is_some() {
+            return Ok(());
+        }
+        Err(self
+            .error_at(
+                settings,
+                &[SAMPLER_KIND],
+                ErrorKind::OutOfRange,
+                format!("sampler.kind = \"{word}\" is a kind of model.family = \"partition\", not a latent-field kernel"),
+            )
+            .help(format!(
+                "allowed for the latent field: {}",
+                SamplerKind::NAMES.join(", ")
+            )))
     }
 
     /// Where an error about `keys` should point: the first of them that is written in the
@@ -199,6 +253,66 @@ impl<'s> Resolver<'s> {
         keys.iter()
             .find_map(|key| settings.span(*key))
             .unwrap_or(0..0)
+    }
+
+    /// The folder the study's relative paths resolve against.
+    pub fn study_dir(&self) -> &Path {
+        &self.study_dir
+    }
+
+    /// An error about `keys`, located at the first of them written in the file (else the start
+    /// of the file).
+    pub fn error_at(
+        &self,
+        settings: &Settings,
+        keys: &[Key],
+        kind: ErrorKind,
+        message: impl Into<String>,
+    ) -> StudyError {
+        let span = self.span_of(settings, keys);
+        self.source.error(kind, &span, message)
+    }
+
+    fn reject_keys_of_other_family(
+        &self,
+        settings: &Settings,
+        family: Family,
+    ) -> Result<(), StudyError> {
+        for key in Key::all() {
+            let Some(Setting { span, .. }) = settings.given(key) else {
+                continue;
+            };
+            if key.applies_to(family) {
+                continue;
+            }
+            let names: Vec<String> = key.families().iter().map(|f| format!("\"{f}\"")).collect();
+            let span = span.clone().unwrap_or(0..0);
+            let family_keys: Vec<&str> = Key::all()
+                .filter(|k| k.section() == key.section() && k.applies_to(family))
+                .map(Key::dotted)
+                .collect();
+            return Err(self
+                .source
+                .error(
+                    ErrorKind::Conflict,
+                    &span,
+                    format!(
+                        "`{}` applies only to model.family = {}, but the family is \"{family}\"",
+                        key.dotted(),
+                        names.join(" or ")
+                    ),
+                )
+                .allowed(format!(
+                    "for the {family} family in [{}]: {}",
+                    key.section(),
+                    family_keys.join(", ")
+                ))
+                .help(format!(
+                    "remove it, or set family = {} under [model]",
+                    names.join(" or ")
+                )));
+        }
+        Ok(())
     }
 
     fn reject_keys_of_other_source(
@@ -567,19 +681,17 @@ fn mean_param(mean: MeanSpec) -> ParamValue {
     }
 }
 
-/// Every parameter of the point, defaults applied, `Null` where it does not apply.
-fn resolved_params(
-    settings: &Settings,
-    sampler: &SamplerSpec,
-    model: &ModelSpec,
-    source: DataSource,
-) -> Vec<(Key, ParamValue)> {
+/// Every parameter of a latent-field point, defaults applied, `Null` where it does not apply.
+pub fn latent_field_params(settings: &Settings, spec: &LatentFieldSpec) -> Vec<(Key, ParamValue)> {
+    let (sampler, model) = (&spec.sampler, &spec.model);
+    let source = spec.data.source();
     Key::all()
         .map(|key| {
-            let applies = match key.applies() {
-                Applies::Always => true,
-                Applies::Source(only) => only == source,
-            };
+            let applies = key.applies_to(Family::LatentField)
+                && match key.applies() {
+                    Applies::Always => true,
+                    Applies::Source(only) => only == source,
+                };
             let value = if !applies {
                 ParamValue::Null
             } else if key == DATA_LENGTH_SCALE {
@@ -598,6 +710,21 @@ fn resolved_params(
                     .map_or(ParamValue::Null, |a| ParamValue::Float(a.target_acceptance))
             } else {
                 settings.value(key)
+            };
+            (key, value)
+        })
+        .collect()
+}
+
+/// Every parameter of a point of `family` whose keys need no derived defaults: the given value
+/// or the default where the key applies to the family, `Null` elsewhere.
+pub fn plain_params(settings: &Settings, family: Family) -> Vec<(Key, ParamValue)> {
+    Key::all()
+        .map(|key| {
+            let value = if key.applies_to(family) {
+                settings.value(key)
+            } else {
+                ParamValue::Null
             };
             (key, value)
         })

@@ -39,20 +39,20 @@ fn every_key_has_its_documented_default() {
     assert_eq!(study.description, None);
     assert_eq!(study.points.len(), 1);
     let point = &study.points[0];
-    assert_eq!(point.model.grid, Grid::new(16));
-    assert_eq!(point.model.kernel.length_scale, 0.3);
-    assert_eq!(point.model.kernel.variance, 1.0);
-    assert_eq!(point.model.likelihood, LikelihoodKind::Gaussian);
-    assert_eq!(point.model.offset, 0.0);
-    assert_eq!(point.model.noise_sd, 1.0);
+    assert_eq!(point.latent().model.grid, Grid::new(16));
+    assert_eq!(point.latent().model.kernel.length_scale, 0.3);
+    assert_eq!(point.latent().model.kernel.variance, 1.0);
+    assert_eq!(point.latent().model.likelihood, LikelihoodKind::Gaussian);
+    assert_eq!(point.latent().model.offset, 0.0);
+    assert_eq!(point.latent().model.noise_sd, 1.0);
     assert_eq!(
-        point.data,
+        point.latent().data,
         crate::model::DataSpec::Simulated {
             truth_length_scale: 0.3,
             subsample: 4
         }
     );
-    let sampler = &point.sampler;
+    let sampler = &point.latent().sampler;
     assert_eq!(
         (
             sampler.kind(),
@@ -64,12 +64,19 @@ fn every_key_has_its_documented_default() {
         ),
         (SamplerKind::Pcn, 0.2, 10_000, 0, 10, 1)
     );
+    // The latent field's own keys that are null here (other families' keys are all null).
     let null: Vec<Key> = point
         .params
         .iter()
-        .filter(|(_, v)| v.is_null())
+        .filter(|(k, v)| v.is_null() && k.applies_to(crate::families::Family::LatentField))
         .map(|(k, _)| *k)
         .collect();
+    assert!(
+        point
+            .params
+            .iter()
+            .all(|(k, v)| k.applies_to(crate::families::Family::LatentField) || v.is_null())
+    );
     assert_eq!(
         null,
         vec![
@@ -91,9 +98,14 @@ fn the_quickstart_study_loads_as_twelve_quick_jobs() {
         study
             .points
             .iter()
-            .all(|p| p.model.grid == Grid::new(16) && p.sampler.iterations() == 5000)
+            .all(|p| p.latent().model.grid == Grid::new(16)
+                && p.latent().sampler.iterations() == 5000)
     );
-    let kinds: Vec<SamplerKind> = study.points.iter().map(|p| p.sampler.kind()).collect();
+    let kinds: Vec<SamplerKind> = study
+        .points
+        .iter()
+        .map(|p| p.latent().sampler.kind())
+        .collect();
     assert_eq!(kinds.iter().filter(|k| **k == SamplerKind::Grw).count(), 3);
 }
 
@@ -104,7 +116,7 @@ fn unknown_keys_list_the_allowed_ones_and_suggest_the_nearest() {
     assert_eq!(
         error.to_string(),
         "studies/t.toml:4:1: unknown key `lenght_scale` in [model]\n  \
-         allowed: grid, kernel, length_scale, variance, likelihood, offset, evidence_draws, mean, \
+         allowed: family, grid, kernel, length_scale, variance, likelihood, offset, evidence_draws, mean, \
          window\n  \
          help: did you mean `length_scale`?"
     );
@@ -185,6 +197,7 @@ fn wrong_types_say_what_was_expected_and_found() {
     // Integers are fine where a float is expected.
     assert_eq!(
         parse_ok("[model]\nlength_scale = 1\n").points[0]
+            .latent()
             .model
             .kernel
             .length_scale,
@@ -316,12 +329,16 @@ fn beta_is_checked_against_the_sampler_kind() {
     assert!(pcn.to_string().contains("allowed: for pcn: 0 < beta <= 1"));
     assert_eq!(
         parse_ok("[sampler]\nkind = \"grw\"\nbeta = 1.5\n").points[0]
+            .latent()
             .sampler
             .step(),
         1.5
     );
     assert_eq!(
-        parse_ok("[sampler]\nbeta = 1.0\n").points[0].sampler.step(),
+        parse_ok("[sampler]\nbeta = 1.0\n").points[0]
+            .latent()
+            .sampler
+            .step(),
         1.0
     );
     assert!(
@@ -348,6 +365,7 @@ fn settings_that_contradict_each_other_are_refused() {
     assert_eq!(tiny.location.position, Some((2, 8)));
     assert_eq!(
         parse_ok("[model]\ngrid = 1\n[data]\nsubsample = 1\n").points[0]
+            .latent()
             .model
             .grid,
         Grid::new(1)
@@ -422,7 +440,7 @@ fn empty_missing_and_binary_files_are_errors() {
     std::fs::write(&good, "[model]\ngrid = 4\n").unwrap();
     let study = load(&good).unwrap();
     assert_eq!(
-        (study.name.as_str(), study.points[0].model.grid),
+        (study.name.as_str(), study.points[0].latent().model.grid),
         ("good", Grid::new(4))
     );
 }
@@ -470,7 +488,7 @@ fn sweeps_expand_to_the_cartesian_product_first_axis_outermost() {
     let combos: Vec<(SamplerKind, f64)> = study
         .points
         .iter()
-        .map(|p| (p.sampler.kind(), p.sampler.step()))
+        .map(|p| (p.latent().sampler.kind(), p.latent().sampler.step()))
         .collect();
     assert_eq!(combos[0], (SamplerKind::Grw, 0.1));
     assert_eq!(combos[2], (SamplerKind::Grw, 0.5));
@@ -491,11 +509,13 @@ fn paired_axes_move_together() {
     for point in &study.points {
         let crate::model::DataSpec::Simulated {
             truth_length_scale, ..
-        } = point.data
+        } = point.latent().data
         else {
             panic!("simulated data expected");
         };
-        assert!((truth_length_scale - point.model.kernel.length_scale - 0.05).abs() < 1e-12);
+        assert!(
+            (truth_length_scale - point.latent().model.kernel.length_scale - 0.05).abs() < 1e-12
+        );
     }
     let unequal = parse_err(
         "[sweep.paired.l]\n\"model.length_scale\" = [0.1, 0.2]\n\"data.length_scale\" = [0.1]\n",
@@ -650,6 +670,7 @@ fn jobs_too_large_for_memory_are_refused_with_the_estimate() {
     // 64 chains on a 512 x 512 grid: 8 * 262144 * 1032 bytes = 2.0 GiB: fine.
     assert_eq!(
         parse_ok("[model]\ngrid = 512\n[sampler]\nchains = 64\n").points[0]
+            .latent()
             .sampler
             .chains(),
         64
@@ -685,7 +706,7 @@ fn csv_data_resolves_against_the_study_folder_and_is_checked_up_front() {
         path,
         column,
         holdout,
-    } = &point.data
+    } = &point.latent().data
     else {
         panic!("csv data expected");
     };
@@ -873,7 +894,7 @@ fn the_corpus_of_broken_studies_gives_the_announced_errors() {
 #[test]
 fn a_byte_order_mark_is_accepted() {
     let study = parse_ok("\u{feff}[model]\ngrid = 4\n");
-    assert_eq!(study.points[0].model.grid, Grid::new(4));
+    assert_eq!(study.points[0].latent().model.grid, Grid::new(4));
     assert_eq!(
         parse_err("\u{feff}[model]\ngrid = 0\n").location.position,
         Some((2, 8))
@@ -929,8 +950,16 @@ fn the_keys_added_with_the_sampler_protocol_are_validated_where_they_stand() {
     );
     let study = parse_ok("[model]\nmean = \"auto\"\n[sampler]\nkind = \"pcnl\"\nburn_in = 10\n");
     let point = &study.points[0];
-    assert_eq!(point.model.mean, crate::model::MeanSpec::Auto);
-    assert_eq!(point.sampler.adaptation().unwrap().target_acceptance, 0.574);
+    assert_eq!(point.latent().model.mean, crate::model::MeanSpec::Auto);
+    assert_eq!(
+        point
+            .latent()
+            .sampler
+            .adaptation()
+            .unwrap()
+            .target_acceptance,
+        0.574
+    );
 }
 
 /// Keys added after the first release leave the canonical key (and so every job id and random

@@ -11,8 +11,9 @@ use std::process::Output;
 use polars::prelude::*;
 
 /// Columns that measure time: they differ between runs by nature.
-pub const TIMING_COLUMNS: [&str; 8] = [
+pub const TIMING_COLUMNS: [&str; 9] = [
     "wall_seconds",
+    "seconds",
     "setup_seconds",
     "sample_seconds",
     "exact_seconds",
@@ -23,13 +24,19 @@ pub const TIMING_COLUMNS: [&str; 8] = [
 ];
 
 /// The tables a run may write (`convergence` only for gaussian jobs).
-pub const TABLES: [&str; 6] = [
+pub const TABLES: [&str; 12] = [
     "jobs",
     "fields",
     "traces",
     "chains",
     "convergence",
     "autocorrelation",
+    "stationary",
+    "distances",
+    "node_ranks",
+    "marginals",
+    "topics",
+    "lda_trace",
 ];
 
 /// The path of the built binary.

@@ -298,10 +298,10 @@ fn torus_sizes(grid: Grid, length_scale: f64) -> Vec<(usize, usize)> {
 fn fast_even_size(n: usize) -> usize {
     let mut m = n.max(2);
     loop {
-        if m % 2 == 0 {
+        if m.is_multiple_of(2) {
             let mut r = m;
             for p in [2, 3, 5] {
-                while r % p == 0 {
+                while r.is_multiple_of(p) {
                     r /= p;
                 }
             }

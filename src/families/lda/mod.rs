@@ -1,0 +1,750 @@
+//! The lda family (`model.family = "lda"`): latent Dirichlet allocation with K topics
+//! (`model.topics`), document-topic prior alpha and topic-word prior eta, sampled by collapsed
+//! Gibbs (Griffiths & Steyvers 2004: theta and beta integrated out, one topic per token from
+//! p(z = k | rest) ∝ (n_dk + alpha)(n_kw + eta) / (n_k + V eta)) or uncollapsed Gibbs (the
+//! notes' derivation: theta_d ~ Dir(alpha + n_d), beta_k ~ Dir(eta + n_k), then every z from
+//! theta_dk beta_kw), `sampler.scheme`.
+//!
+//! Corpus: the synthetic bars corpus (`data.corpus = "bars"`): a 5 x 5 vocabulary, ten true
+//! topics uniform over one row or one column, documents of `data.document_length` words drawn
+//! from the model with theta ~ Dir(1) and the job's data stream (Griffiths & Steyvers'
+//! correctness test). Every tenth token of each document is held out for the perplexity.
+//!
+//! Per kept sweep the topics' word distributions and the documents' topic mixtures (posterior
+//! means given the sweep's state) are summed; their averages are `topics.parquet` and score the
+//! held-out tokens. One chain per job (topics of different chains are not matched). For bars,
+//! estimated topics are matched to the true ones by the Hungarian assignment on total-variation
+//! distance; `topic_tv_max` is the worst matched distance. `lda_trace.parquet` holds per sweep
+//! the training log-likelihood sum log sum_k theta_dk beta_kw and the seconds so far, so the
+//! two schemes can be compared per second.
+
+use polars::prelude::{DataFrame, PolarsResult};
+use rand::RngExt;
+use rand_distr::{Distribution, Exp1, Gamma};
+
+use super::figures::{Curves, Heat, heat_panels};
+use super::{Family, NamedTables, RunContext, StudyFamily};
+use crate::diagnostics;
+use crate::execute::tables::{ok_row, rows_of};
+use crate::plan::Job;
+use crate::report::{Context, Figure, FigureKind, ReportError};
+use crate::sink::schema::{autocorrelation, jobs, lda_trace, topics};
+use crate::streams::{Purpose, StreamRng};
+use crate::study::keys::*;
+use crate::study::resolve::Resolver;
+use crate::study::{ErrorKind, Settings, StudyError};
+
+/// Side of the bars vocabulary grid.
+pub const BARS_SIDE: usize = 5;
+/// Every HOLDOUT_EVERY-th token of a document is held out.
+const HOLDOUT_EVERY: usize = 10;
+
+crate::closed_names! {
+    /// How LDA is sampled (`sampler.scheme`).
+    pub enum Scheme {
+        /// theta and beta integrated out (Griffiths & Steyvers 2004).
+        Collapsed = "collapsed",
+        /// theta, beta and z drawn in turn.
+        Uncollapsed = "uncollapsed",
+    }
+}
+
+/// The family.
+pub struct Lda;
+
+/// An lda job's settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LdaSpec {
+    pub topics: usize,
+    pub alpha: f64,
+    pub eta: f64,
+    pub scheme: Scheme,
+    pub documents: usize,
+    pub document_length: usize,
+    pub iterations: u64,
+    pub burn_in: u64,
+}
+
+/// A corpus: documents as word indices, the vocabulary, and (synthetic) the true topics.
+pub struct Corpus {
+    pub words: Vec<String>,
+    pub documents: Vec<Vec<usize>>,
+    pub truth: Option<Vec<Vec<f64>>>,
+}
+
+/// The ten bars topics over the 5 x 5 vocabulary (word r * 5 + c): rows, then columns.
+pub fn bars_topics() -> Vec<Vec<f64>> {
+    let v = BARS_SIDE * BARS_SIDE;
+    let mut topics = Vec::new();
+    for r in 0..BARS_SIDE {
+        let mut t = vec![0.0; v];
+        (0..BARS_SIDE).for_each(|c| t[r * BARS_SIDE + c] = 1.0 / BARS_SIDE as f64);
+        topics.push(t);
+    }
+    for c in 0..BARS_SIDE {
+        let mut t = vec![0.0; v];
+        (0..BARS_SIDE).for_each(|r| t[r * BARS_SIDE + c] = 1.0 / BARS_SIDE as f64);
+        topics.push(t);
+    }
+    topics
+}
+
+fn dirichlet(weights: impl Iterator<Item = f64>, rng: &mut StreamRng) -> Vec<f64> {
+    let draws: Vec<f64> = weights
+        .map(|a| {
+            if a == 1.0 {
+                Exp1.sample(rng)
+            } else {
+                Gamma::new(a, 1.0).map_or(0.0, |g| g.sample(rng))
+            }
+        })
+        .collect();
+    let total: f64 = draws.iter().sum();
+    draws.into_iter().map(|d| d / total).collect()
+}
+
+fn categorical(p: &[f64], total: f64, rng: &mut StreamRng) -> usize {
+    let mut u = rng.random::<f64>() * total;
+    for (k, w) in p.iter().enumerate() {
+        if u < *w {
+            return k;
+        }
+        u -= w;
+    }
+    p.len() - 1
+}
+
+/// The bars corpus: `documents` documents of `length` words, theta ~ Dir(1).
+pub fn bars_corpus(documents: usize, length: usize, rng: &mut StreamRng) -> Corpus {
+    let truth = bars_topics();
+    let docs = (0..documents)
+        .map(|_| {
+            let theta = dirichlet(std::iter::repeat_n(1.0, truth.len()), rng);
+            (0..length)
+                .map(|_| {
+                    let z = categorical(&theta, 1.0, rng);
+                    categorical(&truth[z], 1.0, rng)
+                })
+                .collect()
+        })
+        .collect();
+    let words = (0..BARS_SIDE * BARS_SIDE)
+        .map(|w| format!("r{}c{}", w / BARS_SIDE, w % BARS_SIDE))
+        .collect();
+    Corpus {
+        words,
+        documents: docs,
+        truth: Some(truth),
+    }
+}
+
+/// The Hungarian assignment minimising the total cost: `assignment[row] = column`
+/// (square cost matrix; O(n^3)).
+pub fn hungarian(cost: &[Vec<f64>]) -> Vec<usize> {
+    let n = cost.len();
+    let (mut u, mut v) = (vec![0.0; n + 1], vec![0.0; n + 1]);
+    let (mut p, mut way) = (vec![0usize; n + 1], vec![0usize; n + 1]);
+    for i in 1..=n {
+        p[0] = i;
+        let mut j0 = 0;
+        let mut minv = vec![f64::INFINITY; n + 1];
+        let mut used = vec![false; n + 1];
+        loop {
+            used[j0] = true;
+            let i0 = p[j0];
+            let mut delta = f64::INFINITY;
+            let mut j1 = 0;
+            for j in 1..=n {
+                if !used[j] {
+                    let current = cost[i0 - 1][j - 1] - u[i0] - v[j];
+                    if current < minv[j] {
+                        minv[j] = current;
+                        way[j] = j0;
+                    }
+                    if minv[j] < delta {
+                        delta = minv[j];
+                        j1 = j;
+                    }
+                }
+            }
+            for j in 0..=n {
+                if used[j] {
+                    u[p[j]] += delta;
+                    v[j] -= delta;
+                } else {
+                    minv[j] -= delta;
+                }
+            }
+            j0 = j1;
+            if p[j0] == 0 {
+                break;
+            }
+        }
+        loop {
+            let j1 = way[j0];
+            p[j0] = p[j1];
+            j0 = j1;
+            if j0 == 0 {
+                break;
+            }
+        }
+    }
+    let mut assignment = vec![0; n];
+    for j in 1..=n {
+        if p[j] > 0 {
+            assignment[p[j] - 1] = j - 1;
+        }
+    }
+    assignment
+}
+
+fn tv(a: &[f64], b: &[f64]) -> f64 {
+    0.5 * a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum::<f64>()
+}
+
+/// For each true topic, the estimated topic matched to it and their TV distance.
+pub fn match_topics(truth: &[Vec<f64>], estimated: &[Vec<f64>]) -> Vec<(usize, f64)> {
+    let n = truth.len().max(estimated.len());
+    let cost: Vec<Vec<f64>> = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| match (truth.get(i), estimated.get(j)) {
+                    (Some(t), Some(e)) => tv(t, e),
+                    _ => 1.0,
+                })
+                .collect()
+        })
+        .collect();
+    let assignment = hungarian(&cost);
+    (0..truth.len())
+        .map(|i| (assignment[i], cost[i][assignment[i]]))
+        .collect()
+}
+
+/// One run's results.
+pub struct LdaRun {
+    /// Posterior mean of each topic's word distribution over the kept sweeps.
+    pub topics: Vec<Vec<f64>>,
+    /// Posterior mean of each document's topic mixture.
+    pub mixtures: Vec<Vec<f64>>,
+    /// Per sweep: (seconds so far, training log-likelihood).
+    pub trace: Vec<(f64, f64)>,
+    /// Per sweep (bars): the worst matched topic TV of that sweep's point estimate.
+    pub sweep_tv: Vec<Option<f64>>,
+}
+
+/// Runs one chain of `spec` on the training tokens of `corpus`.
+pub fn run_lda(spec: &LdaSpec, corpus: &Corpus, rng: &mut StreamRng) -> LdaRun {
+    let (k_topics, v) = (spec.topics, corpus.words.len());
+    let train: Vec<Vec<usize>> = corpus
+        .documents
+        .iter()
+        .map(|d| {
+            d.iter()
+                .enumerate()
+                .filter(|(i, _)| i % HOLDOUT_EVERY != HOLDOUT_EVERY - 1)
+                .map(|(_, w)| *w)
+                .collect()
+        })
+        .collect();
+    let mut z: Vec<Vec<usize>> = train
+        .iter()
+        .map(|d| d.iter().map(|_| rng.random_range(0..k_topics)).collect())
+        .collect();
+    let mut ndk = vec![vec![0usize; k_topics]; train.len()];
+    let mut nkw = vec![vec![0usize; v]; k_topics];
+    let mut nk = vec![0usize; k_topics];
+    for (d, doc) in train.iter().enumerate() {
+        for (i, &w) in doc.iter().enumerate() {
+            ndk[d][z[d][i]] += 1;
+            nkw[z[d][i]][w] += 1;
+            nk[z[d][i]] += 1;
+        }
+    }
+    let mut phi_sum = vec![vec![0.0; v]; k_topics];
+    let mut theta_sum = vec![vec![0.0; k_topics]; train.len()];
+    let mut trace = Vec::new();
+    let mut sweep_tv = Vec::new();
+    let mut weights = vec![0.0; k_topics];
+    let started = std::time::Instant::now();
+    let (alpha, eta, veta) = (spec.alpha, spec.eta, v as f64 * spec.eta);
+    for sweep in 0..spec.iterations {
+        let (phi, theta) = match spec.scheme {
+            Scheme::Collapsed => {
+                for (d, doc) in train.iter().enumerate() {
+                    for (i, &w) in doc.iter().enumerate() {
+                        let old = z[d][i];
+                        ndk[d][old] -= 1;
+                        nkw[old][w] -= 1;
+                        nk[old] -= 1;
+                        let mut total = 0.0;
+                        for k in 0..k_topics {
+                            let p = (ndk[d][k] as f64 + alpha) * (nkw[k][w] as f64 + eta)
+                                / (nk[k] as f64 + veta);
+                            weights[k] = p;
+                            total += p;
+                        }
+                        let new = categorical(&weights, total, rng);
+                        z[d][i] = new;
+                        ndk[d][new] += 1;
+                        nkw[new][w] += 1;
+                        nk[new] += 1;
+                    }
+                }
+                point_estimates(&ndk, &nkw, &nk, alpha, eta)
+            }
+            Scheme::Uncollapsed => {
+                let theta: Vec<Vec<f64>> = ndk
+                    .iter()
+                    .map(|n| dirichlet(n.iter().map(|&c| c as f64 + alpha), rng))
+                    .collect();
+                let phi: Vec<Vec<f64>> = nkw
+                    .iter()
+                    .map(|n| dirichlet(n.iter().map(|&c| c as f64 + eta), rng))
+                    .collect();
+                for (d, doc) in train.iter().enumerate() {
+                    for (i, &w) in doc.iter().enumerate() {
+                        let old = z[d][i];
+                        let mut total = 0.0;
+                        for k in 0..k_topics {
+                            weights[k] = theta[d][k] * phi[k][w];
+                            total += weights[k];
+                        }
+                        let new = categorical(&weights, total, rng);
+                        if new != old {
+                            ndk[d][old] -= 1;
+                            nkw[old][w] -= 1;
+                            ndk[d][new] += 1;
+                            nkw[new][w] += 1;
+                            nk[old] -= 1;
+                            nk[new] += 1;
+                        }
+                        z[d][i] = new;
+                    }
+                }
+                (phi, theta)
+            }
+        };
+        let loglik = log_likelihood(&train, &theta, &phi);
+        trace.push((started.elapsed().as_secs_f64(), loglik));
+        sweep_tv.push(corpus.truth.as_ref().map(|truth| {
+            match_topics(truth, &phi)
+                .iter()
+                .map(|m| m.1)
+                .fold(0.0, f64::max)
+        }));
+        if sweep >= spec.burn_in {
+            add(&mut phi_sum, &phi);
+            add(&mut theta_sum, &theta);
+        }
+    }
+    let kept = spec.iterations.saturating_sub(spec.burn_in).max(1) as f64;
+    let mean = |sums: Vec<Vec<f64>>| {
+        sums.into_iter()
+            .map(|row| row.into_iter().map(|x| x / kept).collect())
+            .collect()
+    };
+    LdaRun {
+        topics: mean(phi_sum),
+        mixtures: mean(theta_sum),
+        trace,
+        sweep_tv,
+    }
+}
+
+fn add(sums: &mut [Vec<f64>], values: &[Vec<f64>]) {
+    for (s, v) in sums.iter_mut().zip(values) {
+        for (a, b) in s.iter_mut().zip(v) {
+            *a += b;
+        }
+    }
+}
+
+/// The collapsed state's posterior means of phi and theta.
+fn point_estimates(
+    ndk: &[Vec<usize>],
+    nkw: &[Vec<usize>],
+    nk: &[usize],
+    alpha: f64,
+    eta: f64,
+) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    let v = nkw.first().map_or(0, Vec::len) as f64;
+    let k = nk.len() as f64;
+    let phi = nkw
+        .iter()
+        .zip(nk)
+        .map(|(row, &n)| {
+            row.iter()
+                .map(|&c| (c as f64 + eta) / (n as f64 + v * eta))
+                .collect()
+        })
+        .collect();
+    let theta = ndk
+        .iter()
+        .map(|row| {
+            let n: usize = row.iter().sum();
+            row.iter()
+                .map(|&c| (c as f64 + alpha) / (n as f64 + k * alpha))
+                .collect()
+        })
+        .collect();
+    (phi, theta)
+}
+
+/// sum over tokens of log sum_k theta_dk phi_kw.
+fn log_likelihood(docs: &[Vec<usize>], theta: &[Vec<f64>], phi: &[Vec<f64>]) -> f64 {
+    docs.iter()
+        .zip(theta)
+        .map(|(doc, th)| {
+            doc.iter()
+                .map(|&w| th.iter().zip(phi).map(|(t, p)| t * p[w]).sum::<f64>().ln())
+                .sum::<f64>()
+        })
+        .sum()
+}
+
+/// Perplexity of the held-out tokens under the posterior-mean topics and mixtures.
+pub fn heldout_perplexity(corpus: &Corpus, run: &LdaRun) -> f64 {
+    let mut total = 0.0;
+    let mut count = 0usize;
+    for (doc, theta) in corpus.documents.iter().zip(&run.mixtures) {
+        for (i, &w) in doc.iter().enumerate() {
+            if i % HOLDOUT_EVERY == HOLDOUT_EVERY - 1 {
+                let p: f64 = theta
+                    .iter()
+                    .zip(&run.topics)
+                    .map(|(t, phi)| t * phi[w])
+                    .sum();
+                total += p.ln();
+                count += 1;
+            }
+        }
+    }
+    (-total / count.max(1) as f64).exp()
+}
+
+/// What an lda job computed.
+pub struct LdaOutput {
+    corpus_words: Vec<String>,
+    truth: Option<Vec<Vec<f64>>>,
+    run: LdaRun,
+    burn_in: usize,
+    perplexity: f64,
+    sample_seconds: f64,
+}
+
+impl StudyFamily for Lda {
+    const FAMILY: Family = Family::Lda;
+    type Spec = LdaSpec;
+    type Output = LdaOutput;
+
+    fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError> {
+        let (iterations, burn_in) = (
+            settings.int(SAMPLER_ITERATIONS) as u64,
+            settings.int(SAMPLER_BURN_IN) as u64,
+        );
+        if burn_in + 4 > iterations {
+            return Err(resolver
+                .error_at(
+                    settings,
+                    &[SAMPLER_BURN_IN],
+                    ErrorKind::Conflict,
+                    "sampler.burn_in leaves fewer than 4 sweeps to keep",
+                )
+                .allowed("burn_in <= iterations - 4"));
+        }
+        Ok(LdaSpec {
+            topics: settings.int(MODEL_TOPICS) as usize,
+            alpha: settings.float(MODEL_ALPHA),
+            eta: settings.float(MODEL_ETA),
+            scheme: settings.choice(SAMPLER_SCHEME, Scheme::from_name),
+            documents: settings.int(DATA_DOCUMENTS) as usize,
+            document_length: settings.int(DATA_DOCUMENT_LENGTH) as usize,
+            iterations,
+            burn_in,
+        })
+    }
+
+    fn label(spec: &Self::Spec) -> String {
+        format!("lda {} K={}", spec.scheme, spec.topics)
+    }
+
+    fn work(spec: &Self::Spec) -> u64 {
+        spec.iterations
+    }
+
+    fn run(job: &Job, spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
+        let corpus = bars_corpus(
+            spec.documents,
+            spec.document_length,
+            &mut context.data_stream(job, "corpus"),
+        );
+        let started = std::time::Instant::now();
+        let mut rng = context.chain_stream(job, Purpose::Chain, "chain=0");
+        let run = run_lda(spec, &corpus, &mut rng);
+        context.report(spec.iterations);
+        let sample_seconds = started.elapsed().as_secs_f64();
+        let perplexity = heldout_perplexity(&corpus, &run);
+        Ok(LdaOutput {
+            corpus_words: corpus.words,
+            truth: corpus.truth,
+            run,
+            burn_in: spec.burn_in as usize,
+            perplexity,
+            sample_seconds,
+        })
+    }
+
+    fn tables(job: &Job, output: &Self::Output, wall_seconds: f64) -> PolarsResult<NamedTables> {
+        let kept: Vec<f64> = output.run.trace[output.burn_in..]
+            .iter()
+            .map(|t| t.1)
+            .collect();
+        let ess = diagnostics::ess_bulk(&[&kept]);
+        let matches = output
+            .truth
+            .as_ref()
+            .map(|t| match_topics(t, &output.run.topics));
+        let tv_max = matches
+            .as_ref()
+            .map(|m| m.iter().map(|x| x.1).fold(0.0, f64::max));
+        let acf = diagnostics::autocorrelation(&kept, 50);
+        let jobs_row = ok_row(job, &[], wall_seconds)
+            .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
+            .fill(jobs::ESS_BULK, ess)
+            .fill(
+                jobs::ESS_BULK_PER_SECOND,
+                ess.map(|e| e / output.sample_seconds),
+            )
+            .fill(jobs::AUTOCORRELATION_LAG1, acf.get(1).copied())
+            .fill(jobs::TOPIC_TV_MAX, tv_max)
+            .fill(jobs::HELDOUT_PERPLEXITY, output.perplexity)
+            .finish()?;
+        let acf_rows = rows_of(&autocorrelation::TABLE, job, acf.len())
+            .set(
+                autocorrelation::LAG,
+                (0..acf.len() as i64).collect::<Vec<_>>(),
+            )
+            .set(autocorrelation::AUTOCORRELATION, acf)
+            .finish()?;
+        Ok(vec![
+            ("jobs", jobs_row),
+            ("topics", topic_rows(job, output, matches.as_deref())?),
+            ("lda_trace", trace_rows(job, output)?),
+            ("autocorrelation", acf_rows),
+        ])
+    }
+
+    fn figures(
+        context: &Context<'_>,
+        results_dir: &std::path::Path,
+        notes: &mut Vec<String>,
+    ) -> Result<Vec<Figure>, ReportError> {
+        let mut figures = topic_figures(context, results_dir, notes)?;
+        figures.extend(trace_figure(context, results_dir, notes)?);
+        Ok(figures)
+    }
+}
+
+fn topic_rows(
+    job: &Job,
+    output: &LdaOutput,
+    matches: Option<&[(usize, f64)]>,
+) -> PolarsResult<DataFrame> {
+    let v = output.corpus_words.len();
+    let k = output.run.topics.len();
+    let true_of = |topic: usize| {
+        matches.and_then(|m| {
+            m.iter()
+                .position(|(est, _)| *est == topic)
+                .map(|t| t as i64)
+        })
+    };
+    Ok(rows_of(&topics::TABLE, job, k * v)
+        .set(
+            topics::TOPIC,
+            (0..k as i64)
+                .flat_map(|t| std::iter::repeat_n(t, v))
+                .collect::<Vec<_>>(),
+        )
+        .set(
+            topics::WORD,
+            (0..k)
+                .flat_map(|_| output.corpus_words.iter().cloned())
+                .collect::<Vec<_>>(),
+        )
+        .set(
+            topics::WORD_INDEX,
+            (0..k).flat_map(|_| 0..v as i64).collect::<Vec<_>>(),
+        )
+        .set(
+            topics::PROBABILITY,
+            output
+                .run
+                .topics
+                .iter()
+                .flatten()
+                .copied()
+                .collect::<Vec<_>>(),
+        )
+        .set(
+            topics::TRUE_TOPIC,
+            (0..k)
+                .flat_map(|t| std::iter::repeat_n(true_of(t), v))
+                .collect::<Vec<_>>(),
+        )
+        .finish()?)
+}
+
+fn trace_rows(job: &Job, output: &LdaOutput) -> PolarsResult<DataFrame> {
+    let trace = &output.run.trace;
+    Ok(rows_of(&lda_trace::TABLE, job, trace.len())
+        .set(
+            lda_trace::SWEEP,
+            (1..=trace.len() as i64).collect::<Vec<_>>(),
+        )
+        .set(
+            lda_trace::SECONDS,
+            trace.iter().map(|t| t.0).collect::<Vec<_>>(),
+        )
+        .set(
+            lda_trace::LOGLIK,
+            trace.iter().map(|t| t.1).collect::<Vec<_>>(),
+        )
+        .set(lda_trace::TOPIC_TV_MAX, output.run.sweep_tv.clone())
+        .finish()?)
+}
+
+/// Per job (at most six): the topics as 5 x 5 images (bars), ordered by their matched true
+/// topic.
+fn topic_figures(
+    context: &Context<'_>,
+    results_dir: &std::path::Path,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Figure>, ReportError> {
+    let Some(frame) = crate::sink::read_table(results_dir, &topics::TABLE, None)? else {
+        return Ok(Vec::new());
+    };
+    let table = crate::report::tables::Table::from_frame(&frame, topics::TABLE.name, notes);
+    let mut figures = Vec::new();
+    for id in table.job_ids().into_iter().take(6) {
+        let rows = table.rows_of_job(&id);
+        let mut heats: Vec<(i64, Heat)> = Vec::new();
+        for &r in &rows {
+            let (Some(topic), Some(word), Some(p)) = (
+                table.finite(topics::TOPIC, r),
+                table.finite(topics::WORD_INDEX, r),
+                table.finite(topics::PROBABILITY, r),
+            ) else {
+                continue;
+            };
+            let topic = topic as i64;
+            let order = table
+                .finite(topics::TRUE_TOPIC, r)
+                .map_or(topic, |t| t as i64);
+            let index = match heats
+                .iter()
+                .position(|(t, h)| *t == order && h.title.starts_with(&format!("topic {topic} ")))
+            {
+                Some(i) => i,
+                None => {
+                    heats.push((
+                        order,
+                        Heat {
+                            title: format!("topic {topic} "),
+                            rows: BARS_SIDE,
+                            cols: BARS_SIDE,
+                            values: vec![0.0; BARS_SIDE * BARS_SIDE],
+                        },
+                    ));
+                    heats.len() - 1
+                }
+            };
+            if let Some(cell) = heats[index].1.values.get_mut(word as usize) {
+                *cell = p;
+            }
+        }
+        if heats.is_empty() {
+            continue;
+        }
+        heats.sort_by_key(|(order, _)| *order);
+        let heats: Vec<Heat> = heats.into_iter().map(|(_, h)| h).collect();
+        let file = format!("lda-topics-{}.png", crate::report::file_safe(&id));
+        heat_panels(
+            &context.path(&file),
+            &format!("LDA topics ({})", context.describe(&id)),
+            &heats,
+            5,
+        )?;
+        figures.push(Figure {
+            file,
+            title: "LDA topics on the bars corpus".into(),
+            caption: "Each estimated topic's word distribution (posterior mean over the kept \
+                      sweeps) as a 5 x 5 image of the vocabulary, ordered by the true bar it is \
+                      matched to (Hungarian assignment). Recovered topics are single rows and \
+                      columns, as in Griffiths & Steyvers (2004)."
+                .into(),
+            kind: FigureKind::Family,
+        });
+    }
+    Ok(figures)
+}
+
+/// The worst matched topic distance against seconds, one curve per job: which scheme recovers
+/// the bars sooner per second.
+fn trace_figure(
+    context: &Context<'_>,
+    results_dir: &std::path::Path,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Figure>, ReportError> {
+    let Some(frame) = crate::sink::read_table(results_dir, &lda_trace::TABLE, None)? else {
+        return Ok(Vec::new());
+    };
+    let table = crate::report::tables::Table::from_frame(&frame, lda_trace::TABLE.name, notes);
+    let curves: Vec<(String, Vec<(f64, f64)>)> = table
+        .job_ids()
+        .into_iter()
+        .map(|id| {
+            let points = table
+                .rows_of_job(&id)
+                .into_iter()
+                .filter_map(|r| {
+                    Some((
+                        table.finite(lda_trace::SECONDS, r)?,
+                        table.finite(lda_trace::TOPIC_TV_MAX, r)?,
+                    ))
+                })
+                .filter(|p| p.0 > 0.0)
+                .collect();
+            (context.describe(&id), points)
+        })
+        .collect();
+    let (lo, hi) = curves
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|q| q.0))
+        .fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(x), b.max(x)));
+    let file = "lda-recovery.png";
+    let drawn = Curves {
+        title: "LDA: worst topic distance against time".into(),
+        x_title: "seconds of sampling".into(),
+        y_title: "max TV to the matched true topic".into(),
+        log_x: true,
+        log_y: true,
+        curves,
+        references: vec![("0.1".into(), vec![(lo, 0.1), (hi, 0.1)])],
+    }
+    .draw(&context.path(file))?;
+    Ok(drawn
+        .then(|| Figure {
+            file: file.into(),
+            title: "LDA: recovery of the bars per second".into(),
+            caption: "For each job, after every sweep: the largest total-variation distance \
+                      between a true bar and the estimated topic matched to it (the sweep's point \
+                      estimate), against seconds of sampling. The collapsed sampler reaches the \
+                      0.1 line sooner than the uncollapsed one."
+                .into(),
+            kind: FigureKind::Family,
+        })
+        .into_iter()
+        .collect())
+}

@@ -1,0 +1,34 @@
+//! The region-partition family: small areas (features, a target, an adjacency graph) grouped
+//! into m connected regions so that a task model fitted on region aggregates predicts the
+//! regions' targets well. Markov chains sample p(Z) proportional to exp(-F(Z) / T) by flip moves.
+//!
+//! Floors, in the order a job walks them: [`areas`] (CSV of areas and edges) -> [`graph`]
+//! (adjacency, connected pieces) -> [`task`] (region aggregates, the task model, F, the
+//! cross-validated MAE) -> [`state`] (a partition and its boundary pairs) -> [`chain`] (the
+//! `flip` and `softmax-flip` proposals with exact Hastings ratios, the run of a chain) and
+//! [`learned`] (the `learned-flip` heuristic) -> [`baselines`] (administrative, k-means,
+//! spectral). [`enumerate`] gives the exact distribution on small graphs for the tests.
+
+pub mod areas;
+pub mod baselines;
+pub mod chain;
+pub mod enumerate;
+pub mod family;
+pub mod graph;
+pub mod learned;
+pub mod method;
+pub mod report;
+pub mod state;
+pub mod task;
+
+pub use areas::{AreaColumns, AreaCsvError, Areas, read_adjacency, read_areas};
+pub use chain::{
+    Chain, ChainRecord, ChainSettings, FlipKind, MoveCounts, Schedule, ScoredPartition, TracePoint,
+    run_chain, score_partition,
+};
+pub use graph::Adjacency;
+pub use state::{InvalidFlip, Partition};
+pub use task::{
+    ErrorKind, Evaluation, Evaluator, Problem, RegionStats, SizePenalty, TargetAggregate,
+    TaskModelKind, TaskSettings,
+};
