@@ -307,3 +307,27 @@ impl FamilySpec {
         }
     }
 }
+
+/// `sampler.iterations` and `sampler.burn_in` of a sweep-based family, checked to keep at least
+/// four sweeps (the fewest its autocorrelation and ESS are computed from).
+pub(crate) fn iterations_and_burn_in(
+    settings: &Settings,
+    resolver: &Resolver<'_>,
+) -> Result<(u64, u64), StudyError> {
+    use crate::study::keys::{SAMPLER_BURN_IN, SAMPLER_ITERATIONS};
+    let iterations = settings.int(SAMPLER_ITERATIONS) as u64;
+    let burn_in = settings.int(SAMPLER_BURN_IN) as u64;
+    if burn_in + 4 > iterations {
+        return Err(resolver
+            .error_at(
+                settings,
+                &[SAMPLER_BURN_IN, SAMPLER_ITERATIONS],
+                crate::study::error::ErrorKind::Conflict,
+                format!(
+                    "sampler.burn_in = {burn_in} leaves fewer than 4 of {iterations} iterations to keep"
+                ),
+            )
+            .allowed("burn_in <= iterations - 4"));
+    }
+    Ok((iterations, burn_in))
+}

@@ -387,7 +387,6 @@ impl Sampler for Gpcn {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
     use crate::streams::{Purpose, stream};
 
     /// With a gaussian likelihood at full rank, N(m, Gamma) is the posterior itself, so every
@@ -395,14 +394,7 @@ mod tests {
     /// shows here.
     #[test]
     fn full_rank_on_a_gaussian_posterior_accepts_every_proposal() {
-        let prior =
-            KroneckerPrior::new(Grid::new(5), KernelSpec::squared_exponential(0.3, 1.2)).unwrap();
-        let cells: Vec<usize> = (0..25).step_by(2).collect();
-        let values: Vec<f64> = cells
-            .iter()
-            .map(|&c| (c as f64 * 0.7).sin() + 0.5)
-            .collect();
-        let likelihood = Likelihood::new(LikelihoodKind::Gaussian, values, 0.5, 0.0);
+        let (prior, likelihood, cells) = crate::sampler::small_gaussian_problem();
         let target = Target {
             prior: &prior,
             likelihood: &likelihood,

@@ -380,20 +380,7 @@ impl StudyFamily for BayesNet {
                 )
                 .allowed("\"systematic-gibbs\" | \"random-gibbs\""));
         }
-        let (iterations, burn_in) = (
-            settings.int(SAMPLER_ITERATIONS) as u64,
-            settings.int(SAMPLER_BURN_IN) as u64,
-        );
-        if burn_in + 4 > iterations {
-            return Err(resolver
-                .error_at(
-                    settings,
-                    &[SAMPLER_BURN_IN],
-                    ErrorKind::Conflict,
-                    "sampler.burn_in leaves fewer than 4 sweeps to keep",
-                )
-                .allowed("burn_in <= iterations - 4"));
-        }
+        let (iterations, burn_in) = super::iterations_and_burn_in(settings, resolver)?;
         Ok(BayesNetSpec {
             path,
             evidence: evidence_text,

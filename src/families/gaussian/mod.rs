@@ -204,22 +204,7 @@ impl StudyFamily for GaussianTarget {
                     "a correlation strictly between -1 / (d - 1) = {lower:.4} and 1"
                 )));
         }
-        let (iterations, burn_in) = (
-            settings.int(SAMPLER_ITERATIONS) as u64,
-            settings.int(SAMPLER_BURN_IN) as u64,
-        );
-        if burn_in + 4 > iterations {
-            return Err(resolver
-                .error_at(
-                    settings,
-                    &[SAMPLER_BURN_IN, SAMPLER_ITERATIONS],
-                    ErrorKind::Conflict,
-                    format!(
-                        "sampler.burn_in = {burn_in} leaves fewer than 4 of {iterations} iterations to keep"
-                    ),
-                )
-                .allowed("burn_in <= iterations - 4"));
-        }
+        let (iterations, burn_in) = super::iterations_and_burn_in(settings, resolver)?;
         Ok(GaussianSpec {
             dimension,
             correlation,

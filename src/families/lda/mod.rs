@@ -32,7 +32,7 @@ use crate::sink::schema::{autocorrelation, jobs, lda_trace, topics};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::keys::*;
 use crate::study::resolve::Resolver;
-use crate::study::{ErrorKind, Settings, StudyError};
+use crate::study::{Settings, StudyError};
 
 /// Side of the bars vocabulary grid.
 pub const BARS_SIDE: usize = 5;
@@ -439,20 +439,7 @@ impl StudyFamily for Lda {
     type Output = LdaOutput;
 
     fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError> {
-        let (iterations, burn_in) = (
-            settings.int(SAMPLER_ITERATIONS) as u64,
-            settings.int(SAMPLER_BURN_IN) as u64,
-        );
-        if burn_in + 4 > iterations {
-            return Err(resolver
-                .error_at(
-                    settings,
-                    &[SAMPLER_BURN_IN],
-                    ErrorKind::Conflict,
-                    "sampler.burn_in leaves fewer than 4 sweeps to keep",
-                )
-                .allowed("burn_in <= iterations - 4"));
-        }
+        let (iterations, burn_in) = super::iterations_and_burn_in(settings, resolver)?;
         Ok(LdaSpec {
             topics: settings.int(MODEL_TOPICS) as usize,
             alpha: settings.float(MODEL_ALPHA),

@@ -53,7 +53,10 @@ struct Buffers<'s> {
 impl TorusFft {
     /// Plan the transforms of a `px x py` torus (`px` even and >= 2, `py` >= 1).
     pub fn new(px: usize, py: usize) -> Self {
-        assert!(px >= 2 && px.is_multiple_of(2) && py >= 1, "torus {px} x {py}");
+        assert!(
+            px >= 2 && px.is_multiple_of(2) && py >= 1,
+            "torus {px} x {py}"
+        );
         let mut real_planner = RealFftPlanner::<f64>::new();
         let rows_forward = real_planner.plan_fft_forward(px);
         let rows_inverse = real_planner.plan_fft_inverse(px);
