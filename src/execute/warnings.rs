@@ -84,8 +84,14 @@ pub fn warnings(spec: &SamplerSpec, run: &RunOutput, cells: &CellDiagnostics) ->
     if let Some((chain, z)) = worst_drift(run)
         && z > DRIFT_LIMIT
     {
+        // A segment that never moved has no MCSE to measure the drift in.
+        let size = if z.is_finite() {
+            format!("by {z:.1} MCSE")
+        } else {
+            "from a segment that never moved".to_string()
+        };
         found.push(format!(
-            "log-likelihood drifts by {z:.1} MCSE in chain {chain} (first vs last fifth): not \
+            "log-likelihood drifts {size} in chain {chain} (first vs last fifth): not \
              converged, lengthen burn-in"
         ));
     }
