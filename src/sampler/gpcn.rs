@@ -40,9 +40,7 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 
 use super::position::Position;
 use super::prepared::{Prepared, TargetKey};
-use super::protocol::{
-    ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning, acceptance_probability,
-};
+use super::protocol::{ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning};
 use super::{Kind, SamplerSpec};
 use crate::model::laplace::{LaplaceFit, NewtonSettings, lanczos_steps};
 use crate::model::target::{Target, Workspace};
@@ -375,12 +373,7 @@ impl Sampler for Gpcn {
             std::mem::swap(position, proposal);
             std::mem::swap(projection, proposal_projection);
         }
-        StepInfo {
-            moved,
-            acceptance_probability: Some(acceptance_probability(log_ratio)),
-            loglik_evaluations: 1,
-            gradient_evaluations: 0,
-        }
+        StepInfo::metropolis(moved, log_ratio, 1, 0)
     }
 }
 
@@ -394,13 +387,8 @@ mod tests {
     /// shows here.
     #[test]
     fn full_rank_on_a_gaussian_posterior_accepts_every_proposal() {
-        let (prior, likelihood, cells) = crate::sampler::small_gaussian_problem();
-        let target = Target {
-            prior: &prior,
-            likelihood: &likelihood,
-            observed_cells: &cells,
-            mean: 0.3,
-        };
+        let problem = crate::sampler::SmallGaussianProblem::new();
+        let target = problem.target();
         let sampler = Gpcn::new(0.7, Rank::Fixed(25));
         let mut rng = ChainRng::new(
             stream(1, Purpose::Chain, "gpcn"),

@@ -8,7 +8,7 @@
 //! A step costs two prior products: L xi' (the field) and L^T (the gradient).
 
 use super::position::Position;
-use super::protocol::{ChainRng, ChainState, Sampler, StepInfo, acceptance_probability, dot};
+use super::protocol::{ChainRng, ChainState, Sampler, StepInfo, dot};
 use crate::model::target::{Target, Workspace};
 
 /// A Langevin kind: a starting step size and the drift a step size gives. Every such kind is a
@@ -141,10 +141,5 @@ pub fn langevin_step(
         std::mem::swap(gradient, proposal_gradient);
         target.gather(&position.field, &mut position.observed);
     }
-    StepInfo {
-        moved,
-        acceptance_probability: Some(acceptance_probability(log_ratio)),
-        loglik_evaluations: 0,
-        gradient_evaluations: 1,
-    }
+    StepInfo::metropolis(moved, log_ratio, 0, 1)
 }

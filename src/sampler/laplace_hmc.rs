@@ -27,9 +27,7 @@ use std::sync::Arc;
 use super::gpcn::{LaplaceGaussian, Rank};
 use super::position::Position;
 use super::prepared::{Prepared, TargetKey};
-use super::protocol::{
-    ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning, acceptance_probability, dot,
-};
+use super::protocol::{ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning, dot};
 use super::{Kind, SamplerSpec};
 use crate::model::target::{Target, Workspace};
 
@@ -304,12 +302,7 @@ impl Sampler for LaplaceHmc {
         if moved {
             std::mem::swap(&mut state.current, &mut state.trial);
         }
-        StepInfo {
-            moved,
-            acceptance_probability: Some(acceptance_probability(log_ratio)),
-            loglik_evaluations: 0,
-            gradient_evaluations: steps as u32,
-        }
+        StepInfo::metropolis(moved, log_ratio, 0, steps as u32)
     }
 }
 
@@ -322,13 +315,8 @@ mod tests {
     /// the energy exactly and is accepted, whatever the step.
     #[test]
     fn full_rank_on_a_gaussian_posterior_conserves_the_energy() {
-        let (prior, likelihood, cells) = crate::sampler::small_gaussian_problem();
-        let target = Target {
-            prior: &prior,
-            likelihood: &likelihood,
-            observed_cells: &cells,
-            mean: 0.3,
-        };
+        let problem = crate::sampler::SmallGaussianProblem::new();
+        let target = problem.target();
         for step in [0.3, 1.0, FRAC_PI_2] {
             let sampler = LaplaceHmc::new(step, Rank::Fixed(25));
             let mut rng = ChainRng::new(

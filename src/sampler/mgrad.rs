@@ -38,9 +38,7 @@ use std::sync::Arc;
 
 use super::position::Position;
 use super::prepared::{Prepared, PriorKey};
-use super::protocol::{
-    ChainRng, ChainState, Sampler, StepInfo, StepTuning, acceptance_probability,
-};
+use super::protocol::{ChainRng, ChainState, Sampler, StepInfo, StepTuning};
 use super::{Kind, SamplerSpec};
 use crate::model::prior::spectral::{SpectralRoot, WhitenedSpectral};
 use crate::model::target::Target;
@@ -295,12 +293,7 @@ impl Sampler for Mgrad {
             std::mem::swap(&mut state.current, &mut state.proposal);
             state.whitened.take();
         }
-        StepInfo {
-            moved,
-            acceptance_probability: Some(acceptance_probability(log_ratio)),
-            loglik_evaluations: 0,
-            gradient_evaluations: 1,
-        }
+        StepInfo::metropolis(moved, log_ratio, 0, 1)
     }
 }
 

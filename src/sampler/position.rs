@@ -3,7 +3,7 @@
 //! Metropolis-Hastings kinds whose proposal is xi' = keep xi + beta z (GRW: keep = 1; pCN:
 //! keep = sqrt(1 - beta^2)).
 
-use super::protocol::{ChainRng, ChainState, StepInfo, acceptance_probability};
+use super::protocol::{ChainRng, ChainState, StepInfo};
 use crate::model::target::{Target, Workspace};
 
 /// A position in whitened coordinates with what the kinds keep of it.
@@ -179,12 +179,7 @@ pub fn random_walk_step(
         position.observed.copy_from_slice(proposal);
         position.log_likelihood = log_likelihood;
     }
-    StepInfo {
-        moved,
-        acceptance_probability: Some(acceptance_probability(log_ratio)),
-        loglik_evaluations: 1,
-        gradient_evaluations: 0,
-    }
+    StepInfo::metropolis(moved, log_ratio, 1, 0)
 }
 
 #[cfg(test)]

@@ -33,6 +33,24 @@ pub struct StepInfo {
     pub gradient_evaluations: u32,
 }
 
+impl StepInfo {
+    /// A Metropolis-Hastings step: whether it `moved`, its acceptance probability from
+    /// `log_ratio`, and the evaluations it used.
+    pub fn metropolis(
+        moved: bool,
+        log_ratio: f64,
+        loglik_evaluations: u32,
+        gradient_evaluations: u32,
+    ) -> Self {
+        Self {
+            moved,
+            acceptance_probability: Some(acceptance_probability(log_ratio)),
+            loglik_evaluations,
+            gradient_evaluations,
+        }
+    }
+}
+
 /// How a kind's step size is tuned during burn-in, if it has one.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepTuning {
