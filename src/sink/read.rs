@@ -47,19 +47,28 @@ pub fn read_table(
         })
 }
 
-/// The distinct job ids of `table` in order of first appearance, reading only that column;
-/// an empty list when the table has no readable `job_id` column.
-pub fn read_job_ids(results_dir: &Path, table: &Table) -> Result<Option<Vec<String>>, SinkError> {
+/// Only `columns` of `table`; a frame without rows or columns when they cannot be read.
+fn read_columns(
+    results_dir: &Path,
+    table: &Table,
+    columns: &[&str],
+) -> Result<Option<DataFrame>, SinkError> {
     let path = table_path(results_dir, table);
     if !path.is_file() {
         return Ok(None);
     }
     let file = std::fs::File::open(&path).map_err(|e| SinkError::io("read", &path, e))?;
-    let column = ParquetReader::new(file)
-        .with_columns(Some(vec![JOB_ID.name().into()]))
+    let frame = ParquetReader::new(file)
+        .with_columns(Some(columns.iter().map(|c| (*c).into()).collect()))
         .finish();
-    let Ok(frame) = column else {
-        return Ok(Some(Vec::new()));
+    Ok(Some(frame.unwrap_or_default()))
+}
+
+/// The distinct job ids of `table` in order of first appearance, reading only that column;
+/// an empty list when the table has no readable `job_id` column.
+pub fn read_job_ids(results_dir: &Path, table: &Table) -> Result<Option<Vec<String>>, SinkError> {
+    let Some(frame) = read_columns(results_dir, table, &[JOB_ID.name()])? else {
+        return Ok(None);
     };
     let Ok(ids) = frame.column(JOB_ID.name()).and_then(|c| c.str()) else {
         return Ok(Some(Vec::new()));
@@ -111,7 +120,7 @@ pub struct WarnedJob {
 /// warnings first, then in table order). `None` when the folder has no jobs table.
 pub fn warned_jobs(results_dir: &Path) -> Result<Option<(usize, Vec<WarnedJob>)>, SinkError> {
     use super::schema::jobs::{TABLE, WARNINGS};
-    let Some(frame) = read_table(results_dir, &TABLE, None)? else {
+    let Some(frame) = read_columns(results_dir, &TABLE, &[JOB_ID.name(), WARNINGS.name()])? else {
         return Ok(None);
     };
     let (Ok(ids), Ok(warnings)) = (
