@@ -85,6 +85,7 @@ fn run_gaussian(
         exact_mean,
         draws: DrawSettings::default(),
         progress: None,
+        hyper: None,
     };
     let kind = spec.kind();
     run_kind(

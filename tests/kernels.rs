@@ -159,6 +159,7 @@ fn check_kind(kind: SamplerKind) {
             exact_mean: Some(&exact.mean),
             draws: DrawSettings::default(),
             progress: None,
+            hyper: None,
         };
         let rngs = (0..spec.chains())
             .map(|c| {

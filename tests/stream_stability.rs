@@ -109,6 +109,7 @@ fn check_pins(pins: &[(&str, &[f64])]) {
             exact_mean: None,
             draws: DrawSettings::default(),
             progress: None,
+            hyper: None,
         };
         let rng = ChainRng::new(
             stream(2020, Purpose::Chain, "pins;chain=0"),

@@ -311,6 +311,7 @@ pub fn run_sampler<S: Sampler>(
         exact_mean: None,
         draws: DrawSettings::default(),
         progress: None,
+        hyper: None,
     };
     let output = run(sampler, &request, rngs);
     let seconds = clock.cpu_seconds();

@@ -6,17 +6,20 @@ use crate::diagnostics;
 use crate::model::data::{DataError, DataStreams, Dataset, Simulation};
 use crate::model::evidence::{LogEvidence, log_evidence};
 use crate::model::exact::{ExactError, ExactPosterior, MAX_EXACT_OBSERVATIONS, gaussian_posterior};
+use crate::model::hyper::{HyperName, fixed_values};
 use crate::model::prior::{Embedding, PriorError, build_prior};
 use crate::model::{DataSpec, Likelihood, LikelihoodKind, Prior, Target};
 use crate::plan::Job;
+use crate::sampler::hyper::HyperModel;
 use crate::sampler::{
     ChainRng, DrawSettings, Functional, PROBES, RunOutput, RunRequest, SamplerSpec, run_kind,
 };
 use crate::streams::{Purpose, stream};
 
 use super::cells::CellDiagnostics;
+use super::hyper::{self, HyperSummary};
 use super::score::{Estimates, Scores, score};
-use super::warnings::warnings;
+use super::warnings::{hyper_warnings, warnings};
 use crate::clock::Stopwatch;
 
 /// Why a job failed. Recorded in its row; the other jobs go on.
@@ -89,6 +92,8 @@ pub struct JobResult {
     pub diagnostics: JobDiagnostics,
     /// log p(data | model) by Monte Carlo over the prior, when `evidence_draws` > 0.
     pub evidence: Option<LogEvidence>,
+    /// The inferred hyperparameters' posteriors (empty when every one is fixed).
+    pub hyper: Vec<HyperSummary>,
 }
 
 /// Lags of the saved log-likelihood autocorrelation.
@@ -150,6 +155,10 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
             ..DrawSettings::default()
         },
         progress: options.progress,
+        hyper: model.hyper.any().then(|| HyperModel {
+            model,
+            start: fixed_values(model, mean),
+        }),
     };
     let sampling = Stopwatch::start();
     let output = run_kind(&job.latent().sampler, &request, chain_rngs(job, seed));
@@ -159,7 +168,10 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
     }
     check_finite(&output)?;
     let cells = CellDiagnostics::of(&output);
-    let warnings = warnings(&job.latent().sampler, &output, &cells);
+    let hyper_names: Vec<HyperName> = model.hyper.names().collect();
+    let hyper = hyper::summarize(&hyper_names, &output);
+    let mut warnings = warnings(&job.latent().sampler, &output, &cells);
+    warnings.extend(hyper_warnings(&hyper));
     let scores = score(
         model.likelihood,
         &dataset,
@@ -202,6 +214,7 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         run: output,
         scores,
         diagnostics,
+        hyper,
     })
 }
 

@@ -13,6 +13,7 @@
 //! tables do not depend on the thread count, the shards or the order in which jobs finish.
 
 pub mod cells;
+pub mod hyper;
 pub mod job;
 pub mod progress;
 pub mod sbc;

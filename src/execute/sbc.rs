@@ -155,6 +155,7 @@ fn calibrate<S: crate::sampler::Sampler>(
         exact_mean: None,
         draws: DrawSettings::default(),
         progress: None,
+        hyper: None,
     };
     let output = run(sampler, &request, chain_rngs(job, seed));
     check_finite(&output)?;

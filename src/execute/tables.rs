@@ -9,12 +9,13 @@
 use polars::prelude::DataFrame;
 
 use super::job::JobResult;
+use crate::model::hyper::HyperName;
 use crate::model::spec::LikelihoodKind;
 use crate::plan::{Job, ParamValue};
 use crate::sampler::PROBES;
 use crate::sink::schema::{
     ACCEPTANCE_RATE, CHAIN, ITERATION, JOB_ID, Rows, STEP_SIZE, SchemaError, Table,
-    autocorrelation, chains, convergence, draws, fields, jobs, traces,
+    autocorrelation, chains, convergence, draws, fields, hyper, jobs, traces,
 };
 use crate::study::keys::{Key, ValueType};
 
@@ -125,7 +126,7 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
     let (loglik_evaluations, gradient_evaluations) =
         run.evaluations_per_iteration(job.latent().sampler.iterations());
     let cells = &result.cells;
-    job_rows(job)
+    let rows = job_rows(job)
         .fill(jobs::STATUS, "ok".to_string())
         .fill(jobs::ERROR, None)
         .fill(
@@ -186,7 +187,46 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
         .fill(
             jobs::EVIDENCE_EFFECTIVE_DRAWS,
             evidence.map(|e| e.effective_draws),
-        )
+        );
+    hyper_columns(rows, result).finish()
+}
+
+/// The `hyper_<name>_<statistic>` columns and the hyperparameter acceptance rate, for a job that
+/// infers hyperparameters.
+fn hyper_columns(mut rows: Rows, result: &JobResult) -> Rows {
+    if result.hyper.is_empty() {
+        return rows;
+    }
+    for summary in &result.hyper {
+        for (statistic, value) in jobs::HYPER_STATISTICS.iter().zip(summary.statistics()) {
+            let column = jobs::HYPER.member(format!("{}_{statistic}", summary.name));
+            rows = rows.set_member::<f64, _>(&jobs::HYPER, &column, [value]);
+        }
+    }
+    rows.fill(
+        jobs::HYPER_ACCEPTANCE_RATE,
+        super::hyper::acceptance_rate(&result.run),
+    )
+}
+
+/// The traced inferred hyperparameters of every chain: one row per chain, traced state and name.
+pub fn hyper(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
+    let names: Vec<HyperName> = result.hyper.iter().map(|s| s.name).collect();
+    let mut rows: Vec<(i64, i64, HyperName, f64)> = Vec::new();
+    for (c, chain) in result.run.chains.iter().enumerate() {
+        let trace = &chain.trace;
+        for (row, &iteration) in trace.iteration.iter().enumerate() {
+            for (k, &name) in names.iter().enumerate() {
+                let value = trace.hyper[row * names.len() + k];
+                rows.push((c as i64, iteration as i64, name, value));
+            }
+        }
+    }
+    rows_of(&hyper::TABLE, job, rows.len())
+        .set(CHAIN, rows.iter().map(|r| r.0))
+        .set(ITERATION, rows.iter().map(|r| r.1))
+        .set(hyper::NAME, rows.iter().map(|r| r.2.name().to_string()))
+        .set(hyper::VALUE, rows.iter().map(|r| r.3))
         .finish()
 }
 

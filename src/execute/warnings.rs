@@ -14,6 +14,7 @@
 //!   over the last fifth by more than 4 Monte Carlo standard errors (the chain is still
 //!   moving towards the typical set).
 
+use super::hyper::HyperSummary;
 use crate::diagnostics;
 use crate::sampler::{RunOutput, SamplerSpec};
 
@@ -164,4 +165,29 @@ mod tests {
         assert!(drift(&stationary).unwrap() < DRIFT_LIMIT);
         assert_eq!(drift(&[1.0; 50]), None, "too short to judge");
     }
+}
+
+/// The warnings about inferred hyperparameters: R-hat above [`RHAT_LIMIT`] or bulk ESS below
+/// [`ESS_LIMIT`], each with its name.
+pub fn hyper_warnings(summaries: &[HyperSummary]) -> Vec<String> {
+    let mut found = Vec::new();
+    for s in summaries {
+        if let Some(rhat) = s.rhat
+            && rhat > RHAT_LIMIT
+        {
+            found.push(format!(
+                "{} R-hat {rhat:.3} > {RHAT_LIMIT}: the chains disagree about it",
+                s.name
+            ));
+        }
+        if let Some(ess) = s.ess_bulk
+            && ess < ESS_LIMIT
+        {
+            found.push(format!(
+                "{} bulk ESS {ess:.0} < {ESS_LIMIT:.0}: its estimates are too noisy",
+                s.name
+            ));
+        }
+    }
+    found
 }

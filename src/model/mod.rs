@@ -7,6 +7,7 @@ pub mod data;
 pub mod evidence;
 pub mod exact;
 pub mod grid;
+pub mod hyper;
 pub mod lanczos;
 pub mod laplace;
 pub mod likelihood;

@@ -101,6 +101,8 @@ pub struct ModelSpec {
     pub evidence_draws: usize,
     /// The field's constant mean.
     pub mean: MeanSpec,
+    /// The priors of the hyperparameters the chains infer (none: every one fixed).
+    pub hyper: super::hyper::HyperPriors,
 }
 
 impl ModelSpec {

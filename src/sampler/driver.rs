@@ -119,6 +119,9 @@ pub struct RunRequest<'a> {
     pub draws: DrawSettings,
     /// Told the iterations done (averaged over chains), about a hundred times per run.
     pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+    /// The model and starting values, when the spec infers hyperparameters
+    /// ([`super::hyper`]).
+    pub hyper: Option<super::hyper::HyperModel<'a>>,
 }
 
 /// Thinned post-burn-in states of one chain.
@@ -130,6 +133,9 @@ pub struct Trace {
     pub probes: Vec<[f64; PROBES]>,
     /// The mean of the field over all cells.
     pub field_mean: Vec<f64>,
+    /// The inferred hyperparameters at each traced iteration, row by row (one value per
+    /// inferred hyperparameter; empty when none is inferred).
+    pub hyper: Vec<f64>,
 }
 
 /// The stored kept draws of one chain: every `thin`-th kept iteration, every cell (f32).
@@ -173,6 +179,8 @@ pub struct ChainOutput {
     pub step_size: Option<f64>,
     /// The kept iterations' trajectories, for kinds that build them (NUTS).
     pub trajectory: Option<TrajectorySummary>,
+    /// The share of kept hyperparameter updates that moved, when hyperparameters are inferred.
+    pub hyper_acceptance_rate: Option<f64>,
     pub loglik_evaluations: u64,
     pub gradient_evaluations: u64,
     pub trace: Trace,
@@ -347,7 +355,7 @@ fn run_chain<S: Sampler>(
     // The start: a draw from the prior, from the chain's proposal stream.
     let mut xi = vec![0.0; target.dim()];
     rng.normals(&mut xi);
-    let mut state = sampler.init(xi, target);
+    let mut state = sampler.start(xi, target, &mut rng);
     let mut adapter = request.adaptation.and_then(|a| {
         let step = state.step_size()?;
         (schedule.burn_in > 0).then(|| DualAveraging::new(step, a.target_acceptance, a.max_step))
@@ -358,6 +366,7 @@ fn run_chain<S: Sampler>(
         mean_acceptance_probability: None,
         step_size: None,
         trajectory: None,
+        hyper_acceptance_rate: None,
         loglik_evaluations: 0,
         gradient_evaluations: 0,
         trace: Trace::default(),
@@ -433,6 +442,7 @@ fn run_chain<S: Sampler>(
         (acceptance_count > 0).then(|| acceptance_sum / acceptance_count as f64);
     output.step_size = state.step_size();
     output.trajectory = state.trajectory();
+    output.hyper_acceptance_rate = state.hyper_acceptance_rate();
     ChainRecord {
         estimates,
         output,
@@ -453,6 +463,7 @@ fn record_trace<S: ChainState>(
     trace
         .field_mean
         .push(u.iter().sum::<f64>() / u.len() as f64);
+    trace.hyper.extend_from_slice(state.hyperparameters());
 }
 
 fn summarize(
@@ -588,6 +599,7 @@ mod tests {
                 exact_mean: None,
                 draws: DrawSettings::default(),
                 progress: None,
+                hyper: None,
             };
             let alone = run_kind(&spec, &request, rngs(1));
             assert!(alone.chains[0].acceptance_rate > 0.05, "{kind}");

@@ -9,7 +9,7 @@
 
 use std::f64::consts::TAU;
 
-use super::position::{Position, PriorDraws};
+use super::position::{Position, PriorDraws, Retarget};
 use super::protocol::{ChainRng, ChainState, Sampler, StepInfo, StepTuning};
 use super::{Kind, SamplerSpec};
 use crate::model::target::{Target, Workspace};
@@ -37,6 +37,13 @@ pub struct EllipticalState {
     proposal: Vec<f64>,
     draws: PriorDraws,
     work: Workspace,
+}
+
+impl Retarget for EllipticalState {
+    fn retarget(&mut self, position: Position, target: &Target) {
+        self.position = position;
+        self.draws = PriorDraws::one_at_a_time(target);
+    }
 }
 
 impl ChainState for EllipticalState {

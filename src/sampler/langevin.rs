@@ -7,7 +7,7 @@
 //! log q(xi' | xi) with log pi(xi) = loglik(xi) - |xi|^2 / 2, so each kind only states its drift.
 //! A step costs two prior products: L xi' (the field) and L^T (the gradient).
 
-use super::position::Position;
+use super::position::{Position, Retarget};
 use super::protocol::{ChainRng, ChainState, Sampler, StepInfo, dot};
 use crate::model::target::{Target, Workspace};
 
@@ -77,6 +77,14 @@ impl LangevinState {
             step,
             work,
         }
+    }
+}
+
+impl Retarget for LangevinState {
+    fn retarget(&mut self, mut position: Position, target: &Target) {
+        position.log_likelihood =
+            target.log_likelihood_and_gradient(&position.field, &mut self.gradient, &mut self.work);
+        self.position = position;
     }
 }
 

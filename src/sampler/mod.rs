@@ -20,6 +20,7 @@ pub mod driver;
 pub mod elliptical;
 pub mod gpcn;
 pub mod grw;
+pub mod hyper;
 pub mod langevin;
 pub mod laplace_hmc;
 pub mod mala;
@@ -150,6 +151,13 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
     struct Runner<'r, 'a> {
         request: &'r RunRequest<'a>,
         rngs: Vec<ChainRng>,
+    }
+    if let Some(hyper) = request.hyper
+        && spec.hyper().infers()
+    {
+        return hyper::run_with_hyper(spec, request, hyper, rngs).expect(
+            "a checked spec infers hyperparameters only with a field kind that can host them",
+        );
     }
     impl KindVisitor for Runner<'_, '_> {
         type Output = RunOutput;

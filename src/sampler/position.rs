@@ -35,6 +35,14 @@ impl Position {
     }
 }
 
+/// A chain state that can be moved to another target (the same grid and observations under
+/// other hyperparameters) at a given position: what a hyperparameter update needs of the field
+/// kinds it alternates with. The position comes with its field and log-likelihood under the new
+/// target; the state recomputes whatever else it keeps (a gradient) and stops drawing ahead.
+pub trait Retarget: ChainState {
+    fn retarget(&mut self, position: Position, target: &Target);
+}
+
 /// Doubles per block of pre-drawn fields (512 KiB): the buffers of a block stay in a core's
 /// L2 cache. Measured: blocks of 16 MiB made the products memory-bound (1.5 to 3x slower per
 /// field at D = 64 and 128).
@@ -62,6 +70,12 @@ impl PriorDraws {
         let (dim, cells) = (target.dim(), target.cells());
         let block = (BLOCK_BUDGET / dim.max(cells).max(1)).clamp(1, MAX_BLOCK);
         Self::with_block(dim, cells, block)
+    }
+
+    /// Draws made one at a time: for a chain whose prior changes between steps (a
+    /// hyperparameter update), where a block's L z would go stale.
+    pub fn one_at_a_time(target: &Target) -> Self {
+        Self::with_block(target.dim(), target.cells(), 1)
     }
 
     fn with_block(dim: usize, cells: usize, block: usize) -> Self {
@@ -124,6 +138,13 @@ impl RandomWalkState {
 
     pub fn beta(&self) -> f64 {
         self.beta
+    }
+}
+
+impl Retarget for RandomWalkState {
+    fn retarget(&mut self, position: Position, target: &Target) {
+        self.position = position;
+        self.draws = PriorDraws::one_at_a_time(target);
     }
 }
 

@@ -74,6 +74,18 @@ pub trait Sampler: Sync {
     /// The chain's state at `xi` (whitened coordinates, [`Target::dim`] values).
     fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> Self::State<'t>;
 
+    /// The chain's state at its start: [`Sampler::init`] at `xi`, a draw from the prior. A kind
+    /// whose state holds more than the field (hyperparameters) draws the rest of its start from
+    /// `rng`.
+    fn start<'t>(
+        &'t self,
+        xi: Vec<f64>,
+        target: &Target<'t>,
+        _rng: &mut ChainRng,
+    ) -> Self::State<'t> {
+        self.init(xi, target)
+    }
+
     /// One transition from `state`, drawing only from `rng`.
     fn step<'t>(
         &self,
@@ -121,6 +133,16 @@ pub trait ChainState {
     }
     /// Set the step size (adaptation); kinds without one ignore it.
     fn set_step_size(&mut self, _step: f64) {}
+    /// The values of the hyperparameters the chain infers, in
+    /// [`crate::model::hyper::HyperName`] order (empty when it infers none).
+    fn hyperparameters(&self) -> &[f64] {
+        &[]
+    }
+    /// Over the kept iterations, the share of hyperparameter updates that moved them, for
+    /// chains that infer hyperparameters.
+    fn hyper_acceptance_rate(&self) -> Option<f64> {
+        None
+    }
     /// What the chain's trajectories did after burn-in, for kinds that integrate trajectories
     /// (NUTS).
     fn trajectory(&self) -> Option<TrajectorySummary> {

@@ -8,6 +8,7 @@
 
 use super::SamplerKind;
 use super::driver::{Adaptation, Schedule};
+use super::hyper::{FIELD_KINDS, HyperSettings};
 
 /// More chains than this in one job is almost surely a typo (chains run inside one job).
 pub const MAX_CHAINS: usize = 64;
@@ -30,6 +31,8 @@ pub struct SamplerSettings {
     pub target_acceptance: Option<f64>,
     /// gpcn and laplace_hmc: eigenpairs of the misfit Hessian kept; `None` = from the spectrum.
     pub rank: Option<usize>,
+    /// How the chains update the hyperparameters the model infers.
+    pub hyper: HyperSettings,
 }
 
 impl SamplerSettings {
@@ -45,6 +48,7 @@ impl SamplerSettings {
             adapt: None,
             target_acceptance: None,
             rank: None,
+            hyper: HyperSettings::default(),
         }
     }
 }
@@ -115,6 +119,7 @@ pub struct SamplerSpec {
     chains: usize,
     adaptation: Option<Adaptation>,
     rank: Option<usize>,
+    hyper: HyperSettings,
 }
 
 impl SamplerSettings {
@@ -234,6 +239,27 @@ impl SamplerSettings {
             )
             .allowed("an integer >= 1, or leave it out for the rank from the spectrum"));
         }
+        if self.hyper.infers() && !FIELD_KINDS.contains(&kind) {
+            let kinds: Vec<&str> = FIELD_KINDS.iter().map(|k| k.name()).collect();
+            return Err(SpecError::new(
+                "sampler.kind",
+                &["sampler.hyper"],
+                format!(
+                    "sampler.hyper = \"{}\" alternates with a field kind whose chain can follow \
+                     the prior as it changes; the {kind} sampler prepares itself for one prior",
+                    self.hyper.update
+                ),
+            )
+            .allowed(kinds.join(", ")));
+        }
+        if self.hyper.importance_draws == 0 {
+            return Err(SpecError::new(
+                "sampler.hyper_importance_draws",
+                &[],
+                "sampler.hyper_importance_draws = 0 gives no estimate".into(),
+            )
+            .allowed("an integer >= 1"));
+        }
         let adaptation = match tuning {
             Some(tuning) if adapt => Some(Adaptation {
                 target_acceptance: self.target_acceptance.unwrap_or(tuning.target_acceptance),
@@ -252,6 +278,7 @@ impl SamplerSettings {
             chains: self.chains,
             adaptation,
             rank: self.rank,
+            hyper: self.hyper,
         })
     }
 }
@@ -296,6 +323,11 @@ impl SamplerSpec {
         self.rank
     }
 
+    /// How the chains update the hyperparameters the model infers.
+    pub fn hyper(&self) -> HyperSettings {
+        self.hyper
+    }
+
     /// The same spec with traces keeping every kept state (SBC ranks every draw).
     pub fn with_every_state_traced(&self) -> Self {
         let mut spec = self.clone();
@@ -315,6 +347,7 @@ impl SamplerSpec {
             adapt: Some(self.adaptation.is_some()),
             target_acceptance: self.adaptation.map(|a| a.target_acceptance),
             rank: self.rank,
+            hyper: self.hyper,
         }
     }
 }

@@ -810,8 +810,25 @@ pub mod jobs {
             Entry::Column(MOVES_INVALID.spec),
             Entry::Column(MOVES_ACCEPTED.spec),
             Entry::Column(REVERSIBLE.spec),
+            Entry::Family(HYPER),
+            Entry::Column(HYPER_ACCEPTANCE_RATE.spec),
         ],
     };
+
+    /// The statistics of every inferred hyperparameter, in column order: `hyper_<name>_<stat>`.
+    pub const HYPER_STATISTICS: [&str; 6] = ["mean", "sd", "q05", "q95", "ess_bulk", "rhat"];
+    pub const HYPER: Family = Family {
+        prefixes: &["hyper_"],
+        pattern: "hyper_<name>_<statistic>",
+        kind: Kind::Float,
+        nullable: true,
+        presence: Presence::Optional,
+        doc: "each inferred hyperparameter (`length_scale`, `variance`, `mean`) over the kept traced draws of all chains: posterior `mean`, `sd`, 5 % and 95 % quantiles `q05`, `q95`, bulk ESS `ess_bulk` and R-hat `rhat` (`hyper_length_scale_mean`, ...)",
+    };
+    pub const HYPER_ACCEPTANCE_RATE: Col<f64> = Col::optional(
+        "hyper_acceptance_rate",
+        "share of kept hyperparameter updates that moved them, over all chains (sampler.hyper)",
+    );
 
     pub const ESS_PER_ITERATION: Col<f64> = Col::optional(
         "ess_per_iteration",
@@ -974,6 +991,30 @@ pub mod traces {
             Entry::Column(LOGLIK.spec),
             Entry::Column(FIELD_MEAN.spec),
             Entry::Family(PROBE),
+        ],
+    };
+}
+
+/// `hyper.parquet`: one row per job, chain, traced kept state and inferred hyperparameter
+/// (`sampler.hyper`).
+pub mod hyper {
+    use super::{Col, Entry, Table};
+
+    pub const NAME: Col<String> = Col::required(
+        "name",
+        "the hyperparameter: `length_scale`, `variance` or `mean`",
+    );
+    pub const VALUE: Col<f64> = Col::required("value", "its value in the state");
+
+    pub const TABLE: Table = Table {
+        name: "hyper",
+        row: "job, chain, traced kept state and inferred hyperparameter",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(super::CHAIN.spec),
+            Entry::Column(super::ITERATION.spec),
+            Entry::Column(NAME.spec),
+            Entry::Column(VALUE.spec),
         ],
     };
 }
@@ -1351,10 +1392,11 @@ pub mod partition_traces {
 }
 
 /// Every result table, in the order the README lists them.
-pub const TABLES: [&Table; 16] = [
+pub const TABLES: [&Table; 17] = [
     &jobs::TABLE,
     &fields::TABLE,
     &traces::TABLE,
+    &hyper::TABLE,
     &chains::TABLE,
     &convergence::TABLE,
     &autocorrelation::TABLE,

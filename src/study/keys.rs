@@ -172,6 +172,9 @@ pub enum Rule {
     OneOf(&'static [&'static str]),
     /// A non-empty string.
     NonEmpty,
+    /// `"fixed"`, or a hyperparameter prior such as `"log-normal(-1.2, 0.5)"`
+    /// ([`crate::model::hyper::HyperPrior`]).
+    HyperPrior,
 }
 
 impl Rule {
@@ -187,6 +190,10 @@ impl Rule {
             Rule::OpenUnitInterval => "a number strictly between 0 and 1".to_string(),
             Rule::OneOf(words) => quoted_words(words),
             Rule::NonEmpty => "a non-empty string".to_string(),
+            Rule::HyperPrior => format!(
+                "\"fixed\", or a prior: {}",
+                crate::model::hyper::PRIOR_FORMS
+            ),
         }
     }
 
@@ -201,6 +208,9 @@ impl Rule {
             (Rule::OpenUnitInterval, ParamValue::Float(v)) => *v > 0.0 && *v < 1.0,
             (Rule::OneOf(words), ParamValue::Text(t)) => words.contains(&&**t),
             (Rule::NonEmpty, ParamValue::Text(t)) => !t.trim().is_empty(),
+            (Rule::HyperPrior, ParamValue::Text(t)) => {
+                &**t == FIXED || crate::model::hyper::HyperPrior::parse(t).is_ok()
+            }
             _ => false,
         }
     }
@@ -452,6 +462,9 @@ const fn section_named(name: &str) -> Section {
     }
 }
 
+/// The value of a `model.*_prior` key that keeps its hyperparameter fixed.
+pub const FIXED: &str = "fixed";
+
 /// Prior draws for the evidence estimate: past this the estimate costs more than the chains.
 pub const MAX_EVIDENCE_DRAWS: i64 = 10_000_000;
 /// Thinned draws per chain kept in `draws.parquet`: past this the table outgrows the chains.
@@ -486,6 +499,12 @@ declare_keys! {
         default: Default::Derived("`\"auto\"` for csv data (poisson, gaussian); 0 otherwise"),
         keyed: Keyed::UnlessDefault,
     },
+    /// A prior on the kernel's length scale: the chains then infer it (`sampler.hyper` says how) and `model.length_scale` is where they start; `"fixed"` keeps it at model.length_scale. Forms: "log-normal(mu, sigma)", "gamma(shape, rate)", "inverse-gamma(shape, scale)", "half-normal(sd)", "uniform(low, high)" with low >= 0.
+    MODEL_LENGTH_SCALE_PRIOR = model.length_scale_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
+    /// A prior on the kernel's variance (inferred as the length scale is; `model.variance` is where the chains start); the same forms.
+    MODEL_VARIANCE_PRIOR = model.variance_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
+    /// A prior on the field's constant mean, "normal(mean, sd)" or "uniform(low, high)" (the chains start at `model.mean`).
+    MODEL_MEAN_PRIOR = model.mean_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
     /// The physical window the cells tile, [[x0, x1], [y0, y1]] ([[x0, x1]] for a 1-D grid): the units of every length scale. Csv data: a window with the data's aspect ratio rescales the data's own.
     MODEL_WINDOW = model.window {
         value: ValueType::Window,
@@ -668,6 +687,12 @@ declare_keys! {
         default: Default::Int(0),
         keyed: Keyed::UnlessDefault,
     },
+    /// How the chains update the hyperparameters given a `model.*_prior`: within-gibbs (Metropolis-Hastings holding the whitened field fixed), surrogate-slice (Murray & Adams' surrogate-data slice sampler), pseudo-marginal (Metropolis-Hastings on an importance estimate of the marginal likelihood from the Laplace approximation); with a field kind grw, pcn, elliptical, mala or pcnl. "none" when every hyperparameter is fixed.
+    SAMPLER_HYPER = sampler.hyper { value: ValueType::Choice(crate::sampler::hyper::HyperUpdate::NAMES), default: Default::Text("none"), keyed: Keyed::UnlessDefault },
+    /// The proposal of the within-gibbs and pseudo-marginal updates, on log length scale, log variance and mean: random-walk, adaptive (Haario et al.'s covariance from the burn-in), kernel-adaptive (Sejdinovic et al.); each adapts during burn-in only.
+    SAMPLER_HYPER_PROPOSAL = sampler.hyper_proposal { value: ValueType::Choice(crate::sampler::hyper::HyperProposalKind::NAMES), default: Default::Text("adaptive"), keyed: Keyed::UnlessDefault },
+    /// Pseudo-marginal: importance draws from the Laplace approximation per estimate of p(data | hyperparameters).
+    SAMPLER_HYPER_IMPORTANCE_DRAWS = sampler.hyper_importance_draws { value: ValueType::Integer, rule: Rule::IntRange(1, 100_000), default: Default::Int(16), keyed: Keyed::UnlessDefault },
     /// How a Gibbs-target family samples: systematic-scan or random-scan Gibbs, random-walk Metropolis-Hastings (gaussian).
     SAMPLER_METHOD = sampler.method {
         value: ValueType::Choice(crate::families::Method::NAMES),

@@ -17,10 +17,12 @@ use super::sweep::Axis;
 use crate::families::latent_field::LatentFieldSpec;
 use crate::families::{Family, FamilySpec};
 use crate::model::grid::{Grid, Window};
+use crate::model::hyper::{HyperName, HyperPrior, HyperPriors};
 use crate::model::{
     DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec,
 };
-use crate::sampler::{Broken, SamplerKind, SamplerSettings, SpecError};
+use crate::sampler::hyper::{HyperProposalKind, HyperSettings, HyperUpdate};
+use crate::sampler::{Broken, SamplerKind, SamplerSettings, SamplerSpec, SpecError};
 
 /// A job refuses to start when its estimated memory is above this: 12 GiB.
 pub const MEMORY_LIMIT_BYTES: f64 = 12.0 * 1024.0 * 1024.0 * 1024.0;
@@ -215,7 +217,9 @@ impl<'s> Resolver<'s> {
             offset: offset(settings, &grid),
             evidence_draws: settings.int(MODEL_EVIDENCE_DRAWS) as usize,
             mean: mean_spec(settings, source, likelihood),
+            hyper: hyper_priors(settings),
         };
+        self.check_hyper(settings, &model, &sampler)?;
         let output = OutputSpec {
             field_draws: settings.int(OUTPUT_FIELD_DRAWS) as usize,
             cell_draws: settings.int(OUTPUT_CELL_DRAWS) as usize,
@@ -226,6 +230,85 @@ impl<'s> Resolver<'s> {
             sampler,
             output,
         })
+    }
+
+    /// The rules between the `model.*_prior` keys, `sampler.hyper` and the model.
+    fn check_hyper(
+        &self,
+        settings: &Settings,
+        model: &ModelSpec,
+        sampler: &SamplerSpec,
+    ) -> Result<(), StudyError> {
+        let update = sampler.hyper().update;
+        let given: Vec<Key> = PRIOR_KEYS
+            .iter()
+            .map(|&(key, _)| key)
+            .filter(|&key| settings.text(key) != FIXED)
+            .collect();
+        let conflict = |keys: &[Key], message: String, help: String| {
+            Err(self
+                .error_at(settings, keys, ErrorKind::Conflict, message)
+                .help(help))
+        };
+        if let Some(&key) = given.first()
+            && update == HyperUpdate::None
+        {
+            return conflict(
+                &[key, SAMPLER_HYPER],
+                format!(
+                    "{} gives a prior, so the chains infer it, but sampler.hyper = \"none\"",
+                    key.dotted()
+                ),
+                format!(
+                    "say how the chains update it: sampler.hyper = {}",
+                    quoted_words(&HyperUpdate::NAMES[1..])
+                ),
+            );
+        }
+        if given.is_empty() && update != HyperUpdate::None {
+            return conflict(
+                &[SAMPLER_HYPER],
+                format!("sampler.hyper = \"{update}\" but no hyperparameter has a prior"),
+                "give model.length_scale_prior, model.variance_prior or model.mean_prior, or remove sampler.hyper".into(),
+            );
+        }
+        for &(key, name) in &PRIOR_KEYS {
+            let Some(prior) = model.hyper.prior(name) else {
+                continue;
+            };
+            if name != HyperName::Mean && !prior.is_positive() {
+                return conflict(
+                    &[key],
+                    format!(
+                        "{} = \"{}\" puts mass on values <= 0, but the {name} is positive",
+                        key.dotted(),
+                        prior.canonical()
+                    ),
+                    "use log-normal, gamma, inverse-gamma, half-normal, or uniform with low >= 0"
+                        .into(),
+                );
+            }
+        }
+        let separable =
+            model.kernel.kind.is_separable() || model.grid.nx() == 1 || model.grid.ny() == 1;
+        if !given.is_empty() && !separable {
+            return conflict(
+                &[given[0], MODEL_KERNEL],
+                format!(
+                    "inferring hyperparameters needs a separable prior (a Kronecker product), but the {} kernel on a 2-D grid is a circulant embedding whose torus changes with the length scale",
+                    model.kernel.kind
+                ),
+                "use model.kernel = \"squared-exponential\" (or a 1-D grid), or fix the hyperparameters".into(),
+            );
+        }
+        if self.kind == StudyKind::Sbc && given.iter().any(|&k| k == MODEL_MEAN_PRIOR) {
+            return conflict(
+                &[MODEL_MEAN_PRIOR],
+                "simulation-based calibration draws its truth around mean 0; a prior on the mean is not calibrated yet".into(),
+                "remove model.mean_prior from the SBC study".into(),
+            );
+        }
+        Ok(())
     }
 
     /// `sampler.kind` names a kind of another family (its word list is shared).
@@ -654,7 +737,32 @@ fn sampler_settings(settings: &Settings) -> SamplerSettings {
             0 => None,
             rank => Some(rank as usize),
         },
+        hyper: HyperSettings {
+            update: settings.choice(SAMPLER_HYPER, HyperUpdate::from_name),
+            proposal: settings.choice(SAMPLER_HYPER_PROPOSAL, HyperProposalKind::from_name),
+            importance_draws: settings.int(SAMPLER_HYPER_IMPORTANCE_DRAWS) as usize,
+        },
     }
+}
+
+/// The `model.*_prior` keys, with the hyperparameter each infers.
+pub const PRIOR_KEYS: [(Key, HyperName); 3] = [
+    (MODEL_LENGTH_SCALE_PRIOR, HyperName::LengthScale),
+    (MODEL_VARIANCE_PRIOR, HyperName::Variance),
+    (MODEL_MEAN_PRIOR, HyperName::Mean),
+];
+
+/// The priors given (each key's text already admitted by its rule).
+fn hyper_priors(settings: &Settings) -> HyperPriors {
+    HyperPriors::new(
+        PRIOR_KEYS
+            .iter()
+            .filter_map(|&(key, name)| {
+                let text = settings.text(key);
+                (text != FIXED).then(|| HyperPrior::parse(&text).ok().map(|p| (name, p)))?
+            })
+            .collect(),
+    )
 }
 
 /// `model.mean`: a number, "auto", or by default "auto" for real poisson and gaussian data and
@@ -702,6 +810,13 @@ pub fn latent_field_params(settings: &Settings, spec: &LatentFieldSpec) -> Vec<(
                 mean_param(model.mean)
             } else if key == MODEL_OFFSET {
                 ParamValue::Float(model.offset)
+            } else if let Some(&(_, name)) = PRIOR_KEYS.iter().find(|(k, _)| *k == key) {
+                model
+                    .hyper
+                    .prior(name)
+                    .map_or(ParamValue::text(FIXED), |p| {
+                        ParamValue::text(&p.canonical())
+                    })
             } else if key == SAMPLER_ADAPT {
                 ParamValue::Bool(sampler.adaptation().is_some())
             } else if key == SAMPLER_TARGET_ACCEPTANCE {

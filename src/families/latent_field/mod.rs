@@ -116,6 +116,9 @@ fn chain_tables(job: &Job, result: &JobResult, wall_seconds: f64) -> PolarsResul
     if !result.run.convergence.is_empty() {
         named.push(("convergence", tables::convergence(job, result)?));
     }
+    if !result.hyper.is_empty() {
+        named.push(("hyper", tables::hyper(job, result)?));
+    }
     if job.latent().output.field_draws > 0 {
         named.push(("draws", tables::draws(job, result)?));
     }

@@ -1,0 +1,111 @@
+//! The posterior of the inferred hyperparameters, summarised from the chains' traces: mean, sd,
+//! 5 % and 95 % quantiles, bulk ESS and R-hat of each (the `hyper_<name>_<statistic>` columns of
+//! jobs.parquet), and their series (hyper.parquet).
+
+use crate::diagnostics;
+use crate::model::hyper::HyperName;
+use crate::sampler::RunOutput;
+
+/// One inferred hyperparameter's posterior, over the kept traced draws of every chain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HyperSummary {
+    pub name: HyperName,
+    pub mean: f64,
+    pub sd: f64,
+    pub q05: f64,
+    pub q95: f64,
+    pub ess_bulk: Option<f64>,
+    pub rhat: Option<f64>,
+}
+
+impl HyperSummary {
+    /// The statistics in the order of [`crate::sink::schema::jobs::HYPER_STATISTICS`].
+    pub fn statistics(&self) -> [Option<f64>; 6] {
+        [
+            Some(self.mean),
+            Some(self.sd),
+            Some(self.q05),
+            Some(self.q95),
+            self.ess_bulk,
+            self.rhat,
+        ]
+    }
+}
+
+/// The traced series of the `index`-th of `count` inferred hyperparameters, one per chain.
+pub fn series(run: &RunOutput, index: usize, count: usize) -> Vec<Vec<f64>> {
+    run.chains
+        .iter()
+        .map(|c| {
+            c.trace
+                .hyper
+                .iter()
+                .skip(index)
+                .step_by(count.max(1))
+                .copied()
+                .collect()
+        })
+        .collect()
+}
+
+/// The summary of every inferred hyperparameter (`names` in the chains' order).
+pub fn summarize(names: &[HyperName], run: &RunOutput) -> Vec<HyperSummary> {
+    names
+        .iter()
+        .enumerate()
+        .filter_map(|(index, &name)| {
+            let chains = series(run, index, names.len());
+            let views: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
+            let mut pooled: Vec<f64> = chains.concat();
+            if pooled.is_empty() {
+                return None;
+            }
+            let n = pooled.len() as f64;
+            let mean = pooled.iter().sum::<f64>() / n;
+            let sd = (pooled.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
+            pooled.sort_by(f64::total_cmp);
+            let summary = diagnostics::summarize(&views);
+            Some(HyperSummary {
+                name,
+                mean,
+                sd,
+                q05: quantile(&pooled, 0.05),
+                q95: quantile(&pooled, 0.95),
+                ess_bulk: summary.ess_bulk,
+                rhat: summary.rhat,
+            })
+        })
+        .collect()
+}
+
+/// The `p` quantile of sorted values, interpolating linearly between order statistics.
+pub fn quantile(sorted: &[f64], p: f64) -> f64 {
+    let position = p * (sorted.len() - 1) as f64;
+    let (low, high) = (position.floor() as usize, position.ceil() as usize);
+    let weight = position - low as f64;
+    sorted[low] * (1.0 - weight) + sorted[high] * weight
+}
+
+/// The share of kept hyperparameter updates that moved, averaged over chains.
+pub fn acceptance_rate(run: &RunOutput) -> Option<f64> {
+    let rates: Vec<f64> = run
+        .chains
+        .iter()
+        .filter_map(|c| c.hyper_acceptance_rate)
+        .collect();
+    (!rates.is_empty()).then(|| rates.iter().sum::<f64>() / rates.len() as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quantile;
+
+    #[test]
+    fn quantiles_interpolate_between_order_statistics() {
+        let sorted = [1.0, 2.0, 3.0, 4.0, 5.0];
+        assert_eq!(quantile(&sorted, 0.0), 1.0);
+        assert_eq!(quantile(&sorted, 0.5), 3.0);
+        assert_eq!(quantile(&sorted, 0.95), 4.8);
+        assert_eq!(quantile(&sorted, 1.0), 5.0);
+    }
+}

@@ -1,0 +1,244 @@
+//! The chain that infers hyperparameters: a field kind's step, then a hyperparameter update, in
+//! every iteration. Its state owns the prior at the current hyperparameters; the driver sees an
+//! ordinary chain whose field is u = m + L(theta) xi and reads the hyperparameters through
+//! [`ChainState::hyperparameters`].
+
+use super::proposal::Proposal;
+use super::pseudo_marginal::Marginal;
+use super::surrogate::SurrogateNoise;
+use super::{FieldKernel, HyperModel, HyperSettings, HyperUpdate};
+use crate::model::hyper::{HyperPriors, Hyperparameters, prior_at};
+use crate::model::prior::Prior;
+use crate::model::spec::ModelSpec;
+use crate::model::target::{Target, Workspace};
+use crate::sampler::SamplerSpec;
+use crate::sampler::position::{Position, Retarget};
+use crate::sampler::protocol::{ChainRng, ChainState, Sampler, StepInfo};
+
+/// Spread of the chains' starting points around the model's values, on the unconstrained
+/// coordinates (log length scale, log variance, mean): chains start apart so that R-hat can see
+/// whether they met.
+pub const START_SPREAD: f64 = 0.3;
+
+/// A field kind `K` alternating with a hyperparameter update.
+pub struct HyperChain<K> {
+    pub(super) field: K,
+    pub(super) model: ModelSpec,
+    pub(super) start: Hyperparameters,
+    pub(super) settings: HyperSettings,
+    pub(super) burn_in: u64,
+    /// The surrogate data's variance alpha (surrogate-slice).
+    pub(super) surrogate: SurrogateNoise,
+}
+
+impl<K: FieldKernel> HyperChain<K> {
+    pub fn new(field: K, hyper: HyperModel, spec: &SamplerSpec, target: &Target) -> Self {
+        Self {
+            field,
+            model: hyper.model.clone(),
+            start: hyper.start,
+            settings: spec.hyper(),
+            burn_in: spec.burn_in(),
+            surrogate: SurrogateNoise::for_target(target),
+        }
+    }
+
+    pub(super) fn priors(&self) -> &HyperPriors {
+        &self.model.hyper
+    }
+
+    /// The state at hyperparameters `values` (falling back to the model's own when its prior
+    /// cannot be built there) and whitened field `xi`.
+    fn state_at(
+        &self,
+        values: Hyperparameters,
+        xi: Vec<f64>,
+        target: &Target,
+    ) -> HyperState<K::Owned> {
+        let (values, prior) = match prior_at(&self.model, &values) {
+            Ok(prior) => (values, prior),
+            Err(_) => (
+                self.start,
+                prior_at(&self.model, &self.start)
+                    .expect("the job's own prior was built at the model's values"),
+            ),
+        };
+        let z = self.priors().to_unconstrained(&values);
+        let log_prior = self.priors().log_density_unconstrained(&z);
+        let here = retargeted(target, prior.as_ref(), values.mean);
+        let mut field = self.field.init_owned(xi, &here);
+        // Every step from now on may change the prior: no draws ahead.
+        let position = field.current().clone();
+        field.retarget(position, &here);
+        let work = here.workspace();
+        HyperState {
+            field,
+            current: self.priors().values(&values),
+            values,
+            z,
+            log_prior,
+            prior,
+            work,
+            proposal: Proposal::new(self.settings.proposal, self.priors().len()),
+            marginal: None,
+            iteration: 0,
+            kept_updates: 0,
+            kept_moves: 0,
+        }
+    }
+}
+
+/// The target `base` (data, observed cells) under another prior and mean.
+pub(super) fn retargeted<'a>(base: &Target<'a>, prior: &'a dyn Prior, mean: f64) -> Target<'a> {
+    Target {
+        prior,
+        likelihood: base.likelihood,
+        observed_cells: base.observed_cells,
+        mean,
+    }
+}
+
+/// A chain's state: the field kind's state under the current prior, and the hyperparameters.
+pub struct HyperState<S> {
+    pub(super) field: S,
+    pub(super) values: Hyperparameters,
+    /// The inferred hyperparameters' unconstrained coordinates, and their log prior density.
+    pub(super) z: Vec<f64>,
+    pub(super) log_prior: f64,
+    /// The prior at `values`.
+    pub(super) prior: Box<dyn Prior>,
+    pub(super) work: Workspace,
+    pub(super) proposal: Proposal,
+    /// The pseudo-marginal chain's importance estimate and draws (drawn at its first step).
+    pub(super) marginal: Option<Marginal>,
+    /// Iterations done, burn-in included.
+    pub(super) iteration: u64,
+    pub(super) kept_updates: u64,
+    pub(super) kept_moves: u64,
+    /// The inferred values, in order (what the driver records).
+    current: Vec<f64>,
+}
+
+impl<S: Retarget> HyperState<S> {
+    /// Move to hyperparameters `values` (unconstrained `z`, log prior `log_prior`) with prior
+    /// `prior`, the field at `position` under them.
+    pub(super) fn accept(&mut self, priors: &HyperPriors, update: Accepted, base: &Target) {
+        let Accepted {
+            z,
+            log_prior,
+            values,
+            prior,
+            position,
+        } = update;
+        self.prior = prior;
+        self.values = values;
+        self.z = z;
+        self.log_prior = log_prior;
+        self.current = priors.values(&values);
+        let target = retargeted(base, self.prior.as_ref(), values.mean);
+        self.field.retarget(position, &target);
+    }
+}
+
+/// A hyperparameter update's new point.
+pub(super) struct Accepted {
+    pub z: Vec<f64>,
+    pub log_prior: f64,
+    pub values: Hyperparameters,
+    pub prior: Box<dyn Prior>,
+    /// The field at the new point (whitened coordinates under the new prior).
+    pub position: Position,
+}
+
+/// What a hyperparameter update did.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct UpdateInfo {
+    pub moved: bool,
+    pub loglik_evaluations: u32,
+    pub gradient_evaluations: u32,
+}
+
+impl<S: Retarget> ChainState for HyperState<S> {
+    fn current(&self) -> &Position {
+        self.field.current()
+    }
+    fn step_size(&self) -> Option<f64> {
+        self.field.step_size()
+    }
+    fn set_step_size(&mut self, step: f64) {
+        self.field.set_step_size(step);
+    }
+    fn hyperparameters(&self) -> &[f64] {
+        &self.current
+    }
+    fn hyper_acceptance_rate(&self) -> Option<f64> {
+        (self.kept_updates > 0).then(|| self.kept_moves as f64 / self.kept_updates as f64)
+    }
+}
+
+impl<K: FieldKernel> Sampler for HyperChain<K> {
+    type State<'t>
+        = HyperState<K::Owned>
+    where
+        Self: 't;
+
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> Self::State<'t> {
+        self.state_at(self.start, xi, target)
+    }
+
+    /// The start: the model's values, each unconstrained coordinate moved by
+    /// [`START_SPREAD`] times a standard normal from the chain's stream.
+    fn start<'t>(
+        &'t self,
+        xi: Vec<f64>,
+        target: &Target<'t>,
+        rng: &mut ChainRng,
+    ) -> Self::State<'t> {
+        let mut z = self.priors().to_unconstrained(&self.start);
+        let mut spread = vec![0.0; z.len()];
+        rng.normals(&mut spread);
+        for (zk, s) in z.iter_mut().zip(&spread) {
+            *zk += START_SPREAD * s;
+        }
+        let mut values = self.priors().from_unconstrained(&z, self.start);
+        if !self.priors().log_density_unconstrained(&z).is_finite() {
+            values = self.start;
+        }
+        self.state_at(values, xi, target)
+    }
+
+    fn step<'t>(
+        &self,
+        state: &mut Self::State<'t>,
+        base: &Target<'t>,
+        rng: &mut ChainRng,
+    ) -> StepInfo {
+        let field_info = {
+            let HyperState {
+                field,
+                prior,
+                values,
+                ..
+            } = state;
+            let target = retargeted(base, prior.as_ref(), values.mean);
+            self.field.step_owned(field, &target, rng)
+        };
+        let update = match self.settings.update {
+            HyperUpdate::None => UpdateInfo::default(),
+            HyperUpdate::WithinGibbs => self.within_gibbs(state, base, rng),
+            HyperUpdate::SurrogateSlice => self.surrogate_slice(state, base, rng),
+            HyperUpdate::PseudoMarginal => self.pseudo_marginal(state, base, rng),
+        };
+        if state.iteration >= self.burn_in {
+            state.kept_updates += 1;
+            state.kept_moves += u64::from(update.moved);
+        }
+        state.iteration += 1;
+        StepInfo {
+            moved: field_info.moved || update.moved,
+            acceptance_probability: field_info.acceptance_probability,
+            loglik_evaluations: field_info.loglik_evaluations + update.loglik_evaluations,
+            gradient_evaluations: field_info.gradient_evaluations + update.gradient_evaluations,
+        }
+    }
+}
