@@ -75,6 +75,54 @@ fn every_sampler_is_calibrated_on_every_likelihood() {
     }
 }
 
+/// The significance level of the hyperparameter fixture's uniformity tests: 3 likelihoods x 3
+/// updates x 8 functionals (5 probes, the field mean, the length scale and the variance) = 72
+/// p-values, so by Bonferroni a correct engine fails by chance in at most 1 run in 10,000.
+const ALPHA_HYPER: f64 = 1e-4 / 72.0;
+
+/// Every `sampler.hyper` on every likelihood: the truth's length scale and variance drawn from
+/// their priors, ranked among the chains' draws with the field's functionals.
+#[test]
+fn every_hyperparameter_update_is_calibrated_on_every_likelihood() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_hyper.toml");
+    let out = tempfile::tempdir().unwrap();
+    Command::cargo_bin("fieldmc")
+        .unwrap()
+        .args(["run", "--quiet", "--no-report", "--threads", "2"])
+        .arg(fixture)
+        .arg("--out")
+        .arg(out.path())
+        .assert()
+        .success();
+    let file = std::fs::File::open(out.path().join("jobs.parquet")).unwrap();
+    let jobs = ParquetReader::new(file).finish().unwrap();
+    assert_eq!(jobs.height(), 9, "3 likelihoods x 3 updates");
+    let likelihood = jobs.column("model_likelihood").unwrap().str().unwrap();
+    let update = jobs.column("sampler_hyper").unwrap().str().unwrap();
+    let functionals = FUNCTIONALS
+        .iter()
+        .copied()
+        .chain(["length_scale", "variance"]);
+    for functional in functionals {
+        let p = jobs
+            .column(&format!("sbc_p_{functional}"))
+            .unwrap()
+            .f64()
+            .unwrap();
+        for row in 0..jobs.height() {
+            let p = p.get(row).expect("a p-value for every functional");
+            let what = format!(
+                "{} {} {functional}",
+                likelihood.get(row).unwrap(),
+                update.get(row).unwrap()
+            );
+            eprintln!("{what}: p = {p:.4}");
+            assert!(p > ALPHA_HYPER, "{what}: rank uniformity p = {p}");
+        }
+    }
+}
+
 /// Counting the prior twice narrows the posterior most where the prior dominates: with one
 /// observed cell the wrong target's sd is about 1/sqrt(2) of the right one nearly everywhere, a
 /// distortion 400 replications see at the calibration test's level; with many observations it

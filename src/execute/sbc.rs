@@ -10,12 +10,16 @@ use crate::diagnostics;
 use crate::diagnostics::calibration::{
     histogram_bins, rank_of, rank_uniformity_p_value, spaced_draws, spacing_from_ess,
 };
+use crate::model::hyper::{Hyperparameters, fixed_values, prior_at};
 use crate::model::prior::build_prior;
-use crate::model::{Grid, Target};
+use crate::model::{ModelSpec, Target};
 use crate::plan::Job;
 use crate::sampler::driver::probe_cells;
+use crate::sampler::hyper::HyperModel;
+use crate::sampler::{ChainRng, run_kind};
 use crate::sampler::{DrawSettings, Kind, KindVisitor, PROBES, RunOutput, RunRequest, Trace, run};
 use crate::sink::schema::{JOB_ID, Rows, SchemaError, ranks};
+use crate::streams::{Purpose, stream};
 
 /// The functionals ranked, in table order.
 pub const FUNCTIONALS: [&str; PROBES + 1] = [
@@ -44,9 +48,14 @@ pub struct SbcRun {
 }
 
 impl SbcRun {
-    /// Per functional: the chi-square p-value that its ranks are uniform.
+    /// Per functional ([`FUNCTIONALS`], then the inferred hyperparameters): the chi-square
+    /// p-value that its ranks are uniform.
     pub fn p_values(&self) -> Vec<(&'static str, Option<f64>)> {
-        FUNCTIONALS
+        let names: Vec<&'static str> = match self.replications.first() {
+            Some(first) => first.ranks.iter().map(|r| r.0).collect(),
+            None => FUNCTIONALS.to_vec(),
+        };
+        names
             .iter()
             .enumerate()
             .map(|(f, &name)| {
@@ -78,6 +87,18 @@ pub fn run_sbc(job: &Job, seed: u64, replications: u32, draws: usize) -> Result<
     impl KindVisitor for Calibrator<'_> {
         type Output = Result<SbcRun, JobError>;
         fn visit<S: Kind>(self, sampler: S) -> Self::Output {
+            let spec = &self.job.latent().sampler;
+            if self.job.latent().model.hyper.any() {
+                // The field kind alternates with the hyperparameter update of the spec.
+                let runner = |request: &RunRequest, rngs| run_kind(spec, request, rngs);
+                return run_replications(
+                    &runner,
+                    self.job,
+                    self.seed,
+                    self.replications,
+                    self.draws,
+                );
+            }
             run_sbc_with(&sampler, self.job, self.seed, self.replications, self.draws)
         }
         fn approximation(self, kind: crate::sampler::SamplerKind) -> Self::Output {
@@ -104,8 +125,22 @@ pub fn run_sbc_with<S: crate::sampler::Sampler>(
     replications: u32,
     draws: usize,
 ) -> Result<SbcRun, JobError> {
+    let runner = |request: &RunRequest, rngs| run(sampler, request, rngs);
+    run_replications(&runner, job, seed, replications, draws)
+}
+
+/// How a replication's chains are run.
+type Runner<'a> = dyn Fn(&RunRequest, Vec<ChainRng>) -> RunOutput + 'a;
+
+fn run_replications(
+    runner: &Runner,
+    job: &Job,
+    seed: u64,
+    replications: u32,
+    draws: usize,
+) -> Result<SbcRun, JobError> {
     let replications = (0..replications)
-        .map(|r| calibrate(sampler, &replication_job(job, r), seed, draws))
+        .map(|r| calibrate(runner, &replication_job(job, r), seed, draws))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(SbcRun {
         replications,
@@ -130,21 +165,23 @@ fn replication_job(job: &Job, replication: u32) -> Job {
     copy
 }
 
-/// Run one SBC replication of `job` with `sampler` and `draws` posterior draws per functional.
-fn calibrate<S: crate::sampler::Sampler>(
-    sampler: &S,
-    job: &Job,
-    seed: u64,
-    draws: usize,
-) -> Result<Calibration, JobError> {
-    let prior = build_prior(&job.latent().model)?;
+/// Run one SBC replication of `job` with `runner` and `draws` posterior draws per functional.
+/// With inferred hyperparameters, the truth's are drawn from their priors first (from the
+/// replication's truth stream), the field from the prior they give.
+fn calibrate(runner: &Runner, job: &Job, seed: u64, draws: usize) -> Result<Calibration, JobError> {
+    let model = &job.latent().model;
+    let start = fixed_values(model, 0.0);
+    let true_hyper = true_hyperparameters(job, seed, start);
+    let prior = prior_at(model, &true_hyper)?;
     let dataset = simulate_from_model_prior(job, seed, prior.as_ref())?;
-    let likelihood = likelihood_of(&job.latent().model, &dataset);
+    let likelihood = likelihood_of(model, &dataset);
+    // The chains start from the model's prior, whatever the truth's hyperparameters.
+    let model_prior = build_prior(model)?;
     let mut schedule = job.latent().sampler.schedule();
     schedule.thin = 1;
     let request = RunRequest {
         target: Target {
-            prior: prior.as_ref(),
+            prior: model_prior.as_ref(),
             likelihood: &likelihood,
             observed_cells: &dataset.observed.cells,
             mean: 0.0,
@@ -155,46 +192,76 @@ fn calibrate<S: crate::sampler::Sampler>(
         exact_mean: None,
         draws: DrawSettings::default(),
         progress: None,
-        hyper: None,
+        hyper: model.hyper.any().then_some(HyperModel { model, start }),
     };
-    let output = run(sampler, &request, chain_rngs(job, seed));
+    let output = runner(&request, chain_rngs(job, seed));
     check_finite(&output)?;
     let truth = dataset
         .truth
         .as_deref()
         .expect("simulated data have a truth");
+    let hyper_truth = model.hyper.values(&true_hyper);
     Ok(Calibration {
-        ranks: rank_functionals(&output, truth, prior.grid(), draws),
+        ranks: rank_functionals(&output, truth, &hyper_truth, model, draws),
         acceptance_rate: output.acceptance_rate,
         sample_seconds: output.sample_seconds,
     })
 }
 
-fn functional_values(trace: &Trace, index: usize) -> Vec<f64> {
-    if index < PROBES {
-        trace.probes.iter().map(|row| row[index]).collect()
-    } else {
-        trace.field_mean.clone()
+/// The truth's hyperparameters: the model's, with each inferred one drawn from its prior.
+fn true_hyperparameters(job: &Job, seed: u64, fixed: Hyperparameters) -> Hyperparameters {
+    let mut rng = stream(
+        seed,
+        Purpose::Truth,
+        &format!("{};hyperparameters", job.streams.truth),
+    );
+    let mut values = fixed;
+    for (name, prior) in job.latent().model.hyper.iter() {
+        values.set(*name, prior.sample(&mut rng));
+    }
+    values
+}
+
+/// The series of functional `index`: a probe cell, the field's mean, then the inferred
+/// hyperparameters (`hyper` of them).
+fn functional_values(trace: &Trace, index: usize, hyper: usize) -> Vec<f64> {
+    match index {
+        i if i < PROBES => trace.probes.iter().map(|row| row[i]).collect(),
+        PROBES => trace.field_mean.clone(),
+        i => trace
+            .hyper
+            .iter()
+            .skip(i - PROBES - 1)
+            .step_by(hyper.max(1))
+            .copied()
+            .collect(),
     }
 }
 
 fn rank_functionals(
     output: &RunOutput,
     truth: &[f64],
-    grid: Grid,
+    hyper_truth: &[f64],
+    model: &ModelSpec,
     draws: usize,
 ) -> Vec<(&'static str, usize, usize)> {
-    let probes = probe_cells(grid);
+    let probes = probe_cells(model.grid);
     let truth_mean = truth.iter().sum::<f64>() / truth.len() as f64;
     let chains = output.chains.len();
-    FUNCTIONALS
+    let hyper = hyper_truth.len();
+    let names: Vec<&'static str> = FUNCTIONALS
+        .iter()
+        .copied()
+        .chain(model.hyper.names().map(|n| n.name()))
+        .collect();
+    names
         .iter()
         .enumerate()
         .map(|(index, &name)| {
             let series: Vec<Vec<f64>> = output
                 .chains
                 .iter()
-                .map(|c| functional_values(&c.trace, index))
+                .map(|c| functional_values(&c.trace, index, hyper))
                 .collect();
             let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
             let total: usize = series.iter().map(Vec::len).sum();
@@ -210,10 +277,10 @@ fn rank_functionals(
                 .flat_map(|s| spaced_draws(s, per_chain, spacing))
                 .collect();
             sample.truncate(draws);
-            let truth_value = if index < PROBES {
-                truth[probes[index]]
-            } else {
-                truth_mean
+            let truth_value = match index {
+                i if i < PROBES => truth[probes[i]],
+                PROBES => truth_mean,
+                i => hyper_truth[i - PROBES - 1],
             };
             (name, rank_of(truth_value, &sample), sample.len())
         })
