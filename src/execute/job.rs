@@ -11,6 +11,7 @@ use crate::model::prior::{Embedding, PriorError, build_prior};
 use crate::model::{DataSpec, Likelihood, LikelihoodKind, Prior, Target};
 use crate::plan::Job;
 use crate::sampler::hyper::HyperModel;
+use crate::sampler::driver::StoredDraws;
 use crate::sampler::{
     ChainRng, DrawSettings, Functional, PROBES, RunOutput, RunRequest, SamplerSpec, run_kind,
 };
@@ -18,7 +19,7 @@ use crate::streams::{Purpose, stream};
 
 use super::cells::CellDiagnostics;
 use super::hyper::{self, HyperSummary};
-use super::score::{Estimates, Scores, score};
+use super::score::{Estimates, Predictive, Scores, heldout_log_predictive, score};
 use super::warnings::{hyper_warnings, warnings};
 use crate::clock::Stopwatch;
 
@@ -172,7 +173,7 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
     let hyper = hyper::summarize(&hyper_names, &output);
     let mut warnings = warnings(&job.latent().sampler, &output, &cells);
     warnings.extend(hyper_warnings(&hyper));
-    let scores = score(
+    let mut scores = score(
         model.likelihood,
         &dataset,
         &Estimates {
@@ -181,6 +182,21 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
             functional_mean: output.functional_mean.as_deref(),
             offset: model.offset,
         },
+    );
+    let stored: Vec<&StoredDraws> = output.chains.iter().map(|c| &c.draws).collect();
+    let predictive = match output.approximation {
+        Some(_) => Predictive::Gaussian {
+            mean: &output.post_mean,
+            sd: &output.post_sd,
+        },
+        None => Predictive::Draws(&stored),
+    };
+    scores.heldout_lpd = heldout_log_predictive(
+        model.likelihood,
+        &dataset,
+        &predictive,
+        model.noise_sd,
+        model.offset,
     );
     let diagnostics = diagnose(&output);
     let evidence = match &output.approximation {

@@ -158,6 +158,7 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
         .fill(jobs::PREDICTION_ERROR, scores.prediction_error)
         .fill(jobs::COUNT_MAE, scores.count_mae)
         .fill(jobs::BASELINE_COUNT_MAE, scores.baseline_count_mae)
+        .fill(jobs::HELDOUT_LPD, scores.heldout_lpd)
         .fill(jobs::ESS_BULK, d.ess_bulk)
         .fill(jobs::ESS_TAIL, d.ess_tail)
         .fill(jobs::RHAT, d.rhat)

@@ -762,6 +762,7 @@ pub mod jobs {
             Entry::Column(PREDICTION_ERROR.spec),
             Entry::Column(COUNT_MAE.spec),
             Entry::Column(BASELINE_COUNT_MAE.spec),
+            Entry::Column(HELDOUT_LPD.spec),
             Entry::Column(ESS_BULK.spec),
             Entry::Column(ESS_TAIL.spec),
             Entry::Column(RHAT.spec),
@@ -814,6 +815,11 @@ pub mod jobs {
             Entry::Column(HYPER_ACCEPTANCE_RATE.spec),
         ],
     };
+
+    pub const HELDOUT_LPD: Col<f64> = Col::optional(
+        "heldout_lpd",
+        "mean over held-out cells of the log posterior predictive density log p(y_i | data) (csv data, probit and poisson; chains: over the stored draws; approximations: Gauss-Hermite over each cell's gaussian marginal)",
+    );
 
     /// The statistics of every inferred hyperparameter, in column order: `hyper_<name>_<stat>`.
     pub const HYPER_STATISTICS: [&str; 6] = ["mean", "sd", "q05", "q95", "ess_bulk", "rhat"];
