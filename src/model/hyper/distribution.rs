@@ -72,9 +72,9 @@ pub enum PriorSyntaxError {
 }
 
 /// The forms allowed, for error messages and the key documentation.
-pub const PRIOR_FORMS: &str = "\"log-normal(mu, sigma)\", \"gamma(shape, rate)\", \
-     \"inverse-gamma(shape, scale)\", \"half-normal(sd)\", \"uniform(low, high)\", \
-     \"normal(mean, sd)\"";
+pub const PRIOR_FORMS: &str = "\"log-normal(mu, sigma)\" (sigma > 0), \"gamma(shape, rate)\" \
+     (both > 0), \"inverse-gamma(shape, scale)\" (both > 0), \"half-normal(sd)\" (sd > 0), \
+     \"uniform(low, high)\" (low < high), \"normal(mean, sd)\" (sd > 0)";
 
 impl HyperPrior {
     /// Parse `family(a, b)`.
