@@ -120,6 +120,9 @@ pub enum ValueType {
     /// Rows of numbers, `[[0.9, 0.1], [0.5, 0.5]]` (a matrix given inline); kept as the text of
     /// its canonical form, numbers with `{:?}`.
     Rows,
+    /// An array of numbers, `[0.0, 1.5]` (a vector given inline); kept as the text of its
+    /// canonical form, numbers with `{:?}`.
+    Numbers,
 }
 
 impl ValueType {
@@ -135,6 +138,7 @@ impl ValueType {
             ValueType::GridShape => "an integer",
             ValueType::Window => "an array of one or two [start, end] pairs",
             ValueType::Rows => "an array of rows of numbers",
+            ValueType::Numbers => "an array of numbers",
         }
     }
 
@@ -149,6 +153,7 @@ impl ValueType {
             ValueType::GridShape => "grid sizes (D, [Dx, Dy] or [D])",
             ValueType::Window => "windows",
             ValueType::Rows => "arrays of rows of numbers",
+            ValueType::Numbers => "arrays of numbers",
         }
     }
 }
@@ -492,17 +497,29 @@ declare_keys! {
         default: Default::Derived("csv: the data's window, from its cell centres (or the unit grid when the file has none); simulated: points from 0 to 1 on the longer axis, cells square"),
         keyed: Keyed::UnlessDefault,
     },
-    /// Gaussian family: the dimension d of the normal target N(0, S), S = (1 - rho) I + rho 1 1^T.
+    /// Gaussian family: the dimension d of the normal target N(m, S), S = (1 - rho) I + rho 1 1^T (not with model.covariance, whose size is the dimension).
     MODEL_DIMENSION = model.dimension {
         value: ValueType::Integer,
         rule: Rule::IntRange(2, 100_000),
         default: Default::Int(2),
         families: &[Family::Gaussian],
     },
-    /// Gaussian family: rho, the correlation of every pair of coordinates (-1 / (d - 1) < rho < 1).
+    /// Gaussian family: rho, the correlation of every pair of coordinates (-1 / (d - 1) < rho < 1; not with model.covariance).
     MODEL_CORRELATION = model.correlation {
         rule: Rule::Finite,
         default: Default::Float(0.9),
+        families: &[Family::Gaussian],
+    },
+    /// Gaussian family: the covariance S of the target N(m, S) in full, one row per coordinate: square, symmetric (to 1e-9 of its largest entry) and positive definite (its Cholesky factorisation must succeed).
+    MODEL_COVARIANCE = model.covariance {
+        value: ValueType::Rows,
+        default: Default::Derived("none: (1 - rho) I + rho 1 1^T from model.dimension and model.correlation"),
+        families: &[Family::Gaussian],
+    },
+    /// Gaussian family: the mean m of the target N(m, S), one number per coordinate.
+    MODEL_MEAN_VECTOR = model.mean_vector {
+        value: ValueType::Numbers,
+        default: Default::Derived("zeros"),
         families: &[Family::Gaussian],
     },
     /// Markov-chain family: the transition matrix, one row per state (each row sums to 1); not given: generated from model.states (and model.lambda2).
@@ -834,6 +851,7 @@ impl Key {
             ValueType::GridShape => format!("{}, or [Dx, Dy], or [D]", self.rule().describe()),
             ValueType::Window => "x0 < x1, y0 < y1, finite".to_string(),
             ValueType::Rows => "rows of numbers, `[[a, b], [c, d]]`".to_string(),
+            ValueType::Numbers => "numbers, `[a, b, c]`".to_string(),
             _ => self.rule().describe(),
         };
         let mut applies = match self.applies() {
