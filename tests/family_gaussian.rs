@@ -11,7 +11,7 @@ use fieldmc::families::gaussian::target::Structure;
 use fieldmc::families::gaussian::{GaussianSpec, exact_draw, run_chain, run_chain_from};
 use fieldmc::families::{FamilySpec, Method};
 use fieldmc::streams::{Purpose, stream};
-use support::{fieldmc, text, write_file};
+use support::{run_output, text, write_file};
 
 fn spec(dimension: usize, correlation: f64, method: Method, iterations: u64) -> GaussianSpec {
     GaussianSpec {
@@ -216,13 +216,7 @@ fn a_covariance_that_is_not_positive_definite_exits_2_with_its_location() {
          covariance = [[1.0, 0.9, 0.0], [0.9, 1.0, 0.9], [0.0, 0.9, 1.0]]\n",
     );
     let out = dir.path().join("out");
-    let output = fieldmc()
-        .arg("run")
-        .arg(&study)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let output = run_output(&study, &out, 1);
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     // Pivots 1, 1 - 0.81 = 0.19 and 1 - 0.81 / 0.19 = -3.263...: the third is the smallest.

@@ -331,3 +331,23 @@ pub(crate) fn iterations_and_burn_in(
     }
     Ok((iterations, burn_in))
 }
+
+/// A located conflict for the first of `keys` the point gives: keys of another form of the same
+/// setting than the one chosen (a generated matrix when one is given inline, the bars corpus
+/// when a corpus file is read). `why` names the clash for a key.
+pub(crate) fn reject_given(
+    settings: &Settings,
+    resolver: &Resolver<'_>,
+    keys: &[Key],
+    why: impl Fn(Key) -> String,
+) -> Result<(), StudyError> {
+    match keys.iter().find(|&&key| settings.given(key).is_some()) {
+        Some(&key) => Err(resolver.error_at(
+            settings,
+            &[key],
+            crate::study::error::ErrorKind::Conflict,
+            why(key),
+        )),
+        None => Ok(()),
+    }
+}

@@ -590,6 +590,14 @@ declare_keys! {
     MODEL_ALPHA = model.alpha { rule: Rule::Positive, default: Default::Float(1.0), families: &[Family::Lda] },
     /// LDA: eta, the symmetric Dirichlet parameter of each topic's word distribution.
     MODEL_ETA = model.eta { rule: Rule::Positive, default: Default::Float(0.1), families: &[Family::Lda] },
+    /// LDA: the corpus: "bars", the synthetic bars corpus (data.documents, data.document_length), or a CSV of `doc_id,word,count` rows relative to the study file's folder (data/reuters_tm/README.md).
+    DATA_CORPUS = data.corpus {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Text(crate::families::lda::BARS),
+        keyed: Keyed::UnlessDefault,
+        families: &[Family::Lda],
+    },
     /// LDA: documents of the synthetic bars corpus (drawn from the model with the job's data stream).
     DATA_DOCUMENTS = data.documents {
         value: ValueType::Integer,

@@ -358,21 +358,13 @@ fn structure(settings: &Settings, resolver: &Resolver<'_>) -> Result<Structure, 
     let ParamValue::Text(text) = settings.value(MODEL_COVARIANCE) else {
         return equicorrelated(settings, resolver);
     };
-    for key in [MODEL_DIMENSION, MODEL_CORRELATION] {
-        if settings.given(key).is_some() {
-            return Err(resolver
-                .error_at(
-                    settings,
-                    &[key],
-                    ErrorKind::Conflict,
-                    format!(
-                        "`{}` describes the equicorrelated target, but model.covariance gives the covariance in full",
-                        key.dotted()
-                    ),
-                )
-                .help("leave it out: the covariance's size is the dimension"));
-        }
-    }
+    super::reject_given(settings, resolver, &[MODEL_DIMENSION, MODEL_CORRELATION], |key| {
+        format!(
+            "`{}` describes the equicorrelated target, but model.covariance gives the covariance in full",
+            key.dotted()
+        )
+    })
+    .map_err(|e| e.help("leave it out: the covariance's size is the dimension"))?;
     DenseCovariance::new(&parse_rows(&text))
         .map(Structure::Dense)
         .map_err(|problem| {

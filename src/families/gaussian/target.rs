@@ -376,9 +376,9 @@ mod tests {
             vec![-0.3, 0.2, 0.5],
         ];
         let dense = DenseCovariance::new(&rows).unwrap();
-        for i in 0..3 {
+        for (i, row) in rows.iter().enumerate() {
             for j in 0..3 {
-                let product: f64 = (0..3).map(|k| rows[i][k] * dense.precision(k, j)).sum();
+                let product: f64 = (0..3).map(|k| row[k] * dense.precision(k, j)).sum();
                 let identity = if i == j { 1.0 } else { 0.0 };
                 assert!((product - identity).abs() < 1e-12, "({i}, {j}): {product}");
             }
