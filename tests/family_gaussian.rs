@@ -272,3 +272,44 @@ fn bad_targets_are_located_errors() {
         "{both}"
     );
 }
+
+/// One key, `sampler.kind`, chooses every family's sampler: the old names are unknown keys whose
+/// error names the new one (in a section and in [sweep]), and another family's word is a
+/// located error that lists the family's own.
+#[test]
+fn samplers_are_chosen_by_sampler_kind_in_every_family() {
+    let head = "[model]\nfamily = \"gaussian\"\n";
+    let old = parse_err(&format!("{head}[sampler]\nmethod = \"rwmh\"\n"));
+    assert!(
+        old.starts_with("studies/g.toml:4:1:")
+            && old.contains("`sampler.method` is now `sampler.kind`"),
+        "{old}"
+    );
+    let swept = parse_err(
+        "[model]\nfamily = \"lda\"\n[sweep]\n\"sampler.scheme\" = [\"collapsed\", \"uncollapsed\"]\n",
+    );
+    assert!(
+        swept.starts_with("studies/g.toml:4:1:")
+            && swept.contains("`sampler.scheme` is now `sampler.kind`"),
+        "{swept}"
+    );
+    let foreign = parse_err(&format!("{head}[sampler]\nkind = \"pcn\"\n"));
+    assert!(
+        foreign.starts_with("studies/g.toml:4:8:")
+            && foreign
+                .contains("sampler.kind = \"pcn\" is not a sampler of model.family = \"gaussian\"")
+            && foreign.contains("\"systematic-gibbs\" | \"random-gibbs\" | \"rwmh\""),
+        "{foreign}"
+    );
+    let lda = parse_err("[model]\nfamily = \"lda\"\n[sampler]\nkind = \"rwmh\"\n");
+    assert!(lda.contains("\"collapsed\" | \"uncollapsed\""), "{lda}");
+    // Not given, each family's own default, as the job's sampler_kind column.
+    let study = fieldmc::study::parse(head, Path::new("studies/g.toml")).unwrap();
+    let plan = fieldmc::plan::plan(&study);
+    let kind = plan.jobs[0]
+        .params
+        .iter()
+        .find(|(key, _)| key.dotted() == "sampler.kind")
+        .map(|(_, value)| value.to_string());
+    assert_eq!(kind.as_deref(), Some("systematic-gibbs"));
+}

@@ -184,7 +184,7 @@ fn a_tiny_reuters_study_writes_topics_that_sum_to_one() {
         &format!(
             "[study]\nname = \"tiny\"\nseed = 4\n[model]\nfamily = \"lda\"\ntopics = 3\n\
              [data]\ncorpus = \"{}\"\n[sampler]\niterations = 30\nburn_in = 10\n\
-             [sweep]\n\"sampler.scheme\" = [\"collapsed\", \"uncollapsed\"]\n",
+             [sweep]\n\"sampler.kind\" = [\"collapsed\", \"uncollapsed\"]\n",
             corpus.display()
         ),
     );

@@ -285,7 +285,7 @@ study_families! {
 }
 
 crate::closed_names! {
-    /// How the Gibbs-target families sample (`sampler.method`); each family admits its own.
+    /// How the Gibbs-target families sample (`sampler.kind`); each family admits its own.
     pub enum Method {
         /// Gibbs sampling, coordinates (nodes) updated in a fixed order each sweep.
         SystematicGibbs = "systematic-gibbs",
@@ -349,5 +349,28 @@ pub(crate) fn reject_given(
             why(key),
         )),
         None => Ok(()),
+    }
+}
+
+/// [`crate::study::resolve::plain_params`] with `sampler.kind` the word the family resolved
+/// (its own default when the study gave none, not the latent field's).
+pub(crate) fn params_with_kind(
+    settings: &Settings,
+    family: Family,
+    kind: &str,
+) -> Vec<(Key, ParamValue)> {
+    let mut params = crate::study::resolve::plain_params(settings, family);
+    set_param(
+        &mut params,
+        crate::study::keys::SAMPLER_KIND,
+        ParamValue::text(kind),
+    );
+    params
+}
+
+/// Sets `key`'s value among `params`.
+pub(crate) fn set_param(params: &mut [(Key, ParamValue)], key: Key, value: ParamValue) {
+    if let Some(param) = params.iter_mut().find(|(k, _)| *k == key) {
+        param.1 = value;
     }
 }

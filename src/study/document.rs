@@ -205,6 +205,7 @@ pub fn unknown_key(
     let elsewhere = section_holding(name)
         .filter(|home| *home != section)
         .map(|home| format!("`{name}` belongs in [{home}]"));
+    let elsewhere = renamed_help(&format!("{section}.{name}")).or(elsewhere);
     source
         .error(
             ErrorKind::UnknownKey,
@@ -213,6 +214,16 @@ pub fn unknown_key(
         )
         .allowed(allowed.join(", "))
         .maybe_help(elsewhere.or_else(|| did_you_mean(name, allowed.iter().copied())))
+}
+
+/// "`old` is now `new`" for a renamed key.
+pub fn renamed_help(dotted: &str) -> Option<String> {
+    super::keys::renamed(dotted).map(|key| {
+        format!(
+            "`{dotted}` is now `{}`: one key for every family",
+            key.dotted()
+        )
+    })
 }
 
 /// The `[study]` header, defaults applied (the name's default comes from the caller).

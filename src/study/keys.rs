@@ -16,9 +16,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::families::Family;
+use crate::families::lda::Scheme;
 use crate::families::partition::method::PartitionKind;
 use crate::families::partition::task::{ErrorKind, TargetAggregate, TaskModelKind};
+use crate::families::{Family, Method};
 use crate::model::{DataSource, KernelKind, LikelihoodKind};
 use crate::sampler::SamplerKind;
 use crate::sampler::spec::MAX_CHAINS;
@@ -648,11 +649,11 @@ declare_keys! {
         default: Default::Float(0.2),
         applies: Applies::Source(DataSource::Csv),
     },
-    /// The sampler. latent-field (default pcn): a Markov kernel, or `laplace`, the Laplace approximation (mode, sds and log evidence; no chains, so iterations, chains and step settings do not apply); partition (default flip): the chains flip, softmax-flip, learned-flip, or the baselines admin, kmeans, spectral.
+    /// The sampler, one key for every family, each admitting its own words. latent-field (default pcn): a Markov kernel, or `laplace`, the Laplace approximation (mode, sds and log evidence; no chains, so iterations, chains and step settings do not apply); partition (default flip): the chains flip, softmax-flip, learned-flip, or the baselines admin, kmeans, spectral; gaussian and bayes-net (default systematic-gibbs): systematic-scan or random-scan Gibbs, or (gaussian) random-walk Metropolis-Hastings; lda (default collapsed): collapsed Gibbs (theta and beta integrated out) or uncollapsed Gibbs (theta, beta and z in turn).
     SAMPLER_KIND = sampler.kind {
         value: ValueType::Choice(&SAMPLER_KIND_WORDS),
         default: Default::Text("pcn"),
-        families: &[Family::LatentField, Family::Partition],
+        families: &[Family::LatentField, Family::Partition, Family::Gaussian, Family::BayesNet, Family::Lda],
     },
     /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) in (0, pi/2]. Unused by elliptical and laplace, and by nuts (nuts adapts its step size and mass matrix itself during burn-in).
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
@@ -692,18 +693,6 @@ declare_keys! {
         rule: Rule::IntRange(0, i64::MAX),
         default: Default::Int(0),
         keyed: Keyed::UnlessDefault,
-    },
-    /// How a Gibbs-target family samples: systematic-scan or random-scan Gibbs, random-walk Metropolis-Hastings (gaussian).
-    SAMPLER_METHOD = sampler.method {
-        value: ValueType::Choice(crate::families::Method::NAMES),
-        default: Default::Text("systematic-gibbs"),
-        families: &[Family::Gaussian, Family::BayesNet],
-    },
-    /// LDA: collapsed Gibbs (theta and beta integrated out) or uncollapsed Gibbs (theta, beta and z in turn).
-    SAMPLER_SCHEME = sampler.scheme {
-        value: ValueType::Choice(crate::families::lda::Scheme::NAMES),
-        default: Default::Text("collapsed"),
-        families: &[Family::Lda],
     },
     /// Random-walk MH: the proposal's standard deviation per coordinate (gaussian family).
     SAMPLER_PROPOSAL_SD = sampler.proposal_sd {
@@ -814,27 +803,48 @@ declare_keys! {
     SAMPLER_EXPLORATION = sampler.exploration { rule: Rule::UnitInterval, default: Default::Float(0.1), families: &[Family::Partition] },
 }
 
-/// Every word of `sampler.kind`: the latent field's kernels, then the partition family's chains
-/// and baselines (each family parses its own and rejects the other's with a located error).
-const SAMPLER_KIND_WORDS: [&str; SamplerKind::NAMES.len() + PartitionKind::NAMES.len()] =
-    concat_words(SamplerKind::NAMES, PartitionKind::NAMES);
+/// Every word of `sampler.kind`: the latent field's kernels, the partition family's chains and
+/// baselines, the Gibbs-target families' methods and LDA's schemes (each family parses its own
+/// and rejects the others' with a located error).
+const SAMPLER_KIND_WORDS: [&str;
+    SamplerKind::NAMES.len()
+        + PartitionKind::NAMES.len()
+        + Method::NAMES.len()
+        + Scheme::NAMES.len()] = concat_words(&[
+    SamplerKind::NAMES,
+    PartitionKind::NAMES,
+    Method::NAMES,
+    Scheme::NAMES,
+]);
 
-const fn concat_words<const N: usize>(
-    first: &[&'static str],
-    second: &[&'static str],
-) -> [&'static str; N] {
+const fn concat_words<const N: usize>(lists: &[&[&'static str]]) -> [&'static str; N] {
     let mut words = [""; N];
-    let mut i = 0;
-    while i < first.len() {
-        words[i] = first[i];
-        i += 1;
-    }
-    let mut j = 0;
-    while j < second.len() {
-        words[first.len() + j] = second[j];
-        j += 1;
+    let (mut list, mut next) = (0, 0);
+    while list < lists.len() {
+        let mut i = 0;
+        while i < lists[list].len() {
+            words[next] = lists[list][i];
+            next += 1;
+            i += 1;
+        }
+        list += 1;
     }
     words
+}
+
+/// Keys renamed after their first release: (the old "section.key", the key that replaced it).
+/// An old name is an unknown key whose error names the new one.
+const RENAMED: [(&str, Key); 2] = [
+    ("sampler.method", SAMPLER_KIND),
+    ("sampler.scheme", SAMPLER_KIND),
+];
+
+/// The key that replaced the old name `dotted`, if it was renamed.
+pub fn renamed(dotted: &str) -> Option<Key> {
+    RENAMED
+        .iter()
+        .find(|(old, _)| *old == dotted)
+        .map(|&(_, key)| key)
 }
 
 /// What a reader needs to know about one key: the README table and `fieldmc keys` print it.

@@ -1,6 +1,6 @@
 //! The gaussian family (`model.family = "gaussian"`): a d-dimensional normal target N(m, S)
 //! sampled by systematic-scan Gibbs, random-scan Gibbs or random-walk Metropolis-Hastings
-//! (`sampler.method`). The covariance is either the lecture notes' toy, unit variances with
+//! (`sampler.kind`). The covariance is either the lecture notes' toy, unit variances with
 //! every pair of coordinates correlated rho (`model.dimension`, `model.correlation`), or given
 //! in full (`model.covariance`, checked square, symmetric and positive definite); the mean is
 //! `model.mean_vector` (zeros by default). [`target`] owns the covariance and what the samplers
@@ -28,7 +28,7 @@ use crate::report::{Context, Figure, FigureKind, ReportError};
 use crate::sink::schema::{ACCEPTANCE_RATE, autocorrelation, jobs};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::keys::*;
-use crate::study::resolve::{Resolver, plain_params};
+use crate::study::resolve::Resolver;
 use crate::study::{ErrorKind, ParamValue, Settings, StudyError, parse_numbers, parse_rows};
 use target::{Conditionals, DenseCovariance, Structure};
 
@@ -252,7 +252,13 @@ impl StudyFamily for GaussianTarget {
         Ok(GaussianSpec {
             structure,
             mean,
-            method: settings.choice(SAMPLER_METHOD, Method::from_name),
+            method: resolver.sampler_kind(
+                settings,
+                Family::Gaussian,
+                Method::SystematicGibbs,
+                Method::from_name,
+                Method::NAMES,
+            )?,
             proposal_sd: settings.float(SAMPLER_PROPOSAL_SD),
             iterations,
             burn_in,
@@ -260,18 +266,14 @@ impl StudyFamily for GaussianTarget {
         })
     }
 
-    /// A covariance given in full fixes the dimension (its column) and has no single
-    /// correlation (`Null`).
+    /// The method resolved; a covariance given in full fixes the dimension (its column) and
+    /// has no single correlation (`Null`).
     fn params(spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
-        let mut params = plain_params(settings, Family::Gaussian);
+        let mut params = super::params_with_kind(settings, Family::Gaussian, spec.method.name());
         if let Structure::Dense(dense) = &spec.structure {
-            for (key, value) in &mut params {
-                if *key == MODEL_DIMENSION {
-                    *value = ParamValue::Int(dense.dimension() as i64);
-                } else if *key == MODEL_CORRELATION {
-                    *value = ParamValue::Null;
-                }
-            }
+            let dimension = ParamValue::Int(dense.dimension() as i64);
+            super::set_param(&mut params, MODEL_DIMENSION, dimension);
+            super::set_param(&mut params, MODEL_CORRELATION, ParamValue::Null);
         }
         params
     }
@@ -438,7 +440,7 @@ fn ess_figure(context: &Context<'_>) -> Result<Option<Figure>, ReportError> {
         table.text(MODEL_FAMILY),
         table.num(MODEL_CORRELATION),
         table.num(jobs::ESS_PER_ITERATION),
-        table.text(SAMPLER_METHOD),
+        table.text(SAMPLER_KIND),
         table.num(MODEL_DIMENSION),
     ) else {
         return Ok(None);

@@ -3,7 +3,7 @@
 //! Gibbs (Griffiths & Steyvers 2004: theta and beta integrated out, one topic per token from
 //! p(z = k | rest) ∝ (n_dk + alpha)(n_kw + eta) / (n_k + V eta)) or uncollapsed Gibbs (the
 //! notes' derivation: theta_d ~ Dir(alpha + n_d), beta_k ~ Dir(eta + n_k), then every z from
-//! theta_dk beta_kw), `sampler.scheme`.
+//! theta_dk beta_kw), `sampler.kind`.
 //!
 //! Corpora ([`corpus`], `data.corpus`): the synthetic bars corpus (`"bars"`, the default): a
 //! 5 x 5 vocabulary, ten true topics uniform over one row or one column, documents of
@@ -40,14 +40,14 @@ use crate::report::{Context, Figure, FigureKind, ReportError};
 use crate::sink::schema::{autocorrelation, jobs, lda_trace, topics};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::keys::*;
-use crate::study::resolve::{Resolver, plain_params};
+use crate::study::resolve::Resolver;
 use crate::study::{ErrorKind, ParamValue, Settings, StudyError};
 
 /// Every HOLDOUT_EVERY-th token of a document is held out.
 const HOLDOUT_EVERY: usize = 10;
 
 crate::closed_names! {
-    /// How LDA is sampled (`sampler.scheme`).
+    /// How LDA is sampled (`sampler.kind`).
     pub enum Scheme {
         /// theta and beta integrated out (Griffiths & Steyvers 2004).
         Collapsed = "collapsed",
@@ -402,22 +402,25 @@ impl StudyFamily for Lda {
             topics: settings.int(MODEL_TOPICS) as usize,
             alpha: settings.float(MODEL_ALPHA),
             eta: settings.float(MODEL_ETA),
-            scheme: settings.choice(SAMPLER_SCHEME, Scheme::from_name),
+            scheme: resolver.sampler_kind(
+                settings,
+                Family::Lda,
+                Scheme::Collapsed,
+                Scheme::from_name,
+                Scheme::NAMES,
+            )?,
             corpus: corpus_source(settings, resolver)?,
             iterations,
             burn_in,
         })
     }
 
-    /// A corpus read from a file has no bars settings (`Null`).
+    /// The scheme resolved; a corpus read from a file has no bars settings (`Null`).
     fn params(spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
-        let mut params = plain_params(settings, Family::Lda);
+        let mut params = super::params_with_kind(settings, Family::Lda, spec.scheme.name());
         if let CorpusSource::Csv(_) = spec.corpus {
-            for (key, value) in &mut params {
-                if [DATA_DOCUMENTS, DATA_DOCUMENT_LENGTH].contains(key) {
-                    *value = ParamValue::Null;
-                }
-            }
+            super::set_param(&mut params, DATA_DOCUMENTS, ParamValue::Null);
+            super::set_param(&mut params, DATA_DOCUMENT_LENGTH, ParamValue::Null);
         }
         params
     }
