@@ -162,7 +162,8 @@ fn a_kind_of_the_other_family_is_refused_at_its_line() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains(":11:") && stderr.contains("latent-field kernel"),
+        stderr.contains(":11:")
+            && stderr.contains("\"pcn\" is not a sampler of model.family = \"partition\""),
         "{stderr}"
     );
     assert!(stderr.contains("softmax-flip"), "{stderr}");

@@ -84,7 +84,7 @@ const FAMILY_STUDIES: [(&str, &str); 5] = [
     (
         "gaussian",
         "[model]\nfamily = \"gaussian\"\n[sampler]\niterations = 200\nchains = 2\n\
-         [sweep]\n\"sampler.method\" = [\"systematic-gibbs\", \"rwmh\"]\n",
+         [sweep]\n\"sampler.kind\" = [\"systematic-gibbs\", \"rwmh\"]\n",
     ),
     (
         "markov",

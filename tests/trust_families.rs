@@ -52,8 +52,8 @@ const FAMILIES: [(&str, usize, &str, &str, usize); 5] = [
     (
         "lda.toml",
         4,
-        "\"sampler.scheme\" = [\"collapsed\", \"uncollapsed\"]",
-        "\"sampler.scheme\" = [\"uncollapsed\", \"collapsed\"]",
+        "\"sampler.kind\" = [\"collapsed\", \"uncollapsed\"]",
+        "\"sampler.kind\" = [\"uncollapsed\", \"collapsed\"]",
         0,
     ),
 ];

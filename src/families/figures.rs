@@ -1,15 +1,17 @@
 //! Figure shapes the families share, drawn with the report's chart primitives
 //! ([`crate::report::chart`]): curves on linear or log axes with dashed references, grids of
-//! small heat maps, and a street map with weighted nodes. Each family decides what to plot;
+//! small heat maps, lists of words side by side, and a street map with weighted nodes. Each family decides what to plot;
 //! this module only draws.
 
 use std::path::Path;
 
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
 
 use crate::report::ReportError;
 use crate::report::chart::{Axis, Frame, Titles, curve, dashed, figure, legend, panels, plot};
 use crate::report::colour::{ColourMap, INK_GREY, Scale, series_colour};
+use crate::report::text::Label;
 
 /// Curves against a common x axis.
 pub struct Curves {
@@ -152,6 +154,36 @@ pub fn heat_panels(
                     scale.colour(Some(value)).filled(),
                 )
             }))?;
+        }
+        Ok(())
+    })
+}
+
+/// Lists of words side by side, at most `columns` a row: each a bold heading over its words,
+/// one a line (e.g. a topic's most probable words).
+pub fn word_lists(
+    path: &Path,
+    title: &str,
+    lists: &[(String, Vec<String>)],
+    columns: usize,
+) -> Result<(), ReportError> {
+    const LINE: i32 = 22;
+    let columns = lists.len().clamp(1, columns.max(1));
+    let longest = lists.iter().map(|l| l.1.len()).max().unwrap_or(0) as u32;
+    let size = (
+        columns as u32 * 220,
+        60 + lists.len().div_ceil(columns) as u32 * (50 + LINE as u32 * longest),
+    );
+    let (heading, word) = (
+        Label::new(15.0).bold().anchor(HPos::Left, VPos::Top),
+        Label::new(14.0).anchor(HPos::Left, VPos::Top),
+    );
+    figure(path, size, (title, 50), |_, body| {
+        for ((name, words), area) in lists.iter().zip(panels(body, lists.len(), columns)) {
+            heading.draw(&area, name, (14, 8))?;
+            for (line, text) in (0..).zip(words) {
+                word.draw(&area, text, (14, 36 + LINE * line))?;
+            }
         }
         Ok(())
     })

@@ -285,7 +285,7 @@ study_families! {
 }
 
 crate::closed_names! {
-    /// How the Gibbs-target families sample (`sampler.method`); each family admits its own.
+    /// How the Gibbs-target families sample (`sampler.kind`); each family admits its own.
     pub enum Method {
         /// Gibbs sampling, coordinates (nodes) updated in a fixed order each sweep.
         SystematicGibbs = "systematic-gibbs",
@@ -330,4 +330,47 @@ pub(crate) fn iterations_and_burn_in(
             .allowed("burn_in <= iterations - 4"));
     }
     Ok((iterations, burn_in))
+}
+
+/// A located conflict for the first of `keys` the point gives: keys of another form of the same
+/// setting than the one chosen (a generated matrix when one is given inline, the bars corpus
+/// when a corpus file is read). `why` names the clash for a key.
+pub(crate) fn reject_given(
+    settings: &Settings,
+    resolver: &Resolver<'_>,
+    keys: &[Key],
+    why: impl Fn(Key) -> String,
+) -> Result<(), StudyError> {
+    match keys.iter().find(|&&key| settings.given(key).is_some()) {
+        Some(&key) => Err(resolver.error_at(
+            settings,
+            &[key],
+            crate::study::error::ErrorKind::Conflict,
+            why(key),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// [`crate::study::resolve::plain_params`] with `sampler.kind` the word the family resolved
+/// (its own default when the study gave none, not the latent field's).
+pub(crate) fn params_with_kind(
+    settings: &Settings,
+    family: Family,
+    kind: &str,
+) -> Vec<(Key, ParamValue)> {
+    let mut params = crate::study::resolve::plain_params(settings, family);
+    set_param(
+        &mut params,
+        crate::study::keys::SAMPLER_KIND,
+        ParamValue::text(kind),
+    );
+    params
+}
+
+/// Sets `key`'s value among `params`.
+pub(crate) fn set_param(params: &mut [(Key, ParamValue)], key: Key, value: ParamValue) {
+    if let Some(param) = params.iter_mut().find(|(k, _)| *k == key) {
+        param.1 = value;
+    }
 }

@@ -40,6 +40,7 @@ fn family_metrics() -> Vec<&'static str> {
         j::ESS_PER_ITERATION.name(),
         j::EXACT_ESS_PER_ITERATION.name(),
         j::AUTOCORRELATION_LAG1.name(),
+        j::MOMENT_MAX_Z.name(),
         j::LAMBDA2.name(),
         j::POWER_ITERATIONS.name(),
         j::POWER_EIGEN_MAX_DIFF.name(),

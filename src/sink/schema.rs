@@ -788,6 +788,7 @@ pub mod jobs {
             Entry::Column(ESS_PER_ITERATION.spec),
             Entry::Column(EXACT_ESS_PER_ITERATION.spec),
             Entry::Column(AUTOCORRELATION_LAG1.spec),
+            Entry::Column(MOMENT_MAX_Z.spec),
             Entry::Column(LAMBDA2.spec),
             Entry::Column(POWER_ITERATIONS.spec),
             Entry::Column(POWER_EIGEN_MAX_DIFF.spec),
@@ -843,6 +844,10 @@ pub mod jobs {
     pub const EXACT_ESS_PER_ITERATION: Col<f64> = Col::optional(
         "exact_ess_per_iteration",
         "the exact ESS per draw where a closed form exists: systematic-scan Gibbs on a bivariate normal, (1 - rho^2) / (1 + rho^2)",
+    );
+    pub const MOMENT_MAX_Z: Col<f64> = Col::optional(
+        "moment_max_z",
+        "largest |estimate - exact| / MCSE over the target's means and covariances (gaussian targets small enough that every coordinate's trace is kept)",
     );
     pub const AUTOCORRELATION_LAG1: Col<f64> = Col::optional(
         "autocorrelation_lag1",

@@ -205,6 +205,7 @@ pub fn unknown_key(
     let elsewhere = section_holding(name)
         .filter(|home| *home != section)
         .map(|home| format!("`{name}` belongs in [{home}]"));
+    let elsewhere = renamed_help(&format!("{section}.{name}")).or(elsewhere);
     source
         .error(
             ErrorKind::UnknownKey,
@@ -213,6 +214,16 @@ pub fn unknown_key(
         )
         .allowed(allowed.join(", "))
         .maybe_help(elsewhere.or_else(|| did_you_mean(name, allowed.iter().copied())))
+}
+
+/// "`old` is now `new`" for a renamed key.
+pub fn renamed_help(dotted: &str) -> Option<String> {
+    super::keys::renamed(dotted).map(|key| {
+        format!(
+            "`{dotted}` is now `{}`: one key for every family",
+            key.dotted()
+        )
+    })
 }
 
 /// The `[study]` header, defaults applied (the name's default comes from the caller).
@@ -343,7 +354,7 @@ pub fn read_settings(
             };
             let takes_arrays = matches!(
                 setting_key.value_type(),
-                ValueType::GridShape | ValueType::Window | ValueType::Rows
+                ValueType::GridShape | ValueType::Window | ValueType::Rows | ValueType::Numbers
             );
             if let (DeValue::Array(_), false) = (value.get_ref(), takes_arrays) {
                 return Err(array_in_base(source, setting_key, value));
@@ -456,6 +467,9 @@ pub fn read_typed(
             parse_float(float.as_str()).map(ParamValue::Float)
         }
         (ValueType::Rows, DeValue::Array(rows)) => Some(read_rows(source, what, rows)?),
+        (ValueType::Numbers, DeValue::Array(entries)) => {
+            Some(ParamValue::text(&number_list(source, what, entries)?))
+        }
         (ValueType::FloatOrWord(words) | ValueType::FloatOrAlias(words), DeValue::String(text)) => {
             if !words.contains(&&**text) {
                 return Err(source
@@ -613,24 +627,39 @@ fn read_rows(
                 )
                 .allowed("rows of numbers, `[[a, b], [c, d]]`"));
         };
-        let mut numbers = Vec::with_capacity(entries.len());
-        for entry in entries {
-            match read_typed(source, what, ValueType::Float, entry)? {
-                ParamValue::Float(v) if v.is_finite() => numbers.push(format!("{v:?}")),
-                _ => {
-                    return Err(source
-                        .error(
-                            ErrorKind::OutOfRange,
-                            &entry.span(),
-                            format!("`{what}`: not a finite number"),
-                        )
-                        .allowed("finite numbers"));
-                }
-            }
-        }
-        text.push(format!("[{}]", numbers.join(", ")));
+        text.push(number_list(source, what, entries)?);
     }
     Ok(ParamValue::text(&format!("[{}]", text.join(", "))))
+}
+
+/// An array of finite numbers as the text of its canonical form, `[0.5, 1.0]` (numbers with
+/// `{:?}`, like [`read_rows`]' rows, so [`parse_numbers`] reads it back).
+fn number_list(
+    source: &SourceMap<'_>,
+    what: &str,
+    entries: &[TomlValue<'_>],
+) -> Result<String, StudyError> {
+    let mut numbers = Vec::with_capacity(entries.len());
+    for entry in entries {
+        match read_typed(source, what, ValueType::Float, entry)? {
+            ParamValue::Float(v) if v.is_finite() => numbers.push(format!("{v:?}")),
+            _ => {
+                return Err(source
+                    .error(
+                        ErrorKind::OutOfRange,
+                        &entry.span(),
+                        format!("`{what}`: not a finite number"),
+                    )
+                    .allowed("finite numbers"));
+            }
+        }
+    }
+    Ok(format!("[{}]", numbers.join(", ")))
+}
+
+/// The numbers of a canonical number list (see [`number_list`]).
+pub fn parse_numbers(text: &str) -> Vec<f64> {
+    parse_rows(text).into_iter().next().unwrap_or_default()
 }
 
 /// The numbers of a canonical rows text (see [`read_rows`]).

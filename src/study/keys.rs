@@ -16,9 +16,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::families::Family;
+use crate::families::lda::Scheme;
 use crate::families::partition::method::PartitionKind;
 use crate::families::partition::task::{ErrorKind, TargetAggregate, TaskModelKind};
+use crate::families::{Family, Method};
 use crate::model::{DataSource, KernelKind, LikelihoodKind};
 use crate::sampler::SamplerKind;
 use crate::sampler::spec::MAX_CHAINS;
@@ -120,6 +121,9 @@ pub enum ValueType {
     /// Rows of numbers, `[[0.9, 0.1], [0.5, 0.5]]` (a matrix given inline); kept as the text of
     /// its canonical form, numbers with `{:?}`.
     Rows,
+    /// An array of numbers, `[0.0, 1.5]` (a vector given inline); kept as the text of its
+    /// canonical form, numbers with `{:?}`.
+    Numbers,
 }
 
 impl ValueType {
@@ -135,6 +139,7 @@ impl ValueType {
             ValueType::GridShape => "an integer",
             ValueType::Window => "an array of one or two [start, end] pairs",
             ValueType::Rows => "an array of rows of numbers",
+            ValueType::Numbers => "an array of numbers",
         }
     }
 
@@ -149,6 +154,7 @@ impl ValueType {
             ValueType::GridShape => "grid sizes (D, [Dx, Dy] or [D])",
             ValueType::Window => "windows",
             ValueType::Rows => "arrays of rows of numbers",
+            ValueType::Numbers => "arrays of numbers",
         }
     }
 }
@@ -511,17 +517,29 @@ declare_keys! {
         default: Default::Derived("csv: the data's window, from its cell centres (or the unit grid when the file has none); simulated: points from 0 to 1 on the longer axis, cells square"),
         keyed: Keyed::UnlessDefault,
     },
-    /// Gaussian family: the dimension d of the normal target N(0, S), S = (1 - rho) I + rho 1 1^T.
+    /// Gaussian family: the dimension d of the normal target N(m, S), S = (1 - rho) I + rho 1 1^T (not with model.covariance, whose size is the dimension).
     MODEL_DIMENSION = model.dimension {
         value: ValueType::Integer,
         rule: Rule::IntRange(2, 100_000),
         default: Default::Int(2),
         families: &[Family::Gaussian],
     },
-    /// Gaussian family: rho, the correlation of every pair of coordinates (-1 / (d - 1) < rho < 1).
+    /// Gaussian family: rho, the correlation of every pair of coordinates (-1 / (d - 1) < rho < 1; not with model.covariance).
     MODEL_CORRELATION = model.correlation {
         rule: Rule::Finite,
         default: Default::Float(0.9),
+        families: &[Family::Gaussian],
+    },
+    /// Gaussian family: the covariance S of the target N(m, S) in full, one row per coordinate: square, symmetric (to 1e-9 of its largest entry) and positive definite (its Cholesky factorisation must succeed).
+    MODEL_COVARIANCE = model.covariance {
+        value: ValueType::Rows,
+        default: Default::Derived("none: (1 - rho) I + rho 1 1^T from model.dimension and model.correlation"),
+        families: &[Family::Gaussian],
+    },
+    /// Gaussian family: the mean m of the target N(m, S), one number per coordinate.
+    MODEL_MEAN_VECTOR = model.mean_vector {
+        value: ValueType::Numbers,
+        default: Default::Derived("zeros"),
         families: &[Family::Gaussian],
     },
     /// Markov-chain family: the transition matrix, one row per state (each row sums to 1); not given: generated from model.states (and model.lambda2).
@@ -592,6 +610,14 @@ declare_keys! {
     MODEL_ALPHA = model.alpha { rule: Rule::Positive, default: Default::Float(1.0), families: &[Family::Lda] },
     /// LDA: eta, the symmetric Dirichlet parameter of each topic's word distribution.
     MODEL_ETA = model.eta { rule: Rule::Positive, default: Default::Float(0.1), families: &[Family::Lda] },
+    /// LDA: the corpus: "bars", the synthetic bars corpus (data.documents, data.document_length), or a CSV of `doc_id,word,count` rows relative to the study file's folder (data/reuters_tm/README.md).
+    DATA_CORPUS = data.corpus {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Text(crate::families::lda::BARS),
+        keyed: Keyed::UnlessDefault,
+        families: &[Family::Lda],
+    },
     /// LDA: documents of the synthetic bars corpus (drawn from the model with the job's data stream).
     DATA_DOCUMENTS = data.documents {
         value: ValueType::Integer,
@@ -642,11 +668,11 @@ declare_keys! {
         default: Default::Float(0.2),
         applies: Applies::Source(DataSource::Csv),
     },
-    /// The sampler. latent-field (default pcn): a Markov kernel, or `laplace`, the Laplace approximation (mode, sds and log evidence; no chains, so iterations, chains and step settings do not apply); partition (default flip): the chains flip, softmax-flip, learned-flip, or the baselines admin, kmeans, spectral.
+    /// The sampler, one key for every family, each admitting its own words. latent-field (default pcn): a Markov kernel, or `laplace`, the Laplace approximation (mode, sds and log evidence; no chains, so iterations, chains and step settings do not apply); partition (default flip): the chains flip, softmax-flip, learned-flip, or the baselines admin, kmeans, spectral; gaussian and bayes-net (default systematic-gibbs): systematic-scan or random-scan Gibbs, or (gaussian) random-walk Metropolis-Hastings; lda (default collapsed): collapsed Gibbs (theta and beta integrated out) or uncollapsed Gibbs (theta, beta and z in turn).
     SAMPLER_KIND = sampler.kind {
         value: ValueType::Choice(&SAMPLER_KIND_WORDS),
         default: Default::Text("pcn"),
-        families: &[Family::LatentField, Family::Partition],
+        families: &[Family::LatentField, Family::Partition, Family::Gaussian, Family::BayesNet, Family::Lda],
     },
     /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) in (0, pi/2]. Unused by elliptical and laplace, and by nuts (nuts adapts its step size and mass matrix itself during burn-in).
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
@@ -693,18 +719,6 @@ declare_keys! {
     SAMPLER_HYPER_PROPOSAL = sampler.hyper_proposal { value: ValueType::Choice(crate::sampler::hyper::HyperProposalKind::NAMES), default: Default::Text("adaptive"), keyed: Keyed::UnlessDefault },
     /// Pseudo-marginal: importance draws from the Laplace approximation per estimate of p(data | hyperparameters).
     SAMPLER_HYPER_IMPORTANCE_DRAWS = sampler.hyper_importance_draws { value: ValueType::Integer, rule: Rule::IntRange(1, 100_000), default: Default::Int(16), keyed: Keyed::UnlessDefault },
-    /// How a Gibbs-target family samples: systematic-scan or random-scan Gibbs, random-walk Metropolis-Hastings (gaussian).
-    SAMPLER_METHOD = sampler.method {
-        value: ValueType::Choice(crate::families::Method::NAMES),
-        default: Default::Text("systematic-gibbs"),
-        families: &[Family::Gaussian, Family::BayesNet],
-    },
-    /// LDA: collapsed Gibbs (theta and beta integrated out) or uncollapsed Gibbs (theta, beta and z in turn).
-    SAMPLER_SCHEME = sampler.scheme {
-        value: ValueType::Choice(crate::families::lda::Scheme::NAMES),
-        default: Default::Text("collapsed"),
-        families: &[Family::Lda],
-    },
     /// Random-walk MH: the proposal's standard deviation per coordinate (gaussian family).
     SAMPLER_PROPOSAL_SD = sampler.proposal_sd {
         rule: Rule::Positive,
@@ -814,27 +828,48 @@ declare_keys! {
     SAMPLER_EXPLORATION = sampler.exploration { rule: Rule::UnitInterval, default: Default::Float(0.1), families: &[Family::Partition] },
 }
 
-/// Every word of `sampler.kind`: the latent field's kernels, then the partition family's chains
-/// and baselines (each family parses its own and rejects the other's with a located error).
-const SAMPLER_KIND_WORDS: [&str; SamplerKind::NAMES.len() + PartitionKind::NAMES.len()] =
-    concat_words(SamplerKind::NAMES, PartitionKind::NAMES);
+/// Every word of `sampler.kind`: the latent field's kernels, the partition family's chains and
+/// baselines, the Gibbs-target families' methods and LDA's schemes (each family parses its own
+/// and rejects the others' with a located error).
+const SAMPLER_KIND_WORDS: [&str;
+    SamplerKind::NAMES.len()
+        + PartitionKind::NAMES.len()
+        + Method::NAMES.len()
+        + Scheme::NAMES.len()] = concat_words(&[
+    SamplerKind::NAMES,
+    PartitionKind::NAMES,
+    Method::NAMES,
+    Scheme::NAMES,
+]);
 
-const fn concat_words<const N: usize>(
-    first: &[&'static str],
-    second: &[&'static str],
-) -> [&'static str; N] {
+const fn concat_words<const N: usize>(lists: &[&[&'static str]]) -> [&'static str; N] {
     let mut words = [""; N];
-    let mut i = 0;
-    while i < first.len() {
-        words[i] = first[i];
-        i += 1;
-    }
-    let mut j = 0;
-    while j < second.len() {
-        words[first.len() + j] = second[j];
-        j += 1;
+    let (mut list, mut next) = (0, 0);
+    while list < lists.len() {
+        let mut i = 0;
+        while i < lists[list].len() {
+            words[next] = lists[list][i];
+            next += 1;
+            i += 1;
+        }
+        list += 1;
     }
     words
+}
+
+/// Keys renamed after their first release: (the old "section.key", the key that replaced it).
+/// An old name is an unknown key whose error names the new one.
+const RENAMED: [(&str, Key); 2] = [
+    ("sampler.method", SAMPLER_KIND),
+    ("sampler.scheme", SAMPLER_KIND),
+];
+
+/// The key that replaced the old name `dotted`, if it was renamed.
+pub fn renamed(dotted: &str) -> Option<Key> {
+    RENAMED
+        .iter()
+        .find(|(old, _)| *old == dotted)
+        .map(|&(_, key)| key)
 }
 
 /// What a reader needs to know about one key: the README table and `fieldmc keys` print it.
@@ -859,6 +894,7 @@ impl Key {
             ValueType::GridShape => format!("{}, or [Dx, Dy], or [D]", self.rule().describe()),
             ValueType::Window => "x0 < x1, y0 < y1, finite".to_string(),
             ValueType::Rows => "rows of numbers, `[[a, b], [c, d]]`".to_string(),
+            ValueType::Numbers => "numbers, `[a, b, c]`".to_string(),
             _ => self.rule().describe(),
         };
         let mut applies = match self.applies() {

@@ -40,7 +40,7 @@ pub mod sweep;
 
 use std::path::{Path, PathBuf};
 
-pub use document::parse_rows;
+pub use document::{parse_numbers, parse_rows};
 pub use error::{Detail, ErrorKind, Location, StudyError};
 pub use grid_csv::{GridCsvError, read_grid_csv};
 pub use keys::{Key, ParamValue, Section};

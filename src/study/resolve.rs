@@ -313,21 +313,42 @@ impl<'s> Resolver<'s> {
 
     /// `sampler.kind` names a kind of another family (its word list is shared).
     fn check_latent_kind(&self, settings: &Settings) -> Result<(), StudyError> {
-        let word = settings.text(SAMPLER_KIND);
-        if SamplerKind::from_name(&word).is_some() {
-            return Ok(());
+        self.sampler_kind(
+            settings,
+            Family::LatentField,
+            SamplerKind::Pcn,
+            SamplerKind::from_name,
+            SamplerKind::NAMES,
+        )
+        .map(|_| ())
+    }
+
+    /// `sampler.kind` of a family whose samplers are the `words` that `parse` reads: `default`
+    /// when not given; a word of another family (the key's words are shared) is a located
+    /// error that lists the family's own.
+    pub fn sampler_kind<E>(
+        &self,
+        settings: &Settings,
+        family: Family,
+        default: E,
+        parse: impl Fn(&str) -> Option<E>,
+        words: &[&str],
+    ) -> Result<E, StudyError> {
+        if settings.given(SAMPLER_KIND).is_none() {
+            return Ok(default);
         }
-        Err(self
-            .error_at(
+        let word = settings.text(SAMPLER_KIND);
+        parse(&word).ok_or_else(|| {
+            self.error_at(
                 settings,
                 &[SAMPLER_KIND],
                 ErrorKind::OutOfRange,
-                format!("sampler.kind = \"{word}\" is a kind of model.family = \"partition\", not a latent-field kernel"),
+                format!(
+                    "sampler.kind = \"{word}\" is not a sampler of model.family = \"{family}\""
+                ),
             )
-            .help(format!(
-                "allowed for the latent field: {}",
-                SamplerKind::NAMES.join(", ")
-            )))
+            .allowed(super::keys::quoted_words(words))
+        })
     }
 
     /// Where an error about `keys` should point: the first of them that is written in the

@@ -230,7 +230,10 @@ fn sweepable_key(
             format!("unknown key `{dotted}` in [sweep]"),
         )
         .allowed(allowed)
-        .maybe_help(did_you_mean(dotted, all.iter().copied())))
+        .maybe_help(
+            super::document::renamed_help(dotted)
+                .or_else(|| did_you_mean(dotted, all.iter().copied())),
+        ))
 }
 
 /// Whether a list may repeat a value: a single axis may not (its jobs would repeat); a list of

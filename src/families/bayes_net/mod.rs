@@ -26,7 +26,7 @@ use crate::sink::schema::{jobs, marginals};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::keys::*;
 use crate::study::resolve::Resolver;
-use crate::study::{ErrorKind, Settings, StudyError};
+use crate::study::{ErrorKind, Key, ParamValue, Settings, StudyError};
 
 /// Enumeration refuses nets with more latent configurations than this.
 pub const MAX_CONFIGURATIONS: usize = 1 << 22;
@@ -369,12 +369,18 @@ impl StudyFamily for BayesNet {
                 problem,
             )
         })?;
-        let method = settings.choice(SAMPLER_METHOD, Method::from_name);
+        let method = resolver.sampler_kind(
+            settings,
+            Family::BayesNet,
+            Method::SystematicGibbs,
+            Method::from_name,
+            Method::NAMES,
+        )?;
         if method == Method::Rwmh {
             return Err(resolver
                 .error_at(
                     settings,
-                    &[SAMPLER_METHOD],
+                    &[SAMPLER_KIND],
                     ErrorKind::OutOfRange,
                     "the bayes-net family samples by Gibbs",
                 )
@@ -389,6 +395,11 @@ impl StudyFamily for BayesNet {
             burn_in,
             chains: settings.int(SAMPLER_CHAINS) as usize,
         })
+    }
+
+    /// The method resolved.
+    fn params(spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
+        super::params_with_kind(settings, Family::BayesNet, spec.method.name())
     }
 
     fn data_files(spec: &Self::Spec) -> Vec<&Path> {

@@ -1,19 +1,20 @@
-//! The gaussian family (`model.family = "gaussian"`): the lecture notes' toy target, a
-//! d-dimensional normal N(0, S) with unit variances and every pair of coordinates correlated
-//! rho, S = (1 - rho) I + rho 1 1^T, sampled by systematic-scan Gibbs, random-scan Gibbs or
-//! random-walk Metropolis-Hastings (`sampler.method`).
-//!
-//! Structure instead of matrices: the precision is Q = (I - c 1 1^T) / (1 - rho) with
-//! c = rho / (1 + (d - 1) rho), so the full conditional of x_i is
-//! N(c / (1 - c) * sum_{j != i} x_j, (1 - rho) / (1 - c)) and log p(x) = -(|x|^2 - c (sum x)^2)
-//! / (2 (1 - rho)): every update costs O(1) with a running sum, and no d x d matrix is formed.
+//! The gaussian family (`model.family = "gaussian"`): a d-dimensional normal target N(m, S)
+//! sampled by systematic-scan Gibbs, random-scan Gibbs or random-walk Metropolis-Hastings
+//! (`sampler.kind`). The covariance is either the lecture notes' toy, unit variances with
+//! every pair of coordinates correlated rho (`model.dimension`, `model.correlation`), or given
+//! in full (`model.covariance`, checked square, symmetric and positive definite); the mean is
+//! `model.mean_vector` (zeros by default). [`target`] owns the covariance and what the samplers
+//! need of it; this module owns the chains, the job and its tables and figure.
 //!
 //! One iteration is one sweep: d coordinate updates (systematic: in order; random: d
 //! coordinates drawn uniformly), or one d-dimensional RWMH proposal. Chains start from an exact
 //! draw of the target, so every kept state is stationary. The trace of x1 gives the ESS per
-//! iteration and the autocorrelation; for the bivariate systematic scan the x1 chain is AR(1)
-//! with coefficient rho^2, so the ESS per draw is exactly (1 - rho^2) / (1 + rho^2)
-//! (`exact_ess_per_iteration`).
+//! iteration and the autocorrelation; for a bivariate target the systematic-scan x1 chain is
+//! AR(1) with coefficient rho^2 (rho the correlation of x1 and x2), so the ESS per draw is
+//! exactly (1 - rho^2) / (1 + rho^2) (`exact_ess_per_iteration`).
+
+pub mod moments;
+pub mod target;
 
 use polars::prelude::PolarsResult;
 use rand::RngExt;
@@ -28,7 +29,8 @@ use crate::sink::schema::{ACCEPTANCE_RATE, autocorrelation, jobs};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::keys::*;
 use crate::study::resolve::Resolver;
-use crate::study::{ErrorKind, Settings, StudyError};
+use crate::study::{ErrorKind, ParamValue, Settings, StudyError, parse_numbers, parse_rows};
+use target::{Conditionals, DenseCovariance, Structure};
 
 /// Lags of the saved autocorrelation of x1.
 const LAGS: usize = 50;
@@ -39,8 +41,10 @@ pub struct GaussianTarget;
 /// A gaussian job's settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GaussianSpec {
-    pub dimension: usize,
-    pub correlation: f64,
+    /// The covariance S.
+    pub structure: Structure,
+    /// The mean m, one entry per coordinate.
+    pub mean: Vec<f64>,
     pub method: Method,
     pub proposal_sd: f64,
     pub iterations: u64,
@@ -49,43 +53,50 @@ pub struct GaussianSpec {
 }
 
 impl GaussianSpec {
-    /// c = rho / (1 + (d - 1) rho): the precision's off-diagonal weight.
-    fn c(&self) -> f64 {
-        self.correlation / (1.0 + (self.dimension as f64 - 1.0) * self.correlation)
+    /// The notes' toy target: N(0, S), S = (1 - rho) I + rho 1 1^T.
+    pub fn equicorrelated(dimension: usize, correlation: f64, method: Method) -> Self {
+        GaussianSpec {
+            structure: Structure::Equicorrelated {
+                dimension,
+                correlation,
+            },
+            mean: vec![0.0; dimension],
+            method,
+            proposal_sd: 1.0,
+            iterations: 10_000,
+            burn_in: 0,
+            chains: 1,
+        }
     }
 
-    /// The log density up to a constant at a state with squared norm `norm2` and sum `sum`.
-    fn log_density(&self, norm2: f64, sum: f64) -> f64 {
-        -(norm2 - self.c() * sum * sum) / (2.0 * (1.0 - self.correlation))
+    /// The dimension d.
+    pub fn dimension(&self) -> usize {
+        self.structure.dimension()
     }
 
     /// The exact ESS per draw of x1, where a closed form exists: bivariate systematic Gibbs.
     pub fn exact_ess_per_draw(&self) -> Option<f64> {
-        let rho2 = self.correlation * self.correlation;
-        (self.dimension == 2 && self.method == Method::SystematicGibbs)
-            .then(|| (1.0 - rho2) / (1.0 + rho2))
+        let rho = self.structure.bivariate_correlation()?;
+        let rho2 = rho * rho;
+        (self.method == Method::SystematicGibbs).then(|| (1.0 - rho2) / (1.0 + rho2))
     }
 }
 
-/// One chain's kept trace of x1, its final state and its acceptance count.
+/// One chain's kept traces, its final state and its acceptance count.
 pub struct ChainRun {
+    /// The kept trace of x1.
     pub x1: Vec<f64>,
+    /// The kept trace of every coordinate, up to [`moments::MAX_DIMENSION`] (else empty).
+    pub states: Vec<Vec<f64>>,
     pub last: Vec<f64>,
     pub accepted: u64,
 }
 
-/// An exact draw of N(0, S): sqrt(1 - rho) (z - mean(z) 1) + sqrt(1 + (d - 1) rho) mean(z) 1.
+/// An exact draw of the target N(m, S).
 pub fn exact_draw(spec: &GaussianSpec, rng: &mut StreamRng) -> Vec<f64> {
-    let d = spec.dimension as f64;
-    let z: Vec<f64> = (0..spec.dimension)
-        .map(|_| StandardNormal.sample(rng))
-        .collect();
-    let mean = z.iter().sum::<f64>() / d;
-    let along = (1.0 + (d - 1.0) * spec.correlation).sqrt();
-    let across = (1.0 - spec.correlation).sqrt();
-    z.iter()
-        .map(|zi| across * (zi - mean) + along * mean)
-        .collect()
+    let mut x = spec.structure.exact_draw(rng);
+    x.iter_mut().zip(&spec.mean).for_each(|(x, m)| *x += m);
+    x
 }
 
 /// Runs one chain of `spec` from an exact draw, keeping x1 after burn-in.
@@ -94,58 +105,92 @@ pub fn run_chain(spec: &GaussianSpec, rng: &mut StreamRng) -> ChainRun {
     run_chain_from(spec, start, rng)
 }
 
-/// Runs one chain of `spec` from `start`, keeping x1 after burn-in.
+/// Runs one chain of `spec` from `start`, keeping x1 (and up to [`moments::MAX_DIMENSION`],
+/// every coordinate) after burn-in.
 pub fn run_chain_from(spec: &GaussianSpec, start: Vec<f64>, rng: &mut StreamRng) -> ChainRun {
-    let mut x = start;
-    let mut sum: f64 = x.iter().sum();
-    let c = spec.c();
-    let conditional_sd = ((1.0 - spec.correlation) / (1.0 - c)).sqrt();
-    let slope = c / (1.0 - c);
     let kept = spec.iterations.saturating_sub(spec.burn_in) as usize;
-    let mut x1 = Vec::with_capacity(kept);
-    let mut accepted = 0;
-    let update = |x: &mut [f64], sum: &mut f64, i: usize, rng: &mut StreamRng| {
-        let others = *sum - x[i];
-        let z: f64 = StandardNormal.sample(rng);
-        let new = slope * others + conditional_sd * z;
-        *sum = others + new;
-        x[i] = new;
+    let traced = if spec.dimension() <= moments::MAX_DIMENSION {
+        spec.dimension()
+    } else {
+        0
     };
-    let d = spec.dimension;
+    let mut x1 = Vec::with_capacity(kept);
+    let mut states = vec![Vec::with_capacity(kept); traced];
+    let (last, accepted) = run_chain_with(spec, start, rng, |x| {
+        x1.push(x[0]);
+        states.iter_mut().zip(x).for_each(|(t, v)| t.push(*v));
+    });
+    ChainRun {
+        x1,
+        states,
+        last,
+        accepted,
+    }
+}
+
+/// Runs one chain of `spec` from `start`, calling `keep` with every state after burn-in;
+/// returns the final state and the number of accepted RWMH proposals.
+pub fn run_chain_with(
+    spec: &GaussianSpec,
+    start: Vec<f64>,
+    rng: &mut StreamRng,
+    mut keep: impl FnMut(&[f64]),
+) -> (Vec<f64>, u64) {
+    let d = spec.dimension();
+    let mut y: Vec<f64> = start.iter().zip(&spec.mean).map(|(x, m)| x - m).collect();
+    let mut conditionals = match spec.method {
+        Method::Rwmh => None,
+        _ => Some(Conditionals::new(&spec.structure, &y)),
+    };
+    let mut accepted = 0;
     let mut proposal = vec![0.0; d];
+    let mut x = vec![0.0; d];
     for iteration in 0..spec.iterations {
-        match spec.method {
-            Method::SystematicGibbs => (0..d).for_each(|i| update(&mut x, &mut sum, i, rng)),
-            Method::RandomGibbs => (0..d).for_each(|_| {
-                let i = rng.random_range(0..d);
-                update(&mut x, &mut sum, i, rng)
+        match (&mut conditionals, spec.method) {
+            (Some(conditionals), Method::SystematicGibbs) => (0..d).for_each(|i| {
+                let z: f64 = StandardNormal.sample(rng);
+                conditionals.update(&mut y, i, z)
             }),
-            Method::Rwmh => {
-                let norm2: f64 = x.iter().map(|v| v * v).sum();
-                for (p, xi) in proposal.iter_mut().zip(&x) {
-                    let z: f64 = StandardNormal.sample(rng);
-                    *p = xi + spec.proposal_sd * z;
-                }
-                let new_norm2: f64 = proposal.iter().map(|v| v * v).sum();
-                let new_sum: f64 = proposal.iter().sum();
-                let log_ratio = spec.log_density(new_norm2, new_sum) - spec.log_density(norm2, sum);
-                let u: f64 = rng.random();
-                if u.ln() < log_ratio {
-                    x.copy_from_slice(&proposal);
-                    sum = new_sum;
+            (Some(conditionals), _) => (0..d).for_each(|_| {
+                let i = rng.random_range(0..d);
+                let z: f64 = StandardNormal.sample(rng);
+                conditionals.update(&mut y, i, z)
+            }),
+            (None, _) => {
+                if rwmh_step(spec, &mut y, &mut proposal, rng) {
                     accepted += 1;
                 }
             }
         }
         if iteration >= spec.burn_in {
-            x1.push(x[0]);
+            x.iter_mut()
+                .zip(y.iter().zip(&spec.mean))
+                .for_each(|(x, (y, m))| *x = y + m);
+            keep(&x);
         }
     }
-    ChainRun {
-        x1,
-        last: x,
-        accepted,
+    y.iter_mut().zip(&spec.mean).for_each(|(y, m)| *y += m);
+    (y, accepted)
+}
+
+/// One random-walk MH step on the centred state `y`; whether the proposal was accepted.
+fn rwmh_step(
+    spec: &GaussianSpec,
+    y: &mut [f64],
+    proposal: &mut [f64],
+    rng: &mut StreamRng,
+) -> bool {
+    for (p, yi) in proposal.iter_mut().zip(y.iter()) {
+        let z: f64 = StandardNormal.sample(rng);
+        *p = yi + spec.proposal_sd * z;
     }
+    let log_ratio = spec.structure.log_density(proposal) - spec.structure.log_density(y);
+    let u: f64 = rng.random();
+    let accept = u.ln() < log_ratio;
+    if accept {
+        y.copy_from_slice(proposal);
+    }
+    accept
 }
 
 /// What a gaussian job computed.
@@ -164,6 +209,20 @@ impl GaussianOutput {
     fn ess_per_iteration(&self) -> Option<f64> {
         let kept: usize = self.chains.iter().map(|c| c.x1.len()).sum();
         diagnostics::ess_bulk(&self.traces()).map(|ess| ess / kept as f64)
+    }
+
+    /// The largest |estimate - exact| / MCSE over the target's means and covariances, when the
+    /// chains kept every coordinate.
+    fn moment_max_z(&self) -> Option<f64> {
+        let traces: Vec<&[Vec<f64>]> = self.chains.iter().map(|c| c.states.as_slice()).collect();
+        if traces.iter().any(|t| t.is_empty()) {
+            return None;
+        }
+        moments::max_abs_z(&moments::moment_checks(
+            &self.spec.mean,
+            &self.spec.structure,
+            &traces,
+        ))
     }
 
     /// Autocorrelation of x1 by lag, averaged over chains.
@@ -187,28 +246,19 @@ impl StudyFamily for GaussianTarget {
     type Output = GaussianOutput;
 
     fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError> {
-        let dimension = settings.int(MODEL_DIMENSION) as usize;
-        let correlation = settings.float(MODEL_CORRELATION);
-        let lower = -1.0 / (dimension as f64 - 1.0);
-        if !(correlation > lower && correlation < 1.0) {
-            return Err(resolver
-                .error_at(
-                    settings,
-                    &[MODEL_CORRELATION, MODEL_DIMENSION],
-                    ErrorKind::OutOfRange,
-                    format!(
-                        "model.correlation = {correlation:?} does not give a positive-definite covariance in dimension {dimension}"
-                    ),
-                )
-                .allowed(format!(
-                    "a correlation strictly between -1 / (d - 1) = {lower:.4} and 1"
-                )));
-        }
+        let structure = structure(settings, resolver)?;
+        let mean = mean_vector(settings, resolver, structure.dimension())?;
         let (iterations, burn_in) = super::iterations_and_burn_in(settings, resolver)?;
         Ok(GaussianSpec {
-            dimension,
-            correlation,
-            method: settings.choice(SAMPLER_METHOD, Method::from_name),
+            structure,
+            mean,
+            method: resolver.sampler_kind(
+                settings,
+                Family::Gaussian,
+                Method::SystematicGibbs,
+                Method::from_name,
+                Method::NAMES,
+            )?,
             proposal_sd: settings.float(SAMPLER_PROPOSAL_SD),
             iterations,
             burn_in,
@@ -216,11 +266,32 @@ impl StudyFamily for GaussianTarget {
         })
     }
 
+    /// The method resolved; a covariance given in full fixes the dimension (its column) and
+    /// has no single correlation (`Null`).
+    fn params(spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
+        let mut params = super::params_with_kind(settings, Family::Gaussian, spec.method.name());
+        if let Structure::Dense(dense) = &spec.structure {
+            let dimension = ParamValue::Int(dense.dimension() as i64);
+            super::set_param(&mut params, MODEL_DIMENSION, dimension);
+            super::set_param(&mut params, MODEL_CORRELATION, ParamValue::Null);
+        }
+        params
+    }
+
     fn label(spec: &Self::Spec) -> String {
-        format!(
-            "gaussian {} d={} rho={}",
-            spec.method, spec.dimension, spec.correlation
-        )
+        match &spec.structure {
+            Structure::Equicorrelated {
+                dimension,
+                correlation,
+            } => format!("gaussian {} d={dimension} rho={correlation}", spec.method),
+            Structure::Dense(dense) => {
+                format!(
+                    "gaussian {} d={} covariance",
+                    spec.method,
+                    dense.dimension()
+                )
+            }
+        }
     }
 
     fn work(spec: &Self::Spec) -> u64 {
@@ -262,6 +333,7 @@ impl StudyFamily for GaussianTarget {
             .fill(jobs::ESS_PER_ITERATION, output.ess_per_iteration())
             .fill(jobs::EXACT_ESS_PER_ITERATION, spec.exact_ess_per_draw())
             .fill(jobs::AUTOCORRELATION_LAG1, acf.get(1).copied())
+            .fill(jobs::MOMENT_MAX_Z, output.moment_max_z())
             .finish()?;
         let acf_rows = rows_of(&autocorrelation::TABLE, job, acf.len())
             .set(
@@ -282,6 +354,84 @@ impl StudyFamily for GaussianTarget {
     }
 }
 
+/// The target's covariance: given in full (`model.covariance`, then `model.dimension` and
+/// `model.correlation` may not be given), or equicorrelated, checked positive definite.
+fn structure(settings: &Settings, resolver: &Resolver<'_>) -> Result<Structure, StudyError> {
+    let ParamValue::Text(text) = settings.value(MODEL_COVARIANCE) else {
+        return equicorrelated(settings, resolver);
+    };
+    super::reject_given(settings, resolver, &[MODEL_DIMENSION, MODEL_CORRELATION], |key| {
+        format!(
+            "`{}` describes the equicorrelated target, but model.covariance gives the covariance in full",
+            key.dotted()
+        )
+    })
+    .map_err(|e| e.help("leave it out: the covariance's size is the dimension"))?;
+    DenseCovariance::new(&parse_rows(&text))
+        .map(Structure::Dense)
+        .map_err(|problem| {
+            resolver
+                .error_at(
+                    settings,
+                    &[MODEL_COVARIANCE],
+                    ErrorKind::OutOfRange,
+                    format!("model.covariance: {problem}"),
+                )
+                .allowed("a square, symmetric, positive-definite matrix, one row per coordinate")
+        })
+}
+
+/// The notes' toy: unit variances, every pair correlated rho.
+fn equicorrelated(settings: &Settings, resolver: &Resolver<'_>) -> Result<Structure, StudyError> {
+    let dimension = settings.int(MODEL_DIMENSION) as usize;
+    let correlation = settings.float(MODEL_CORRELATION);
+    let lower = -1.0 / (dimension as f64 - 1.0);
+    if !(correlation > lower && correlation < 1.0) {
+        return Err(resolver
+            .error_at(
+                settings,
+                &[MODEL_CORRELATION, MODEL_DIMENSION],
+                ErrorKind::OutOfRange,
+                format!(
+                    "model.correlation = {correlation:?} does not give a positive-definite covariance in dimension {dimension}"
+                ),
+            )
+            .allowed(format!(
+                "a correlation strictly between -1 / (d - 1) = {lower:.4} and 1"
+            )));
+    }
+    Ok(Structure::Equicorrelated {
+        dimension,
+        correlation,
+    })
+}
+
+/// `model.mean_vector`, one entry per coordinate (zeros when not given).
+fn mean_vector(
+    settings: &Settings,
+    resolver: &Resolver<'_>,
+    dimension: usize,
+) -> Result<Vec<f64>, StudyError> {
+    let ParamValue::Text(text) = settings.value(MODEL_MEAN_VECTOR) else {
+        return Ok(vec![0.0; dimension]);
+    };
+    let mean = parse_numbers(&text);
+    if mean.len() != dimension {
+        return Err(resolver
+            .error_at(
+                settings,
+                &[MODEL_MEAN_VECTOR],
+                ErrorKind::Conflict,
+                format!(
+                    "model.mean_vector has {} entries, but the target has dimension {dimension}",
+                    mean.len()
+                ),
+            )
+            .allowed(format!("{dimension} numbers, one per coordinate")));
+    }
+    Ok(mean)
+}
+
 /// ESS per iteration of x1 against rho, one curve per method and dimension, with the bivariate
 /// systematic-scan formula dashed.
 fn ess_figure(context: &Context<'_>) -> Result<Option<Figure>, ReportError> {
@@ -290,7 +440,7 @@ fn ess_figure(context: &Context<'_>) -> Result<Option<Figure>, ReportError> {
         table.text(MODEL_FAMILY),
         table.num(MODEL_CORRELATION),
         table.num(jobs::ESS_PER_ITERATION),
-        table.text(SAMPLER_METHOD),
+        table.text(SAMPLER_KIND),
         table.num(MODEL_DIMENSION),
     ) else {
         return Ok(None);

@@ -3,12 +3,14 @@
 //! Gibbs (Griffiths & Steyvers 2004: theta and beta integrated out, one topic per token from
 //! p(z = k | rest) ∝ (n_dk + alpha)(n_kw + eta) / (n_k + V eta)) or uncollapsed Gibbs (the
 //! notes' derivation: theta_d ~ Dir(alpha + n_d), beta_k ~ Dir(eta + n_k), then every z from
-//! theta_dk beta_kw), `sampler.scheme`.
+//! theta_dk beta_kw), `sampler.kind`.
 //!
-//! Corpus: the synthetic bars corpus (`data.corpus = "bars"`): a 5 x 5 vocabulary, ten true
-//! topics uniform over one row or one column, documents of `data.document_length` words drawn
-//! from the model with theta ~ Dir(1) and the job's data stream (Griffiths & Steyvers'
-//! correctness test). Every tenth token of each document is held out for the perplexity.
+//! Corpora ([`corpus`], `data.corpus`): the synthetic bars corpus (`"bars"`, the default): a
+//! 5 x 5 vocabulary, ten true topics uniform over one row or one column, documents of
+//! `data.document_length` words drawn from the model with theta ~ Dir(1) and the job's data
+//! stream (Griffiths & Steyvers' correctness test); or a real corpus from a CSV of
+//! `doc_id,word,count` rows (`data/reuters_tm/counts.csv`). Every tenth token of each document
+//! is held out for the perplexity.
 //!
 //! Per kept sweep the topics' word distributions and the documents' topic mixtures (posterior
 //! means given the sweep's state) are summed; their averages are `topics.parquet` and score the
@@ -16,13 +18,20 @@
 //! estimated topics are matched to the true ones by the Hungarian assignment on total-variation
 //! distance; `topic_tv_max` is the worst matched distance. `lda_trace.parquet` holds per sweep
 //! the training log-likelihood sum log sum_k theta_dk beta_kw and the seconds so far, so the
-//! two schemes can be compared per second.
+//! two schemes can be compared per second. The report draws bars topics as 5 x 5 images and the
+//! topics of a real corpus as lists of their most probable words.
+
+pub mod corpus;
 
 use polars::prelude::{DataFrame, PolarsResult};
 use rand::RngExt;
 use rand_distr::{Distribution, Exp1, Gamma};
 
-use super::figures::{Curves, Heat, heat_panels};
+pub use corpus::{
+    BARS, BARS_SIDE, Corpus, CorpusError, CorpusSource, bars_corpus, bars_topics, read_corpus,
+};
+
+use super::figures::{Curves, Heat, heat_panels, word_lists};
 use super::{Family, NamedTables, RunContext, StudyFamily};
 use crate::diagnostics;
 use crate::execute::tables::{ok_row, rows_of};
@@ -32,15 +41,13 @@ use crate::sink::schema::{autocorrelation, jobs, lda_trace, topics};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::keys::*;
 use crate::study::resolve::Resolver;
-use crate::study::{Settings, StudyError};
+use crate::study::{ErrorKind, ParamValue, Settings, StudyError};
 
-/// Side of the bars vocabulary grid.
-pub const BARS_SIDE: usize = 5;
 /// Every HOLDOUT_EVERY-th token of a document is held out.
 const HOLDOUT_EVERY: usize = 10;
 
 crate::closed_names! {
-    /// How LDA is sampled (`sampler.scheme`).
+    /// How LDA is sampled (`sampler.kind`).
     pub enum Scheme {
         /// theta and beta integrated out (Griffiths & Steyvers 2004).
         Collapsed = "collapsed",
@@ -59,37 +66,12 @@ pub struct LdaSpec {
     pub alpha: f64,
     pub eta: f64,
     pub scheme: Scheme,
-    pub documents: usize,
-    pub document_length: usize,
+    pub corpus: CorpusSource,
     pub iterations: u64,
     pub burn_in: u64,
 }
 
-/// A corpus: documents as word indices, the vocabulary, and (synthetic) the true topics.
-pub struct Corpus {
-    pub words: Vec<String>,
-    pub documents: Vec<Vec<usize>>,
-    pub truth: Option<Vec<Vec<f64>>>,
-}
-
-/// The ten bars topics over the 5 x 5 vocabulary (word r * 5 + c): rows, then columns.
-pub fn bars_topics() -> Vec<Vec<f64>> {
-    let v = BARS_SIDE * BARS_SIDE;
-    let mut topics = Vec::new();
-    for r in 0..BARS_SIDE {
-        let mut t = vec![0.0; v];
-        (0..BARS_SIDE).for_each(|c| t[r * BARS_SIDE + c] = 1.0 / BARS_SIDE as f64);
-        topics.push(t);
-    }
-    for c in 0..BARS_SIDE {
-        let mut t = vec![0.0; v];
-        (0..BARS_SIDE).for_each(|r| t[r * BARS_SIDE + c] = 1.0 / BARS_SIDE as f64);
-        topics.push(t);
-    }
-    topics
-}
-
-fn dirichlet(weights: impl Iterator<Item = f64>, rng: &mut StreamRng) -> Vec<f64> {
+pub(crate) fn dirichlet(weights: impl Iterator<Item = f64>, rng: &mut StreamRng) -> Vec<f64> {
     let draws: Vec<f64> = weights
         .map(|a| {
             if a == 1.0 {
@@ -103,7 +85,7 @@ fn dirichlet(weights: impl Iterator<Item = f64>, rng: &mut StreamRng) -> Vec<f64
     draws.into_iter().map(|d| d / total).collect()
 }
 
-fn categorical(p: &[f64], total: f64, rng: &mut StreamRng) -> usize {
+pub(crate) fn categorical(p: &[f64], total: f64, rng: &mut StreamRng) -> usize {
     let mut u = rng.random::<f64>() * total;
     for (k, w) in p.iter().enumerate() {
         if u < *w {
@@ -112,30 +94,6 @@ fn categorical(p: &[f64], total: f64, rng: &mut StreamRng) -> usize {
         u -= w;
     }
     p.len() - 1
-}
-
-/// The bars corpus: `documents` documents of `length` words, theta ~ Dir(1).
-pub fn bars_corpus(documents: usize, length: usize, rng: &mut StreamRng) -> Corpus {
-    let truth = bars_topics();
-    let docs = (0..documents)
-        .map(|_| {
-            let theta = dirichlet(std::iter::repeat_n(1.0, truth.len()), rng);
-            (0..length)
-                .map(|_| {
-                    let z = categorical(&theta, 1.0, rng);
-                    categorical(&truth[z], 1.0, rng)
-                })
-                .collect()
-        })
-        .collect();
-    let words = (0..BARS_SIDE * BARS_SIDE)
-        .map(|w| format!("r{}c{}", w / BARS_SIDE, w % BARS_SIDE))
-        .collect();
-    Corpus {
-        words,
-        documents: docs,
-        truth: Some(truth),
-    }
 }
 
 /// The Hungarian assignment minimising the total cost: `assignment[row] = column`
@@ -444,12 +402,34 @@ impl StudyFamily for Lda {
             topics: settings.int(MODEL_TOPICS) as usize,
             alpha: settings.float(MODEL_ALPHA),
             eta: settings.float(MODEL_ETA),
-            scheme: settings.choice(SAMPLER_SCHEME, Scheme::from_name),
-            documents: settings.int(DATA_DOCUMENTS) as usize,
-            document_length: settings.int(DATA_DOCUMENT_LENGTH) as usize,
+            scheme: resolver.sampler_kind(
+                settings,
+                Family::Lda,
+                Scheme::Collapsed,
+                Scheme::from_name,
+                Scheme::NAMES,
+            )?,
+            corpus: corpus_source(settings, resolver)?,
             iterations,
             burn_in,
         })
+    }
+
+    /// The scheme resolved; a corpus read from a file has no bars settings (`Null`).
+    fn params(spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
+        let mut params = super::params_with_kind(settings, Family::Lda, spec.scheme.name());
+        if let CorpusSource::Csv(_) = spec.corpus {
+            super::set_param(&mut params, DATA_DOCUMENTS, ParamValue::Null);
+            super::set_param(&mut params, DATA_DOCUMENT_LENGTH, ParamValue::Null);
+        }
+        params
+    }
+
+    fn data_files(spec: &Self::Spec) -> Vec<&std::path::Path> {
+        match &spec.corpus {
+            CorpusSource::Csv(path) => vec![path.as_path()],
+            CorpusSource::Bars { .. } => Vec::new(),
+        }
     }
 
     fn label(spec: &Self::Spec) -> String {
@@ -461,11 +441,12 @@ impl StudyFamily for Lda {
     }
 
     fn run(job: &Job, spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
-        let corpus = bars_corpus(
-            spec.documents,
-            spec.document_length,
-            &mut context.data_stream(job, "corpus"),
-        );
+        let corpus = match &spec.corpus {
+            CorpusSource::Bars { documents, length } => {
+                bars_corpus(*documents, *length, &mut context.data_stream(job, "corpus"))
+            }
+            CorpusSource::Csv(path) => read_corpus(path).map_err(|e| e.to_string())?,
+        };
         let started = std::time::Instant::now();
         let mut rng = context.chain_stream(job, Purpose::Chain, "chain=0");
         let run = run_lda(spec, &corpus, &mut rng);
@@ -531,6 +512,44 @@ impl StudyFamily for Lda {
         figures.extend(trace_figure(context, results_dir, notes)?);
         Ok(figures)
     }
+}
+
+/// `data.corpus`: the bars corpus, or a corpus CSV relative to the study file's folder, read
+/// here to report a bad file as a located error (bars settings may not be given with it).
+fn corpus_source(settings: &Settings, resolver: &Resolver<'_>) -> Result<CorpusSource, StudyError> {
+    let name = settings.text(DATA_CORPUS);
+    if name == BARS {
+        return Ok(CorpusSource::Bars {
+            documents: settings.int(DATA_DOCUMENTS) as usize,
+            length: settings.int(DATA_DOCUMENT_LENGTH) as usize,
+        });
+    }
+    super::reject_given(
+        settings,
+        resolver,
+        &[DATA_DOCUMENTS, DATA_DOCUMENT_LENGTH],
+        |key| {
+            format!(
+                "`{}` sets the bars corpus, but data.corpus reads {name:?}",
+                key.dotted()
+            )
+        },
+    )?;
+    let path = resolver.study_dir().join(&*name);
+    read_corpus(&path).map_err(|problem| {
+        resolver
+            .error_at(
+                settings,
+                &[DATA_CORPUS],
+                ErrorKind::Data,
+                format!("bad corpus: {problem}"),
+            )
+            .allowed(format!(
+                "\"{BARS}\", or a CSV with the header `{}`",
+                corpus::CSV_HEADER
+            ))
+    })?;
+    Ok(CorpusSource::Csv(path))
 }
 
 fn topic_rows(
@@ -602,8 +621,11 @@ fn trace_rows(job: &Job, output: &LdaOutput) -> PolarsResult<DataFrame> {
         .finish()?)
 }
 
-/// Per job (at most six): the topics as 5 x 5 images (bars), ordered by their matched true
-/// topic.
+/// Words listed per topic of a real corpus in the report.
+const TOP_WORDS: usize = 12;
+
+/// Per job (at most six): the topics as 5 x 5 images (bars, whose topics have a true topic), or
+/// as lists of their most probable words (a real corpus).
 fn topic_figures(
     context: &Context<'_>,
     results_dir: &std::path::Path,
@@ -616,65 +638,140 @@ fn topic_figures(
     let mut figures = Vec::new();
     for id in table.job_ids().into_iter().take(6) {
         let rows = table.rows_of_job(&id);
-        let mut heats: Vec<(i64, Heat)> = Vec::new();
-        for &r in &rows {
-            let (Some(topic), Some(word), Some(p)) = (
-                table.finite(topics::TOPIC, r),
-                table.finite(topics::WORD_INDEX, r),
-                table.finite(topics::PROBABILITY, r),
-            ) else {
-                continue;
-            };
-            let topic = topic as i64;
-            let order = table
-                .finite(topics::TRUE_TOPIC, r)
-                .map_or(topic, |t| t as i64);
-            let index = match heats
-                .iter()
-                .position(|(t, h)| *t == order && h.title.starts_with(&format!("topic {topic} ")))
-            {
-                Some(i) => i,
-                None => {
-                    heats.push((
-                        order,
-                        Heat {
-                            title: format!("topic {topic} "),
-                            rows: BARS_SIDE,
-                            cols: BARS_SIDE,
-                            values: vec![0.0; BARS_SIDE * BARS_SIDE],
-                        },
-                    ));
-                    heats.len() - 1
-                }
-            };
-            if let Some(cell) = heats[index].1.values.get_mut(word as usize) {
-                *cell = p;
-            }
-        }
-        if heats.is_empty() {
-            continue;
-        }
-        heats.sort_by_key(|(order, _)| *order);
-        let heats: Vec<Heat> = heats.into_iter().map(|(_, h)| h).collect();
-        let file = format!("lda-topics-{}.png", crate::report::file_safe(&id));
-        heat_panels(
-            &context.path(&file),
-            &format!("LDA topics ({})", context.describe(&id)),
-            &heats,
-            5,
-        )?;
-        figures.push(Figure {
-            file,
-            title: "LDA topics on the bars corpus".into(),
-            caption: "Each estimated topic's word distribution (posterior mean over the kept \
-                      sweeps) as a 5 x 5 image of the vocabulary, ordered by the true bar it is \
-                      matched to (Hungarian assignment). Recovered topics are single rows and \
-                      columns, as in Griffiths & Steyvers (2004)."
-                .into(),
-            kind: FigureKind::Family,
-        });
+        let bars = rows
+            .iter()
+            .any(|&r| table.finite(topics::TRUE_TOPIC, r).is_some());
+        let figure = if bars {
+            bars_figure(context, &table, &id, &rows)?
+        } else {
+            top_words_figure(context, &table, &id, &rows)?
+        };
+        figures.extend(figure);
     }
     Ok(figures)
+}
+
+/// One job's bars topics as 5 x 5 images, ordered by their matched true topic.
+fn bars_figure(
+    context: &Context<'_>,
+    table: &crate::report::tables::Table,
+    id: &str,
+    rows: &[usize],
+) -> Result<Option<Figure>, ReportError> {
+    let mut heats: Vec<(i64, Heat)> = Vec::new();
+    for &r in rows {
+        let (Some(topic), Some(word), Some(p)) = (
+            table.finite(topics::TOPIC, r),
+            table.finite(topics::WORD_INDEX, r),
+            table.finite(topics::PROBABILITY, r),
+        ) else {
+            continue;
+        };
+        let topic = topic as i64;
+        let order = table
+            .finite(topics::TRUE_TOPIC, r)
+            .map_or(topic, |t| t as i64);
+        let index = match heats
+            .iter()
+            .position(|(t, h)| *t == order && h.title.starts_with(&format!("topic {topic} ")))
+        {
+            Some(i) => i,
+            None => {
+                heats.push((
+                    order,
+                    Heat {
+                        title: format!("topic {topic} "),
+                        rows: BARS_SIDE,
+                        cols: BARS_SIDE,
+                        values: vec![0.0; BARS_SIDE * BARS_SIDE],
+                    },
+                ));
+                heats.len() - 1
+            }
+        };
+        if let Some(cell) = heats[index].1.values.get_mut(word as usize) {
+            *cell = p;
+        }
+    }
+    if heats.is_empty() {
+        return Ok(None);
+    }
+    heats.sort_by_key(|(order, _)| *order);
+    let heats: Vec<Heat> = heats.into_iter().map(|(_, h)| h).collect();
+    let file = format!("lda-topics-{}.png", crate::report::file_safe(id));
+    heat_panels(
+        &context.path(&file),
+        &format!("LDA topics ({})", context.describe(id)),
+        &heats,
+        5,
+    )?;
+    Ok(Some(Figure {
+        file,
+        title: "LDA topics on the bars corpus".into(),
+        caption: "Each estimated topic's word distribution (posterior mean over the kept \
+                  sweeps) as a 5 x 5 image of the vocabulary, ordered by the true bar it is \
+                  matched to (Hungarian assignment). Recovered topics are single rows and \
+                  columns, as in Griffiths & Steyvers (2004)."
+            .into(),
+        kind: FigureKind::Family,
+    }))
+}
+
+/// One job's topics of a real corpus as lists of their most probable words.
+fn top_words_figure(
+    context: &Context<'_>,
+    table: &crate::report::tables::Table,
+    id: &str,
+    rows: &[usize],
+) -> Result<Option<Figure>, ReportError> {
+    let mut by_topic: Vec<Vec<(f64, String)>> = Vec::new();
+    for &r in rows {
+        let (Some(topic), Some(p), Some(word)) = (
+            table.finite(topics::TOPIC, r),
+            table.finite(topics::PROBABILITY, r),
+            table.str_at(topics::WORD, r),
+        ) else {
+            continue;
+        };
+        let topic = topic as usize;
+        if by_topic.len() <= topic {
+            by_topic.resize(topic + 1, Vec::new());
+        }
+        by_topic[topic].push((p, word.to_string()));
+    }
+    if by_topic.is_empty() {
+        return Ok(None);
+    }
+    let lists: Vec<(String, Vec<String>)> = by_topic
+        .into_iter()
+        .enumerate()
+        .map(|(topic, mut words)| {
+            words.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            let top = words
+                .into_iter()
+                .take(TOP_WORDS)
+                .map(|(p, w)| format!("{w}  {p:.3}"))
+                .collect();
+            (format!("topic {topic}"), top)
+        })
+        .collect();
+    let file = format!("lda-top-words-{}.png", crate::report::file_safe(id));
+    word_lists(
+        &context.path(&file),
+        &format!("LDA topics ({})", context.describe(id)),
+        &lists,
+        5,
+    )?;
+    Ok(Some(Figure {
+        file,
+        title: "LDA topics: most probable words".into(),
+        caption: format!(
+            "Each topic's {TOP_WORDS} most probable words with their probabilities (the \
+             posterior mean of the topic's word distribution over the kept sweeps, as in \
+             topics.parquet)."
+        ),
+        kind: FigureKind::Family,
+    }))
 }
 
 /// The worst matched topic distance against seconds, one curve per job: which scheme recovers

@@ -255,19 +255,12 @@ impl StudyFamily for MarkovChain {
                         )
                         .allowed("a square matrix of probabilities whose rows sum to 1")
                 })?;
-                for key in [MODEL_STATES, MODEL_LAMBDA2] {
-                    if settings.given(key).is_some() {
-                        return Err(resolver.error_at(
-                            settings,
-                            &[key],
-                            ErrorKind::Conflict,
-                            format!(
-                                "`{}` generates a matrix, but model.transition gives one",
-                                key.dotted()
-                            ),
-                        ));
-                    }
-                }
+                super::reject_given(settings, resolver, &[MODEL_STATES, MODEL_LAMBDA2], |key| {
+                    format!(
+                        "`{}` generates a matrix, but model.transition gives one",
+                        key.dotted()
+                    )
+                })?;
                 Transition::Inline(rows)
             }
             _ => {

@@ -390,25 +390,15 @@ fn resolve_spec(
     })
 }
 
-/// `sampler.kind` of a partition job: flip when not given; a latent-field kernel is refused.
+/// `sampler.kind` of a partition job: flip when not given; another family's sampler is refused.
 fn resolve_kind(settings: &Settings, resolver: &Resolver<'_>) -> Result<PartitionKind, StudyError> {
-    if settings.given(SAMPLER_KIND).is_none() {
-        return Ok(PartitionKind::Flip);
-    }
-    let word = settings.text(SAMPLER_KIND);
-    PartitionKind::from_name(&word).ok_or_else(|| {
-        resolver
-            .error_at(
-                settings,
-                &[SAMPLER_KIND],
-                StudyErrorKind::OutOfRange,
-                format!("sampler.kind = \"{word}\" is a latent-field kernel, not a partition kind"),
-            )
-            .help(format!(
-                "allowed for model.family = \"partition\": {}",
-                PartitionKind::NAMES.join(", ")
-            ))
-    })
+    resolver.sampler_kind(
+        settings,
+        Family::Partition,
+        PartitionKind::Flip,
+        PartitionKind::from_name,
+        PartitionKind::NAMES,
+    )
 }
 
 /// Penalty weights must not reward violations; bounds must be ordered.
