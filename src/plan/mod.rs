@@ -41,6 +41,7 @@ use crate::study::{Study, StudyKind};
 
 pub use crate::study::ParamValue;
 pub use shard::{Shard, shard_of};
+pub use table::{Listed, Listing};
 
 /// The jobs of a study, in plan order.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,15 +110,15 @@ const REPLICATE: &str = "replicate";
 pub fn plan(study: &Study) -> Plan {
     let mut jobs = Vec::with_capacity(study.job_count());
     for point in &study.points {
+        let keys = PointKeys::new(study, &point.params);
         for replicate in 0..study.replicates {
-            let pairs = canonical_pairs(study, &point.params, replicate);
-            let key = join(&pairs);
+            let key = keys.key.with(replicate);
             jobs.push(Job {
                 id: job_id(study.seed, &key),
                 replicate,
                 spec: point.spec.clone(),
                 params: point.params.clone(),
-                streams: stream_keys(&pairs, &key),
+                streams: keys.streams(replicate, &key),
                 key,
             });
         }
@@ -125,30 +126,173 @@ pub fn plan(study: &Study) -> Plan {
     Plan { jobs }
 }
 
-/// The short id of the job with canonical `key` in a study with `seed`.
-pub fn job_id(seed: u64, key: &str) -> String {
-    let mut hasher = blake3::Hasher::new();
-    hasher.update(&seed.to_le_bytes());
-    hasher.update(key.as_bytes());
-    hasher.finalize().to_hex()[..12].to_string()
+/// The jobs of `study` as the printed forms list them, in plan order, one at a time: each
+/// point's keys are built once and each job's id from them, without building its [`Job`].
+pub fn listing(study: &Study) -> Listing<'_, impl Iterator<Item = Listed<JobId>> + '_> {
+    let jobs = study
+        .points
+        .iter()
+        .enumerate()
+        .flat_map(move |(point, resolved)| {
+            let keys = PointKeys::new(study, &resolved.params);
+            let mut key = String::new();
+            (0..study.replicates).map(move |replicate| {
+                keys.key.write(replicate, &mut key);
+                Listed {
+                    id: JobId::of(study.seed, &key),
+                    replicate,
+                    point,
+                }
+            })
+        });
+    Listing {
+        points: study
+            .points
+            .iter()
+            .map(|point| (point.params.as_slice(), point.spec.family()))
+            .collect(),
+        replicates: study.replicates,
+        jobs,
+    }
 }
 
-/// The (name, value) pairs of a job's canonical key, sorted by name.
-fn canonical_pairs(
-    study: &Study,
-    params: &[(Key, ParamValue)],
-    replicate: u32,
-) -> Vec<(String, String)> {
-    let mut pairs: Vec<(String, String)> = params
+/// The short id of the job with canonical `key` in a study with `seed`.
+pub fn job_id(seed: u64, key: &str) -> String {
+    JobId::of(seed, key).as_str().to_string()
+}
+
+/// A job id held without allocating: the first 12 hex digits of BLAKE3(seed ++ key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobId([u8; 12]);
+
+impl AsRef<str> for JobId {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl JobId {
+    pub fn of(seed: u64, key: &str) -> Self {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(&seed.to_le_bytes());
+        hasher.update(key.as_bytes());
+        let mut digits = [0u8; 12];
+        digits.copy_from_slice(&hasher.finalize().to_hex().as_bytes()[..12]);
+        JobId(digits)
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).expect("hex digits are ASCII")
+    }
+}
+
+/// The keys of one sweep point's jobs with the replicate left open, built once per point: each
+/// job splices its replicate in (every key and stream key holds `replicate=r`).
+#[derive(Debug, Clone)]
+pub struct PointKeys {
+    /// The canonical key.
+    pub key: Template,
+    truth: Template,
+    observations: Template,
+    noise: Template,
+    counts: Template,
+    model_data: Template,
+}
+
+impl PointKeys {
+    /// The keys of the jobs of the sweep point with parameters `params`.
+    pub fn new(study: &Study, params: &[(Key, ParamValue)]) -> Self {
+        let pairs = canonical_pairs(study, params);
+        let counts: Vec<Key> = TRUTH
+            .iter()
+            .chain(OBSERVATIONS)
+            .chain(COUNTS_EXTRA)
+            .copied()
+            .collect();
+        let in_model_or_data = |name: &str| name.starts_with("model.") || name.starts_with("data.");
+        PointKeys {
+            key: Template::of(&pairs, |_| true),
+            truth: restricted(&pairs, TRUTH),
+            observations: restricted(&pairs, OBSERVATIONS),
+            noise: restricted(&pairs, NOISE),
+            counts: restricted(&pairs, &counts),
+            model_data: Template::of(&pairs, in_model_or_data),
+        }
+    }
+
+    /// The stream keys of replicate `replicate`, whose canonical key is `key`.
+    fn streams(&self, replicate: u32, key: &str) -> StreamKeys {
+        StreamKeys {
+            truth: self.truth.with(replicate),
+            observations: self.observations.with(replicate),
+            noise: self.noise.with(replicate),
+            counts: self.counts.with(replicate),
+            chain: key.to_string(),
+            model_data: self.model_data.with(replicate),
+        }
+    }
+}
+
+/// A key with the replicate left open: `before`, the replicate in decimal, `after`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    before: String,
+    after: String,
+}
+
+impl Template {
+    /// The sorted `pairs` that `keep` keeps by name, and the replicate, joined with `;`.
+    fn of(pairs: &[(&str, String)], keep: impl Fn(&str) -> bool) -> Self {
+        let kept: Vec<String> = pairs
+            .iter()
+            .filter(|(name, _)| *name == REPLICATE || keep(name))
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect();
+        // No other name is `replicate`, and the replicate's value is left empty.
+        let open = kept
+            .iter()
+            .position(|pair| *pair == "replicate=")
+            .expect("every key holds the replicate");
+        Template {
+            before: kept[..=open].join(";"),
+            after: kept[open + 1..]
+                .iter()
+                .map(|pair| format!(";{pair}"))
+                .collect(),
+        }
+    }
+
+    /// The key of replicate `replicate`.
+    pub fn with(&self, replicate: u32) -> String {
+        let mut key = String::new();
+        self.write(replicate, &mut key);
+        key
+    }
+
+    /// Replace `key` with the key of replicate `replicate` (no allocation once `key` is large
+    /// enough).
+    pub fn write(&self, replicate: u32, key: &mut String) {
+        use std::fmt::Write;
+        key.clear();
+        key.push_str(&self.before);
+        write!(key, "{replicate}").expect("writing to a String cannot fail");
+        key.push_str(&self.after);
+    }
+}
+
+/// The (name, value) pairs of a point's canonical key, sorted by name; the replicate's value is
+/// left out (see [`Template`]).
+fn canonical_pairs(study: &Study, params: &[(Key, ParamValue)]) -> Vec<(&'static str, String)> {
+    let mut pairs: Vec<(&'static str, String)> = params
         .iter()
         .filter(|(key, value)| in_canonical_key(*key, value, params))
-        .map(|(key, value)| (key.dotted().to_string(), value.canonical()))
+        .map(|(key, value)| (key.dotted(), value.canonical()))
         .collect();
-    pairs.push((REPLICATE.to_string(), replicate.to_string()));
-    pairs.push(("study.kind".to_string(), study.kind.name().to_string()));
+    pairs.push((REPLICATE, String::new()));
+    pairs.push(("study.kind", study.kind.name().to_string()));
     if let (StudyKind::Sbc, Some(sbc)) = (study.kind, study.sbc) {
-        pairs.push(("sbc.replications".to_string(), sbc.replications.to_string()));
-        pairs.push(("sbc.draws".to_string(), sbc.draws.to_string()));
+        pairs.push(("sbc.replications", sbc.replications.to_string()));
+        pairs.push(("sbc.draws", sbc.draws.to_string()));
     }
     pairs.sort();
     pairs
@@ -165,51 +309,9 @@ fn in_canonical_key(key: Key, value: &ParamValue, params: &[(Key, ParamValue)]) 
     }
 }
 
-fn join(pairs: &[(String, String)]) -> String {
-    pairs
-        .iter()
-        .map(|(name, value)| format!("{name}={value}"))
-        .collect::<Vec<_>>()
-        .join(";")
-}
-
 /// The canonical key restricted to `keys` and the replicate (pairs stay sorted).
-fn restricted(pairs: &[(String, String)], keys: &[Key]) -> String {
-    let kept: Vec<(String, String)> = pairs
-        .iter()
-        .filter(|(name, _)| name == REPLICATE || keys.iter().any(|k| k.dotted() == name))
-        .cloned()
-        .collect();
-    join(&kept)
-}
-
-/// The canonical key restricted to `[model]` and `[data]` keys and the replicate.
-fn model_and_data(pairs: &[(String, String)]) -> String {
-    let kept: Vec<(String, String)> = pairs
-        .iter()
-        .filter(|(name, _)| {
-            name == REPLICATE || name.starts_with("model.") || name.starts_with("data.")
-        })
-        .cloned()
-        .collect();
-    join(&kept)
-}
-
-fn stream_keys(pairs: &[(String, String)], key: &str) -> StreamKeys {
-    let counts: Vec<Key> = TRUTH
-        .iter()
-        .chain(OBSERVATIONS)
-        .chain(COUNTS_EXTRA)
-        .copied()
-        .collect();
-    StreamKeys {
-        truth: restricted(pairs, TRUTH),
-        observations: restricted(pairs, OBSERVATIONS),
-        noise: restricted(pairs, NOISE),
-        counts: restricted(pairs, &counts),
-        chain: key.to_string(),
-        model_data: model_and_data(pairs),
-    }
+fn restricted(pairs: &[(&str, String)], keys: &[Key]) -> Template {
+    Template::of(pairs, |name| keys.iter().any(|k| k.dotted() == name))
 }
 
 #[cfg(test)]
