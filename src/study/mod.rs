@@ -22,7 +22,7 @@
 //! `[sweep]` lists values for any key of `[model]`, `[data]`, `[sampler]` and `[output]` as
 //! `"section.key" = [values]`; each list is one axis of a cartesian product (first axis
 //! outermost). `[sweep.paired.<name>]` tables hold lists of one length that move together as a
-//! single axis. A study expands to at most 100 000 jobs (points times replicates).
+//! single axis. A study expands to at most 1 000 000 jobs (points times replicates).
 //!
 //! A job's memory is estimated as 8 N (16 chains + 8) bytes plus, for the gaussian likelihood,
 //! 8 min(M, 2500)^2; a study with a job above 12 GiB is refused before anything runs.
