@@ -14,7 +14,7 @@ mod bench;
 mod slurm;
 
 use crate::execute::{ExecuteOptions, ExecuteSummary, default_out, execute};
-use crate::plan::{Shard, plan, shard_of};
+use crate::plan::{Shard, StudyListing, plan, shard_of, write_csv, write_text};
 use crate::study::{self, Study};
 
 #[derive(Debug, Parser)]
@@ -206,10 +206,10 @@ fn print_plan(path: &Path, format: Format) -> ExitCode {
         Ok(study) => study,
         Err(code) => return code,
     };
-    let listing = crate::plan::listing(&study);
+    let listing = StudyListing(&study);
     print_quietly(|out| match format {
-        Format::Text => listing.write_text(&study.swept_keys(), out),
-        Format::Csv => listing.write_csv(out),
+        Format::Text => write_text(&listing, &study.swept_keys(), out),
+        Format::Csv => write_csv(&listing, out),
     })
 }
 

@@ -33,15 +33,17 @@
 pub mod shard;
 mod table;
 
-use crate::families::FamilySpec;
+use std::io;
+
 use crate::families::latent_field::LatentFieldSpec;
+use crate::families::{Family, FamilySpec};
 use crate::study::keys::*;
 use crate::study::resolve::is_default;
 use crate::study::{Study, StudyKind};
 
 pub use crate::study::ParamValue;
 pub use shard::{Shard, shard_of};
-pub use table::{Listed, Listing};
+pub use table::{Listed, Listing, write_csv, write_text};
 
 /// The jobs of a study, in plan order.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,8 +111,9 @@ const REPLICATE: &str = "replicate";
 /// Expand `study` into its jobs.
 pub fn plan(study: &Study) -> Plan {
     let mut jobs = Vec::with_capacity(study.job_count());
-    for point in &study.points {
+    for point in study.points.resolved() {
         let keys = PointKeys::new(study, &point.params);
+        let streams = keys.streams();
         for replicate in 0..study.replicates {
             let key = keys.key.with(replicate);
             jobs.push(Job {
@@ -118,7 +121,7 @@ pub fn plan(study: &Study) -> Plan {
                 replicate,
                 spec: point.spec.clone(),
                 params: point.params.clone(),
-                streams: keys.streams(replicate, &key),
+                streams: streams.of(replicate, &key),
                 key,
             });
         }
@@ -126,33 +129,37 @@ pub fn plan(study: &Study) -> Plan {
     Plan { jobs }
 }
 
-/// The jobs of `study` as the printed forms list them, in plan order, one at a time: each
-/// point's keys are built once and each job's id from them, without building its [`Job`].
-pub fn listing(study: &Study) -> Listing<'_, impl Iterator<Item = Listed<JobId>> + '_> {
-    let jobs = study
-        .points
-        .iter()
-        .enumerate()
-        .flat_map(move |(point, resolved)| {
-            let keys = PointKeys::new(study, &resolved.params);
-            let mut key = String::new();
-            (0..study.replicates).map(move |replicate| {
+/// The jobs of `study` as the printed forms list them (see [`table`]), without building them:
+/// each point is resolved as it is reached, its keys built once, and each job's id from them.
+pub struct StudyListing<'a>(pub &'a Study);
+
+impl Listing for StudyListing<'_> {
+    fn points(&self, visit: &mut dyn FnMut(&[(Key, ParamValue)], Family)) {
+        for point in self.0.points.resolved() {
+            visit(&point.params, point.spec.family());
+        }
+    }
+
+    fn replicates(&self) -> u32 {
+        self.0.replicates
+    }
+
+    fn jobs(&self, visit: &mut dyn FnMut(Listed<'_>) -> io::Result<()>) -> io::Result<()> {
+        let study = self.0;
+        let mut key = String::new();
+        for (index, point) in study.points.resolved().enumerate() {
+            let keys = PointKeys::new(study, &point.params);
+            for replicate in 0..study.replicates {
                 keys.key.write(replicate, &mut key);
-                Listed {
-                    id: JobId::of(study.seed, &key),
+                visit(Listed {
+                    id: JobId::of(study.seed, &key).as_str(),
                     replicate,
-                    point,
-                }
-            })
-        });
-    Listing {
-        points: study
-            .points
-            .iter()
-            .map(|point| (point.params.as_slice(), point.spec.family()))
-            .collect(),
-        replicates: study.replicates,
-        jobs,
+                    point: index,
+                    params: &point.params,
+                })?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -164,12 +171,6 @@ pub fn job_id(seed: u64, key: &str) -> String {
 /// A job id held without allocating: the first 12 hex digits of BLAKE3(seed ++ key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JobId([u8; 12]);
-
-impl AsRef<str> for JobId {
-    fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
 
 impl JobId {
     pub fn of(seed: u64, key: &str) -> Self {
@@ -186,12 +187,47 @@ impl JobId {
     }
 }
 
-/// The keys of one sweep point's jobs with the replicate left open, built once per point: each
-/// job splices its replicate in (every key and stream key holds `replicate=r`).
+/// The canonical key of one sweep point's jobs with the replicate left open, built once per
+/// point: each job splices its replicate in.
 #[derive(Debug, Clone)]
 pub struct PointKeys {
+    pairs: Vec<Pair>,
     /// The canonical key.
     pub key: Template,
+}
+
+impl PointKeys {
+    /// The keys of the jobs of the sweep point with parameters `params`.
+    pub fn new(study: &Study, params: &[(Key, ParamValue)]) -> Self {
+        let pairs = canonical_pairs(study, params);
+        let key = Template::of(&pairs, |_| true);
+        PointKeys { pairs, key }
+    }
+
+    /// The point's stream keys (each holds the replicate too).
+    fn streams(&self) -> StreamTemplates {
+        let counts: Vec<Key> = TRUTH
+            .iter()
+            .chain(OBSERVATIONS)
+            .chain(COUNTS_EXTRA)
+            .copied()
+            .collect();
+        let pairs = &self.pairs;
+        StreamTemplates {
+            truth: restricted(pairs, TRUTH),
+            observations: restricted(pairs, OBSERVATIONS),
+            noise: restricted(pairs, NOISE),
+            counts: restricted(pairs, &counts),
+            model_data: restricted_to(pairs, |key| {
+                matches!(key.section(), Section::Model | Section::Data)
+            }),
+        }
+    }
+}
+
+/// The stream keys of one sweep point's jobs with the replicate left open (the chain's is the
+/// canonical key).
+struct StreamTemplates {
     truth: Template,
     observations: Template,
     noise: Template,
@@ -199,29 +235,9 @@ pub struct PointKeys {
     model_data: Template,
 }
 
-impl PointKeys {
-    /// The keys of the jobs of the sweep point with parameters `params`.
-    pub fn new(study: &Study, params: &[(Key, ParamValue)]) -> Self {
-        let pairs = canonical_pairs(study, params);
-        let counts: Vec<Key> = TRUTH
-            .iter()
-            .chain(OBSERVATIONS)
-            .chain(COUNTS_EXTRA)
-            .copied()
-            .collect();
-        let in_model_or_data = |name: &str| name.starts_with("model.") || name.starts_with("data.");
-        PointKeys {
-            key: Template::of(&pairs, |_| true),
-            truth: restricted(&pairs, TRUTH),
-            observations: restricted(&pairs, OBSERVATIONS),
-            noise: restricted(&pairs, NOISE),
-            counts: restricted(&pairs, &counts),
-            model_data: Template::of(&pairs, in_model_or_data),
-        }
-    }
-
+impl StreamTemplates {
     /// The stream keys of replicate `replicate`, whose canonical key is `key`.
-    fn streams(&self, replicate: u32, key: &str) -> StreamKeys {
+    fn of(&self, replicate: u32, key: &str) -> StreamKeys {
         StreamKeys {
             truth: self.truth.with(replicate),
             observations: self.observations.with(replicate),
@@ -233,6 +249,15 @@ impl PointKeys {
     }
 }
 
+/// One `name=value` pair of a canonical key: a parameter's (`key` is its key), the replicate's,
+/// or the study's (`study.kind`, `sbc.*`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Pair {
+    name: &'static str,
+    value: String,
+    key: Option<Key>,
+}
+
 /// A key with the replicate left open: `before`, the replicate in decimal, `after`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
@@ -241,24 +266,26 @@ pub struct Template {
 }
 
 impl Template {
-    /// The sorted `pairs` that `keep` keeps by name, and the replicate, joined with `;`.
-    fn of(pairs: &[(&str, String)], keep: impl Fn(&str) -> bool) -> Self {
-        let kept: Vec<String> = pairs
-            .iter()
-            .filter(|(name, _)| *name == REPLICATE || keep(name))
-            .map(|(name, value)| format!("{name}={value}"))
-            .collect();
-        // No other name is `replicate`, and the replicate's value is left empty.
-        let open = kept
-            .iter()
-            .position(|pair| *pair == "replicate=")
-            .expect("every key holds the replicate");
+    /// The replicate and the pairs that `keep` keeps of the sorted `pairs`, joined with `;`.
+    fn of(pairs: &[Pair], keep: impl Fn(&Pair) -> bool) -> Self {
+        let mut joined = String::with_capacity(256);
+        let mut open = 0;
+        for pair in pairs.iter().filter(|p| p.name == REPLICATE || keep(p)) {
+            if !joined.is_empty() {
+                joined.push(';');
+            }
+            joined.push_str(pair.name);
+            joined.push('=');
+            if pair.name == REPLICATE {
+                open = joined.len();
+            } else {
+                joined.push_str(&pair.value);
+            }
+        }
+        let after = joined.split_off(open);
         Template {
-            before: kept[..=open].join(";"),
-            after: kept[open + 1..]
-                .iter()
-                .map(|pair| format!(";{pair}"))
-                .collect(),
+            before: joined,
+            after,
         }
     }
 
@@ -280,19 +307,28 @@ impl Template {
     }
 }
 
-/// The (name, value) pairs of a point's canonical key, sorted by name; the replicate's value is
-/// left out (see [`Template`]).
-fn canonical_pairs(study: &Study, params: &[(Key, ParamValue)]) -> Vec<(&'static str, String)> {
-    let mut pairs: Vec<(&'static str, String)> = params
+/// The pairs of a point's canonical key, sorted by name; the replicate's value is left out
+/// (see [`Template`]).
+fn canonical_pairs(study: &Study, params: &[(Key, ParamValue)]) -> Vec<Pair> {
+    let study_pair = |name: &'static str, value: String| Pair {
+        name,
+        value,
+        key: None,
+    };
+    let mut pairs: Vec<Pair> = params
         .iter()
         .filter(|(key, value)| in_canonical_key(*key, value, params))
-        .map(|(key, value)| (key.dotted(), value.canonical()))
+        .map(|(key, value)| Pair {
+            name: key.dotted(),
+            value: value.canonical(),
+            key: Some(*key),
+        })
         .collect();
-    pairs.push((REPLICATE, String::new()));
-    pairs.push(("study.kind", study.kind.name().to_string()));
+    pairs.push(study_pair(REPLICATE, String::new()));
+    pairs.push(study_pair("study.kind", study.kind.name().to_string()));
     if let (StudyKind::Sbc, Some(sbc)) = (study.kind, study.sbc) {
-        pairs.push(("sbc.replications", sbc.replications.to_string()));
-        pairs.push(("sbc.draws", sbc.draws.to_string()));
+        pairs.push(study_pair("sbc.replications", sbc.replications.to_string()));
+        pairs.push(study_pair("sbc.draws", sbc.draws.to_string()));
     }
     pairs.sort();
     pairs
@@ -310,8 +346,13 @@ fn in_canonical_key(key: Key, value: &ParamValue, params: &[(Key, ParamValue)]) 
 }
 
 /// The canonical key restricted to `keys` and the replicate (pairs stay sorted).
-fn restricted(pairs: &[(&str, String)], keys: &[Key]) -> Template {
-    Template::of(pairs, |name| keys.iter().any(|k| k.dotted() == name))
+fn restricted(pairs: &[Pair], keys: &[Key]) -> Template {
+    restricted_to(pairs, |key| keys.contains(&key))
+}
+
+/// The canonical key restricted to the parameters whose key `keep` keeps, and the replicate.
+fn restricted_to(pairs: &[Pair], keep: impl Fn(Key) -> bool) -> Template {
+    Template::of(pairs, |pair| pair.key.is_some_and(&keep))
 }
 
 #[cfg(test)]

@@ -1,10 +1,10 @@
 //! How a plan is shown: an aligned text table for people (`fieldmc plan STUDY`) and CSV with
 //! every parameter for programs (`fieldmc plan STUDY --format csv`).
 //!
-//! Both are written row by row from a [`Listing`]: the parameters of each sweep point, rendered
-//! once per point, and the jobs one at a time, each by its id, replicate and point. So a
-//! study's table streams without its jobs being built ([`super::listing`]), and a built
-//! [`Plan`] prints the same way.
+//! Both are written row by row from a [`Listing`]: the parameters of each sweep point (a first
+//! pass, for the columns), then the jobs one at a time, each by its id and replicate, its point's
+//! cells rendered once per point. So a study's table streams without its jobs being built
+//! ([`super::StudyListing`]), and a built [`Plan`] prints the same way.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -14,135 +14,175 @@ use crate::families::Family;
 use crate::study::Key;
 use crate::study::keys::{MODEL_LIKELIHOOD, SAMPLER_KIND};
 
-/// The jobs of a plan as the printed forms see them.
-pub struct Listing<'a, J> {
-    /// Each point's parameters (every key, in [`Key::all`] order) and family.
-    pub points: Vec<(&'a [(Key, ParamValue)], Family)>,
-    /// How many replicates a point has at most (for the replicate column's width).
-    pub replicates: u32,
-    /// The jobs, in plan order.
-    pub jobs: J,
+/// The jobs of a plan as the printed forms read them: the points' parameters first (for the
+/// columns and their widths), then the jobs in plan order, grouped by point.
+pub trait Listing {
+    /// Calls `visit` with each point's parameters (every key, in [`Key::all`] order) and
+    /// family, in plan order.
+    fn points(&self, visit: &mut dyn FnMut(&[(Key, ParamValue)], Family));
+
+    /// How many replicates a point has at most.
+    fn replicates(&self) -> u32;
+
+    /// Calls `visit` with each job, in plan order, until it fails.
+    fn jobs(&self, visit: &mut dyn FnMut(Listed<'_>) -> io::Result<()>) -> io::Result<()>;
 }
 
-/// One job of a [`Listing`]: its id, its replicate, and the index of its point.
-pub struct Listed<I> {
-    pub id: I,
+/// One job of a [`Listing`]: its id and replicate, and its point (the jobs of one point come
+/// one after the other).
+pub struct Listed<'a> {
+    pub id: &'a str,
     pub replicate: u32,
+    /// The point's place in the plan.
     pub point: usize,
+    pub params: &'a [(Key, ParamValue)],
 }
 
-impl<I: AsRef<str>, J: Iterator<Item = Listed<I>>> Listing<'_, J> {
-    /// One line per job: id, replicate, the `swept` parameters, and the likelihood and sampler
-    /// kind (latent-field jobs, when not swept already), in aligned columns under a header.
-    pub fn write_text(self, swept: &[Key], out: &mut impl Write) -> io::Result<()> {
-        let mut columns = swept.to_vec();
-        for always in [MODEL_LIKELIHOOD, SAMPLER_KIND] {
-            if self.applies(always) && !columns.contains(&always) {
-                columns.push(always);
-            }
+/// One line per job: id, replicate, the `swept` parameters, and the likelihood and sampler kind
+/// (latent-field jobs, when not swept already), in aligned columns under a header.
+pub fn write_text(listing: &impl Listing, swept: &[Key], out: &mut impl Write) -> io::Result<()> {
+    let mut columns = swept.to_vec();
+    for always in [MODEL_LIKELIHOOD, SAMPLER_KIND] {
+        if !columns.contains(&always) {
+            columns.push(always);
         }
-        let cells: Vec<Vec<String>> = self
-            .points
+    }
+    let cells_of = |columns: &[Key], params: &[(Key, ParamValue)]| -> Vec<String> {
+        columns
             .iter()
-            .map(|(params, _)| {
-                columns
-                    .iter()
-                    .map(|key| params.get(key.index()).map_or_else(String::new, shown))
-                    .collect()
-            })
-            .collect();
-        let header: Vec<String> = columns.iter().map(|k| k.column().to_string()).collect();
-        let widths: Vec<usize> = (0..columns.len())
-            .map(|c| {
-                let width = |row: &Vec<String>| row[c].chars().count();
-                cells.iter().chain([&header]).map(width).max().unwrap_or(0)
-            })
-            .collect();
-        let id_width = if self.points.is_empty() { 2 } else { 12 };
-        let lead = [
-            id_width,
-            decimal_width(self.replicates.saturating_sub(1)).max(9),
-        ];
-        let tails: Vec<String> = cells.iter().map(|row| aligned(row, &widths)).collect();
-        let mut line = String::new();
-        let mut write_line = |cells: [&str; 2], tail: &str| {
-            line.clear();
-            let [a, b] = cells;
-            write!(line, "{a:<w0$}  {b:<w1$}{tail}", w0 = lead[0], w1 = lead[1])
-                .expect("writing to a String cannot fail");
-            out.write_all(line.trim_end().as_bytes())?;
-            out.write_all(b"\n")
-        };
-        write_line(["id", "replicate"], &aligned(&header, &widths))?;
-        let mut replicate = String::new();
-        for job in self.jobs {
-            replicate.clear();
-            write!(replicate, "{}", job.replicate).expect("writing to a String cannot fail");
-            write_line([job.id.as_ref(), &replicate], &tails[job.point])?;
+            .map(|key| params.get(key.index()).map_or_else(String::new, shown))
+            .collect()
+    };
+    let mut widths: Vec<usize> = columns.iter().map(|k| k.column().chars().count()).collect();
+    let families = families(listing, &mut |params| {
+        for (width, cell) in widths.iter_mut().zip(cells_of(&columns, params)) {
+            *width = (*width).max(cell.chars().count());
         }
-        Ok(())
+    });
+    // The likelihood and sampler kind only where they apply to some job.
+    let shown_columns: Vec<(Key, usize)> = columns
+        .into_iter()
+        .zip(widths)
+        .enumerate()
+        .filter(|(i, (key, _))| *i < swept.len() || families.iter().any(|f| key.applies_to(*f)))
+        .map(|(_, column)| column)
+        .collect();
+    let (columns, widths): (Vec<Key>, Vec<usize>) = shown_columns.into_iter().unzip();
+    let header: Vec<String> = columns.iter().map(|k| k.column().to_string()).collect();
+    let id_width = if families.is_empty() { 2 } else { 12 };
+    let lead = [
+        id_width,
+        decimal_width(listing.replicates().saturating_sub(1)).max(9),
+    ];
+    let mut line = String::new();
+    let mut write_line = |out: &mut dyn Write, cells: [&str; 2], tail: &str| {
+        line.clear();
+        let [a, b] = cells;
+        write!(line, "{a:<w0$}  {b:<w1$}{tail}", w0 = lead[0], w1 = lead[1])
+            .expect("writing to a String cannot fail");
+        out.write_all(line.trim_end().as_bytes())?;
+        out.write_all(b"\n")
+    };
+    write_line(out, ["id", "replicate"], &aligned(&header, &widths))?;
+    let mut replicate = String::new();
+    let mut tail = PointTail::default();
+    listing.jobs(&mut |job| {
+        replicate.clear();
+        write!(replicate, "{}", job.replicate).expect("writing to a String cannot fail");
+        let tail = tail.of(&job, |params| aligned(&cells_of(&columns, params), &widths));
+        write_line(out, [job.id, &replicate], tail)
+    })
+}
+
+/// Every job with every parameter of its family: `job_id,replicate,model_family,...`, one line
+/// per job, empty fields for `Null`.
+pub fn write_csv(listing: &impl Listing, out: &mut impl Write) -> io::Result<()> {
+    let families = families(listing, &mut |_| {});
+    let keys: Vec<Key> = Key::all()
+        .filter(|key| families.iter().any(|f| key.applies_to(*f)))
+        .collect();
+    let mut header = String::from("job_id,replicate");
+    for key in &keys {
+        header.push(',');
+        header.push_str(key.column());
+    }
+    writeln!(out, "{header}")?;
+    let mut tail = PointTail::default();
+    listing.jobs(&mut |job| {
+        let tail = tail.of(&job, |params| {
+            keys.iter()
+                .map(|key| format!(",{}", csv_field(&params[key.index()].1.to_string())))
+                .collect()
+        });
+        writeln!(out, "{},{}{tail}", job.id, job.replicate)
+    })
+}
+
+/// The families of the listing's points (each once, in order of appearance), in one pass
+/// that also shows each point's parameters to `also`.
+fn families(listing: &impl Listing, also: &mut dyn FnMut(&[(Key, ParamValue)])) -> Vec<Family> {
+    let mut families = Vec::new();
+    listing.points(&mut |params, family| {
+        if !families.contains(&family) {
+            families.push(family);
+        }
+        also(params);
+    });
+    families
+}
+
+/// What follows the id and replicate on a job's line, rendered once per point.
+#[derive(Default)]
+struct PointTail {
+    point: Option<usize>,
+    text: String,
+}
+
+impl PointTail {
+    /// The tail of `job`'s point: `render` of its parameters when the point is new.
+    fn of(&mut self, job: &Listed<'_>, render: impl Fn(&[(Key, ParamValue)]) -> String) -> &str {
+        if self.point != Some(job.point) {
+            self.point = Some(job.point);
+            self.text = render(job.params);
+        }
+        &self.text
+    }
+}
+
+impl Listing for Plan {
+    /// Each job is its own point.
+    fn points(&self, visit: &mut dyn FnMut(&[(Key, ParamValue)], Family)) {
+        for job in &self.jobs {
+            visit(&job.params, job.spec.family());
+        }
     }
 
-    /// Every job with every parameter of its family: `job_id,replicate,model_family,...`, one
-    /// line per job, empty fields for `Null`.
-    pub fn write_csv(self, out: &mut impl Write) -> io::Result<()> {
-        let keys: Vec<Key> = Key::all().filter(|key| self.applies(*key)).collect();
-        let mut header = String::from("job_id,replicate");
-        for key in &keys {
-            header.push(',');
-            header.push_str(key.column());
-        }
-        writeln!(out, "{header}")?;
-        let tails: Vec<String> = self
-            .points
-            .iter()
-            .map(|(params, _)| {
-                keys.iter()
-                    .map(|key| format!(",{}", csv_field(&params[key.index()].1.to_string())))
-                    .collect()
-            })
-            .collect();
-        for job in self.jobs {
-            let (id, replicate) = (job.id.as_ref(), job.replicate);
-            writeln!(out, "{id},{replicate}{}", tails[job.point])?;
-        }
-        Ok(())
+    fn replicates(&self) -> u32 {
+        self.jobs.iter().map(|j| j.replicate + 1).max().unwrap_or(0)
     }
 
-    /// Whether `key` applies to some point's family.
-    fn applies(&self, key: Key) -> bool {
-        self.points
-            .iter()
-            .any(|(_, family)| key.applies_to(*family))
+    fn jobs(&self, visit: &mut dyn FnMut(Listed<'_>) -> io::Result<()>) -> io::Result<()> {
+        for (point, job) in self.jobs.iter().enumerate() {
+            visit(Listed {
+                id: &job.id,
+                replicate: job.replicate,
+                point,
+                params: &job.params,
+            })?;
+        }
+        Ok(())
     }
 }
 
 impl Plan {
-    /// The plan's jobs as a [`Listing`], each job its own point.
-    fn listing(&self) -> Listing<'_, impl Iterator<Item = Listed<&str>>> {
-        Listing {
-            points: self
-                .jobs
-                .iter()
-                .map(|job| (job.params.as_slice(), job.spec.family()))
-                .collect(),
-            replicates: self.jobs.iter().map(|j| j.replicate + 1).max().unwrap_or(0),
-            jobs: self.jobs.iter().enumerate().map(|(point, job)| Listed {
-                id: job.id.as_str(),
-                replicate: job.replicate,
-                point,
-            }),
-        }
-    }
-
-    /// The text table of [`Listing::write_text`], the swept keys those of `study`.
+    /// The text table of [`write_text`], the swept keys those of `study`.
     pub fn to_text_table(&self, study: &crate::study::Study) -> String {
-        in_memory(|out| self.listing().write_text(&study.swept_keys(), out))
+        in_memory(|out| write_text(self, &study.swept_keys(), out))
     }
 
-    /// The CSV of [`Listing::write_csv`].
+    /// The CSV of [`write_csv`].
     pub fn to_csv(&self) -> String {
-        in_memory(|out| self.listing().write_csv(out))
+        in_memory(|out| write_csv(self, out))
     }
 }
 
