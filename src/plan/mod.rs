@@ -29,6 +29,13 @@
 //!
 //! So GRW and pCN jobs of one sweep point see the same truth and observations, and sweeping
 //! noise_sd or subsample keeps the same truth.
+//!
+//! # Cost
+//! Every key holds the replicate, and nothing else differs between the replicates of a point;
+//! so a point's pairs are built and sorted once ([`PointKeys`]) and each job's keys are the
+//! point's with its replicate spliced in ([`Template`]): a job costs one BLAKE3 of its key.
+//! [`plan`] builds every [`Job`] (for `run`); [`StudyListing`] lists a study's jobs for the
+//! printed forms (`fieldmc plan`) one at a time, holding one sweep point at once.
 
 pub mod shard;
 mod table;
@@ -43,7 +50,7 @@ use crate::study::{Study, StudyKind};
 
 pub use crate::study::ParamValue;
 pub use shard::{Shard, shard_of};
-pub use table::{Listed, Listing, write_csv, write_text};
+pub use table::{Listed, Listing, Params, write_csv, write_text};
 
 /// The jobs of a study, in plan order.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,7 +141,7 @@ pub fn plan(study: &Study) -> Plan {
 pub struct StudyListing<'a>(pub &'a Study);
 
 impl Listing for StudyListing<'_> {
-    fn points(&self, visit: &mut dyn FnMut(&[(Key, ParamValue)], Family)) {
+    fn points(&self, visit: &mut dyn FnMut(&Params, Family)) {
         for point in self.0.points.resolved() {
             visit(&point.params, point.spec.family());
         }

@@ -14,12 +14,15 @@ use crate::families::Family;
 use crate::study::Key;
 use crate::study::keys::{MODEL_LIKELIHOOD, SAMPLER_KIND};
 
+/// A point's parameters: every key, in [`Key::all`] order.
+pub type Params = [(Key, ParamValue)];
+
 /// The jobs of a plan as the printed forms read them: the points' parameters first (for the
 /// columns and their widths), then the jobs in plan order, grouped by point.
 pub trait Listing {
     /// Calls `visit` with each point's parameters (every key, in [`Key::all`] order) and
     /// family, in plan order.
-    fn points(&self, visit: &mut dyn FnMut(&[(Key, ParamValue)], Family));
+    fn points(&self, visit: &mut dyn FnMut(&Params, Family));
 
     /// How many replicates a point has at most.
     fn replicates(&self) -> u32;
@@ -35,44 +38,17 @@ pub struct Listed<'a> {
     pub replicate: u32,
     /// The point's place in the plan.
     pub point: usize,
-    pub params: &'a [(Key, ParamValue)],
+    pub params: &'a Params,
 }
 
 /// One line per job: id, replicate, the `swept` parameters, and the likelihood and sampler kind
 /// (latent-field jobs, when not swept already), in aligned columns under a header.
 pub fn write_text(listing: &impl Listing, swept: &[Key], out: &mut impl Write) -> io::Result<()> {
-    let mut columns = swept.to_vec();
-    for always in [MODEL_LIKELIHOOD, SAMPLER_KIND] {
-        if !columns.contains(&always) {
-            columns.push(always);
-        }
-    }
-    let cells_of = |columns: &[Key], params: &[(Key, ParamValue)]| -> Vec<String> {
-        columns
-            .iter()
-            .map(|key| params.get(key.index()).map_or_else(String::new, shown))
-            .collect()
-    };
-    let mut widths: Vec<usize> = columns.iter().map(|k| k.column().chars().count()).collect();
-    let families = families(listing, &mut |params| {
-        for (width, cell) in widths.iter_mut().zip(cells_of(&columns, params)) {
-            *width = (*width).max(cell.chars().count());
-        }
-    });
-    // The likelihood and sampler kind only where they apply to some job.
-    let shown_columns: Vec<(Key, usize)> = columns
-        .into_iter()
-        .zip(widths)
-        .enumerate()
-        .filter(|(i, (key, _))| *i < swept.len() || families.iter().any(|f| key.applies_to(*f)))
-        .map(|(_, column)| column)
-        .collect();
-    let (columns, widths): (Vec<Key>, Vec<usize>) = shown_columns.into_iter().unzip();
+    let (columns, widths, any) = text_columns(listing, swept);
     let header: Vec<String> = columns.iter().map(|k| k.column().to_string()).collect();
-    let id_width = if families.is_empty() { 2 } else { 12 };
     let lead = [
-        id_width,
-        decimal_width(listing.replicates().saturating_sub(1)).max(9),
+        if any { 12 } else { "id".len() },
+        decimal_width(listing.replicates().saturating_sub(1)).max("replicate".len()),
     ];
     let mut line = String::new();
     let mut write_line = |out: &mut dyn Write, cells: [&str; 2], tail: &str| {
@@ -89,9 +65,43 @@ pub fn write_text(listing: &impl Listing, swept: &[Key], out: &mut impl Write) -
     listing.jobs(&mut |job| {
         replicate.clear();
         write!(replicate, "{}", job.replicate).expect("writing to a String cannot fail");
-        let tail = tail.of(&job, |params| aligned(&cells_of(&columns, params), &widths));
+        let tail = tail.of(&job, |params| aligned(&cells(&columns, params), &widths));
         write_line(out, [job.id, &replicate], tail)
     })
+}
+
+/// The text table's parameter columns and their widths (header included), and whether there
+/// are any points: the `swept` keys, then the likelihood and sampler kind where they apply to
+/// some point.
+fn text_columns(listing: &impl Listing, swept: &[Key]) -> (Vec<Key>, Vec<usize>, bool) {
+    let mut columns = swept.to_vec();
+    for always in [MODEL_LIKELIHOOD, SAMPLER_KIND] {
+        if !columns.contains(&always) {
+            columns.push(always);
+        }
+    }
+    let mut widths: Vec<usize> = columns.iter().map(|k| k.column().chars().count()).collect();
+    let families = families(listing, &mut |params| {
+        for (width, cell) in widths.iter_mut().zip(cells(&columns, params)) {
+            *width = (*width).max(cell.chars().count());
+        }
+    });
+    let (columns, widths) = columns
+        .into_iter()
+        .zip(widths)
+        .enumerate()
+        .filter(|(i, (key, _))| *i < swept.len() || families.iter().any(|f| key.applies_to(*f)))
+        .map(|(_, column)| column)
+        .unzip();
+    (columns, widths, !families.is_empty())
+}
+
+/// A point's cells in `columns` (`-` where a parameter does not apply).
+fn cells(columns: &[Key], params: &Params) -> Vec<String> {
+    columns
+        .iter()
+        .map(|key| params.get(key.index()).map_or_else(String::new, shown))
+        .collect()
 }
 
 /// Every job with every parameter of its family: `job_id,replicate,model_family,...`, one line
@@ -120,7 +130,7 @@ pub fn write_csv(listing: &impl Listing, out: &mut impl Write) -> io::Result<()>
 
 /// The families of the listing's points (each once, in order of appearance), in one pass
 /// that also shows each point's parameters to `also`.
-fn families(listing: &impl Listing, also: &mut dyn FnMut(&[(Key, ParamValue)])) -> Vec<Family> {
+fn families(listing: &impl Listing, also: &mut dyn FnMut(&Params)) -> Vec<Family> {
     let mut families = Vec::new();
     listing.points(&mut |params, family| {
         if !families.contains(&family) {
@@ -140,7 +150,7 @@ struct PointTail {
 
 impl PointTail {
     /// The tail of `job`'s point: `render` of its parameters when the point is new.
-    fn of(&mut self, job: &Listed<'_>, render: impl Fn(&[(Key, ParamValue)]) -> String) -> &str {
+    fn of(&mut self, job: &Listed<'_>, render: impl Fn(&Params) -> String) -> &str {
         if self.point != Some(job.point) {
             self.point = Some(job.point);
             self.text = render(job.params);
@@ -151,7 +161,7 @@ impl PointTail {
 
 impl Listing for Plan {
     /// Each job is its own point.
-    fn points(&self, visit: &mut dyn FnMut(&[(Key, ParamValue)], Family)) {
+    fn points(&self, visit: &mut dyn FnMut(&Params, Family)) {
         for job in &self.jobs {
             visit(&job.params, job.spec.family());
         }

@@ -16,9 +16,9 @@ use super::{SbcSpec, Setting, Settings, StudyKind};
 use crate::families::Family;
 use crate::names::ClosedNames;
 
-/// The most jobs (sweep points times replicates) one study may expand to. `plan` and `check`
-/// stream a study's jobs, but a study holds every sweep point resolved (about 3 KB each) and
-/// `run` builds every job (about 4 KB each with its keys): at this cap, a few GB at worst.
+/// The most jobs (sweep points times replicates) one study may expand to. `check` and `plan`
+/// hold one sweep point at a time, but `run` builds every job (about 4 KB each, with its
+/// parameters and keys): about 4 GB at this cap. Beyond it, split the study.
 pub const MAX_JOBS: i64 = 1_000_000;
 
 /// The top-level sections a study may have.

@@ -1,6 +1,7 @@
 //! The study file: its TOML schema, defaults and validation. A [`Study`] that loads is fully
 //! checked — every sweep point resolved, every data file read — so planning and running it
-//! cannot fail on its settings.
+//! cannot fail on its settings. It does not keep its resolved points: [`Points`] resolves each
+//! again when asked for, so a large sweep costs the memory of one point.
 //!
 //! Errors are [`StudyError`]s that name the file, line and column, say what is allowed and
 //! suggest the nearest valid key. Nothing in this module panics on any input.

@@ -1,7 +1,7 @@
 //! From settings to a job's resolved model, data and sampler: defaults that follow other keys,
 //! checks that involve more than one key, the memory estimate, and the grid CSV check. Run on
 //! every sweep point when a study is loaded, so a study that loads can be planned and run
-//! without further validation.
+//! without further validation (and again whenever [`super::points`] is asked for a point).
 
 use std::collections::HashMap;
 use std::ops::Range;
