@@ -4,6 +4,7 @@
 //! missing or inconsistent), 2 bad input (nothing written), 3 every job finished but some
 //! carry warnings and `--deny-warnings` was given.
 
+use std::io::{BufWriter, StdoutLock};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -13,7 +14,7 @@ mod bench;
 mod slurm;
 
 use crate::execute::{ExecuteOptions, ExecuteSummary, default_out, execute};
-use crate::plan::{Shard, plan, shard_of};
+use crate::plan::{Shard, StudyListing, plan, shard_of, write_csv, write_text};
 use crate::study::{self, Study};
 
 #[derive(Debug, Parser)]
@@ -188,7 +189,7 @@ pub(super) fn load(path: Option<&Path>) -> Result<Study, ExitCode> {
 fn check(path: &Path) -> ExitCode {
     match load(Some(path)) {
         Ok(study) => {
-            let jobs = plan(&study).jobs.len();
+            let jobs = study.job_count();
             println!(
                 "{}: ok, study `{}` with {jobs} jobs",
                 path.display(),
@@ -205,23 +206,21 @@ fn print_plan(path: &Path, format: Format) -> ExitCode {
         Ok(study) => study,
         Err(code) => return code,
     };
-    let plan = plan(&study);
-    let text = match format {
-        Format::Text => plan.to_text_table(&study),
-        Format::Csv => plan.to_csv(),
-    };
-    print_quietly(&text)
+    let listing = StudyListing(&study);
+    print_quietly(|out| match format {
+        Format::Text => write_text(&listing, &study.swept_keys(), out),
+        Format::Csv => write_csv(&listing, out),
+    })
 }
 
-/// Prints `text` to stdout; a reader that stops early (`fieldmc plan ... | head`) is not an
-/// error.
-fn print_quietly(text: &str) -> ExitCode {
+/// Prints what `write` writes to stdout, buffered; a reader that stops early (`fieldmc plan
+/// ... | head`) is not an error.
+fn print_quietly(
+    write: impl FnOnce(&mut BufWriter<StdoutLock<'static>>) -> std::io::Result<()>,
+) -> ExitCode {
     use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    let mut stdout = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    match write(&mut stdout).and_then(|()| stdout.flush()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
@@ -417,12 +416,13 @@ fn describe_missing(missing: &[String], shard_counts: &[u32]) -> String {
 }
 
 fn keys(prefix: &str) -> ExitCode {
+    use std::io::Write;
     let text = crate::study::keys::text_help(prefix);
     if text.is_empty() {
         eprintln!("error: no study key starts with `{prefix}`; `fieldmc keys` lists them all");
         return ExitCode::from(BAD_INPUT);
     }
-    print_quietly(&text)
+    print_quietly(|out| out.write_all(text.as_bytes()))
 }
 
 fn report(results: &Path) -> ExitCode {

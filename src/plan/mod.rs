@@ -29,18 +29,28 @@
 //!
 //! So GRW and pCN jobs of one sweep point see the same truth and observations, and sweeping
 //! noise_sd or subsample keeps the same truth.
+//!
+//! # Cost
+//! Every key holds the replicate, and nothing else differs between the replicates of a point;
+//! so a point's pairs are built and sorted once ([`PointKeys`]) and each job's keys are the
+//! point's with its replicate spliced in ([`Template`]): a job costs one BLAKE3 of its key.
+//! [`plan`] builds every [`Job`] (for `run`); [`StudyListing`] lists a study's jobs for the
+//! printed forms (`fieldmc plan`) one at a time, holding one sweep point at once.
 
 pub mod shard;
 mod table;
 
-use crate::families::FamilySpec;
+use std::io;
+
 use crate::families::latent_field::LatentFieldSpec;
+use crate::families::{Family, FamilySpec};
 use crate::study::keys::*;
 use crate::study::resolve::is_default;
 use crate::study::{Study, StudyKind};
 
 pub use crate::study::ParamValue;
 pub use shard::{Shard, shard_of};
+pub use table::{Listed, Listing, Params, write_csv, write_text};
 
 /// The jobs of a study, in plan order.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,16 +118,17 @@ const REPLICATE: &str = "replicate";
 /// Expand `study` into its jobs.
 pub fn plan(study: &Study) -> Plan {
     let mut jobs = Vec::with_capacity(study.job_count());
-    for point in &study.points {
+    for point in study.points.resolved() {
+        let keys = PointKeys::new(study, &point.params);
+        let streams = keys.streams();
         for replicate in 0..study.replicates {
-            let pairs = canonical_pairs(study, &point.params, replicate);
-            let key = join(&pairs);
+            let key = keys.key.with(replicate);
             jobs.push(Job {
                 id: job_id(study.seed, &key),
                 replicate,
                 spec: point.spec.clone(),
                 params: point.params.clone(),
-                streams: stream_keys(&pairs, &key),
+                streams: streams.of(replicate, &key),
                 key,
             });
         }
@@ -125,30 +136,206 @@ pub fn plan(study: &Study) -> Plan {
     Plan { jobs }
 }
 
-/// The short id of the job with canonical `key` in a study with `seed`.
-pub fn job_id(seed: u64, key: &str) -> String {
-    let mut hasher = blake3::Hasher::new();
-    hasher.update(&seed.to_le_bytes());
-    hasher.update(key.as_bytes());
-    hasher.finalize().to_hex()[..12].to_string()
+/// The jobs of `study` as the printed forms list them (see [`table`]), without building them:
+/// each point is resolved as it is reached, its keys built once, and each job's id from them.
+pub struct StudyListing<'a>(pub &'a Study);
+
+impl Listing for StudyListing<'_> {
+    fn points(&self, visit: &mut dyn FnMut(&Params, Family)) {
+        for point in self.0.points.resolved() {
+            visit(&point.params, point.spec.family());
+        }
+    }
+
+    fn replicates(&self) -> u32 {
+        self.0.replicates
+    }
+
+    fn jobs(&self, visit: &mut dyn FnMut(Listed<'_>) -> io::Result<()>) -> io::Result<()> {
+        let study = self.0;
+        let mut key = String::new();
+        for (index, point) in study.points.resolved().enumerate() {
+            let keys = PointKeys::new(study, &point.params);
+            for replicate in 0..study.replicates {
+                keys.key.write(replicate, &mut key);
+                visit(Listed {
+                    id: JobId::of(study.seed, &key).as_str(),
+                    replicate,
+                    point: index,
+                    params: &point.params,
+                })?;
+            }
+        }
+        Ok(())
+    }
 }
 
-/// The (name, value) pairs of a job's canonical key, sorted by name.
-fn canonical_pairs(
-    study: &Study,
-    params: &[(Key, ParamValue)],
-    replicate: u32,
-) -> Vec<(String, String)> {
-    let mut pairs: Vec<(String, String)> = params
+/// The short id of the job with canonical `key` in a study with `seed`.
+pub fn job_id(seed: u64, key: &str) -> String {
+    JobId::of(seed, key).as_str().to_string()
+}
+
+/// A job id held without allocating: the first 12 hex digits of BLAKE3(seed ++ key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobId([u8; 12]);
+
+impl JobId {
+    pub fn of(seed: u64, key: &str) -> Self {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(&seed.to_le_bytes());
+        hasher.update(key.as_bytes());
+        let mut digits = [0u8; 12];
+        digits.copy_from_slice(&hasher.finalize().to_hex().as_bytes()[..12]);
+        JobId(digits)
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).expect("hex digits are ASCII")
+    }
+}
+
+/// The canonical key of one sweep point's jobs with the replicate left open, built once per
+/// point: each job splices its replicate in.
+#[derive(Debug, Clone)]
+pub struct PointKeys {
+    pairs: Vec<Pair>,
+    /// The canonical key.
+    pub key: Template,
+}
+
+impl PointKeys {
+    /// The keys of the jobs of the sweep point with parameters `params`.
+    pub fn new(study: &Study, params: &[(Key, ParamValue)]) -> Self {
+        let pairs = canonical_pairs(study, params);
+        let key = Template::of(&pairs, |_| true);
+        PointKeys { pairs, key }
+    }
+
+    /// The point's stream keys (each holds the replicate too).
+    fn streams(&self) -> StreamTemplates {
+        let counts: Vec<Key> = TRUTH
+            .iter()
+            .chain(OBSERVATIONS)
+            .chain(COUNTS_EXTRA)
+            .copied()
+            .collect();
+        let pairs = &self.pairs;
+        StreamTemplates {
+            truth: restricted(pairs, TRUTH),
+            observations: restricted(pairs, OBSERVATIONS),
+            noise: restricted(pairs, NOISE),
+            counts: restricted(pairs, &counts),
+            model_data: restricted_to(pairs, |key| {
+                matches!(key.section(), Section::Model | Section::Data)
+            }),
+        }
+    }
+}
+
+/// The stream keys of one sweep point's jobs with the replicate left open (the chain's is the
+/// canonical key).
+struct StreamTemplates {
+    truth: Template,
+    observations: Template,
+    noise: Template,
+    counts: Template,
+    model_data: Template,
+}
+
+impl StreamTemplates {
+    /// The stream keys of replicate `replicate`, whose canonical key is `key`.
+    fn of(&self, replicate: u32, key: &str) -> StreamKeys {
+        StreamKeys {
+            truth: self.truth.with(replicate),
+            observations: self.observations.with(replicate),
+            noise: self.noise.with(replicate),
+            counts: self.counts.with(replicate),
+            chain: key.to_string(),
+            model_data: self.model_data.with(replicate),
+        }
+    }
+}
+
+/// One `name=value` pair of a canonical key: a parameter's (`key` is its key), the replicate's,
+/// or the study's (`study.kind`, `sbc.*`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Pair {
+    name: &'static str,
+    value: String,
+    key: Option<Key>,
+}
+
+/// A key with the replicate left open: `before`, the replicate in decimal, `after`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    before: String,
+    after: String,
+}
+
+impl Template {
+    /// The replicate and the pairs that `keep` keeps of the sorted `pairs`, joined with `;`.
+    fn of(pairs: &[Pair], keep: impl Fn(&Pair) -> bool) -> Self {
+        let mut joined = String::with_capacity(256);
+        let mut open = 0;
+        for pair in pairs.iter().filter(|p| p.name == REPLICATE || keep(p)) {
+            if !joined.is_empty() {
+                joined.push(';');
+            }
+            joined.push_str(pair.name);
+            joined.push('=');
+            if pair.name == REPLICATE {
+                open = joined.len();
+            } else {
+                joined.push_str(&pair.value);
+            }
+        }
+        let after = joined.split_off(open);
+        Template {
+            before: joined,
+            after,
+        }
+    }
+
+    /// The key of replicate `replicate`.
+    pub fn with(&self, replicate: u32) -> String {
+        let mut key = String::new();
+        self.write(replicate, &mut key);
+        key
+    }
+
+    /// Replace `key` with the key of replicate `replicate` (no allocation once `key` is large
+    /// enough).
+    pub fn write(&self, replicate: u32, key: &mut String) {
+        use std::fmt::Write;
+        key.clear();
+        key.push_str(&self.before);
+        write!(key, "{replicate}").expect("writing to a String cannot fail");
+        key.push_str(&self.after);
+    }
+}
+
+/// The pairs of a point's canonical key, sorted by name; the replicate's value is left out
+/// (see [`Template`]).
+fn canonical_pairs(study: &Study, params: &[(Key, ParamValue)]) -> Vec<Pair> {
+    let study_pair = |name: &'static str, value: String| Pair {
+        name,
+        value,
+        key: None,
+    };
+    let mut pairs: Vec<Pair> = params
         .iter()
         .filter(|(key, value)| in_canonical_key(*key, value, params))
-        .map(|(key, value)| (key.dotted().to_string(), value.canonical()))
+        .map(|(key, value)| Pair {
+            name: key.dotted(),
+            value: value.canonical(),
+            key: Some(*key),
+        })
         .collect();
-    pairs.push((REPLICATE.to_string(), replicate.to_string()));
-    pairs.push(("study.kind".to_string(), study.kind.name().to_string()));
+    pairs.push(study_pair(REPLICATE, String::new()));
+    pairs.push(study_pair("study.kind", study.kind.name().to_string()));
     if let (StudyKind::Sbc, Some(sbc)) = (study.kind, study.sbc) {
-        pairs.push(("sbc.replications".to_string(), sbc.replications.to_string()));
-        pairs.push(("sbc.draws".to_string(), sbc.draws.to_string()));
+        pairs.push(study_pair("sbc.replications", sbc.replications.to_string()));
+        pairs.push(study_pair("sbc.draws", sbc.draws.to_string()));
     }
     pairs.sort();
     pairs
@@ -165,51 +352,14 @@ fn in_canonical_key(key: Key, value: &ParamValue, params: &[(Key, ParamValue)]) 
     }
 }
 
-fn join(pairs: &[(String, String)]) -> String {
-    pairs
-        .iter()
-        .map(|(name, value)| format!("{name}={value}"))
-        .collect::<Vec<_>>()
-        .join(";")
-}
-
 /// The canonical key restricted to `keys` and the replicate (pairs stay sorted).
-fn restricted(pairs: &[(String, String)], keys: &[Key]) -> String {
-    let kept: Vec<(String, String)> = pairs
-        .iter()
-        .filter(|(name, _)| name == REPLICATE || keys.iter().any(|k| k.dotted() == name))
-        .cloned()
-        .collect();
-    join(&kept)
+fn restricted(pairs: &[Pair], keys: &[Key]) -> Template {
+    restricted_to(pairs, |key| keys.contains(&key))
 }
 
-/// The canonical key restricted to `[model]` and `[data]` keys and the replicate.
-fn model_and_data(pairs: &[(String, String)]) -> String {
-    let kept: Vec<(String, String)> = pairs
-        .iter()
-        .filter(|(name, _)| {
-            name == REPLICATE || name.starts_with("model.") || name.starts_with("data.")
-        })
-        .cloned()
-        .collect();
-    join(&kept)
-}
-
-fn stream_keys(pairs: &[(String, String)], key: &str) -> StreamKeys {
-    let counts: Vec<Key> = TRUTH
-        .iter()
-        .chain(OBSERVATIONS)
-        .chain(COUNTS_EXTRA)
-        .copied()
-        .collect();
-    StreamKeys {
-        truth: restricted(pairs, TRUTH),
-        observations: restricted(pairs, OBSERVATIONS),
-        noise: restricted(pairs, NOISE),
-        counts: restricted(pairs, &counts),
-        chain: key.to_string(),
-        model_data: model_and_data(pairs),
-    }
+/// The canonical key restricted to the parameters whose key `keep` keeps, and the replicate.
+fn restricted_to(pairs: &[Pair], keep: impl Fn(Key) -> bool) -> Template {
+    Template::of(pairs, |pair| pair.key.is_some_and(&keep))
 }
 
 #[cfg(test)]

@@ -1,90 +1,227 @@
 //! How a plan is shown: an aligned text table for people (`fieldmc plan STUDY`) and CSV with
 //! every parameter for programs (`fieldmc plan STUDY --format csv`).
+//!
+//! Both are written row by row from a [`Listing`]: the parameters of each sweep point (a first
+//! pass, for the columns), then the jobs one at a time, each by its id and replicate, its point's
+//! cells rendered once per point. So a study's table streams without its jobs being built
+//! ([`super::StudyListing`]), and a built [`Plan`] prints the same way.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
 
 use super::{ParamValue, Plan};
+use crate::families::Family;
+use crate::study::Key;
 use crate::study::keys::{MODEL_LIKELIHOOD, SAMPLER_KIND};
-use crate::study::{Key, Study};
 
-impl Plan {
-    /// One line per job: id, replicate, the swept parameters, and the likelihood and sampler
-    /// kind (latent-field jobs, when not swept already), in aligned columns under a header.
-    pub fn to_text_table(&self, study: &Study) -> String {
-        let mut columns: Vec<Key> = study.swept_keys();
-        for always in [MODEL_LIKELIHOOD, SAMPLER_KIND] {
-            let applies = self.jobs.iter().any(|j| always.applies_to(j.spec.family()));
-            if applies && !columns.contains(&always) {
-                columns.push(always);
-            }
+/// A point's parameters: every key, in [`Key::all`] order.
+pub type Params = [(Key, ParamValue)];
+
+/// The jobs of a plan as the printed forms read them: the points' parameters first (for the
+/// columns and their widths), then the jobs in plan order, grouped by point.
+pub trait Listing {
+    /// Calls `visit` with each point's parameters (every key, in [`Key::all`] order) and
+    /// family, in plan order.
+    fn points(&self, visit: &mut dyn FnMut(&Params, Family));
+
+    /// How many replicates a point has at most.
+    fn replicates(&self) -> u32;
+
+    /// Calls `visit` with each job, in plan order, until it fails.
+    fn jobs(&self, visit: &mut dyn FnMut(Listed<'_>) -> io::Result<()>) -> io::Result<()>;
+}
+
+/// One job of a [`Listing`]: its id and replicate, and its point (the jobs of one point come
+/// one after the other).
+pub struct Listed<'a> {
+    pub id: &'a str,
+    pub replicate: u32,
+    /// The point's place in the plan.
+    pub point: usize,
+    pub params: &'a Params,
+}
+
+/// One line per job: id, replicate, the `swept` parameters, and the likelihood and sampler kind
+/// (latent-field jobs, when not swept already), in aligned columns under a header.
+pub fn write_text(listing: &impl Listing, swept: &[Key], out: &mut impl Write) -> io::Result<()> {
+    let (columns, widths, any) = text_columns(listing, swept);
+    let header: Vec<String> = columns.iter().map(|k| k.column().to_string()).collect();
+    let lead = [
+        if any { 12 } else { "id".len() },
+        decimal_width(listing.replicates().saturating_sub(1)).max("replicate".len()),
+    ];
+    let mut line = String::new();
+    let mut write_line = |out: &mut dyn Write, cells: [&str; 2], tail: &str| {
+        line.clear();
+        let [a, b] = cells;
+        write!(line, "{a:<w0$}  {b:<w1$}{tail}", w0 = lead[0], w1 = lead[1])
+            .expect("writing to a String cannot fail");
+        out.write_all(line.trim_end().as_bytes())?;
+        out.write_all(b"\n")
+    };
+    write_line(out, ["id", "replicate"], &aligned(&header, &widths))?;
+    let mut replicate = String::new();
+    let mut tail = PointTail::default();
+    listing.jobs(&mut |job| {
+        replicate.clear();
+        write!(replicate, "{}", job.replicate).expect("writing to a String cannot fail");
+        let tail = tail.of(&job, |params| aligned(&cells(&columns, params), &widths));
+        write_line(out, [job.id, &replicate], tail)
+    })
+}
+
+/// The text table's parameter columns and their widths (header included), and whether there
+/// are any points: the `swept` keys, then the likelihood and sampler kind where they apply to
+/// some point.
+fn text_columns(listing: &impl Listing, swept: &[Key]) -> (Vec<Key>, Vec<usize>, bool) {
+    let mut columns = swept.to_vec();
+    for always in [MODEL_LIKELIHOOD, SAMPLER_KIND] {
+        if !columns.contains(&always) {
+            columns.push(always);
         }
-        let mut rows: Vec<Vec<String>> = Vec::with_capacity(self.jobs.len() + 1);
-        let mut header = vec!["id".to_string(), "replicate".to_string()];
-        header.extend(columns.iter().map(|k| k.column().to_string()));
-        rows.push(header);
-        for job in &self.jobs {
-            let mut row = vec![job.id.clone(), job.replicate.to_string()];
-            row.extend(columns.iter().map(|key| {
-                job.params
-                    .get(key.index())
-                    .map_or_else(String::new, |(_, value)| shown(value))
-            }));
-            rows.push(row);
-        }
-        align(&rows)
     }
+    let mut widths: Vec<usize> = columns.iter().map(|k| k.column().chars().count()).collect();
+    let families = families(listing, &mut |params| {
+        for (width, cell) in widths.iter_mut().zip(cells(&columns, params)) {
+            *width = (*width).max(cell.chars().count());
+        }
+    });
+    let (columns, widths) = columns
+        .into_iter()
+        .zip(widths)
+        .enumerate()
+        .filter(|(i, (key, _))| *i < swept.len() || families.iter().any(|f| key.applies_to(*f)))
+        .map(|(_, column)| column)
+        .unzip();
+    (columns, widths, !families.is_empty())
+}
 
-    /// Every job with every parameter of its family: `job_id,replicate,model_family,...`, one
-    /// line per job, empty fields for `Null`.
-    pub fn to_csv(&self) -> String {
-        let keys: Vec<Key> = Key::all()
-            .filter(|key| self.jobs.iter().any(|j| key.applies_to(j.spec.family())))
-            .collect();
-        let mut out = String::from("job_id,replicate");
-        for key in &keys {
-            out.push(',');
-            out.push_str(key.column());
+/// A point's cells in `columns` (`-` where a parameter does not apply).
+fn cells(columns: &[Key], params: &Params) -> Vec<String> {
+    columns
+        .iter()
+        .map(|key| params.get(key.index()).map_or_else(String::new, shown))
+        .collect()
+}
+
+/// Every job with every parameter of its family: `job_id,replicate,model_family,...`, one line
+/// per job, empty fields for `Null`.
+pub fn write_csv(listing: &impl Listing, out: &mut impl Write) -> io::Result<()> {
+    let families = families(listing, &mut |_| {});
+    let keys: Vec<Key> = Key::all()
+        .filter(|key| families.iter().any(|f| key.applies_to(*f)))
+        .collect();
+    let mut header = String::from("job_id,replicate");
+    for key in &keys {
+        header.push(',');
+        header.push_str(key.column());
+    }
+    writeln!(out, "{header}")?;
+    let mut tail = PointTail::default();
+    listing.jobs(&mut |job| {
+        let tail = tail.of(&job, |params| {
+            keys.iter()
+                .map(|key| format!(",{}", csv_field(&params[key.index()].1.to_string())))
+                .collect()
+        });
+        writeln!(out, "{},{}{tail}", job.id, job.replicate)
+    })
+}
+
+/// The families of the listing's points (each once, in order of appearance), in one pass
+/// that also shows each point's parameters to `also`.
+fn families(listing: &impl Listing, also: &mut dyn FnMut(&Params)) -> Vec<Family> {
+    let mut families = Vec::new();
+    listing.points(&mut |params, family| {
+        if !families.contains(&family) {
+            families.push(family);
         }
-        out.push('\n');
-        for job in &self.jobs {
-            out.push_str(&job.id);
-            out.push(',');
-            out.push_str(&job.replicate.to_string());
-            for key in &keys {
-                out.push(',');
-                out.push_str(&csv_field(&job.params[key.index()].1.to_string()));
-            }
-            out.push('\n');
+        also(params);
+    });
+    families
+}
+
+/// What follows the id and replicate on a job's line, rendered once per point.
+#[derive(Default)]
+struct PointTail {
+    point: Option<usize>,
+    text: String,
+}
+
+impl PointTail {
+    /// The tail of `job`'s point: `render` of its parameters when the point is new.
+    fn of(&mut self, job: &Listed<'_>, render: impl Fn(&Params) -> String) -> &str {
+        if self.point != Some(job.point) {
+            self.point = Some(job.point);
+            self.text = render(job.params);
         }
-        out
+        &self.text
     }
 }
 
-fn shown(value: &ParamValue) -> String {
-    match value {
+impl Listing for Plan {
+    /// Each job is its own point.
+    fn points(&self, visit: &mut dyn FnMut(&Params, Family)) {
+        for job in &self.jobs {
+            visit(&job.params, job.spec.family());
+        }
+    }
+
+    fn replicates(&self) -> u32 {
+        self.jobs.iter().map(|j| j.replicate + 1).max().unwrap_or(0)
+    }
+
+    fn jobs(&self, visit: &mut dyn FnMut(Listed<'_>) -> io::Result<()>) -> io::Result<()> {
+        for (point, job) in self.jobs.iter().enumerate() {
+            visit(Listed {
+                id: &job.id,
+                replicate: job.replicate,
+                point,
+                params: &job.params,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl Plan {
+    /// The text table of [`write_text`], the swept keys those of `study`.
+    pub fn to_text_table(&self, study: &crate::study::Study) -> String {
+        in_memory(|out| write_text(self, &study.swept_keys(), out))
+    }
+
+    /// The CSV of [`write_csv`].
+    pub fn to_csv(&self) -> String {
+        in_memory(|out| write_csv(self, out))
+    }
+}
+
+/// What `write` writes, as a string.
+fn in_memory(write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> String {
+    let mut out = Vec::new();
+    write(&mut out).expect("writing to memory cannot fail");
+    String::from_utf8(out).expect("the tables are UTF-8")
+}
+
+fn shown(param: &(Key, ParamValue)) -> String {
+    match &param.1 {
         ParamValue::Null => "-".to_string(),
         other => other.to_string(),
     }
 }
 
-/// Left-aligned columns separated by two spaces, no trailing blanks.
-fn align(rows: &[Vec<String>]) -> String {
-    let width = |column: usize| {
-        rows.iter()
-            .map(|row| row.get(column).map_or(0, |cell| cell.chars().count()))
-            .max()
-            .unwrap_or(0)
-    };
-    let widths: Vec<usize> = (0..rows.first().map_or(0, Vec::len)).map(width).collect();
-    let mut out = String::new();
-    for row in rows {
-        let line: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
+/// The cells after the first two of a row: each after two spaces, left-aligned in its width.
+fn aligned(cells: &[String], widths: &[usize]) -> String {
+    let mut tail = String::new();
+    for (cell, width) in cells.iter().zip(widths) {
+        write!(tail, "  {cell:<width$}").expect("writing to a String cannot fail");
     }
-    out
+    tail
+}
+
+/// Digits of `n` in decimal.
+fn decimal_width(n: u32) -> usize {
+    n.checked_ilog10().map_or(1, |log| log as usize + 1)
 }
 
 /// A CSV field, quoted (RFC 4180) when it holds a comma, quote or line break.

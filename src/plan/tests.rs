@@ -317,3 +317,70 @@ fn naming_the_default_family_leaves_ids_keys_and_streams_unchanged() {
         assert!(!a.key.contains("model.family"), "{}", a.key);
     }
 }
+
+/// A multi-axis sweep (a paired group among them) with replicates.
+const SWEEP_3_AXES: &str = "[study]\nseed = 11\nreplicates = 3\n[sampler]\nburn_in = 100\n[sweep]\n\"model.grid\" = [4, 6]\n\
+    \"sampler.kind\" = [\"grw\", \"mala\"]\n[sweep.paired.lengths]\n\"model.length_scale\" = [0.2, 0.4]\n\
+    \"data.length_scale\" = [0.2, 0.5]\n";
+
+/// The canonical key as the planner first built it, for each job on its own: every pair
+/// (the replicate's included) sorted and joined.
+fn eager_key(study: &Study, params: &[(Key, ParamValue)], replicate: u32) -> String {
+    let mut pairs: Vec<(String, String)> = params
+        .iter()
+        .filter(|(key, value)| in_canonical_key(*key, value, params))
+        .map(|(key, value)| (key.dotted().to_string(), value.canonical()))
+        .collect();
+    pairs.push(("replicate".to_string(), replicate.to_string()));
+    pairs.push(("study.kind".to_string(), study.kind.name().to_string()));
+    pairs.sort();
+    let joined: Vec<String> = pairs.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    joined.join(";")
+}
+
+#[test]
+fn keys_spliced_per_point_equal_keys_built_per_job() {
+    let (study, plan) = plan_of(SWEEP_3_AXES);
+    assert_eq!(plan.jobs.len(), 2 * 2 * 2 * 3);
+    let mut expected = Vec::new();
+    for point in study.points.resolved() {
+        for replicate in 0..3 {
+            expected.push(eager_key(&study, &point.params, replicate));
+        }
+    }
+    let keys: Vec<&str> = plan.jobs.iter().map(|j| j.key.as_str()).collect();
+    assert_eq!(keys, expected);
+    for job in &plan.jobs {
+        assert_eq!(job.id, job_id(study.seed, &job.key));
+        assert!(
+            job.streams
+                .truth
+                .contains(&format!("replicate={}", job.replicate))
+        );
+    }
+}
+
+#[test]
+fn a_study_lists_the_jobs_of_its_plan_without_building_them() {
+    let (study, plan) = plan_of(SWEEP_3_AXES);
+    let listing = StudyListing(&study);
+    let mut listed = Vec::new();
+    listing
+        .jobs(&mut |job| {
+            listed.push((job.id.to_string(), job.replicate));
+            Ok(())
+        })
+        .unwrap();
+    let planned: Vec<(String, u32)> = plan
+        .jobs
+        .iter()
+        .map(|j| (j.id.clone(), j.replicate))
+        .collect();
+    assert_eq!(listed, planned);
+    let mut text = Vec::new();
+    write_text(&listing, &study.swept_keys(), &mut text).unwrap();
+    assert_eq!(String::from_utf8(text).unwrap(), plan.to_text_table(&study));
+    let mut csv = Vec::new();
+    write_csv(&listing, &mut csv).unwrap();
+    assert_eq!(String::from_utf8(csv).unwrap(), plan.to_csv());
+}

@@ -16,8 +16,10 @@ use super::{SbcSpec, Setting, Settings, StudyKind};
 use crate::families::Family;
 use crate::names::ClosedNames;
 
-/// The most jobs (sweep points times replicates) one study may expand to.
-pub const MAX_JOBS: i64 = 100_000;
+/// The most jobs (sweep points times replicates) one study may expand to. `check` and `plan`
+/// hold one sweep point at a time, but `run` builds every job (about 4 KB each, with its
+/// parameters and keys): about 4 GB at this cap. Beyond it, split the study.
+pub const MAX_JOBS: i64 = 1_000_000;
 
 /// The top-level sections a study may have.
 pub const SECTIONS: [&str; 7] = [

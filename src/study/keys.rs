@@ -396,7 +396,10 @@ impl Key {
 
     /// The default value, or `None` where it depends on other keys or there is none.
     pub fn default_value(self) -> Option<ParamValue> {
-        self.decl().default.value()
+        // Made once: resolving a sweep point asks for dozens of defaults, and text is an `Arc`.
+        static DEFAULTS: std::sync::LazyLock<Vec<Option<ParamValue>>> =
+            std::sync::LazyLock::new(|| Key::all().map(|key| key.decl().default.value()).collect());
+        DEFAULTS[self.index()].clone()
     }
 
     pub fn applies(self) -> Applies {

@@ -1,6 +1,7 @@
 //! The study file: its TOML schema, defaults and validation. A [`Study`] that loads is fully
 //! checked — every sweep point resolved, every data file read — so planning and running it
-//! cannot fail on its settings.
+//! cannot fail on its settings. It does not keep its resolved points: [`Points`] resolves each
+//! again when asked for, so a large sweep costs the memory of one point.
 //!
 //! Errors are [`StudyError`]s that name the file, line and column, say what is allowed and
 //! suggest the nearest valid key. Nothing in this module panics on any input.
@@ -22,7 +23,7 @@
 //! `[sweep]` lists values for any key of `[model]`, `[data]`, `[sampler]` and `[output]` as
 //! `"section.key" = [values]`; each list is one axis of a cartesian product (first axis
 //! outermost). `[sweep.paired.<name>]` tables hold lists of one length that move together as a
-//! single axis. A study expands to at most 100 000 jobs (points times replicates).
+//! single axis. A study expands to at most 1 000 000 jobs (points times replicates).
 //!
 //! A job's memory is estimated as 8 N (16 chains + 8) bytes plus, for the gaussian likelihood,
 //! 8 min(M, 2500)^2; a study with a job above 12 GiB is refused before anything runs.
@@ -32,6 +33,7 @@ pub mod error;
 pub mod events;
 pub mod grid_csv;
 pub mod keys;
+pub mod points;
 pub mod resolve;
 mod settings;
 pub mod shape;
@@ -44,13 +46,13 @@ pub use document::{parse_numbers, parse_rows};
 pub use error::{Detail, ErrorKind, Location, StudyError};
 pub use grid_csv::{GridCsvError, read_grid_csv};
 pub use keys::{Key, ParamValue, Section};
+pub use points::Points;
 pub use resolve::{MEMORY_LIMIT_BYTES, OutputSpec, Point, estimated_job_bytes};
 pub use settings::{Setting, Settings};
 pub use sweep::Axis;
 
 use document::{MAX_JOBS, Sections};
 use error::SourceMap;
-use resolve::Resolver;
 
 /// The built-in default study, run by `fieldmc run` without a study file.
 pub const QUICKSTART: &str = include_str!("../../studies/quickstart.toml");
@@ -96,8 +98,8 @@ pub struct Study {
     pub base: Settings,
     /// The sweep axes in file order, with the source spans of their values.
     pub axes: Vec<Axis>,
-    /// Every point of the sweep product, resolved; first axis outermost.
-    pub points: Vec<Point>,
+    /// Every point of the sweep product, first axis outermost, resolved on demand.
+    pub points: Points,
     /// The study file's text, as read.
     pub source_text: String,
     /// The study file's path, as given.
@@ -194,8 +196,8 @@ pub fn parse(text: &str, origin: &Path) -> Result<Study, StudyError> {
     let base = document::read_settings(&source, &sections)?;
     let axes = sweep::read_sweep(&source, sections.sweep)?;
     check_job_count(&source, &axes, header.replicates)?;
-    let mut resolver = Resolver::new(source, resolve::study_folder(origin), header.kind);
-    let points = resolver.resolve_all(&base, &axes)?;
+    let study_dir = resolve::study_folder(origin);
+    let points = Points::validated(source, base.clone(), axes.clone(), study_dir, header.kind)?;
     Ok(Study {
         name,
         seed: header.seed,

@@ -1,7 +1,7 @@
 //! From settings to a job's resolved model, data and sampler: defaults that follow other keys,
 //! checks that involve more than one key, the memory estimate, and the grid CSV check. Run on
 //! every sweep point when a study is loaded, so a study that loads can be planned and run
-//! without further validation.
+//! without further validation (and again whenever [`super::points`] is asked for a point).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -13,7 +13,6 @@ use super::grid_csv::read_grid_csv;
 use super::keys::*;
 use super::settings::{Setting, Settings};
 use super::shape::{self, GridShape, WindowSpec};
-use super::sweep::Axis;
 use crate::families::latent_field::LatentFieldSpec;
 use crate::families::{Family, FamilySpec};
 use crate::model::grid::{Grid, Window};
@@ -94,48 +93,42 @@ pub fn format_bytes(bytes: f64) -> String {
 /// A data file as read for one grid and likelihood: (path, column, (nx, ny), likelihood).
 type CsvKey = (PathBuf, String, (usize, usize), LikelihoodKind);
 
+/// What each data file read gave: the window of its cell centres, or why it cannot be used.
+pub type CheckedFiles = HashMap<CsvKey, Result<Option<Window>, String>>;
+
 /// What resolving needs beyond the settings: where the study lives and what kind it is, and a
 /// cache so each data file is read once per (file, column, grid, likelihood).
 pub struct Resolver<'s> {
     source: SourceMap<'s>,
     study_dir: PathBuf,
     kind: StudyKind,
-    checked_files: HashMap<CsvKey, Result<Option<Window>, String>>,
+    checked_files: CheckedFiles,
 }
 
 impl<'s> Resolver<'s> {
     pub fn new(source: SourceMap<'s>, study_dir: PathBuf, kind: StudyKind) -> Self {
+        Self::with_checked_files(source, study_dir, kind, HashMap::new())
+    }
+
+    /// A resolver that knows what the data files in `checked_files` gave, and reads none of
+    /// them again.
+    pub fn with_checked_files(
+        source: SourceMap<'s>,
+        study_dir: PathBuf,
+        kind: StudyKind,
+        checked_files: CheckedFiles,
+    ) -> Self {
         Self {
             source,
             study_dir,
             kind,
-            checked_files: HashMap::new(),
+            checked_files,
         }
     }
 
-    /// Every point of the product of `axes` over `base`, first axis outermost.
-    pub fn resolve_all(
-        &mut self,
-        base: &Settings,
-        axes: &[Axis],
-    ) -> Result<Vec<Point>, StudyError> {
-        let lengths: Vec<usize> = axes.iter().map(Axis::len).collect();
-        let total: usize = lengths.iter().product();
-        let mut points = Vec::with_capacity(total);
-        for index in 0..total {
-            let steps = mixed_radix_digits(index, &lengths);
-            let mut settings = base.clone();
-            for (axis, step) in axes.iter().zip(&steps) {
-                for (key, setting) in axis.keys.iter().zip(&axis.steps[*step]) {
-                    settings.set(*key, setting.clone());
-                }
-            }
-            let point = self
-                .resolve(&settings, steps.clone())
-                .map_err(|error| with_point_note(error, axes, &steps))?;
-            points.push(point);
-        }
-        Ok(points)
+    /// What the data files read so far gave.
+    pub fn into_checked_files(self) -> CheckedFiles {
+        self.checked_files
     }
 
     /// One point: its family's keys only, then the family resolves its settings.
@@ -677,34 +670,6 @@ impl<'s> Resolver<'s> {
     }
 }
 
-/// The digits of `index` in the mixed radix `lengths`, the first digit most significant.
-fn mixed_radix_digits(mut index: usize, lengths: &[usize]) -> Vec<usize> {
-    let mut digits = vec![0; lengths.len()];
-    for (digit, length) in digits.iter_mut().zip(lengths).rev() {
-        *digit = index % length;
-        index /= length;
-    }
-    digits
-}
-
-/// Add "in the sweep point a = 1, b = 2" to an error found at one point of a sweep.
-fn with_point_note(error: StudyError, axes: &[Axis], steps: &[usize]) -> StudyError {
-    if axes.is_empty() {
-        return error;
-    }
-    let assignments: Vec<String> = axes
-        .iter()
-        .zip(steps)
-        .flat_map(|(axis, step)| {
-            axis.keys
-                .iter()
-                .zip(&axis.steps[*step])
-                .map(|(key, setting)| format!("{} = {}", key.dotted(), setting.value.canonical()))
-        })
-        .collect();
-    error.note(format!("in the sweep point {}", assignments.join(", ")))
-}
-
 /// `model.grid` as a shape (validation admits only sizes >= 1).
 fn grid_shape(settings: &Settings) -> GridShape {
     GridShape::from_param(&settings.value(MODEL_GRID)).expect("validated grid")
@@ -923,23 +888,6 @@ pub fn study_folder(origin: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mixed_radix_counts_with_the_last_axis_fastest() {
-        let all: Vec<Vec<usize>> = (0..6).map(|i| mixed_radix_digits(i, &[2, 3])).collect();
-        assert_eq!(
-            all,
-            vec![
-                vec![0, 0],
-                vec![0, 1],
-                vec![0, 2],
-                vec![1, 0],
-                vec![1, 1],
-                vec![1, 2]
-            ]
-        );
-        assert_eq!(mixed_radix_digits(0, &[]), Vec::<usize>::new());
-    }
 
     #[test]
     fn memory_estimate_follows_the_formula() {

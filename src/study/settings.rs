@@ -96,8 +96,12 @@ impl Settings {
     /// A choice key's value as its enum: validation admits only the enum's words, so this
     /// cannot fail on a loaded study's settings.
     pub fn choice<T>(&self, key: Key, parse: fn(&str) -> Option<T>) -> T {
-        let text = self.text(key);
-        parse(&text).unwrap_or_else(|| {
+        let value = self.value(key);
+        let text = match &value {
+            ParamValue::Text(text) => text,
+            _ => "",
+        };
+        parse(text).unwrap_or_else(|| {
             panic!(
                 "`{}` = {text:?} passed validation but names no variant",
                 key.dotted()

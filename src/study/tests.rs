@@ -675,9 +675,9 @@ fn jobs_too_large_for_memory_are_refused_with_the_estimate() {
             .chains(),
         64
     );
-    let many = parse_err("[study]\nreplicates = 60000\n[sweep]\n\"sampler.beta\" = [0.1, 0.2]\n");
+    let many = parse_err("[study]\nreplicates = 600000\n[sweep]\n\"sampler.beta\" = [0.1, 0.2]\n");
     assert_eq!(many.kind, ErrorKind::TooLarge);
-    assert!(many.message.contains("more than 100000 jobs"));
+    assert!(many.message.contains("more than 1000000 jobs"));
 }
 
 fn write_study_with_data(csv: &str, data_section: &str) -> (tempfile::TempDir, PathBuf) {

@@ -1,0 +1,222 @@
+//! The points of a study's sweep product, resolved on demand: point `i` is the base settings
+//! with, for each axis, the step given by the digits of `i` in the mixed radix of the axes'
+//! lengths (first axis outermost). A study does not hold its points: it resolves each once when
+//! it loads, to validate it, and again whenever it is asked for it; so a sweep of a million
+//! points costs the memory of one.
+//!
+//! Resolving a point of a loaded study cannot fail: the same settings resolve the same way, and
+//! the data files were read when it loaded (what they gave is kept, they are not read again).
+
+use std::fmt;
+use std::ops::Index;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use super::StudyKind;
+use super::error::{SourceMap, StudyError};
+use super::resolve::{CheckedFiles, Point, Resolver};
+use super::settings::Settings;
+use super::sweep::Axis;
+
+/// Every point of a sweep product, each resolved when asked for.
+#[derive(Clone)]
+pub struct Points {
+    base: Settings,
+    axes: Vec<Axis>,
+    /// What resolving needs of the study: its file name and text (for located errors), its
+    /// folder, its kind, and what its data files gave.
+    file: String,
+    text: String,
+    study_dir: PathBuf,
+    kind: StudyKind,
+    checked_files: CheckedFiles,
+    /// The points asked for by index (`points[i]`, [`Points::iter`]), kept once resolved.
+    kept: Vec<OnceLock<Box<Point>>>,
+}
+
+impl Points {
+    /// The points of the product of `axes` over `base`, each resolved once to validate it (the
+    /// first that does not resolve is the error, with a note naming its sweep point).
+    pub(super) fn validated(
+        source: SourceMap<'_>,
+        base: Settings,
+        axes: Vec<Axis>,
+        study_dir: PathBuf,
+        kind: StudyKind,
+    ) -> Result<Points, StudyError> {
+        let mut resolver = Resolver::new(source, study_dir.clone(), kind);
+        let count: usize = axes.iter().map(Axis::len).product();
+        for index in 0..count {
+            let steps = mixed_radix_digits(index, &axes);
+            resolver
+                .resolve(&point_settings(&base, &axes, &steps), steps.clone())
+                .map_err(|error| with_point_note(error, &axes, &steps))?;
+        }
+        Ok(Points {
+            base,
+            axes,
+            file: source.file.to_string(),
+            text: source.text.to_string(),
+            study_dir,
+            kind,
+            checked_files: resolver.into_checked_files(),
+            kept: (0..count).map(|_| OnceLock::new()).collect(),
+        })
+    }
+
+    /// How many points there are: the product of the axes' lengths.
+    pub fn len(&self) -> usize {
+        self.kept.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kept.is_empty()
+    }
+
+    /// Every point in order, each resolved as it is reached and not kept.
+    pub fn resolved(&self) -> impl Iterator<Item = Point> + '_ {
+        let mut resolver = self.resolver();
+        (0..self.len()).map(move |index| self.resolve_with(&mut resolver, index))
+    }
+
+    /// Point `index`, resolved now and not kept.
+    pub fn resolve(&self, index: usize) -> Point {
+        self.resolve_with(&mut self.resolver(), index)
+    }
+
+    /// Point `index`, resolved on first access and kept.
+    pub fn get(&self, index: usize) -> Option<&Point> {
+        let kept = self.kept.get(index)?;
+        Some(kept.get_or_init(|| Box::new(self.resolve(index))))
+    }
+
+    /// Every point in order, each kept once resolved (for small studies; large ones use
+    /// [`Points::resolved`]).
+    pub fn iter(&self) -> impl Iterator<Item = &Point> {
+        (0..self.len()).map(|index| &self[index])
+    }
+
+    fn resolver(&self) -> Resolver<'_> {
+        Resolver::with_checked_files(
+            SourceMap::new(&self.file, &self.text),
+            self.study_dir.clone(),
+            self.kind,
+            self.checked_files.clone(),
+        )
+    }
+
+    fn resolve_with(&self, resolver: &mut Resolver<'_>, index: usize) -> Point {
+        let steps = mixed_radix_digits(index, &self.axes);
+        let settings = point_settings(&self.base, &self.axes, &steps);
+        resolver
+            .resolve(&settings, steps)
+            .expect("every point resolved when the study loaded")
+    }
+}
+
+impl Index<usize> for Points {
+    type Output = Point;
+
+    fn index(&self, index: usize) -> &Point {
+        let count = self.len();
+        self.get(index)
+            .unwrap_or_else(|| panic!("point {index} of a sweep of {count}"))
+    }
+}
+
+impl<'a> IntoIterator for &'a Points {
+    type Item = &'a Point;
+    type IntoIter = Box<dyn Iterator<Item = &'a Point> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+impl PartialEq for Points {
+    /// Two sweeps are equal when they have the same points, in the same order.
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.resolved().eq(other.resolved())
+    }
+}
+
+impl fmt::Debug for Points {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Points")
+            .field("count", &self.len())
+            .field("axes", &self.axes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The settings of the point that takes step `steps[a]` along each axis `a`.
+fn point_settings(base: &Settings, axes: &[Axis], steps: &[usize]) -> Settings {
+    let mut settings = base.clone();
+    for (axis, step) in axes.iter().zip(steps) {
+        for (key, setting) in axis.keys.iter().zip(&axis.steps[*step]) {
+            settings.set(*key, setting.clone());
+        }
+    }
+    settings
+}
+
+/// The step along each axis of point `index`: its digits in the mixed radix of the axes'
+/// lengths, the first digit most significant.
+fn mixed_radix_digits(mut index: usize, axes: &[Axis]) -> Vec<usize> {
+    let mut digits = vec![0; axes.len()];
+    for (digit, axis) in digits.iter_mut().zip(axes).rev() {
+        *digit = index % axis.len();
+        index /= axis.len();
+    }
+    digits
+}
+
+/// Add "in the sweep point a = 1, b = 2" to an error found at one point of a sweep.
+fn with_point_note(error: StudyError, axes: &[Axis], steps: &[usize]) -> StudyError {
+    if axes.is_empty() {
+        return error;
+    }
+    let assignments: Vec<String> = axes
+        .iter()
+        .zip(steps)
+        .flat_map(|(axis, step)| {
+            axis.keys
+                .iter()
+                .zip(&axis.steps[*step])
+                .map(|(key, setting)| format!("{} = {}", key.dotted(), setting.value.canonical()))
+        })
+        .collect();
+    error.note(format!("in the sweep point {}", assignments.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn axis_of(length: usize) -> Axis {
+        Axis {
+            name: String::new(),
+            keys: Vec::new(),
+            steps: vec![Vec::new(); length],
+            span: 0..0,
+        }
+    }
+
+    #[test]
+    fn mixed_radix_counts_with_the_last_axis_fastest() {
+        let axes = [axis_of(2), axis_of(3)];
+        let all: Vec<Vec<usize>> = (0..6).map(|i| mixed_radix_digits(i, &axes)).collect();
+        assert_eq!(
+            all,
+            vec![
+                vec![0, 0],
+                vec![0, 1],
+                vec![0, 2],
+                vec![1, 0],
+                vec![1, 1],
+                vec![1, 2]
+            ]
+        );
+        assert_eq!(mixed_radix_digits(0, &[]), Vec::<usize>::new());
+    }
+}
