@@ -30,6 +30,20 @@ const SBC_STUDY: &str = "[study]\nkind = \"sbc\"\nseed = 5\n\
     [model]\ngrid = 4\n[data]\nsubsample = 2\n\
     [sampler]\niterations = 300\nburn_in = 50\nchains = 2\n";
 
+/// Hyperparameters inferred by chains (hyper.parquet, the `hyper_*` columns) and by INLA
+/// (inla_grid.parquet, `laplace_fits`), the length scale and the mean in both.
+const HYPER_STUDY: &str = "[study]\nseed = 7\n\
+    [model]\ngrid = 4\nlength_scale_prior = \"log-normal(-1.2, 0.5)\"\n\
+    mean_prior = \"normal(0, 1)\"\n\
+    [data]\nsubsample = 2\n\
+    [sampler]\niterations = 200\nburn_in = 50\nchains = 2\nhyper = \"within-gibbs\"\n";
+
+const INLA_STUDY: &str = "[study]\nseed = 7\n\
+    [model]\ngrid = 4\nlength_scale_prior = \"log-normal(-1.2, 0.5)\"\n\
+    mean_prior = \"normal(0, 1)\"\n\
+    [data]\nsubsample = 2\n\
+    [sampler]\nkind = \"inla\"\n";
+
 /// A partition study on the Boston tracts: a short chain of each kind and every baseline.
 fn partition_study() -> String {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
@@ -107,6 +121,8 @@ fn every_table_matches_its_schema_and_every_declared_column_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let mut written = written_columns(dir.path(), "chains", CHAINS_STUDY);
     written.extend(written_columns(dir.path(), "sbc", SBC_STUDY));
+    written.extend(written_columns(dir.path(), "hyper", HYPER_STUDY));
+    written.extend(written_columns(dir.path(), "inla", INLA_STUDY));
     for (name, study) in FAMILY_STUDIES {
         written.extend(written_columns(dir.path(), name, study));
     }

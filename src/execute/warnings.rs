@@ -13,6 +13,9 @@
 //! - the log-likelihood's mean over the first fifth of a chain's kept draws differs from that
 //!   over the last fifth by more than 4 Monte Carlo standard errors (the chain is still
 //!   moving towards the typical set).
+//!
+//! An approximation says what it is (laplace: its `post_mean` is the mode) and where it is
+//! loose (low-rank sds; INLA grid points left out or an axis cut at its step limit).
 
 use super::hyper::HyperSummary;
 use crate::diagnostics;
@@ -133,10 +136,13 @@ fn approximation_warnings(
     approximation: &crate::sampler::approximation::Approximation,
 ) -> Vec<String> {
     use crate::model::laplace::SdMethod;
-    let mut found = vec![
-        "Laplace approximation: post_mean is the posterior mode, not a Monte Carlo mean"
-            .to_string(),
-    ];
+    let mut found = match &approximation.inla {
+        Some(inla) => inla_warnings(&inla.grid),
+        None => vec![
+            "Laplace approximation: post_mean is the posterior mode, not a Monte Carlo mean"
+                .to_string(),
+        ],
+    };
     if let SdMethod::LowRank {
         rank,
         variance_share,
@@ -146,6 +152,26 @@ fn approximation_warnings(
         found.push(format!(
             "post_sd from {rank} eigenpairs: each variance over-estimated by at most \
              {variance_share:.2e} of its prior variance"
+        ));
+    }
+    found
+}
+
+/// An INLA grid that left points out or was cut before its threshold.
+fn inla_warnings(grid: &crate::model::inla::HyperGrid) -> Vec<String> {
+    let mut found = Vec::new();
+    if grid.failed_points > 0 {
+        found.push(format!(
+            "INLA: log p(theta | data) could not be evaluated at {} grid points, left out",
+            grid.failed_points
+        ));
+    }
+    for &(axis, sign) in &grid.truncated_axes {
+        let direction = if sign > 0 { "+" } else { "-" };
+        found.push(format!(
+            "INLA: the grid was cut along z axis {axis} ({direction}) before log p(theta | data) \
+             dropped by the threshold: the hyperparameters' posterior is flatter than its Hessian \
+             says there"
         ));
     }
     found
