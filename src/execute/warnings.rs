@@ -177,22 +177,6 @@ fn inla_warnings(grid: &crate::model::inla::HyperGrid) -> Vec<String> {
     found
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_trending_log_likelihood_drifts_and_a_stationary_one_does_not() {
-        let trending: Vec<f64> = (0..1000)
-            .map(|t| t as f64 * 0.01 + ((t * 7) % 5) as f64)
-            .collect();
-        assert!(drift(&trending).unwrap() > DRIFT_LIMIT);
-        let stationary: Vec<f64> = (0..1000).map(|t| ((t * 7919) % 101) as f64).collect();
-        assert!(drift(&stationary).unwrap() < DRIFT_LIMIT);
-        assert_eq!(drift(&[1.0; 50]), None, "too short to judge");
-    }
-}
-
 /// The warnings about inferred hyperparameters: R-hat above [`RHAT_LIMIT`] or bulk ESS below
 /// [`ESS_LIMIT`], each with its name.
 pub fn hyper_warnings(summaries: &[HyperSummary]) -> Vec<String> {
@@ -216,4 +200,20 @@ pub fn hyper_warnings(summaries: &[HyperSummary]) -> Vec<String> {
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trending_log_likelihood_drifts_and_a_stationary_one_does_not() {
+        let trending: Vec<f64> = (0..1000)
+            .map(|t| t as f64 * 0.01 + ((t * 7) % 5) as f64)
+            .collect();
+        assert!(drift(&trending).unwrap() > DRIFT_LIMIT);
+        let stationary: Vec<f64> = (0..1000).map(|t| ((t * 7919) % 101) as f64).collect();
+        assert!(drift(&stationary).unwrap() < DRIFT_LIMIT);
+        assert_eq!(drift(&[1.0; 50]), None, "too short to judge");
+    }
 }

@@ -10,8 +10,8 @@
 //!   of V Lambda^-1/2), centred at m + c (theta_k - m) with c = sqrt(1 - s^2 / sigma^2) (m,
 //!   sigma^2 the points' weighted mean and variance): Liu & West's (2001) shrinkage, so the
 //!   smooth marginal keeps the grid's mean and variance. Its quantile is found by bisection.
-//! - The model's log evidence: log p(y) = log sum_k exp(log p~_k) + d log delta_z
-//!   - log det(H) / 2, the grid's sum times the volume of one z-cell in theta
+//! - The model's log evidence: log p(y) = log sum_k exp(log p~_k) + d log delta_z -
+//!   log det(H) / 2, the grid's sum times the volume of one z-cell in theta
 //!   (delta_z^d |det V Lambda^-1/2|).
 
 use super::grid::Grid;

@@ -101,6 +101,11 @@ impl Problem {
     }
 }
 
+/// A quadrature node: log l, log v, log density, and each cell's posterior mean and variance.
+type Node = (f64, f64, f64, Vec<(f64, f64)>);
+/// Per kept grid point: the cells' Laplace modes and sds.
+type PointFields = Vec<(Vec<f64>, Vec<f64>)>;
+
 /// What the quadrature computes.
 struct Quadrature {
     /// Mean and sd of the length scale and the variance.
@@ -159,7 +164,7 @@ fn quadrature(problem: &Problem, points: usize) -> Quadrature {
         let z = (x - mu) / sigma;
         -0.5 * z * z - sigma.ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
     };
-    let mut nodes = Vec::new();
+    let mut nodes: Vec<Node> = Vec::new();
     for &a in &log_l {
         for &b in &log_v {
             let (log_likelihood, cells) = dense(problem, a.exp(), b.exp());
@@ -173,7 +178,7 @@ fn quadrature(problem: &Problem, points: usize) -> Quadrature {
     let cell_area = (log_l[1] - log_l[0]) * (log_v[1] - log_v[0]);
     let log_evidence = top + (total * cell_area).ln();
     let w: Vec<f64> = raw.iter().map(|r| r / total).collect();
-    let moments_of = |f: &dyn Fn(&(f64, f64, f64, Vec<(f64, f64)>)) -> f64| {
+    let moments_of = |f: &dyn Fn(&Node) -> f64| {
         let mean: f64 = nodes.iter().zip(&w).map(|(n, w)| w * f(n)).sum();
         let second: f64 = nodes.iter().zip(&w).map(|(n, w)| w * f(n).powi(2)).sum();
         (mean, (second - mean * mean).sqrt())
@@ -228,7 +233,7 @@ fn quadrature(problem: &Problem, points: usize) -> Quadrature {
 }
 
 /// The grid and, per kept point, the cells' Laplace modes and sds.
-fn run_inla(problem: &Problem, settings: &InlaSettings) -> (HyperGrid, Vec<(Vec<f64>, Vec<f64>)>) {
+fn run_inla(problem: &Problem, settings: &InlaSettings) -> (HyperGrid, PointFields) {
     let mut fields = Vec::new();
     let grid = explore(
         &problem.hyper(),
