@@ -29,13 +29,13 @@ kind = "inla"
 "model.likelihood" = ["gaussian", "probit", "poisson"]
 "#;
 
-fn floats(frame: &DataFrame, name: &str) -> Vec<Option<f64>> {
-    frame.column(name).unwrap().f64().unwrap().iter().collect()
-}
+use support::floats;
 
 fn texts(frame: &DataFrame, name: &str) -> Vec<String> {
-    let column = frame.column(name).unwrap().str().unwrap();
-    column.iter().map(|s| s.unwrap().to_string()).collect()
+    support::strings(frame, name)
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 #[test]

@@ -66,21 +66,26 @@ fn a_few_steps_of_the_laplace_and_eigenbasis_kinds_are_pinned() {
     }
 }
 
+/// The pins' data: seven poisson counts on a 5 x 5 grid, offset -0.2.
+fn pins_data() -> ([usize; 7], fieldmc::model::Likelihood) {
+    use fieldmc::model::{Likelihood, LikelihoodKind};
+    let cells = [0, 3, 7, 12, 13, 21, 24];
+    let counts = vec![0.0, 2.0, 1.0, 4.0, 0.0, 3.0, 1.0];
+    (
+        cells,
+        Likelihood::new(LikelihoodKind::Poisson, counts, 1.0, -0.2),
+    )
+}
+
 /// Run every kind of `pins` a few steps on the fixed problem and compare.
 fn check_pins(pins: &[(&str, &[f64])]) {
-    use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
+    use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Target};
     use fieldmc::sampler::{ChainRng, SamplerKind, SamplerSettings, run_kind};
     use fieldmc::sampler::{DrawSettings, RunRequest};
 
     let prior =
         KroneckerPrior::new(Grid::new(5), KernelSpec::squared_exponential(0.4, 1.3)).unwrap();
-    let cells = [0, 3, 7, 12, 13, 21, 24];
-    let likelihood = Likelihood::new(
-        LikelihoodKind::Poisson,
-        vec![0.0, 2.0, 1.0, 4.0, 0.0, 3.0, 1.0],
-        1.0,
-        -0.2,
-    );
+    let (cells, likelihood) = pins_data();
     let target = Target {
         prior: &prior,
         likelihood: &likelihood,
@@ -277,44 +282,17 @@ const PINNED_LAPLACE_STEPS: &[(&str, &[f64])] = &[
             -0.5688864423702079,
         ],
     ),
-    (
-        "laplace",
-        &[
-            -0.36552801920754796,
-            0.8375626951331512,
-            0.44330096152328813,
-            0.7089993994047096,
-            0.9653954422518678,
-            0.4767207089183379,
-            0.5025863587692545,
-            0.6726991627909825,
-            0.1371112693733268,
-            0.7451377248669658,
-        ],
-    ),
-    (
-        "inla",
-        &[
-            -0.36552801920754796,
-            0.8375626951331512,
-            0.44330096152328813,
-            0.7089993994047096,
-            0.9653954422518678,
-            0.4767207089183379,
-            0.5025863587692545,
-            0.6726991627909825,
-            0.1371112693733268,
-            0.7451377248669658,
-        ],
-    ),
+    ("laplace", PINNED_LAPLACE),
+    ("inla", PINNED_LAPLACE),
 ];
+
 /// INLA over a length scale and a variance on the pins' poisson problem: the hyperparameters'
 /// posterior mean and sd, the grid's size and evidence, and the mixture's mean and sd of the
 /// probe cells (its arithmetic, as the laplace pin's: no stream).
 #[test]
 fn inla_over_hyperparameters_is_pinned() {
     use fieldmc::model::hyper::fixed_values;
-    use fieldmc::model::{KroneckerPrior, Likelihood, LikelihoodKind, Target};
+    use fieldmc::model::{KroneckerPrior, Target};
     use fieldmc::sampler::hyper::HyperModel;
     use fieldmc::sampler::{DrawSettings, RunRequest, run_kind};
 
@@ -328,13 +306,7 @@ fn inla_over_hyperparameters_is_pinned() {
     let latent = study.points[0].latent();
     let model = &latent.model;
     let prior = KroneckerPrior::new(model.grid, model.kernel).unwrap();
-    let cells = [0, 3, 7, 12, 13, 21, 24];
-    let likelihood = Likelihood::new(
-        LikelihoodKind::Poisson,
-        vec![0.0, 2.0, 1.0, 4.0, 0.0, 3.0, 1.0],
-        1.0,
-        -0.2,
-    );
+    let (cells, likelihood) = pins_data();
     let spec = &latent.sampler;
     let request = RunRequest {
         target: Target {
@@ -395,6 +367,21 @@ const PINNED_INLA: &[f64] = &[
     0.7557419130936253,
     0.1949897825343465,
     0.6732067948861583,
+];
+
+/// The Laplace approximation's mode and sd of the probe cells (laplace, and inla with nothing
+/// inferred).
+const PINNED_LAPLACE: &[f64] = &[
+    -0.36552801920754796,
+    0.8375626951331512,
+    0.44330096152328813,
+    0.7089993994047096,
+    0.9653954422518678,
+    0.4767207089183379,
+    0.5025863587692545,
+    0.6726991627909825,
+    0.1371112693733268,
+    0.7451377248669658,
 ];
 
 /// The first NUTS draws of one chain (nuts-rs seeds its own ChaCha8 from the chain's acceptance

@@ -21,7 +21,6 @@ use crate::model::hyper::{HyperName, HyperPrior, HyperPriors, Hyperparameters};
 use crate::model::laplace::LaplaceMarginals;
 use crate::model::spec::{KernelSpec, LikelihoodKind, MeanSpec, ModelSpec};
 use crate::model::{Grid, KroneckerPrior, Likelihood};
-use crate::streams::{Purpose, stream};
 
 const NOISE: f64 = 0.3;
 const L_PRIOR: (f64, f64) = (-1.2, 0.5);
@@ -37,13 +36,7 @@ struct Problem {
 fn problem() -> Problem {
     let grid = Grid::new(5);
     let truth = KroneckerPrior::new(grid, KernelSpec::squared_exponential(0.3, 1.0)).unwrap();
-    let key = "inla-gaussian";
-    let mut streams = DataStreams {
-        truth: stream(5, Purpose::Truth, key),
-        observations: stream(5, Purpose::Observations, key),
-        noise: stream(5, Purpose::Noise, key),
-        counts: stream(5, Purpose::Counts, key),
-    };
+    let mut streams = DataStreams::keyed(5, "inla-gaussian");
     let simulation = Simulation {
         likelihood: LikelihoodKind::Gaussian,
         subsample: 1,
