@@ -293,6 +293,30 @@ fn marginal_expectation(functional: Functional, mean: &[f64], sd: &[f64]) -> Vec
 mod tests {
     use super::*;
 
+    /// Two points, log densities ln 3 and ln 1 (weights 3/4 and 1/4): the mixture's mean, sd
+    /// and expected count by hand.
+    #[test]
+    fn the_cell_mixture_weights_its_gaussians() {
+        use crate::model::laplace::{LaplaceMarginals, SdMethod};
+        let marginals = |sd: f64| LaplaceMarginals {
+            sd: vec![sd],
+            method: SdMethod::Exact,
+            log_det: 0.0,
+            log_evidence: 0.0,
+        };
+        let functional = Functional::ExpectedCount { offset: 0.1 };
+        let mut mixture = CellMixture::new(1, Some(functional));
+        mixture.add(3f64.ln(), &[1.0], &marginals(0.5));
+        mixture.add(0.0, &[2.0], &marginals(1.0));
+        let out = mixture.finish();
+        let mean = 0.75 * 1.0 + 0.25 * 2.0;
+        let second = 0.75 * (1.0 + 0.25) + 0.25 * (4.0 + 1.0);
+        assert!((out.mean[0] - mean).abs() < 1e-12);
+        assert!((out.sd[0] - (second - mean * mean).sqrt()).abs() < 1e-12);
+        let count = 0.75 * (1.1f64 + 0.125).exp() + 0.25 * (2.1f64 + 0.5).exp();
+        assert!((out.functional_mean.unwrap()[0] - count).abs() < 1e-12);
+    }
+
     /// The closed forms against a quadrature of the gaussian marginal.
     #[test]
     fn marginal_expectations_match_quadrature() {
