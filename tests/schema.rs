@@ -30,12 +30,19 @@ const SBC_STUDY: &str = "[study]\nkind = \"sbc\"\nseed = 5\n\
     [model]\ngrid = 4\n[data]\nsubsample = 2\n\
     [sampler]\niterations = 300\nburn_in = 50\nchains = 2\n";
 
-/// Hyperparameters inferred by each update: hyper.parquet and the `hyper_` columns.
+/// Hyperparameters inferred by each update (hyper.parquet, the `hyper_*` columns) and by INLA
+/// (inla_grid.parquet, `laplace_fits`).
 const HYPER_STUDY: &str = "[study]\nseed = 9\n\
     [model]\ngrid = 4\nlength_scale_prior = \"log-normal(-1.0, 0.4)\"\nvariance_prior = \"gamma(4, 4)\"\n\
     [data]\nsubsample = 2\n\
     [sampler]\nkind = \"elliptical\"\niterations = 300\nburn_in = 50\nchains = 2\n\
     [sweep]\n\"sampler.hyper\" = [\"within-gibbs\", \"surrogate-slice\", \"pseudo-marginal\"]\n";
+
+const INLA_STUDY: &str = "[study]\nseed = 7\n\
+    [model]\ngrid = 4\nlength_scale_prior = \"log-normal(-1.2, 0.5)\"\n\
+    mean_prior = \"normal(0, 1)\"\n\
+    [data]\nsubsample = 2\n\
+    [sampler]\nkind = \"inla\"\n";
 
 /// A partition study on the Boston tracts: a short chain of each kind and every baseline.
 fn partition_study() -> String {
@@ -115,6 +122,7 @@ fn every_table_matches_its_schema_and_every_declared_column_is_written() {
     let mut written = written_columns(dir.path(), "chains", CHAINS_STUDY);
     written.extend(written_columns(dir.path(), "sbc", SBC_STUDY));
     written.extend(written_columns(dir.path(), "hyper", HYPER_STUDY));
+    written.extend(written_columns(dir.path(), "inla", INLA_STUDY));
     for (name, study) in FAMILY_STUDIES {
         written.extend(written_columns(dir.path(), name, study));
     }

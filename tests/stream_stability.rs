@@ -66,21 +66,26 @@ fn a_few_steps_of_the_laplace_and_eigenbasis_kinds_are_pinned() {
     }
 }
 
+/// The pins' data: seven poisson counts on a 5 x 5 grid, offset -0.2.
+fn pins_data() -> ([usize; 7], fieldmc::model::Likelihood) {
+    use fieldmc::model::{Likelihood, LikelihoodKind};
+    let cells = [0, 3, 7, 12, 13, 21, 24];
+    let counts = vec![0.0, 2.0, 1.0, 4.0, 0.0, 3.0, 1.0];
+    (
+        cells,
+        Likelihood::new(LikelihoodKind::Poisson, counts, 1.0, -0.2),
+    )
+}
+
 /// Run every kind of `pins` a few steps on the fixed problem and compare.
 fn check_pins(pins: &[(&str, &[f64])]) {
-    use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
+    use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Target};
     use fieldmc::sampler::{ChainRng, SamplerKind, SamplerSettings, run_kind};
     use fieldmc::sampler::{DrawSettings, RunRequest};
 
     let prior =
         KroneckerPrior::new(Grid::new(5), KernelSpec::squared_exponential(0.4, 1.3)).unwrap();
-    let cells = [0, 3, 7, 12, 13, 21, 24];
-    let likelihood = Likelihood::new(
-        LikelihoodKind::Poisson,
-        vec![0.0, 2.0, 1.0, 4.0, 0.0, 3.0, 1.0],
-        1.0,
-        -0.2,
-    );
+    let (cells, likelihood) = pins_data();
     let target = Target {
         prior: &prior,
         likelihood: &likelihood,
@@ -234,7 +239,9 @@ const PINNED_STEPS: &[(&str, &[f64])] = &[
 ];
 
 /// gpcn, mgrad and laplace_hmc, recorded when they were added; laplace (the mode and sd of the
-/// probe cells: no stream, but its arithmetic pinned all the same) when it became a kind.
+/// probe cells: no stream, but its arithmetic pinned all the same) when it became a kind, and
+/// inla, which with no hyperparameter inferred is the Laplace approximation (its grid is pinned
+/// by `inla_over_hyperparameters_is_pinned`).
 const PINNED_LAPLACE_STEPS: &[(&str, &[f64])] = &[
     (
         "gpcn",
@@ -275,22 +282,108 @@ const PINNED_LAPLACE_STEPS: &[(&str, &[f64])] = &[
             -0.5688864423702079,
         ],
     ),
-    (
-        "laplace",
-        &[
-            -0.36552801920754796,
-            0.8375626951331512,
-            0.44330096152328813,
-            0.7089993994047096,
-            0.9653954422518678,
-            0.4767207089183379,
-            0.5025863587692545,
-            0.6726991627909825,
-            0.1371112693733268,
-            0.7451377248669658,
-        ],
-    ),
+    ("laplace", PINNED_LAPLACE),
+    ("inla", PINNED_LAPLACE),
 ];
+
+/// INLA over a length scale and a variance on the pins' poisson problem: the hyperparameters'
+/// posterior mean and sd, the grid's size and evidence, and the mixture's mean and sd of the
+/// probe cells (its arithmetic, as the laplace pin's: no stream).
+#[test]
+fn inla_over_hyperparameters_is_pinned() {
+    use fieldmc::model::hyper::fixed_values;
+    use fieldmc::model::{KroneckerPrior, Target};
+    use fieldmc::sampler::hyper::HyperModel;
+    use fieldmc::sampler::{DrawSettings, RunRequest, run_kind};
+
+    let study = fieldmc::study::parse(
+        "[model]\ngrid = 5\nlength_scale = 0.4\nvariance = 1.3\nlikelihood = \"poisson\"\n\
+         mean = 0.1\noffset = -0.2\nlength_scale_prior = \"log-normal(-1.0, 0.5)\"\n\
+         variance_prior = \"log-normal(0.0, 0.5)\"\n[sampler]\nkind = \"inla\"\n",
+        std::path::Path::new("pins.toml"),
+    )
+    .unwrap();
+    let latent = study.points[0].latent();
+    let model = &latent.model;
+    let prior = KroneckerPrior::new(model.grid, model.kernel).unwrap();
+    let (cells, likelihood) = pins_data();
+    let spec = &latent.sampler;
+    let request = RunRequest {
+        target: Target {
+            prior: &prior,
+            likelihood: &likelihood,
+            observed_cells: &cells,
+            mean: 0.1,
+        },
+        schedule: spec.schedule(),
+        adaptation: None,
+        functional: None,
+        exact_mean: None,
+        draws: DrawSettings::default(),
+        progress: None,
+        hyper: Some(HyperModel {
+            model,
+            start: fixed_values(model, 0.1),
+        }),
+    };
+    let run = run_kind(spec, &request, Vec::new());
+    let approximation = run.approximation.as_ref().unwrap();
+    let inla = approximation.inla.as_ref().unwrap();
+    let mut values: Vec<f64> = inla.marginals.iter().flat_map(|m| [m.mean, m.sd]).collect();
+    values.push(inla.grid.points.len() as f64);
+    values.push(approximation.log_evidence);
+    values.extend(
+        run.probe_cells
+            .iter()
+            .flat_map(|&c| [run.post_mean[c], run.post_sd[c]]),
+    );
+    if std::env::var_os("FIELDMC_PRINT_PINS").is_some() {
+        println!("{values:?}");
+    }
+    assert_eq!(values.len(), PINNED_INLA.len());
+    for (value, pin) in values.iter().zip(PINNED_INLA) {
+        let close = (value - pin).abs() <= 1e-9 * (1.0 + pin.abs());
+        assert!(close, "inla: {values:?} changed from {PINNED_INLA:?}");
+    }
+}
+
+/// Recorded when inla became a kind. Compared to 1e-9, not 1e-12 as the kinds' pins: the mode
+/// search and the grid run on finite differences of Newton fits, which carry rounding of about
+/// 1e-10 into the Hessian.
+const PINNED_INLA: &[f64] = &[
+    0.38269980913174456,
+    0.20917978038317112,
+    0.970413061240647,
+    0.4722242783282959,
+    45.0,
+    -7.210513554880393,
+    -0.2425247939461992,
+    0.7805517212655454,
+    0.3475364516301551,
+    0.7453611764207992,
+    0.9320443489978838,
+    0.49222837452175394,
+    0.37543849016056363,
+    0.7557419130936253,
+    0.1949897825343465,
+    0.6732067948861583,
+];
+
+/// The Laplace approximation's mode and sd of the probe cells (laplace, and inla with nothing
+/// inferred).
+const PINNED_LAPLACE: &[f64] = &[
+    -0.36552801920754796,
+    0.8375626951331512,
+    0.44330096152328813,
+    0.7089993994047096,
+    0.9653954422518678,
+    0.4767207089183379,
+    0.5025863587692545,
+    0.6726991627909825,
+    0.1371112693733268,
+    0.7451377248669658,
+];
+
 /// The first NUTS draws of one chain (nuts-rs seeds its own ChaCha8 from the chain's acceptance
 /// stream): a change of nuts-rs, of rand's ChaCha8 or of how the seed is drawn moves them.
 #[test]

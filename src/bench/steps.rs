@@ -39,12 +39,7 @@ impl StepProblem {
         let prior = KroneckerPrior::new(Grid::new(side), KernelSpec::squared_exponential(0.1, 1.0))
             .expect("the kernel factors");
         let key = format!("bench steps;D={side}");
-        let mut streams = DataStreams {
-            truth: stream(seed, Purpose::Truth, &key),
-            observations: stream(seed, Purpose::Observations, &key),
-            noise: stream(seed, Purpose::Noise, &key),
-            counts: stream(seed, Purpose::Counts, &key),
-        };
+        let mut streams = DataStreams::keyed(seed, &key);
         let mean = 2f64.ln() - 0.5;
         let simulation = Simulation {
             likelihood: LikelihoodKind::Poisson,

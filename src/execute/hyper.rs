@@ -1,6 +1,7 @@
 //! The posterior of the inferred hyperparameters, summarised from the chains' traces: mean, sd,
 //! 5 % and 95 % quantiles, bulk ESS and R-hat of each (the `hyper_<name>_<statistic>` columns of
-//! jobs.parquet), and their series (hyper.parquet).
+//! jobs.parquet), and their series (hyper.parquet); or, for an INLA run, from its weighted grid
+//! ([`crate::model::inla::summary`]: no ESS or R-hat).
 
 use crate::diagnostics;
 use crate::model::hyper::HyperName;
@@ -50,6 +51,21 @@ pub fn series(run: &RunOutput, index: usize, count: usize) -> Vec<Vec<f64>> {
 
 /// The summary of every inferred hyperparameter (`names` in the chains' order).
 pub fn summarize(names: &[HyperName], run: &RunOutput) -> Vec<HyperSummary> {
+    if let Some(inla) = run.approximation.as_ref().and_then(|a| a.inla.as_ref()) {
+        return inla
+            .marginals
+            .iter()
+            .map(|m| HyperSummary {
+                name: m.name,
+                mean: m.mean,
+                sd: m.sd,
+                q05: m.q05,
+                q95: m.q95,
+                ess_bulk: None,
+                rhat: None,
+            })
+            .collect();
+    }
     names
         .iter()
         .enumerate()

@@ -13,9 +13,10 @@ use crate::model::hyper::HyperName;
 use crate::model::spec::LikelihoodKind;
 use crate::plan::{Job, ParamValue};
 use crate::sampler::PROBES;
+use crate::sampler::approximation::InlaOutcome;
 use crate::sink::schema::{
     ACCEPTANCE_RATE, CHAIN, ITERATION, JOB_ID, Rows, STEP_SIZE, SchemaError, Table,
-    autocorrelation, chains, convergence, draws, fields, hyper, jobs, traces,
+    autocorrelation, chains, convergence, draws, fields, hyper, inla_grid, jobs, traces,
 };
 use crate::study::keys::{Key, ValueType};
 
@@ -183,6 +184,10 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
             jobs::NEWTON_ITERATIONS,
             run.notes.newton_iterations.map(|n| n as i64),
         )
+        .fill(
+            jobs::LAPLACE_FITS,
+            inla_outcome(result).map(|inla| inla.grid.laplace_fits as i64),
+        )
         .fill(jobs::LOG_EVIDENCE, evidence.map(|e| e.estimate))
         .fill(jobs::LOG_EVIDENCE_SE, evidence.map(|e| e.standard_error))
         .fill(
@@ -228,6 +233,34 @@ pub fn hyper(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
         .set(ITERATION, rows.iter().map(|r| r.1))
         .set(hyper::NAME, rows.iter().map(|r| r.2.name().to_string()))
         .set(hyper::VALUE, rows.iter().map(|r| r.3))
+        .finish()
+}
+
+/// What an INLA job found about its hyperparameters (`None` for every other kind).
+pub fn inla_outcome(result: &JobResult) -> Option<&InlaOutcome> {
+    result.run.approximation.as_ref()?.inla.as_ref()
+}
+
+/// An INLA job's grid: one row per kept point, the hyperparameters it fixes null.
+pub fn inla_grid(job: &Job, inla: &InlaOutcome) -> Result<DataFrame, SchemaError> {
+    let points = &inla.grid.points;
+    let value = |name: HyperName| {
+        let inferred = inla.names.contains(&name);
+        points
+            .iter()
+            .map(move |p| inferred.then(|| p.values.get(name)))
+    };
+    rows_of(&inla_grid::TABLE, job, points.len())
+        .set(inla_grid::POINT, (0..points.len()).map(|k| k as i64))
+        .set(inla_grid::LENGTH_SCALE, value(HyperName::LengthScale))
+        .set(inla_grid::VARIANCE, value(HyperName::Variance))
+        .set(inla_grid::MEAN, value(HyperName::Mean))
+        .set(inla_grid::LOG_DENSITY, points.iter().map(|p| p.log_density))
+        .set(inla_grid::WEIGHT, points.iter().map(|p| p.weight))
+        .set(
+            inla_grid::LOG_EVIDENCE,
+            points.iter().map(|p| p.log_evidence),
+        )
         .finish()
 }
 

@@ -13,6 +13,9 @@
 //! - the log-likelihood's mean over the first fifth of a chain's kept draws differs from that
 //!   over the last fifth by more than 4 Monte Carlo standard errors (the chain is still
 //!   moving towards the typical set).
+//!
+//! An approximation says what it is (laplace: its `post_mean` is the mode) and where it is
+//! loose (low-rank sds; INLA grid points left out or an axis cut at its step limit).
 
 use super::hyper::HyperSummary;
 use crate::diagnostics;
@@ -133,10 +136,13 @@ fn approximation_warnings(
     approximation: &crate::sampler::approximation::Approximation,
 ) -> Vec<String> {
     use crate::model::laplace::SdMethod;
-    let mut found = vec![
-        "Laplace approximation: post_mean is the posterior mode, not a Monte Carlo mean"
-            .to_string(),
-    ];
+    let mut found = match &approximation.inla {
+        Some(inla) => inla_warnings(&inla.grid),
+        None => vec![
+            "Laplace approximation: post_mean is the posterior mode, not a Monte Carlo mean"
+                .to_string(),
+        ],
+    };
     if let SdMethod::LowRank {
         rank,
         variance_share,
@@ -151,20 +157,24 @@ fn approximation_warnings(
     found
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_trending_log_likelihood_drifts_and_a_stationary_one_does_not() {
-        let trending: Vec<f64> = (0..1000)
-            .map(|t| t as f64 * 0.01 + ((t * 7) % 5) as f64)
-            .collect();
-        assert!(drift(&trending).unwrap() > DRIFT_LIMIT);
-        let stationary: Vec<f64> = (0..1000).map(|t| ((t * 7919) % 101) as f64).collect();
-        assert!(drift(&stationary).unwrap() < DRIFT_LIMIT);
-        assert_eq!(drift(&[1.0; 50]), None, "too short to judge");
+/// An INLA grid that left points out or was cut before its threshold.
+fn inla_warnings(grid: &crate::model::inla::HyperGrid) -> Vec<String> {
+    let mut found = Vec::new();
+    if grid.failed_points > 0 {
+        found.push(format!(
+            "INLA: log p(theta | data) could not be evaluated at {} grid points, left out",
+            grid.failed_points
+        ));
     }
+    for &(axis, sign) in &grid.truncated_axes {
+        let direction = if sign > 0 { "+" } else { "-" };
+        found.push(format!(
+            "INLA: the grid was cut along z axis {axis} ({direction}) before log p(theta | data) \
+             dropped by the threshold: the hyperparameters' posterior is flatter than its Hessian \
+             says there"
+        ));
+    }
+    found
 }
 
 /// The warnings about inferred hyperparameters: R-hat above [`RHAT_LIMIT`] or bulk ESS below
@@ -190,4 +200,20 @@ pub fn hyper_warnings(summaries: &[HyperSummary]) -> Vec<String> {
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trending_log_likelihood_drifts_and_a_stationary_one_does_not() {
+        let trending: Vec<f64> = (0..1000)
+            .map(|t| t as f64 * 0.01 + ((t * 7) % 5) as f64)
+            .collect();
+        assert!(drift(&trending).unwrap() > DRIFT_LIMIT);
+        let stationary: Vec<f64> = (0..1000).map(|t| ((t * 7919) % 101) as f64).collect();
+        assert!(drift(&stationary).unwrap() < DRIFT_LIMIT);
+        assert_eq!(drift(&[1.0; 50]), None, "too short to judge");
+    }
 }

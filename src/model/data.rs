@@ -54,6 +54,20 @@ pub struct DataStreams {
     pub counts: StreamRng,
 }
 
+impl DataStreams {
+    /// Every stream from the study seed `seed` under the one key `key` (tests and benchmarks;
+    /// a job keys each stream by the parameters it depends on).
+    pub fn keyed(seed: u64, key: &str) -> Self {
+        use crate::streams::{Purpose, stream};
+        Self {
+            truth: stream(seed, Purpose::Truth, key),
+            observations: stream(seed, Purpose::Observations, key),
+            noise: stream(seed, Purpose::Noise, key),
+            counts: stream(seed, Purpose::Counts, key),
+        }
+    }
+}
+
 /// What simulation needs to know about the model.
 #[derive(Debug, Clone, Copy)]
 pub struct Simulation {
@@ -218,12 +232,7 @@ mod tests {
     use crate::streams::{Purpose, stream};
 
     fn streams(key: &str) -> DataStreams {
-        DataStreams {
-            truth: stream(1, Purpose::Truth, key),
-            observations: stream(1, Purpose::Observations, key),
-            noise: stream(1, Purpose::Noise, key),
-            counts: stream(1, Purpose::Counts, key),
-        }
+        DataStreams::keyed(1, key)
     }
 
     fn prior(d: usize) -> KroneckerPrior {

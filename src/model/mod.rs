@@ -1,13 +1,15 @@
 //! The statistical model: the grid, the Gaussian-process priors behind one trait, the
 //! likelihoods, the data (simulated or read from CSV), the posterior a sampler targets in
 //! whitened coordinates, the exact gaussian posterior and evidence estimates, and the Laplace
-//! approximation ([`laplace`], with the Lanczos eigensolver of [`lanczos`]).
+//! approximation ([`laplace`], with the Lanczos eigensolver of [`lanczos`]) and the nested Laplace
+//! approximation over the hyperparameters ([`inla`]).
 
 pub mod data;
 pub mod evidence;
 pub mod exact;
 pub mod grid;
 pub mod hyper;
+pub mod inla;
 pub mod lanczos;
 pub mod laplace;
 pub mod likelihood;

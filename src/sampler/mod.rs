@@ -58,7 +58,7 @@ pub trait KindVisitor {
     fn visit<S: Kind>(self, sampler: S) -> Self::Output;
 
     /// A kind that is not a Markov chain ([`SamplerKind::is_markov_chain`]: the Laplace
-    /// approximation). Visitors that can meet one say what they do with it; for the others it is
+    /// approximation, INLA). Visitors that can meet one say what they do with it; for the others it is
     /// a caller's error to visit one.
     fn approximation(self, kind: SamplerKind) -> Self::Output
     where
@@ -142,6 +142,9 @@ sampler_kinds! {
     approximations {
         /// The Laplace approximation: the posterior mode and approximate sds, no chain.
         Laplace = "laplace",
+        /// INLA's nested Laplace approximation: a grid over the inferred hyperparameters, each
+        /// cell's marginal a mixture of the grid points' Laplace gaussians, no chain.
+        Inla = "inla",
     }
 }
 
@@ -167,6 +170,7 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
         fn approximation(self, kind: SamplerKind) -> RunOutput {
             match kind {
                 SamplerKind::Laplace => approximation::laplace_run(self.request),
+                SamplerKind::Inla => approximation::inla_run(self.request),
                 _ => unreachable!("{kind} is a Markov chain"),
             }
         }

@@ -239,6 +239,29 @@ impl SamplerSettings {
             )
             .allowed("an integer >= 1, or leave it out for the rank from the spectrum"));
         }
+        if self.hyper.infers() && !kind.is_markov_chain() {
+            let (why, help) = match kind {
+                SamplerKind::Inla => (
+                    "it integrates over them on its own grid",
+                    "remove sampler.hyper: the model.*_prior keys are all inla needs",
+                ),
+                _ => (
+                    "it fixes them",
+                    "remove sampler.hyper, or use sampler.kind = \"inla\" to integrate over the \
+                     hyperparameters",
+                ),
+            };
+            return Err(SpecError::new(
+                "sampler.hyper",
+                &["sampler.kind"],
+                format!(
+                    "sampler.hyper = \"{}\" says how Markov chains update the hyperparameters, \
+                     but the {kind} kind has no chain: {why}",
+                    self.hyper.update
+                ),
+            )
+            .help(help));
+        }
         if self.hyper.infers() && !FIELD_KINDS.contains(&kind) {
             let kinds: Vec<&str> = FIELD_KINDS.iter().map(|k| k.name()).collect();
             return Err(SpecError::new(

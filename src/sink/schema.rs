@@ -653,12 +653,18 @@ pub mod jobs {
     );
     pub const NEWTON_ITERATIONS: Col<i64> = Col::optional(
         "newton_iterations",
-        "Newton iterations of the Laplace fit (laplace, gpcn, laplace_hmc)",
+        "Newton iterations of the Laplace fit (laplace, gpcn, laplace_hmc; inla: the fit at the \
+         mode of the hyperparameters)",
+    );
+    pub const LAPLACE_FITS: Col<i64> = Col::optional(
+        "laplace_fits",
+        "Laplace fits an INLA job made in all: mode search, Hessian and grid (kind inla)",
     );
     pub const LOG_EVIDENCE: Col<f64> = Col::optional(
         "log_evidence",
-        "log p(data | model): by Monte Carlo over prior draws (with `model.evidence_draws`), or \
-         the Laplace approximation's (kind laplace)",
+        "log p(data | model): by Monte Carlo over prior draws (with `model.evidence_draws`), the \
+         Laplace approximation's (kind laplace), or INLA's: log sum_k exp(log p~_k) + d log \
+         delta_z - log det(H) / 2 over its grid (kind inla)",
     );
     pub const LOG_EVIDENCE_SE: Col<f64> =
         Col::optional("log_evidence_se", "standard error of `log_evidence`");
@@ -778,6 +784,7 @@ pub mod jobs {
             Entry::Column(CELL_DRAWS_THIN.spec),
             Entry::Column(RANK.spec),
             Entry::Column(NEWTON_ITERATIONS.spec),
+            Entry::Column(LAPLACE_FITS.spec),
             Entry::Column(LOG_EVIDENCE.spec),
             Entry::Column(LOG_EVIDENCE_SE.spec),
             Entry::Column(EVIDENCE_EFFECTIVE_DRAWS.spec),
@@ -830,7 +837,7 @@ pub mod jobs {
         kind: Kind::Float,
         nullable: true,
         presence: Presence::Optional,
-        doc: "each inferred hyperparameter (`length_scale`, `variance`, `mean`) over the kept traced draws of all chains: posterior `mean`, `sd`, 5 % and 95 % quantiles `q05`, `q95`, bulk ESS `ess_bulk` and R-hat `rhat` (`hyper_length_scale_mean`, ...)",
+        doc: "each inferred hyperparameter (`length_scale`, `variance`, `mean`) over the kept traced draws of all chains: posterior `mean`, `sd`, 5 % and 95 % quantiles `q05`, `q95`, bulk ESS `ess_bulk` and R-hat `rhat` (`hyper_length_scale_mean`, ...); for kind inla from the weighted grid (quantiles from its smoothed marginal, see docs/hyperparameters.md), ESS and R-hat null",
     };
     pub const HYPER_ACCEPTANCE_RATE: Col<f64> = Col::optional(
         "hyper_acceptance_rate",
@@ -1026,6 +1033,60 @@ pub mod hyper {
             Entry::Column(super::ITERATION.spec),
             Entry::Column(NAME.spec),
             Entry::Column(VALUE.spec),
+        ],
+    };
+}
+
+/// `inla_grid.parquet`: one row per INLA job (`sampler.kind = "inla"`) and kept grid point of
+/// its hyperparameters, wide: one column per hyperparameter, null where the model fixes it.
+pub mod inla_grid {
+    use super::{Col, Entry, Table};
+
+    pub const POINT: Col<i64> = Col::required(
+        "point",
+        "the grid point, 0 upwards: 0 is the mode of log p~(theta | data) (z = 0), then the \
+         points along the z axes, then the rest of the product grid",
+    );
+    pub const LENGTH_SCALE: Col<f64> = Col::nullable(
+        "length_scale",
+        "the length scale at the point; null when the model fixes it",
+    );
+    pub const VARIANCE: Col<f64> = Col::nullable(
+        "variance",
+        "the kernel variance at the point; null when the model fixes it",
+    );
+    pub const MEAN: Col<f64> = Col::nullable(
+        "mean",
+        "the field's constant mean at the point; null when the model fixes it",
+    );
+    pub const LOG_DENSITY: Col<f64> = Col::required(
+        "log_density",
+        "log p~(theta | data) unnormalised: the log prior of theta in unconstrained coordinates \
+         (log length scale, log variance, mean; Jacobian included) plus `log_evidence`",
+    );
+    pub const WEIGHT: Col<f64> = Col::required(
+        "weight",
+        "exp(`log_density`) normalised over the job's points (equal z-cell volumes): the \
+         weights sum to 1",
+    );
+    pub const LOG_EVIDENCE: Col<f64> = Col::required(
+        "log_evidence",
+        "the Laplace log marginal likelihood log p~(data | theta) at the point (the \
+         likelihood's dropped constants dropped)",
+    );
+
+    pub const TABLE: Table = Table {
+        name: "inla_grid",
+        row: "INLA job and kept grid point of its hyperparameters",
+        entries: &[
+            Entry::Column(super::JOB_ID.spec),
+            Entry::Column(POINT.spec),
+            Entry::Column(LENGTH_SCALE.spec),
+            Entry::Column(VARIANCE.spec),
+            Entry::Column(MEAN.spec),
+            Entry::Column(LOG_DENSITY.spec),
+            Entry::Column(WEIGHT.spec),
+            Entry::Column(LOG_EVIDENCE.spec),
         ],
     };
 }
@@ -1403,11 +1464,12 @@ pub mod partition_traces {
 }
 
 /// Every result table, in the order the README lists them.
-pub const TABLES: [&Table; 17] = [
+pub const TABLES: [&Table; 18] = [
     &jobs::TABLE,
     &fields::TABLE,
     &traces::TABLE,
     &hyper::TABLE,
+    &inla_grid::TABLE,
     &chains::TABLE,
     &convergence::TABLE,
     &autocorrelation::TABLE,

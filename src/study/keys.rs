@@ -508,7 +508,7 @@ declare_keys! {
         default: Default::Derived("`\"auto\"` for csv data (poisson, gaussian); 0 otherwise"),
         keyed: Keyed::UnlessDefault,
     },
-    /// A prior on the kernel's length scale: the chains then infer it (`sampler.hyper` says how) and `model.length_scale` is where they start; `"fixed"` keeps it at model.length_scale. Forms: "log-normal(mu, sigma)", "gamma(shape, rate)", "inverse-gamma(shape, scale)", "half-normal(sd)", "uniform(low, high)" with low >= 0.
+    /// A prior on the kernel's length scale: the chains then infer it (`sampler.hyper` says how), or kind inla integrates over it, and `model.length_scale` is where they start (inla: its mode search); `"fixed"` keeps it at model.length_scale. Forms: "log-normal(mu, sigma)", "gamma(shape, rate)", "inverse-gamma(shape, scale)", "half-normal(sd)", "uniform(low, high)" with low >= 0.
     MODEL_LENGTH_SCALE_PRIOR = model.length_scale_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
     /// A prior on the kernel's variance (inferred as the length scale is; `model.variance` is where the chains start); the same forms.
     MODEL_VARIANCE_PRIOR = model.variance_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
@@ -671,13 +671,13 @@ declare_keys! {
         default: Default::Float(0.2),
         applies: Applies::Source(DataSource::Csv),
     },
-    /// The sampler, one key for every family, each admitting its own words. latent-field (default pcn): a Markov kernel, or `laplace`, the Laplace approximation (mode, sds and log evidence; no chains, so iterations, chains and step settings do not apply); partition (default flip): the chains flip, softmax-flip, learned-flip, or the baselines admin, kmeans, spectral; gaussian and bayes-net (default systematic-gibbs): systematic-scan or random-scan Gibbs, or (gaussian) random-walk Metropolis-Hastings; lda (default collapsed): collapsed Gibbs (theta and beta integrated out) or uncollapsed Gibbs (theta, beta and z in turn).
+    /// The sampler, one key for every family, each admitting its own words. latent-field (default pcn): a Markov kernel, or an approximation without chains (iterations, chains and step settings do not apply): `laplace`, the Laplace approximation (mode, sds and log evidence), or `inla`, INLA's nested Laplace approximation over the hyperparameters that have a `model.*_prior` (a grid of Laplace fits; inla_grid.parquet); partition (default flip): the chains flip, softmax-flip, learned-flip, or the baselines admin, kmeans, spectral; gaussian and bayes-net (default systematic-gibbs): systematic-scan or random-scan Gibbs, or (gaussian) random-walk Metropolis-Hastings; lda (default collapsed): collapsed Gibbs (theta and beta integrated out) or uncollapsed Gibbs (theta, beta and z in turn).
     SAMPLER_KIND = sampler.kind {
         value: ValueType::Choice(&SAMPLER_KIND_WORDS),
         default: Default::Text("pcn"),
         families: &[Family::LatentField, Family::Partition, Family::Gaussian, Family::BayesNet, Family::Lda],
     },
-    /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) in (0, pi/2]. Unused by elliptical and laplace, and by nuts (nuts adapts its step size and mass matrix itself during burn-in).
+    /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) in (0, pi/2]. Unused by elliptical, laplace and inla, and by nuts (nuts adapts its step size and mass matrix itself during burn-in).
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2) },
     /// Iterations per chain, burn-in included.
     SAMPLER_ITERATIONS = sampler.iterations {

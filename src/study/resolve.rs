@@ -243,9 +243,32 @@ impl<'s> Resolver<'s> {
                 .error_at(settings, keys, ErrorKind::Conflict, message)
                 .help(help))
         };
+        let kind = sampler.kind();
+        if kind == SamplerKind::Inla && given.is_empty() {
+            return conflict(
+                &[SAMPLER_KIND],
+                "sampler.kind = \"inla\" integrates over the inferred hyperparameters, but no \
+                 hyperparameter has a prior"
+                    .into(),
+                "give model.length_scale_prior, model.variance_prior or model.mean_prior, or use \
+                 kind = \"laplace\" with every hyperparameter fixed"
+                    .into(),
+            );
+        }
         if let Some(&key) = given.first()
             && update == HyperUpdate::None
+            && kind != SamplerKind::Inla
         {
+            if !kind.is_markov_chain() {
+                return conflict(
+                    &[key, SAMPLER_KIND],
+                    format!(
+                        "{} gives a prior, but the {kind} approximation fixes every hyperparameter",
+                        key.dotted()
+                    ),
+                    "use sampler.kind = \"inla\" to integrate over it, or remove the prior".into(),
+                );
+            }
             return conflict(
                 &[key, SAMPLER_HYPER],
                 format!(
@@ -253,7 +276,8 @@ impl<'s> Resolver<'s> {
                     key.dotted()
                 ),
                 format!(
-                    "say how the chains update it: sampler.hyper = {}",
+                    "say how the chains update it: sampler.hyper = {}, or use sampler.kind = \
+                     \"inla\"",
                     quoted_words(&HyperUpdate::NAMES[1..])
                 ),
             );

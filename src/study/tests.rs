@@ -117,7 +117,7 @@ fn unknown_keys_list_the_allowed_ones_and_suggest_the_nearest() {
         error.to_string(),
         "studies/t.toml:4:1: unknown key `lenght_scale` in [model]\n  \
          allowed: family, grid, kernel, length_scale, variance, likelihood, offset, evidence_draws, mean, \
-         window\n  \
+         length_scale_prior, variance_prior, mean_prior, window\n  \
          help: did you mean `length_scale`?"
     );
     let misplaced = parse_err("[model]\nnoise_sd = 2.0\n").to_string();
@@ -981,4 +981,40 @@ fn new_keys_at_their_defaults_leave_job_keys_unchanged() {
         "[sampler]\nkind = \"grw\"\nadapt = true\nburn_in = 10\ntarget_acceptance = 0.3\n",
     ));
     assert!(aimed.jobs[0].key.contains("sampler.target_acceptance=0.3"));
+}
+
+/// `sampler.kind = "inla"` infers the hyperparameters with a prior on its own: it needs a prior
+/// and refuses `sampler.hyper`, located at the key that is wrong; laplace, which fixes them,
+/// points to inla.
+#[test]
+fn inla_needs_a_prior_and_no_sampler_hyper() {
+    let ok = parse_ok(
+        "[model]\nlength_scale_prior = \"log-normal(-1.2, 0.5)\"\n[sampler]\nkind = \"inla\"\n",
+    );
+    let latent = ok.points[0].latent();
+    assert_eq!(latent.sampler.kind(), SamplerKind::Inla);
+    assert_eq!(latent.model.hyper.len(), 1);
+    assert_eq!(
+        headline(
+            "[model]\nlength_scale_prior = \"log-normal(-1.2, 0.5)\"\n[sampler]\nkind = \"inla\"\nhyper = \"within-gibbs\"\n"
+        ),
+        "studies/t.toml:5:9: sampler.hyper = \"within-gibbs\" says how Markov chains update the \
+         hyperparameters, but the inla kind has no chain: it integrates over them on its own grid"
+    );
+    let no_prior = headline("[sampler]\nkind = \"inla\"\n");
+    assert!(
+        no_prior.starts_with("studies/t.toml:2:8: ")
+            && no_prior.contains("no hyperparameter has a prior"),
+        "{no_prior}"
+    );
+    let laplace = parse_err(
+        "[model]\nvariance_prior = \"log-normal(0, 0.5)\"\n[sampler]\nkind = \"laplace\"\n",
+    )
+    .to_string();
+    assert!(
+        laplace.starts_with("studies/t.toml:2:18: ")
+            && laplace.contains("the laplace approximation fixes every hyperparameter")
+            && laplace.contains("sampler.kind = \"inla\""),
+        "{laplace}"
+    );
 }

@@ -116,8 +116,11 @@ fn chain_tables(job: &Job, result: &JobResult, wall_seconds: f64) -> PolarsResul
     if !result.run.convergence.is_empty() {
         named.push(("convergence", tables::convergence(job, result)?));
     }
-    if !result.hyper.is_empty() {
+    if !result.hyper.is_empty() && !result.run.chains.is_empty() {
         named.push(("hyper", tables::hyper(job, result)?));
+    }
+    if let Some(inla) = tables::inla_outcome(result) {
+        named.push(("inla_grid", tables::inla_grid(job, inla)?));
     }
     if job.latent().output.field_draws > 0 {
         named.push(("draws", tables::draws(job, result)?));

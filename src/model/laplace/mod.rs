@@ -235,14 +235,34 @@ impl LaplaceFit {
             };
             (spread, method)
         };
-        let log_evidence =
-            self.log_likelihood - 0.5 * cg::dot(&self.mode, &self.mode) - 0.5 * spread.log_det;
         Ok(LaplaceMarginals {
             sd: spread.variance.iter().map(|v| v.sqrt()).collect(),
             method,
             log_det: spread.log_det,
-            log_evidence,
+            log_evidence: self.evidence_with(spread.log_det),
         })
+    }
+
+    /// The Laplace log marginal likelihood alone, equal to [`Self::marginals`]'s: for
+    /// M <= `settings.max_exact_observations` from the observation-space Cholesky factor without
+    /// the cell variances (M^3 / 3 operations instead of M^2 N), else through the marginals.
+    pub fn log_evidence(
+        &self,
+        target: &Target,
+        settings: &LaplaceSettings,
+    ) -> Result<f64, LaplaceError> {
+        if target.observations() <= settings.max_exact_observations {
+            let log_det =
+                variance::observation_log_det(target.prior, target.observed_cells, &self.weights)?;
+            Ok(self.evidence_with(log_det))
+        } else {
+            Ok(self.marginals(target, settings)?.log_evidence)
+        }
+    }
+
+    /// loglik(u^) - |xi^|^2 / 2 - log det(I + L^T G^T W G L) / 2.
+    fn evidence_with(&self, log_det: f64) -> f64 {
+        self.log_likelihood - 0.5 * cg::dot(&self.mode, &self.mode) - 0.5 * log_det
     }
 }
 

@@ -11,12 +11,7 @@ fn prior(d: usize, l: f64, variance: f64) -> KroneckerPrior {
 }
 
 fn simulate(prior: &KroneckerPrior, kind: LikelihoodKind, subsample: usize, key: &str) -> Dataset {
-    let mut streams = DataStreams {
-        truth: stream(11, Purpose::Truth, key),
-        observations: stream(11, Purpose::Observations, key),
-        noise: stream(11, Purpose::Noise, key),
-        counts: stream(11, Purpose::Counts, key),
-    };
+    let mut streams = DataStreams::keyed(11, key);
     let sim = Simulation {
         likelihood: kind,
         subsample,

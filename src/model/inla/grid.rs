@@ -1,0 +1,282 @@
+//! The z-parametrised grid over theta and its weights.
+//!
+//! With H = V Lambda V^T the eigendecomposition of the negative Hessian of log p~ at the mode,
+//! theta(z) = mode + V Lambda^-1/2 z: under the Hessian's gaussian z is standard normal. Each
+//! axis of z is walked in both directions in steps of delta_z until log p~ drops more than the
+//! threshold below the mode (or cannot be evaluated); the grid is then the full product of the
+//! axis points so found, and a point is kept when its log p~ is within the threshold of the
+//! mode's. Every kept point's weight is exp(log p~) normalised over the kept points: the z-cells
+//! have equal volumes, delta_z^d each.
+//!
+//! Points are listed in the order they were found: the mode first (point 0, z = 0), then the
+//! axis points, then the rest of the product grid in lexicographic order of z.
+
+use std::collections::HashSet;
+
+use faer::{Mat, Side};
+
+use super::mode::{Mode, find_mode};
+use super::posterior::{Evaluation, Evaluator, HyperProblem};
+use super::{InlaError, InlaSettings};
+use crate::model::hyper::Hyperparameters;
+use crate::model::laplace::LaplaceMarginals;
+
+/// One kept grid point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GridPoint {
+    /// Its z coordinates (multiples of delta_z).
+    pub z: Vec<f64>,
+    /// Its unconstrained hyperparameters.
+    pub theta: Vec<f64>,
+    /// Every hyperparameter's value there (the fixed ones at their values).
+    pub values: Hyperparameters,
+    /// log p~(theta | y) + log p(y): log prior (unconstrained) + Laplace log evidence.
+    pub log_density: f64,
+    /// The Laplace log evidence log p~(y | theta).
+    pub log_evidence: f64,
+    /// exp(log_density) normalised over the kept points.
+    pub weight: f64,
+}
+
+/// The explored grid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grid {
+    /// The kept points, the mode first.
+    pub points: Vec<GridPoint>,
+    /// The Hessian of log p~ at the mode, row-major d x d.
+    pub hessian: Vec<f64>,
+    /// The eigenvalues Lambda of the negative Hessian, increasing.
+    pub eigenvalues: Vec<f64>,
+    /// V Lambda^-1/2, row-major d x d: theta(z) = mode + axes z.
+    pub axes: Vec<f64>,
+    pub delta_z: f64,
+    /// BFGS iterations of the mode search.
+    pub mode_iterations: usize,
+    /// Laplace fits made in all (mode search, Hessian, grid).
+    pub laplace_fits: usize,
+    /// Product-grid points where log p~ could not be evaluated (left out).
+    pub failed_points: usize,
+    /// Axes (0-based, with the direction's sign) cut at [`InlaSettings::max_axis_steps`] while
+    /// still within the threshold.
+    pub truncated_axes: Vec<(usize, i64)>,
+}
+
+impl Grid {
+    /// The dimension of theta.
+    pub fn dim(&self) -> usize {
+        self.eigenvalues.len()
+    }
+}
+
+/// The mode, the Hessian, the grid and its weights; `visit` is called once per kept point, in
+/// the points' order, with the point (its weight not yet known: 0), its evaluation and the
+/// cells' Laplace marginals there.
+pub fn explore(
+    problem: &HyperProblem,
+    settings: &InlaSettings,
+    mut visit: impl FnMut(&GridPoint, &Evaluation, &LaplaceMarginals),
+) -> Result<Grid, InlaError> {
+    let mut evaluator = Evaluator::new(problem, &settings.laplace);
+    let mode = find_mode(&mut evaluator, settings)?;
+    let d = problem.dim();
+    let (eigenvalues, axes) = z_axes(&mode.hessian, d)?;
+    let mut walk = Walk {
+        evaluator,
+        mode: &mode,
+        axes,
+        settings,
+        points: Vec::new(),
+        seen: HashSet::new(),
+        failed_points: 0,
+    };
+    walk.keep(vec![0; d], &mode.evaluation, &mut visit)?;
+    let mut extents = vec![(0i64, 0i64); d];
+    let mut truncated_axes = Vec::new();
+    for (axis, extent) in extents.iter_mut().enumerate() {
+        for sign in [1i64, -1] {
+            let (reach, truncated) = walk.along(axis, sign, &mut visit)?;
+            if sign > 0 {
+                extent.1 = reach;
+            } else {
+                extent.0 = -reach;
+            }
+            if truncated {
+                truncated_axes.push((axis, sign));
+            }
+        }
+    }
+    for index in product(&extents) {
+        if !walk.seen.contains(&index) {
+            walk.try_point(index, &mut visit)?;
+        }
+    }
+    let (mut points, laplace_fits, failed_points) =
+        (walk.points, walk.evaluator.fits, walk.failed_points);
+    let axes = walk.axes;
+    normalise(&mut points);
+    Ok(Grid {
+        points,
+        hessian: mode.hessian,
+        eigenvalues,
+        axes,
+        delta_z: settings.delta_z,
+        mode_iterations: mode.iterations,
+        laplace_fits,
+        failed_points,
+        truncated_axes,
+    })
+}
+
+/// The eigenvalues of H = -Hessian (increasing) and the map V Lambda^-1/2 (row-major), or
+/// [`InlaError::NotConcave`] when an eigenvalue is not positive.
+fn z_axes(hessian: &[f64], d: usize) -> Result<(Vec<f64>, Vec<f64>), InlaError> {
+    if d == 0 {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let negative = Mat::from_fn(d, d, |i, j| -hessian[i * d + j]);
+    let eigen = negative
+        .self_adjoint_eigen(Side::Lower)
+        .expect("the eigendecomposition of a symmetric matrix of order <= 3 converges");
+    let eigenvalues: Vec<f64> = (0..d).map(|j| eigen.S()[j]).collect();
+    if let Some(&eigenvalue) = eigenvalues.iter().find(|&&l| l.is_nan() || l <= 0.0) {
+        return Err(InlaError::NotConcave { eigenvalue });
+    }
+    let v = eigen.U();
+    let axes = (0..d * d)
+        .map(|k| v[(k / d, k % d)] / eigenvalues[k % d].sqrt())
+        .collect();
+    Ok((eigenvalues, axes))
+}
+
+/// Every integer vector of the box `extents` (inclusive), lexicographically.
+fn product(extents: &[(i64, i64)]) -> Vec<Vec<i64>> {
+    extents
+        .iter()
+        .fold(vec![Vec::new()], |prefixes, &(low, high)| {
+            prefixes
+                .iter()
+                .flat_map(|prefix| {
+                    (low..=high).map(move |k| {
+                        let mut next = prefix.clone();
+                        next.push(k);
+                        next
+                    })
+                })
+                .collect()
+        })
+}
+
+/// Weights exp(log p~) normalised over `points`.
+fn normalise(points: &mut [GridPoint]) {
+    let top = points
+        .iter()
+        .map(|p| p.log_density)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let total: f64 = points.iter().map(|p| (p.log_density - top).exp()).sum();
+    for point in points {
+        point.weight = (point.log_density - top).exp() / total;
+    }
+}
+
+/// The exploration's state: the evaluator, the map from z to theta and the points kept.
+struct Walk<'w, 'p, 'a> {
+    evaluator: Evaluator<'p, 'a>,
+    mode: &'w Mode,
+    /// V Lambda^-1/2, row-major.
+    axes: Vec<f64>,
+    settings: &'w InlaSettings,
+    points: Vec<GridPoint>,
+    /// The integer z-indices evaluated so far.
+    seen: HashSet<Vec<i64>>,
+    failed_points: usize,
+}
+
+impl Walk<'_, '_, '_> {
+    fn z(&self, index: &[i64]) -> Vec<f64> {
+        index
+            .iter()
+            .map(|&k| k as f64 * self.settings.delta_z)
+            .collect()
+    }
+
+    fn theta(&self, z: &[f64]) -> Vec<f64> {
+        let d = z.len();
+        let mode = &self.mode.evaluation.theta;
+        (0..d)
+            .map(|i| mode[i] + (0..d).map(|j| self.axes[i * d + j] * z[j]).sum::<f64>())
+            .collect()
+    }
+
+    /// Whether log p~ = `log_density` is within the threshold of the mode's.
+    fn within(&self, log_density: f64) -> bool {
+        self.mode.evaluation.log_density() - log_density <= self.settings.threshold
+    }
+
+    /// Walk axis `axis` in direction `sign` from the mode: the last step kept, and whether the
+    /// walk was cut at the step limit.
+    fn along(
+        &mut self,
+        axis: usize,
+        sign: i64,
+        visit: &mut impl FnMut(&GridPoint, &Evaluation, &LaplaceMarginals),
+    ) -> Result<(i64, bool), InlaError> {
+        let d = self.mode.evaluation.theta.len();
+        let steps = self.settings.max_axis_steps as i64;
+        for k in 1..=steps {
+            let mut index = vec![0; d];
+            index[axis] = sign * k;
+            if !self.try_point(index, visit)? {
+                return Ok((k - 1, false));
+            }
+        }
+        Ok((steps, true))
+    }
+
+    /// Evaluate the point `index` and keep it when within the threshold; whether it was kept.
+    /// A point where log p~ cannot be evaluated is counted in `failed_points` and not kept.
+    fn try_point(
+        &mut self,
+        index: Vec<i64>,
+        visit: &mut impl FnMut(&GridPoint, &Evaluation, &LaplaceMarginals),
+    ) -> Result<bool, InlaError> {
+        let theta = self.theta(&self.z(&index));
+        self.seen.insert(index.clone());
+        let Ok(evaluation) = self.evaluator.evaluate(&theta) else {
+            self.failed_points += 1;
+            return Ok(false);
+        };
+        if !self.within(evaluation.log_density()) {
+            return Ok(false);
+        }
+        self.keep(index, &evaluation, visit)?;
+        Ok(true)
+    }
+
+    /// Keep the point `index` evaluated as `evaluation`: its marginals, then `visit`.
+    fn keep(
+        &mut self,
+        index: Vec<i64>,
+        evaluation: &Evaluation,
+        visit: &mut impl FnMut(&GridPoint, &Evaluation, &LaplaceMarginals),
+    ) -> Result<(), InlaError> {
+        let problem = self.evaluator.problem;
+        let marginals = evaluation
+            .marginals(problem, &self.settings.laplace)
+            .map_err(|e| InlaError::Marginals {
+                theta: evaluation.theta.clone(),
+                reason: e.to_string(),
+            })?;
+        let point = GridPoint {
+            z: self.z(&index),
+            theta: evaluation.theta.clone(),
+            values: evaluation.values,
+            log_density: evaluation.log_density(),
+            log_evidence: evaluation.log_evidence,
+            weight: 0.0,
+        };
+        self.seen.insert(index);
+        visit(&point, evaluation, &marginals);
+        self.points.push(point);
+        Ok(())
+    }
+}

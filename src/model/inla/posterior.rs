@@ -1,0 +1,179 @@
+//! log p~(theta | y) up to a constant: the log prior of the unconstrained hyperparameters
+//! (Jacobian included, [`HyperPriors::log_density_unconstrained`]) plus the Laplace log evidence
+//! of the field under the prior at theta ([`prior_at`]), the mean theta's when it is inferred
+//! and the fixed one otherwise.
+
+use crate::model::hyper::{HyperPriors, Hyperparameters, prior_at};
+use crate::model::laplace::{
+    LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, default_start,
+};
+use crate::model::prior::{Prior, PriorError};
+use crate::model::spec::ModelSpec;
+use crate::model::{Likelihood, Target};
+
+/// The data and model whose hyperparameters are integrated over.
+#[derive(Debug, Clone, Copy)]
+pub struct HyperProblem<'a> {
+    /// The model: grid, kernel kind and the priors of the inferred hyperparameters.
+    pub model: &'a ModelSpec,
+    pub likelihood: &'a Likelihood,
+    pub observed_cells: &'a [usize],
+    /// The values of every hyperparameter; the inferred ones are replaced at each theta.
+    pub base: Hyperparameters,
+}
+
+/// Why log p~ could not be evaluated at a theta.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EvaluationError {
+    #[error("theta is outside the priors' support")]
+    OutsideSupport,
+    #[error("the prior cannot be built there: {0}")]
+    Prior(#[from] PriorError),
+    #[error("the Laplace fit failed there: {0}")]
+    Laplace(#[from] LaplaceError),
+}
+
+/// log p~(theta | y) at one theta, with the Laplace fit behind it.
+#[derive(Debug)]
+pub struct Evaluation {
+    /// The unconstrained coordinates.
+    pub theta: Vec<f64>,
+    pub values: Hyperparameters,
+    /// log p(theta), unconstrained (Jacobian included).
+    pub log_prior: f64,
+    /// The Laplace log evidence log p~(y | theta).
+    pub log_evidence: f64,
+    prior: Box<dyn Prior>,
+    fit: LaplaceFit,
+}
+
+impl Evaluation {
+    /// log p~(theta | y) + log p(y): the log prior plus the log evidence.
+    pub fn log_density(&self) -> f64 {
+        self.log_prior + self.log_evidence
+    }
+
+    pub fn fit(&self) -> &LaplaceFit {
+        &self.fit
+    }
+
+    /// The field's target at this theta.
+    pub fn target<'s>(&'s self, problem: &HyperProblem<'s>) -> Target<'s> {
+        Target {
+            prior: self.prior.as_ref(),
+            likelihood: problem.likelihood,
+            observed_cells: problem.observed_cells,
+            mean: self.values.mean,
+        }
+    }
+
+    /// The cells' Laplace marginals at this theta.
+    pub fn marginals(
+        &self,
+        problem: &HyperProblem,
+        settings: &LaplaceSettings,
+    ) -> Result<LaplaceMarginals, LaplaceError> {
+        self.fit.marginals(&self.target(problem), settings)
+    }
+}
+
+impl<'a> HyperProblem<'a> {
+    pub fn priors(&self) -> &'a HyperPriors {
+        &self.model.hyper
+    }
+
+    /// How many hyperparameters are inferred (the dimension of theta).
+    pub fn dim(&self) -> usize {
+        self.priors().len()
+    }
+
+    /// The unconstrained coordinates of the base values (where the mode search starts).
+    pub fn start(&self) -> Vec<f64> {
+        self.priors().to_unconstrained(&self.base)
+    }
+
+    /// log p~ at `theta`, Newton started from `warm` (whitened coordinates of a nearby theta's
+    /// mode) when given and from the default start when not, or when the warm start fails.
+    pub fn evaluate(
+        &self,
+        theta: &[f64],
+        warm: Option<&[f64]>,
+        settings: &LaplaceSettings,
+    ) -> Result<Evaluation, EvaluationError> {
+        let log_prior = self.priors().log_density_unconstrained(theta);
+        if !log_prior.is_finite() {
+            return Err(EvaluationError::OutsideSupport);
+        }
+        let values = self.priors().from_unconstrained(theta, self.base);
+        let prior = prior_at(self.model, &values)?;
+        let target = Target {
+            prior: prior.as_ref(),
+            likelihood: self.likelihood,
+            observed_cells: self.observed_cells,
+            mean: values.mean,
+        };
+        let fit = fit_from(&target, warm, &settings.newton)?;
+        let log_evidence = fit.log_evidence(&target, settings)?;
+        Ok(Evaluation {
+            theta: theta.to_vec(),
+            values,
+            log_prior,
+            log_evidence,
+            prior,
+            fit,
+        })
+    }
+}
+
+/// Newton from `warm` when it fits the target, else (or when it fails) from the default start.
+fn fit_from(
+    target: &Target,
+    warm: Option<&[f64]>,
+    settings: &crate::model::laplace::NewtonSettings,
+) -> Result<LaplaceFit, LaplaceError> {
+    if let Some(warm) = warm.filter(|w| w.len() == target.dim())
+        && let Ok(fit) = LaplaceFit::from_start(target, warm.to_vec(), settings)
+    {
+        return Ok(fit);
+    }
+    LaplaceFit::from_start(target, default_start(target), settings)
+}
+
+/// Evaluations of log p~ that count themselves and warm-start Newton from one remembered field
+/// mode (the caller's centre: the current iterate, or the mode of theta).
+pub struct Evaluator<'p, 'a> {
+    pub problem: &'p HyperProblem<'a>,
+    pub settings: &'p LaplaceSettings,
+    /// Laplace fits made so far.
+    pub fits: usize,
+    warm: Option<Vec<f64>>,
+}
+
+impl<'p, 'a> Evaluator<'p, 'a> {
+    pub fn new(problem: &'p HyperProblem<'a>, settings: &'p LaplaceSettings) -> Self {
+        Self {
+            problem,
+            settings,
+            fits: 0,
+            warm: None,
+        }
+    }
+
+    /// Warm-start the next fits from `evaluation`'s field mode.
+    pub fn centre_on(&mut self, evaluation: &Evaluation) {
+        self.warm = Some(evaluation.fit().mode.clone());
+    }
+
+    pub fn evaluate(&mut self, theta: &[f64]) -> Result<Evaluation, EvaluationError> {
+        self.fits += 1;
+        self.problem
+            .evaluate(theta, self.warm.as_deref(), self.settings)
+    }
+
+    /// log p~ at `theta`, or the reason it cannot be evaluated, in words.
+    pub fn log_density(&mut self, theta: &[f64]) -> Result<f64, String> {
+        self.evaluate(theta)
+            .map(|e| e.log_density())
+            .map_err(|e| e.to_string())
+    }
+}

@@ -1,0 +1,127 @@
+//! `sampler.kind = "inla"` as a job, through the real binary: INLA's nested Laplace
+//! approximation over an inferred length scale and variance on gaussian, probit and poisson
+//! data. Its grid (inla_grid.parquet) has weights summing to 1 with the mode (point 0) the
+//! heaviest, null columns for the fixed mean, the hyperparameters' posterior in the
+//! `hyper_<name>_<statistic>` columns (no ESS or R-hat: no chains), the Laplace fits it made and
+//! its log evidence in the job's row, and no NaN in any table.
+
+mod support;
+
+use polars::prelude::*;
+
+const STUDY: &str = r#"
+[study]
+name = "inla_kind"
+seed = 3
+
+[model]
+grid = 8
+length_scale_prior = "log-normal(-1.2, 0.5)"
+variance_prior = "log-normal(0, 0.5)"
+
+[data]
+subsample = 2
+
+[sampler]
+kind = "inla"
+
+[sweep]
+"model.likelihood" = ["gaussian", "probit", "poisson"]
+"#;
+
+use support::floats;
+
+fn texts(frame: &DataFrame, name: &str) -> Vec<String> {
+    support::strings(frame, name)
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+#[test]
+fn an_inla_job_writes_its_grid_and_the_hyperparameters_posterior() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = support::write_file(dir.path(), "inla_kind.toml", STUDY);
+    let out = dir.path().join("out");
+    support::run_ok(&study, &out, 2);
+    assert_eq!(support::non_finite_values(&out), Vec::<String>::new());
+    let jobs = support::table(&out, "jobs");
+    assert_eq!(jobs.height(), 3);
+    assert!(texts(&jobs, "status").iter().all(|s| s == "ok"));
+    let likelihoods = texts(&jobs, "model_likelihood");
+    let fits = jobs.column("laplace_fits").unwrap().i64().unwrap();
+    let evidence = floats(&jobs, "log_evidence");
+    for name in ["length_scale", "variance"] {
+        let (mean, sd) = (
+            floats(&jobs, &format!("hyper_{name}_mean")),
+            floats(&jobs, &format!("hyper_{name}_sd")),
+        );
+        let (q05, q95) = (
+            floats(&jobs, &format!("hyper_{name}_q05")),
+            floats(&jobs, &format!("hyper_{name}_q95")),
+        );
+        for row in 0..3 {
+            let what = format!("{} {name}", likelihoods[row]);
+            let (m, s, low, high) = (
+                mean[row].unwrap(),
+                sd[row].unwrap(),
+                q05[row].unwrap(),
+                q95[row].unwrap(),
+            );
+            assert!(
+                0.0 < low && low < m && m < high && s > 0.0,
+                "{what}: {low} {m} {high} {s}"
+            );
+        }
+        for statistic in ["ess_bulk", "rhat"] {
+            let column = format!("hyper_{name}_{statistic}");
+            assert_eq!(jobs.column(&column).unwrap().null_count(), 3, "{column}");
+        }
+    }
+    assert!(jobs.column("hyper_mean_mean").is_err(), "the mean is fixed");
+    for row in 0..3 {
+        assert!(
+            fits.get(row).is_some_and(|n| n > 20),
+            "{}",
+            likelihoods[row]
+        );
+        assert!(evidence[row].is_some_and(f64::is_finite));
+    }
+
+    let grid = support::table(&out, "inla_grid");
+    let ids = texts(&grid, "job_id");
+    let points = grid.column("point").unwrap().i64().unwrap();
+    let weights = floats(&grid, "weight");
+    let length_scales = floats(&grid, "length_scale");
+    assert_eq!(grid.column("mean").unwrap().null_count(), grid.height());
+    for id in texts(&jobs, "job_id") {
+        let rows: Vec<usize> = (0..ids.len()).filter(|&k| ids[k] == id).collect();
+        assert!(rows.len() >= 9, "{id}: {} points", rows.len());
+        let total: f64 = rows.iter().map(|&k| weights[k].unwrap()).sum();
+        assert!((total - 1.0).abs() < 1e-9, "{id}: weights sum to {total}");
+        let mode = rows.iter().find(|&&k| points.get(k) == Some(0)).unwrap();
+        let heaviest = rows
+            .iter()
+            .map(|&k| weights[k].unwrap())
+            .fold(0.0, f64::max);
+        assert_eq!(
+            weights[*mode].unwrap(),
+            heaviest,
+            "{id}: the mode is the heaviest"
+        );
+        assert!(
+            rows.iter()
+                .all(|&k| length_scales[k].is_some_and(|l| l > 0.0))
+        );
+    }
+    assert!(
+        support::read_table(&out, "hyper").is_none(),
+        "no chains, no hyper.parquet"
+    );
+    let fields = support::table(&out, "fields");
+    assert!(
+        floats(&fields, "post_sd")
+            .iter()
+            .all(|s| s.is_some_and(|s| s > 0.0))
+    );
+}
