@@ -10,8 +10,8 @@ use crate::model::hyper::{HyperName, fixed_values};
 use crate::model::prior::{Embedding, PriorError, build_prior};
 use crate::model::{DataSpec, Likelihood, LikelihoodKind, Prior, Target};
 use crate::plan::Job;
-use crate::sampler::hyper::HyperModel;
 use crate::sampler::driver::StoredDraws;
+use crate::sampler::hyper::HyperModel;
 use crate::sampler::{
     ChainRng, DrawSettings, Functional, PROBES, RunOutput, RunRequest, SamplerSpec, run_kind,
 };

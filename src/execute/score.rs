@@ -2,8 +2,8 @@
 //! posterior (gaussian) or the held-out cells (real data).
 
 use crate::model::data::Dataset;
-use crate::model::special::log_phi;
 use crate::model::spec::LikelihoodKind;
+use crate::model::special::log_phi;
 use crate::sampler::driver::{StoredDraws, rms_difference};
 
 /// Likelihood-specific scores of one job; None where a score does not apply.
@@ -154,7 +154,9 @@ pub fn heldout_log_predictive(
                 .map(|(&c, &y)| {
                     let logs = chains
                         .iter()
-                        .flat_map(|d| (0..d.len()).map(move |k| f64::from(d.values[k * d.cells + c])))
+                        .flat_map(|d| {
+                            (0..d.len()).map(move |k| f64::from(d.values[k * d.cells + c]))
+                        })
                         .map(|u| log_density(y, u));
                     log_mean_exp(logs, count as f64)
                 })

@@ -15,6 +15,7 @@
 //! | trace plots of log-likelihood and the centre cell per chain | traces.parquet | [`chains`] |
 //! | autocorrelation of the log-likelihood | autocorrelation.parquet | [`chains`] |
 //! | SBC rank histograms, one figure per job, one panel per functional | ranks.parquet | [`ranks`] |
+//! | posterior densities of each inferred hyperparameter (chains and INLA overlaid), their traces | hyper.parquet, inla_grid.parquet | [`hyper`] |
 //! | each study family's own figures | the family's tables | `crate::families` |
 //!
 //! Tables are read through the sink ([`crate::sink::read_table`]) and their columns named
@@ -29,6 +30,7 @@ pub(crate) mod chart;
 pub(crate) mod colour;
 mod fields;
 mod html;
+mod hyper;
 mod ranks;
 mod shape;
 mod sweeps;
@@ -208,6 +210,7 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
         figures.extend(chains::autocorrelation_figure(&context, autocorrelation)?);
     }
     figures.extend(ranks::rank_figures(&context, results_dir, &mut notes)?);
+    figures.extend(hyper::hyper_figures(&context, results_dir, &mut notes)?);
     figures.extend(crate::families::figures(&context, results_dir, &mut notes)?);
 
     let index = report_dir.join("index.html");
