@@ -32,40 +32,9 @@ fn fixture() -> std::path::PathBuf {
 #[test]
 fn every_sampler_is_calibrated_on_every_likelihood() {
     let out = tempfile::tempdir().unwrap();
-    Command::cargo_bin("fieldmc")
-        .unwrap()
-        .args(["run", "--quiet", "--no-report", "--threads", "2"])
-        .arg(fixture())
-        .arg("--out")
-        .arg(out.path())
-        .assert()
-        .success();
-    let file = std::fs::File::open(out.path().join("jobs.parquet")).unwrap();
-    let jobs = ParquetReader::new(file).finish().unwrap();
+    let jobs = run_calibration(&fixture(), out.path());
     assert_eq!(jobs.height(), JOBS, "3 likelihoods x 9 samplers");
-    let likelihood = jobs.column("model_likelihood").unwrap().str().unwrap();
-    let sampler = jobs.column("sampler_kind").unwrap().str().unwrap();
-    for functional in FUNCTIONALS {
-        let p = jobs
-            .column(&format!("sbc_p_{functional}"))
-            .unwrap()
-            .f64()
-            .unwrap();
-        for row in 0..jobs.height() {
-            let p = p.get(row).expect("a p-value for every functional");
-            eprintln!(
-                "{} {} {functional}: p = {p:.4}",
-                likelihood.get(row).unwrap(),
-                sampler.get(row).unwrap()
-            );
-            assert!(
-                p > ALPHA,
-                "{} {} {functional}: rank uniformity p = {p}",
-                likelihood.get(row).unwrap(),
-                sampler.get(row).unwrap()
-            );
-        }
-    }
+    assert_calibrated(&jobs, &FUNCTIONALS, "sampler_kind", ALPHA);
     let ranks = ParquetReader::new(std::fs::File::open(out.path().join("ranks.parquet")).unwrap())
         .finish()
         .unwrap();
@@ -87,23 +56,35 @@ fn every_hyperparameter_update_is_calibrated_on_every_likelihood() {
     let fixture =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_hyper.toml");
     let out = tempfile::tempdir().unwrap();
+    let jobs = run_calibration(&fixture, out.path());
+    assert_eq!(jobs.height(), 9, "3 likelihoods x 3 updates");
+    let functionals: Vec<&str> = FUNCTIONALS
+        .iter()
+        .copied()
+        .chain(["length_scale", "variance"])
+        .collect();
+    assert_calibrated(&jobs, &functionals, "sampler_hyper", ALPHA_HYPER);
+}
+
+/// Runs an SBC study through the binary into `out` and returns its jobs table.
+fn run_calibration(study: &Path, out: &Path) -> DataFrame {
     Command::cargo_bin("fieldmc")
         .unwrap()
         .args(["run", "--quiet", "--no-report", "--threads", "2"])
-        .arg(fixture)
+        .arg(study)
         .arg("--out")
-        .arg(out.path())
+        .arg(out)
         .assert()
         .success();
-    let file = std::fs::File::open(out.path().join("jobs.parquet")).unwrap();
-    let jobs = ParquetReader::new(file).finish().unwrap();
-    assert_eq!(jobs.height(), 9, "3 likelihoods x 3 updates");
+    let file = std::fs::File::open(out.join("jobs.parquet")).unwrap();
+    ParquetReader::new(file).finish().unwrap()
+}
+
+/// Every job's rank-uniformity p-value of every functional is above `alpha`; jobs are named by
+/// their likelihood and the `varied` column.
+fn assert_calibrated(jobs: &DataFrame, functionals: &[&str], varied: &str, alpha: f64) {
     let likelihood = jobs.column("model_likelihood").unwrap().str().unwrap();
-    let update = jobs.column("sampler_hyper").unwrap().str().unwrap();
-    let functionals = FUNCTIONALS
-        .iter()
-        .copied()
-        .chain(["length_scale", "variance"]);
+    let varied_values = jobs.column(varied).unwrap().str().unwrap();
     for functional in functionals {
         let p = jobs
             .column(&format!("sbc_p_{functional}"))
@@ -115,10 +96,10 @@ fn every_hyperparameter_update_is_calibrated_on_every_likelihood() {
             let what = format!(
                 "{} {} {functional}",
                 likelihood.get(row).unwrap(),
-                update.get(row).unwrap()
+                varied_values.get(row).unwrap()
             );
             eprintln!("{what}: p = {p:.4}");
-            assert!(p > ALPHA_HYPER, "{what}: rank uniformity p = {p}");
+            assert!(p > alpha, "{what}: rank uniformity p = {p}");
         }
     }
 }

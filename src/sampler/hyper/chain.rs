@@ -13,7 +13,7 @@ use crate::model::spec::ModelSpec;
 use crate::model::target::{Target, Workspace};
 use crate::sampler::SamplerSpec;
 use crate::sampler::position::{Position, Retarget};
-use crate::sampler::protocol::{ChainRng, ChainState, Sampler, StepInfo};
+use crate::sampler::protocol::{ChainRng, ChainState, Sampler, StepInfo, acceptance_probability};
 
 /// Spread of the chains' starting points around the model's values, on the unconstrained
 /// coordinates (log length scale, log variance, mean): chains start apart so that R-hat can see
@@ -120,6 +120,18 @@ pub struct HyperState<S> {
 }
 
 impl<S: Retarget> HyperState<S> {
+    /// Let the proposal learn from this iteration's Metropolis-Hastings update (burn-in only),
+    /// whose log ratio was `log_ratio`.
+    pub(super) fn adapt_proposal(&mut self, burn_in: u64, log_ratio: f64, rng: &mut ChainRng) {
+        self.proposal.adapt(
+            self.iteration,
+            burn_in,
+            &self.z,
+            acceptance_probability(log_ratio),
+            rng,
+        );
+    }
+
     /// Move to hyperparameters `values` (unconstrained `z`, log prior `log_prior`) with prior
     /// `prior`, the field at `position` under them.
     pub(super) fn accept(&mut self, priors: &HyperPriors, update: Accepted, base: &Target) {

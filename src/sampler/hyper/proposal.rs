@@ -116,7 +116,7 @@ impl Proposal {
             HyperProposalKind::RandomWalk => {}
             HyperProposalKind::Adaptive => {
                 self.history.extend_from_slice(z);
-                if iteration + 1 >= ADAPT_AFTER && (iteration + 1) % 10 == 0 {
+                if iteration + 1 >= ADAPT_AFTER && (iteration + 1).is_multiple_of(10) {
                     self.root = cholesky(&self.history_covariance());
                     if !self.adapted_scale && self.root.is_some() {
                         self.log_scale = (2.38 / (self.dim as f64).sqrt()).ln();

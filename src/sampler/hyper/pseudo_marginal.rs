@@ -33,7 +33,7 @@ use crate::sampler::gpcn::{LaplaceGaussian, Rank};
 /// threshold, against a few ms with 32).
 pub const IMPORTANCE_RANK: usize = 32;
 use crate::sampler::position::{Position, Retarget};
-use crate::sampler::protocol::{ChainRng, acceptance_probability, dot};
+use crate::sampler::protocol::{ChainRng, dot};
 
 /// The pseudo-marginal chain's extended state: the importance distribution at the current
 /// hyperparameters, the other draws' total weight, and the estimate.
@@ -172,14 +172,7 @@ impl<K: FieldKernel> HyperChain<K> {
             state.accept(self.priors(), accepted, base);
         }
         info.moved = moved;
-        let z = state.z.clone();
-        state.proposal.adapt(
-            state.iteration,
-            self.burn_in,
-            &z,
-            acceptance_probability(log_ratio),
-            rng,
-        );
+        state.adapt_proposal(self.burn_in, log_ratio, rng);
         info
     }
 }

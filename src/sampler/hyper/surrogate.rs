@@ -135,7 +135,7 @@ impl Basis {
     }
 
     /// U c for coefficients c.
-    fn from_eigen(&self, c: &[f64]) -> Vec<f64> {
+    fn eigen_to_field(&self, c: &[f64]) -> Vec<f64> {
         self.sandwich(self.ux.as_ref(), self.uy.as_ref(), c, false)
     }
 
@@ -261,7 +261,7 @@ impl<K: FieldKernel> HyperChain<K> {
             e[k] = eta[k] * (alpha / (l + alpha)).sqrt() + h[k] * l.sqrt() / (l + alpha);
             scaled[k] = l.sqrt() * e[k];
         }
-        let mut field = basis.from_eigen(&scaled);
+        let mut field = basis.eigen_to_field(&scaled);
         for u in field.iter_mut() {
             *u += values.mean;
         }

@@ -11,7 +11,7 @@ use super::chain::{Accepted, HyperChain, HyperState, UpdateInfo, retargeted};
 use crate::model::hyper::prior_at;
 use crate::model::target::Target;
 use crate::sampler::position::{Position, Retarget};
-use crate::sampler::protocol::{ChainRng, acceptance_probability};
+use crate::sampler::protocol::ChainRng;
 
 impl<K: FieldKernel> HyperChain<K> {
     pub(super) fn within_gibbs<S: Retarget>(
@@ -35,14 +35,7 @@ impl<K: FieldKernel> HyperChain<K> {
         if moved && let Some(accepted) = proposed {
             state.accept(self.priors(), accepted, base);
         }
-        let z = state.z.clone();
-        state.proposal.adapt(
-            state.iteration,
-            self.burn_in,
-            &z,
-            acceptance_probability(log_ratio),
-            rng,
-        );
+        state.adapt_proposal(self.burn_in, log_ratio, rng);
         UpdateInfo {
             moved,
             loglik_evaluations: u32::from(evaluated),
