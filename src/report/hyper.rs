@@ -175,6 +175,50 @@ fn density(sample: &Sample, points: &[f64]) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// How a job fitted its hyperparameters: "inla", or the chains' field kind and update.
+fn fit_label(context: &Context, sample: &Sample) -> String {
+    let jobs = context.jobs_table();
+    let row = context.job_row(&sample.job_id);
+    let text = |key| row.and_then(|r| jobs.str_at(key, r)).unwrap_or("?");
+    if sample.inla {
+        format!("inla ({})", sample.job_id)
+    } else {
+        format!(
+            "{} + {} ({})",
+            text(schema::jobs::SAMPLER_KIND),
+            text(crate::study::keys::SAMPLER_HYPER),
+            sample.job_id
+        )
+    }
+}
+
+/// The central 99 % of a sample's values (weighted), the range its density is drawn over.
+fn central_range(sample: &Sample) -> Option<(f64, f64)> {
+    let mut pairs: Vec<(f64, f64)> = sample
+        .values
+        .iter()
+        .copied()
+        .zip(sample.weights.iter().copied())
+        .filter(|(v, w)| v.is_finite() && *w > 0.0)
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: f64 = pairs.iter().map(|p| p.1).sum();
+    let at = |share: f64| {
+        let mut cumulative = 0.0;
+        for &(v, w) in &pairs {
+            cumulative += w;
+            if cumulative >= share * total {
+                return v;
+            }
+        }
+        pairs[pairs.len() - 1].0
+    };
+    Some((at(0.005), at(0.995)))
+}
+
 /// The data set a job belongs to: its likelihood and data file (or "simulated").
 fn data_set(context: &Context, job_id: &str) -> String {
     let jobs = context.jobs_table();
@@ -207,10 +251,7 @@ fn density_figure(
             .or_default()
             .push(sample);
     }
-    let label = |s: &Sample| {
-        let what = if s.inla { "inla" } else { "chains" };
-        format!("{what}: {}", context.describe(&s.job_id))
-    };
+    let label = |s: &Sample| fit_label(context, s);
     let panel_list: Vec<(String, Vec<&Sample>)> = panels.into_iter().collect();
     let file = format!("hyper-{}.png", name.name());
     let title = format!("Posterior of the {}", name.name().replace('_', " "));
@@ -244,7 +285,8 @@ fn draw_density_panel(
     label: &dyn Fn(&Sample) -> String,
     name: HyperName,
 ) -> DrawResult {
-    let Some((lo, hi)) = finite_range(samples.iter().flat_map(|s| s.values.iter().copied())) else {
+    let ranges: Vec<(f64, f64)> = samples.iter().filter_map(|s| central_range(s)).collect();
+    let Some((lo, hi)) = finite_range(ranges.iter().flat_map(|r| [r.0, r.1])) else {
         return Ok(());
     };
     let span = (hi - lo).max(1e-9);
@@ -281,7 +323,7 @@ fn draw_density_panel(
         Label::new(13.0)
             .colour(colour)
             .anchor(HPos::Left, VPos::Center)
-            .draw(root, &truncate(&label(sample), 72), (x, y))?;
+            .draw(root, &truncate(&label(sample), 60), (x, y))?;
     }
     Ok(())
 }
