@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use support::{
     assert_no_panic, assert_same_tables, fieldmc, lock_files, read_parquet, recorded_jobs, run_ok,
-    run_output, text, tree, wait_until,
+    text, tree, wait_until,
 };
 
 const THREADS: usize = 2;
@@ -199,13 +199,30 @@ fn permissions_are_enforced(tmp: &Path) -> bool {
 
 /// Runs the small study into `out`, which cannot be written; expects exit 1 and `must_say`.
 fn assert_unwritable(out: &Path, must_say: &[String]) {
+    assert_unwritable_as(support::fieldmc(), out, must_say);
+}
+
+/// [`assert_unwritable`] with the binary started by `command` (e.g. as another user).
+fn assert_unwritable_as(mut command: std::process::Command, out: &Path, must_say: &[String]) {
     let dir = tempfile::tempdir().unwrap();
     let study = support::write_file(
         dir.path(),
         "small.toml",
         "[model]\ngrid = 4\n[sampler]\niterations = 200\n",
     );
-    let output = run_output(&study, out, 1);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Another user must be able to read the study.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let output = command
+        .args(["run", "--quiet", "--no-report", "--threads", "1"])
+        .arg(&study)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("the fieldmc binary starts");
     assert_no_panic(&output, "unwritable output");
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
@@ -219,6 +236,31 @@ fn assert_unwritable(out: &Path, must_say: &[String]) {
         !stderr.contains("jobs:"),
         "jobs ran before the folder was checked:\n{stderr}"
     );
+}
+
+/// The binary started as the unprivileged user nobody (util-linux `setpriv`), for a test that
+/// runs as root, which ignores permission bits. The binary is copied into `dir` (made
+/// world-readable) first, so nobody can reach it wherever the build lives. `None` where setpriv
+/// cannot start it.
+#[cfg(unix)]
+fn as_nobody(dir: &Path) -> Option<std::process::Command> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).ok()?;
+    let binary = dir.join("fieldmc");
+    std::fs::copy(support::binary(), &binary).ok()?;
+    std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).ok()?;
+    let command = || {
+        let mut command = std::process::Command::new("setpriv");
+        command
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&binary);
+        command
+    };
+    let works = command()
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    works.then(command)
 }
 
 #[test]
@@ -240,24 +282,37 @@ fn an_output_folder_that_cannot_be_created_fails_with_exit_1_naming_it() {
     assert_eq!(std::fs::read(&file).unwrap(), b"a regular file");
 
     #[cfg(unix)]
-    if permissions_are_enforced(tmp.path()) {
+    {
         use std::os::unix::fs::PermissionsExt;
+        // Root ignores permission bits: as root, the binary runs as nobody, whom they bind.
+        let copy = tempfile::tempdir().unwrap();
+        let command = if permissions_are_enforced(tmp.path()) {
+            Some(support::fieldmc())
+        } else {
+            as_nobody(copy.path())
+        };
+        let Some(command) = command else {
+            panic!(
+                "permission bits are not enforced for this user and setpriv cannot start the \
+                 binary as nobody: the permission check cannot run here"
+            );
+        };
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         let locked = tmp.path().join("locked");
         std::fs::create_dir(&locked).unwrap();
-        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o500)).unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
         let out = locked.join("out");
-        let outcome = std::panic::catch_unwind(|| {
-            assert_unwritable(
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            assert_unwritable_as(
+                command,
                 &out,
                 &[
                     format!("{}", out.display()),
                     "permission denied".to_string(),
                 ],
             )
-        });
+        }));
         std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
         outcome.unwrap();
-    } else {
-        eprintln!("permission bits are not enforced for this user: tested below a file only");
     }
 }
