@@ -2,21 +2,21 @@
 //! posterior of a gaussian model.
 //!
 //! With a gaussian likelihood the marginal likelihood is closed-form,
-//! p(y | l, v) = N(y; 0, K_{l,v} + s^2 I), so the posterior of (log l, log v) is computed here by
-//! brute-force quadrature on a 160 x 160 grid over +-6 prior sds, densely (the observed cells of a
-//! 5 x 5 grid), and with it
-//! the posterior means of l and v and of the centre cell's field, E[u_c | y] = sum_theta
-//! p(theta | y) [K (K + s^2 I)^-1 y]_c. Each update (within-gibbs, surrogate-slice,
-//! pseudo-marginal) runs with two field kinds (elliptical slice and MALA); each job's posterior
-//! means of l, v and u_c must lie within 4.6 Monte Carlo standard errors of the exact ones (MCSE
-//! of a hyperparameter: its posterior sd / sqrt(bulk ESS); of the cell: its batch-means MCSE).
-//! 18 z-scores: Bonferroni false-alarm rate 18 x 4.2e-6 = 7.6e-5 per run.
+//! p(y | theta) = N(y; 0, K_theta + s^2 I), so the posterior of two log-normal hyperparameters
+//! is computed here by brute-force quadrature on a 160 x 160 grid over +-6 prior sds, densely
+//! (the observed cells of a 5 x 5 grid), and with it their posterior means and that of the
+//! centre cell's field, E[u_c | y] = sum_theta p(theta | y) [K (K + s^2 I)^-1 y]_c. Every job's
+//! posterior means of the two hyperparameters and of u_c must lie within 4.7 Monte Carlo
+//! standard errors of the exact ones (MCSE of a hyperparameter: its posterior sd / sqrt(bulk
+//! ESS); of the cell: its batch-means MCSE). The two tests make 18 + 9 = 27 z-scores, each
+//! beyond 4.7 with probability 2.6e-6: Bonferroni false-alarm rate 7.0e-5 per run of this file.
 
 mod support;
 
 use polars::prelude::*;
 
-const STUDY: &str = r#"
+/// Length scale and variance, by each update with two field kinds.
+const ISOTROPIC: &str = r#"
 [study]
 name = "hyper_exact"
 seed = 11
@@ -44,10 +44,48 @@ chains = 4
 "sampler.kind" = ["elliptical", "mala"]
 "#;
 
-const PRIOR_LOG_L: (f64, f64) = (-1.5, 0.5);
-const PRIOR_LOG_V: (f64, f64) = (0.0, 0.5);
+/// The length scales along x and y of an anisotropic kernel (variance fixed), by each update.
+const ANISOTROPIC: &str = r#"
+[study]
+name = "hyper_exact_ard"
+seed = 12
+
+[model]
+grid = 5
+likelihood = "gaussian"
+length_scale = 0.3
+length_scale_prior = "log-normal(-1.5, 0.5)"
+length_scale_y_prior = "log-normal(-1.0, 0.5)"
+
+[data]
+noise_sd = 0.3
+length_scale = 0.2
+subsample = 2
+
+[sampler]
+kind = "elliptical"
+iterations = 30000
+burn_in = 5000
+thin = 5
+chains = 4
+
+[sweep]
+"sampler.hyper" = ["within-gibbs", "surrogate-slice", "pseudo-marginal"]
+"#;
+
 const NOISE_SD: f64 = 0.3;
-const Z_LIMIT: f64 = 4.6;
+const Z_LIMIT: f64 = 4.7;
+
+/// The kernel at the log hyperparameters (a, b): (length scale along x, along y, variance).
+type Kernel = fn(f64, f64) -> (f64, f64, f64);
+
+/// The two inferred hyperparameters of a test: their names (as in the jobs table's
+/// `hyper_<name>_*` columns), log-normal priors (mu, sigma) and the kernel they give.
+struct Inferred {
+    names: [&'static str; 2],
+    priors: [(f64, f64); 2],
+    kernel: Kernel,
+}
 
 fn floats(frame: &DataFrame, name: &str) -> Vec<f64> {
     let column = frame.column(name).unwrap().f64().unwrap();
@@ -99,48 +137,50 @@ fn solve(l: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
     y
 }
 
-/// Posterior means of l, v and the field at `centre`, by quadrature, from observations `y` at
-/// `points`.
-fn exact(points: &[(f64, f64)], y: &[f64], centre: (f64, f64)) -> (f64, f64, f64) {
+/// The squared-exponential covariance at offset `d` for (l_x, l_y, v).
+fn covariance(d: (f64, f64), (lx, ly, v): (f64, f64, f64)) -> f64 {
+    v * (-0.5 * (d.0 * d.0 / (lx * lx) + d.1 * d.1 / (ly * ly))).exp()
+}
+
+/// Posterior means of exp(a), exp(b) and the field at `centre`, by quadrature, from
+/// observations `y` at `points`.
+fn exact(
+    points: &[(f64, f64)],
+    y: &[f64],
+    centre: (f64, f64),
+    inferred: &Inferred,
+) -> (f64, f64, f64) {
     let n = points.len();
     let steps = 160;
     let span = |(mu, sd): (f64, f64)| (mu - 6.0 * sd, 12.0 * sd / steps as f64);
-    let (a0, da) = span(PRIOR_LOG_L);
-    let (b0, db) = span(PRIOR_LOG_V);
+    let (a0, da) = span(inferred.priors[0]);
+    let (b0, db) = span(inferred.priors[1]);
     let log_normal = |x: f64, (mu, sd): (f64, f64)| -0.5 * ((x - mu) / sd).powi(2);
+    let delta = |p: (f64, f64), q: (f64, f64)| (p.0 - q.0, p.1 - q.1);
     let mut log_weights = Vec::new();
     let mut values = Vec::new();
     for i in 0..steps {
         let a = a0 + (i as f64 + 0.5) * da;
-        let l = a.exp();
-        let mut correlation = vec![0.0; n * n];
-        for p in 0..n {
-            for q in 0..n {
-                let d2 = (points[p].0 - points[q].0).powi(2) + (points[p].1 - points[q].1).powi(2);
-                correlation[p * n + q] = (-d2 / (2.0 * l * l)).exp();
-            }
-        }
         for j in 0..steps {
             let b = b0 + (j as f64 + 0.5) * db;
-            let v = b.exp();
-            let mut k = correlation.iter().map(|c| v * c).collect::<Vec<f64>>();
+            let theta = (inferred.kernel)(a, b);
+            let mut gram = vec![0.0; n * n];
             for p in 0..n {
-                k[p * n + p] += NOISE_SD * NOISE_SD;
+                for q in 0..n {
+                    gram[p * n + q] = covariance(delta(points[p], points[q]), theta);
+                }
+                gram[p * n + p] += NOISE_SD * NOISE_SD;
             }
-            let log_det = cholesky(&mut k, n);
-            let alpha = solve(&k, n, y);
+            let log_det = cholesky(&mut gram, n);
+            let alpha = solve(&gram, n, y);
             let quad: f64 = alpha.iter().zip(y).map(|(a, y)| a * y).sum();
-            let log_marginal = -0.5 * quad - 0.5 * log_det;
-            // E[u_c | y, theta] = v k(c, points) alpha.
+            // E[u_c | y, theta] = k(c, points) alpha.
             let field: f64 = (0..n)
-                .map(|q| {
-                    let d2 = (centre.0 - points[q].0).powi(2) + (centre.1 - points[q].1).powi(2);
-                    v * (-d2 / (2.0 * l * l)).exp() * alpha[q]
-                })
+                .map(|q| covariance(delta(centre, points[q]), theta) * alpha[q])
                 .sum();
-            log_weights
-                .push(log_marginal + log_normal(a, PRIOR_LOG_L) + log_normal(b, PRIOR_LOG_V));
-            values.push((l, v, field));
+            let prior = log_normal(a, inferred.priors[0]) + log_normal(b, inferred.priors[1]);
+            log_weights.push(-0.5 * quad - 0.5 * log_det + prior);
+            values.push((a.exp(), b.exp(), field));
         }
     }
     let top = log_weights
@@ -160,15 +200,16 @@ fn exact(points: &[(f64, f64)], y: &[f64], centre: (f64, f64)) -> (f64, f64, f64
     (mean(&|x| x.0), mean(&|x| x.1), mean(&|x| x.2))
 }
 
-#[test]
-fn every_update_agrees_with_the_exact_gaussian_posterior() {
+/// Runs `study` and checks every job's posterior means against the quadrature (the z-scores are
+/// printed, one line each).
+fn check_against_quadrature(name: &str, study: &str, jobs_expected: usize, inferred: &Inferred) {
     let dir = tempfile::tempdir().unwrap();
-    let study = support::write_file(dir.path(), "hyper_exact.toml", STUDY);
+    let study = support::write_file(dir.path(), &format!("{name}.toml"), study);
     let out = dir.path().join("out");
     support::run_output(&study, &out, 2);
     let jobs = support::table(&out, "jobs");
     let fields = support::table(&out, "fields");
-    assert_eq!(jobs.height(), 6);
+    assert_eq!(jobs.height(), jobs_expected);
     let ids = texts(&jobs, "job_id");
     let updates = texts(&jobs, "sampler_hyper");
     let kinds = texts(&jobs, "sampler_kind");
@@ -206,9 +247,10 @@ fn every_update_agrees_with_the_exact_gaussian_posterior() {
             .iter()
             .position(|&r| is.get(r) == Some(2) && js.get(r) == Some(2))
             .unwrap();
-        // Every job sees the same data (common random numbers), so one quadrature serves all.
         let centre_point = (xs[rows[centre]], ys[rows[centre]]);
-        let (l, v, u) = *exact_answer.get_or_insert_with(|| exact(&points, &y, centre_point));
+        // Every job sees the same data (common random numbers), so one quadrature serves all.
+        let (first, second, u) =
+            *exact_answer.get_or_insert_with(|| exact(&points, &y, centre_point, inferred));
         let z = |column: &str, truth: f64| {
             let mean = floats(&jobs, &format!("hyper_{column}_mean"))[row];
             let sd = floats(&jobs, &format!("hyper_{column}_sd"))[row];
@@ -216,8 +258,8 @@ fn every_update_agrees_with_the_exact_gaussian_posterior() {
             (mean - truth) / (sd / ess.sqrt())
         };
         let scores = [
-            ("length_scale", z("length_scale", l)),
-            ("variance", z("variance", v)),
+            (inferred.names[0], z(inferred.names[0], first)),
+            (inferred.names[1], z(inferred.names[1], second)),
             (
                 "centre cell",
                 (post_mean[rows[centre]] - u) / post_mcse[rows[centre]],
@@ -238,4 +280,27 @@ fn every_update_agrees_with_the_exact_gaussian_posterior() {
         }
     }
     eprintln!("{}", report.join("\n"));
+}
+
+/// 3 updates x 2 field kinds x 3 z-scores.
+#[test]
+fn every_update_agrees_with_the_exact_gaussian_posterior() {
+    let inferred = Inferred {
+        names: ["length_scale", "variance"],
+        priors: [(-1.5, 0.5), (0.0, 0.5)],
+        kernel: |a, b| (a.exp(), a.exp(), b.exp()),
+    };
+    check_against_quadrature("hyper_exact", ISOTROPIC, 6, &inferred);
+}
+
+/// An anisotropic kernel: the length scales along x and y inferred apart (3 updates x 3
+/// z-scores).
+#[test]
+fn every_update_infers_a_length_scale_per_axis() {
+    let inferred = Inferred {
+        names: ["length_scale", "length_scale_y"],
+        priors: [(-1.5, 0.5), (-1.0, 0.5)],
+        kernel: |a, b| (a.exp(), b.exp(), 1.0),
+    };
+    check_against_quadrature("hyper_exact_ard", ANISOTROPIC, 3, &inferred);
 }

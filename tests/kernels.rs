@@ -32,11 +32,13 @@ fn kernels() -> [KernelSpec; 2] {
             kind: KernelKind::Exponential,
             length_scale: 0.2,
             variance: 1.0,
+            length_scale_y: None,
         },
         KernelSpec {
             kind: KernelKind::Matern32,
             length_scale: 0.3,
             variance: 1.0,
+            length_scale_y: None,
         },
     ]
 }

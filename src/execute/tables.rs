@@ -253,6 +253,7 @@ pub fn inla_grid(job: &Job, inla: &InlaOutcome) -> Result<DataFrame, SchemaError
     rows_of(&inla_grid::TABLE, job, points.len())
         .set(inla_grid::POINT, (0..points.len()).map(|k| k as i64))
         .set(inla_grid::LENGTH_SCALE, value(HyperName::LengthScale))
+        .set(inla_grid::LENGTH_SCALE_Y, value(HyperName::LengthScaleY))
         .set(inla_grid::VARIANCE, value(HyperName::Variance))
         .set(inla_grid::MEAN, value(HyperName::Mean))
         .set(inla_grid::LOG_DENSITY, points.iter().map(|p| p.log_density))

@@ -50,8 +50,12 @@ crate::closed_names! {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KernelSpec {
     pub kind: KernelKind,
+    /// The length scale (along x when `length_scale_y` is given).
     pub length_scale: f64,
     pub variance: f64,
+    /// The length scale along y when it differs from x's: an anisotropic (ARD) kernel,
+    /// variance * rho(sqrt(dx^2 / l^2 + dy^2 / l_y^2)). `None`: isotropic.
+    pub length_scale_y: Option<f64>,
 }
 
 impl KernelSpec {
@@ -61,6 +65,21 @@ impl KernelSpec {
             kind: KernelKind::SquaredExponential,
             length_scale,
             variance,
+            length_scale_y: None,
+        }
+    }
+
+    /// Whether the kernel has one length scale for both axes.
+    pub fn is_isotropic(&self) -> bool {
+        self.length_scale_y.is_none_or(|l| l == self.length_scale)
+    }
+
+    /// The kernel along the y axis: its length scale there, isotropic.
+    pub fn along_y(self) -> Self {
+        Self {
+            length_scale: self.length_scale_y.unwrap_or(self.length_scale),
+            length_scale_y: None,
+            ..self
         }
     }
 

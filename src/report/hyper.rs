@@ -123,6 +123,7 @@ fn grid_samples(grid: &Table, name: HyperName) -> Vec<Sample> {
 fn grid_column(name: HyperName) -> schema::Col<f64> {
     match name {
         HyperName::LengthScale => schema::inla_grid::LENGTH_SCALE,
+        HyperName::LengthScaleY => schema::inla_grid::LENGTH_SCALE_Y,
         HyperName::Variance => schema::inla_grid::VARIANCE,
         HyperName::Mean => schema::inla_grid::MEAN,
     }

@@ -1051,6 +1051,10 @@ pub mod inla_grid {
         "length_scale",
         "the length scale at the point; null when the model fixes it",
     );
+    pub const LENGTH_SCALE_Y: Col<f64> = Col::nullable(
+        "length_scale_y",
+        "the length scale along y at the point (an anisotropic kernel with model.length_scale_y_prior); null when not inferred",
+    );
     pub const VARIANCE: Col<f64> = Col::nullable(
         "variance",
         "the kernel variance at the point; null when the model fixes it",
@@ -1082,6 +1086,7 @@ pub mod inla_grid {
             Entry::Column(super::JOB_ID.spec),
             Entry::Column(POINT.spec),
             Entry::Column(LENGTH_SCALE.spec),
+            Entry::Column(LENGTH_SCALE_Y.spec),
             Entry::Column(VARIANCE.spec),
             Entry::Column(MEAN.spec),
             Entry::Column(LOG_DENSITY.spec),

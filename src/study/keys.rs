@@ -510,6 +510,10 @@ declare_keys! {
     },
     /// A prior on the kernel's length scale: the chains then infer it (`sampler.hyper` says how), or kind inla integrates over it, and `model.length_scale` is where they start (inla: its mode search); `"fixed"` keeps it at model.length_scale. Forms: "log-normal(mu, sigma)", "gamma(shape, rate)", "inverse-gamma(shape, scale)", "half-normal(sd)", "uniform(low, high)" with low >= 0.
     MODEL_LENGTH_SCALE_PRIOR = model.length_scale_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
+    /// The kernel's length scale along y, for an anisotropic (ARD) squared-exponential kernel: model.length_scale is then the one along x. Not given: the kernel is isotropic.
+    MODEL_LENGTH_SCALE_Y = model.length_scale_y { rule: Rule::Positive, default: Default::Derived("model.length_scale (isotropic)"), keyed: Keyed::UnlessDefault },
+    /// A prior on the length scale along y (an anisotropic squared-exponential kernel, inferred like model.length_scale_prior; the chains start at model.length_scale_y, or at model.length_scale when it is not given); the same forms.
+    MODEL_LENGTH_SCALE_Y_PRIOR = model.length_scale_y_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
     /// A prior on the kernel's variance (inferred as the length scale is; `model.variance` is where the chains start); the same forms.
     MODEL_VARIANCE_PRIOR = model.variance_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
     /// A prior on the field's constant mean, "normal(mean, sd)" or "uniform(low, high)" (the chains start at `model.mean`).

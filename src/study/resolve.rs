@@ -204,6 +204,7 @@ impl<'s> Resolver<'s> {
                 kind: settings.choice(MODEL_KERNEL, KernelKind::from_name),
                 length_scale: settings.float(MODEL_LENGTH_SCALE),
                 variance: settings.float(MODEL_VARIANCE),
+                length_scale_y: settings.given_float(MODEL_LENGTH_SCALE_Y),
             },
             likelihood,
             noise_sd: settings.float(DATA_NOISE_SD),
@@ -308,6 +309,22 @@ impl<'s> Resolver<'s> {
         }
         let separable =
             model.kernel.kind.is_separable() || model.grid.nx() == 1 || model.grid.ny() == 1;
+        let anisotropic = [MODEL_LENGTH_SCALE_Y, MODEL_LENGTH_SCALE_Y_PRIOR]
+            .into_iter()
+            .find(|&key| settings.given(key).is_some());
+        if let Some(key) = anisotropic
+            && !separable
+        {
+            return conflict(
+                &[key, MODEL_KERNEL],
+                format!(
+                    "{} gives the kernel a length scale along y, but only the squared-exponential kernel has one per axis on a 2-D grid (the {} kernel is a circulant embedding)",
+                    key.dotted(),
+                    model.kernel.kind
+                ),
+                "use model.kernel = \"squared-exponential\", or one length scale".into(),
+            );
+        }
         if !given.is_empty() && !separable {
             return conflict(
                 &[given[0], MODEL_KERNEL],
@@ -756,8 +773,9 @@ fn sampler_settings(settings: &Settings) -> SamplerSettings {
 }
 
 /// The `model.*_prior` keys, with the hyperparameter each infers.
-pub const PRIOR_KEYS: [(Key, HyperName); 3] = [
+pub const PRIOR_KEYS: [(Key, HyperName); 4] = [
     (MODEL_LENGTH_SCALE_PRIOR, HyperName::LengthScale),
+    (MODEL_LENGTH_SCALE_Y_PRIOR, HyperName::LengthScaleY),
     (MODEL_VARIANCE_PRIOR, HyperName::Variance),
     (MODEL_MEAN_PRIOR, HyperName::Mean),
 ];
@@ -818,6 +836,8 @@ pub fn latent_field_params(settings: &Settings, spec: &LatentFieldSpec) -> Vec<(
                 ParamValue::text(&data_column(settings, model.likelihood))
             } else if key == MODEL_MEAN {
                 mean_param(model.mean)
+            } else if key == MODEL_LENGTH_SCALE_Y {
+                ParamValue::Float(model.kernel.along_y().length_scale)
             } else if key == MODEL_OFFSET {
                 ParamValue::Float(model.offset)
             } else if let Some(&(_, name)) = PRIOR_KEYS.iter().find(|(k, _)| *k == key) {
@@ -874,6 +894,9 @@ pub fn is_default(key: Key, value: &ParamValue, params: &[(Key, ParamValue)]) ->
         ParamValue::Text(t) => t.to_string(),
         _ => String::new(),
     };
+    if key == MODEL_LENGTH_SCALE_Y {
+        return *value == param(MODEL_LENGTH_SCALE);
+    }
     if key == MODEL_MEAN {
         let source = DataSource::from_name(&text(DATA_SOURCE));
         let likelihood = LikelihoodKind::from_name(&text(MODEL_LIKELIHOOD));

@@ -19,8 +19,10 @@ use super::spec::{KernelSpec, ModelSpec};
 crate::closed_names! {
     /// The hyperparameters a study can infer, in the order of every table.
     pub enum HyperName {
-        /// The kernel's length scale l.
+        /// The kernel's length scale l (along x when the kernel has one per axis).
         LengthScale = "length_scale",
+        /// The length scale along y of an anisotropic (ARD) kernel.
+        LengthScaleY = "length_scale_y",
         /// The kernel's (marginal) variance.
         Variance = "variance",
         /// The field's constant mean (the intercept).
@@ -32,6 +34,8 @@ crate::closed_names! {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hyperparameters {
     pub length_scale: f64,
+    /// Along y, when it differs from `length_scale` (`None`: isotropic, y follows x).
+    pub length_scale_y: Option<f64>,
     pub variance: f64,
     pub mean: f64,
 }
@@ -40,6 +44,7 @@ impl Hyperparameters {
     pub fn get(&self, name: HyperName) -> f64 {
         match name {
             HyperName::LengthScale => self.length_scale,
+            HyperName::LengthScaleY => self.length_scale_y.unwrap_or(self.length_scale),
             HyperName::Variance => self.variance,
             HyperName::Mean => self.mean,
         }
@@ -48,6 +53,7 @@ impl Hyperparameters {
     pub fn set(&mut self, name: HyperName, value: f64) {
         match name {
             HyperName::LengthScale => self.length_scale = value,
+            HyperName::LengthScaleY => self.length_scale_y = Some(value),
             HyperName::Variance => self.variance = value,
             HyperName::Mean => self.mean = value,
         }
@@ -57,6 +63,7 @@ impl Hyperparameters {
     pub fn kernel(&self, base: KernelSpec) -> KernelSpec {
         KernelSpec {
             length_scale: self.length_scale,
+            length_scale_y: self.length_scale_y,
             variance: self.variance,
             ..base
         }
@@ -142,6 +149,7 @@ impl HyperPriors {
 pub fn fixed_values(model: &ModelSpec, mean: f64) -> Hyperparameters {
     Hyperparameters {
         length_scale: model.kernel.length_scale,
+        length_scale_y: model.kernel.length_scale_y,
         variance: model.kernel.variance,
         mean,
     }

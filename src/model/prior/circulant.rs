@@ -90,6 +90,11 @@ struct Candidate {
 impl CirculantPrior {
     /// Embed `kernel` on `grid` (nx >= 2), growing the torus until the embedding is valid.
     pub fn new(grid: Grid, kernel: KernelSpec) -> Result<Self, PriorError> {
+        if !kernel.is_isotropic() {
+            return Err(PriorError::AnisotropicNotSeparable {
+                kernel: kernel.kind.name(),
+            });
+        }
         assert!(grid.nx() >= 2, "a circulant embedding needs nx >= 2");
         let positive = |v: f64| v.is_finite() && v > 0.0;
         if !positive(kernel.length_scale) || !positive(kernel.variance) {

@@ -57,7 +57,9 @@ pub fn dense_kernel_matrix(grid: Grid, kernel: KernelSpec) -> Mat<f64> {
     Mat::from_fn(n, n, |a, b| {
         let (xa, ya) = grid.position(a);
         let (xb, yb) = grid.position(b);
-        kernel.at_squared_distance((xa - xb).powi(2) + (ya - yb).powi(2))
+        // An anisotropic kernel: dy measured in units of l_y / l.
+        let stretch = kernel.length_scale / kernel.length_scale_y.unwrap_or(kernel.length_scale);
+        kernel.at_squared_distance((xa - xb).powi(2) + ((ya - yb) * stretch).powi(2))
     })
 }
 

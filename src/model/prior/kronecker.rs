@@ -58,7 +58,7 @@ impl KroneckerPrior {
         }
         let kernels = [
             axis_kernel_matrix(grid.x_axis(), kernel),
-            axis_kernel_matrix(grid.y_axis(), kernel),
+            axis_kernel_matrix(grid.y_axis(), kernel.along_y()),
         ];
         if kernels.iter().any(|k| !k.is_all_finite()) {
             return Err(PriorError::NonFiniteKernel {
@@ -72,7 +72,7 @@ impl KroneckerPrior {
             let Some(x) = factor_axis(&kernels[0], jitter) else {
                 continue;
             };
-            let y = if grid.y_axis() == grid.x_axis() {
+            let y = if grid.y_axis() == grid.x_axis() && kernel.is_isotropic() {
                 x.clone()
             } else {
                 match factor_axis(&kernels[1], jitter) {

@@ -46,6 +46,11 @@ pub enum PriorError {
         max_jitter: f64,
     },
     #[error(
+        "an anisotropic {kernel} kernel (model.length_scale_y) is not separable on a 2-D grid: \
+         only the squared exponential takes a length scale per axis"
+    )]
+    AnisotropicNotSeparable { kernel: &'static str },
+    #[error(
         "the {kernel} kernel is not separable on the {grid} grid: it needs a circulant embedding"
     )]
     NotSeparable { kernel: &'static str, grid: String },
@@ -103,7 +108,13 @@ pub fn build_prior(model: &ModelSpec) -> Result<Box<dyn Prior>, PriorError> {
 /// squared exponential, or any kernel on a grid with one point along an axis), else the circulant
 /// embedding.
 pub fn prior_for(grid: Grid, kernel: KernelSpec) -> Result<Box<dyn Prior>, PriorError> {
-    if kernel.kind.is_separable() || grid.nx() == 1 || grid.ny() == 1 {
+    let one_dimensional = grid.nx() == 1 || grid.ny() == 1;
+    if !kernel.is_isotropic() && !kernel.kind.is_separable() && !one_dimensional {
+        return Err(PriorError::AnisotropicNotSeparable {
+            kernel: kernel.kind.name(),
+        });
+    }
+    if kernel.kind.is_separable() || one_dimensional {
         Ok(Box::new(KroneckerPrior::new(grid, kernel)?))
     } else {
         Ok(Box::new(CirculantPrior::new(grid, kernel)?))
