@@ -87,6 +87,7 @@ impl Problem {
             observed_cells: &self.cells,
             base: Hyperparameters {
                 length_scale: 0.3,
+                length_scale_y: None,
                 variance: 1.0,
                 mean: 0.0,
             },
