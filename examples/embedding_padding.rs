@@ -32,6 +32,7 @@ fn main() {
                 kind: family,
                 length_scale,
                 variance: 1.0,
+                length_scale_y: None,
             };
             let started = Instant::now();
             match CirculantPrior::new(grid, kernel) {
