@@ -45,12 +45,13 @@ fn every_sampler_is_calibrated_on_every_likelihood() {
 }
 
 /// The significance level of the hyperparameter fixture's uniformity tests: 3 likelihoods x 3
-/// updates x 8 functionals (5 probes, the field mean, the length scale and the variance) = 72
-/// p-values, so by Bonferroni a correct engine fails by chance in at most 1 run in 10,000.
-const ALPHA_HYPER: f64 = 1e-4 / 72.0;
+/// updates x 9 functionals (5 probes, the field mean, the length scale, the variance and the
+/// mean) = 81 p-values, so by Bonferroni a correct engine fails by chance in at most 1 run in
+/// 10,000.
+const ALPHA_HYPER: f64 = 1e-4 / 81.0;
 
-/// Every `sampler.hyper` on every likelihood: the truth's length scale and variance drawn from
-/// their priors, ranked among the chains' draws with the field's functionals.
+/// Every `sampler.hyper` on every likelihood: the truth's length scale, variance and mean drawn
+/// from their priors, ranked among the chains' draws with the field's functionals.
 #[test]
 fn every_hyperparameter_update_is_calibrated_on_every_likelihood() {
     let fixture =
@@ -61,7 +62,7 @@ fn every_hyperparameter_update_is_calibrated_on_every_likelihood() {
     let functionals: Vec<&str> = FUNCTIONALS
         .iter()
         .copied()
-        .chain(["length_scale", "variance"])
+        .chain(["length_scale", "variance", "mean"])
         .collect();
     assert_calibrated(&jobs, &functionals, "sampler_hyper", ALPHA_HYPER);
 }

@@ -46,6 +46,7 @@ impl StepProblem {
             subsample: 1,
             noise_sd: 1.0,
             offset: mean,
+            mean: 0.0,
         };
         let data = Dataset::simulate(&prior, simulation, &mut streams).expect("simulated counts");
         let likelihood = Likelihood::new(

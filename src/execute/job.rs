@@ -268,12 +268,13 @@ pub fn simulate_from_model_prior(
     job: &Job,
     seed: u64,
     prior: &dyn Prior,
+    mean: f64,
 ) -> Result<Dataset, JobError> {
     let subsample = match job.latent().data {
         DataSpec::Simulated { subsample, .. } => subsample,
         DataSpec::Csv { .. } => 1,
     };
-    simulate(job, seed, prior, subsample)
+    simulate(job, seed, prior, subsample, mean)
 }
 
 fn simulate(
@@ -281,6 +282,7 @@ fn simulate(
     seed: u64,
     truth_prior: &dyn Prior,
     subsample: usize,
+    mean: f64,
 ) -> Result<Dataset, JobError> {
     let model = &job.latent().model;
     let keys = &job.streams;
@@ -295,6 +297,7 @@ fn simulate(
         subsample,
         noise_sd: model.noise_sd,
         offset: model.offset,
+        mean,
     };
     Ok(Dataset::simulate(truth_prior, simulation, &mut streams)?)
 }
@@ -307,10 +310,10 @@ fn load_data(job: &Job, seed: u64, prior: &dyn Prior) -> Result<Dataset, JobErro
             subsample,
         } => {
             if *truth_length_scale == model.kernel.length_scale {
-                return simulate(job, seed, prior, *subsample);
+                return simulate(job, seed, prior, *subsample, 0.0);
             }
             let truth_prior = build_prior(&model.with_length_scale(*truth_length_scale))?;
-            simulate(job, seed, truth_prior.as_ref(), *subsample)
+            simulate(job, seed, truth_prior.as_ref(), *subsample, 0.0)
         }
         DataSpec::Csv {
             path,

@@ -12,7 +12,7 @@ use crate::diagnostics::calibration::{
 };
 use crate::model::hyper::{Hyperparameters, fixed_values, prior_at};
 use crate::model::prior::build_prior;
-use crate::model::{ModelSpec, Target};
+use crate::model::{MeanSpec, ModelSpec, Target};
 use crate::plan::Job;
 use crate::sampler::driver::probe_cells;
 use crate::sampler::hyper::HyperModel;
@@ -167,13 +167,18 @@ fn replication_job(job: &Job, replication: u32) -> Job {
 
 /// Run one SBC replication of `job` with `runner` and `draws` posterior draws per functional.
 /// With inferred hyperparameters, the truth's are drawn from their priors first (from the
-/// replication's truth stream), the field from the prior they give.
+/// replication's truth stream), the field from the prior they give, around the mean drawn (or
+/// the model's fixed mean); the chains start from the model's values.
 fn calibrate(runner: &Runner, job: &Job, seed: u64, draws: usize) -> Result<Calibration, JobError> {
     let model = &job.latent().model;
-    let start = fixed_values(model, 0.0);
+    let fixed_mean = match model.mean {
+        MeanSpec::Value(mean) => mean,
+        MeanSpec::Auto => 0.0,
+    };
+    let start = fixed_values(model, fixed_mean);
     let true_hyper = true_hyperparameters(job, seed, start);
     let prior = prior_at(model, &true_hyper)?;
-    let dataset = simulate_from_model_prior(job, seed, prior.as_ref())?;
+    let dataset = simulate_from_model_prior(job, seed, prior.as_ref(), true_hyper.mean)?;
     let likelihood = likelihood_of(model, &dataset);
     // The chains start from the model's prior, whatever the truth's hyperparameters.
     let model_prior = build_prior(model)?;
@@ -184,7 +189,7 @@ fn calibrate(runner: &Runner, job: &Job, seed: u64, draws: usize) -> Result<Cali
             prior: model_prior.as_ref(),
             likelihood: &likelihood,
             observed_cells: &dataset.observed.cells,
-            mean: 0.0,
+            mean: start.mean,
         },
         schedule,
         adaptation: job.latent().sampler.adaptation(),

@@ -75,6 +75,8 @@ pub struct Simulation {
     pub subsample: usize,
     pub noise_sd: f64,
     pub offset: f64,
+    /// The truth's constant mean, added to the prior draw before it is observed.
+    pub mean: f64,
 }
 
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
@@ -105,7 +107,12 @@ impl Dataset {
                 subsample: simulation.subsample,
             });
         }
-        let truth = draw_prior_field(truth_prior, &mut streams.truth);
+        let mut truth = draw_prior_field(truth_prior, &mut streams.truth);
+        if simulation.mean != 0.0 {
+            for u in truth.iter_mut() {
+                *u += simulation.mean;
+            }
+        }
         let cells = choose_cells(n, m, &mut streams.observations);
         let latent: Vec<f64> = cells.iter().map(|&c| truth[c]).collect();
         let values = observe(&latent, simulation, streams)?;
@@ -247,6 +254,7 @@ mod tests {
             subsample: 4,
             noise_sd: 1.0,
             offset: 0.0,
+            mean: 0.0,
         };
         let data = Dataset::simulate(&prior(8), sim, &mut streams("a")).unwrap();
         assert_eq!(data.observed.len(), 16);
@@ -261,6 +269,7 @@ mod tests {
             subsample: 2,
             noise_sd: s,
             offset: 0.0,
+            mean: 0.0,
         };
         let a = Dataset::simulate(&prior(6), sim(1.0), &mut streams("k")).unwrap();
         let b = Dataset::simulate(&prior(6), sim(0.5), &mut streams("k")).unwrap();

@@ -335,13 +335,6 @@ impl<'s> Resolver<'s> {
                 "use model.kernel = \"squared-exponential\" (or a 1-D grid), or fix the hyperparameters".into(),
             );
         }
-        if self.kind == StudyKind::Sbc && given.contains(&MODEL_MEAN_PRIOR) {
-            return conflict(
-                &[MODEL_MEAN_PRIOR],
-                "simulation-based calibration draws its truth around mean 0; a prior on the mean is not calibrated yet".into(),
-                "remove model.mean_prior from the SBC study".into(),
-            );
-        }
         Ok(())
     }
 

@@ -42,6 +42,7 @@ fn problem() -> Problem {
         subsample: 1,
         noise_sd: NOISE,
         offset: 0.0,
+        mean: 0.0,
     };
     let data = Dataset::simulate(&truth, simulation, &mut streams).unwrap();
     let priors = HyperPriors::new(vec![
