@@ -46,6 +46,8 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "model_evidence_draws",
         "model_mean",
         "model_length_scale_prior",
+        "model_length_scale_y",
+        "model_length_scale_y_prior",
         "model_variance_prior",
         "model_mean_prior",
         "model_window",
