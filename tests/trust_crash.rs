@@ -285,11 +285,16 @@ fn an_output_folder_that_cannot_be_created_fails_with_exit_1_naming_it() {
     {
         use std::os::unix::fs::PermissionsExt;
         // Root ignores permission bits: as root, the binary runs as nobody, whom they bind.
-        let copy = tempfile::tempdir().unwrap();
+        // Where nobody may run the copied binary: the system's temporary folder, or (if that
+        // is mounted noexec) one inside the build's target folder.
+        let copies = [
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap(),
+        ];
         let command = if permissions_are_enforced(tmp.path()) {
             Some(support::fieldmc())
         } else {
-            as_nobody(copy.path())
+            copies.iter().find_map(|copy| as_nobody(copy.path()))
         };
         let Some(command) = command else {
             panic!(
