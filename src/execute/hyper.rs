@@ -37,15 +37,7 @@ impl HyperSummary {
 pub fn series(run: &RunOutput, index: usize, count: usize) -> Vec<Vec<f64>> {
     run.chains
         .iter()
-        .map(|c| {
-            c.trace
-                .hyper
-                .iter()
-                .skip(index)
-                .step_by(count.max(1))
-                .copied()
-                .collect()
-        })
+        .map(|c| c.trace.hyper_series(index, count))
         .collect()
 }
 

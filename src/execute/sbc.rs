@@ -233,13 +233,7 @@ fn functional_values(trace: &Trace, index: usize, hyper: usize) -> Vec<f64> {
     match index {
         i if i < PROBES => trace.probes.iter().map(|row| row[i]).collect(),
         PROBES => trace.field_mean.clone(),
-        i => trace
-            .hyper
-            .iter()
-            .skip(i - PROBES - 1)
-            .step_by(hyper.max(1))
-            .copied()
-            .collect(),
+        i => trace.hyper_series(i - PROBES - 1, hyper),
     }
 }
 

@@ -223,7 +223,7 @@ pub fn hyper(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
         let trace = &chain.trace;
         for (row, &iteration) in trace.iteration.iter().enumerate() {
             for (k, &name) in names.iter().enumerate() {
-                let value = trace.hyper[row * names.len() + k];
+                let value = trace.hyper_at(row, k, names.len());
                 rows.push((c as i64, iteration as i64, name, value));
             }
         }

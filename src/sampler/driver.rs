@@ -138,6 +138,23 @@ pub struct Trace {
     pub hyper: Vec<f64>,
 }
 
+impl Trace {
+    /// The traced series of the `index`-th of `count` inferred hyperparameters.
+    pub fn hyper_series(&self, index: usize, count: usize) -> Vec<f64> {
+        self.hyper
+            .iter()
+            .skip(index)
+            .step_by(count.max(1))
+            .copied()
+            .collect()
+    }
+
+    /// The `index`-th of `count` inferred hyperparameters at traced state `row`.
+    pub fn hyper_at(&self, row: usize, index: usize, count: usize) -> f64 {
+        self.hyper[row * count + index]
+    }
+}
+
 /// The stored kept draws of one chain: every `thin`-th kept iteration, every cell (f32).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StoredDraws {

@@ -101,10 +101,8 @@ fn log_add(a: f64, b: f64) -> f64 {
 /// The importance draws at one point: the selected one, the others' log total weight and the
 /// log estimate.
 struct Importance {
-    gaussian: Arc<LaplaceGaussian>,
+    marginal: Marginal,
     selected: Position,
-    log_others: f64,
-    log_estimate: f64,
 }
 
 impl<K: FieldKernel> HyperChain<K> {
@@ -122,12 +120,8 @@ impl<K: FieldKernel> HyperChain<K> {
             let target = retargeted(base, state.prior.as_ref(), state.values.mean);
             let importance = importance(&target, draws, rng, &mut state.work);
             info.loglik_evaluations += draws as u32;
-            let position = importance.selected.clone();
-            state.marginal = Some(Marginal {
-                gaussian: importance.gaussian,
-                log_others: importance.log_others,
-                log_estimate: importance.log_estimate,
-            });
+            let position = importance.selected;
+            state.marginal = Some(importance.marginal);
             let target = retargeted(base, state.prior.as_ref(), state.values.mean);
             state.field.retarget(position, &target);
         }
@@ -150,18 +144,14 @@ impl<K: FieldKernel> HyperChain<K> {
         let log_ratio = match &proposed {
             Some((_, importance)) => {
                 info.loglik_evaluations += draws as u32;
-                importance.log_estimate - current_estimate + log_prior - state.log_prior
+                importance.marginal.log_estimate - current_estimate + log_prior - state.log_prior
                     + correction
             }
             None => f64::NEG_INFINITY,
         };
         let moved = rng.accept(log_ratio);
         if moved && let Some((prior, importance)) = proposed {
-            state.marginal = Some(Marginal {
-                gaussian: importance.gaussian,
-                log_others: importance.log_others,
-                log_estimate: importance.log_estimate,
-            });
+            state.marginal = Some(importance.marginal);
             let accepted = Accepted {
                 z: candidate,
                 log_prior,
@@ -186,7 +176,7 @@ fn importance(
     work: &mut crate::model::target::Workspace,
 ) -> Importance {
     let gaussian = Arc::new(LaplaceGaussian::new(target, Rank::Fixed(IMPORTANCE_RANK)));
-    let positions: Vec<Position> = (0..draws)
+    let mut positions: Vec<Position> = (0..draws)
         .map(|_| Position::new(draw(&gaussian, rng), target, work))
         .collect();
     let weights: Vec<f64> = positions.iter().map(|p| log_weight(&gaussian, p)).collect();
@@ -200,10 +190,12 @@ fn importance(
         .map(|(_, &w)| w)
         .fold(f64::NEG_INFINITY, log_add);
     Importance {
-        gaussian,
-        selected: positions[selected].clone(),
-        log_others,
-        log_estimate: total - (draws as f64).ln(),
+        marginal: Marginal {
+            gaussian,
+            log_others,
+            log_estimate: total - (draws as f64).ln(),
+        },
+        selected: positions.swap_remove(selected),
     }
 }
 

@@ -187,13 +187,13 @@ impl<K: FieldKernel> HyperChain<K> {
                 e * ((l + alpha) / alpha).sqrt() - h * (l / (alpha * (l + alpha))).sqrt()
             })
             .collect();
+        // The slice density at the current point: its field is the chain's own (u(z0) = u), so
+        // only the surrogate's term is new.
+        let current = state.log_prior
+            + log_surrogate(&h, &basis.eigenvalues, alpha)
+            + state.field.log_likelihood();
         let mut evaluations = 0;
-        let Some(current) = self.slice_point(state, base, &state.z.clone(), &surrogate, &eta)
-        else {
-            return UpdateInfo::default();
-        };
-        evaluations += 1;
-        let level = current.log_density + rng.uniform().ln();
+        let level = current + rng.uniform().ln();
         let d = state.z.len();
         let z0 = state.z.clone();
         let mut low: Vec<f64> = z0
@@ -252,12 +252,10 @@ impl<K: FieldKernel> HyperChain<K> {
         let prior = kronecker(self, &values)?;
         let basis = Basis::new(&prior)?;
         let h = basis.to_eigen(&shifted(g, values.mean));
-        let mut log_surrogate = 0.0;
         let mut e = vec![0.0; h.len()];
         let mut scaled = vec![0.0; h.len()];
         for k in 0..h.len() {
             let l = basis.eigenvalues[k];
-            log_surrogate -= 0.5 * (h[k] * h[k] / (l + alpha) + (l + alpha).ln());
             e[k] = eta[k] * (alpha / (l + alpha)).sqrt() + h[k] * l.sqrt() / (l + alpha);
             scaled[k] = l.sqrt() * e[k];
         }
@@ -270,7 +268,7 @@ impl<K: FieldKernel> HyperChain<K> {
         base.gather(&field, &mut observed);
         let log_likelihood = base.likelihood.log_likelihood(&observed);
         Some(SlicePoint {
-            log_density: log_prior + log_surrogate + log_likelihood,
+            log_density: log_prior + log_surrogate(&h, &basis.eigenvalues, alpha) + log_likelihood,
             accepted: Accepted {
                 z: z.to_vec(),
                 log_prior,
@@ -290,6 +288,14 @@ impl<K: FieldKernel> HyperChain<K> {
 /// The Kronecker prior at `values` (the hyperparameter keys allow only separable priors).
 fn kronecker<K>(chain: &HyperChain<K>, values: &Hyperparameters) -> Option<KroneckerPrior> {
     KroneckerPrior::new(chain.model.grid, values.kernel(chain.model.kernel)).ok()
+}
+
+/// log N(g - m; 0, C + alpha I) up to its constant, from h = U^T (g - m) and C's eigenvalues.
+fn log_surrogate(h: &[f64], eigenvalues: &[f64], alpha: f64) -> f64 {
+    h.iter()
+        .zip(eigenvalues)
+        .map(|(h, l)| -0.5 * (h * h / (l + alpha) + (l + alpha).ln()))
+        .sum()
 }
 
 /// v - mean.
