@@ -40,12 +40,13 @@
 pub mod shard;
 mod table;
 
+use std::convert::Infallible;
 use std::io;
 
 use crate::families::latent_field::LatentFieldSpec;
 use crate::families::{Family, FamilySpec};
 use crate::study::keys::*;
-use crate::study::resolve::is_default;
+use crate::study::resolve::{Point, is_default};
 use crate::study::{Study, StudyKind};
 
 pub use crate::study::ParamValue;
@@ -118,22 +119,30 @@ const REPLICATE: &str = "replicate";
 /// Expand `study` into its jobs.
 pub fn plan(study: &Study) -> Plan {
     let mut jobs = Vec::with_capacity(study.job_count());
-    for point in study.points.resolved() {
+    let point_jobs = |point: Point| {
         let keys = PointKeys::new(study, &point.params);
         let streams = keys.streams();
-        for replicate in 0..study.replicates {
-            let key = keys.key.with(replicate);
-            jobs.push(Job {
-                id: job_id(study.seed, &key),
-                replicate,
-                spec: point.spec.clone(),
-                params: point.params.clone(),
-                streams: streams.of(replicate, &key),
-                key,
-            });
-        }
+        (0..study.replicates)
+            .map(|replicate| {
+                let key = keys.key.with(replicate);
+                Job {
+                    id: job_id(study.seed, &key),
+                    replicate,
+                    spec: point.spec.clone(),
+                    params: point.params.clone(),
+                    streams: streams.of(replicate, &key),
+                    key,
+                }
+            })
+            .collect::<Vec<Job>>()
+    };
+    let appended = study.points.map_in_order(point_jobs, |_, point| {
+        jobs.extend(point);
+        Ok::<(), Infallible>(())
+    });
+    match appended {
+        Ok(()) => Plan { jobs },
     }
-    Plan { jobs }
 }
 
 /// The jobs of `study` as the printed forms list them (see [`table`]), without building them:
@@ -141,32 +150,46 @@ pub fn plan(study: &Study) -> Plan {
 pub struct StudyListing<'a>(pub &'a Study);
 
 impl Listing for StudyListing<'_> {
-    fn points(&self, visit: &mut dyn FnMut(&Params, Family)) {
-        for point in self.0.points.resolved() {
-            visit(&point.params, point.spec.family());
-        }
+    fn families(&self) -> Vec<Family> {
+        self.0.points.families().to_vec()
+    }
+
+    fn widest_shown(&self, key: Key) -> usize {
+        self.0.points.widest_shown(key)
     }
 
     fn replicates(&self) -> u32 {
         self.0.replicates
     }
 
-    fn jobs(&self, visit: &mut dyn FnMut(Listed<'_>) -> io::Result<()>) -> io::Result<()> {
+    fn jobs(
+        &self,
+        tail: &(dyn Fn(&Params) -> String + Sync),
+        visit: &mut dyn FnMut(Listed<'_>) -> io::Result<()>,
+    ) -> io::Result<()> {
         let study = self.0;
-        let mut key = String::new();
-        for (index, point) in study.points.resolved().enumerate() {
+        // A point's tail and its jobs' ids are made on rayon's threads; this one writes.
+        let point_jobs = |point: Point| {
             let keys = PointKeys::new(study, &point.params);
-            for replicate in 0..study.replicates {
-                keys.key.write(replicate, &mut key);
+            let mut key = String::new();
+            let ids: Vec<JobId> = (0..study.replicates)
+                .map(|replicate| {
+                    keys.key.write(replicate, &mut key);
+                    JobId::of(study.seed, &key)
+                })
+                .collect();
+            (tail(&point.params), ids)
+        };
+        study.points.map_in_order(point_jobs, |_, (tail, ids)| {
+            for (replicate, id) in (0..).zip(&ids) {
                 visit(Listed {
-                    id: JobId::of(study.seed, &key).as_str(),
+                    id: id.as_str(),
                     replicate,
-                    point: index,
-                    params: &point.params,
+                    tail: &tail,
                 })?;
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 }
 

@@ -1,15 +1,16 @@
 //! How a plan is shown: an aligned text table for people (`fieldmc plan STUDY`) and CSV with
 //! every parameter for programs (`fieldmc plan STUDY --format csv`).
 //!
-//! Both are written row by row from a [`Listing`]: the parameters of each sweep point (a first
-//! pass, for the columns), then the jobs one at a time, each by its id and replicate, its point's
-//! cells rendered once per point. So a study's table streams without its jobs being built
-//! ([`super::StudyListing`]), and a built [`Plan`] prints the same way.
+//! Both are written row by row from a [`Listing`]: what its points hold (their families and
+//! each column's widest value, which a study knows from validating its points), then the jobs
+//! one at a time, each by its id and replicate, its point's cells rendered once per point. So a
+//! study's table streams without its jobs being built ([`super::StudyListing`]), and a built
+//! [`Plan`] prints the same way.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::{ParamValue, Plan};
+use super::{Job, ParamValue, Plan};
 use crate::families::Family;
 use crate::study::Key;
 use crate::study::keys::{MODEL_LIKELIHOOD, SAMPLER_KIND};
@@ -17,28 +18,35 @@ use crate::study::keys::{MODEL_LIKELIHOOD, SAMPLER_KIND};
 /// A point's parameters: every key, in [`Key::all`] order.
 pub type Params = [(Key, ParamValue)];
 
-/// The jobs of a plan as the printed forms read them: the points' parameters first (for the
-/// columns and their widths), then the jobs in plan order, grouped by point.
+/// The jobs of a plan as the printed forms read them: what the points hold (for the columns
+/// and their widths), then the jobs in plan order, grouped by point.
 pub trait Listing {
-    /// Calls `visit` with each point's parameters (every key, in [`Key::all`] order) and
-    /// family, in plan order.
-    fn points(&self, visit: &mut dyn FnMut(&Params, Family));
+    /// The points' families, each once, in order of first appearance.
+    fn families(&self) -> Vec<Family>;
+
+    /// The width in characters of `key`'s widest shown value ([`ParamValue::shown`]) over the
+    /// points.
+    fn widest_shown(&self, key: Key) -> usize;
 
     /// How many replicates a point has at most.
     fn replicates(&self) -> u32;
 
-    /// Calls `visit` with each job, in plan order, until it fails.
-    fn jobs(&self, visit: &mut dyn FnMut(Listed<'_>) -> io::Result<()>) -> io::Result<()>;
+    /// Calls `visit` with each job, in plan order, until it fails; each job's tail is `tail` of
+    /// its point's parameters (every key, in [`Key::all`] order), rendered once per point
+    /// (and perhaps on another thread).
+    fn jobs(
+        &self,
+        tail: &(dyn Fn(&Params) -> String + Sync),
+        visit: &mut dyn FnMut(Listed<'_>) -> io::Result<()>,
+    ) -> io::Result<()>;
 }
 
-/// One job of a [`Listing`]: its id and replicate, and its point (the jobs of one point come
-/// one after the other).
+/// One job of a [`Listing`]: its id and replicate, and what follows them on its line (its
+/// point's, shared by the jobs of the point).
 pub struct Listed<'a> {
     pub id: &'a str,
     pub replicate: u32,
-    /// The point's place in the plan.
-    pub point: usize,
-    pub params: &'a Params,
+    pub tail: &'a str,
 }
 
 /// One line per job: id, replicate, the `swept` parameters, and the likelihood and sampler kind
@@ -61,12 +69,11 @@ pub fn write_text(listing: &impl Listing, swept: &[Key], out: &mut impl Write) -
     };
     write_line(out, ["id", "replicate"], &aligned(&header, &widths))?;
     let mut replicate = String::new();
-    let mut tail = PointTail::default();
-    listing.jobs(&mut |job| {
+    let tail = |params: &Params| aligned(&cells(&columns, params), &widths);
+    listing.jobs(&tail, &mut |job| {
         replicate.clear();
         write!(replicate, "{}", job.replicate).expect("writing to a String cannot fail");
-        let tail = tail.of(&job, |params| aligned(&cells(&columns, params), &widths));
-        write_line(out, [job.id, &replicate], tail)
+        write_line(out, [job.id, &replicate], job.tail)
     })
 }
 
@@ -80,12 +87,11 @@ fn text_columns(listing: &impl Listing, swept: &[Key]) -> (Vec<Key>, Vec<usize>,
             columns.push(always);
         }
     }
-    let mut widths: Vec<usize> = columns.iter().map(|k| k.column().chars().count()).collect();
-    let families = families(listing, &mut |params| {
-        for (width, cell) in widths.iter_mut().zip(cells(&columns, params)) {
-            *width = (*width).max(cell.chars().count());
-        }
-    });
+    let widths: Vec<usize> = columns
+        .iter()
+        .map(|key| key.column().chars().count().max(listing.widest_shown(*key)))
+        .collect();
+    let families = listing.families();
     let (columns, widths) = columns
         .into_iter()
         .zip(widths)
@@ -100,14 +106,18 @@ fn text_columns(listing: &impl Listing, swept: &[Key]) -> (Vec<Key>, Vec<usize>,
 fn cells(columns: &[Key], params: &Params) -> Vec<String> {
     columns
         .iter()
-        .map(|key| params.get(key.index()).map_or_else(String::new, shown))
+        .map(|key| {
+            params
+                .get(key.index())
+                .map_or_else(String::new, |(_, value)| value.shown())
+        })
         .collect()
 }
 
 /// Every job with every parameter of its family: `job_id,replicate,model_family,...`, one line
 /// per job, empty fields for `Null`.
 pub fn write_csv(listing: &impl Listing, out: &mut impl Write) -> io::Result<()> {
-    let families = families(listing, &mut |_| {});
+    let families = listing.families();
     let keys: Vec<Key> = Key::all()
         .filter(|key| families.iter().any(|f| key.applies_to(*f)))
         .collect();
@@ -117,67 +127,48 @@ pub fn write_csv(listing: &impl Listing, out: &mut impl Write) -> io::Result<()>
         header.push_str(key.column());
     }
     writeln!(out, "{header}")?;
-    let mut tail = PointTail::default();
-    listing.jobs(&mut |job| {
-        let tail = tail.of(&job, |params| {
-            keys.iter()
-                .map(|key| format!(",{}", csv_field(&params[key.index()].1.to_string())))
-                .collect()
-        });
-        writeln!(out, "{},{}{tail}", job.id, job.replicate)
+    let tail = |params: &Params| {
+        keys.iter()
+            .map(|key| format!(",{}", csv_field(&params[key.index()].1.to_string())))
+            .collect()
+    };
+    listing.jobs(&tail, &mut |job| {
+        writeln!(out, "{},{}{}", job.id, job.replicate, job.tail)
     })
 }
 
-/// The families of the listing's points (each once, in order of appearance), in one pass
-/// that also shows each point's parameters to `also`.
-fn families(listing: &impl Listing, also: &mut dyn FnMut(&Params)) -> Vec<Family> {
-    let mut families = Vec::new();
-    listing.points(&mut |params, family| {
-        if !families.contains(&family) {
-            families.push(family);
-        }
-        also(params);
-    });
-    families
-}
-
-/// What follows the id and replicate on a job's line, rendered once per point.
-#[derive(Default)]
-struct PointTail {
-    point: Option<usize>,
-    text: String,
-}
-
-impl PointTail {
-    /// The tail of `job`'s point: `render` of its parameters when the point is new.
-    fn of(&mut self, job: &Listed<'_>, render: impl Fn(&Params) -> String) -> &str {
-        if self.point != Some(job.point) {
-            self.point = Some(job.point);
-            self.text = render(job.params);
-        }
-        &self.text
-    }
-}
-
 impl Listing for Plan {
-    /// Each job is its own point.
-    fn points(&self, visit: &mut dyn FnMut(&Params, Family)) {
+    fn families(&self) -> Vec<Family> {
+        let mut families = Vec::new();
         for job in &self.jobs {
-            visit(&job.params, job.spec.family());
+            let family = job.spec.family();
+            if !families.contains(&family) {
+                families.push(family);
+            }
         }
+        families
+    }
+
+    fn widest_shown(&self, key: Key) -> usize {
+        let width = |job: &Job| job.params[key.index()].1.shown().chars().count();
+        self.jobs.iter().map(width).max().unwrap_or(0)
     }
 
     fn replicates(&self) -> u32 {
         self.jobs.iter().map(|j| j.replicate + 1).max().unwrap_or(0)
     }
 
-    fn jobs(&self, visit: &mut dyn FnMut(Listed<'_>) -> io::Result<()>) -> io::Result<()> {
-        for (point, job) in self.jobs.iter().enumerate() {
+    /// Each job is its own point.
+    fn jobs(
+        &self,
+        tail: &(dyn Fn(&Params) -> String + Sync),
+        visit: &mut dyn FnMut(Listed<'_>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        for job in &self.jobs {
             visit(Listed {
                 id: &job.id,
                 replicate: job.replicate,
-                point,
-                params: &job.params,
+                tail: &tail(&job.params),
             })?;
         }
         Ok(())
@@ -201,13 +192,6 @@ fn in_memory(write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> String {
     let mut out = Vec::new();
     write(&mut out).expect("writing to memory cannot fail");
     String::from_utf8(out).expect("the tables are UTF-8")
-}
-
-fn shown(param: &(Key, ParamValue)) -> String {
-    match &param.1 {
-        ParamValue::Null => "-".to_string(),
-        other => other.to_string(),
-    }
 }
 
 /// The cells after the first two of a row: each after two spaces, left-aligned in its width.

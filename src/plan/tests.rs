@@ -372,17 +372,21 @@ fn keys_spliced_per_point_equal_keys_built_per_job() {
 fn a_study_lists_the_jobs_of_its_plan_without_building_them() {
     let (study, plan) = plan_of(SWEEP_3_AXES);
     let listing = StudyListing(&study);
+    let values = |params: &Params| {
+        let values: Vec<String> = params.iter().map(|(_, v)| v.canonical()).collect();
+        values.join(",")
+    };
     let mut listed = Vec::new();
     listing
-        .jobs(&mut |job| {
-            listed.push((job.id.to_string(), job.replicate));
+        .jobs(&values, &mut |job| {
+            listed.push((job.id.to_string(), job.replicate, job.tail.to_string()));
             Ok(())
         })
         .unwrap();
-    let planned: Vec<(String, u32)> = plan
+    let planned: Vec<(String, u32, String)> = plan
         .jobs
         .iter()
-        .map(|j| (j.id.clone(), j.replicate))
+        .map(|j| (j.id.clone(), j.replicate, values(&j.params)))
         .collect();
     assert_eq!(listed, planned);
     let mut text = Vec::new();

@@ -423,6 +423,10 @@ pub fn read_setting(
     if !is_word {
         check_rule(source, what, key.rule(), &param, &value.span())?;
     }
+    let param = match key.rule() {
+        Rule::OneOf(words) => param.as_word_of(words),
+        _ => param,
+    };
     Ok(Setting {
         value: param,
         span: Some(value.span()),

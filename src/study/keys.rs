@@ -24,20 +24,87 @@ use crate::model::{DataSource, KernelKind, LikelihoodKind};
 use crate::sampler::SamplerKind;
 use crate::sampler::spec::MAX_CHAINS;
 
+/// Each key's fixed default (`None` where it depends on other keys), made once: resolving a
+/// sweep point asks for dozens of defaults, and text is an `Arc`.
+static DEFAULTS: std::sync::LazyLock<Vec<Option<ParamValue>>> =
+    std::sync::LazyLock::new(|| Key::all().map(|key| key.decl().default.value()).collect());
+
 /// One resolved parameter value, as it appears in job tables and canonical keys.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ParamValue {
     Int(i64),
     Float(f64),
-    Text(Arc<str>),
+    Text(Text),
     Bool(bool),
     /// The parameter does not apply to this job (e.g. `data_path` for simulated data).
     Null,
 }
 
+/// A text value: a declared word (a choice's name or a default), borrowed from the key's
+/// declaration, or the study's own text, shared. Words are most of a point's values, and
+/// copying one touches no reference count, which the threads resolving a sweep's points would
+/// otherwise all update at once.
+#[derive(Clone)]
+pub enum Text {
+    Word(&'static str),
+    Shared(Arc<str>),
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Text::Word(word) => word,
+            Text::Shared(text) => text,
+        }
+    }
+}
+
+impl PartialEq for Text {
+    /// Equal when the texts are, whether words or shared.
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self)
+    }
+}
+
+impl From<&str> for Text {
+    fn from(text: &str) -> Self {
+        Text::Shared(Arc::from(text))
+    }
+}
+
 impl ParamValue {
     pub fn text(text: &str) -> Self {
-        ParamValue::Text(Arc::from(text))
+        ParamValue::Text(Text::from(text))
+    }
+
+    /// A declared word (see [`Text`]).
+    pub fn word(word: &'static str) -> Self {
+        ParamValue::Text(Text::Word(word))
+    }
+
+    /// The value with a text that is one of `words` borrowed from them.
+    pub fn as_word_of(self, words: &'static [&'static str]) -> Self {
+        match self {
+            ParamValue::Text(text) => match words.iter().find(|w| **w == &*text) {
+                Some(word) => ParamValue::word(word),
+                None => ParamValue::Text(text),
+            },
+            other => other,
+        }
     }
 
     /// The value as written in canonical keys: integers in decimal, floats with `{:?}` (shortest
@@ -57,6 +124,14 @@ impl ParamValue {
 
     pub fn is_null(&self) -> bool {
         matches!(self, ParamValue::Null)
+    }
+
+    /// The value as a table cell shows it: its [`Display`](fmt::Display) form, `-` for `Null`.
+    pub fn shown(&self) -> String {
+        match self {
+            ParamValue::Null => "-".to_string(),
+            other => other.to_string(),
+        }
     }
 }
 
@@ -250,7 +325,7 @@ impl Default {
         match self {
             Default::Int(v) => Some(ParamValue::Int(v)),
             Default::Float(v) => Some(ParamValue::Float(v)),
-            Default::Text(t) => Some(ParamValue::text(t)),
+            Default::Text(t) => Some(ParamValue::word(t)),
             Default::Bool(b) => Some(ParamValue::Bool(b)),
             Default::Derived(_) | Default::Required => None,
         }
@@ -396,10 +471,13 @@ impl Key {
 
     /// The default value, or `None` where it depends on other keys or there is none.
     pub fn default_value(self) -> Option<ParamValue> {
-        // Made once: resolving a sweep point asks for dozens of defaults, and text is an `Arc`.
-        static DEFAULTS: std::sync::LazyLock<Vec<Option<ParamValue>>> =
-            std::sync::LazyLock::new(|| Key::all().map(|key| key.decl().default.value()).collect());
         DEFAULTS[self.index()].clone()
+    }
+
+    /// The key's fixed default, `Null` where it has none (it depends on other keys).
+    pub fn default_ref(self) -> &'static ParamValue {
+        static NULL: ParamValue = ParamValue::Null;
+        DEFAULTS[self.index()].as_ref().unwrap_or(&NULL)
     }
 
     pub fn applies(self) -> Applies {

@@ -12,11 +12,18 @@ use std::ops::Index;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use rayon::prelude::*;
+
 use super::StudyKind;
 use super::error::{SourceMap, StudyError};
+use super::keys::{Key, ParamValue};
 use super::resolve::{CheckedFiles, Point, Resolver};
 use super::settings::Settings;
 use super::sweep::Axis;
+use crate::families::Family;
+
+/// How many points [`Points::map_in_order`] resolves at once.
+const BATCH: usize = 4096;
 
 /// Every point of a sweep product, each resolved when asked for.
 #[derive(Clone)]
@@ -30,6 +37,8 @@ pub struct Points {
     study_dir: PathBuf,
     kind: StudyKind,
     checked_files: CheckedFiles,
+    /// What the points' parameters were, seen as they were validated.
+    seen: Seen,
     /// The points asked for by index (`points[i]`, [`Points::iter`]), kept once resolved.
     kept: Vec<OnceLock<Box<Point>>>,
 }
@@ -44,13 +53,33 @@ impl Points {
         study_dir: PathBuf,
         kind: StudyKind,
     ) -> Result<Points, StudyError> {
-        let mut resolver = Resolver::new(source, study_dir.clone(), kind);
         let count: usize = axes.iter().map(Axis::len).product();
-        for index in 0..count {
-            let steps = mixed_radix_digits(index, &axes);
-            resolver
-                .resolve(&point_settings(&base, &axes, &steps), steps.clone())
-                .map_err(|error| with_point_note(error, &axes, &steps))?;
+        // Contiguous pieces on rayon's threads, each with its own resolver (and data-file
+        // cache); each stops at its first bad point, and the earliest piece's is the error, so
+        // it is the one a sequential pass would give.
+        let pieces = (rayon::current_num_threads() * 4).clamp(1, count.max(1));
+        let outcomes: Vec<(Result<Seen, StudyError>, CheckedFiles)> = (0..pieces)
+            .into_par_iter()
+            .map(|piece| {
+                let mut resolver = Resolver::new(source, study_dir.clone(), kind);
+                let mut seen = Seen::default();
+                let outcome =
+                    (piece * count / pieces..(piece + 1) * count / pieces).try_for_each(|index| {
+                        let steps = mixed_radix_digits(index, &axes);
+                        let point = resolver
+                            .resolve(&point_settings(&base, &axes, &steps), steps.clone())
+                            .map_err(|error| with_point_note(error, &axes, &steps))?;
+                        seen.add(point);
+                        Ok(())
+                    });
+                (outcome.map(|()| seen), resolver.into_checked_files())
+            })
+            .collect();
+        let mut checked_files = CheckedFiles::new();
+        let mut seen = Seen::default();
+        for (outcome, files) in outcomes {
+            seen.merge(outcome?);
+            checked_files.extend(files);
         }
         Ok(Points {
             base,
@@ -59,7 +88,8 @@ impl Points {
             text: source.text.to_string(),
             study_dir,
             kind,
-            checked_files: resolver.into_checked_files(),
+            checked_files,
+            seen,
             kept: (0..count).map(|_| OnceLock::new()).collect(),
         })
     }
@@ -73,10 +103,57 @@ impl Points {
         self.kept.is_empty()
     }
 
+    /// The families of the points, each once, in order of first appearance.
+    pub fn families(&self) -> &[Family] {
+        &self.seen.families
+    }
+
+    /// The width in characters of the widest [`ParamValue::shown`] value of `key` over the
+    /// points (what a table's column needs, without resolving every point again).
+    pub fn widest_shown(&self, key: Key) -> usize {
+        self.seen.widest.get(key.index()).copied().unwrap_or(0)
+    }
+
     /// Every point in order, each resolved as it is reached and not kept.
     pub fn resolved(&self) -> impl Iterator<Item = Point> + '_ {
         let mut resolver = self.resolver();
         (0..self.len()).map(move |index| self.resolve_with(&mut resolver, index))
+    }
+
+    /// `map` of every point, handed to `consume` in order until it fails: the points are
+    /// resolved and mapped on rayon's threads [`BATCH`] at a time, the next batch while this
+    /// thread consumes the last, so a sweep of a million points uses every core and holds two
+    /// batches.
+    pub fn map_in_order<T: Send, E>(
+        &self,
+        map: impl Fn(Point) -> T + Sync,
+        mut consume: impl FnMut(usize, T) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let (batches, received) = std::sync::mpsc::sync_channel::<(usize, Vec<T>)>(1);
+        let map = &map;
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                for start in (0..self.len()).step_by(BATCH) {
+                    let end = (start + BATCH).min(self.len());
+                    let mapped: Vec<T> = (start..end)
+                        .into_par_iter()
+                        .map_init(
+                            || self.resolver(),
+                            |resolver, index| map(self.resolve_with(resolver, index)),
+                        )
+                        .collect();
+                    if batches.send((start, mapped)).is_err() {
+                        break; // the consumer stopped
+                    }
+                }
+            });
+            for (start, mapped) in received {
+                for (index, item) in (start..).zip(mapped) {
+                    consume(index, item)?;
+                }
+            }
+            Ok(())
+        })
     }
 
     /// Point `index`, resolved now and not kept.
@@ -146,6 +223,49 @@ impl fmt::Debug for Points {
             .field("count", &self.len())
             .field("axes", &self.axes)
             .finish_non_exhaustive()
+    }
+}
+
+/// What the validation pass saw of the points it resolved: their families and the widest shown
+/// value of each key. Consecutive points differ in a few keys, so only a value that changed
+/// since the previous point is measured.
+#[derive(Clone, Default)]
+struct Seen {
+    families: Vec<Family>,
+    /// Per key, by [`Key::index`].
+    widest: Vec<usize>,
+    previous: Option<Vec<(Key, ParamValue)>>,
+}
+
+impl Seen {
+    fn add(&mut self, point: Point) {
+        let family = point.spec.family();
+        if !self.families.contains(&family) {
+            self.families.push(family);
+        }
+        self.widest.resize(point.params.len(), 0);
+        let previous = self.previous.as_deref();
+        for (k, (_, value)) in point.params.iter().enumerate() {
+            if previous.is_none_or(|p| p[k].1 != *value) {
+                self.widest[k] = self.widest[k].max(value.shown().chars().count());
+            }
+        }
+        self.previous = Some(point.params);
+    }
+
+    /// What `later` saw, after what `self` saw.
+    fn merge(&mut self, later: Seen) {
+        for family in later.families {
+            if !self.families.contains(&family) {
+                self.families.push(family);
+            }
+        }
+        if self.widest.len() < later.widest.len() {
+            self.widest.resize(later.widest.len(), 0);
+        }
+        for (widest, other) in self.widest.iter_mut().zip(later.widest) {
+            *widest = (*widest).max(other);
+        }
     }
 }
 

@@ -814,44 +814,63 @@ fn mean_param(mean: MeanSpec) -> ParamValue {
 pub fn latent_field_params(settings: &Settings, spec: &LatentFieldSpec) -> Vec<(Key, ParamValue)> {
     let (sampler, model) = (&spec.sampler, &spec.model);
     let source = spec.data.source();
-    Key::all()
+    let applies = |key: Key| {
+        key.applies_to(Family::LatentField)
+            && match key.applies() {
+                Applies::Always => true,
+                Applies::Source(only) => only == source,
+            }
+    };
+    let mut params: Vec<(Key, ParamValue)> = Key::all()
         .map(|key| {
-            let applies = key.applies_to(Family::LatentField)
-                && match key.applies() {
-                    Applies::Always => true,
-                    Applies::Source(only) => only == source,
-                };
-            let value = if !applies {
-                ParamValue::Null
-            } else if key == DATA_LENGTH_SCALE {
-                ParamValue::Float(truth_length_scale(settings))
-            } else if key == DATA_COLUMN {
-                ParamValue::text(&data_column(settings, model.likelihood))
-            } else if key == MODEL_MEAN {
-                mean_param(model.mean)
-            } else if key == MODEL_LENGTH_SCALE_Y {
-                ParamValue::Float(model.kernel.along_y().length_scale)
-            } else if key == MODEL_OFFSET {
-                ParamValue::Float(model.offset)
-            } else if let Some(&(_, name)) = PRIOR_KEYS.iter().find(|(k, _)| *k == key) {
-                model
-                    .hyper
-                    .prior(name)
-                    .map_or(ParamValue::text(FIXED), |p| {
-                        ParamValue::text(&p.canonical())
-                    })
-            } else if key == SAMPLER_ADAPT {
-                ParamValue::Bool(sampler.adaptation().is_some())
-            } else if key == SAMPLER_TARGET_ACCEPTANCE {
-                sampler
-                    .adaptation()
-                    .map_or(ParamValue::Null, |a| ParamValue::Float(a.target_acceptance))
-            } else {
+            let value = if applies(key) {
                 settings.value(key)
+            } else {
+                ParamValue::Null
             };
             (key, value)
         })
-        .collect()
+        .collect();
+    // The keys whose value is derived from the others when not given.
+    let mut derived = |key: Key, value: ParamValue| {
+        if applies(key) {
+            params[key.index()].1 = value;
+        }
+    };
+    derived(
+        DATA_LENGTH_SCALE,
+        ParamValue::Float(truth_length_scale(settings)),
+    );
+    derived(
+        DATA_COLUMN,
+        ParamValue::text(&data_column(settings, model.likelihood)),
+    );
+    derived(MODEL_MEAN, mean_param(model.mean));
+    derived(
+        MODEL_LENGTH_SCALE_Y,
+        ParamValue::Float(model.kernel.along_y().length_scale),
+    );
+    derived(MODEL_OFFSET, ParamValue::Float(model.offset));
+    for &(key, name) in &PRIOR_KEYS {
+        let prior = model.hyper.prior(name);
+        derived(
+            key,
+            prior.map_or(ParamValue::word(FIXED), |p| {
+                ParamValue::text(&p.canonical())
+            }),
+        );
+    }
+    derived(
+        SAMPLER_ADAPT,
+        ParamValue::Bool(sampler.adaptation().is_some()),
+    );
+    derived(
+        SAMPLER_TARGET_ACCEPTANCE,
+        sampler
+            .adaptation()
+            .map_or(ParamValue::Null, |a| ParamValue::Float(a.target_acceptance)),
+    );
+    params
 }
 
 /// Every parameter of a point of `family` whose keys need no derived defaults: the given value

@@ -41,10 +41,16 @@ impl Settings {
 
     /// The given value, else the key's default (`Null` where the default depends on other keys).
     pub fn value(&self, key: Key) -> ParamValue {
-        self.given(key)
-            .map(|s| s.value.clone())
-            .or_else(|| key.default_value())
-            .unwrap_or(ParamValue::Null)
+        self.value_ref(key).clone()
+    }
+
+    /// [`Settings::value`], borrowed: resolving a point reads a few hundred values, and a
+    /// clone of a text value is an atomic reference count.
+    pub fn value_ref(&self, key: Key) -> &ParamValue {
+        match self.given(key) {
+            Some(setting) => &setting.value,
+            None => key.default_ref(),
+        }
     }
 
     pub fn span(&self, key: Key) -> Option<Range<usize>> {
@@ -53,24 +59,24 @@ impl Settings {
 
     /// An integer key's value (validated values always have the key's type; 0 otherwise).
     pub fn int(&self, key: Key) -> i64 {
-        match self.value(key) {
-            ParamValue::Int(v) => v,
+        match self.value_ref(key) {
+            ParamValue::Int(v) => *v,
             _ => 0,
         }
     }
 
     /// A float key's value (NaN if the key has no value, which validation rules out).
     pub fn float(&self, key: Key) -> f64 {
-        match self.value(key) {
-            ParamValue::Float(v) => v,
-            ParamValue::Int(v) => v as f64,
+        match self.value_ref(key) {
+            ParamValue::Float(v) => *v,
+            ParamValue::Int(v) => *v as f64,
             _ => f64::NAN,
         }
     }
 
     /// A text key's value ("" if none).
     pub fn text(&self, key: Key) -> String {
-        match self.value(key) {
+        match self.value_ref(key) {
             ParamValue::Text(t) => t.to_string(),
             _ => String::new(),
         }
@@ -78,8 +84,8 @@ impl Settings {
 
     /// A boolean key's value, `None` where it is not given and has no fixed default.
     pub fn bool(&self, key: Key) -> Option<bool> {
-        match self.value(key) {
-            ParamValue::Bool(b) => Some(b),
+        match self.value_ref(key) {
+            ParamValue::Bool(b) => Some(*b),
             _ => None,
         }
     }
@@ -96,8 +102,7 @@ impl Settings {
     /// A choice key's value as its enum: validation admits only the enum's words, so this
     /// cannot fail on a loaded study's settings.
     pub fn choice<T>(&self, key: Key, parse: fn(&str) -> Option<T>) -> T {
-        let value = self.value(key);
-        let text = match &value {
+        let text = match self.value_ref(key) {
             ParamValue::Text(text) => text,
             _ => "",
         };

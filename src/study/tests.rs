@@ -656,6 +656,32 @@ fn an_error_at_one_sweep_point_names_the_point() {
 }
 
 #[test]
+fn of_many_bad_sweep_points_the_first_in_sweep_order_is_the_error() {
+    // 64 points, checked in pieces on several threads; points 9, 40 and 63 are bad, and the
+    // error is point 9's, as a pass in order would find.
+    let iterations: Vec<String> = (0..64)
+        .map(|i| {
+            if [9, 40, 63].contains(&i) {
+                100 + i
+            } else {
+                1000 + i
+            }
+            .to_string()
+        })
+        .collect();
+    let text = format!(
+        "[sampler]\nburn_in = 500\n[sweep]\n\"sampler.iterations\" = [{}]\n",
+        iterations.join(", ")
+    );
+    let shown = parse_err(&text).to_string();
+    assert!(
+        shown.contains("note: in the sweep point sampler.iterations = 109\n")
+            || shown.ends_with("note: in the sweep point sampler.iterations = 109"),
+        "{shown}"
+    );
+}
+
+#[test]
 fn jobs_too_large_for_memory_are_refused_with_the_estimate() {
     let error = parse_err("[model]\ngrid = 100000\n");
     assert_eq!(error.kind, ErrorKind::TooLarge);
