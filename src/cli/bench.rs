@@ -296,20 +296,15 @@ fn bench_lgcp(args: &LgcpArgs) -> ExitCode {
         };
         let mut results = vec![lgcp::run_laplace(&problem)];
         for &kind in &kinds {
-            let mut plan = lgcp::default_plan(kind);
-            if let Some(kept) = args.kept {
-                plan.settings.iterations = plan.settings.burn_in + kept;
-            }
-            plan.settings.target_acceptance =
-                args.target_acceptance.or(plan.settings.target_acceptance);
-            if let Some(beta) = args.beta {
-                plan.settings.beta = beta;
-            }
-            if let Some(burn_in) = args.burn_in {
-                let kept = plan.settings.iterations - plan.settings.burn_in;
-                plan.settings.burn_in = burn_in;
-                plan.settings.iterations = burn_in + kept;
-            }
+            let default = lgcp::default_plan(kind).settings;
+            let kept = args.kept.unwrap_or(default.iterations - default.burn_in);
+            let mut plan = lgcp::KindPlan::new(
+                kind,
+                args.beta.unwrap_or(default.beta),
+                args.burn_in.unwrap_or(default.burn_in),
+                kept,
+            );
+            plan.settings.target_acceptance = args.target_acceptance.or(default.target_acceptance);
             eprintln!("{name}: running {kind} ...");
             results.push(lgcp::run_plan(&problem, &plan, args.seed));
         }
