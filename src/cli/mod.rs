@@ -231,6 +231,14 @@ fn print_quietly(
 }
 
 fn run(path: Option<&Path>, out: Option<PathBuf>, flags: &RunFlags) -> ExitCode {
+    if flags.threads > 0 {
+        // Loading and planning resolve sweep points on rayon's global pool: it keeps to the
+        // threads asked for too (a Slurm task's `--cpus-per-task`). It is built once per
+        // process, so this cannot fail here.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(flags.threads)
+            .build_global();
+    }
     let study = match load(path) {
         Ok(study) => study,
         Err(code) => return code,
