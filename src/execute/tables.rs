@@ -410,7 +410,11 @@ pub fn convergence(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaErr
 }
 
 pub fn autocorrelation(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
-    let acf = &result.diagnostics.loglik_autocorrelation;
+    autocorrelation_rows(job, &result.diagnostics.loglik_autocorrelation)
+}
+
+/// The `autocorrelation` table of a job: one row per lag of `acf` (every family writes it).
+pub fn autocorrelation_rows(job: &Job, acf: &[f64]) -> Result<DataFrame, SchemaError> {
     rows_of(&autocorrelation::TABLE, job, acf.len())
         .set(autocorrelation::LAG, (0..acf.len()).map(|k| k as i64))
         .set(autocorrelation::AUTOCORRELATION, acf.iter().copied())

@@ -22,10 +22,10 @@ use rand_distr::{Distribution, StandardNormal};
 
 use super::{Family, Method, NamedTables, RunContext, StudyFamily};
 use crate::diagnostics;
-use crate::execute::tables::{ok_row, rows_of};
+use crate::execute::tables::{autocorrelation_rows, ok_row};
 use crate::plan::Job;
 use crate::report::{Context, Figure, FigureKind, ReportError};
-use crate::sink::schema::{ACCEPTANCE_RATE, autocorrelation, jobs};
+use crate::sink::schema::{ACCEPTANCE_RATE, jobs};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::keys::*;
 use crate::study::resolve::Resolver;
@@ -335,13 +335,7 @@ impl StudyFamily for GaussianTarget {
             .fill(jobs::AUTOCORRELATION_LAG1, acf.get(1).copied())
             .fill(jobs::MOMENT_MAX_Z, output.moment_max_z())
             .finish()?;
-        let acf_rows = rows_of(&autocorrelation::TABLE, job, acf.len())
-            .set(
-                autocorrelation::LAG,
-                (0..acf.len() as i64).collect::<Vec<_>>(),
-            )
-            .set(autocorrelation::AUTOCORRELATION, acf)
-            .finish()?;
+        let acf_rows = autocorrelation_rows(job, &acf)?;
         Ok(vec![("jobs", jobs_row), ("autocorrelation", acf_rows)])
     }
 

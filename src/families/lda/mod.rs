@@ -34,10 +34,10 @@ pub use corpus::{
 use super::figures::{Curves, Heat, heat_panels, word_lists};
 use super::{Family, NamedTables, RunContext, StudyFamily};
 use crate::diagnostics;
-use crate::execute::tables::{ok_row, rows_of};
+use crate::execute::tables::{autocorrelation_rows, ok_row, rows_of};
 use crate::plan::Job;
 use crate::report::{Context, Figure, FigureKind, ReportError};
-use crate::sink::schema::{autocorrelation, jobs, lda_trace, topics};
+use crate::sink::schema::{jobs, lda_trace, topics};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::keys::*;
 use crate::study::resolve::Resolver;
@@ -488,13 +488,7 @@ impl StudyFamily for Lda {
             .fill(jobs::TOPIC_TV_MAX, tv_max)
             .fill(jobs::HELDOUT_PERPLEXITY, output.perplexity)
             .finish()?;
-        let acf_rows = rows_of(&autocorrelation::TABLE, job, acf.len())
-            .set(
-                autocorrelation::LAG,
-                (0..acf.len() as i64).collect::<Vec<_>>(),
-            )
-            .set(autocorrelation::AUTOCORRELATION, acf)
-            .finish()?;
+        let acf_rows = autocorrelation_rows(job, &acf)?;
         Ok(vec![
             ("jobs", jobs_row),
             ("topics", topic_rows(job, output, matches.as_deref())?),
