@@ -65,29 +65,57 @@ pub enum Rank {
     Fixed(usize),
 }
 
+/// The Laplace Gaussian of each target a Laplace-based kind (gpcn, laplace_hmc) meets, at the
+/// rank it keeps: computed once per target and shared by the chains.
+#[derive(Debug)]
+pub struct LaplaceGaussians {
+    pub rank: Rank,
+    prepared: Prepared<TargetKey, LaplaceGaussian>,
+}
+
+impl LaplaceGaussians {
+    pub fn new(rank: Rank) -> Self {
+        Self {
+            rank,
+            prepared: Prepared::default(),
+        }
+    }
+
+    /// The Laplace Gaussian of `target`.
+    pub fn of(&self, target: &Target) -> Arc<LaplaceGaussian> {
+        self.prepared.get_or_compute(TargetKey::new(target), || {
+            LaplaceGaussian::new(target, self.rank)
+        })
+    }
+
+    /// The rank and Newton iterations of the last target's Laplace Gaussian.
+    pub fn notes(&self) -> Notes {
+        self.prepared.last().map_or_else(Notes::default, |g| Notes {
+            rank: Some(g.rank()),
+            newton_iterations: Some(g.report.newton_iterations),
+        })
+    }
+}
+
 /// Generalised pCN from the Laplace approximation.
 #[derive(Debug)]
 pub struct Gpcn {
     /// The starting step size beta in (0, 1].
     pub beta: f64,
-    pub rank: Rank,
-    prepared: Prepared<TargetKey, LaplaceGaussian>,
+    pub laplace: LaplaceGaussians,
 }
 
 impl Gpcn {
     pub fn new(beta: f64, rank: Rank) -> Self {
         Self {
             beta,
-            rank,
-            prepared: Prepared::default(),
+            laplace: LaplaceGaussians::new(rank),
         }
     }
 
     /// The Laplace Gaussian of `target` (computed once per target).
     pub fn gaussian(&self, target: &Target) -> Arc<LaplaceGaussian> {
-        self.prepared.get_or_compute(TargetKey::new(target), || {
-            LaplaceGaussian::new(target, self.rank)
-        })
+        self.laplace.of(target)
     }
 }
 
@@ -312,10 +340,7 @@ impl Sampler for Gpcn {
 
     /// The rank and Newton iterations of the last target's Laplace Gaussian.
     fn notes(&self) -> Notes {
-        self.prepared.last().map_or_else(Notes::default, |g| Notes {
-            rank: Some(g.rank()),
-            newton_iterations: Some(g.report.newton_iterations),
-        })
+        self.laplace.notes()
     }
 
     fn step<'t>(&self, state: &mut GpcnState, target: &Target<'t>, rng: &mut ChainRng) -> StepInfo {

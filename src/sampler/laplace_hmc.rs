@@ -24,9 +24,8 @@
 use std::f64::consts::FRAC_PI_2;
 use std::sync::Arc;
 
-use super::gpcn::{LaplaceGaussian, Rank};
+use super::gpcn::{LaplaceGaussian, LaplaceGaussians, Rank};
 use super::position::Position;
-use super::prepared::{Prepared, TargetKey};
 use super::protocol::{ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning, dot};
 use super::{Kind, SamplerSpec};
 use crate::model::target::{Target, Workspace};
@@ -40,27 +39,23 @@ pub const RANK_THRESHOLD: f64 = 0.5;
 #[derive(Debug)]
 pub struct LaplaceHmc {
     pub step: f64,
-    pub rank: Rank,
     /// The angle a trajectory turns through (pi/2 by default).
     pub angle: f64,
-    prepared: Prepared<TargetKey, LaplaceGaussian>,
+    pub laplace: LaplaceGaussians,
 }
 
 impl LaplaceHmc {
     pub fn new(step: f64, rank: Rank) -> Self {
         Self {
             step,
-            rank,
             angle: FRAC_PI_2,
-            prepared: Prepared::default(),
+            laplace: LaplaceGaussians::new(rank),
         }
     }
 
     /// The Laplace Gaussian of `target` (computed once per target).
     pub fn gaussian(&self, target: &Target) -> Arc<LaplaceGaussian> {
-        self.prepared.get_or_compute(TargetKey::new(target), || {
-            LaplaceGaussian::new(target, self.rank)
-        })
+        self.laplace.of(target)
     }
 }
 
@@ -246,10 +241,7 @@ impl Sampler for LaplaceHmc {
 
     /// The rank and Newton iterations of the last target's Laplace Gaussian.
     fn notes(&self) -> Notes {
-        self.prepared.last().map_or_else(Notes::default, |g| Notes {
-            rank: Some(g.rank()),
-            newton_iterations: Some(g.report.newton_iterations),
-        })
+        self.laplace.notes()
     }
 
     fn step<'t>(
