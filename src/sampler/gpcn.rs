@@ -112,11 +112,6 @@ impl Gpcn {
             laplace: LaplaceGaussians::new(rank),
         }
     }
-
-    /// The Laplace Gaussian of `target` (computed once per target).
-    pub fn gaussian(&self, target: &Target) -> Arc<LaplaceGaussian> {
-        self.laplace.of(target)
-    }
 }
 
 impl Kind for Gpcn {
@@ -312,7 +307,7 @@ impl Sampler for Gpcn {
     type State<'t> = GpcnState;
 
     fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> GpcnState {
-        let gaussian = self.gaussian(target);
+        let gaussian = self.laplace.of(target);
         let mut work = target.workspace();
         let position = Position::new(xi, target, &mut work);
         let r = gaussian.rank();

@@ -52,11 +52,6 @@ impl LaplaceHmc {
             laplace: LaplaceGaussians::new(rank),
         }
     }
-
-    /// The Laplace Gaussian of `target` (computed once per target).
-    pub fn gaussian(&self, target: &Target) -> Arc<LaplaceGaussian> {
-        self.laplace.of(target)
-    }
 }
 
 impl Kind for LaplaceHmc {
@@ -197,7 +192,7 @@ impl Sampler for LaplaceHmc {
     type State<'t> = LaplaceHmcState;
 
     fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> LaplaceHmcState {
-        let gaussian = self.gaussian(target);
+        let gaussian = self.laplace.of(target);
         let mut work = target.workspace();
         let (dim, r) = (target.dim(), gaussian.rank());
         let position = Position::new(xi, target, &mut work);
