@@ -9,8 +9,7 @@ use fieldmc::model::exact::gaussian_posterior;
 use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
 use fieldmc::sampler::pcn::Pcn;
 use fieldmc::sampler::{
-    ChainRng, ChainState, DrawSettings, RunOutput, RunRequest, Sampler, SamplerKind,
-    SamplerSettings, run_kind,
+    ChainRng, ChainState, RunOutput, RunRequest, Sampler, SamplerKind, SamplerSettings, run_kind,
 };
 use fieldmc::streams::{Purpose, stream};
 
@@ -73,20 +72,15 @@ fn run_gaussian(
         0.0,
     );
     let spec = settings.check().expect("valid settings");
+    let target = Target {
+        prior,
+        likelihood: &likelihood,
+        observed_cells: &data.observed.cells,
+        mean: 0.0,
+    };
     let request = RunRequest {
-        target: Target {
-            prior,
-            likelihood: &likelihood,
-            observed_cells: &data.observed.cells,
-            mean: 0.0,
-        },
-        schedule: spec.schedule(),
-        adaptation: spec.adaptation(),
-        functional: None,
         exact_mean,
-        draws: DrawSettings::default(),
-        progress: None,
-        hyper: None,
+        ..RunRequest::new(target, &spec)
     };
     let kind = spec.kind();
     run_kind(

@@ -9,9 +9,7 @@ use fieldmc::model::exact::gaussian_posterior;
 use fieldmc::model::prior::{Prior, dense_kernel_matrix, prior_for};
 use fieldmc::model::spec::{KernelKind, KernelSpec};
 use fieldmc::model::{Grid, Likelihood, LikelihoodKind, Target};
-use fieldmc::sampler::{
-    ChainRng, DrawSettings, RunRequest, SamplerKind, SamplerSettings, run_kind,
-};
+use fieldmc::sampler::{ChainRng, RunRequest, SamplerKind, SamplerSettings, run_kind};
 use fieldmc::streams::{Purpose, stream};
 
 use faer::Side;
@@ -149,20 +147,15 @@ fn check_kind(kind: SamplerKind) {
             1.0,
             0.0,
         );
+        let target = Target {
+            prior: prior.as_ref(),
+            likelihood: &likelihood,
+            observed_cells: &data.observed.cells,
+            mean: 0.0,
+        };
         let request = RunRequest {
-            target: Target {
-                prior: prior.as_ref(),
-                likelihood: &likelihood,
-                observed_cells: &data.observed.cells,
-                mean: 0.0,
-            },
-            schedule: spec.schedule(),
-            adaptation: spec.adaptation(),
-            functional: None,
             exact_mean: Some(&exact.mean),
-            draws: DrawSettings::default(),
-            progress: None,
-            hyper: None,
+            ..RunRequest::new(target, &spec)
         };
         let rngs = (0..spec.chains())
             .map(|c| {

@@ -80,8 +80,8 @@ fn pins_data() -> ([usize; 7], fieldmc::model::Likelihood) {
 /// Run every kind of `pins` a few steps on the fixed problem and compare.
 fn check_pins(pins: &[(&str, &[f64])]) {
     use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Target};
+    use fieldmc::sampler::RunRequest;
     use fieldmc::sampler::{ChainRng, SamplerKind, SamplerSettings, run_kind};
-    use fieldmc::sampler::{DrawSettings, RunRequest};
 
     let prior =
         KroneckerPrior::new(Grid::new(5), KernelSpec::squared_exponential(0.4, 1.3)).unwrap();
@@ -106,16 +106,7 @@ fn check_pins(pins: &[(&str, &[f64])]) {
         }
         .check()
         .unwrap();
-        let request = RunRequest {
-            target,
-            schedule: spec.schedule(),
-            adaptation: spec.adaptation(),
-            functional: None,
-            exact_mean: None,
-            draws: DrawSettings::default(),
-            progress: None,
-            hyper: None,
-        };
+        let request = RunRequest::new(target, &spec);
         let rng = ChainRng::new(
             stream(2020, Purpose::Chain, "pins;chain=0"),
             stream(2020, Purpose::Acceptance, "pins;chain=0"),

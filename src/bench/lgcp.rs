@@ -33,8 +33,7 @@ use crate::model::laplace::{LaplaceFit, NewtonSettings};
 use crate::model::spec::auto_mean;
 use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
 use crate::sampler::{
-    ChainRng, DrawSettings, Kind, KindVisitor, RunOutput, RunRequest, Sampler, SamplerKind,
-    SamplerSettings, run,
+    ChainRng, Kind, KindVisitor, RunOutput, RunRequest, Sampler, SamplerKind, SamplerSettings, run,
 };
 use crate::streams::{Purpose, stream};
 
@@ -305,16 +304,7 @@ pub fn run_sampler<S: Sampler>(
         .collect();
     let clock = Stopwatch::start();
     let prior = problem.prior();
-    let request = RunRequest {
-        target: problem.target(&prior),
-        schedule: spec.schedule(),
-        adaptation: spec.adaptation(),
-        functional: None,
-        exact_mean: None,
-        draws: DrawSettings::default(),
-        progress: None,
-        hyper: None,
-    };
+    let request = RunRequest::new(problem.target(&prior), &spec);
     let output = run(sampler, &request, rngs);
     let seconds = clock.cpu_seconds();
     let wall_seconds = clock.wall_seconds();

@@ -124,6 +124,24 @@ pub struct RunRequest<'a> {
     pub hyper: Option<super::hyper::HyperModel<'a>>,
 }
 
+impl<'a> RunRequest<'a> {
+    /// A run of `spec`'s schedule and adaptation on `target`, and nothing else: no functional,
+    /// no exact mean, the default draws, no progress, fixed hyperparameters. Other requests
+    /// start from it (`RunRequest { exact_mean, ..RunRequest::new(target, &spec) }`).
+    pub fn new(target: Target<'a>, spec: &super::SamplerSpec) -> Self {
+        Self {
+            target,
+            schedule: spec.schedule(),
+            adaptation: spec.adaptation(),
+            functional: None,
+            exact_mean: None,
+            draws: DrawSettings::default(),
+            progress: None,
+            hyper: None,
+        }
+    }
+}
+
 /// Thinned post-burn-in states of one chain.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Trace {
@@ -603,21 +621,13 @@ mod tests {
             }
             .check()
             .unwrap();
-            let request = RunRequest {
-                target: Target {
-                    prior: &prior,
-                    likelihood: &likelihood,
-                    observed_cells: &observed_cells,
-                    mean: 0.3,
-                },
-                schedule: spec.schedule(),
-                adaptation: spec.adaptation(),
-                functional: None,
-                exact_mean: None,
-                draws: DrawSettings::default(),
-                progress: None,
-                hyper: None,
+            let target = Target {
+                prior: &prior,
+                likelihood: &likelihood,
+                observed_cells: &observed_cells,
+                mean: 0.3,
             };
+            let request = RunRequest::new(target, &spec);
             let alone = run_kind(&spec, &request, rngs(1));
             assert!(alone.chains[0].acceptance_rate > 0.05, "{kind}");
             for chains in [2, 3] {
