@@ -449,10 +449,11 @@ pub(crate) fn open_log(path: &Path) -> Result<File, SinkError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use polars::prelude::*;
 
+    /// A run header for tests (the other sink tests use it too).
     pub(crate) fn header(run: &str) -> RunHeader {
         RunHeader {
             run: run.to_string(),

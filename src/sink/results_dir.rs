@@ -307,19 +307,8 @@ mod tests {
 
     fn header(run: &str, started_unix_ms: u64) -> RunHeader {
         RunHeader {
-            run: run.to_string(),
-            shard: None,
-            host: "h".into(),
-            pid: 1,
-            threads: 1,
-            version: "0".into(),
-            git_revision: "x".into(),
-            study: "s".into(),
-            seed: 1,
-            study_hash: "h".into(),
-            data: vec![],
-            started: "2024-01-01T00:00:00Z".into(),
             started_unix_ms,
+            ..crate::sink::log::tests::header(run)
         }
     }
 
