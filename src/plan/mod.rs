@@ -136,13 +136,11 @@ pub fn plan(study: &Study) -> Plan {
             })
             .collect::<Vec<Job>>()
     };
-    let appended = study.points.map_in_order(point_jobs, |_, point| {
+    let Ok(()) = study.points.map_in_order(point_jobs, |point| {
         jobs.extend(point);
         Ok::<(), Infallible>(())
     });
-    match appended {
-        Ok(()) => Plan { jobs },
-    }
+    Plan { jobs }
 }
 
 /// The jobs of `study` as the printed forms list them (see [`table`]), without building them:
@@ -180,7 +178,7 @@ impl Listing for StudyListing<'_> {
                 .collect();
             (tail(&point.params), ids)
         };
-        study.points.map_in_order(point_jobs, |_, (tail, ids)| {
+        study.points.map_in_order(point_jobs, |(tail, ids)| {
             for (replicate, id) in (0..).zip(&ids) {
                 visit(Listed {
                     id: id.as_str(),

@@ -127,9 +127,9 @@ impl Points {
     pub fn map_in_order<T: Send, E>(
         &self,
         map: impl Fn(Point) -> T + Sync,
-        mut consume: impl FnMut(usize, T) -> Result<(), E>,
+        mut consume: impl FnMut(T) -> Result<(), E>,
     ) -> Result<(), E> {
-        let (batches, received) = std::sync::mpsc::sync_channel::<(usize, Vec<T>)>(1);
+        let (batches, received) = std::sync::mpsc::sync_channel::<Vec<T>>(1);
         let map = &map;
         std::thread::scope(|scope| {
             scope.spawn(move || {
@@ -142,15 +142,13 @@ impl Points {
                             |resolver, index| map(self.resolve_with(resolver, index)),
                         )
                         .collect();
-                    if batches.send((start, mapped)).is_err() {
+                    if batches.send(mapped).is_err() {
                         break; // the consumer stopped
                     }
                 }
             });
-            for (start, mapped) in received {
-                for (index, item) in (start..).zip(mapped) {
-                    consume(index, item)?;
-                }
+            for item in received.into_iter().flatten() {
+                consume(item)?;
             }
             Ok(())
         })
