@@ -285,7 +285,7 @@ fn inla_over_hyperparameters_is_pinned() {
     use fieldmc::model::hyper::fixed_values;
     use fieldmc::model::{KroneckerPrior, Target};
     use fieldmc::sampler::hyper::HyperModel;
-    use fieldmc::sampler::{DrawSettings, RunRequest, run_kind};
+    use fieldmc::sampler::{RunRequest, run_kind};
 
     let study = fieldmc::study::parse(
         "[model]\ngrid = 5\nlength_scale = 0.4\nvariance = 1.3\nlikelihood = \"poisson\"\n\
@@ -299,23 +299,18 @@ fn inla_over_hyperparameters_is_pinned() {
     let prior = KroneckerPrior::new(model.grid, model.kernel).unwrap();
     let (cells, likelihood) = pins_data();
     let spec = &latent.sampler;
+    let target = Target {
+        prior: &prior,
+        likelihood: &likelihood,
+        observed_cells: &cells,
+        mean: 0.1,
+    };
     let request = RunRequest {
-        target: Target {
-            prior: &prior,
-            likelihood: &likelihood,
-            observed_cells: &cells,
-            mean: 0.1,
-        },
-        schedule: spec.schedule(),
-        adaptation: None,
-        functional: None,
-        exact_mean: None,
-        draws: DrawSettings::default(),
-        progress: None,
         hyper: Some(HyperModel {
             model,
             start: fixed_values(model, 0.1),
         }),
+        ..RunRequest::new(target, spec)
     };
     let run = run_kind(spec, &request, Vec::new());
     let approximation = run.approximation.as_ref().unwrap();

@@ -244,26 +244,21 @@ fn run_inla(problem: &Problem, settings: &InlaSettings) -> (HyperGrid, PointFiel
 /// The inla kind's run on the problem (prior at the model's values, as a job builds it).
 fn inla_kind_run(problem: &Problem) -> crate::sampler::RunOutput {
     use crate::sampler::hyper::HyperModel;
-    use crate::sampler::{DrawSettings, RunRequest, SamplerKind, SamplerSettings};
+    use crate::sampler::{RunRequest, SamplerKind, SamplerSettings};
     let prior = KroneckerPrior::new(problem.model.grid, problem.model.kernel).unwrap();
     let spec = SamplerSettings::new(SamplerKind::Inla).check().unwrap();
+    let target = crate::model::Target {
+        prior: &prior,
+        likelihood: &problem.likelihood,
+        observed_cells: &problem.cells,
+        mean: 0.0,
+    };
     let request = RunRequest {
-        target: crate::model::Target {
-            prior: &prior,
-            likelihood: &problem.likelihood,
-            observed_cells: &problem.cells,
-            mean: 0.0,
-        },
-        schedule: spec.schedule(),
-        adaptation: None,
-        functional: None,
-        exact_mean: None,
-        draws: DrawSettings::default(),
-        progress: None,
         hyper: Some(HyperModel {
             model: &problem.model,
             start: problem.hyper().base,
         }),
+        ..RunRequest::new(target, &spec)
     };
     crate::sampler::run_kind(&spec, &request, Vec::new())
 }
