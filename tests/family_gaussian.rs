@@ -307,6 +307,7 @@ fn samplers_are_chosen_by_sampler_kind_in_every_family() {
     let study = fieldmc::study::parse(head, Path::new("studies/g.toml")).unwrap();
     let plan = fieldmc::plan::plan(&study);
     let kind = plan.jobs[0]
+        .header
         .params
         .iter()
         .find(|(key, _)| key.dotted() == "sampler.kind")

@@ -4,11 +4,22 @@
 
 use std::path::{Path, PathBuf};
 
+use fieldmc::families::FamilySpec;
+use fieldmc::families::latent_field::LatentFieldSpec;
 use fieldmc::model::grid::{Grid, Window};
 use fieldmc::model::spec::KernelKind;
 use fieldmc::study::{ParamValue, Study, parse};
 
 /// A study file in `studies/`, so `../data/...` finds the shipped data.
+
+/// The latent-field settings of a point known to be one.
+fn latent(spec: &FamilySpec) -> &LatentFieldSpec {
+    match spec {
+        FamilySpec::LatentField(spec) => spec,
+        other => panic!("a {} point", other.family()),
+    }
+}
+
 fn origin() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("studies/t.toml")
 }
@@ -36,22 +47,26 @@ fn param(study: &Study, column: &str) -> ParamValue {
 #[test]
 fn grids_are_square_rectangular_or_one_dimensional() {
     let square = load("[model]\ngrid = 8\n");
-    assert_eq!(square.points[0].latent().model.grid, Grid::new(8));
+    assert_eq!(latent(&square.points[0].spec).model.grid, Grid::new(8));
     assert_eq!(param(&square, "model_grid"), ParamValue::Int(8));
     let rectangle = load("[model]\ngrid = [9, 5]\n");
     assert_eq!(
-        rectangle.points[0].latent().model.grid,
+        latent(&rectangle.points[0].spec).model.grid,
         Grid::rectangular(9, 5)
     );
     assert_eq!(param(&rectangle, "model_grid"), ParamValue::text("[9, 5]"));
     let line = load("[model]\ngrid = [811]\nkernel = \"matern32\"\n");
-    assert_eq!(line.points[0].latent().model.grid, Grid::line(811));
+    assert_eq!(latent(&line.points[0].spec).model.grid, Grid::line(811));
     assert_eq!(
-        line.points[0].latent().model.kernel.kind,
+        latent(&line.points[0].spec).model.kernel.kind,
         KernelKind::Matern32
     );
     let swept = load("[sweep]\n\"model.grid\" = [[8, 4], [16, 8]]\n");
-    let grids: Vec<Grid> = swept.points.iter().map(|p| p.latent().model.grid).collect();
+    let grids: Vec<Grid> = swept
+        .points
+        .iter()
+        .map(|p| latent(&p.spec).model.grid)
+        .collect();
     assert_eq!(grids, [Grid::rectangular(8, 4), Grid::rectangular(16, 8)]);
 }
 
@@ -87,7 +102,7 @@ fn bad_grids_say_what_is_allowed() {
 #[test]
 fn a_window_sets_the_units_of_the_length_scale() {
     let study = load("[model]\ngrid = [16, 8]\nwindow = [[0, 2], [0, 1]]\n");
-    let grid = study.points[0].latent().model.grid;
+    let grid = latent(&study.points[0].spec).model.grid;
     assert_eq!(grid.spacing(), (0.125, 0.125));
     assert_eq!(grid.position(0), (0.0625, 0.0625));
     assert_eq!(
@@ -95,7 +110,7 @@ fn a_window_sets_the_units_of_the_length_scale() {
         ParamValue::text("[[0.0, 2.0], [0.0, 1.0]]")
     );
     let line = load("[model]\ngrid = [811]\nwindow = [[0, 40550]]\n");
-    assert_eq!(line.points[0].latent().model.grid.cell_area(), 50.0);
+    assert_eq!(latent(&line.points[0].spec).model.grid.cell_area(), 50.0);
     for (text, expected) in [
         (
             "[model]\ngrid = [811]\nwindow = [[0, 1], [0, 1]]\n",
@@ -122,10 +137,10 @@ fn log_area_offsets_resolve_to_the_log_cell_area() {
         "[model]\ngrid = 64\nwindow = [[0, 1], [0, 1]]\nlikelihood = \"poisson\"\noffset = \"log-area\"\n",
     );
     let expected = (1.0f64 / 4096.0).ln();
-    assert!((study.points[0].latent().model.offset - expected).abs() < 1e-12);
+    assert!((latent(&study.points[0].spec).model.offset - expected).abs() < 1e-12);
     assert_eq!(
         param(&study, "model_offset"),
-        ParamValue::Float(study.points[0].latent().model.offset)
+        ParamValue::Float(latent(&study.points[0].spec).model.offset)
     );
     let message = error("[model]\nlikelihood = \"poisson\"\noffset = \"log-areas\"\n");
     assert!(message.contains("did you mean \"log-area\""), "{message}");
@@ -138,7 +153,7 @@ const FINPINES: &str = "[model]\ngrid = 64\nlikelihood = \"poisson\"\n[data]\nso
 #[test]
 fn csv_grids_bring_their_window() {
     let metres = load(FINPINES);
-    let grid = metres.points[0].latent().model.grid;
+    let grid = latent(&metres.points[0].spec).model.grid;
     let expected = Grid::over_window(
         64,
         64,
@@ -151,7 +166,10 @@ fn csv_grids_bring_their_window() {
     let ((x, y), (ex, ey)) = (grid.position(0), expected.position(0));
     assert!((x - ex).abs() < 1e-9 && (y - ey).abs() < 1e-9);
     let unit = load(&FINPINES.replace("grid = 64\n", "grid = 64\nwindow = [[0, 1], [0, 1]]\n"));
-    assert_eq!(unit.points[0].latent().model.grid.cell_area(), 1.0 / 4096.0);
+    assert_eq!(
+        latent(&unit.points[0].spec).model.grid.cell_area(),
+        1.0 / 4096.0
+    );
     let stretched =
         error(&FINPINES.replace("grid = 64\n", "grid = 64\nwindow = [[0, 2], [0, 1]]\n"));
     assert!(

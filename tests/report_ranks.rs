@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use fieldmc::report::{FigureKind, MAX_RANK_FIGURES, write_report};
-use fieldmc::sink::schema;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_report.toml")
@@ -56,7 +55,7 @@ fn an_sbc_study_gets_one_rank_figure_per_job() {
         .filter(|f| f.kind == FigureKind::Calibration)
         .collect();
     // One figure per SBC job, in plan order, up to the cap (the rest are named in a note).
-    let jobs = fieldmc::sink::read_table(&out, &schema::jobs::TABLE, None)
+    let jobs = fieldmc::sink::read_table(&out, fieldmc::families::jobs_table(), None)
         .expect("jobs.parquet readable")
         .expect("jobs.parquet");
     let column = |name: &str| -> Vec<String> {
@@ -67,8 +66,8 @@ fn an_sbc_study_gets_one_rank_figure_per_job() {
             .collect()
     };
     let (likelihoods, samplers) = (
-        column(schema::jobs::MODEL_LIKELIHOOD.column()),
-        column(schema::jobs::SAMPLER_KIND.column()),
+        column(fieldmc::study::keys::MODEL_LIKELIHOOD.column()),
+        column(fieldmc::study::keys::SAMPLER_KIND.column()),
     );
     let drawn = jobs.height().min(MAX_RANK_FIGURES);
     assert_eq!(rank_figures.len(), drawn, "one figure per SBC job");

@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use assert_cmd::Command;
-use fieldmc::execute::sbc::{FUNCTIONALS, run_sbc, run_sbc_with};
+use fieldmc::families::FamilySpec;
+use fieldmc::families::latent_field::sbc::{FUNCTIONALS, run_sbc, run_sbc_with};
+use fieldmc::families::latent_field::{FieldJob, LatentFieldSpec};
 use fieldmc::model::{Target, Workspace};
 use fieldmc::plan::plan;
 use fieldmc::sampler::position::{Position, PriorDraws};
@@ -24,6 +26,22 @@ const JOBS: usize = 27;
 
 /// The fixture's sweep, which the other tests replace with their own.
 const FIXTURE_SWEEP: &str = "\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\"sampler.kind\" = [\"grw\", \"pcn\", \"elliptical\", \"mala\", \"pcnl\", \"nuts\", \"gpcn\", \"mgrad\", \"laplace_hmc\"]";
+
+/// The latent-field settings of a point known to be one.
+fn latent(spec: &FamilySpec) -> &LatentFieldSpec {
+    match spec {
+        FamilySpec::LatentField(spec) => spec,
+        other => panic!("a {} point", other.family()),
+    }
+}
+
+/// The engine's view of a planned latent-field job.
+fn field_job(job: &fieldmc::plan::Job) -> FieldJob<'_> {
+    FieldJob {
+        header: &job.header,
+        spec: latent(&job.spec),
+    }
+}
 
 fn fixture() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_small.toml")
@@ -122,13 +140,20 @@ fn pcn_that_counts_the_prior_twice_fails_calibration() {
     assert_eq!(plan.jobs.len(), 1);
     let job = &plan.jobs[0];
     let wrong = PcnPosteriorRatio {
-        beta: job.latent().sampler.step(),
+        beta: latent(&job.spec).sampler.step(),
     };
     let sbc = study.sbc.unwrap();
     // Four times the replications of the calibration test: enough power to fail the wrong
     // sampler at the calibration test's own level.
     let replications = 4 * sbc.replications;
-    let run = run_sbc_with(&wrong, job, study.seed, replications, sbc.draws as usize).unwrap();
+    let run = run_sbc_with(
+        &wrong,
+        field_job(job),
+        study.seed,
+        replications,
+        sbc.draws as usize,
+    )
+    .unwrap();
     let smallest = run
         .p_values()
         .into_iter()
@@ -140,7 +165,7 @@ fn pcn_that_counts_the_prior_twice_fails_calibration() {
     );
     eprintln!("wrong sampler: smallest rank-uniformity p = {smallest:e}");
     // The same job with the right kernel passes: the failure is the kernel's.
-    let right = run_sbc(job, study.seed, replications, sbc.draws as usize).unwrap();
+    let right = run_sbc(field_job(job), study.seed, replications, sbc.draws as usize).unwrap();
     assert!(right.p_values().into_iter().all(|p| p.1.unwrap() > ALPHA));
 }
 
@@ -235,7 +260,7 @@ fn calibration_refuses_an_approximation() {
     let plan = plan(&study);
     assert_eq!(plan.jobs.len(), 1);
     let sbc = study.sbc.unwrap();
-    let error = run_sbc(&plan.jobs[0], study.seed, 10, sbc.draws as usize).unwrap_err();
+    let error = run_sbc(field_job(&plan.jobs[0]), study.seed, 10, sbc.draws as usize).unwrap_err();
     assert!(
         error.to_string().contains("laplace is an approximation"),
         "{error}"

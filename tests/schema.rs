@@ -1,5 +1,5 @@
-//! Every result table as the real binary writes it matches its declaration in
-//! `fieldmc::sink::schema`: the column names, types and nullability, no undeclared column, every
+//! Every result table as the real binary writes it matches its declaration (each family's
+//! `schema.rs`, listed by the registry `fieldmc::families::tables`): the column names, types and nullability, no undeclared column, every
 //! always-present column there; and every declared column is written by some tiny study, so a
 //! declared column that no writer fills is caught. Also: the README's "Result tables" section is
 //! the one the schema prints, and every study key's column belongs to the parameter family.
@@ -11,7 +11,9 @@ mod support;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use fieldmc::sink::schema::{self, Entry, TABLES, jobs};
+use fieldmc::families::{self, is_parameter, latent_field};
+use fieldmc::table::shared::jobs;
+use fieldmc::table::{Entry, markdown};
 use support::{read_table, run_output, write_file};
 
 /// Gaussian, probit and poisson with model evidence, two chains and kept field draws; the tiny
@@ -70,7 +72,7 @@ fn written_columns(dir: &Path, name: &str, study: &str) -> Vec<(String, BTreeSet
         String::from_utf8_lossy(&output.stderr)
     );
     let mut written = Vec::new();
-    for table in TABLES {
+    for table in families::tables() {
         let Some(frame) = read_table(&out, table.name) else {
             continue;
         };
@@ -139,7 +141,7 @@ fn every_table_matches_its_schema_and_every_declared_column_is_written() {
         BTreeSet::from(["failed".to_string(), "ok".to_string()]),
         "the study writes ok and failed rows"
     );
-    for table in TABLES {
+    for table in families::tables() {
         let columns: BTreeSet<&String> = written
             .iter()
             .filter(|(name, _)| name == table.name)
@@ -149,7 +151,7 @@ fn every_table_matches_its_schema_and_every_declared_column_is_written() {
         for entry in table.entries {
             let covered = match entry {
                 Entry::Column(spec) => columns.iter().any(|c| *c == spec.name),
-                Entry::Family(family) => columns.iter().any(|c| family.contains(c)),
+                Entry::Group(group) => columns.iter().any(|c| group.contains(c)),
             };
             assert!(covered, "{}: no writer fills {entry:?}", table.name);
         }
@@ -158,7 +160,7 @@ fn every_table_matches_its_schema_and_every_declared_column_is_written() {
 
 #[test]
 fn the_readme_lists_the_tables_as_the_schema_declares_them() {
-    const BEGIN: &str = "<!-- result tables: generated from src/sink/schema.rs -->\n";
+    const BEGIN: &str = "<!-- result tables: generated from the families' schema.rs -->\n";
     const END: &str = "<!-- end of result tables -->";
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
     let readme = std::fs::read_to_string(&path).unwrap();
@@ -167,7 +169,7 @@ fn the_readme_lists_the_tables_as_the_schema_declares_them() {
         .expect("README marks the generated section")
         + BEGIN.len();
     let end = readme[start..].find(END).expect("README ends the section") + start;
-    let generated = format!("\n{}", schema::markdown());
+    let generated = format!("\n{}", markdown(families::tables()));
     if readme[start..end] != generated {
         if std::env::var_os("FIELDMC_BLESS").is_some() {
             let updated = format!("{}{generated}{}", &readme[..start], &readme[end..]);
@@ -185,12 +187,14 @@ fn every_study_key_is_a_parameter_column_and_no_declared_column_is_one() {
     for key in fieldmc::study::keys::Key::all() {
         let column = key.column();
         assert!(jobs::PARAMETERS.contains(column), "{key:?}: {column}");
-        assert!(jobs::is_parameter(column));
-        let declared = jobs::TABLE
+        assert!(is_parameter(column));
+        let declared = families::jobs_table()
             .entries
             .iter()
             .any(|e| matches!(e, Entry::Column(spec) if spec.name == column));
         assert!(!declared, "{column} is both a key and a declared column");
     }
-    assert!(!jobs::is_parameter(jobs::MODEL_MEAN_VALUE.name()));
+    assert!(!is_parameter(
+        latent_field::schema::jobs::MODEL_MEAN_VALUE.name()
+    ));
 }

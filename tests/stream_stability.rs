@@ -294,7 +294,9 @@ fn inla_over_hyperparameters_is_pinned() {
         std::path::Path::new("pins.toml"),
     )
     .unwrap();
-    let latent = study.points[0].latent();
+    let fieldmc::families::FamilySpec::LatentField(latent) = &study.points[0].spec else {
+        unreachable!("a latent-field study")
+    };
     let model = &latent.model;
     let prior = KroneckerPrior::new(model.grid, model.kernel).unwrap();
     let (cells, likelihood) = pins_data();

@@ -9,14 +9,15 @@ mod support;
 
 use std::path::PathBuf;
 
-use fieldmc::sink::schema::fields::{
+use fieldmc::families::latent_field::schema::fields::{
     EXACT_MEAN, EXPECTED_COUNT, OBSERVATION, OBSERVED, P_POSITIVE, POST_MEAN, POST_SD, X, Y,
 };
-use fieldmc::sink::schema::jobs::{
+use fieldmc::families::latent_field::schema::jobs::{
     COUNT_MAE, ERROR, EXACT_RMSE, JITTER, OBSERVED_CELLS, STATUS, WALL_SECONDS,
 };
-use fieldmc::sink::schema::traces::LOGLIK;
-use fieldmc::sink::schema::{ACCEPTANCE_RATE, Col, JOB_ID};
+use fieldmc::families::latent_field::schema::traces::LOGLIK;
+use fieldmc::table::Col;
+use fieldmc::table::shared::{ACCEPTANCE_RATE, JOB_ID};
 use polars::prelude::DataFrame;
 use support::{
     TABLES, assert_no_panic, floats, non_finite_values, read_table, rows_of_job, run_output,

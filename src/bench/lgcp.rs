@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::clock::Stopwatch;
-use crate::execute::cells::CellDiagnostics;
+use crate::families::latent_field::cells::CellDiagnostics;
 use crate::model::data::Dataset;
 use crate::model::laplace::{LaplaceFit, NewtonSettings};
 use crate::model::spec::auto_mean;

@@ -15,7 +15,9 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 
 use crate::bench::lgcp::{self, KindResult, LgcpModel, LgcpProblem, PeerResult, PeerSettings};
-use crate::execute::job::{JobOptions, run_job};
+use crate::families::FamilySpec;
+use crate::families::latent_field::FieldJob;
+use crate::families::latent_field::job::{JobOptions, run_job};
 use crate::plan::plan;
 use crate::sampler::SamplerKind;
 use crate::study;
@@ -160,11 +162,18 @@ fn bench_job(args: &JobArgs) -> ExitCode {
     };
     let plan = plan(&study);
     let job = &plan.jobs[0];
+    let FamilySpec::LatentField(spec) = &job.spec else {
+        unreachable!("the bench study is a latent-field study")
+    };
     let options = JobOptions {
         exact: false,
         progress: None,
     };
-    let result = match run_job(job, study.seed, &options) {
+    let field_job = FieldJob {
+        header: &job.header,
+        spec,
+    };
+    let result = match run_job(field_job, study.seed, &options) {
         Ok(result) => result,
         Err(error) => {
             eprintln!("error: {error}");

@@ -12,14 +12,7 @@
 //! Jobs never share mutable state and draw only from streams derived from their own keys, so the
 //! tables do not depend on the thread count, the shards or the order in which jobs finish.
 
-pub mod cells;
-pub mod hyper;
-pub mod job;
 pub mod progress;
-pub mod sbc;
-pub mod score;
-pub mod tables;
-pub mod warnings;
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -28,13 +21,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
 
-use crate::families::{self, RunContext};
+use crate::job::RunContext;
 use crate::plan::{Job, Plan, Shard};
 use crate::sink::{
-    DataFile, GIT_REVISION, Holder, JobRecord, JobStatus, PlannedJob, Purpose, ResultsDir,
-    RunHeader, RunWriter, SinkError, manifest_of, utc_timestamp,
+    DataFile, GIT_REVISION, Holder, JobRecord, PlannedJob, Purpose, ResultsDir, RunHeader,
+    RunWriter, SinkError, manifest_of, utc_timestamp,
 };
 use crate::study::Study;
+use crate::table::{JobStatus, failed_row};
 use progress::StudyProgress;
 
 /// How to run a study.
@@ -161,12 +155,12 @@ fn decide(
     hashes: &HashMap<PathBuf, DataFile>,
     force: bool,
 ) -> Decision {
-    let Some(record) = index.get(&job.id) else {
+    let Some(record) = index.get(&job.header.id) else {
         return Decision::Missing;
     };
     if force {
         Decision::Stale(|s| &mut s.forced)
-    } else if record.key != crate::sink::KeyHash::of(&job.key) {
+    } else if record.key != crate::sink::KeyHash::of(&job.header.key) {
         Decision::Stale(|s| &mut s.other_key)
     } else if record.status != JobStatus::Ok {
         Decision::Stale(|s| &mut s.failed)
@@ -229,7 +223,11 @@ pub fn execute(
     let selected: Vec<&Job> = plan
         .jobs
         .iter()
-        .filter(|job| options.shard.is_none_or(|shard| shard.contains(&job.id)))
+        .filter(|job| {
+            options
+                .shard
+                .is_none_or(|shard| shard.contains(&job.header.id))
+        })
         .collect();
     let hashes = hash_data_files(selected.iter().copied())?;
     let index = results.index()?;
@@ -250,7 +248,7 @@ pub fn execute(
     let planned: Vec<PlannedJob> = plan
         .jobs
         .iter()
-        .map(|job| PlannedJob::new(&job.id, &job.key))
+        .map(|job| PlannedJob::new(&job.header.id, &job.header.key))
         .collect();
     results.write_plan(&planned)?;
     results.write_text("study.toml", &study.source_text)?;
@@ -300,7 +298,7 @@ pub fn execute(
             match outcome {
                 Ok(Some(error)) => {
                     failed += 1;
-                    progress.note(&format!("job {} failed: {error}", job.id));
+                    progress.note(&format!("job {} failed: {error}", job.header.id));
                 }
                 Ok(None) => {}
                 Err(error) => {
@@ -378,14 +376,14 @@ fn run_and_record(
         sbc: study.sbc,
         progress: Some(&report),
     };
-    let (computed, wall_seconds) = families::run_job_tables(job, &context, guarded);
+    let (computed, wall_seconds) = job.spec.run_and_tabulate(&job.header, &context, guarded);
     drop(line);
     let (tables, error) = match computed {
         Ok(tables) => (tables, None),
         Err(message) => {
-            let row = tables::failed_row(job, &message, wall_seconds).map_err(|e| {
+            let row = failed_row(&job.header, &message, wall_seconds).map_err(|e| {
                 ExecuteError::Table {
-                    job: job.id.clone(),
+                    job: job.header.id.clone(),
                     message: e.to_string(),
                 }
             })?;
@@ -393,8 +391,8 @@ fn run_and_record(
         }
     };
     let record = JobRecord {
-        job_id: job.id.clone(),
-        key: job.key.clone(),
+        job_id: job.header.id.clone(),
+        key: job.header.key.clone(),
         status: if error.is_none() {
             JobStatus::Ok
         } else {
@@ -419,7 +417,12 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 
 /// The short description of a job on its progress line.
 fn job_label(job: &Job) -> String {
-    format!("{} {} r{}", job.id, job.spec.label(), job.replicate)
+    format!(
+        "{} {} r{}",
+        job.header.id,
+        job.spec.label(),
+        job.header.replicate
+    )
 }
 
 /// The default output folder of a study: `results/<name>`.

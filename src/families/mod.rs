@@ -1,43 +1,17 @@
-//! Study families: what a study is about (`model.family`). The latent Gaussian field of the
-//! coursework is one family; the lecture notes' other systems (finite Markov chains, PageRank,
-//! Gibbs targets, LDA, region partitions) are others. Each family is one folder here and one
-//! line in [`study_families!`] below.
+//! The study families and their registry. A family is what a study is about (`model.family`):
+//! the latent Gaussian field of the coursework (the default), or one of the lecture notes' other
+//! systems (finite Markov chains, PageRank, Gibbs targets, LDA, region partitions). Each family is
+//! one folder here, which owns its keys, its spec, its run, its tables and their columns, its
+//! jobs-table metrics and its figures, and implements [`crate::job::StudyFamily`].
 //!
-//! # How the seam is drawn
-//!
-//! Shared code owns everything a job's walk through the pipeline has in common, and never
-//! looks inside a family:
-//!
-//! - **keys** are declared in the one key table ([`crate::study::keys`]); each declaration says
-//!   which families it applies to (`families: &[Family::...]`). Validation rejects a key given
-//!   for another family with a located error, leaves it `Null` (so out of the canonical key, the
-//!   stream keys and the job row) and the README's key table says which family it belongs to.
-//!   `model.family` itself is keyed only when it is not the default, so latent-field jobs keep
-//!   the ids and seeds they had before families existed.
-//! - **planning and seeding** ([`crate::plan`]): the canonical key, the job id and the stream
-//!   keys come from the resolved parameters alone, whatever the family.
-//! - **running** ([`crate::execute`]): rayon over jobs, panics and errors caught per job, resume
-//!   decisions, the part logs and the manifest. A family is called with its job and the study
-//!   seed, draws only from streams keyed by the job ([`RunContext::stream`]), and returns its
-//!   tables.
-//! - **writing** ([`crate::sink`]): every table and column is declared in
-//!   [`crate::sink::schema`]; a family's tables are declared there too (long-form tables shared
-//!   by the families that need them) and built with the same [`crate::sink::schema::Rows`].
-//! - **reporting** ([`crate::report`]): the page, the jobs table and the figures against swept
-//!   parameters are shared; a family adds its own figures from its own tables.
-//!
-//! A family brings, through [`StudyFamily`]: its job spec resolved and checked from one sweep
-//! point's settings ([`StudyFamily::resolve`]), the data files it reads (hashed for honest
-//! resume), a progress label, its computation ([`StudyFamily::run`]), its rows of the result
-//! tables ([`StudyFamily::tables`]) and its report figures ([`StudyFamily::figures`]).
-//!
-//! The latent field plugs in the same way ([`latent_field`]): its engine predates the seam and
-//! lives in the stage folders ([`crate::model`], [`crate::sampler`], [`crate::execute::job`],
-//! [`crate::execute::sbc`], [`crate::execute::tables`]) and its figures are the report's
-//! built-in ones; its family folder is the adaptor that registers it.
+//! This file is the registry: the one place that lists the families ([`study_families!`] below,
+//! one line each). The generic stages ([`crate::plan`], [`crate::execute`], [`crate::sink`],
+//! [`crate::report`]) know the families only through what it derives from that list: the
+//! [`Family`] names, a job's [`FamilySpec`], the dispatch to a family's run, tables and figures,
+//! every result table ([`tables`], [`table`], [`jobs_table`]) and the metrics the report shows.
 
 pub mod bayes_net;
-pub mod figures;
+pub mod common;
 pub mod gaussian;
 pub mod latent_field;
 pub mod lda;
@@ -46,109 +20,15 @@ pub mod pagerank;
 pub mod partition;
 
 use std::path::Path;
+use std::sync::LazyLock;
 
-use polars::prelude::{DataFrame, PolarsResult};
-
-use crate::plan::Job;
-use crate::report::{Context, Figure, ReportError};
-use crate::streams::{Purpose, StreamRng, stream};
+use crate::figures::{Context, Figure, ReportError};
+use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::study::resolve::Resolver;
-use crate::study::{Key, ParamValue, SbcSpec, Settings, StudyError};
+use crate::study::{Key, ParamValue, Settings, StudyError};
+use crate::table::{Entry, Table, shared};
 
-/// A job's rows of the result tables, by table name (`jobs` always among them).
-pub type NamedTables = Vec<(&'static str, DataFrame)>;
-
-/// What a family's job may read besides its own spec.
-pub struct RunContext<'a> {
-    /// The study seed.
-    pub seed: u64,
-    /// The `[sbc]` settings of a simulation-based-calibration study.
-    pub sbc: Option<SbcSpec>,
-    /// Called with the units of work done (see [`StudyFamily::work`]).
-    pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
-}
-
-impl RunContext<'_> {
-    /// A chain's random stream: seeded from the study seed and the job's full canonical key
-    /// extended by `detail` (e.g. `chain=2`), never from thread or order.
-    pub fn chain_stream(&self, job: &Job, purpose: Purpose, detail: &str) -> StreamRng {
-        stream(self.seed, purpose, &extended(&job.streams.chain, detail))
-    }
-
-    /// A data stream (a generated matrix, a corpus): seeded from the job's `[model]` and
-    /// `[data]` keys and its replicate only, so jobs that differ in their sampler see the same
-    /// data (common random numbers).
-    pub fn data_stream(&self, job: &Job, detail: &str) -> StreamRng {
-        stream(
-            self.seed,
-            Purpose::Truth,
-            &extended(&job.streams.model_data, detail),
-        )
-    }
-
-    /// Reports `done` units of work to the progress display.
-    pub fn report(&self, done: u64) {
-        if let Some(progress) = self.progress {
-            progress(done);
-        }
-    }
-}
-
-/// One study family: how its jobs are resolved, run, written and shown.
-pub trait StudyFamily {
-    /// The family's name in `model.family`.
-    const FAMILY: Family;
-    /// A job's checked settings.
-    type Spec: Clone + std::fmt::Debug + PartialEq + Send + Sync + 'static;
-    /// What a job computes, before it becomes table rows.
-    type Output: Send;
-
-    /// The spec of one sweep point, or a located error (cross-key rules, data files). Keys of
-    /// other families have already been rejected.
-    fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError>;
-
-    /// Every parameter of the point in [`crate::study::Key::all`] order (the job's columns and
-    /// canonical key), `Null` where a key does not apply. By default the given value or the
-    /// key's default for the family's keys; a family with derived defaults resolves them here.
-    fn params(_spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
-        crate::study::resolve::plain_params(settings, Self::FAMILY)
-    }
-
-    /// Files the job reads (their content is hashed: a changed file reruns the job).
-    fn data_files(_spec: &Self::Spec) -> Vec<&Path> {
-        Vec::new()
-    }
-
-    /// The job on its progress line.
-    fn label(spec: &Self::Spec) -> String;
-
-    /// Units of work of one job, for the progress bar (e.g. iterations).
-    fn work(spec: &Self::Spec) -> u64;
-
-    /// Run one job. Errors become the job's `error`; the other jobs go on.
-    fn run(job: &Job, spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String>;
-
-    /// The job's rows of the result tables, the jobs row first.
-    fn tables(job: &Job, output: &Self::Output, wall_seconds: f64) -> PolarsResult<NamedTables>;
-
-    /// The family's report figures, from the results folder (each family reads its own tables
-    /// and returns nothing when they are absent).
-    fn figures(
-        _context: &Context<'_>,
-        _results_dir: &Path,
-        _notes: &mut Vec<String>,
-    ) -> Result<Vec<Figure>, ReportError> {
-        Ok(Vec::new())
-    }
-}
-
-fn extended(key: &str, detail: &str) -> String {
-    if detail.is_empty() {
-        key.to_string()
-    } else {
-        format!("{key};{detail}")
-    }
-}
+pub use common::Method;
 
 /// Declares the families: `Variant = "word" => module::Type`, one line each. Generates the
 /// [`Family`] names, the [`FamilySpec`] of a job and the dispatch the shared stages call.
@@ -202,6 +82,22 @@ macro_rules! study_families {
                     $(FamilySpec::$variant(spec) => <$ty as StudyFamily>::work(spec)),+
                 }
             }
+
+            /// Run the job `header` of this spec and build its tables; `Err` carries the job's
+            /// error message. The wall time (measured around the computation) goes into the
+            /// jobs row.
+            pub fn run_and_tabulate(
+                &self,
+                header: &JobHeader,
+                context: &RunContext<'_>,
+                guard: impl Fn(&mut dyn FnMut() -> Result<(), String>) -> Result<(), String>,
+            ) -> (Result<NamedTables, String>, f64) {
+                match self {
+                    $(FamilySpec::$variant(spec) => {
+                        run_and_tabulate::<$ty>(header, spec, context, guard)
+                    }),+
+                }
+            }
         }
 
         impl Family {
@@ -217,28 +113,36 @@ macro_rules! study_families {
                     }),+
                 }
             }
-        }
 
-        /// Run `job` and build its tables; `Err` carries the job's error message. The wall time
-        /// (measured around the computation) goes into the jobs row.
-        pub fn run_job_tables(
-            job: &Job,
-            context: &RunContext<'_>,
-            guard: impl Fn(&mut dyn FnMut() -> Result<(), String>) -> Result<(), String>,
-        ) -> (Result<NamedTables, String>, f64) {
-            match &job.spec {
-                $(FamilySpec::$variant(spec) => run_and_tabulate::<$ty>(job, spec, context, guard)),+
+            /// The family's result tables besides `jobs`, in the order the reference lists them.
+            pub fn tables(self) -> &'static [&'static Table] {
+                match self {
+                    $(Family::$variant => <$ty as StudyFamily>::TABLES),+
+                }
+            }
+
+            /// The family's `jobs.parquet` table: the shared columns and its own.
+            pub fn jobs_table(self) -> &'static Table {
+                match self {
+                    $(Family::$variant => <$ty as StudyFamily>::JOBS),+
+                }
+            }
+
+            /// The family's metrics the report shows (see [`StudyFamily::METRICS`]).
+            pub fn metrics(self) -> &'static crate::figures::ReportMetrics {
+                match self {
+                    $(Family::$variant => &<$ty as StudyFamily>::METRICS),+
+                }
             }
         }
 
-        /// Every family's report figures.
+        /// Every family's report figures, in registry order.
         pub fn figures(
             context: &Context<'_>,
-            results_dir: &Path,
             notes: &mut Vec<String>,
         ) -> Result<Vec<Figure>, ReportError> {
             let mut figures = Vec::new();
-            $(figures.extend(<$ty as StudyFamily>::figures(context, results_dir, notes)?);)+
+            $(figures.extend(<$ty as StudyFamily>::figures(context, notes)?);)+
             Ok(figures)
         }
     };
@@ -247,7 +151,7 @@ macro_rules! study_families {
 /// Run one job of family `F` under `guard` (which catches panics), time it, and build its
 /// tables.
 fn run_and_tabulate<F: StudyFamily>(
-    job: &Job,
+    header: &JobHeader,
     spec: &F::Spec,
     context: &RunContext<'_>,
     guard: impl Fn(&mut dyn FnMut() -> Result<(), String>) -> Result<(), String>,
@@ -255,13 +159,14 @@ fn run_and_tabulate<F: StudyFamily>(
     let started = std::time::Instant::now();
     let mut output = None;
     let outcome = guard(&mut || {
-        output = Some(F::run(job, spec, context)?);
+        output = Some(F::run(header, spec, context)?);
         Ok(())
     });
     let wall_seconds = started.elapsed().as_secs_f64();
     let tables = outcome.and_then(|()| {
         let output = output.take().ok_or("the job produced no output")?;
-        F::tables(job, &output, wall_seconds).map_err(|e| format!("building its tables: {e}"))
+        F::tables(header, spec, &output, wall_seconds)
+            .map_err(|e| format!("building its tables: {e}"))
     });
     (tables, wall_seconds)
 }
@@ -284,93 +189,84 @@ study_families! {
     Partition = "partition" => partition::family::PartitionFamily,
 }
 
-crate::closed_names! {
-    /// How the Gibbs-target families sample (`sampler.kind`); each family admits its own.
-    pub enum Method {
-        /// Gibbs sampling, coordinates (nodes) updated in a fixed order each sweep.
-        SystematicGibbs = "systematic-gibbs",
-        /// Gibbs sampling, d coordinates drawn uniformly at random per sweep.
-        RandomGibbs = "random-gibbs",
-        /// Random-walk Metropolis-Hastings on all coordinates at once.
-        Rwmh = "rwmh",
-    }
+/// `jobs.parquet` as readers see it: the shared columns and every family's, each once.
+pub fn jobs_table() -> &'static Table {
+    static JOBS: LazyLock<Table> = LazyLock::new(|| {
+        let mut entries: Vec<Entry> = Vec::new();
+        let tables = Family::ALL
+            .iter()
+            .map(|family| family.jobs_table())
+            .chain(std::iter::once(&shared::jobs::TABLE));
+        for entry in tables.flat_map(|table| table.entries) {
+            if !entries.iter().any(|known| known.name() == entry.name()) {
+                entries.push(*entry);
+            }
+        }
+        Table {
+            name: shared::jobs::TABLE.name,
+            row: shared::jobs::TABLE.row,
+            entries: entries.leak(),
+        }
+    });
+    &JOBS
 }
 
-impl FamilySpec {
-    /// The latent-field settings (panics for another family: only latent-field code, which the
-    /// dispatch above calls with latent-field jobs alone, asks for them).
-    #[allow(unreachable_patterns)]
-    pub fn latent(&self) -> &latent_field::LatentFieldSpec {
-        match self {
-            FamilySpec::LatentField(spec) => spec,
-            other => panic!("a {} job has no latent-field settings", other.family()),
+/// Every result table, `jobs` first, then each family's in registry order, each once.
+pub fn tables() -> &'static [&'static Table] {
+    static TABLES: LazyLock<Vec<&'static Table>> = LazyLock::new(|| {
+        let mut tables: Vec<&'static Table> = vec![jobs_table()];
+        for table in Family::ALL.iter().flat_map(|family| family.tables()) {
+            if !tables.iter().any(|known| known.name == table.name) {
+                tables.push(table);
+            }
+        }
+        tables
+    });
+    &TABLES
+}
+
+/// The table named `name`.
+pub fn table(name: &str) -> Option<&'static Table> {
+    tables().iter().copied().find(|t| t.name == name)
+}
+
+/// The metrics the report shows, every family's in registry order, each once.
+pub fn metrics() -> crate::figures::Metrics {
+    let mut all = crate::figures::Metrics::default();
+    for family in Family::ALL {
+        all.extend(family.metrics());
+    }
+    all
+}
+
+/// Whether `column` is the column of a study key (and not a metric such as
+/// `model_mean_value` that shares a section's prefix).
+pub fn is_parameter(column: &str) -> bool {
+    Key::all().any(|key| key.column() == column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_table_is_named_once() {
+        for table in tables() {
+            assert_eq!(super::table(table.name), Some(*table));
         }
     }
-}
 
-/// `sampler.iterations` and `sampler.burn_in` of a sweep-based family, checked to keep at least
-/// four sweeps (the fewest its autocorrelation and ESS are computed from).
-pub(crate) fn iterations_and_burn_in(
-    settings: &Settings,
-    resolver: &Resolver<'_>,
-) -> Result<(u64, u64), StudyError> {
-    use crate::study::keys::{SAMPLER_BURN_IN, SAMPLER_ITERATIONS};
-    let iterations = settings.int(SAMPLER_ITERATIONS) as u64;
-    let burn_in = settings.int(SAMPLER_BURN_IN) as u64;
-    if burn_in + 4 > iterations {
-        return Err(resolver
-            .error_at(
-                settings,
-                &[SAMPLER_BURN_IN, SAMPLER_ITERATIONS],
-                crate::study::error::ErrorKind::Conflict,
-                format!(
-                    "sampler.burn_in = {burn_in} leaves fewer than 4 of {iterations} iterations to keep"
-                ),
-            )
-            .allowed("burn_in <= iterations - 4"));
-    }
-    Ok((iterations, burn_in))
-}
-
-/// A located conflict for the first of `keys` the point gives: keys of another form of the same
-/// setting than the one chosen (a generated matrix when one is given inline, the bars corpus
-/// when a corpus file is read). `why` names the clash for a key.
-pub(crate) fn reject_given(
-    settings: &Settings,
-    resolver: &Resolver<'_>,
-    keys: &[Key],
-    why: impl Fn(Key) -> String,
-) -> Result<(), StudyError> {
-    match keys.iter().find(|&&key| settings.given(key).is_some()) {
-        Some(&key) => Err(resolver.error_at(
-            settings,
-            &[key],
-            crate::study::error::ErrorKind::Conflict,
-            why(key),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// [`crate::study::resolve::plain_params`] with `sampler.kind` the word the family resolved
-/// (its own default when the study gave none, not the latent field's).
-pub(crate) fn params_with_kind(
-    settings: &Settings,
-    family: Family,
-    kind: &str,
-) -> Vec<(Key, ParamValue)> {
-    let mut params = crate::study::resolve::plain_params(settings, family);
-    set_param(
-        &mut params,
-        crate::study::keys::SAMPLER_KIND,
-        ParamValue::text(kind),
-    );
-    params
-}
-
-/// Sets `key`'s value among `params`.
-pub(crate) fn set_param(params: &mut [(Key, ParamValue)], key: Key, value: ParamValue) {
-    if let Some(param) = params.iter_mut().find(|(k, _)| *k == key) {
-        param.1 = value;
+    #[test]
+    fn every_family_writes_the_shared_jobs_columns_in_its_jobs_table() {
+        for family in Family::ALL {
+            let table = family.jobs_table();
+            for entry in shared::jobs::TABLE.entries {
+                assert!(
+                    table.entries.contains(entry),
+                    "{family}: the jobs table lacks {}",
+                    entry.name()
+                );
+            }
+        }
     }
 }

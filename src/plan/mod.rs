@@ -43,12 +43,13 @@ mod table;
 use std::convert::Infallible;
 use std::io;
 
-use crate::families::latent_field::LatentFieldSpec;
 use crate::families::{Family, FamilySpec};
+use crate::job::JobHeader;
 use crate::study::keys::*;
 use crate::study::resolve::{Point, is_default};
 use crate::study::{Study, StudyKind};
 
+pub use crate::job::StreamKeys;
 pub use crate::study::ParamValue;
 pub use shard::{Shard, shard_of};
 pub use table::{Listed, Listing, Params, write_csv, write_text};
@@ -62,39 +63,10 @@ pub struct Plan {
 /// One unit of work: one sweep point and one replicate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Job {
-    /// First 12 hex digits of BLAKE3(seed ++ key): short, stable, unique within a study.
-    pub id: String,
-    /// The canonical key (see the module docs).
-    pub key: String,
-    pub replicate: u32,
+    /// What every family reads of the job: id, canonical key, replicate, parameters, streams.
+    pub header: JobHeader,
     /// The job's family and its resolved settings.
     pub spec: FamilySpec,
-    /// Every resolved parameter, in one fixed order for all jobs (the keys' declaration order);
-    /// `Null` where it does not apply. Each becomes the column `section_key`.
-    pub params: Vec<(Key, ParamValue)>,
-    pub streams: StreamKeys,
-}
-
-/// The keys the engine seeds each random stream with: `streams::stream(seed, purpose, &key)`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StreamKeys {
-    pub truth: String,
-    pub observations: String,
-    pub noise: String,
-    pub counts: String,
-    pub chain: String,
-    /// The `[model]` and `[data]` keys and the replicate: the data stream of families other
-    /// than the latent field (a generated matrix, a corpus), shared by jobs that differ only in
-    /// their sampler.
-    pub model_data: String,
-}
-
-impl Job {
-    /// The latent-field settings of a latent-field job (panics for another family: only
-    /// latent-field code asks).
-    pub fn latent(&self) -> &LatentFieldSpec {
-        self.spec.latent()
-    }
 }
 
 /// The keys that each stream key keeps (besides the replicate).
@@ -122,16 +94,25 @@ pub fn plan(study: &Study) -> Plan {
     let point_jobs = |point: Point| {
         let keys = PointKeys::new(study, &point.params);
         let streams = keys.streams();
+        let family = point.spec.family();
+        let params: Vec<(Key, ParamValue)> = point
+            .params
+            .iter()
+            .filter(|(key, _)| key.applies_to(family))
+            .cloned()
+            .collect();
         (0..study.replicates)
             .map(|replicate| {
                 let key = keys.key.with(replicate);
                 Job {
-                    id: job_id(study.seed, &key),
-                    replicate,
+                    header: JobHeader {
+                        id: job_id(study.seed, &key),
+                        replicate,
+                        params: params.clone(),
+                        streams: streams.of(replicate, &key),
+                        key,
+                    },
                     spec: point.spec.clone(),
-                    params: point.params.clone(),
-                    streams: streams.of(replicate, &key),
-                    key,
                 }
             })
             .collect::<Vec<Job>>()

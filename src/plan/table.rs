@@ -150,12 +150,16 @@ impl Listing for Plan {
     }
 
     fn widest_shown(&self, key: Key) -> usize {
-        let width = |job: &Job| job.params[key.index()].1.shown().chars().count();
+        let width = |job: &Job| job.header.param(key).shown().chars().count();
         self.jobs.iter().map(width).max().unwrap_or(0)
     }
 
     fn replicates(&self) -> u32 {
-        self.jobs.iter().map(|j| j.replicate + 1).max().unwrap_or(0)
+        self.jobs
+            .iter()
+            .map(|j| j.header.replicate + 1)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Each job is its own point.
@@ -165,10 +169,14 @@ impl Listing for Plan {
         visit: &mut dyn FnMut(Listed<'_>) -> io::Result<()>,
     ) -> io::Result<()> {
         for job in &self.jobs {
+            // The listing's columns are every key's, in declaration order.
+            let params: Vec<(Key, ParamValue)> = Key::all()
+                .map(|key| (key, job.header.param(key).clone()))
+                .collect();
             visit(Listed {
-                id: &job.id,
-                replicate: job.replicate,
-                tail: &tail(&job.params),
+                id: &job.header.id,
+                replicate: job.header.replicate,
+                tail: &tail(&params),
             })?;
         }
         Ok(())

@@ -5,8 +5,17 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::*;
+use crate::families::latent_field::LatentFieldSpec;
 use crate::sampler::SamplerKind;
 use crate::study::parse;
+
+/// The latent-field settings of a job known to be one.
+fn latent(spec: &FamilySpec) -> &LatentFieldSpec {
+    match spec {
+        FamilySpec::LatentField(spec) => spec,
+        other => panic!("a {} job", other.family()),
+    }
+}
 
 fn plan_of(text: &str) -> (Study, Plan) {
     let study = parse(text, Path::new("studies/p.toml")).unwrap_or_else(|e| panic!("{e}"));
@@ -20,15 +29,18 @@ const SWEEP_12: &str = "[study]\nseed = 7\nreplicates = 2\n[sweep]\n\"sampler.ki
 fn two_kinds_by_three_betas_by_two_replicates_is_twelve_jobs_replicates_innermost() {
     let (_, plan) = plan_of(SWEEP_12);
     assert_eq!(plan.jobs.len(), 12);
-    let replicates: Vec<u32> = plan.jobs.iter().map(|j| j.replicate).collect();
+    let replicates: Vec<u32> = plan.jobs.iter().map(|j| j.header.replicate).collect();
     assert_eq!(replicates, [0, 1].repeat(6));
-    assert_eq!(plan.jobs[0].latent().sampler.kind(), SamplerKind::Grw);
+    assert_eq!(latent(&plan.jobs[0].spec).sampler.kind(), SamplerKind::Grw);
     assert_eq!(
-        (plan.jobs[2].latent().sampler.step(), plan.jobs[2].replicate),
+        (
+            latent(&plan.jobs[2].spec).sampler.step(),
+            plan.jobs[2].header.replicate
+        ),
         (0.2, 0)
     );
-    assert_eq!(plan.jobs[11].latent().sampler.kind(), SamplerKind::Pcn);
-    let ids: HashSet<&str> = plan.jobs.iter().map(|j| j.id.as_str()).collect();
+    assert_eq!(latent(&plan.jobs[11].spec).sampler.kind(), SamplerKind::Pcn);
+    let ids: HashSet<&str> = plan.jobs.iter().map(|j| j.header.id.as_str()).collect();
     assert_eq!(ids.len(), 12);
 }
 
@@ -73,32 +85,13 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "output_field_draws",
         "output_cell_draws",
     ];
-    // Every key, in declaration order; those of the latent field are the ones listed, the
-    // other families' keys are null for these jobs.
-    let every: Vec<&str> = crate::study::Key::all().map(|k| k.column()).collect();
+    // The latent field's keys, in declaration order (other families' keys are not a latent
+    // job's parameters).
     for job in &plan.jobs {
-        let all: Vec<&str> = job.params.iter().map(|(k, _)| k.column()).collect();
-        assert_eq!(all, every, "every key, in declaration order");
-        assert!(
-            job.params
-                .iter()
-                .filter(|(k, _)| !k.applies_to(crate::families::Family::LatentField))
-                .all(|(_, v)| v.is_null())
-        );
-        let names: Vec<&str> = job
-            .params
-            .iter()
-            .filter(|(k, _)| k.applies_to(crate::families::Family::LatentField))
-            .map(|(k, _)| k.column())
-            .collect();
+        let names: Vec<&str> = job.header.params.iter().map(|(k, _)| k.column()).collect();
         assert_eq!(names, expected);
     }
-    let latent: Vec<(Key, ParamValue)> = plan.jobs[0]
-        .params
-        .iter()
-        .filter(|(k, _)| k.applies_to(crate::families::Family::LatentField))
-        .cloned()
-        .collect();
+    let latent = &plan.jobs[0].header.params;
     let first = &latent;
     assert_eq!(first[0].1, ParamValue::text("latent-field"));
     assert_eq!(first[1].1, ParamValue::Int(16));
@@ -107,8 +100,7 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         ParamValue::Float(0.0),
         "model.mean: 0 for simulated data"
     );
-    let every_param = &plan.jobs[0].params;
-    let value = |key: crate::study::Key| &every_param[key.index()].1;
+    let value = |key: crate::study::Key| plan.jobs[0].header.param(key);
     assert_eq!(*value(crate::study::keys::DATA_PATH), ParamValue::Null);
     assert_eq!(
         *value(crate::study::keys::SAMPLER_KIND),
@@ -130,7 +122,7 @@ fn canonical_keys_are_sorted_pairs_and_ids_hash_seed_and_key() {
     let (study, plan) = plan_of(SWEEP_12);
     let job = &plan.jobs[0];
     assert_eq!(
-        job.key,
+        job.header.key,
         "data.length_scale=0.3;data.noise_sd=1.0;data.source=simulated;data.subsample=4;\
          model.evidence_draws=0;model.grid=16;model.kernel=squared-exponential;model.length_scale=0.3;\
          model.likelihood=gaussian;model.offset=0.0;model.variance=1.0;replicate=0;\
@@ -138,14 +130,14 @@ fn canonical_keys_are_sorted_pairs_and_ids_hash_seed_and_key() {
          sampler.kind=grw;sampler.thin=10;study.kind=mcmc"
     );
     let mut material = study.seed.to_le_bytes().to_vec();
-    material.extend_from_slice(job.key.as_bytes());
-    assert_eq!(job.id, blake3::hash(&material).to_hex()[..12]);
-    assert_eq!(job.id.len(), 12);
-    assert!(job.id.chars().all(|c| c.is_ascii_hexdigit()));
+    material.extend_from_slice(job.header.key.as_bytes());
+    assert_eq!(job.header.id, blake3::hash(&material).to_hex()[..12]);
+    assert_eq!(job.header.id.len(), 12);
+    assert!(job.header.id.chars().all(|c| c.is_ascii_hexdigit()));
     // Another seed, other ids; the same seed, the same ids.
     let (_, reseeded) = plan_of(&SWEEP_12.replace("seed = 7", "seed = 8"));
-    assert_ne!(reseeded.jobs[0].id, job.id);
-    assert_eq!(reseeded.jobs[0].key, job.key);
+    assert_ne!(reseeded.jobs[0].header.id, job.header.id);
+    assert_eq!(reseeded.jobs[0].header.key, job.header.key);
     assert_eq!(plan_of(SWEEP_12).1, plan);
 }
 
@@ -158,11 +150,12 @@ fn adding_sweep_values_leaves_existing_jobs_unchanged() {
     let (_, after) = plan_of(&(grown + "\"model.grid\" = [16]\n"));
     assert_eq!(after.jobs.len(), 20);
     for job in &before.jobs {
-        let same = after.jobs.iter().find(|j| j.id == job.id);
-        let same = same.unwrap_or_else(|| panic!("job {} ({}) lost", job.id, job.key));
-        assert_eq!(same.key, job.key);
-        assert_eq!(same.streams, job.streams);
-        assert_eq!(same.params, job.params);
+        let same = after.jobs.iter().find(|j| j.header.id == job.header.id);
+        let same =
+            same.unwrap_or_else(|| panic!("job {} ({}) lost", job.header.id, job.header.key));
+        assert_eq!(same.header.key, job.header.key);
+        assert_eq!(same.header.streams, job.header.streams);
+        assert_eq!(same.header.params, job.header.params);
     }
 }
 
@@ -173,32 +166,38 @@ fn samplers_of_one_sweep_point_share_data_streams_but_not_chains() {
         plan.jobs
             .iter()
             .find(|j| {
-                j.latent().sampler.kind() == kind
-                    && j.latent().sampler.step() == beta
-                    && j.replicate == replicate
+                latent(&j.spec).sampler.kind() == kind
+                    && latent(&j.spec).sampler.step() == beta
+                    && j.header.replicate == replicate
             })
             .unwrap()
     };
     let grw = find(SamplerKind::Grw, 0.2, 1);
     let pcn = find(SamplerKind::Pcn, 0.5, 1);
-    assert_eq!(grw.streams.truth, pcn.streams.truth);
-    assert_eq!(grw.streams.observations, pcn.streams.observations);
-    assert_eq!(grw.streams.noise, pcn.streams.noise);
-    assert_eq!(grw.streams.counts, pcn.streams.counts);
-    assert_ne!(grw.streams.chain, pcn.streams.chain);
-    assert_eq!(grw.streams.chain, grw.key);
+    assert_eq!(grw.header.streams.truth, pcn.header.streams.truth);
+    assert_eq!(
+        grw.header.streams.observations,
+        pcn.header.streams.observations
+    );
+    assert_eq!(grw.header.streams.noise, pcn.header.streams.noise);
+    assert_eq!(grw.header.streams.counts, pcn.header.streams.counts);
+    assert_ne!(grw.header.streams.chain, pcn.header.streams.chain);
+    assert_eq!(grw.header.streams.chain, grw.header.key);
     let other_replicate = find(SamplerKind::Grw, 0.2, 0);
-    assert_ne!(other_replicate.streams.truth, grw.streams.truth);
     assert_ne!(
-        other_replicate.streams.observations,
-        grw.streams.observations
+        other_replicate.header.streams.truth,
+        grw.header.streams.truth
+    );
+    assert_ne!(
+        other_replicate.header.streams.observations,
+        grw.header.streams.observations
     );
     assert_eq!(
-        grw.streams.truth,
+        grw.header.streams.truth,
         "data.length_scale=0.3;model.grid=16;model.kernel=squared-exponential;model.variance=1.0;replicate=1"
     );
     assert_eq!(
-        grw.streams.counts,
+        grw.header.streams.counts,
         "data.length_scale=0.3;data.source=simulated;data.subsample=4;model.grid=16;\
          model.kernel=squared-exponential;model.offset=0.0;model.variance=1.0;replicate=1"
     );
@@ -208,15 +207,23 @@ fn samplers_of_one_sweep_point_share_data_streams_but_not_chains() {
 fn sweeping_noise_or_subsample_keeps_the_truth() {
     let (_, plan) =
         plan_of("[sweep]\n\"data.noise_sd\" = [0.5, 1.0]\n\"data.subsample\" = [2, 4]\n");
-    let truths: HashSet<&str> = plan.jobs.iter().map(|j| j.streams.truth.as_str()).collect();
+    let truths: HashSet<&str> = plan
+        .jobs
+        .iter()
+        .map(|j| j.header.streams.truth.as_str())
+        .collect();
     assert_eq!(truths.len(), 1);
     let observations: HashSet<&str> = plan
         .jobs
         .iter()
-        .map(|j| j.streams.observations.as_str())
+        .map(|j| j.header.streams.observations.as_str())
         .collect();
     assert_eq!(observations.len(), 2);
-    let noise: HashSet<&str> = plan.jobs.iter().map(|j| j.streams.noise.as_str()).collect();
+    let noise: HashSet<&str> = plan
+        .jobs
+        .iter()
+        .map(|j| j.header.streams.noise.as_str())
+        .collect();
     assert_eq!(
         noise.len(),
         2,
@@ -226,12 +233,12 @@ fn sweeping_noise_or_subsample_keeps_the_truth() {
     let (_, misspecified) =
         plan_of("[data]\nlength_scale = 0.3\n[sweep]\n\"model.length_scale\" = [0.1, 0.3]\n");
     assert_eq!(
-        misspecified.jobs[0].streams.truth,
-        misspecified.jobs[1].streams.truth
+        misspecified.jobs[0].header.streams.truth,
+        misspecified.jobs[1].header.streams.truth
     );
     assert_ne!(
-        misspecified.jobs[0].streams.chain,
-        misspecified.jobs[1].streams.chain
+        misspecified.jobs[0].header.streams.chain,
+        misspecified.jobs[1].header.streams.chain
     );
 }
 
@@ -268,7 +275,7 @@ fn the_text_table_shows_swept_columns_aligned() {
             assert_eq!(column_start(line, n), column_start(lines[0], n), "{table}");
         }
     }
-    assert!(lines[1].starts_with(&plan.jobs[0].id));
+    assert!(lines[1].starts_with(&plan.jobs[0].header.id));
     assert!(lines[1].contains("grw") && lines[1].contains("0.1") && lines[1].contains("gaussian"));
 }
 
@@ -289,7 +296,7 @@ fn the_csv_has_every_parameter_and_empty_nulls() {
     }
     let fields: Vec<&str> = lines[1].split(',').collect();
     let field = |key: Key| fields[2 + latent.iter().position(|k| *k == key).unwrap()];
-    assert_eq!(fields[0], plan.jobs[0].id);
+    assert_eq!(fields[0], plan.jobs[0].header.id);
     assert_eq!(field(crate::study::keys::MODEL_GRID), "16");
     assert_eq!(
         field(crate::study::keys::DATA_PATH),
@@ -305,13 +312,17 @@ fn sbc_settings_enter_the_key() {
     let (_, sbc) = plan_of("[study]\nkind = \"sbc\"\n[sbc]\ndraws = 50\n");
     assert!(
         sbc.jobs[0]
+            .header
             .key
             .ends_with(";sbc.draws=50;sbc.replications=100;study.kind=sbc"),
         "{}",
-        sbc.jobs[0].key
+        sbc.jobs[0].header.key
     );
-    assert_ne!(sbc.jobs[0].id, mcmc.jobs[0].id);
-    assert_eq!(sbc.jobs[0].streams.truth, mcmc.jobs[0].streams.truth);
+    assert_ne!(sbc.jobs[0].header.id, mcmc.jobs[0].header.id);
+    assert_eq!(
+        sbc.jobs[0].header.streams.truth,
+        mcmc.jobs[0].header.streams.truth
+    );
 }
 
 #[test]
@@ -321,8 +332,11 @@ fn naming_the_default_family_leaves_ids_keys_and_streams_unchanged() {
     let (_, explicit) = plan_of(&explicit_text);
     assert_eq!(implicit.jobs.len(), explicit.jobs.len());
     for (a, b) in implicit.jobs.iter().zip(&explicit.jobs) {
-        assert_eq!((&a.id, &a.key, &a.streams), (&b.id, &b.key, &b.streams));
-        assert!(!a.key.contains("model.family"), "{}", a.key);
+        assert_eq!(
+            (&a.header.id, &a.header.key, &a.header.streams),
+            (&b.header.id, &b.header.key, &b.header.streams)
+        );
+        assert!(!a.header.key.contains("model.family"), "{}", a.header.key);
     }
 }
 
@@ -356,14 +370,15 @@ fn keys_spliced_per_point_equal_keys_built_per_job() {
             expected.push(eager_key(&study, &point.params, replicate));
         }
     }
-    let keys: Vec<&str> = plan.jobs.iter().map(|j| j.key.as_str()).collect();
+    let keys: Vec<&str> = plan.jobs.iter().map(|j| j.header.key.as_str()).collect();
     assert_eq!(keys, expected);
     for job in &plan.jobs {
-        assert_eq!(job.id, job_id(study.seed, &job.key));
+        assert_eq!(job.header.id, job_id(study.seed, &job.header.key));
         assert!(
-            job.streams
+            job.header
+                .streams
                 .truth
-                .contains(&format!("replicate={}", job.replicate))
+                .contains(&format!("replicate={}", job.header.replicate))
         );
     }
 }
@@ -386,7 +401,12 @@ fn a_study_lists_the_jobs_of_its_plan_without_building_them() {
     let planned: Vec<(String, u32, String)> = plan
         .jobs
         .iter()
-        .map(|j| (j.id.clone(), j.replicate, values(&j.params)))
+        .map(|j| {
+            let params: Vec<(Key, ParamValue)> = Key::all()
+                .map(|key| (key, j.header.param(key).clone()))
+                .collect();
+            (j.header.id.clone(), j.header.replicate, values(&params))
+        })
         .collect();
     assert_eq!(listed, planned);
     let mut text = Vec::new();

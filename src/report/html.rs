@@ -7,53 +7,16 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
-use super::shape::{Cell, short_name};
-use super::sweeps::KEY_METRICS;
-use super::tables::Found;
-use super::{Context, Figure, FigureKind};
-use crate::sink::schema::jobs::{
-    BASELINE_COUNT_MAE, CELL_ESS_BULK_MIN, CELL_ESS_MIN, CELL_RHAT_MAX, ERROR, ESS_BULK, ESS_TAIL,
-    JITTER, MODEL_GRID, MODEL_LIKELIHOOD, PARAMETERS, REPLICATE, RHAT, SAMPLER_BETA, SAMPLER_KIND,
-    STATUS, WALL_SECONDS, WARNINGS,
-};
-use crate::sink::schema::{Col, JOB_ID};
-use crate::study::keys::Key;
+use crate::figures::shape::{Cell, short_name};
+use crate::figures::tables::{Found, Table};
+use crate::figures::{Context, Figure, FigureKind, Metrics};
+use crate::study::keys::{Key, MODEL_GRID, MODEL_LIKELIHOOD, SAMPLER_BETA, SAMPLER_KIND};
+use crate::table::shared::JOB_ID;
+use crate::table::shared::jobs::{ERROR, PARAMETERS, REPLICATE, STATUS, WARNINGS};
+use crate::table::{Col, JobStatus};
 
 /// Rows of the jobs table shown on the page; the full table is jobs.parquet.
 const MAX_JOB_ROWS: usize = 400;
-/// Extra metric columns shown after the key metrics when present.
-const EXTRA_METRICS: [Col<f64>; 9] = [
-    BASELINE_COUNT_MAE,
-    ESS_BULK,
-    ESS_TAIL,
-    RHAT,
-    CELL_ESS_MIN,
-    CELL_ESS_BULK_MIN,
-    CELL_RHAT_MAX,
-    JITTER,
-    WALL_SECONDS,
-];
-/// The study families' metric columns, shown when present.
-fn family_metrics() -> Vec<&'static str> {
-    use crate::sink::schema::jobs as j;
-    vec![
-        j::ESS_PER_ITERATION.name(),
-        j::EXACT_ESS_PER_ITERATION.name(),
-        j::AUTOCORRELATION_LAG1.name(),
-        j::MOMENT_MAX_Z.name(),
-        j::LAMBDA2.name(),
-        j::POWER_ITERATIONS.name(),
-        j::POWER_EIGEN_MAX_DIFF.name(),
-        j::SIMULATION_TV.name(),
-        j::NODES.name(),
-        j::EDGES.name(),
-        j::DANGLING_NODES.name(),
-        j::MARGINAL_MAX_Z.name(),
-        j::TOPIC_TV_MAX.name(),
-        j::HELDOUT_PERPLEXITY.name(),
-        j::ESS_BULK_PER_SECOND.name(),
-    ]
-}
 
 /// Parameters shown in the jobs table when the study swept nothing.
 fn default_params() -> [&'static str; 4] {
@@ -61,7 +24,7 @@ fn default_params() -> [&'static str; 4] {
 }
 
 const STYLE: &str = "
-body { font-kind: 'DejaVu Sans', Verdana, Arial, sans-serif; color: #222; margin: 0 auto;
+body { font-family: 'DejaVu Sans', 'Helvetica Neue', Helvetica, Arial, sans-serif; color: #222; margin: 0 auto;
        max-width: 1500px; padding: 1.5em 2em 4em; line-height: 1.45; }
 h1 { margin-bottom: 0.2em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
 p.lead { font-size: 1.1em; color: #444; margin-top: 0; }
@@ -84,6 +47,7 @@ code { background: #f3f3f3; padding: 0 0.2em; }
 pub fn render_page(
     results_dir: &Path,
     context: &Context,
+    metrics: &Metrics,
     figures: &[Figure],
     notes: &[String],
 ) -> String {
@@ -122,7 +86,7 @@ pub fn render_page(
             escape(text)
         );
     }
-    page.push_str(&jobs_section(context));
+    page.push_str(&jobs_section(context, metrics));
     page.push_str(&figures_section(figures));
     if !notes.is_empty() {
         page.push_str("<h2>Notes</h2>\n<ul class=\"notes\">\n");
@@ -250,7 +214,7 @@ fn figures_section(figures: &[Figure]) -> String {
 
 /// The columns of the jobs table: id, status, replicate, swept (or default) parameters, then
 /// the metrics that have at least one value.
-fn job_columns(context: &Context) -> Vec<String> {
+fn job_columns(context: &Context, metrics: &Metrics) -> Vec<String> {
     let jobs = context.jobs;
     let mut columns: Vec<String> = [JOB_ID.name(), STATUS.name(), REPLICATE.name()]
         .iter()
@@ -263,16 +227,13 @@ fn job_columns(context: &Context) -> Vec<String> {
         swept
     };
     columns.extend(params.iter().map(|s| s.to_string()));
-    let metrics = KEY_METRICS
+    let listed = metrics
+        .swept
         .iter()
         .filter_map(|(m, _)| m.column())
-        .chain(EXTRA_METRICS);
-    columns.extend(
-        metrics
-            .filter(|&m| (0..jobs.height).any(|r| jobs.finite(m, r).is_some()))
-            .map(|m| m.name().to_string()),
-    );
-    for name in family_metrics() {
+        .map(|m| m.name())
+        .chain(metrics.listed.iter().copied());
+    for name in listed {
         let found = Found(name);
         let present = (0..jobs.height).any(|r| jobs.finite(found, r).is_some());
         if present && !columns.iter().any(|c| c == name) {
@@ -283,12 +244,12 @@ fn job_columns(context: &Context) -> Vec<String> {
     columns
 }
 
-fn jobs_section(context: &Context) -> String {
+fn jobs_section(context: &Context, metrics: &Metrics) -> String {
     let jobs = context.jobs;
     if jobs.height == 0 {
         return "<h2 id=\"jobs\">Jobs</h2>\n<p>No jobs table (jobs.parquet) in this results folder.</p>\n".into();
     }
-    let columns = job_columns(context);
+    let columns = job_columns(context, metrics);
     let mut html = String::from("<h2 id=\"jobs\">Jobs</h2>\n");
     let _ = writeln!(
         html,
@@ -314,7 +275,7 @@ fn jobs_section(context: &Context) -> String {
     }
     html.push_str("</tr>\n");
     for row in 0..jobs.height.min(MAX_JOB_ROWS) {
-        let failed = jobs.str_at(STATUS, row).is_some_and(|s| s != "ok");
+        let failed = status(jobs, row).is_some_and(|s| s != JobStatus::Ok);
         html.push_str(if failed {
             "<tr class=\"failed\">"
         } else {
@@ -336,6 +297,11 @@ fn jobs_section(context: &Context) -> String {
         false,
     ));
     html
+}
+
+/// The status of the job in `row`, if the table records a known one.
+fn status(jobs: &Table, row: usize) -> Option<JobStatus> {
+    jobs.str_at(STATUS, row).and_then(JobStatus::from_name)
 }
 
 fn header(column: &str) -> String {
@@ -366,10 +332,7 @@ fn class_of(context: &Context, column: &str) -> &'static str {
 fn job_messages(context: &Context, heading: &str, column: Col<String>, failed: bool) -> String {
     let jobs = context.jobs;
     let listed: Vec<(usize, &str)> = (0..jobs.height)
-        .filter(|&r| {
-            jobs.str_at(STATUS, r)
-                .is_some_and(|s| (s != "ok") == failed)
-        })
+        .filter(|&r| status(jobs, r).is_some_and(|s| (s != JobStatus::Ok) == failed))
         .map(|r| {
             (
                 r,
@@ -425,5 +388,21 @@ mod tests {
             escape("<img src=\"x\" onerror='y'> & co"),
             "&lt;img src=&quot;x&quot; onerror=&#39;y&#39;&gt; &amp; co"
         );
+    }
+
+    #[test]
+    fn the_page_sets_a_font_stack_that_ends_in_a_generic_family() {
+        let body = STYLE.lines().find(|l| l.starts_with("body")).unwrap();
+        let stack = body
+            .split(';')
+            .find_map(|d| {
+                d.trim()
+                    .strip_prefix("body {")
+                    .unwrap_or(d)
+                    .trim()
+                    .strip_prefix("font-family:")
+            })
+            .expect("the body sets font-family");
+        assert!(stack.trim().ends_with("sans-serif"), "{stack}");
     }
 }

@@ -7,103 +7,16 @@
 
 use plotters::prelude::*;
 
-use super::chart::{Axis, Frame, Titles, curve, dashed, panel_figure, plot};
-use super::colour::series_colour;
-use super::shape::{Cell, Swept, axis_title, group_rows, joined_label, sampler_first, short_name};
-use super::tables::{Found, Table};
-use super::text::{Area, DrawResult};
-use super::{Context, Figure, FigureKind, ReportError, file_safe};
-use crate::sink::schema::jobs::{
-    BASELINE_COUNT_MAE, COUNT_MAE, ESS_BULK_PER_SECOND, EXACT_RMSE, ITERATIONS_PER_SECOND,
-    LOG_EVIDENCE, MAE, PREDICTION_ERROR,
+use crate::figures::chart::{Axis, Frame, Titles, curve, dashed, panel_figure, plot};
+use crate::figures::colour::series_colour;
+use crate::figures::shape::{
+    Cell, Swept, axis_title, group_rows, joined_label, sampler_first, short_name,
 };
-use crate::sink::schema::{ACCEPTANCE_RATE, Col};
+use crate::figures::tables::{Found, Table};
+use crate::figures::text::{Area, DrawResult};
+use crate::figures::{Context, Figure, FigureKind, Metric, Metrics, ReportError, file_safe};
+use crate::table::shared::ACCEPTANCE_RATE;
 
-/// A metric plotted against the swept parameters: a jobs column, or a ratio of two.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Metric {
-    Column(Col<f64>),
-    Ratio {
-        name: &'static str,
-        numerator: Col<f64>,
-        denominator: Col<f64>,
-    },
-}
-
-impl Metric {
-    /// The column name, or the derived metric's name (the y-axis title).
-    pub fn name(&self) -> &'static str {
-        match self {
-            Metric::Column(column) => column.name(),
-            Metric::Ratio { name, .. } => name,
-        }
-    }
-
-    /// The jobs column, when the metric is one.
-    pub fn column(&self) -> Option<Col<f64>> {
-        match self {
-            Metric::Column(column) => Some(*column),
-            Metric::Ratio { .. } => None,
-        }
-    }
-
-    /// The metric of one job, when it is a finite number.
-    pub fn value(&self, jobs: &Table, row: usize) -> Option<f64> {
-        match self {
-            Metric::Column(column) => jobs.finite(*column, row),
-            Metric::Ratio {
-                numerator,
-                denominator,
-                ..
-            } => {
-                let ratio = jobs.finite(*numerator, row)? / jobs.finite(*denominator, row)?;
-                ratio.is_finite().then_some(ratio)
-            }
-        }
-    }
-}
-
-/// `count_mae / baseline_count_mae`, comparable across data sets whose counts differ in size.
-pub const COUNT_MAE_RATIO: Metric = Metric::Ratio {
-    name: "count_mae_ratio",
-    numerator: COUNT_MAE,
-    denominator: BASELINE_COUNT_MAE,
-};
-
-/// The metrics plotted, in order, with their panel titles.
-pub const KEY_METRICS: [(Metric, &str); 9] = [
-    (Metric::Column(ACCEPTANCE_RATE), "acceptance rate"),
-    (Metric::Column(MAE), "MAE of posterior mean vs truth"),
-    (
-        Metric::Column(EXACT_RMSE),
-        "RMSE of posterior mean vs exact mean",
-    ),
-    (
-        Metric::Column(PREDICTION_ERROR),
-        "prediction error (share misclassified)",
-    ),
-    (Metric::Column(COUNT_MAE), "held-out count MAE"),
-    (
-        COUNT_MAE_RATIO,
-        "held-out count MAE / baseline (below 1 beats it)",
-    ),
-    (
-        Metric::Column(LOG_EVIDENCE),
-        "log evidence log p(data | ℓ) (Monte Carlo)",
-    ),
-    (Metric::Column(ESS_BULK_PER_SECOND), "bulk ESS per second"),
-    (
-        Metric::Column(ITERATIONS_PER_SECOND),
-        "iterations per second",
-    ),
-];
-
-/// Metrics drawn with a baseline: (metric, baseline column, what the baseline is).
-pub const BASELINES: [(Col<f64>, Col<f64>, &str); 1] = [(
-    COUNT_MAE,
-    BASELINE_COUNT_MAE,
-    "a constant rate equal to the mean observed count",
-)];
 /// Lines per panel before further swept columns are pooled.
 const MAX_LINES: usize = 8;
 const PANEL_WIDTH: u32 = 520;
@@ -147,20 +60,25 @@ pub struct LinePlan {
     pub pooled: Vec<String>,
 }
 
+/// One figure per swept numeric column: a panel per metric of `metrics` that some job has.
 pub fn sweep_figures(
     context: &Context,
+    metrics: &Metrics,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for swept in context.shape.swept.iter().filter(|s| s.is_numeric()) {
         let plan = line_plan(context, swept);
-        let panels: Vec<Panel> = KEY_METRICS
+        let panels: Vec<Panel> = metrics
+            .swept
             .iter()
             .filter_map(|&(metric, title)| {
                 let lines = metric_lines(context, &swept.column, metric, &plan);
-                let baselines = baseline_of(metric).map_or_else(Vec::new, |(column, _)| {
-                    metric_lines(context, &swept.column, Metric::Column(column), &plan)
-                });
+                let baselines = metrics
+                    .baseline_of(metric)
+                    .map_or_else(Vec::new, |(column, _)| {
+                        metric_lines(context, &swept.column, Metric::Column(column), &plan)
+                    });
                 (!lines.is_empty()).then_some(Panel {
                     metric,
                     title,
@@ -182,20 +100,12 @@ pub fn sweep_figures(
         }
         figures.push(Figure {
             title: format!("Metrics against {}", axis_title(&swept.column)),
-            caption: caption(swept, &plan, &panels),
+            caption: caption(swept, &plan, &panels, metrics),
             file,
             kind: FigureKind::Sweep,
         });
     }
     Ok(figures)
-}
-
-/// The baseline column of a metric and what it is, if the metric has one.
-pub fn baseline_of(metric: Metric) -> Option<(Col<f64>, &'static str)> {
-    BASELINES
-        .iter()
-        .find(|(m, _, _)| Some(*m) == metric.column())
-        .map(|&(_, column, what)| (column, what))
 }
 
 /// Lines by every other swept column when that gives few lines; else by the first other
@@ -376,14 +286,14 @@ fn draw_panel(
     Ok(())
 }
 
-fn caption(swept: &Swept, plan: &LinePlan, panels: &[Panel]) -> String {
-    let metrics: Vec<&str> = panels.iter().map(|p| p.title).collect();
+fn caption(swept: &Swept, plan: &LinePlan, panels: &[Panel], metrics: &Metrics) -> String {
+    let titles: Vec<&str> = panels.iter().map(|p| p.title).collect();
     let name = short_name(&swept.column);
     let mut text = format!(
         "Each panel plots one metric ({}) against {}{}. Points are the mean over replicates; \
          the shaded band and whiskers span the minimum to the maximum, so their width shows the \
          replicate-to-replicate spread. ",
-        metrics.join("; "),
+        titles.join("; "),
         axis_title(&swept.column),
         if name.is_empty() {
             String::new()
@@ -409,7 +319,7 @@ fn caption(swept: &Swept, plan: &LinePlan, panels: &[Panel]) -> String {
         ));
     }
     for panel in panels.iter().filter(|p| !p.baselines.is_empty()) {
-        if let Some((column, what)) = baseline_of(panel.metric) {
+        if let Some((column, what)) = metrics.baseline_of(panel.metric) {
             text.push_str(&format!(
                 "In the {} panel the dashed line of each colour is the baseline `{}`, {what}: \
                  points below it beat the baseline. ",
@@ -420,28 +330,4 @@ fn caption(swept: &Swept, plan: &LinePlan, panels: &[Panel]) -> String {
     }
     text.push_str("Axes marked log scale are logarithmic (values spanning more than a factor 20 on x, 50 on y).");
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::report::tables::build::{nums, table};
-
-    #[test]
-    fn the_count_ratio_divides_by_the_baseline_and_skips_missing_or_zero_baselines() {
-        let jobs = table(vec![
-            ("count_mae", nums(&[1.1, 0.5, 0.2])),
-            ("baseline_count_mae", nums(&[1.0, f64::NAN, 0.0])),
-        ]);
-        let ratio = |row| COUNT_MAE_RATIO.value(&jobs, row);
-        assert!((ratio(0).unwrap() - 1.1).abs() < 1e-12);
-        assert_eq!(ratio(1), None);
-        assert_eq!(ratio(2), None);
-        assert_eq!(Metric::Column(COUNT_MAE).value(&jobs, 1), Some(0.5));
-        assert_eq!(
-            baseline_of(Metric::Column(COUNT_MAE)).map(|b| b.0),
-            Some(BASELINE_COUNT_MAE)
-        );
-        assert_eq!(baseline_of(COUNT_MAE_RATIO), None);
-    }
 }

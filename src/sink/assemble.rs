@@ -193,7 +193,8 @@ fn stream_table<W: Write>(
 #[cfg(test)]
 mod tests {
     use crate::sink::log::{JobRecord, RunHeader};
-    use crate::sink::{JobStatus, PlannedJob, ResultsDir};
+    use crate::sink::{PlannedJob, ResultsDir};
+    use crate::table::JobStatus;
     use polars::prelude::*;
 
     #[test]

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use super::error::SinkError;
 use super::fsio;
 use super::log::{self, DataFile, Interner, RunHeader, TableSpan};
-use super::manifest::JobStatus;
+use crate::table::JobStatus;
 
 /// The first 16 bytes of BLAKE3 of a job's canonical key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

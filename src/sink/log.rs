@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use super::codec::{self, TableSchema};
 use super::error::{SinkError, check_name};
 use super::fsio;
-use super::manifest::JobStatus;
+use crate::table::JobStatus;
 
 const LOG_MAGIC: &[u8; 16] = b"fieldmc-parts-1\n";
 const RECORD_MAGIC: &[u8; 4] = b"JOB1";

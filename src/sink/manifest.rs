@@ -7,6 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use super::log::DataFile;
+use crate::table::JobStatus;
 
 /// The git revision fieldmc was built from (`build.rs`), `"unknown"` outside a git checkout.
 pub const GIT_REVISION: &str = match option_env!("FIELDMC_GIT_REVISION") {
@@ -76,14 +77,6 @@ pub struct JobTiming {
     /// The run that computed it (see [`Manifest::runs`]).
     #[serde(default)]
     pub run: String,
-}
-
-/// The outcome of a job, as in the `status` column of `jobs.parquet`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum JobStatus {
-    Ok,
-    Failed,
 }
 
 impl Manifest {

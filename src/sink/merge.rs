@@ -61,7 +61,7 @@ pub fn merge(root: &Path) -> Result<MergeOutcome, SinkError> {
     let failed = plan
         .iter()
         .filter_map(|p| index.get(&p.job_id).filter(|j| j.key == p.key))
-        .filter(|j| j.status == super::JobStatus::Failed)
+        .filter(|j| j.status == crate::table::JobStatus::Failed)
         .count();
     let mut outcome = MergeOutcome {
         plan,

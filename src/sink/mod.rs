@@ -9,7 +9,8 @@
 //! ([`Manifest`]). A lock file per process ([`lock`]) keeps incompatible processes apart and
 //! detects stale ones. Failures are [`SinkError`]s that name the path and, for a full disk or a
 //! read-only folder, say so plainly.
-//! [`schema`] declares every table and column; [`read_table`] reads an assembled table back.
+//! The tables themselves are declared by the families (see [`crate::table`]); the sink stores
+//! whatever named tables a job hands it. [`read_table`] reads an assembled table back.
 
 mod assemble;
 mod codec;
@@ -23,14 +24,13 @@ mod merge;
 mod parquet;
 mod read;
 mod results_dir;
-pub mod schema;
 
 pub use error::SinkError;
 pub use fsio::atomic_write;
 pub use index::{IndexedJob, IndexedRun, KeyHash, PartIndex, PlannedJob};
 pub use lock::{FolderLock, Holder, Purpose};
 pub use log::{DataFile, JobRecord, RunHeader, SYNC_INTERVAL};
-pub use manifest::{GIT_REVISION, JobStatus, JobTiming, Manifest, RunSummary, utc_timestamp};
+pub use manifest::{GIT_REVISION, JobTiming, Manifest, RunSummary, utc_timestamp};
 pub use merge::{MergeOutcome, check_consistent, manifest_of, merge};
 pub use parquet::read_parquet;
 pub use read::{WarnedJob, read_job_ids, read_table, table_path, warned_jobs};

@@ -9,7 +9,9 @@ use polars::prelude::{BooleanChunked, DataFrame, NewChunkedArray, ParquetReader,
 
 use super::error::SinkError;
 use super::parquet::read_parquet;
-use super::schema::{JOB_ID, Table};
+use crate::table::Table;
+use crate::table::shared::JOB_ID;
+use crate::table::shared::jobs::{self, WARNING_SEPARATOR, WARNINGS};
 
 /// Where `table` lives in `results_dir`.
 pub fn table_path(results_dir: &Path, table: &Table) -> PathBuf {
@@ -86,19 +88,19 @@ pub fn read_job_ids(results_dir: &Path, table: &Table) -> Result<Option<Vec<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sink::schema::{convergence, jobs};
+    use crate::table::shared::autocorrelation;
     use polars::prelude::*;
 
     #[test]
     fn rows_of_some_jobs_and_distinct_ids_in_order() {
         let dir = tempfile::tempdir().unwrap();
-        let mut frame = df!("job_id" => ["b", "a", "b"], "iteration" => [1i64, 2, 3]).unwrap();
-        let file = std::fs::File::create(dir.path().join("convergence.parquet")).unwrap();
+        let mut frame = df!("job_id" => ["b", "a", "b"], "lag" => [1i64, 2, 3]).unwrap();
+        let file = std::fs::File::create(dir.path().join("autocorrelation.parquet")).unwrap();
         ParquetWriter::new(file).finish(&mut frame).unwrap();
-        let ids = read_job_ids(dir.path(), &convergence::TABLE).unwrap();
+        let ids = read_job_ids(dir.path(), &autocorrelation::TABLE).unwrap();
         assert_eq!(ids, Some(vec!["b".to_string(), "a".to_string()]));
         let keep = HashSet::from(["b".to_string()]);
-        let rows = read_table(dir.path(), &convergence::TABLE, Some(&keep)).unwrap();
+        let rows = read_table(dir.path(), &autocorrelation::TABLE, Some(&keep)).unwrap();
         assert_eq!(rows.unwrap().height(), 2);
         assert!(
             read_table(dir.path(), &jobs::TABLE, None)
@@ -119,8 +121,8 @@ pub struct WarnedJob {
 /// The jobs of the assembled jobs table, and those of them that finished with warnings (most
 /// warnings first, then in table order). `None` when the folder has no jobs table.
 pub fn warned_jobs(results_dir: &Path) -> Result<Option<(usize, Vec<WarnedJob>)>, SinkError> {
-    use super::schema::jobs::{TABLE, WARNINGS};
-    let Some(frame) = read_columns(results_dir, &TABLE, &[JOB_ID.name(), WARNINGS.name()])? else {
+    let Some(frame) = read_columns(results_dir, &jobs::TABLE, &[JOB_ID.name(), WARNINGS.name()])?
+    else {
         return Ok(None);
     };
     let (Ok(ids), Ok(warnings)) = (
@@ -146,7 +148,7 @@ pub fn warned_jobs(results_dir: &Path) -> Result<Option<(usize, Vec<WarnedJob>)>
 
 /// The warnings of one `warnings` cell (empty when none).
 fn split_warnings(text: &str) -> Vec<String> {
-    text.split(super::schema::jobs::WARNING_SEPARATOR)
+    text.split(WARNING_SEPARATOR)
         .map(str::trim)
         .filter(|w| !w.is_empty())
         .map(str::to_string)

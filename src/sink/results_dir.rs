@@ -301,8 +301,8 @@ fn check_table_names(job_id: &str, tables: &[(&str, DataFrame)]) -> Result<(), S
 mod tests {
     use super::*;
     use crate::sink::lock::Purpose;
-    use crate::sink::manifest::JobStatus;
     use crate::sink::read_parquet;
+    use crate::table::JobStatus;
     use polars::prelude::*;
 
     fn header(run: &str, started_unix_ms: u64) -> RunHeader {

@@ -44,14 +44,6 @@ pub struct Point {
     pub steps: Vec<usize>,
 }
 
-impl Point {
-    /// The latent-field settings of a latent-field point (panics for another family: only
-    /// latent-field code calls it).
-    pub fn latent(&self) -> &LatentFieldSpec {
-        self.spec.latent()
-    }
-}
-
 /// What a job records beyond its summary tables (`[output]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OutputSpec {

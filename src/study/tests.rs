@@ -7,6 +7,14 @@ use crate::sampler::SamplerKind;
 
 const ORIGIN: &str = "studies/t.toml";
 
+/// The latent-field settings of a point known to be one.
+fn latent(point: &Point) -> &crate::families::latent_field::LatentFieldSpec {
+    match &point.spec {
+        crate::families::FamilySpec::LatentField(spec) => spec,
+        other => panic!("a {} point", other.family()),
+    }
+}
+
 fn parse_ok(text: &str) -> Study {
     parse(text, Path::new(ORIGIN)).unwrap_or_else(|e| panic!("study should load:\n{e}"))
 }
@@ -39,20 +47,20 @@ fn every_key_has_its_documented_default() {
     assert_eq!(study.description, None);
     assert_eq!(study.points.len(), 1);
     let point = &study.points[0];
-    assert_eq!(point.latent().model.grid, Grid::new(16));
-    assert_eq!(point.latent().model.kernel.length_scale, 0.3);
-    assert_eq!(point.latent().model.kernel.variance, 1.0);
-    assert_eq!(point.latent().model.likelihood, LikelihoodKind::Gaussian);
-    assert_eq!(point.latent().model.offset, 0.0);
-    assert_eq!(point.latent().model.noise_sd, 1.0);
+    assert_eq!(latent(&point).model.grid, Grid::new(16));
+    assert_eq!(latent(&point).model.kernel.length_scale, 0.3);
+    assert_eq!(latent(&point).model.kernel.variance, 1.0);
+    assert_eq!(latent(&point).model.likelihood, LikelihoodKind::Gaussian);
+    assert_eq!(latent(&point).model.offset, 0.0);
+    assert_eq!(latent(&point).model.noise_sd, 1.0);
     assert_eq!(
-        point.latent().data,
+        latent(&point).data,
         crate::model::DataSpec::Simulated {
             truth_length_scale: 0.3,
             subsample: 4
         }
     );
-    let sampler = &point.latent().sampler;
+    let sampler = &latent(&point).sampler;
     assert_eq!(
         (
             sampler.kind(),
@@ -98,13 +106,13 @@ fn the_quickstart_study_loads_as_twelve_quick_jobs() {
         study
             .points
             .iter()
-            .all(|p| p.latent().model.grid == Grid::new(16)
-                && p.latent().sampler.iterations() == 5000)
+            .all(|p| latent(&p).model.grid == Grid::new(16)
+                && latent(&p).sampler.iterations() == 5000)
     );
     let kinds: Vec<SamplerKind> = study
         .points
         .iter()
-        .map(|p| p.latent().sampler.kind())
+        .map(|p| latent(&p).sampler.kind())
         .collect();
     assert_eq!(kinds.iter().filter(|k| **k == SamplerKind::Grw).count(), 3);
 }
@@ -196,8 +204,7 @@ fn wrong_types_say_what_was_expected_and_found() {
     assert!(array.contains("\"sampler.beta\" = [...]"), "{array}");
     // Integers are fine where a float is expected.
     assert_eq!(
-        parse_ok("[model]\nlength_scale = 1\n").points[0]
-            .latent()
+        latent(&parse_ok("[model]\nlength_scale = 1\n").points[0])
             .model
             .kernel
             .length_scale,
@@ -328,15 +335,13 @@ fn beta_is_checked_against_the_sampler_kind() {
     );
     assert!(pcn.to_string().contains("allowed: for pcn: 0 < beta <= 1"));
     assert_eq!(
-        parse_ok("[sampler]\nkind = \"grw\"\nbeta = 1.5\n").points[0]
-            .latent()
+        latent(&parse_ok("[sampler]\nkind = \"grw\"\nbeta = 1.5\n").points[0])
             .sampler
             .step(),
         1.5
     );
     assert_eq!(
-        parse_ok("[sampler]\nbeta = 1.0\n").points[0]
-            .latent()
+        latent(&parse_ok("[sampler]\nbeta = 1.0\n").points[0])
             .sampler
             .step(),
         1.0
@@ -364,8 +369,7 @@ fn settings_that_contradict_each_other_are_refused() {
     let tiny = parse_err("[model]\ngrid = 1\n");
     assert_eq!(tiny.location.position, Some((2, 8)));
     assert_eq!(
-        parse_ok("[model]\ngrid = 1\n[data]\nsubsample = 1\n").points[0]
-            .latent()
+        latent(&parse_ok("[model]\ngrid = 1\n[data]\nsubsample = 1\n").points[0])
             .model
             .grid,
         Grid::new(1)
@@ -440,7 +444,7 @@ fn empty_missing_and_binary_files_are_errors() {
     std::fs::write(&good, "[model]\ngrid = 4\n").unwrap();
     let study = load(&good).unwrap();
     assert_eq!(
-        (study.name.as_str(), study.points[0].latent().model.grid),
+        (study.name.as_str(), latent(&study.points[0]).model.grid),
         ("good", Grid::new(4))
     );
 }
@@ -488,7 +492,7 @@ fn sweeps_expand_to_the_cartesian_product_first_axis_outermost() {
     let combos: Vec<(SamplerKind, f64)> = study
         .points
         .iter()
-        .map(|p| (p.latent().sampler.kind(), p.latent().sampler.step()))
+        .map(|p| (latent(&p).sampler.kind(), latent(&p).sampler.step()))
         .collect();
     assert_eq!(combos[0], (SamplerKind::Grw, 0.1));
     assert_eq!(combos[2], (SamplerKind::Grw, 0.5));
@@ -509,12 +513,12 @@ fn paired_axes_move_together() {
     for point in &study.points {
         let crate::model::DataSpec::Simulated {
             truth_length_scale, ..
-        } = point.latent().data
+        } = latent(&point).data
         else {
             panic!("simulated data expected");
         };
         assert!(
-            (truth_length_scale - point.latent().model.kernel.length_scale - 0.05).abs() < 1e-12
+            (truth_length_scale - latent(&point).model.kernel.length_scale - 0.05).abs() < 1e-12
         );
     }
     let unequal = parse_err(
@@ -695,8 +699,7 @@ fn jobs_too_large_for_memory_are_refused_with_the_estimate() {
     assert_eq!(absurd.kind, ErrorKind::TooLarge);
     // 64 chains on a 512 x 512 grid: 8 * 262144 * 1032 bytes = 2.0 GiB: fine.
     assert_eq!(
-        parse_ok("[model]\ngrid = 512\n[sampler]\nchains = 64\n").points[0]
-            .latent()
+        latent(&parse_ok("[model]\ngrid = 512\n[sampler]\nchains = 64\n").points[0])
             .sampler
             .chains(),
         64
@@ -732,7 +735,7 @@ fn csv_data_resolves_against_the_study_folder_and_is_checked_up_front() {
         path,
         column,
         holdout,
-    } = &point.latent().data
+    } = &latent(&point).data
     else {
         panic!("csv data expected");
     };
@@ -920,7 +923,7 @@ fn the_corpus_of_broken_studies_gives_the_announced_errors() {
 #[test]
 fn a_byte_order_mark_is_accepted() {
     let study = parse_ok("\u{feff}[model]\ngrid = 4\n");
-    assert_eq!(study.points[0].latent().model.grid, Grid::new(4));
+    assert_eq!(latent(&study.points[0]).model.grid, Grid::new(4));
     assert_eq!(
         parse_err("\u{feff}[model]\ngrid = 0\n").location.position,
         Some((2, 8))
@@ -976,10 +979,9 @@ fn the_keys_added_with_the_sampler_protocol_are_validated_where_they_stand() {
     );
     let study = parse_ok("[model]\nmean = \"auto\"\n[sampler]\nkind = \"pcnl\"\nburn_in = 10\n");
     let point = &study.points[0];
-    assert_eq!(point.latent().model.mean, crate::model::MeanSpec::Auto);
+    assert_eq!(latent(&point).model.mean, crate::model::MeanSpec::Auto);
     assert_eq!(
-        point
-            .latent()
+        latent(&point)
             .sampler
             .adaptation()
             .unwrap()
@@ -996,17 +998,22 @@ fn new_keys_at_their_defaults_leave_job_keys_unchanged() {
     let explicit = crate::plan::plan(&parse_ok(
         "[model]\nmean = 0.0\n[sampler]\nkind = \"grw\"\nadapt = false\n[output]\nfield_draws = 5\n",
     ));
-    assert_eq!(plain.jobs[0].key, explicit.jobs[0].key);
-    assert!(!plain.jobs[0].key.contains("adapt"));
+    assert_eq!(plain.jobs[0].header.key, explicit.jobs[0].header.key);
+    assert!(!plain.jobs[0].header.key.contains("adapt"));
     let adapted = crate::plan::plan(&parse_ok(
         "[sampler]\nkind = \"grw\"\nadapt = true\nburn_in = 10\n",
     ));
-    assert!(adapted.jobs[0].key.contains("sampler.adapt=true"));
-    assert!(!adapted.jobs[0].key.contains("target_acceptance"));
+    assert!(adapted.jobs[0].header.key.contains("sampler.adapt=true"));
+    assert!(!adapted.jobs[0].header.key.contains("target_acceptance"));
     let aimed = crate::plan::plan(&parse_ok(
         "[sampler]\nkind = \"grw\"\nadapt = true\nburn_in = 10\ntarget_acceptance = 0.3\n",
     ));
-    assert!(aimed.jobs[0].key.contains("sampler.target_acceptance=0.3"));
+    assert!(
+        aimed.jobs[0]
+            .header
+            .key
+            .contains("sampler.target_acceptance=0.3")
+    );
 }
 
 /// `sampler.kind = "inla"` infers the hyperparameters with a prior on its own: it needs a prior
@@ -1017,9 +1024,9 @@ fn inla_needs_a_prior_and_no_sampler_hyper() {
     let ok = parse_ok(
         "[model]\nlength_scale_prior = \"log-normal(-1.2, 0.5)\"\n[sampler]\nkind = \"inla\"\n",
     );
-    let latent = ok.points[0].latent();
-    assert_eq!(latent.sampler.kind(), SamplerKind::Inla);
-    assert_eq!(latent.model.hyper.len(), 1);
+    let spec = latent(&ok.points[0]);
+    assert_eq!(spec.sampler.kind(), SamplerKind::Inla);
+    assert_eq!(spec.model.hyper.len(), 1);
     assert_eq!(
         headline(
             "[model]\nlength_scale_prior = \"log-normal(-1.2, 0.5)\"\n[sampler]\nkind = \"inla\"\nhyper = \"within-gibbs\"\n"

@@ -11,22 +11,26 @@
 //! Markov blanket. Enumeration sums the joint over every configuration of the latent nodes
 //! (refused above [`MAX_CONFIGURATIONS`]).
 
+pub mod schema;
+
 use std::path::{Path, PathBuf};
 
 use polars::prelude::{DataFrame, PolarsResult};
 use rand::RngExt;
 use serde::Deserialize;
 
-use super::{Family, Method, NamedTables, RunContext, StudyFamily};
+use super::common::Method;
 use crate::diagnostics;
-use crate::execute::tables::{ok_row, rows_of};
-use crate::plan::Job;
-use crate::report::{Context, Figure, FigureKind, ReportError};
-use crate::sink::schema::{jobs, marginals};
+use crate::families::Family;
+use crate::figures::{Context, Figure, FigureKind, ReportError, ReportMetrics};
+use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::keys::*;
 use crate::study::resolve::Resolver;
 use crate::study::{ErrorKind, Key, ParamValue, Settings, StudyError};
+use crate::table::Table;
+use crate::table::{ok_row, rows_of};
+use schema::{jobs, marginals};
 
 /// Enumeration refuses nets with more latent configurations than this.
 pub const MAX_CONFIGURATIONS: usize = 1 << 22;
@@ -337,6 +341,16 @@ pub struct BayesNetOutput {
 
 impl StudyFamily for BayesNet {
     const FAMILY: Family = Family::BayesNet;
+    const JOBS: &'static Table = &schema::jobs::TABLE;
+    const TABLES: &'static [&'static Table] = &[&schema::marginals::TABLE];
+    const METRICS: ReportMetrics = ReportMetrics {
+        swept: &[],
+        listed: &[
+            schema::jobs::ESS_PER_ITERATION.name(),
+            schema::jobs::MARGINAL_MAX_Z.name(),
+        ],
+        baselines: &[],
+    };
     type Spec = BayesNetSpec;
     type Output = BayesNetOutput;
 
@@ -386,7 +400,7 @@ impl StudyFamily for BayesNet {
                 )
                 .allowed("\"systematic-gibbs\" | \"random-gibbs\""));
         }
-        let (iterations, burn_in) = super::iterations_and_burn_in(settings, resolver)?;
+        let (iterations, burn_in) = super::common::iterations_and_burn_in(settings, resolver)?;
         Ok(BayesNetSpec {
             path,
             evidence: evidence_text,
@@ -399,7 +413,7 @@ impl StudyFamily for BayesNet {
 
     /// The method resolved.
     fn params(spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
-        super::params_with_kind(settings, Family::BayesNet, spec.method.name())
+        super::common::params_with_kind(settings, Family::BayesNet, spec.method.name())
     }
 
     fn data_files(spec: &Self::Spec) -> Vec<&Path> {
@@ -414,7 +428,11 @@ impl StudyFamily for BayesNet {
         spec.iterations * spec.chains as u64
     }
 
-    fn run(job: &Job, spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
+    fn run(
+        job: &JobHeader,
+        spec: &Self::Spec,
+        context: &RunContext<'_>,
+    ) -> Result<Self::Output, String> {
         let net = Network::read(&spec.path)?;
         let evidence = net.evidence(&spec.evidence)?;
         let exact = enumerate(&net, &evidence)?;
@@ -439,7 +457,12 @@ impl StudyFamily for BayesNet {
         })
     }
 
-    fn tables(job: &Job, output: &Self::Output, wall_seconds: f64) -> PolarsResult<NamedTables> {
+    fn tables(
+        job: &JobHeader,
+        _spec: &Self::Spec,
+        output: &Self::Output,
+        wall_seconds: f64,
+    ) -> PolarsResult<NamedTables> {
         let max_z = output
             .estimates
             .iter()
@@ -453,7 +476,7 @@ impl StudyFamily for BayesNet {
             .iter()
             .filter_map(|e| e.ess)
             .fold(None, |m: Option<f64>, e| Some(m.map_or(e, |m| m.min(e))));
-        let jobs_row = ok_row(job, &[], wall_seconds)
+        let jobs_row = ok_row(&jobs::TABLE, job, &[], wall_seconds)
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
             .fill(jobs::MARGINAL_MAX_Z, max_z)
             .fill(
@@ -467,16 +490,12 @@ impl StudyFamily for BayesNet {
         ])
     }
 
-    fn figures(
-        context: &Context<'_>,
-        results_dir: &Path,
-        notes: &mut Vec<String>,
-    ) -> Result<Vec<Figure>, ReportError> {
-        marginal_figure(context, results_dir, notes)
+    fn figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
+        marginal_figure(context, notes)
     }
 }
 
-fn marginal_rows(job: &Job, output: &BayesNetOutput) -> PolarsResult<DataFrame> {
+fn marginal_rows(job: &JobHeader, output: &BayesNetOutput) -> PolarsResult<DataFrame> {
     let e = &output.estimates;
     let nodes = &output.net.nodes;
     Ok(rows_of(&marginals::TABLE, job, e.len())
@@ -513,13 +532,11 @@ fn marginal_rows(job: &Job, output: &BayesNetOutput) -> PolarsResult<DataFrame> 
 /// diagonal, with +- 4 MCSE whiskers drawn as short vertical curves.
 fn marginal_figure(
     context: &Context<'_>,
-    results_dir: &Path,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Figure>, ReportError> {
-    let Some(frame) = crate::sink::read_table(results_dir, &marginals::TABLE, None)? else {
+    let Some(table) = context.read(&marginals::TABLE, None, notes)? else {
         return Ok(Vec::new());
     };
-    let table = crate::report::tables::Table::from_frame(&frame, marginals::TABLE.name, notes);
     let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for row in 0..table.height {
         let (Some(node), Some(exact), Some(gibbs)) = (
@@ -542,7 +559,7 @@ fn marginal_figure(
         return Ok(Vec::new());
     }
     let file = "bayes-net-marginals.png";
-    super::figures::Curves {
+    crate::figures::plots::Curves {
         title: "Bayes net: Gibbs against exact posterior marginals".into(),
         x_title: "exact (enumeration)".into(),
         y_title: "Gibbs (with +- 4 MCSE)".into(),

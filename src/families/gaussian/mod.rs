@@ -14,22 +14,27 @@
 //! exactly (1 - rho^2) / (1 + rho^2) (`exact_ess_per_iteration`).
 
 pub mod moments;
+pub mod schema;
 pub mod target;
 
 use polars::prelude::PolarsResult;
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 
-use super::{Family, Method, NamedTables, RunContext, StudyFamily};
+use super::common::Method;
 use crate::diagnostics;
-use crate::execute::tables::{autocorrelation_rows, ok_row};
-use crate::plan::Job;
-use crate::report::{Context, Figure, FigureKind, ReportError};
-use crate::sink::schema::{ACCEPTANCE_RATE, jobs};
+use crate::families::Family;
+use crate::figures::{Context, Figure, FigureKind, ReportError, ReportMetrics};
+use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::keys::*;
 use crate::study::resolve::Resolver;
 use crate::study::{ErrorKind, ParamValue, Settings, StudyError, parse_numbers, parse_rows};
+use crate::table::Table;
+use crate::table::ok_row;
+use crate::table::shared::ACCEPTANCE_RATE;
+use crate::table::shared::autocorrelation_rows;
+use schema::jobs;
 use target::{Conditionals, DenseCovariance, Structure};
 
 /// Lags of the saved autocorrelation of x1.
@@ -242,13 +247,25 @@ impl GaussianOutput {
 
 impl StudyFamily for GaussianTarget {
     const FAMILY: Family = Family::Gaussian;
+    const JOBS: &'static Table = &schema::jobs::TABLE;
+    const TABLES: &'static [&'static Table] = &[&crate::table::shared::autocorrelation::TABLE];
+    const METRICS: ReportMetrics = ReportMetrics {
+        swept: &[],
+        listed: &[
+            schema::jobs::ESS_PER_ITERATION.name(),
+            schema::jobs::EXACT_ESS_PER_ITERATION.name(),
+            schema::jobs::AUTOCORRELATION_LAG1.name(),
+            schema::jobs::MOMENT_MAX_Z.name(),
+        ],
+        baselines: &[],
+    };
     type Spec = GaussianSpec;
     type Output = GaussianOutput;
 
     fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError> {
         let structure = structure(settings, resolver)?;
         let mean = mean_vector(settings, resolver, structure.dimension())?;
-        let (iterations, burn_in) = super::iterations_and_burn_in(settings, resolver)?;
+        let (iterations, burn_in) = super::common::iterations_and_burn_in(settings, resolver)?;
         Ok(GaussianSpec {
             structure,
             mean,
@@ -269,11 +286,12 @@ impl StudyFamily for GaussianTarget {
     /// The method resolved; a covariance given in full fixes the dimension (its column) and
     /// has no single correlation (`Null`).
     fn params(spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
-        let mut params = super::params_with_kind(settings, Family::Gaussian, spec.method.name());
+        let mut params =
+            super::common::params_with_kind(settings, Family::Gaussian, spec.method.name());
         if let Structure::Dense(dense) = &spec.structure {
             let dimension = ParamValue::Int(dense.dimension() as i64);
-            super::set_param(&mut params, MODEL_DIMENSION, dimension);
-            super::set_param(&mut params, MODEL_CORRELATION, ParamValue::Null);
+            super::common::set_param(&mut params, MODEL_DIMENSION, dimension);
+            super::common::set_param(&mut params, MODEL_CORRELATION, ParamValue::Null);
         }
         params
     }
@@ -298,7 +316,11 @@ impl StudyFamily for GaussianTarget {
         spec.iterations * spec.chains as u64
     }
 
-    fn run(job: &Job, spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
+    fn run(
+        job: &JobHeader,
+        spec: &Self::Spec,
+        context: &RunContext<'_>,
+    ) -> Result<Self::Output, String> {
         let started = std::time::Instant::now();
         let chains = (0..spec.chains)
             .map(|c| {
@@ -315,7 +337,12 @@ impl StudyFamily for GaussianTarget {
         })
     }
 
-    fn tables(job: &Job, output: &Self::Output, wall_seconds: f64) -> PolarsResult<NamedTables> {
+    fn tables(
+        job: &JobHeader,
+        _spec: &Self::Spec,
+        output: &Self::Output,
+        wall_seconds: f64,
+    ) -> PolarsResult<NamedTables> {
         let spec = &output.spec;
         let acceptance = (spec.method == Method::Rwmh).then(|| {
             let accepted: u64 = output.chains.iter().map(|c| c.accepted).sum();
@@ -323,7 +350,7 @@ impl StudyFamily for GaussianTarget {
         });
         let acf = output.autocorrelation();
         let iterations = (spec.iterations * spec.chains as u64) as f64;
-        let jobs_row = ok_row(job, &[], wall_seconds)
+        let jobs_row = ok_row(&jobs::TABLE, job, &[], wall_seconds)
             .fill(ACCEPTANCE_RATE, acceptance)
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
             .fill(
@@ -341,7 +368,6 @@ impl StudyFamily for GaussianTarget {
 
     fn figures(
         context: &Context<'_>,
-        _results_dir: &std::path::Path,
         _notes: &mut Vec<String>,
     ) -> Result<Vec<Figure>, ReportError> {
         ess_figure(context).map(|f| f.into_iter().collect())
@@ -354,7 +380,7 @@ fn structure(settings: &Settings, resolver: &Resolver<'_>) -> Result<Structure, 
     let ParamValue::Text(text) = settings.value(MODEL_COVARIANCE) else {
         return equicorrelated(settings, resolver);
     };
-    super::reject_given(settings, resolver, &[MODEL_DIMENSION, MODEL_CORRELATION], |key| {
+    super::common::reject_given(settings, resolver, &[MODEL_DIMENSION, MODEL_CORRELATION], |key| {
         format!(
             "`{}` describes the equicorrelated target, but model.covariance gives the covariance in full",
             key.dotted()
@@ -472,7 +498,7 @@ fn ess_figure(context: &Context<'_>) -> Result<Option<Figure>, ReportError> {
         .map(|r| (r, (1.0 - r * r) / (1.0 + r * r)))
         .collect();
     let file = "gaussian-ess.png";
-    let drawn = super::figures::Curves {
+    let drawn = crate::figures::plots::Curves {
         title: "Gaussian target: ESS per iteration of x1".into(),
         x_title: "correlation rho".into(),
         y_title: "ESS per iteration".into(),

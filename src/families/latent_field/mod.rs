@@ -1,24 +1,40 @@
 //! The latent-field family (`model.family = "latent-field"`, the default): a Gaussian-process
 //! prior on a D x D grid with a gaussian, probit or poisson likelihood, sampled in whitened
-//! coordinates. Its engine predates the family seam and lives in the stage folders —
-//! [`crate::model`] (prior, likelihoods, data, exact posterior), [`crate::sampler`] (kinds and
-//! driver), [`crate::execute::job`] and [`crate::execute::sbc`] (one job, one calibration run),
-//! [`crate::execute::tables`] (its rows) — and its figures are the report's built-in ones
-//! (fields, acceptance, traces, convergence, autocorrelation, rank histograms). This module is
-//! the adaptor that registers it: the keys it owns are every key declared without a
-//! `families:` field in [`crate::study::keys`].
+//! coordinates. Its numerical libraries are [`crate::model`] (prior, likelihoods, data, exact
+//! and Laplace posteriors), [`crate::sampler`] (kinds, driver, hyperparameter updates) and
+//! [`crate::diagnostics`]; this folder holds the engine that puts them to work on one job and
+//! everything the family owns, in the order a job walks it:
+//!
+//! - [`schema`]: its result tables and their columns;
+//! - [`job`]: one job: prior, data, likelihood, the run of the sampler kind, then [`cells`]
+//!   (per-cell R-hat, ESS, MCSE), [`hyper`] (the inferred hyperparameters' summaries),
+//!   [`score`] (errors against the truth, held-out predictions) and [`warnings`];
+//! - [`sbc`]: one simulation-based-calibration job;
+//! - [`rows`]: a job's rows of the result tables;
+//! - [`figures`]: its report figures (fields, acceptance, traces, convergence, autocorrelation,
+//!   rank histograms, hyperparameter densities).
+
+pub mod cells;
+pub mod figures;
+pub mod hyper;
+pub mod job;
+pub mod rows;
+pub mod sbc;
+pub mod schema;
+pub mod score;
+pub mod warnings;
 
 use polars::prelude::PolarsResult;
 
-use super::{NamedTables, RunContext, StudyFamily};
-use crate::execute::job::{JobOptions, JobResult, run_job};
-use crate::execute::sbc::{SbcRun, ranks_table, run_sbc};
-use crate::execute::tables;
+use crate::figures::{Context, Figure, ReportError, ReportMetrics};
+use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::model::{DataSpec, ModelSpec};
-use crate::plan::Job;
 use crate::sampler::SamplerSpec;
 use crate::study::resolve::{Resolver, latent_field_params};
 use crate::study::{Key, OutputSpec, ParamValue, Settings, StudyError};
+use crate::table::Table;
+use job::{JobOptions, JobResult, run_job};
+use sbc::{SbcRun, ranks_table, run_sbc};
 
 /// The family.
 pub struct LatentField;
@@ -32,6 +48,13 @@ pub struct LatentFieldSpec {
     pub output: OutputSpec,
 }
 
+/// One latent-field job as the engine reads it: the job's header and its spec.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldJob<'a> {
+    pub header: &'a JobHeader,
+    pub spec: &'a LatentFieldSpec,
+}
+
 /// What a latent-field job computed: its chains (an MCMC study) or its calibration
 /// replications (SBC).
 pub enum LatentFieldOutput {
@@ -43,6 +66,19 @@ impl StudyFamily for LatentField {
     const FAMILY: super::Family = super::Family::LatentField;
     type Spec = LatentFieldSpec;
     type Output = LatentFieldOutput;
+    const JOBS: &'static Table = &schema::jobs::TABLE;
+    const TABLES: &'static [&'static Table] = &[
+        &schema::fields::TABLE,
+        &schema::traces::TABLE,
+        &schema::hyper::TABLE,
+        &schema::inla_grid::TABLE,
+        &schema::chains::TABLE,
+        &schema::convergence::TABLE,
+        &crate::table::shared::autocorrelation::TABLE,
+        &schema::draws::TABLE,
+        &schema::ranks::TABLE,
+    ];
+    const METRICS: ReportMetrics = figures::METRICS;
 
     fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError> {
         resolver.resolve_latent_field(settings)
@@ -73,10 +109,11 @@ impl StudyFamily for LatentField {
     }
 
     fn run(
-        job: &Job,
-        _spec: &Self::Spec,
+        header: &JobHeader,
+        spec: &Self::Spec,
         context: &RunContext<'_>,
     ) -> Result<Self::Output, String> {
+        let job = FieldJob { header, spec };
         match &context.sbc {
             Some(sbc) => run_sbc(job, context.seed, sbc.replications, sbc.draws as usize)
                 .map(LatentFieldOutput::Calibration)
@@ -94,36 +131,51 @@ impl StudyFamily for LatentField {
         }
     }
 
-    fn tables(job: &Job, output: &Self::Output, wall_seconds: f64) -> PolarsResult<NamedTables> {
+    fn tables(
+        header: &JobHeader,
+        spec: &Self::Spec,
+        output: &Self::Output,
+        wall_seconds: f64,
+    ) -> PolarsResult<NamedTables> {
+        let job = FieldJob { header, spec };
         match output {
             LatentFieldOutput::Chains(result) => chain_tables(job, result, wall_seconds),
             LatentFieldOutput::Calibration(run) => Ok(vec![
-                ("jobs", tables::sbc_row(job, run, wall_seconds)?),
-                ("ranks", ranks_table(job, run)?),
+                ("jobs", rows::sbc_row(header, run, wall_seconds)?),
+                ("ranks", ranks_table(header, run)?),
             ]),
         }
     }
+
+    fn figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
+        figures::figures(context, notes)
+    }
 }
 
-fn chain_tables(job: &Job, result: &JobResult, wall_seconds: f64) -> PolarsResult<NamedTables> {
+fn chain_tables(
+    job: FieldJob<'_>,
+    result: &JobResult,
+    wall_seconds: f64,
+) -> PolarsResult<NamedTables> {
+    let header = job.header;
     let mut named = vec![
-        ("jobs", tables::job_row(job, result, wall_seconds)?),
-        ("fields", tables::fields(job, result)?),
-        ("traces", tables::traces(job, result)?),
-        ("chains", tables::chains(job, result)?),
-        ("autocorrelation", tables::autocorrelation(job, result)?),
+        ("jobs", rows::job_row(job, result, wall_seconds)?),
+        ("fields", rows::fields(job, result)?),
+        ("traces", rows::traces(header, result)?),
+        ("chains", rows::chains(header, result)?),
+        ("autocorrelation", rows::autocorrelation(header, result)?),
     ];
     if !result.run.convergence.is_empty() {
-        named.push(("convergence", tables::convergence(job, result)?));
+        named.push(("convergence", rows::convergence(header, result)?));
     }
     if !result.hyper.is_empty() && !result.run.chains.is_empty() {
-        named.push(("hyper", tables::hyper(job, result)?));
+        named.push(("hyper", rows::hyper(header, result)?));
     }
-    if let Some(inla) = tables::inla_outcome(result) {
-        named.push(("inla_grid", tables::inla_grid(job, inla)?));
+    if let Some(inla) = rows::inla_outcome(result) {
+        named.push(("inla_grid", rows::inla_grid(header, inla)?));
     }
-    if job.latent().output.field_draws > 0 {
-        named.push(("draws", tables::draws(job, result)?));
+    if job.spec.output.field_draws > 0 {
+        named.push(("draws", rows::draws(job, result)?));
     }
     Ok(named)
 }

@@ -22,6 +22,7 @@
 //! topics of a real corpus as lists of their most probable words.
 
 pub mod corpus;
+pub mod schema;
 
 use polars::prelude::{DataFrame, PolarsResult};
 use rand::RngExt;
@@ -31,17 +32,19 @@ pub use corpus::{
     BARS, BARS_SIDE, Corpus, CorpusError, CorpusSource, bars_corpus, bars_topics, read_corpus,
 };
 
-use super::figures::{Curves, Heat, heat_panels, word_lists};
-use super::{Family, NamedTables, RunContext, StudyFamily};
 use crate::diagnostics;
-use crate::execute::tables::{autocorrelation_rows, ok_row, rows_of};
-use crate::plan::Job;
-use crate::report::{Context, Figure, FigureKind, ReportError};
-use crate::sink::schema::{jobs, lda_trace, topics};
+use crate::families::Family;
+use crate::figures::plots::{Curves, Heat, heat_panels, word_lists};
+use crate::figures::{Context, Figure, FigureKind, ReportError, ReportMetrics};
+use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::keys::*;
 use crate::study::resolve::Resolver;
 use crate::study::{ErrorKind, ParamValue, Settings, StudyError};
+use crate::table::Table;
+use crate::table::shared::autocorrelation_rows;
+use crate::table::{ok_row, rows_of};
+use schema::{jobs, lda_trace, topics};
 
 /// Every HOLDOUT_EVERY-th token of a document is held out.
 const HOLDOUT_EVERY: usize = 10;
@@ -393,11 +396,27 @@ pub struct LdaOutput {
 
 impl StudyFamily for Lda {
     const FAMILY: Family = Family::Lda;
+    const JOBS: &'static Table = &schema::jobs::TABLE;
+    const TABLES: &'static [&'static Table] = &[
+        &schema::topics::TABLE,
+        &crate::table::shared::autocorrelation::TABLE,
+        &schema::lda_trace::TABLE,
+    ];
+    const METRICS: ReportMetrics = ReportMetrics {
+        swept: &[],
+        listed: &[
+            schema::jobs::AUTOCORRELATION_LAG1.name(),
+            schema::jobs::TOPIC_TV_MAX.name(),
+            schema::jobs::HELDOUT_PERPLEXITY.name(),
+            schema::jobs::ESS_BULK_PER_SECOND.name(),
+        ],
+        baselines: &[],
+    };
     type Spec = LdaSpec;
     type Output = LdaOutput;
 
     fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError> {
-        let (iterations, burn_in) = super::iterations_and_burn_in(settings, resolver)?;
+        let (iterations, burn_in) = super::common::iterations_and_burn_in(settings, resolver)?;
         Ok(LdaSpec {
             topics: settings.int(MODEL_TOPICS) as usize,
             alpha: settings.float(MODEL_ALPHA),
@@ -417,10 +436,10 @@ impl StudyFamily for Lda {
 
     /// The scheme resolved; a corpus read from a file has no bars settings (`Null`).
     fn params(spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
-        let mut params = super::params_with_kind(settings, Family::Lda, spec.scheme.name());
+        let mut params = super::common::params_with_kind(settings, Family::Lda, spec.scheme.name());
         if let CorpusSource::Csv(_) = spec.corpus {
-            super::set_param(&mut params, DATA_DOCUMENTS, ParamValue::Null);
-            super::set_param(&mut params, DATA_DOCUMENT_LENGTH, ParamValue::Null);
+            super::common::set_param(&mut params, DATA_DOCUMENTS, ParamValue::Null);
+            super::common::set_param(&mut params, DATA_DOCUMENT_LENGTH, ParamValue::Null);
         }
         params
     }
@@ -440,7 +459,11 @@ impl StudyFamily for Lda {
         spec.iterations
     }
 
-    fn run(job: &Job, spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
+    fn run(
+        job: &JobHeader,
+        spec: &Self::Spec,
+        context: &RunContext<'_>,
+    ) -> Result<Self::Output, String> {
         let corpus = match &spec.corpus {
             CorpusSource::Bars { documents, length } => {
                 bars_corpus(*documents, *length, &mut context.data_stream(job, "corpus"))
@@ -463,7 +486,12 @@ impl StudyFamily for Lda {
         })
     }
 
-    fn tables(job: &Job, output: &Self::Output, wall_seconds: f64) -> PolarsResult<NamedTables> {
+    fn tables(
+        job: &JobHeader,
+        _spec: &Self::Spec,
+        output: &Self::Output,
+        wall_seconds: f64,
+    ) -> PolarsResult<NamedTables> {
         let kept: Vec<f64> = output.run.trace[output.burn_in..]
             .iter()
             .map(|t| t.1)
@@ -477,7 +505,7 @@ impl StudyFamily for Lda {
             .as_ref()
             .map(|m| m.iter().map(|x| x.1).fold(0.0, f64::max));
         let acf = diagnostics::autocorrelation(&kept, 50);
-        let jobs_row = ok_row(job, &[], wall_seconds)
+        let jobs_row = ok_row(&jobs::TABLE, job, &[], wall_seconds)
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
             .fill(jobs::ESS_BULK, ess)
             .fill(
@@ -497,13 +525,9 @@ impl StudyFamily for Lda {
         ])
     }
 
-    fn figures(
-        context: &Context<'_>,
-        results_dir: &std::path::Path,
-        notes: &mut Vec<String>,
-    ) -> Result<Vec<Figure>, ReportError> {
-        let mut figures = topic_figures(context, results_dir, notes)?;
-        figures.extend(trace_figure(context, results_dir, notes)?);
+    fn figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
+        let mut figures = topic_figures(context, notes)?;
+        figures.extend(trace_figure(context, notes)?);
         Ok(figures)
     }
 }
@@ -518,7 +542,7 @@ fn corpus_source(settings: &Settings, resolver: &Resolver<'_>) -> Result<CorpusS
             length: settings.int(DATA_DOCUMENT_LENGTH) as usize,
         });
     }
-    super::reject_given(
+    super::common::reject_given(
         settings,
         resolver,
         &[DATA_DOCUMENTS, DATA_DOCUMENT_LENGTH],
@@ -547,7 +571,7 @@ fn corpus_source(settings: &Settings, resolver: &Resolver<'_>) -> Result<CorpusS
 }
 
 fn topic_rows(
-    job: &Job,
+    job: &JobHeader,
     output: &LdaOutput,
     matches: Option<&[(usize, f64)]>,
 ) -> PolarsResult<DataFrame> {
@@ -596,7 +620,7 @@ fn topic_rows(
         .finish()?)
 }
 
-fn trace_rows(job: &Job, output: &LdaOutput) -> PolarsResult<DataFrame> {
+fn trace_rows(job: &JobHeader, output: &LdaOutput) -> PolarsResult<DataFrame> {
     let trace = &output.run.trace;
     Ok(rows_of(&lda_trace::TABLE, job, trace.len())
         .set(
@@ -622,13 +646,11 @@ const TOP_WORDS: usize = 12;
 /// as lists of their most probable words (a real corpus).
 fn topic_figures(
     context: &Context<'_>,
-    results_dir: &std::path::Path,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Figure>, ReportError> {
-    let Some(frame) = crate::sink::read_table(results_dir, &topics::TABLE, None)? else {
+    let Some(table) = context.read(&topics::TABLE, None, notes)? else {
         return Ok(Vec::new());
     };
-    let table = crate::report::tables::Table::from_frame(&frame, topics::TABLE.name, notes);
     let mut figures = Vec::new();
     for id in table.job_ids().into_iter().take(6) {
         let rows = table.rows_of_job(&id);
@@ -648,7 +670,7 @@ fn topic_figures(
 /// One job's bars topics as 5 x 5 images, ordered by their matched true topic.
 fn bars_figure(
     context: &Context<'_>,
-    table: &crate::report::tables::Table,
+    table: &crate::figures::tables::Table,
     id: &str,
     rows: &[usize],
 ) -> Result<Option<Figure>, ReportError> {
@@ -692,7 +714,7 @@ fn bars_figure(
     }
     heats.sort_by_key(|(order, _)| *order);
     let heats: Vec<Heat> = heats.into_iter().map(|(_, h)| h).collect();
-    let file = format!("lda-topics-{}.png", crate::report::file_safe(id));
+    let file = format!("lda-topics-{}.png", crate::figures::file_safe(id));
     heat_panels(
         &context.path(&file),
         &format!("LDA topics ({})", context.describe(id)),
@@ -714,7 +736,7 @@ fn bars_figure(
 /// One job's topics of a real corpus as lists of their most probable words.
 fn top_words_figure(
     context: &Context<'_>,
-    table: &crate::report::tables::Table,
+    table: &crate::figures::tables::Table,
     id: &str,
     rows: &[usize],
 ) -> Result<Option<Figure>, ReportError> {
@@ -749,7 +771,7 @@ fn top_words_figure(
             (format!("topic {topic}"), top)
         })
         .collect();
-    let file = format!("lda-top-words-{}.png", crate::report::file_safe(id));
+    let file = format!("lda-top-words-{}.png", crate::figures::file_safe(id));
     word_lists(
         &context.path(&file),
         &format!("LDA topics ({})", context.describe(id)),
@@ -772,13 +794,11 @@ fn top_words_figure(
 /// the bars sooner per second.
 fn trace_figure(
     context: &Context<'_>,
-    results_dir: &std::path::Path,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Figure>, ReportError> {
-    let Some(frame) = crate::sink::read_table(results_dir, &lda_trace::TABLE, None)? else {
+    let Some(table) = context.read(&lda_trace::TABLE, None, notes)? else {
         return Ok(Vec::new());
     };
-    let table = crate::report::tables::Table::from_frame(&frame, lda_trace::TABLE.name, notes);
     let curves: Vec<(String, Vec<(f64, f64)>)> = table
         .job_ids()
         .into_iter()

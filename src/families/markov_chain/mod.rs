@@ -17,21 +17,25 @@
 //! lambda2 (n - 1 times): |lambda_2| is exactly the value asked for (the notes' inverse
 //! eigenvalue exercise, in its simplest solution).
 
+pub mod schema;
+
 use faer::Mat;
 use polars::prelude::PolarsResult;
 use rand::RngExt;
 use rand_distr::{Distribution, Exp1};
 
-use super::figures::Curves;
-use super::{Family, NamedTables, RunContext, StudyFamily};
-use crate::execute::tables::{ok_row, rows_of};
-use crate::plan::Job;
-use crate::report::{Context, Figure, FigureKind, ReportError};
-use crate::sink::schema::{METHOD, distances, jobs, stationary};
+use crate::families::Family;
+use crate::figures::plots::Curves;
+use crate::figures::{Context, Figure, FigureKind, ReportError, ReportMetrics};
+use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::keys::*;
 use crate::study::resolve::Resolver;
 use crate::study::{ErrorKind, ParamValue, Settings, StudyError, parse_rows};
+use crate::table::Table;
+use crate::table::shared::METHOD;
+use crate::table::{ok_row, rows_of};
+use schema::{distances, jobs, stationary};
 
 /// The power method gives up after this many iterations.
 pub const MAX_POWER_ITERATIONS: usize = 1_000_000;
@@ -238,6 +242,19 @@ pub struct MarkovOutput {
 
 impl StudyFamily for MarkovChain {
     const FAMILY: Family = Family::MarkovChain;
+    const JOBS: &'static Table = &schema::jobs::TABLE;
+    const TABLES: &'static [&'static Table] =
+        &[&schema::stationary::TABLE, &schema::distances::TABLE];
+    const METRICS: ReportMetrics = ReportMetrics {
+        swept: &[],
+        listed: &[
+            schema::jobs::LAMBDA2.name(),
+            schema::jobs::POWER_ITERATIONS.name(),
+            schema::jobs::POWER_EIGEN_MAX_DIFF.name(),
+            schema::jobs::SIMULATION_TV.name(),
+        ],
+        baselines: &[],
+    };
     type Spec = MarkovSpec;
     type Output = MarkovOutput;
 
@@ -255,12 +272,17 @@ impl StudyFamily for MarkovChain {
                         )
                         .allowed("a square matrix of probabilities whose rows sum to 1")
                 })?;
-                super::reject_given(settings, resolver, &[MODEL_STATES, MODEL_LAMBDA2], |key| {
-                    format!(
-                        "`{}` generates a matrix, but model.transition gives one",
-                        key.dotted()
-                    )
-                })?;
+                super::common::reject_given(
+                    settings,
+                    resolver,
+                    &[MODEL_STATES, MODEL_LAMBDA2],
+                    |key| {
+                        format!(
+                            "`{}` generates a matrix, but model.transition gives one",
+                            key.dotted()
+                        )
+                    },
+                )?;
                 Transition::Inline(rows)
             }
             _ => {
@@ -292,7 +314,11 @@ impl StudyFamily for MarkovChain {
         spec.steps
     }
 
-    fn run(job: &Job, spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
+    fn run(
+        job: &JobHeader,
+        spec: &Self::Spec,
+        context: &RunContext<'_>,
+    ) -> Result<Self::Output, String> {
         let p = matrix(
             &spec.transition,
             &mut context.data_stream(job, "transition"),
@@ -316,7 +342,12 @@ impl StudyFamily for MarkovChain {
         })
     }
 
-    fn tables(job: &Job, output: &Self::Output, wall_seconds: f64) -> PolarsResult<NamedTables> {
+    fn tables(
+        job: &JobHeader,
+        _spec: &Self::Spec,
+        output: &Self::Output,
+        wall_seconds: f64,
+    ) -> PolarsResult<NamedTables> {
         let max_diff = output
             .power
             .stationary
@@ -324,7 +355,7 @@ impl StudyFamily for MarkovChain {
             .zip(&output.eigen)
             .map(|(a, b)| (a - b).abs())
             .fold(0.0, f64::max);
-        let jobs_row = ok_row(job, &[], wall_seconds)
+        let jobs_row = ok_row(&jobs::TABLE, job, &[], wall_seconds)
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
             .fill(jobs::LAMBDA2, output.lambda2)
             .fill(jobs::POWER_ITERATIONS, output.power.iterations as i64)
@@ -338,12 +369,8 @@ impl StudyFamily for MarkovChain {
         ])
     }
 
-    fn figures(
-        context: &Context<'_>,
-        results_dir: &std::path::Path,
-        notes: &mut Vec<String>,
-    ) -> Result<Vec<Figure>, ReportError> {
-        distance_figures(context, results_dir, notes)
+    fn figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
+        distance_figures(context, notes)
     }
 }
 
@@ -376,7 +403,10 @@ fn check_stochastic(rows: &[Vec<f64>]) -> Result<(), String> {
     Ok(())
 }
 
-fn stationary_rows(job: &Job, output: &MarkovOutput) -> PolarsResult<polars::prelude::DataFrame> {
+fn stationary_rows(
+    job: &JobHeader,
+    output: &MarkovOutput,
+) -> PolarsResult<polars::prelude::DataFrame> {
     let n = output.states;
     let methods = ["eigen", "power", "simulation"];
     let values = [&output.eigen, &output.power.stationary, &output.simulated];
@@ -402,7 +432,10 @@ fn stationary_rows(job: &Job, output: &MarkovOutput) -> PolarsResult<polars::pre
         .finish()?)
 }
 
-fn distance_rows(job: &Job, output: &MarkovOutput) -> PolarsResult<polars::prelude::DataFrame> {
+fn distance_rows(
+    job: &JobHeader,
+    output: &MarkovOutput,
+) -> PolarsResult<polars::prelude::DataFrame> {
     let power = &output.power.distances;
     let first = power.first().copied().unwrap_or(0.0);
     let mut method = Vec::new();
@@ -437,13 +470,11 @@ fn distance_rows(job: &Job, output: &MarkovOutput) -> PolarsResult<polars::prelu
 /// |lambda_2|, and the simulation's TV against run length (log-log) with a 1/sqrt reference.
 fn distance_figures(
     context: &Context<'_>,
-    results_dir: &std::path::Path,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Figure>, ReportError> {
-    let Some(frame) = crate::sink::read_table(results_dir, &distances::TABLE, None)? else {
+    let Some(table) = context.read(&distances::TABLE, None, notes)? else {
         return Ok(Vec::new());
     };
-    let table = crate::report::tables::Table::from_frame(&frame, distances::TABLE.name, notes);
     let jobs = context.jobs_table();
     let lambda_of = |id: &str| {
         jobs.rows_of_job(id)

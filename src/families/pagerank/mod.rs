@@ -18,23 +18,28 @@
 //! ways, and segments meet where an end point is written identically; a node is named by its
 //! coordinates as written (`x y`).
 
+pub mod schema;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::{DataFrame, PolarsResult};
 use rand::RngExt;
 
-use super::figures::Map;
+use super::markov_chain::schema::{distances, jobs as markov_jobs};
 use super::markov_chain::{checkpoints, eigen_solve, total_variation};
-use super::{Family, NamedTables, RunContext, StudyFamily};
-use crate::execute::tables::{ok_row, rows_of};
-use crate::plan::Job;
-use crate::report::{Context, Figure, FigureKind, ReportError};
-use crate::sink::schema::{METHOD, distances, jobs, node_ranks};
+use crate::families::Family;
+use crate::figures::plots::Map;
+use crate::figures::{Context, Figure, FigureKind, ReportError, ReportMetrics};
+use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::Purpose;
 use crate::study::keys::*;
 use crate::study::resolve::Resolver;
 use crate::study::{ErrorKind, Settings, StudyError};
+use crate::table::Table;
+use crate::table::shared::METHOD;
+use crate::table::{ok_row, rows_of};
+use schema::{jobs, node_ranks};
 
 /// Graphs up to this many nodes are also solved densely (an n x n eigen problem).
 pub const MAX_EIGEN_NODES: usize = 600;
@@ -277,6 +282,24 @@ pub struct PageRankOutput {
 
 impl StudyFamily for PageRank {
     const FAMILY: Family = Family::PageRank;
+    const JOBS: &'static Table = &schema::jobs::TABLE;
+    const TABLES: &'static [&'static Table] = &[
+        &super::markov_chain::schema::distances::TABLE,
+        &schema::node_ranks::TABLE,
+    ];
+    const METRICS: ReportMetrics = ReportMetrics {
+        swept: &[],
+        listed: &[
+            super::markov_chain::schema::jobs::LAMBDA2.name(),
+            super::markov_chain::schema::jobs::POWER_ITERATIONS.name(),
+            super::markov_chain::schema::jobs::POWER_EIGEN_MAX_DIFF.name(),
+            super::markov_chain::schema::jobs::SIMULATION_TV.name(),
+            schema::jobs::NODES.name(),
+            schema::jobs::EDGES.name(),
+            schema::jobs::DANGLING_NODES.name(),
+        ],
+        baselines: &[],
+    };
     type Spec = PageRankSpec;
     type Output = PageRankOutput;
 
@@ -340,7 +363,11 @@ impl StudyFamily for PageRank {
         spec.steps
     }
 
-    fn run(job: &Job, spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
+    fn run(
+        job: &JobHeader,
+        spec: &Self::Spec,
+        context: &RunContext<'_>,
+    ) -> Result<Self::Output, String> {
         let graph = match &spec.graph {
             GraphSource::Inline(text) => parse_inline(text)?,
             GraphSource::File(path) => read_graph(path)?,
@@ -392,22 +419,27 @@ impl StudyFamily for PageRank {
         })
     }
 
-    fn tables(job: &Job, output: &Self::Output, wall_seconds: f64) -> PolarsResult<NamedTables> {
+    fn tables(
+        job: &JobHeader,
+        _spec: &Self::Spec,
+        output: &Self::Output,
+        wall_seconds: f64,
+    ) -> PolarsResult<NamedTables> {
         let max_diff = output.eigen.as_ref().map(|(e, _)| {
             e.iter()
                 .zip(&output.power)
                 .map(|(a, b)| (a - b).abs())
                 .fold(0.0, f64::max)
         });
-        let jobs_row = ok_row(job, &[], wall_seconds)
+        let jobs_row = ok_row(&jobs::TABLE, job, &[], wall_seconds)
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
             .fill(jobs::NODES, output.graph.names.len() as i64)
             .fill(jobs::EDGES, output.graph.edge_count() as i64)
             .fill(jobs::DANGLING_NODES, output.graph.dangling() as i64)
-            .fill(jobs::POWER_ITERATIONS, output.iterations as i64)
-            .fill(jobs::POWER_EIGEN_MAX_DIFF, max_diff)
-            .fill(jobs::LAMBDA2, output.eigen.as_ref().map(|e| e.1))
-            .fill(jobs::SIMULATION_TV, output.surfer_tv.last().copied())
+            .fill(markov_jobs::POWER_ITERATIONS, output.iterations as i64)
+            .fill(markov_jobs::POWER_EIGEN_MAX_DIFF, max_diff)
+            .fill(markov_jobs::LAMBDA2, output.eigen.as_ref().map(|e| e.1))
+            .fill(markov_jobs::SIMULATION_TV, output.surfer_tv.last().copied())
             .finish()?;
         Ok(vec![
             ("jobs", jobs_row),
@@ -416,12 +448,8 @@ impl StudyFamily for PageRank {
         ])
     }
 
-    fn figures(
-        context: &Context<'_>,
-        results_dir: &Path,
-        notes: &mut Vec<String>,
-    ) -> Result<Vec<Figure>, ReportError> {
-        map_figures(context, results_dir, notes)
+    fn figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
+        map_figures(context, notes)
     }
 }
 
@@ -436,7 +464,7 @@ fn positions(ranks: &[f64]) -> Vec<i64> {
     position
 }
 
-fn rank_rows(job: &Job, output: &PageRankOutput) -> PolarsResult<DataFrame> {
+fn rank_rows(job: &JobHeader, output: &PageRankOutput) -> PolarsResult<DataFrame> {
     let mut methods: Vec<(&str, &[f64])> =
         vec![("power", &output.power), ("surfer", &output.surfer)];
     if let Some((eigen, _)) = &output.eigen {
@@ -473,7 +501,7 @@ fn rank_rows(job: &Job, output: &PageRankOutput) -> PolarsResult<DataFrame> {
         .finish()?)
 }
 
-fn distance_rows(job: &Job, output: &PageRankOutput) -> PolarsResult<DataFrame> {
+fn distance_rows(job: &JobHeader, output: &PageRankOutput) -> PolarsResult<DataFrame> {
     let mut rows: (Vec<String>, Vec<i64>, Vec<f64>, Vec<Option<f64>>) =
         std::default::Default::default();
     for (t, d) in output.power_distances.iter().enumerate() {
@@ -502,15 +530,10 @@ fn distance_rows(job: &Job, output: &PageRankOutput) -> PolarsResult<DataFrame> 
 
 /// Per pagerank job with coordinates: the street map with every intersection coloured by its
 /// power-method rank and the top ones labelled by their place.
-fn map_figures(
-    context: &Context<'_>,
-    results_dir: &Path,
-    notes: &mut Vec<String>,
-) -> Result<Vec<Figure>, ReportError> {
-    let Some(frame) = crate::sink::read_table(results_dir, &node_ranks::TABLE, None)? else {
+fn map_figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
+    let Some(table) = context.read(&node_ranks::TABLE, None, notes)? else {
         return Ok(Vec::new());
     };
-    let table = crate::report::tables::Table::from_frame(&frame, node_ranks::TABLE.name, notes);
     let mut figures = Vec::new();
     for id in table.job_ids() {
         let rows: Vec<usize> = table
@@ -537,7 +560,7 @@ fn map_figures(
         if points.is_empty() {
             continue;
         }
-        let file = format!("pagerank-map-{}.png", crate::report::file_safe(&id));
+        let file = format!("pagerank-map-{}.png", crate::figures::file_safe(&id));
         Map {
             title: format!(
                 "PageRank of the street intersections ({})",

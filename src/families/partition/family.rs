@@ -13,17 +13,19 @@ use super::baselines::{admin_pieces, merge_down};
 use super::chain::{ChainSettings, FlipKind, Schedule};
 use super::graph::{Adjacency, region_count};
 use super::method::{MethodOutcome, PartitionKind, run_method};
+use super::schema::{jobs, partition_traces, partitions};
 use super::task::{ErrorKind, Problem, SizePenalty, TargetAggregate, TaskModelKind, TaskSettings};
-use crate::execute::tables::{ok_row, rows_of};
-use crate::families::{Family, NamedTables, RunContext, StudyFamily};
-use crate::plan::Job;
-use crate::report::{Context, Figure, ReportError};
-use crate::sink::schema::{ACCEPTANCE_RATE, ITERATION, jobs, partition_traces, partitions};
+use crate::families::Family;
+use crate::figures::{Context, Figure, ReportError};
+use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::Purpose;
 use crate::study::error::ErrorKind as StudyErrorKind;
 use crate::study::keys::*;
 use crate::study::resolve::{Resolver, plain_params};
 use crate::study::{Key, ParamValue, Settings, StudyError};
+use crate::table::Table;
+use crate::table::shared::{ACCEPTANCE_RATE, ITERATION};
+use crate::table::{ok_row, rows_of};
 
 /// The family.
 pub struct PartitionFamily;
@@ -65,6 +67,11 @@ impl PartitionSpec {
 
 impl StudyFamily for PartitionFamily {
     const FAMILY: Family = Family::Partition;
+    const JOBS: &'static Table = &super::schema::jobs::TABLE;
+    const TABLES: &'static [&'static Table] = &[
+        &super::schema::partitions::TABLE,
+        &super::schema::partition_traces::TABLE,
+    ];
     type Spec = PartitionSpec;
     type Output = MethodOutcome;
 
@@ -107,7 +114,11 @@ impl StudyFamily for PartitionFamily {
         }
     }
 
-    fn run(job: &Job, spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
+    fn run(
+        job: &JobHeader,
+        spec: &Self::Spec,
+        context: &RunContext<'_>,
+    ) -> Result<Self::Output, String> {
         let problem = spec.problem();
         let mut proposals = context.chain_stream(job, Purpose::Chain, "");
         let mut acceptance = context.chain_stream(job, Purpose::Acceptance, "");
@@ -125,8 +136,12 @@ impl StudyFamily for PartitionFamily {
         Ok(outcome)
     }
 
-    fn tables(job: &Job, output: &Self::Output, wall_seconds: f64) -> PolarsResult<NamedTables> {
-        let spec = partition_spec(job);
+    fn tables(
+        job: &JobHeader,
+        spec: &Self::Spec,
+        output: &Self::Output,
+        wall_seconds: f64,
+    ) -> PolarsResult<NamedTables> {
         let mut named = vec![
             ("jobs", job_row(job, spec, output, wall_seconds)?),
             ("partitions", partition_rows(job, spec, output)?),
@@ -137,21 +152,8 @@ impl StudyFamily for PartitionFamily {
         Ok(named)
     }
 
-    fn figures(
-        context: &Context<'_>,
-        results_dir: &Path,
-        notes: &mut Vec<String>,
-    ) -> Result<Vec<Figure>, ReportError> {
-        super::report::figures(context, results_dir, notes)
-    }
-}
-
-/// The partition settings of a job (the family's dispatch calls this family with its own jobs).
-fn partition_spec(job: &Job) -> &PartitionSpec {
-    match &job.spec {
-        crate::families::FamilySpec::Partition(spec) => spec,
-        #[allow(unreachable_patterns)]
-        other => panic!("a {} job has no partition settings", other.family()),
+    fn figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
+        super::report::figures(context, notes)
     }
 }
 
@@ -177,7 +179,7 @@ fn warnings(spec: &PartitionSpec, output: &MethodOutcome) -> Vec<String> {
 }
 
 fn job_row(
-    job: &Job,
+    job: &JobHeader,
     spec: &PartitionSpec,
     output: &MethodOutcome,
     wall_seconds: f64,
@@ -189,7 +191,7 @@ fn job_row(
         .first()
         .map(|point| point.f)
         .filter(|_| counts.is_some());
-    let row = ok_row(job, &warnings(spec, output), wall_seconds)
+    let row = ok_row(&jobs::TABLE, job, &warnings(spec, output), wall_seconds)
         .fill(ACCEPTANCE_RATE, counts.map(|c| c.acceptance_rate()))
         .fill(jobs::F_START, f_start)
         .fill(jobs::F_FINAL, output.last.evaluation.f)
@@ -214,7 +216,7 @@ fn job_row(
 }
 
 fn partition_rows(
-    job: &Job,
+    job: &JobHeader,
     spec: &PartitionSpec,
     output: &MethodOutcome,
 ) -> PolarsResult<polars::prelude::DataFrame> {
@@ -259,7 +261,7 @@ fn partition_rows(
     Ok(rows.finish()?)
 }
 
-fn trace_rows(job: &Job, output: &MethodOutcome) -> PolarsResult<polars::prelude::DataFrame> {
+fn trace_rows(job: &JobHeader, output: &MethodOutcome) -> PolarsResult<polars::prelude::DataFrame> {
     let trace = &output.trace;
     let rows = rows_of(&partition_traces::TABLE, job, trace.len())
         .set(ITERATION, trace.iter().map(|p| p.iteration as i64))

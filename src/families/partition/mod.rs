@@ -18,6 +18,7 @@ pub mod graph;
 pub mod learned;
 pub mod method;
 pub mod report;
+pub mod schema;
 pub mod state;
 pub mod task;
 

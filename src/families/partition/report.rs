@@ -9,16 +9,17 @@
 //!   slides' convergence figure), with the administrative start's F as the first point.
 
 use std::collections::{BTreeMap, HashSet};
-use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::report::chart::{Axis, Frame, Titles, curve, panel_figure, plot};
-use crate::report::colour::{finite_range, series_colour};
-use crate::report::tables::Table;
-use crate::report::{Context, Figure, FigureKind, ReportError, read_table};
-use crate::sink::schema::jobs::{REPLICATE, SAMPLER_KIND};
-use crate::sink::schema::{ITERATION, partition_traces, partitions};
+use super::schema::{partition_traces, partitions};
+use crate::figures::chart::{Axis, Frame, Titles, curve, panel_figure, plot};
+use crate::figures::colour::{finite_range, series_colour};
+use crate::figures::tables::Table;
+use crate::figures::{Context, Figure, FigureKind, ReportError};
+use crate::study::keys::SAMPLER_KIND;
+use crate::table::shared::ITERATION;
+use crate::table::shared::jobs::REPLICATE;
 
 const PANEL: (u32, u32) = (420, 420);
 const TRACE_SIZE: (u32, u32) = (900, 520);
@@ -26,16 +27,12 @@ const TITLE_HEIGHT: u32 = 50;
 const LEGEND_HEIGHT: u32 = 40;
 
 /// Both figures, when the results hold partition tables.
-pub fn figures(
-    context: &Context<'_>,
-    results_dir: &Path,
-    notes: &mut Vec<String>,
-) -> Result<Vec<Figure>, ReportError> {
+pub fn figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
-    if let Some(table) = read_table(results_dir, &partitions::TABLE, None, notes)? {
+    if let Some(table) = context.read(&partitions::TABLE, None, notes)? {
         figures.extend(map_figure(context, &table)?);
     }
-    if let Some(table) = read_table(results_dir, &partition_traces::TABLE, None, notes)? {
+    if let Some(table) = context.read(&partition_traces::TABLE, None, notes)? {
         figures.extend(trace_figure(context, &table)?);
     }
     Ok(figures)

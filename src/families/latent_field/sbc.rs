@@ -5,21 +5,23 @@
 
 use polars::prelude::DataFrame;
 
+use super::FieldJob;
 use super::job::{JobError, chain_rngs, check_finite, likelihood_of, simulate_from_model_prior};
+use super::schema::ranks;
 use crate::diagnostics;
 use crate::diagnostics::calibration::{
     histogram_bins, rank_of, rank_uniformity_p_value, spaced_draws, spacing_from_ess,
 };
+use crate::job::JobHeader;
 use crate::model::hyper::{Hyperparameters, fixed_values, prior_at};
 use crate::model::prior::build_prior;
 use crate::model::{MeanSpec, ModelSpec, Target};
-use crate::plan::Job;
 use crate::sampler::driver::probe_cells;
 use crate::sampler::hyper::HyperModel;
 use crate::sampler::{ChainRng, run_kind};
 use crate::sampler::{DrawSettings, Kind, KindVisitor, PROBES, RunOutput, RunRequest, Trace, run};
-use crate::sink::schema::{JOB_ID, Rows, SchemaError, ranks};
 use crate::streams::{Purpose, stream};
+use crate::table::{SchemaError, rows_of};
 
 /// The functionals ranked, in table order.
 pub const FUNCTIONALS: [&str; PROBES + 1] = [
@@ -77,9 +79,14 @@ impl SbcRun {
 
 /// Run `replications` SBC replications of `job` with the sampler of its kind, each with
 /// `draws` posterior draws.
-pub fn run_sbc(job: &Job, seed: u64, replications: u32, draws: usize) -> Result<SbcRun, JobError> {
+pub fn run_sbc(
+    job: FieldJob<'_>,
+    seed: u64,
+    replications: u32,
+    draws: usize,
+) -> Result<SbcRun, JobError> {
     struct Calibrator<'a> {
-        job: &'a Job,
+        job: FieldJob<'a>,
         seed: u64,
         replications: u32,
         draws: usize,
@@ -87,8 +94,8 @@ pub fn run_sbc(job: &Job, seed: u64, replications: u32, draws: usize) -> Result<
     impl KindVisitor for Calibrator<'_> {
         type Output = Result<SbcRun, JobError>;
         fn visit<S: Kind>(self, sampler: S) -> Self::Output {
-            let spec = &self.job.latent().sampler;
-            if self.job.latent().model.hyper.any() {
+            let spec = &self.job.spec.sampler;
+            if self.job.spec.model.hyper.any() {
                 // The field kind alternates with the hyperparameter update of the spec.
                 let runner = |request: &RunRequest, rngs| run_kind(spec, request, rngs);
                 return run_replications(
@@ -111,16 +118,13 @@ pub fn run_sbc(job: &Job, seed: u64, replications: u32, draws: usize) -> Result<
         replications,
         draws,
     };
-    job.latent()
-        .sampler
-        .kind()
-        .visit(&job.latent().sampler, calibrator)
+    job.spec.sampler.kind().visit(&job.spec.sampler, calibrator)
 }
 
 /// [`run_sbc`] with a given sampler (tests pass deliberately wrong ones).
 pub fn run_sbc_with<S: crate::sampler::Sampler>(
     sampler: &S,
-    job: &Job,
+    job: FieldJob<'_>,
     seed: u64,
     replications: u32,
     draws: usize,
@@ -134,13 +138,20 @@ type Runner<'a> = dyn Fn(&RunRequest, Vec<ChainRng>) -> RunOutput + 'a;
 
 fn run_replications(
     runner: &Runner,
-    job: &Job,
+    job: FieldJob<'_>,
     seed: u64,
     replications: u32,
     draws: usize,
 ) -> Result<SbcRun, JobError> {
     let replications = (0..replications)
-        .map(|r| calibrate(runner, &replication_job(job, r), seed, draws))
+        .map(|r| {
+            let header = replication_job(job, r);
+            let replica = FieldJob {
+                header: &header,
+                spec: job.spec,
+            };
+            calibrate(runner, replica, seed, draws)
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(SbcRun {
         replications,
@@ -149,8 +160,8 @@ fn run_replications(
 }
 
 /// The job whose every stream key names the replication: independent truths, data and chains.
-fn replication_job(job: &Job, replication: u32) -> Job {
-    let mut copy = job.clone();
+fn replication_job(job: FieldJob<'_>, replication: u32) -> JobHeader {
+    let mut copy = job.header.clone();
     let suffix = format!(";sbc.replication={replication}");
     for key in [
         &mut copy.streams.truth,
@@ -169,8 +180,13 @@ fn replication_job(job: &Job, replication: u32) -> Job {
 /// With inferred hyperparameters, the truth's are drawn from their priors first (from the
 /// replication's truth stream), the field from the prior they give, around the mean drawn (or
 /// the model's fixed mean); the chains start from the model's values.
-fn calibrate(runner: &Runner, job: &Job, seed: u64, draws: usize) -> Result<Calibration, JobError> {
-    let model = &job.latent().model;
+fn calibrate(
+    runner: &Runner,
+    job: FieldJob<'_>,
+    seed: u64,
+    draws: usize,
+) -> Result<Calibration, JobError> {
+    let model = &job.spec.model;
     let fixed_mean = match model.mean {
         MeanSpec::Value(mean) => mean,
         MeanSpec::Auto => 0.0,
@@ -182,7 +198,7 @@ fn calibrate(runner: &Runner, job: &Job, seed: u64, draws: usize) -> Result<Cali
     let likelihood = likelihood_of(model, &dataset);
     // The chains start from the model's prior, whatever the truth's hyperparameters.
     let model_prior = build_prior(model)?;
-    let mut schedule = job.latent().sampler.schedule();
+    let mut schedule = job.spec.sampler.schedule();
     schedule.thin = 1;
     let request = RunRequest {
         target: Target {
@@ -192,7 +208,7 @@ fn calibrate(runner: &Runner, job: &Job, seed: u64, draws: usize) -> Result<Cali
             mean: start.mean,
         },
         schedule,
-        adaptation: job.latent().sampler.adaptation(),
+        adaptation: job.spec.sampler.adaptation(),
         functional: None,
         exact_mean: None,
         draws: DrawSettings::default(),
@@ -214,14 +230,14 @@ fn calibrate(runner: &Runner, job: &Job, seed: u64, draws: usize) -> Result<Cali
 }
 
 /// The truth's hyperparameters: the model's, with each inferred one drawn from its prior.
-fn true_hyperparameters(job: &Job, seed: u64, fixed: Hyperparameters) -> Hyperparameters {
+fn true_hyperparameters(job: FieldJob<'_>, seed: u64, fixed: Hyperparameters) -> Hyperparameters {
     let mut rng = stream(
         seed,
         Purpose::Truth,
-        &format!("{};hyperparameters", job.streams.truth),
+        &format!("{};hyperparameters", job.header.streams.truth),
     );
     let mut values = fixed;
-    for (name, prior) in job.latent().model.hyper.iter() {
+    for (name, prior) in job.spec.model.hyper.iter() {
         values.set(*name, prior.sample(&mut rng));
     }
     values
@@ -287,7 +303,7 @@ fn rank_functionals(
 }
 
 /// The ranks table of a job: one row per replication and functional.
-pub fn ranks_table(job: &Job, run: &SbcRun) -> Result<DataFrame, SchemaError> {
+pub fn ranks_table(job: &JobHeader, run: &SbcRun) -> Result<DataFrame, SchemaError> {
     let rows: Vec<(i64, &str, i64, i64)> = run
         .replications
         .iter()
@@ -298,8 +314,7 @@ pub fn ranks_table(job: &Job, run: &SbcRun) -> Result<DataFrame, SchemaError> {
                 .map(move |&(f, rank, draws)| (r as i64, f, rank as i64, draws as i64))
         })
         .collect();
-    Rows::new(&ranks::TABLE, rows.len())
-        .fill(JOB_ID, job.id.clone())
+    rows_of(&ranks::TABLE, job, rows.len())
         .set(ranks::REPLICATION, rows.iter().map(|r| r.0))
         .set(ranks::FUNCTIONAL, rows.iter().map(|r| r.1.to_string()))
         .set(ranks::RANK, rows.iter().map(|r| r.2))

@@ -1,6 +1,6 @@
-//! Turning one job's outcome into its rows of the result tables. The tables and their columns
-//! are declared in [`crate::sink::schema`]; this module only says which value goes in which
-//! declared column, through [`Rows`], which puts them in table order and checks the rows
+//! Turning one latent-field job's outcome into its rows of the result tables. The tables and
+//! their columns are declared in [`super::schema`]; this module only says which value goes in
+//! which declared column, through [`Rows`], which puts them in table order and checks the rows
 //! against the declaration.
 //!
 //! Non-finite numbers never reach a table: [`Rows`] turns them into nulls, and a NaN where an
@@ -8,82 +8,22 @@
 
 use polars::prelude::DataFrame;
 
+use super::FieldJob;
 use super::job::JobResult;
+use super::schema::{chains, convergence, draws, fields, hyper, inla_grid, jobs, traces};
+use crate::job::JobHeader;
 use crate::model::hyper::HyperName;
 use crate::model::spec::LikelihoodKind;
-use crate::plan::{Job, ParamValue};
 use crate::sampler::PROBES;
 use crate::sampler::approximation::InlaOutcome;
-use crate::sink::schema::{
-    ACCEPTANCE_RATE, CHAIN, ITERATION, JOB_ID, Rows, STEP_SIZE, SchemaError, Table,
-    autocorrelation, chains, convergence, draws, fields, hyper, inla_grid, jobs, traces,
-};
-use crate::study::keys::{Key, ValueType};
-
-/// The job's id, replicate and parameter columns (the keys of its family): the start of every
-/// jobs-table row.
-pub fn job_rows(job: &Job) -> Rows {
-    let rows = Rows::new(&jobs::TABLE, 1)
-        .fill(JOB_ID, job.id.clone())
-        .fill(jobs::REPLICATE, i64::from(job.replicate));
-    let family = job.spec.family();
-    job.params
-        .iter()
-        .filter(|(key, _)| key.applies_to(family))
-        .fold(rows, |rows, (key, value)| parameter(rows, *key, value))
-}
-
-/// The start of a finished job's jobs row: id, replicate, parameters, status `ok`, no error,
-/// its warnings and wall time.
-pub fn ok_row(job: &Job, warnings: &[String], wall_seconds: f64) -> Rows {
-    job_rows(job)
-        .fill(jobs::STATUS, "ok".to_string())
-        .fill(jobs::ERROR, None)
-        .fill(jobs::WARNINGS, warnings.join("; "))
-        .fill(jobs::WALL_SECONDS, wall_seconds)
-}
-
-/// A parameter's column, typed by its key (a null too, so every job's column has one type).
-fn parameter(rows: Rows, key: Key, value: &ParamValue) -> Rows {
-    let (family, name) = (&jobs::PARAMETERS, key.column());
-    match (key.value_type(), value) {
-        (ValueType::Integer, ParamValue::Int(v)) => rows.set_member(family, name, [*v]),
-        (ValueType::Integer, _) => rows.set_member::<i64, _>(family, name, [None]),
-        (ValueType::Float | ValueType::FloatOrAlias(_), ParamValue::Float(v)) => {
-            rows.set_member(family, name, [*v])
-        }
-        (ValueType::Float | ValueType::FloatOrAlias(_), _) => {
-            rows.set_member::<f64, _>(family, name, [None])
-        }
-        // D stays an integer; [Dx, Dy] and [D] are text (a study cannot mix them in a sweep).
-        (ValueType::GridShape, ParamValue::Int(v)) => rows.set_member(family, name, [*v]),
-        (ValueType::Bool, ParamValue::Bool(v)) => rows.set_member(family, name, [*v]),
-        (ValueType::Bool, _) => rows.set_member::<bool, _>(family, name, [None]),
-        (_, ParamValue::Null) => rows.set_member::<String, _>(family, name, [None]),
-        (_, value) => rows.set_member(family, name, [value.to_string()]),
-    }
-}
-
-/// Rows of a per-job table (not the jobs table): `height` rows, `job_id` filled in.
-pub fn rows_of(table: &'static Table, job: &Job, height: usize) -> Rows {
-    Rows::new(table, height).fill(JOB_ID, job.id.clone())
-}
-
-/// The jobs-table row of a job that could not run.
-pub fn failed_row(job: &Job, error: &str, wall_seconds: f64) -> Result<DataFrame, SchemaError> {
-    job_rows(job)
-        .fill(jobs::STATUS, "failed".to_string())
-        .fill(jobs::ERROR, error.to_string())
-        .fill(jobs::WARNINGS, String::new())
-        .fill(jobs::WALL_SECONDS, wall_seconds)
-        .finish()
-}
+use crate::table::shared::{ACCEPTANCE_RATE, CHAIN, ITERATION, STEP_SIZE, jobs as shared_jobs};
+use crate::table::{JobStatus, Rows, SchemaError, job_rows, rows_of};
 
 /// The jobs-table row of a finished simulation-based-calibration job: mean acceptance over its
 /// replications and, per functional, the p-value of the ranks' uniformity (`sbc_p_<functional>`),
 /// with their minimum in `sbc_p_min`.
 pub fn sbc_row(
-    job: &Job,
+    job: &JobHeader,
     run: &super::sbc::SbcRun,
     wall_seconds: f64,
 ) -> Result<DataFrame, SchemaError> {
@@ -100,13 +40,13 @@ pub fn sbc_row(
         .iter()
         .filter_map(|p| p.1)
         .fold(None, |m: Option<f64>, p| Some(m.map_or(p, |m| m.min(p))));
-    let mut rows = job_rows(job)
-        .fill(jobs::STATUS, "ok".to_string())
-        .fill(jobs::ERROR, None)
-        .fill(jobs::WARNINGS, String::new())
+    let mut rows = job_rows(&jobs::TABLE, job)
+        .fill(shared_jobs::STATUS, JobStatus::Ok)
+        .fill(shared_jobs::ERROR, None)
+        .fill(shared_jobs::WARNINGS, String::new())
         .fill(ACCEPTANCE_RATE, acceptance)
-        .fill(jobs::WALL_SECONDS, wall_seconds)
-        .fill(jobs::SAMPLE_SECONDS, sample_seconds)
+        .fill(shared_jobs::WALL_SECONDS, wall_seconds)
+        .fill(shared_jobs::SAMPLE_SECONDS, sample_seconds)
         .fill(jobs::SBC_REPLICATIONS, run.replications.len() as i64)
         .fill(jobs::SBC_DRAWS, run.draws as i64)
         .fill(jobs::SBC_P_MIN, p_min);
@@ -117,30 +57,36 @@ pub fn sbc_row(
 }
 
 /// The jobs-table row of a finished job.
-pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataFrame, SchemaError> {
+pub fn job_row(
+    job: FieldJob<'_>,
+    result: &JobResult,
+    wall_seconds: f64,
+) -> Result<DataFrame, SchemaError> {
     let run = &result.run;
     let scores = &result.scores;
     let d = &result.diagnostics;
     let evidence = result.evidence.as_ref();
-    let iterations =
-        job.latent().sampler.iterations() as f64 * job.latent().sampler.chains() as f64;
+    let iterations = job.spec.sampler.iterations() as f64 * job.spec.sampler.chains() as f64;
     let (loglik_evaluations, gradient_evaluations) =
-        run.evaluations_per_iteration(job.latent().sampler.iterations());
+        run.evaluations_per_iteration(job.spec.sampler.iterations());
     let cells = &result.cells;
-    let rows = job_rows(job)
-        .fill(jobs::STATUS, "ok".to_string())
-        .fill(jobs::ERROR, None)
+    let rows = job_rows(&jobs::TABLE, job.header)
+        .fill(shared_jobs::STATUS, JobStatus::Ok)
+        .fill(shared_jobs::ERROR, None)
         .fill(
-            jobs::WARNINGS,
-            result.warnings.join(jobs::WARNING_SEPARATOR),
+            shared_jobs::WARNINGS,
+            result.warnings.join(shared_jobs::WARNING_SEPARATOR),
         )
         .fill(ACCEPTANCE_RATE, run.acceptance_rate)
         .fill(jobs::MAE, scores.mae)
-        .fill(jobs::WALL_SECONDS, wall_seconds)
+        .fill(shared_jobs::WALL_SECONDS, wall_seconds)
         .fill(jobs::SETUP_SECONDS, result.setup_seconds)
-        .fill(jobs::SAMPLE_SECONDS, run.sample_seconds)
+        .fill(shared_jobs::SAMPLE_SECONDS, run.sample_seconds)
         .fill(jobs::EXACT_SECONDS, result.exact_seconds)
-        .fill(jobs::ITERATIONS_PER_SECOND, iterations / run.sample_seconds)
+        .fill(
+            shared_jobs::ITERATIONS_PER_SECOND,
+            iterations / run.sample_seconds,
+        )
         .fill(jobs::CPU_SECONDS, result.cpu_seconds)
         .fill(STEP_SIZE, run.mean_step_size())
         .fill(jobs::LOGLIK_EVALS_PER_ITERATION, loglik_evaluations)
@@ -160,11 +106,11 @@ pub fn job_row(job: &Job, result: &JobResult, wall_seconds: f64) -> Result<DataF
         .fill(jobs::COUNT_MAE, scores.count_mae)
         .fill(jobs::BASELINE_COUNT_MAE, scores.baseline_count_mae)
         .fill(jobs::HELDOUT_LPD, scores.heldout_lpd)
-        .fill(jobs::ESS_BULK, d.ess_bulk)
+        .fill(shared_jobs::ESS_BULK, d.ess_bulk)
         .fill(jobs::ESS_TAIL, d.ess_tail)
         .fill(jobs::RHAT, d.rhat)
         .fill(
-            jobs::ESS_BULK_PER_SECOND,
+            shared_jobs::ESS_BULK_PER_SECOND,
             d.ess_bulk.map(|e| e / run.sample_seconds),
         )
         .fill(jobs::CELL_ESS_MIN, d.cell_ess_min)
@@ -216,7 +162,7 @@ fn hyper_columns(mut rows: Rows, result: &JobResult) -> Rows {
 }
 
 /// The traced inferred hyperparameters of every chain: one row per chain, traced state and name.
-pub fn hyper(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
+pub fn hyper(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
     let names: Vec<HyperName> = result.hyper.iter().map(|s| s.name).collect();
     let mut rows: Vec<(i64, i64, HyperName, f64)> = Vec::new();
     for (c, chain) in result.run.chains.iter().enumerate() {
@@ -242,7 +188,7 @@ pub fn inla_outcome(result: &JobResult) -> Option<&InlaOutcome> {
 }
 
 /// An INLA job's grid: one row per kept point, the hyperparameters it fixes null.
-pub fn inla_grid(job: &Job, inla: &InlaOutcome) -> Result<DataFrame, SchemaError> {
+pub fn inla_grid(job: &JobHeader, inla: &InlaOutcome) -> Result<DataFrame, SchemaError> {
     let points = &inla.grid.points;
     let value = |name: HyperName| {
         let inferred = inla.names.contains(&name);
@@ -266,8 +212,8 @@ pub fn inla_grid(job: &Job, inla: &InlaOutcome) -> Result<DataFrame, SchemaError
 }
 
 /// One row per grid cell.
-pub fn fields(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
-    let grid = job.latent().model.grid;
+pub fn fields(job: FieldJob<'_>, result: &JobResult) -> Result<DataFrame, SchemaError> {
+    let grid = job.spec.model.grid;
     let n = grid.cells();
     let run = &result.run;
     let data = &result.dataset;
@@ -283,9 +229,9 @@ pub fn fields(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
     };
     let exact = result.exact.as_ref();
     let functional = run.functional_mean.as_deref();
-    let likelihood = job.latent().model.likelihood;
+    let likelihood = job.spec.model.likelihood;
     let functional_if = |kind: LikelihoodKind| per_cell(functional.filter(|_| likelihood == kind));
-    rows_of(&fields::TABLE, job, n)
+    rows_of(&fields::TABLE, job.header, n)
         .set(fields::CELL, (0..n).map(|c| c as i64))
         .set(fields::I, cells.iter().map(|c| c.0 as i64))
         .set(fields::J, cells.iter().map(|c| c.1 as i64))
@@ -318,7 +264,7 @@ pub fn fields(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
 }
 
 /// The thinned traces of every chain.
-pub fn traces(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
+pub fn traces(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
     let chains = &result.run.chains;
     let height: usize = chains.iter().map(|c| c.trace.iteration.len()).sum();
     let chain_index = chains
@@ -346,7 +292,7 @@ pub fn traces(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
     rows.finish()
 }
 
-pub fn chains(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
+pub fn chains(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
     let chains = &result.run.chains;
     let trajectories = || chains.iter().map(|c| c.trajectory);
     rows_of(&chains::TABLE, job, chains.len())
@@ -382,8 +328,8 @@ pub fn chains(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
 
 /// `output.field_draws` thinned draws per chain of every cell, long: one row per (chain, draw,
 /// cell), the layout ArviZ and R's posterior read (pivot `cell` to columns).
-pub fn draws(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
-    let kept = super::cells::kept_field_draws(&result.run, job.latent().output.field_draws);
+pub fn draws(job: FieldJob<'_>, result: &JobResult) -> Result<DataFrame, SchemaError> {
+    let kept = super::cells::kept_field_draws(&result.run, job.spec.output.field_draws);
     let cells = kept.first().map_or(0, |k| k.2.len());
     let chain = kept
         .iter()
@@ -393,7 +339,7 @@ pub fn draws(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
         .flat_map(|(_, d, _)| std::iter::repeat_n(*d as i64, cells));
     let cell = kept.iter().flat_map(|_| (0..cells).map(|c| c as i64));
     let value = kept.iter().flat_map(|(_, _, field)| field.iter().copied());
-    rows_of(&draws::TABLE, job, kept.len() * cells)
+    rows_of(&draws::TABLE, job.header, kept.len() * cells)
         .set(CHAIN, chain)
         .set(draws::DRAW, draw)
         .set(fields::CELL, cell)
@@ -401,7 +347,7 @@ pub fn draws(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
         .finish()
 }
 
-pub fn convergence(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
+pub fn convergence(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
     let curve = &result.run.convergence;
     rows_of(&convergence::TABLE, job, curve.len())
         .set(ITERATION, curve.iter().map(|p| p.0 as i64))
@@ -409,14 +355,6 @@ pub fn convergence(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaErr
         .finish()
 }
 
-pub fn autocorrelation(job: &Job, result: &JobResult) -> Result<DataFrame, SchemaError> {
-    autocorrelation_rows(job, &result.diagnostics.loglik_autocorrelation)
-}
-
-/// The `autocorrelation` table of a job: one row per lag of `acf` (every family writes it).
-pub fn autocorrelation_rows(job: &Job, acf: &[f64]) -> Result<DataFrame, SchemaError> {
-    rows_of(&autocorrelation::TABLE, job, acf.len())
-        .set(autocorrelation::LAG, (0..acf.len()).map(|k| k as i64))
-        .set(autocorrelation::AUTOCORRELATION, acf.iter().copied())
-        .finish()
+pub fn autocorrelation(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
+    crate::table::shared::autocorrelation_rows(job, &result.diagnostics.loglik_autocorrelation)
 }

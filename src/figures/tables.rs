@@ -8,7 +8,8 @@ use std::collections::{BTreeMap, HashSet};
 
 use polars::prelude::{DataFrame, DataType};
 
-use crate::sink::schema::{ColumnName, JOB_ID};
+use crate::table::ColumnName;
+use crate::table::shared::JOB_ID;
 
 /// A column name found in the data at run time (a swept parameter discovered in the jobs
 /// table), as opposed to one the code names through the schema.
@@ -222,6 +223,33 @@ pub(crate) mod build {
     /// Numbers; NaN stands for a null.
     pub fn nums(values: &[f64]) -> Values {
         Values::Num(values.iter().map(|v| (!v.is_nan()).then_some(*v)).collect())
+    }
+
+    /// A results folder without tables.
+    pub struct NoTables;
+
+    impl crate::figures::TableSource for NoTables {
+        fn read(
+            &self,
+            _table: &crate::table::Table,
+            _jobs: Option<&std::collections::HashSet<String>>,
+        ) -> Result<Option<polars::prelude::DataFrame>, crate::figures::ReportError> {
+            Ok(None)
+        }
+
+        fn job_ids(
+            &self,
+            _table: &crate::table::Table,
+        ) -> Result<Option<Vec<String>>, crate::figures::ReportError> {
+            Ok(None)
+        }
+    }
+
+    /// Whether a test table's column is a parameter: `model_`, `data_`, `sampler_` or `output_`.
+    pub fn parameter_prefix(name: &str) -> bool {
+        ["model_", "data_", "sampler_", "output_"]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
     }
 
     pub fn table(columns: Vec<(&str, Values)>) -> Table {

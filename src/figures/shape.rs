@@ -8,14 +8,13 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use super::tables::{Found, Table, format_number};
-use crate::sink::schema::ColumnName;
-use crate::sink::schema::jobs::{
-    DATA_HOLDOUT, DATA_LENGTH_SCALE, DATA_NOISE_SD, DATA_SOURCE, DATA_SUBSAMPLE, MODEL_GRID,
-    MODEL_KERNEL, MODEL_LENGTH_SCALE, MODEL_LIKELIHOOD, MODEL_OFFSET, MODEL_VARIANCE, REPLICATE,
-    SAMPLER_BETA, SAMPLER_BURN_IN, SAMPLER_CHAINS, SAMPLER_ITERATIONS, SAMPLER_KIND, SAMPLER_THIN,
-    STATUS, is_parameter,
+use crate::study::keys::{
+    DATA_HOLDOUT, DATA_LENGTH_SCALE, DATA_NOISE_SD, DATA_SOURCE, DATA_SUBSAMPLE, Key, MODEL_GRID,
+    MODEL_KERNEL, MODEL_LENGTH_SCALE, MODEL_LIKELIHOOD, MODEL_OFFSET, MODEL_VARIANCE, SAMPLER_BETA,
+    SAMPLER_BURN_IN, SAMPLER_CHAINS, SAMPLER_ITERATIONS, SAMPLER_KIND, SAMPLER_THIN,
 };
-use crate::study::keys::Key;
+use crate::table::shared::jobs::{REPLICATE, STATUS};
+use crate::table::{ColumnName, JobStatus};
 
 /// Representative jobs are distinct in these columns first.
 fn representative_keys() -> [&'static str; 3] {
@@ -141,9 +140,11 @@ pub struct StudyShape {
 }
 
 impl StudyShape {
-    pub fn of(jobs: &Table) -> StudyShape {
+    /// The shape of `jobs`, whose parameter columns are those `is_parameter` names.
+    pub fn of(jobs: &Table, is_parameter: &dyn Fn(&str) -> bool) -> StudyShape {
         let ok_rows = ok_rows(jobs);
-        let swept = swept_columns(jobs, &(0..jobs.height).collect::<Vec<_>>());
+        let all_rows: Vec<usize> = (0..jobs.height).collect();
+        let swept = swept_columns(jobs, &all_rows, is_parameter);
         StudyShape { ok_rows, swept }
     }
 
@@ -165,12 +166,15 @@ impl StudyShape {
 /// Rows with status "ok" (every row when the table has no status column).
 pub fn ok_rows(jobs: &Table) -> Vec<usize> {
     (0..jobs.height)
-        .filter(|&row| jobs.str_at(STATUS, row).is_none_or(|s| s == "ok"))
+        .filter(|&row| {
+            jobs.str_at(STATUS, row)
+                .is_none_or(|s| JobStatus::from_name(s) == Some(JobStatus::Ok))
+        })
         .collect()
 }
 
 /// Parameter columns (model_*, data_*, sampler_*) in table order.
-pub fn param_columns(jobs: &Table) -> Vec<String> {
+pub fn param_columns(jobs: &Table, is_parameter: &dyn Fn(&str) -> bool) -> Vec<String> {
     jobs.column_names()
         .iter()
         .filter(|name| is_parameter(name))
@@ -189,9 +193,9 @@ pub fn distinct(jobs: &Table, column: &str, rows: &[usize]) -> Vec<Cell> {
     values
 }
 
-fn swept_columns(jobs: &Table, rows: &[usize]) -> Vec<Swept> {
+fn swept_columns(jobs: &Table, rows: &[usize], is_parameter: &dyn Fn(&str) -> bool) -> Vec<Swept> {
     let mut swept: Vec<Swept> = Vec::new();
-    for column in param_columns(jobs) {
+    for column in param_columns(jobs, is_parameter) {
         let values = distinct(jobs, &column, rows);
         if values.len() < 2 {
             continue;
@@ -394,7 +398,7 @@ pub fn job_description(jobs: &Table, shape: &StudyShape, row: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::tables::build::{nums as num, table, text};
+    use crate::figures::tables::build::{self, nums as num, table, text};
 
     fn jobs() -> Table {
         table(vec![
@@ -423,7 +427,7 @@ mod tests {
 
     #[test]
     fn swept_columns_fold_companions_and_ignore_constants() {
-        let shape = StudyShape::of(&jobs());
+        let shape = StudyShape::of(&jobs(), &build::parameter_prefix);
         assert_eq!(shape.swept_names(), ["model_grid", "sampler_kind"]);
         assert_eq!(shape.swept[0].companions, ["data_length_scale"]);
         assert!(shape.swept[0].is_numeric() && !shape.swept[1].is_numeric());
@@ -441,7 +445,7 @@ mod tests {
             ("model_offset", num(&[-3.0, 0.8, -3.0, 0.8])),
             ("data_path", text(&[files[0], files[1], files[0], files[1]])),
         ]);
-        let shape = StudyShape::of(&jobs);
+        let shape = StudyShape::of(&jobs, &build::parameter_prefix);
         assert_eq!(shape.swept_names(), ["model_length_scale", "data_path"]);
         let set = shape.swept("data_path").unwrap();
         assert_eq!(set.companions, ["model_offset"]);
@@ -456,7 +460,7 @@ mod tests {
     #[test]
     fn representatives_are_first_replicates_of_each_sampler_and_grid() {
         let jobs = jobs();
-        let shape = StudyShape::of(&jobs);
+        let shape = StudyShape::of(&jobs, &build::parameter_prefix);
         let rows = representative_rows(&jobs, &shape, &shape.ok_rows);
         assert_eq!(rows, [0, 2, 4, 6]);
         // Without replicate 0 of (grw, 16), its replicate 1 stands in -- unless failed.

@@ -8,10 +8,10 @@ use std::path::Path;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use crate::report::ReportError;
-use crate::report::chart::{Axis, Frame, Titles, curve, dashed, figure, legend, panels, plot};
-use crate::report::colour::{ColourMap, INK_GREY, Scale, series_colour};
-use crate::report::text::Label;
+use super::ReportError;
+use super::chart::{Axis, Frame, Titles, curve, dashed, figure, legend, panels, plot};
+use super::colour::{ColourMap, INK_GREY, Scale, series_colour};
+use super::text::Label;
 
 /// Curves against a common x axis.
 pub struct Curves {

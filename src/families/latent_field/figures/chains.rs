@@ -10,17 +10,18 @@ use std::collections::BTreeMap;
 
 use plotters::prelude::*;
 
-use super::chart::{Axis, Frame, Titles, curve, dashed, figure, legend, plot};
-use super::colour::{INK_GREY, finite_range, series_colour};
-use super::shape::{group_rows, joined_label, sampler_first};
-use super::tables::Table;
-use super::text::{Area, DrawResult};
-use super::{Context, Figure, FigureKind, ReportError, file_safe};
-use crate::sink::schema::autocorrelation::{AUTOCORRELATION, LAG};
-use crate::sink::schema::convergence::RMS_TO_EXACT;
-use crate::sink::schema::jobs::MODEL_GRID;
-use crate::sink::schema::traces::{LOGLIK, PROBE};
-use crate::sink::schema::{CHAIN, Col, ITERATION, JOB_ID};
+use crate::families::latent_field::schema::convergence::RMS_TO_EXACT;
+use crate::families::latent_field::schema::traces::{LOGLIK, PROBE};
+use crate::figures::chart::{Axis, Frame, Titles, curve, dashed, figure, legend, plot};
+use crate::figures::colour::{INK_GREY, finite_range, series_colour};
+use crate::figures::shape::{group_rows, joined_label, sampler_first};
+use crate::figures::tables::Table;
+use crate::figures::text::{Area, DrawResult};
+use crate::figures::{Context, Figure, FigureKind, ReportError, file_safe};
+use crate::study::keys::MODEL_GRID;
+use crate::table::Col;
+use crate::table::shared::autocorrelation::{AUTOCORRELATION, LAG};
+use crate::table::shared::{CHAIN, ITERATION, JOB_ID};
 
 /// Most curves per chart before groups are coarsened.
 const MAX_GROUPS: usize = 10;

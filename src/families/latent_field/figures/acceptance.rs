@@ -5,17 +5,15 @@
 
 use plotters::prelude::*;
 
-use super::chart::{Axis, Frame, PlotBox, Titles, colour_bar, figure, panels, plot};
-use super::colour::{ColourMap, Scale, luminance};
+use crate::figures::chart::{Axis, Frame, PlotBox, Titles, colour_bar, figure, panels, plot};
+use crate::figures::colour::{ColourMap, Scale, luminance};
 use std::collections::BTreeMap;
 
-use super::shape::{Cell, distinct, group_rows};
-use super::text::{Area, DrawResult, Label};
-use super::{Context, Figure, FigureKind, ReportError};
-use crate::sink::schema::ACCEPTANCE_RATE as METRIC;
-use crate::sink::schema::jobs::{
-    MODEL_GRID as GRID, SAMPLER_BETA as BETA, SAMPLER_KIND as SAMPLER,
-};
+use crate::figures::shape::{Cell, distinct, group_rows};
+use crate::figures::text::{Area, DrawResult, Label};
+use crate::figures::{Context, Figure, FigureKind, ReportError};
+use crate::study::keys::{MODEL_GRID as GRID, SAMPLER_BETA as BETA, SAMPLER_KIND as SAMPLER};
+use crate::table::shared::ACCEPTANCE_RATE as METRIC;
 
 const FILE: &str = "acceptance.png";
 const PANEL_FRAME: Frame = Frame::HEAT

@@ -7,18 +7,19 @@
 
 use plotters::prelude::*;
 
-use super::chart::{Axis, Frame, Titles, colour_bar, panel_figure, plot};
-use super::colour::{BLANK, ColourMap, Scale};
-use super::shape::{Cell, first_replicate, group_rows, label};
-use super::tables::Table;
-use super::text::{Area, DrawResult};
-use super::{Context, Figure, FigureKind, ReportError, file_safe};
-use crate::sink::schema::fields::{
+use crate::families::latent_field::schema::fields::{
     CELL, EXACT_MEAN, EXPECTED_COUNT, I, J, OBSERVATION, OBSERVED, P_POSITIVE, POST_MEAN, POST_SD,
     TRUTH, X, Y,
 };
-use crate::sink::schema::jobs::{DATA_LENGTH_SCALE, MODEL_LIKELIHOOD};
-use crate::sink::schema::{Col, JOB_ID};
+use crate::figures::chart::{Axis, Frame, Titles, colour_bar, panel_figure, plot};
+use crate::figures::colour::{BLANK, ColourMap, Scale};
+use crate::figures::shape::{Cell, first_replicate, group_rows, label};
+use crate::figures::tables::Table;
+use crate::figures::text::{Area, DrawResult};
+use crate::figures::{Context, Figure, FigureKind, ReportError, file_safe};
+use crate::study::keys::{DATA_LENGTH_SCALE, MODEL_LIKELIHOOD};
+use crate::table::Col;
+use crate::table::shared::JOB_ID;
 
 const PANEL_WIDTH: u32 = 390;
 const PANEL_HEIGHT: u32 = 330;
@@ -435,9 +436,9 @@ fn caption(likelihood: &str, panels: &[Panel], size: usize, job_id: &str) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::shape::StudyShape;
-    use crate::report::tables::Values;
-    use crate::report::tables::build::{nums, table, text};
+    use crate::figures::shape::StudyShape;
+    use crate::figures::tables::Values;
+    use crate::figures::tables::build::{self, nums, table, text};
 
     const NULL: f64 = f64::NAN;
 
@@ -489,11 +490,12 @@ mod tests {
             ("model_length_scale", nums(&[0.1, 0.1, 0.1, 0.1, 0.5, 0.5])),
             ("data_length_scale", nums(&[0.1, 0.1, 0.3, 0.3, 0.3, 0.1])),
         ]);
-        let shape = StudyShape::of(&jobs);
+        let shape = StudyShape::of(&jobs, &build::parameter_prefix);
         let context = Context {
             jobs: &jobs,
             shape: &shape,
             report_dir: std::path::Path::new("."),
+            source: &build::NoTables,
         };
         // True l = 0.1: b (replicate 0, before f); l = 0.3: e (c failed, d is replicate 1).
         assert_eq!(truth_job_ids(&context), ["b", "e"]);
@@ -503,11 +505,12 @@ mod tests {
             ("data_length_scale", nums(&[0.3, 0.3])),
             ("model_length_scale", nums(&[0.1, 0.5])),
         ]);
-        let shape = StudyShape::of(&constant);
+        let shape = StudyShape::of(&constant, &build::parameter_prefix);
         let context = Context {
             jobs: &constant,
             shape: &shape,
             report_dir: std::path::Path::new("."),
+            source: &build::NoTables,
         };
         assert!(truth_job_ids(&context).is_empty());
     }

@@ -9,7 +9,6 @@ use crate::model::exact::{ExactError, ExactPosterior, MAX_EXACT_OBSERVATIONS, ga
 use crate::model::hyper::{HyperName, fixed_values};
 use crate::model::prior::{Embedding, PriorError, build_prior};
 use crate::model::{DataSpec, Likelihood, LikelihoodKind, Prior, Target};
-use crate::plan::Job;
 use crate::sampler::driver::StoredDraws;
 use crate::sampler::hyper::HyperModel;
 use crate::sampler::{
@@ -17,6 +16,7 @@ use crate::sampler::{
 };
 use crate::streams::{Purpose, stream};
 
+use super::FieldJob;
 use super::cells::CellDiagnostics;
 use super::hyper::{self, HyperSummary};
 use super::score::{Estimates, Predictive, Scores, heldout_log_predictive, score};
@@ -109,12 +109,12 @@ pub struct JobOptions<'a> {
 }
 
 /// Run `job` of a study with seed `seed`.
-pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, JobError> {
+pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<JobResult, JobError> {
     let started = Stopwatch::start();
-    let prior = build_prior(&job.latent().model)?;
+    let prior = build_prior(&job.spec.model)?;
     let prior = prior.as_ref();
     let dataset = load_data(job, seed, prior)?;
-    let model = &job.latent().model;
+    let model = &job.spec.model;
     let likelihood = likelihood_of(model, &dataset);
     let mean = model.mean_value(&dataset.observed.values);
     let setup_seconds = started.wall_seconds();
@@ -143,16 +143,12 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
     };
     let request = RunRequest {
         target,
-        schedule: job.latent().sampler.schedule(),
-        adaptation: job.latent().sampler.adaptation(),
+        schedule: job.spec.sampler.schedule(),
+        adaptation: job.spec.sampler.adaptation(),
         functional,
         exact_mean: exact.as_ref().map(|e| e.mean.as_slice()),
         draws: DrawSettings {
-            per_chain: job
-                .latent()
-                .output
-                .cell_draws
-                .max(job.latent().output.field_draws),
+            per_chain: job.spec.output.cell_draws.max(job.spec.output.field_draws),
             ..DrawSettings::default()
         },
         progress: options.progress,
@@ -162,7 +158,7 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         }),
     };
     let sampling = Stopwatch::start();
-    let output = run_kind(&job.latent().sampler, &request, chain_rngs(job, seed));
+    let output = run_kind(&job.spec.sampler, &request, chain_rngs(job, seed));
     let cpu_seconds = setup_cpu + sampling.cpu_seconds();
     if let Some(error) = output.approximation.as_ref().and_then(|a| a.error.clone()) {
         return Err(JobError::Laplace(error));
@@ -171,7 +167,7 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
     let cells = CellDiagnostics::of(&output);
     let hyper_names: Vec<HyperName> = model.hyper.names().collect();
     let hyper = hyper::summarize(&hyper_names, &output);
-    let mut warnings = warnings(&job.latent().sampler, &output, &cells);
+    let mut warnings = warnings(&job.spec.sampler, &output, &cells);
     warnings.extend(hyper_warnings(&hyper));
     let mut scores = score(
         model.likelihood,
@@ -210,7 +206,7 @@ pub fn run_job(job: &Job, seed: u64, options: &JobOptions) -> Result<JobResult, 
         None => (model.evidence_draws > 0).then(|| {
             // Keyed by the data only: every length scale sees the same prior normals (common
             // random numbers), so differences of log evidence between models are less noisy.
-            let mut rng = stream(seed, Purpose::Evidence, &job.streams.counts);
+            let mut rng = stream(seed, Purpose::Evidence, &job.header.streams.counts);
             log_evidence(&target, model.evidence_draws, &mut rng)
         }),
     };
@@ -245,8 +241,8 @@ pub fn likelihood_of(model: &crate::model::ModelSpec, dataset: &Dataset) -> Like
 }
 
 /// The streams of each chain: the job's chain key plus the chain index.
-pub fn chain_rngs(job: &Job, seed: u64) -> Vec<ChainRng> {
-    chain_rngs_for(&job.latent().sampler, &job.streams.chain, seed)
+pub fn chain_rngs(job: FieldJob<'_>, seed: u64) -> Vec<ChainRng> {
+    chain_rngs_for(&job.spec.sampler, &job.header.streams.chain, seed)
 }
 
 /// The streams of each chain of `spec` under the chain key `key`.
@@ -265,12 +261,12 @@ pub fn chain_rngs_for(spec: &SamplerSpec, key: &str, seed: u64) -> Vec<ChainRng>
 /// Simulated data whose truth is drawn from the model's own prior (simulation-based
 /// calibration), with the job's data streams.
 pub fn simulate_from_model_prior(
-    job: &Job,
+    job: FieldJob<'_>,
     seed: u64,
     prior: &dyn Prior,
     mean: f64,
 ) -> Result<Dataset, JobError> {
-    let subsample = match job.latent().data {
+    let subsample = match job.spec.data {
         DataSpec::Simulated { subsample, .. } => subsample,
         DataSpec::Csv { .. } => 1,
     };
@@ -278,14 +274,14 @@ pub fn simulate_from_model_prior(
 }
 
 fn simulate(
-    job: &Job,
+    job: FieldJob<'_>,
     seed: u64,
     truth_prior: &dyn Prior,
     subsample: usize,
     mean: f64,
 ) -> Result<Dataset, JobError> {
-    let model = &job.latent().model;
-    let keys = &job.streams;
+    let model = &job.spec.model;
+    let keys = &job.header.streams;
     let mut streams = DataStreams {
         truth: stream(seed, Purpose::Truth, &keys.truth),
         observations: stream(seed, Purpose::Observations, &keys.observations),
@@ -302,9 +298,9 @@ fn simulate(
     Ok(Dataset::simulate(truth_prior, simulation, &mut streams)?)
 }
 
-fn load_data(job: &Job, seed: u64, prior: &dyn Prior) -> Result<Dataset, JobError> {
-    let model = &job.latent().model;
-    match &job.latent().data {
+fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset, JobError> {
+    let model = &job.spec.model;
+    match &job.spec.data {
         DataSpec::Simulated {
             truth_length_scale,
             subsample,
@@ -328,7 +324,11 @@ fn load_data(job: &Job, seed: u64, prior: &dyn Prior) -> Result<Dataset, JobErro
                         message: e.to_string(),
                     })?
                     .values;
-            let mut rng = stream(seed, Purpose::Observations, &job.streams.observations);
+            let mut rng = stream(
+                seed,
+                Purpose::Observations,
+                &job.header.streams.observations,
+            );
             Ok(Dataset::from_grid_values(
                 prior.grid(),
                 values,
@@ -340,12 +340,12 @@ fn load_data(job: &Job, seed: u64, prior: &dyn Prior) -> Result<Dataset, JobErro
 }
 
 fn exact_posterior(
-    job: &Job,
+    job: FieldJob<'_>,
     prior: &dyn Prior,
     mean: f64,
     dataset: &Dataset,
 ) -> Result<Option<ExactPosterior>, JobError> {
-    let applies = job.latent().model.likelihood == LikelihoodKind::Gaussian
+    let applies = job.spec.model.likelihood == LikelihoodKind::Gaussian
         && dataset.observed.len() <= MAX_EXACT_OBSERVATIONS;
     if !applies {
         return Ok(None);
@@ -354,7 +354,7 @@ fn exact_posterior(
         prior,
         mean,
         &dataset.observed,
-        job.latent().model.noise_sd,
+        job.spec.model.noise_sd,
     )?))
 }
 

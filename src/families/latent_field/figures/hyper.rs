@@ -8,13 +8,14 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::chart::{Axis, Frame, Titles, curve, panel_figure, plot};
-use super::colour::{finite_range, series_colour};
-use super::tables::Table;
-use super::text::{Area, DrawResult, Label};
-use super::{Context, Figure, FigureKind, ReportError, file_safe, read_table};
+use crate::families::latent_field::schema;
+use crate::figures::chart::{Axis, Frame, Titles, curve, panel_figure, plot};
+use crate::figures::colour::{finite_range, series_colour};
+use crate::figures::tables::Table;
+use crate::figures::text::{Area, DrawResult, Label};
+use crate::figures::{Context, Figure, FigureKind, ReportError, file_safe};
 use crate::model::hyper::HyperName;
-use crate::sink::schema::{self, CHAIN, ITERATION, JOB_ID};
+use crate::table::shared::{CHAIN, ITERATION, JOB_ID};
 use plotters::style::text_anchor::{HPos, VPos};
 
 /// Points each density curve is evaluated at.
@@ -36,11 +37,10 @@ struct Sample {
 /// Every figure about hyperparameters the results folder supports.
 pub fn hyper_figures(
     context: &Context,
-    results_dir: &Path,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Figure>, ReportError> {
-    let draws = read_table(results_dir, &schema::hyper::TABLE, None, notes)?;
-    let grid = read_table(results_dir, &schema::inla_grid::TABLE, None, notes)?;
+    let draws = context.read(&schema::hyper::TABLE, None, notes)?;
+    let grid = context.read(&schema::inla_grid::TABLE, None, notes)?;
     if draws.is_none() && grid.is_none() {
         return Ok(Vec::new());
     }
@@ -120,7 +120,7 @@ fn grid_samples(grid: &Table, name: HyperName) -> Vec<Sample> {
 }
 
 /// The inla_grid.parquet column of a hyperparameter.
-fn grid_column(name: HyperName) -> schema::Col<f64> {
+fn grid_column(name: HyperName) -> crate::table::Col<f64> {
     match name {
         HyperName::LengthScale => schema::inla_grid::LENGTH_SCALE,
         HyperName::LengthScaleY => schema::inla_grid::LENGTH_SCALE_Y,
@@ -186,7 +186,7 @@ fn fit_label(context: &Context, sample: &Sample) -> String {
     } else {
         format!(
             "{} + {} ({})",
-            text(schema::jobs::SAMPLER_KIND),
+            text(crate::study::keys::SAMPLER_KIND),
             text(crate::study::keys::SAMPLER_HYPER),
             sample.job_id
         )
@@ -227,7 +227,7 @@ fn data_set(context: &Context, job_id: &str) -> String {
         return "jobs".into();
     };
     let likelihood = jobs
-        .str_at(schema::jobs::MODEL_LIKELIHOOD, row)
+        .str_at(crate::study::keys::MODEL_LIKELIHOOD, row)
         .unwrap_or("");
     let path = jobs
         .str_at(crate::study::keys::DATA_PATH, row)
@@ -315,7 +315,7 @@ fn draw_density_panel(
     for (k, (sample, points)) in samples.iter().zip(&curves).enumerate() {
         let colour = series_colour(k);
         if sample.inla {
-            super::chart::dashed(&mut chart, points, colour, (2, 3))?;
+            crate::figures::chart::dashed(&mut chart, points, colour, (2, 3))?;
         } else {
             curve(&mut chart, points, colour, (2, 0))?;
         }

@@ -13,17 +13,17 @@ use std::path::Path;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::chart::{Axis, Frame, Titles, panel_figure, plot};
-use super::colour::series_colour;
-use super::tables::Table;
-use super::text::{Area, DrawResult, INK, Label};
-use super::{Context, Figure, FigureKind, ReportError, file_safe, read_table};
 use crate::diagnostics::calibration::{histogram_bins, rank_histogram, rank_uniformity_p_value};
+use crate::families::latent_field::schema::jobs::{SBC_DRAWS, SBC_P, SBC_REPLICATIONS};
+use crate::families::latent_field::schema::ranks::{self, DRAWS, FUNCTIONAL, RANK};
+use crate::families::latent_field::schema::traces::PROBE;
+use crate::figures::chart::{Axis, Frame, Titles, panel_figure, plot};
+use crate::figures::colour::series_colour;
+use crate::figures::tables::Table;
+use crate::figures::text::{Area, DrawResult, INK, Label};
+use crate::figures::{Context, Figure, FigureKind, ReportError, file_safe};
 use crate::sampler::driver::{PROBES, probe_cells};
-use crate::sink::read_job_ids;
-use crate::sink::schema::jobs::{MODEL_GRID, SBC_DRAWS, SBC_P, SBC_REPLICATIONS};
-use crate::sink::schema::ranks::{self, DRAWS, FUNCTIONAL, RANK};
-use crate::sink::schema::traces::PROBE;
+use crate::study::keys::MODEL_GRID;
 
 /// SBC jobs drawn at most; the rest are listed in a note.
 pub const MAX_JOBS: usize = 12;
@@ -137,10 +137,9 @@ pub struct JobRanks {
 /// One PNG per SBC job (at most [`MAX_JOBS`]) when `results_dir` has ranks.parquet.
 pub fn rank_figures(
     context: &Context,
-    results_dir: &Path,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Figure>, ReportError> {
-    let Some(ids_in_table) = read_job_ids(results_dir, &ranks::TABLE)? else {
+    let Some(ids_in_table) = context.job_ids(&ranks::TABLE)? else {
         return Ok(Vec::new());
     };
     let job_ids = jobs_to_draw(context.jobs, &ids_in_table);
@@ -152,7 +151,7 @@ pub fn rank_figures(
         ));
     }
     let keep: HashSet<String> = job_ids.iter().cloned().collect();
-    let Some(ranks) = read_table(results_dir, &ranks::TABLE, Some(&keep), notes)? else {
+    let Some(ranks) = context.read(&ranks::TABLE, Some(&keep), notes)? else {
         return Ok(Vec::new());
     };
     let drawn: Vec<JobRanks> = job_ids
@@ -419,8 +418,8 @@ fn draw_panel(root: &Area, area: &Area, histogram: &RankHistogram, title: &str) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::shape::StudyShape;
-    use crate::report::tables::build::{nums, table, text};
+    use crate::figures::shape::StudyShape;
+    use crate::figures::tables::build::{self, nums, table, text};
 
     #[test]
     fn uniform_ranks_sit_inside_the_band_and_piled_ranks_do_not() {
@@ -489,12 +488,13 @@ mod tests {
     #[test]
     fn job_ranks_use_only_full_draw_replications_and_the_jobs_table() {
         let jobs = jobs_table();
-        let shape = StudyShape::of(&jobs);
+        let shape = StudyShape::of(&jobs, &build::parameter_prefix);
         let dir = tempfile::tempdir().expect("tempdir");
         let context = Context {
             jobs: &jobs,
             shape: &shape,
             report_dir: dir.path(),
+            source: &build::NoTables,
         };
         // 20 replications ranked among 9 draws, 3 more among only 5, one damaged row.
         let mut ids = vec!["a"; 24];

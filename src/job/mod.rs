@@ -1,0 +1,98 @@
+//! What a study family receives for one job, and the contract it implements. This module knows no
+//! family: [`JobHeader`] is the part of a planned job that every family reads (its id, canonical
+//! key, replicate, parameters and the keys of its random streams), [`RunContext`] is what a job
+//! may read besides its own spec (the study seed and its streams, the SBC settings, progress), and
+//! [`StudyFamily`] is what a family brings (its keys, spec, run, tables and figures). The registry
+//! (`crate::families`) lists the families; the planner builds the headers; the executor calls
+//! [`StudyFamily::run`] and [`StudyFamily::tables`] through the registry.
+
+mod family;
+
+pub use family::{NamedTables, StudyFamily};
+
+use crate::streams::{Purpose, StreamRng, stream};
+use crate::study::{Key, ParamValue, SbcSpec};
+
+/// One planned job as a family sees it: everything but its family's spec.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobHeader {
+    /// First 12 hex digits of BLAKE3(seed ++ key): short, stable, unique within a study.
+    pub id: String,
+    /// The canonical key (see [`crate::plan`]).
+    pub key: String,
+    pub replicate: u32,
+    /// The parameters of the job's family, in column order; `Null` where a key of the family
+    /// does not apply to this job (a csv-only key for simulated data). Each becomes the column
+    /// `section_key` of the jobs table.
+    pub params: Vec<(Key, ParamValue)>,
+    pub streams: StreamKeys,
+}
+
+/// The keys the job's random streams are seeded with: `streams::stream(seed, purpose, &key)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamKeys {
+    pub truth: String,
+    pub observations: String,
+    pub noise: String,
+    pub counts: String,
+    pub chain: String,
+    /// The `[model]` and `[data]` keys and the replicate: the data stream of families other
+    /// than the latent field (a generated matrix, a corpus), shared by jobs that differ only in
+    /// their sampler.
+    pub model_data: String,
+}
+
+impl JobHeader {
+    /// The value of `key` for this job (`Null` where the key is not one of its family's).
+    pub fn param(&self, key: Key) -> &ParamValue {
+        static NULL: ParamValue = ParamValue::Null;
+        self.params
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or(&NULL, |(_, value)| value)
+    }
+}
+
+/// What a family's job may read besides its own spec.
+pub struct RunContext<'a> {
+    /// The study seed.
+    pub seed: u64,
+    /// The `[sbc]` settings of a simulation-based-calibration study.
+    pub sbc: Option<SbcSpec>,
+    /// Called with the units of work done (see [`StudyFamily::work`]).
+    pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+}
+
+impl RunContext<'_> {
+    /// A chain's random stream: seeded from the study seed and the job's full canonical key
+    /// extended by `detail` (e.g. `chain=2`), never from thread or order.
+    pub fn chain_stream(&self, job: &JobHeader, purpose: Purpose, detail: &str) -> StreamRng {
+        stream(self.seed, purpose, &extended(&job.streams.chain, detail))
+    }
+
+    /// A data stream (a generated matrix, a corpus): seeded from the job's `[model]` and
+    /// `[data]` keys and its replicate only, so jobs that differ in their sampler see the same
+    /// data (common random numbers).
+    pub fn data_stream(&self, job: &JobHeader, detail: &str) -> StreamRng {
+        stream(
+            self.seed,
+            Purpose::Truth,
+            &extended(&job.streams.model_data, detail),
+        )
+    }
+
+    /// Reports `done` units of work to the progress display.
+    pub fn report(&self, done: u64) {
+        if let Some(progress) = self.progress {
+            progress(done);
+        }
+    }
+}
+
+fn extended(key: &str, detail: &str) -> String {
+    if detail.is_empty() {
+        key.to_string()
+    } else {
+        format!("{key};{detail}")
+    }
+}
