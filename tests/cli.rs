@@ -206,7 +206,7 @@ fn keys_lists_the_declared_keys() {
     let output = fieldmc().args(["keys", "sampler"]).output().unwrap();
     assert!(output.status.success());
     let listed = support::text(&output.stdout);
-    for key in fieldmc::study::keys::Key::all() {
+    for &key in fieldmc::families::catalog().all() {
         let shown = listed.lines().any(|line| line == key.dotted());
         assert_eq!(
             shown,

@@ -87,7 +87,7 @@ fn bad_networks_and_evidence_are_located_errors() {
         "[model]\nfamily = \"bayes-net\"\nnetwork = \"net.toml\"\n",
     )
     .unwrap();
-    let error = fieldmc::study::load(&study).unwrap_err().to_string();
+    let error = fieldmc::plan::load(&study).unwrap_err().to_string();
     assert!(
         error.contains(":3:11:")
             && error.contains("table row 0 must hold 2 probabilities summing to 1"),
@@ -99,7 +99,7 @@ fn bad_networks_and_evidence_are_located_errors() {
             .join("data/mark_net.toml")
             .display()
     );
-    let error = fieldmc::study::parse(&evidence, Path::new("e.toml"))
+    let error = fieldmc::plan::parse(&evidence, Path::new("e.toml"))
         .unwrap_err()
         .to_string();
     assert!(

@@ -126,7 +126,7 @@ fn exact_draws_have_the_target_covariance() {
 
 /// The shipped 5-D study's jobs (one per method), resolved from the file itself.
 fn covariance_study() -> Vec<GaussianSpec> {
-    let study = fieldmc::study::load(Path::new("studies/notes/gaussian_covariance.toml")).unwrap();
+    let study = fieldmc::plan::load(Path::new("studies/notes/gaussian_covariance.toml")).unwrap();
     fieldmc::plan::plan(&study)
         .jobs
         .into_iter()
@@ -231,7 +231,7 @@ fn a_covariance_that_is_not_positive_definite_exits_2_with_its_location() {
 }
 
 fn parse_err(text: &str) -> String {
-    fieldmc::study::parse(text, Path::new("studies/g.toml"))
+    fieldmc::plan::parse(text, Path::new("studies/g.toml"))
         .unwrap_err()
         .to_string()
 }
@@ -304,7 +304,7 @@ fn samplers_are_chosen_by_sampler_kind_in_every_family() {
     let lda = parse_err("[model]\nfamily = \"lda\"\n[sampler]\nkind = \"rwmh\"\n");
     assert!(lda.contains("\"collapsed\" | \"uncollapsed\""), "{lda}");
     // Not given, each family's own default, as the job's sampler_kind column.
-    let study = fieldmc::study::parse(head, Path::new("studies/g.toml")).unwrap();
+    let study = fieldmc::plan::parse(head, Path::new("studies/g.toml")).unwrap();
     let plan = fieldmc::plan::plan(&study);
     let kind = plan.jobs[0]
         .header

@@ -131,7 +131,7 @@ fn the_reuters_corpus_has_the_counts_its_readme_states() {
 }
 
 fn parse_err(text: &str, dir: &Path) -> String {
-    fieldmc::study::parse(text, &dir.join("s.toml"))
+    fieldmc::plan::parse(text, &dir.join("s.toml"))
         .unwrap_err()
         .to_string()
 }

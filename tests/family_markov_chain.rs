@@ -122,7 +122,7 @@ fn simulation_distance_shrinks_like_one_over_root_steps() {
 }
 
 fn parse_err(text: &str) -> String {
-    fieldmc::study::parse(text, std::path::Path::new("studies/m.toml"))
+    fieldmc::plan::parse(text, std::path::Path::new("studies/m.toml"))
         .unwrap_err()
         .to_string()
 }

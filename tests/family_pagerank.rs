@@ -76,7 +76,7 @@ fn the_chicago_streets_are_one_graph_whose_power_ranks_match_the_eigen_solve() {
 
 #[test]
 fn bad_graphs_are_located_errors() {
-    let error = fieldmc::study::parse(
+    let error = fieldmc::plan::parse(
         "[model]\nfamily = \"pagerank\"\nedges = \"1>2 3\"\n",
         Path::new("studies/g.toml"),
     )
@@ -86,7 +86,7 @@ fn bad_graphs_are_located_errors() {
         error.starts_with("studies/g.toml:3:9:") && error.contains("\"3\" is not an edge"),
         "{error}"
     );
-    let missing = fieldmc::study::parse("[model]\nfamily = \"pagerank\"\n", Path::new("g.toml"))
+    let missing = fieldmc::plan::parse("[model]\nfamily = \"pagerank\"\n", Path::new("g.toml"))
         .unwrap_err()
         .to_string();
     assert!(missing.contains("needs a graph"), "{missing}");

@@ -8,7 +8,8 @@ use fieldmc::families::FamilySpec;
 use fieldmc::families::latent_field::LatentFieldSpec;
 use fieldmc::model::grid::{Grid, Window};
 use fieldmc::model::spec::KernelKind;
-use fieldmc::study::{ParamValue, Study, parse};
+use fieldmc::plan::{Study, parse};
+use fieldmc::study::ParamValue;
 
 /// A study file in `studies/`, so `../data/...` finds the shipped data.
 

@@ -66,7 +66,7 @@ fn an_sbc_study_gets_one_rank_figure_per_job() {
             .collect()
     };
     let (likelihoods, samplers) = (
-        column(fieldmc::study::keys::MODEL_LIKELIHOOD.column()),
+        column(fieldmc::families::latent_field::keys::MODEL_LIKELIHOOD.column()),
         column(fieldmc::study::keys::SAMPLER_KIND.column()),
     );
     let drawn = jobs.height().min(MAX_RANK_FIGURES);

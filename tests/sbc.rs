@@ -10,9 +10,9 @@ use fieldmc::families::latent_field::sbc::{FUNCTIONALS, run_sbc, run_sbc_with};
 use fieldmc::families::latent_field::{FieldJob, LatentFieldSpec};
 use fieldmc::model::{Target, Workspace};
 use fieldmc::plan::plan;
-use fieldmc::sampler::position::{Position, PriorDraws};
+use fieldmc::sampler::protocol::Position;
 use fieldmc::sampler::protocol::{ChainRng, ChainState, Sampler, StepInfo};
-use fieldmc::study;
+use fieldmc::sampler::shared::PriorDraws;
 use polars::prelude::*;
 
 /// The significance level of the uniformity test for each functional: 3 likelihoods x 9 kinds x
@@ -135,21 +135,21 @@ fn pcn_that_counts_the_prior_twice_fails_calibration() {
         FIXTURE_SWEEP,
         "\"model.likelihood\" = [\"gaussian\"]\n\"sampler.kind\" = [\"pcn\"]",
     );
-    let study = study::parse(&text, &fixture()).unwrap();
+    let study = fieldmc::plan::parse(&text, &fixture()).unwrap();
     let plan = plan(&study);
     assert_eq!(plan.jobs.len(), 1);
     let job = &plan.jobs[0];
     let wrong = PcnPosteriorRatio {
         beta: latent(&job.spec).sampler.step(),
     };
-    let sbc = study.sbc.unwrap();
+    let sbc = study.file.sbc.unwrap();
     // Four times the replications of the calibration test: enough power to fail the wrong
     // sampler at the calibration test's own level.
     let replications = 4 * sbc.replications;
     let run = run_sbc_with(
         &wrong,
         field_job(job),
-        study.seed,
+        study.file.seed,
         replications,
         sbc.draws as usize,
     )
@@ -165,7 +165,13 @@ fn pcn_that_counts_the_prior_twice_fails_calibration() {
     );
     eprintln!("wrong sampler: smallest rank-uniformity p = {smallest:e}");
     // The same job with the right kernel passes: the failure is the kernel's.
-    let right = run_sbc(field_job(job), study.seed, replications, sbc.draws as usize).unwrap();
+    let right = run_sbc(
+        field_job(job),
+        study.file.seed,
+        replications,
+        sbc.draws as usize,
+    )
+    .unwrap();
     assert!(right.p_values().into_iter().all(|p| p.1.unwrap() > ALPHA));
 }
 
@@ -256,11 +262,17 @@ fn calibration_refuses_an_approximation() {
         FIXTURE_SWEEP,
         "\"model.likelihood\" = [\"poisson\"]\n\"sampler.kind\" = [\"laplace\"]",
     );
-    let study = study::parse(&text, &fixture()).unwrap();
+    let study = fieldmc::plan::parse(&text, &fixture()).unwrap();
     let plan = plan(&study);
     assert_eq!(plan.jobs.len(), 1);
-    let sbc = study.sbc.unwrap();
-    let error = run_sbc(field_job(&plan.jobs[0]), study.seed, 10, sbc.draws as usize).unwrap_err();
+    let sbc = study.file.sbc.unwrap();
+    let error = run_sbc(
+        field_job(&plan.jobs[0]),
+        study.file.seed,
+        10,
+        sbc.draws as usize,
+    )
+    .unwrap_err();
     assert!(
         error.to_string().contains("laplace is an approximation"),
         "{error}"

@@ -287,7 +287,7 @@ fn inla_over_hyperparameters_is_pinned() {
     use fieldmc::sampler::hyper::HyperModel;
     use fieldmc::sampler::{RunRequest, run_kind};
 
-    let study = fieldmc::study::parse(
+    let study = fieldmc::plan::parse(
         "[model]\ngrid = 5\nlength_scale = 0.4\nvariance = 1.3\nlikelihood = \"poisson\"\n\
          mean = 0.1\noffset = -0.2\nlength_scale_prior = \"log-normal(-1.0, 0.5)\"\n\
          variance_prior = \"log-normal(0.0, 0.5)\"\n[sampler]\nkind = \"inla\"\n",

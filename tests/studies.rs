@@ -155,7 +155,7 @@ fn the_readme_key_table_is_generated_from_the_declarations() {
         .expect("README has the keys:begin marker")
         + begin.len();
     let stop = readme.find(end).expect("README has the keys:end marker");
-    let table = fieldmc::study::keys::markdown_table();
+    let table = fieldmc::families::catalog().markdown_table();
     if std::env::var_os("FIELDMC_UPDATE_README").is_some() {
         let updated = format!("{}{table}{}", &readme[..start], &readme[stop..]);
         std::fs::write(&path, updated).unwrap();

@@ -86,7 +86,7 @@ impl LgcpProblem {
         })?;
         let rows = text.lines().filter(|l| !l.trim().is_empty()).count() - 1;
         let side = (rows as f64).sqrt().round() as usize;
-        let values = crate::study::grid_csv::parse_grid_csv(
+        let values = crate::families::latent_field::grid_csv::parse_grid_csv(
             &text,
             path,
             "count",
@@ -274,14 +274,11 @@ pub fn run_plan(problem: &LgcpProblem, plan: &KindPlan, seed: u64) -> KindResult
         }
     }
     let spec = plan.settings.check().expect("benchmark settings are valid");
-    spec.kind().visit(
-        &spec,
-        Runner {
-            problem,
-            plan,
-            seed,
-        },
-    )
+    spec.visit(Runner {
+        problem,
+        plan,
+        seed,
+    })
 }
 
 /// Run `sampler` with the schedule, chains and adaptation of `plan` on `problem`.

@@ -91,14 +91,11 @@ pub fn step_cost(problem: &StepProblem, kind: SamplerKind, steps: usize, seed: u
         ..SamplerSettings::new(kind)
     };
     let spec = settings.check().expect("default settings are valid");
-    let (setup_seconds, seconds) = kind.visit(
-        &spec,
-        Timer {
-            problem,
-            steps,
-            seed,
-        },
-    );
+    let (setup_seconds, seconds) = spec.visit(Timer {
+        problem,
+        steps,
+        seed,
+    });
     StepCost {
         kind,
         side: problem.prior.grid().nx(),

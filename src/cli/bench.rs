@@ -20,7 +20,6 @@ use crate::families::latent_field::FieldJob;
 use crate::families::latent_field::job::{JobOptions, run_job};
 use crate::plan::plan;
 use crate::sampler::SamplerKind;
-use crate::study;
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
@@ -153,7 +152,7 @@ fn bench_job(args: &JobArgs) -> ExitCode {
         thin = (args.t / 1000).max(1),
         chains = args.chains,
     );
-    let study = match study::parse(&text, Path::new("<bench arguments>")) {
+    let study = match crate::plan::parse(&text, Path::new("<bench arguments>")) {
         Ok(study) => study,
         Err(error) => {
             eprintln!("error: {error}");
@@ -173,7 +172,7 @@ fn bench_job(args: &JobArgs) -> ExitCode {
         header: &job.header,
         spec,
     };
-    let result = match run_job(field_job, study.seed, &options) {
+    let result = match run_job(field_job, study.file.seed, &options) {
         Ok(result) => result,
         Err(error) => {
             eprintln!("error: {error}");

@@ -14,8 +14,8 @@ mod bench;
 mod slurm;
 
 use crate::execute::{ExecuteOptions, ExecuteSummary, default_out, execute};
-use crate::plan::{Shard, StudyListing, plan, shard_of, write_csv, write_text};
-use crate::study::{self, Study};
+use crate::plan::{self, Shard, Study, StudyListing, plan, shard_of, write_csv, write_text};
+use crate::study;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -177,8 +177,8 @@ struct RunFlags {
 
 pub(super) fn load(path: Option<&Path>) -> Result<Study, ExitCode> {
     let loaded = match path {
-        Some(path) => study::load(path),
-        None => study::parse(study::QUICKSTART, Path::new(study::QUICKSTART_ORIGIN)),
+        Some(path) => plan::load(path),
+        None => plan::parse(study::QUICKSTART, Path::new(study::QUICKSTART_ORIGIN)),
     };
     loaded.map_err(|error| {
         eprintln!("error: {error}");
@@ -193,7 +193,7 @@ fn check(path: &Path) -> ExitCode {
             println!(
                 "{}: ok, study `{}` with {jobs} jobs",
                 path.display(),
-                study.name
+                study.file.name
             );
             ExitCode::SUCCESS
         }
@@ -208,7 +208,7 @@ fn print_plan(path: &Path, format: Format) -> ExitCode {
     };
     let listing = StudyListing(&study);
     print_quietly(|out| match format {
-        Format::Text => write_text(&listing, &study.swept_keys(), out),
+        Format::Text => write_text(&listing, &study.file.swept_keys(), out),
         Format::Csv => write_csv(&listing, out),
     })
 }
@@ -425,7 +425,7 @@ fn describe_missing(missing: &[String], shard_counts: &[u32]) -> String {
 
 fn keys(prefix: &str) -> ExitCode {
     use std::io::Write;
-    let text = crate::study::keys::text_help(prefix);
+    let text = crate::families::catalog().text_help(prefix);
     if text.is_empty() {
         eprintln!("error: no study key starts with `{prefix}`; `fieldmc keys` lists them all");
         return ExitCode::from(BAD_INPUT);

@@ -56,7 +56,7 @@ pub fn slurm(args: &SlurmArgs) -> ExitCode {
         Err(code) => return code,
     };
     let out = args.out.clone().unwrap_or_else(|| default_out(&study));
-    let scripts = match write_scripts(args, &study.name, &out) {
+    let scripts = match write_scripts(args, &study.file.name, &out) {
         Ok(scripts) => scripts,
         Err(message) => {
             eprintln!("error: {message}");
@@ -83,7 +83,7 @@ pub fn slurm(args: &SlurmArgs) -> ExitCode {
         Ok((array, merge)) => {
             println!(
                 "array job {array}: {} shards of {}",
-                args.shards, study.name
+                args.shards, study.file.name
             );
             println!(
                 "merge job {merge}: runs after job {array} ends, writes {}",

@@ -21,13 +21,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
 
+use crate::clock::utc_timestamp;
 use crate::job::RunContext;
+use crate::plan::Study;
 use crate::plan::{Job, Plan, Shard};
 use crate::sink::{
     DataFile, GIT_REVISION, Holder, JobRecord, PlannedJob, Purpose, ResultsDir, RunHeader,
-    RunWriter, SinkError, manifest_of, utc_timestamp,
+    RunWriter, SinkError, manifest_of,
 };
-use crate::study::Study;
 use crate::table::{JobStatus, failed_row};
 use progress::StudyProgress;
 
@@ -206,7 +207,7 @@ pub fn execute(
     options: &ExecuteOptions,
 ) -> Result<ExecuteSummary, ExecuteError> {
     let results = ResultsDir::open(&options.out)?;
-    let study_hash = blake3::hash(study.source_text.as_bytes())
+    let study_hash = blake3::hash(study.file.source_text.as_bytes())
         .to_hex()
         .to_string();
     let purpose = match options.shard {
@@ -251,7 +252,7 @@ pub fn execute(
         .map(|job| PlannedJob::new(&job.header.id, &job.header.key))
         .collect();
     results.write_plan(&planned)?;
-    results.write_text("study.toml", &study.source_text)?;
+    results.write_text("study.toml", &study.file.source_text)?;
 
     let threads = resolve_threads(options.threads);
     let started_at = SystemTime::now();
@@ -267,8 +268,8 @@ pub fn execute(
         threads,
         version: env!("CARGO_PKG_VERSION").to_string(),
         git_revision: GIT_REVISION.to_string(),
-        study: study.name.clone(),
-        seed: study.seed,
+        study: study.file.name.clone(),
+        seed: study.file.seed,
         study_hash,
         data,
         started,
@@ -319,8 +320,8 @@ pub fn execute(
         let index = results.index()?;
         results.assemble(&planned, &index)?;
         let mut manifest = manifest_of(
-            &study.name,
-            study.seed,
+            &study.file.name,
+            study.file.seed,
             threads,
             &planned,
             &index,
@@ -372,8 +373,8 @@ fn run_and_record(
     let line = progress.job(&job_label(job), job.spec.work());
     let report = |done: u64| line.set(done);
     let context = RunContext {
-        seed: study.seed,
-        sbc: study.sbc,
+        seed: study.file.seed,
+        sbc: study.file.sbc,
         progress: Some(&report),
     };
     let (computed, wall_seconds) = job.spec.run_and_tabulate(&job.header, &context, guarded);
@@ -427,5 +428,5 @@ fn job_label(job: &Job) -> String {
 
 /// The default output folder of a study: `results/<name>`.
 pub fn default_out(study: &Study) -> PathBuf {
-    Path::new("results").join(&study.name)
+    Path::new("results").join(&study.file.name)
 }

@@ -2,9 +2,7 @@
 //! Gibbs-target families, and small resolution helpers (iterations and burn-in, keys of another
 //! form of a setting, the parameters with the family's own sampler kind).
 
-use crate::families::Family;
-use crate::study::resolve::Resolver;
-use crate::study::{Key, ParamValue, Settings, StudyError};
+use crate::study::{Key, ParamValue, Resolver, Settings, StudyError};
 
 crate::closed_names! {
     /// How the Gibbs-target families sample (`sampler.kind`); each family admits its own.
@@ -62,14 +60,16 @@ pub(crate) fn reject_given(
     }
 }
 
-/// [`crate::study::resolve::plain_params`] with `sampler.kind` the word the family resolved
+/// The family's parameters (see [`crate::job::StudyFamily::params`]) with `sampler.kind` the word
+/// the family resolved
 /// (its own default when the study gave none, not the latent field's).
 pub(crate) fn params_with_kind(
     settings: &Settings,
-    family: Family,
+    keys: &[Key],
     kind: &str,
 ) -> Vec<(Key, ParamValue)> {
-    let mut params = crate::study::resolve::plain_params(settings, family);
+    let mut params: Vec<(Key, ParamValue)> =
+        keys.iter().map(|&key| (key, settings.value(key))).collect();
     set_param(
         &mut params,
         crate::study::keys::SAMPLER_KIND,

@@ -22,22 +22,78 @@ pub mod partition;
 use std::path::Path;
 use std::sync::LazyLock;
 
-use crate::figures::{Context, Figure, ReportError};
-use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
-use crate::study::resolve::Resolver;
-use crate::study::{Key, ParamValue, Settings, StudyError};
+use crate::figures::{Context, Figure, ReportColumns, ReportError};
+use crate::job::{DataStream, JobHeader, NamedTables, RunContext, StudyFamily};
+use crate::sampler::SamplerKind;
+use crate::study::keys::{KeyCatalog, MODEL_FAMILY, RENAMED, SAMPLER_KIND};
+use crate::study::{Key, ParamValue, Resolver, Settings, StudyError};
 use crate::table::{Entry, Table, shared};
+use lda::Scheme;
+use partition::method::PartitionKind;
 
 pub use common::Method;
 
-/// Declares the families: `Variant = "word" => module::Type`, one line each. Generates the
-/// [`Family`] names, the [`FamilySpec`] of a job and the dispatch the shared stages call.
+/// Declares the families: `Variant => module::Type`, one line each, the default family first.
+/// Generates the [`Family`] names (each family's [`StudyFamily::NAME`]), the [`FamilySpec`] of a
+/// job and the dispatch the shared stages call.
 macro_rules! study_families {
-    ($( $(#[$doc:meta])* $variant:ident = $word:literal => $ty:ty ),+ $(,)?) => {
-        crate::closed_names! {
-            /// The study families (`model.family`).
-            pub enum Family {
-                $( $(#[$doc])* $variant = $word ),+
+    ($( $(#[$doc:meta])* $variant:ident => $ty:ty ),+ $(,)?) => {
+        /// The study families (`model.family`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Family {
+            $( $(#[$doc])* $variant ),+
+        }
+
+        impl Family {
+            /// Every family, the default first.
+            pub const ALL: &'static [Family] = &[$(Family::$variant),+];
+            /// Their words in `model.family`.
+            pub const NAMES: &'static [&'static str] = &[$(<$ty as StudyFamily>::NAME),+];
+
+            /// The family's word in `model.family`.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Family::$variant => <$ty as StudyFamily>::NAME),+
+                }
+            }
+
+            /// The family written as `word`, if any.
+            pub fn from_name(word: &str) -> Option<Family> {
+                Family::ALL.iter().copied().find(|family| family.name() == word)
+            }
+
+            /// Its keys, in its column order.
+            pub fn keys(self) -> &'static [Key] {
+                match self {
+                    $(Family::$variant => <$ty as StudyFamily>::KEYS),+
+                }
+            }
+
+            /// The random streams of its data.
+            pub fn data_streams(self) -> &'static [DataStream] {
+                match self {
+                    $(Family::$variant => <$ty as StudyFamily>::DATA_STREAMS),+
+                }
+            }
+
+            /// The keys that say what kind of job it is (see [`StudyFamily::HEADLINE`]).
+            pub fn headline(self) -> &'static [Key] {
+                match self {
+                    $(Family::$variant => <$ty as StudyFamily>::HEADLINE),+
+                }
+            }
+
+            /// Whether it runs simulation-based calibration studies.
+            pub fn calibrates(self) -> bool {
+                match self {
+                    $(Family::$variant => <$ty as StudyFamily>::CALIBRATES),+
+                }
+            }
+        }
+
+        impl std::fmt::Display for Family {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
             }
         }
 
@@ -59,6 +115,13 @@ macro_rules! study_families {
             pub fn params(&self, settings: &Settings) -> Vec<(Key, ParamValue)> {
                 match self {
                     $(FamilySpec::$variant(spec) => <$ty as StudyFamily>::params(spec, settings)),+
+                }
+            }
+
+            /// Whether `value` is `key`'s default for this spec (see [`StudyFamily::is_default`]).
+            pub fn is_default(&self, key: Key, value: &ParamValue) -> bool {
+                match self {
+                    $(FamilySpec::$variant(spec) => <$ty as StudyFamily>::is_default(spec, key, value)),+
                 }
             }
 
@@ -128,10 +191,10 @@ macro_rules! study_families {
                 }
             }
 
-            /// The family's metrics the report shows (see [`StudyFamily::METRICS`]).
-            pub fn metrics(self) -> &'static crate::figures::ReportMetrics {
+            /// What the family's report shows of its jobs table (see [`StudyFamily::REPORT`]).
+            pub fn report(self) -> &'static ReportColumns {
                 match self {
-                    $(Family::$variant => &<$ty as StudyFamily>::METRICS),+
+                    $(Family::$variant => &<$ty as StudyFamily>::REPORT),+
                 }
             }
         }
@@ -173,20 +236,68 @@ fn run_and_tabulate<F: StudyFamily>(
 
 study_families! {
     /// A latent Gaussian field on a grid with a gaussian, probit or poisson likelihood.
-    LatentField = "latent-field" => latent_field::LatentField,
+    LatentField => latent_field::LatentField,
     /// A multivariate normal sampled by Gibbs and random-walk MH (the notes' toy target).
-    Gaussian = "gaussian" => gaussian::GaussianTarget,
+    Gaussian => gaussian::GaussianTarget,
     /// A finite Markov chain's stationary distribution by the power method, an eigen solve and
     /// simulation.
-    MarkovChain = "markov-chain" => markov_chain::MarkovChain,
+    MarkovChain => markov_chain::MarkovChain,
     /// PageRank of a directed graph with teleport, by the power method and a random surfer.
-    PageRank = "pagerank" => pagerank::PageRank,
+    PageRank => pagerank::PageRank,
     /// A discrete Bayes net: Gibbs over the latent nodes against enumeration.
-    BayesNet = "bayes-net" => bayes_net::BayesNet,
+    BayesNet => bayes_net::BayesNet,
     /// Latent Dirichlet allocation by collapsed and uncollapsed Gibbs.
-    Lda = "lda" => lda::Lda,
+    Lda => lda::Lda,
     /// Small areas grouped into connected regions by Markov chains over partitions.
-    Partition = "partition" => partition::family::PartitionFamily,
+    Partition => partition::family::PartitionFamily,
+}
+
+/// Every word of `sampler.kind`: the latent field's kernels, the partition family's chains and
+/// baselines, the Gibbs-target families' methods and LDA's schemes (each family parses its own
+/// and rejects the others' with a located error).
+const SAMPLER_KIND_WORDS: [&str;
+    SamplerKind::NAMES.len()
+        + PartitionKind::NAMES.len()
+        + Method::NAMES.len()
+        + Scheme::NAMES.len()] = concat_words(&[
+    SamplerKind::NAMES,
+    PartitionKind::NAMES,
+    Method::NAMES,
+    Scheme::NAMES,
+]);
+
+const fn concat_words<const N: usize>(lists: &[&[&'static str]]) -> [&'static str; N] {
+    let mut words = [""; N];
+    let (mut list, mut next) = (0, 0);
+    while list < lists.len() {
+        let mut i = 0;
+        while i < lists[list].len() {
+            words[next] = lists[list][i];
+            next += 1;
+            i += 1;
+        }
+        list += 1;
+    }
+    words
+}
+
+/// Every key a study may give: each family's, the words of `model.family` and `sampler.kind`,
+/// and the renamed keys.
+pub fn catalog() -> &'static KeyCatalog {
+    static CATALOG: LazyLock<KeyCatalog> = LazyLock::new(|| {
+        KeyCatalog::new(
+            Family::ALL
+                .iter()
+                .map(|family| (family.name(), family.keys()))
+                .collect(),
+            vec![
+                (MODEL_FAMILY, Family::NAMES),
+                (SAMPLER_KIND, &SAMPLER_KIND_WORDS[..]),
+            ],
+            RENAMED.to_vec(),
+        )
+    });
+    &CATALOG
 }
 
 /// `jobs.parquet` as readers see it: the shared columns and every family's, each once.
@@ -197,7 +308,7 @@ pub fn jobs_table() -> &'static Table {
             .iter()
             .map(|family| family.jobs_table())
             .chain(std::iter::once(&shared::jobs::TABLE));
-        for entry in tables.flat_map(|table| table.entries) {
+        for entry in tables.flat_map(|table| table.entries()) {
             if !entries.iter().any(|known| known.name() == entry.name()) {
                 entries.push(*entry);
             }
@@ -205,7 +316,8 @@ pub fn jobs_table() -> &'static Table {
         Table {
             name: shared::jobs::TABLE.name,
             row: shared::jobs::TABLE.row,
-            entries: entries.leak(),
+            shared: &[],
+            own: entries.leak(),
         }
     });
     &JOBS
@@ -230,24 +342,66 @@ pub fn table(name: &str) -> Option<&'static Table> {
     tables().iter().copied().find(|t| t.name == name)
 }
 
-/// The metrics the report shows, every family's in registry order, each once.
-pub fn metrics() -> crate::figures::Metrics {
-    let mut all = crate::figures::Metrics::default();
-    for family in Family::ALL {
-        all.extend(family.metrics());
+/// What the report shows of the jobs table, every family's in registry order, each once.
+pub fn report_columns() -> &'static ReportColumns {
+    static COLUMNS: LazyLock<ReportColumns> =
+        LazyLock::new(|| ReportColumns::united(Family::ALL.iter().map(|family| family.report())));
+    &COLUMNS
+}
+
+/// The headline keys of `families`, each once, in registry order (the default family's first).
+pub fn headline_keys(families: &[Family]) -> Vec<Key> {
+    let mut keys = Vec::new();
+    for family in Family::ALL.iter().filter(|f| families.contains(f)) {
+        for key in family.headline() {
+            if !keys.contains(key) {
+                keys.push(*key);
+            }
+        }
     }
-    all
+    keys
 }
 
 /// Whether `column` is the column of a study key (and not a metric such as
 /// `model_mean_value` that shares a section's prefix).
 pub fn is_parameter(column: &str) -> bool {
-    Key::all().any(|key| key.column() == column)
+    catalog().all().iter().any(|key| key.column() == column)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_catalog_holds_every_family_key_once_with_a_doc_and_a_valid_default() {
+        let keys = catalog();
+        for family in Family::ALL {
+            assert_eq!(keys.family_keys(family.name()), Some(family.keys()));
+            assert!(family.keys().contains(&MODEL_FAMILY), "{family}");
+        }
+        for (i, key) in keys.all().iter().enumerate() {
+            assert_eq!(keys.position(*key), Some(i));
+            assert_eq!(keys.from_dotted(key.dotted()), Some(*key));
+            assert_eq!(key.column(), key.dotted().replace('.', "_"));
+            assert!(!key.doc().is_empty(), "{key:?} has no documentation");
+            if let Some(default) = key.default_value() {
+                assert!(
+                    keys.rule(*key).admits(&default),
+                    "{key:?} default breaks its rule"
+                );
+            }
+            let named_once = keys
+                .all()
+                .iter()
+                .filter(|k| k.dotted() == key.dotted())
+                .count();
+            assert_eq!(named_once, 1, "{key:?} is declared twice");
+        }
+        assert_eq!(keys.from_dotted("model.lenght_scale"), None);
+        assert_eq!(keys.from_dotted("study.seed"), None);
+        assert!(!keys.rule(SAMPLER_KIND).admits(&ParamValue::text("hmc")));
+        assert!(keys.rule(SAMPLER_KIND).admits(&ParamValue::text("mala")));
+    }
 
     #[test]
     fn every_table_is_named_once() {
@@ -260,9 +414,9 @@ mod tests {
     fn every_family_writes_the_shared_jobs_columns_in_its_jobs_table() {
         for family in Family::ALL {
             let table = family.jobs_table();
-            for entry in shared::jobs::TABLE.entries {
+            for entry in shared::jobs::TABLE.entries() {
                 assert!(
-                    table.entries.contains(entry),
+                    table.entries().any(|e| e == entry),
                     "{family}: the jobs table lacks {}",
                     entry.name()
                 );

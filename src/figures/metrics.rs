@@ -1,8 +1,9 @@
-//! The jobs-table metrics a report shows: a family declares which of its columns are plotted
-//! against the swept parameters (with panel titles and, where one exists, a baseline) and which
-//! are listed on the page; the registry unites them.
+//! What a report shows of the jobs table: a family declares which of its metric columns are
+//! plotted against the swept parameters (with panel titles and, where one exists, a baseline),
+//! which are listed on the page, and which of its keys name a job; the registry unites them.
 
 use super::tables::Table;
+use crate::study::Key;
 use crate::table::Col;
 
 /// A metric plotted against the swept parameters: a jobs column, or a ratio of two.
@@ -53,9 +54,9 @@ impl Metric {
 /// baseline is.
 pub type Baseline = (Col<f64>, Col<f64>, &'static str);
 
-/// What one family's report shows of its jobs-table metrics.
+/// What one family's report shows of its jobs table.
 #[derive(Debug, Clone, Copy)]
-pub struct ReportMetrics {
+pub struct ReportColumns {
     /// Plotted against each swept numeric parameter, one panel each with its title, and listed
     /// first among the jobs table's metrics.
     pub swept: &'static [(Metric, &'static str)],
@@ -63,46 +64,51 @@ pub struct ReportMetrics {
     pub listed: &'static [&'static str],
     /// Metrics drawn with their baseline.
     pub baselines: &'static [Baseline],
+    /// The keys that name one of its jobs, swept or not (figure titles, the choice of the
+    /// representative jobs whose fields and traces are drawn).
+    pub named_by: &'static [Key],
+    /// The parameters the page's jobs table shows when the study swept nothing.
+    pub unswept: &'static [Key],
 }
 
-impl ReportMetrics {
+impl ReportColumns {
     /// Nothing beyond the shared columns.
-    pub const NONE: ReportMetrics = ReportMetrics {
+    pub const NONE: ReportColumns = ReportColumns {
         swept: &[],
         listed: &[],
         baselines: &[],
+        named_by: &[],
+        unswept: &[],
     };
-}
 
-/// The metrics of every family, each once, in registry order.
-#[derive(Debug, Clone, Default)]
-pub struct Metrics {
-    pub swept: Vec<(Metric, &'static str)>,
-    pub listed: Vec<&'static str>,
-    pub baselines: Vec<Baseline>,
-}
-
-impl Metrics {
-    /// Adds a family's metrics that are not already there.
-    pub fn extend(&mut self, family: &ReportMetrics) {
-        for &(metric, title) in family.swept {
-            if !self.swept.iter().any(|(m, _)| m.name() == metric.name()) {
-                self.swept.push((metric, title));
+    /// The columns of `families`, each once, in order.
+    pub fn united<'a>(families: impl IntoIterator<Item = &'a ReportColumns>) -> ReportColumns {
+        let mut swept: Vec<(Metric, &'static str)> = Vec::new();
+        let mut listed: Vec<&'static str> = Vec::new();
+        let mut baselines: Vec<Baseline> = Vec::new();
+        let mut named_by: Vec<Key> = Vec::new();
+        let mut unswept: Vec<Key> = Vec::new();
+        for family in families {
+            for &(metric, title) in family.swept {
+                if !swept.iter().any(|(m, _)| m.name() == metric.name()) {
+                    swept.push((metric, title));
+                }
             }
+            push_new(&mut listed, family.listed);
+            for &baseline in family.baselines {
+                if !baselines.iter().any(|b| b.0.name() == baseline.0.name()) {
+                    baselines.push(baseline);
+                }
+            }
+            push_new(&mut named_by, family.named_by);
+            push_new(&mut unswept, family.unswept);
         }
-        for &name in family.listed {
-            if !self.listed.contains(&name) {
-                self.listed.push(name);
-            }
-        }
-        for &baseline in family.baselines {
-            if !self
-                .baselines
-                .iter()
-                .any(|b| b.0.name() == baseline.0.name())
-            {
-                self.baselines.push(baseline);
-            }
+        ReportColumns {
+            swept: swept.leak(),
+            listed: listed.leak(),
+            baselines: baselines.leak(),
+            named_by: named_by.leak(),
+            unswept: unswept.leak(),
         }
     }
 
@@ -112,5 +118,14 @@ impl Metrics {
             .iter()
             .find(|(m, _, _)| Some(*m) == metric.column())
             .map(|&(_, column, what)| (column, what))
+    }
+}
+
+/// Appends the items of `new` that `list` lacks.
+fn push_new<T: PartialEq + Copy>(list: &mut Vec<T>, new: &[T]) {
+    for item in new {
+        if !list.contains(item) {
+            list.push(*item);
+        }
     }
 }

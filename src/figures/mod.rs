@@ -21,13 +21,18 @@ pub mod shape;
 pub mod tables;
 pub mod text;
 
+#[cfg(test)]
+pub(crate) mod fixtures;
+#[cfg(test)]
+mod tests;
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::DataFrame;
 
 use crate::table::shared::JOB_ID;
-pub use metrics::{Baseline, Metric, Metrics, ReportMetrics};
+pub use metrics::{Baseline, Metric, ReportColumns};
 use shape::StudyShape;
 use tables::Table;
 

@@ -8,39 +8,21 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use super::tables::{Found, Table, format_number};
-use crate::study::keys::{
-    DATA_HOLDOUT, DATA_LENGTH_SCALE, DATA_NOISE_SD, DATA_SOURCE, DATA_SUBSAMPLE, Key, MODEL_GRID,
-    MODEL_KERNEL, MODEL_LENGTH_SCALE, MODEL_LIKELIHOOD, MODEL_OFFSET, MODEL_VARIANCE, SAMPLER_BETA,
-    SAMPLER_BURN_IN, SAMPLER_CHAINS, SAMPLER_ITERATIONS, SAMPLER_KIND, SAMPLER_THIN,
-};
+use crate::study::keys::{Label, SAMPLER_KIND};
 use crate::table::shared::jobs::{REPLICATE, STATUS};
 use crate::table::{ColumnName, JobStatus};
 
-/// Representative jobs are distinct in these columns first.
-fn representative_keys() -> [&'static str; 3] {
-    [MODEL_LIKELIHOOD, SAMPLER_KIND, MODEL_GRID].map(Key::column)
+/// How the figures name parameters and jobs, from the keys' declarations and the families'
+/// report columns.
+#[derive(Debug, Clone, Default)]
+pub struct Naming {
+    /// The label of each parameter column whose key declares one.
+    pub labels: Vec<(&'static str, Label)>,
+    /// The columns that name a job, swept or not: representative jobs are distinct in these
+    /// first, and figure titles name them.
+    pub named_by: Vec<&'static str>,
 }
-/// How parameters are named in legends and on axes: (column, short name, axis title). A short
-/// name is empty when the value speaks for itself (a sampler kind, a likelihood).
-static PARAMETER_LABELS: [(Key, &str, &str); 17] = [
-    (SAMPLER_KIND, "", "sampler kind"),
-    (MODEL_LIKELIHOOD, "", "model likelihood"),
-    (MODEL_KERNEL, "", "model kernel"),
-    (DATA_SOURCE, "", "data source"),
-    (MODEL_GRID, "D", "grid size D (D × D cells)"),
-    (SAMPLER_BETA, "β", "step size β"),
-    (MODEL_LENGTH_SCALE, "ℓ", "assumed length scale ℓ"),
-    (DATA_LENGTH_SCALE, "true ℓ", "true length scale"),
-    (DATA_NOISE_SD, "σ", "noise sd σ"),
-    (DATA_SUBSAMPLE, "f", "subsampling factor f"),
-    (SAMPLER_ITERATIONS, "T", "iterations T"),
-    (DATA_HOLDOUT, "holdout", "held-out share"),
-    (MODEL_VARIANCE, "variance", "prior variance"),
-    (MODEL_OFFSET, "offset", "log offset"),
-    (SAMPLER_BURN_IN, "burn in", "burn-in iterations"),
-    (SAMPLER_THIN, "thin", "thinning"),
-    (SAMPLER_CHAINS, "chains", "chains"),
-];
+
 /// At most this many representative jobs get field and trace figures.
 pub const MAX_REPRESENTATIVES: usize = 12;
 /// Extra swept columns are added to the representative key while this many jobs suffice.
@@ -137,15 +119,22 @@ pub struct StudyShape {
     pub ok_rows: Vec<usize>,
     /// Swept columns in table order, companions folded into the first of their set.
     pub swept: Vec<Swept>,
+    /// How parameters and jobs are named.
+    pub naming: Naming,
 }
 
 impl StudyShape {
-    /// The shape of `jobs`, whose parameter columns are those `is_parameter` names.
-    pub fn of(jobs: &Table, is_parameter: &dyn Fn(&str) -> bool) -> StudyShape {
+    /// The shape of `jobs`, whose parameter columns are those `is_parameter` names, named by
+    /// `naming`.
+    pub fn of(jobs: &Table, is_parameter: &dyn Fn(&str) -> bool, naming: Naming) -> StudyShape {
         let ok_rows = ok_rows(jobs);
         let all_rows: Vec<usize> = (0..jobs.height).collect();
         let swept = swept_columns(jobs, &all_rows, is_parameter);
-        StudyShape { ok_rows, swept }
+        StudyShape {
+            ok_rows,
+            swept,
+            naming,
+        }
     }
 
     pub fn swept(&self, column: &str) -> Option<&Swept> {
@@ -276,8 +265,11 @@ pub fn group_rows(jobs: &Table, rows: &[usize], columns: &[&str]) -> Vec<(Vec<Ce
 /// columns while that keeps the count small; at most [`MAX_REPRESENTATIVES`] rows, in plan
 /// order. Only rows in `candidates` (e.g. ok jobs with fields) are considered.
 pub fn representative_rows(jobs: &Table, shape: &StudyShape, candidates: &[usize]) -> Vec<usize> {
-    let mut key: Vec<&str> = representative_keys()
-        .into_iter()
+    let mut key: Vec<&str> = shape
+        .naming
+        .named_by
+        .iter()
+        .copied()
         .filter(|c| jobs.has(Found(c)))
         .collect();
     for swept in &shape.swept {
@@ -308,49 +300,65 @@ pub fn first_replicate(jobs: &Table, rows: &[usize]) -> Option<usize> {
     })
 }
 
-/// The labels of a parameter column, if it is one the report names.
-fn labels_of(column: &str) -> Option<(&'static str, &'static str)> {
-    PARAMETER_LABELS
-        .iter()
-        .find(|(key, _, _)| key.column() == column)
-        .map(|&(_, short, axis)| (short, axis))
-}
-
-/// A short name for a parameter in legends ("D", "β", ...); empty when the value speaks for
-/// itself (sampler kind, likelihood).
-pub fn short_name(column: &str) -> String {
-    match labels_of(column) {
-        Some((short, _)) => short.to_string(),
-        None => column
-            .split_once('_')
-            .map_or(column, |(_, rest)| rest)
-            .replace('_', " "),
+impl Naming {
+    /// The label of a parameter column, if its key declares one.
+    fn label_of(&self, column: &str) -> Option<Label> {
+        self.labels
+            .iter()
+            .find(|(c, _)| *c == column)
+            .map(|&(_, label)| label)
     }
-}
 
-/// A descriptive axis title for a parameter column.
-pub fn axis_title(column: &str) -> String {
-    labels_of(column).map_or_else(|| column.replace('_', " "), |(_, axis)| axis.to_string())
+    /// A short name for a parameter in legends ("D", "β", ...); empty when the value speaks
+    /// for itself (sampler kind, likelihood).
+    pub fn short_name(&self, column: &str) -> String {
+        match self.label_of(column) {
+            Some(label) => label.short.to_string(),
+            None => column
+                .split_once('_')
+                .map_or(column, |(_, rest)| rest)
+                .replace('_', " "),
+        }
+    }
+
+    /// A descriptive axis title for a parameter column.
+    pub fn axis_title(&self, column: &str) -> String {
+        self.label_of(column)
+            .map_or_else(|| column.replace('_', " "), |label| label.title.to_string())
+    }
+
+    /// "name=value" for a legend ("β=0.2", or just "pcn"; a data file by its name without
+    /// folder and extension).
+    pub fn label(&self, column: &str, value: &Cell) -> String {
+        if let (true, Cell::Text(path)) = (column.ends_with("_path"), value) {
+            return file_stem(path);
+        }
+        let name = self.short_name(column);
+        if name.is_empty() {
+            value.display()
+        } else {
+            format!("{name}={}", value.display())
+        }
+    }
+
+    /// Labels of several columns joined ("pcn, D=16, β=0.2"); "all jobs" when empty.
+    pub fn joined_label(&self, columns: &[&str], key: &[Cell]) -> String {
+        if columns.is_empty() {
+            return "all jobs".into();
+        }
+        columns
+            .iter()
+            .zip(key)
+            .map(|(c, v)| self.label(c, v))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// Orders columns for legends: the sampler kind first (it is what studies compare), the rest
 /// in table order.
 pub fn sampler_first(columns: &mut [String]) {
     columns.sort_by_key(|c| c != SAMPLER_KIND.column());
-}
-
-/// "name=value" for a legend ("β=0.2", or just "pcn"; a data file by its name without folder
-/// and extension).
-pub fn label(column: &str, value: &Cell) -> String {
-    if let (true, Cell::Text(path)) = (column.ends_with("_path"), value) {
-        return file_stem(path);
-    }
-    let name = short_name(column);
-    if name.is_empty() {
-        value.display()
-    } else {
-        format!("{name}={}", value.display())
-    }
 }
 
 /// "../../data/lansing_grid32.csv" -> "lansing_grid32".
@@ -360,24 +368,14 @@ fn file_stem(path: &str) -> String {
         .map_or_else(|| path.to_string(), |s| s.to_string_lossy().into_owned())
 }
 
-/// Labels of several columns joined ("pcn, D=16, β=0.2"); "all jobs" when empty.
-pub fn joined_label(columns: &[&str], key: &[Cell]) -> String {
-    if columns.is_empty() {
-        return "all jobs".into();
-    }
-    columns
-        .iter()
-        .zip(key)
-        .map(|(c, v)| label(c, v))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// A job's description from its swept parameters plus likelihood, sampler and grid
 /// (used in figure titles).
 pub fn job_description(jobs: &Table, shape: &StudyShape, row: usize) -> String {
-    let mut columns: Vec<&str> = representative_keys()
-        .into_iter()
+    let mut columns: Vec<&str> = shape
+        .naming
+        .named_by
+        .iter()
+        .copied()
         .filter(|c| jobs.has(Found(c)))
         .collect();
     for swept in &shape.swept {
@@ -387,113 +385,10 @@ pub fn job_description(jobs: &Table, shape: &StudyShape, row: usize) -> String {
     }
     let mut parts: Vec<String> = columns
         .iter()
-        .map(|c| label(c, &Cell::of(jobs, Found(c), row)))
+        .map(|c| shape.naming.label(c, &Cell::of(jobs, Found(c), row)))
         .collect();
     if let Some(r) = jobs.finite(REPLICATE, row) {
         parts.push(format!("replicate {}", format_number(r)));
     }
     parts.join(" · ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::figures::tables::build::{self, nums as num, table, text};
-
-    fn jobs() -> Table {
-        table(vec![
-            ("job_id", text(&["a", "b", "c", "d", "e", "f", "g", "h"])),
-            ("replicate", num(&[0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0])),
-            (
-                "model_grid",
-                num(&[4.0, 4.0, 16.0, 16.0, 4.0, 4.0, 16.0, 16.0]),
-            ),
-            ("model_length_scale", num(&[0.3; 8])),
-            ("model_likelihood", text(&["gaussian"; 8])),
-            (
-                "data_length_scale",
-                num(&[0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.2, 0.2]),
-            ),
-            (
-                "sampler_kind",
-                text(&["grw", "grw", "grw", "grw", "pcn", "pcn", "pcn", "pcn"]),
-            ),
-            (
-                "status",
-                text(&["ok", "ok", "ok", "failed", "ok", "ok", "ok", "ok"]),
-            ),
-        ])
-    }
-
-    #[test]
-    fn swept_columns_fold_companions_and_ignore_constants() {
-        let shape = StudyShape::of(&jobs(), &build::parameter_prefix);
-        assert_eq!(shape.swept_names(), ["model_grid", "sampler_kind"]);
-        assert_eq!(shape.swept[0].companions, ["data_length_scale"]);
-        assert!(shape.swept[0].is_numeric() && !shape.swept[1].is_numeric());
-        assert_eq!(shape.ok_rows, [0, 1, 2, 4, 5, 6, 7]);
-        assert_eq!(shape.levels(MODEL_GRID), 2);
-        assert_eq!(shape.levels(MODEL_LENGTH_SCALE), 1);
-    }
-
-    #[test]
-    fn a_data_file_leads_its_paired_numeric_offset_and_is_labelled_by_name() {
-        let files = ["../data/a_grid32.csv", "../data/b_grid32.csv"];
-        let jobs = table(vec![
-            ("job_id", text(&["a", "b", "c", "d"])),
-            ("model_length_scale", num(&[0.1, 0.1, 1.0, 1.0])),
-            ("model_offset", num(&[-3.0, 0.8, -3.0, 0.8])),
-            ("data_path", text(&[files[0], files[1], files[0], files[1]])),
-        ]);
-        let shape = StudyShape::of(&jobs, &build::parameter_prefix);
-        assert_eq!(shape.swept_names(), ["model_length_scale", "data_path"]);
-        let set = shape.swept("data_path").unwrap();
-        assert_eq!(set.companions, ["model_offset"]);
-        assert!(!set.is_numeric());
-        assert_eq!(
-            set.values,
-            [Cell::Text(files[0].into()), Cell::Text(files[1].into())]
-        );
-        assert_eq!(label("data_path", &set.values[1]), "b_grid32");
-    }
-
-    #[test]
-    fn representatives_are_first_replicates_of_each_sampler_and_grid() {
-        let jobs = jobs();
-        let shape = StudyShape::of(&jobs, &build::parameter_prefix);
-        let rows = representative_rows(&jobs, &shape, &shape.ok_rows);
-        assert_eq!(rows, [0, 2, 4, 6]);
-        // Without replicate 0 of (grw, 16), its replicate 1 stands in -- unless failed.
-        let rows = representative_rows(&jobs, &shape, &[1, 3, 5]);
-        assert_eq!(rows, [1, 3, 5]);
-    }
-
-    #[test]
-    fn cells_order_numbers_numerically_and_labels_are_short() {
-        let mut cells = vec![
-            Cell::Num(16.0),
-            Cell::Null,
-            Cell::Num(4.0),
-            Cell::Text("pcn".into()),
-        ];
-        cells.sort();
-        assert_eq!(
-            cells,
-            [
-                Cell::Num(4.0),
-                Cell::Num(16.0),
-                Cell::Text("pcn".into()),
-                Cell::Null
-            ]
-        );
-        assert_eq!(label("model_grid", &Cell::Num(16.0)), "D=16");
-        assert_eq!(label("sampler_kind", &Cell::Text("pcn".into())), "pcn");
-        assert_eq!(
-            joined_label(
-                &["sampler_kind", "sampler_beta"],
-                &[Cell::Text("grw".into()), Cell::Num(0.2)]
-            ),
-            "grw, β=0.2"
-        );
-    }
 }

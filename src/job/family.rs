@@ -4,21 +4,25 @@ use std::path::Path;
 
 use polars::prelude::{DataFrame, PolarsResult};
 
-use super::{JobHeader, RunContext};
-use crate::families::Family;
-use crate::figures::{Context, Figure, ReportError, ReportMetrics};
-use crate::study::resolve::Resolver;
-use crate::study::{Key, ParamValue, Settings, StudyError};
+use super::{DataStream, JobHeader, RunContext};
+use crate::figures::{Context, Figure, ReportColumns, ReportError};
+use crate::study::{Key, ParamValue, Resolver, Settings, StudyError};
 use crate::table::Table;
 
 /// A job's rows of the result tables, by table name (`jobs` always among them).
 pub type NamedTables = Vec<(&'static str, DataFrame)>;
 
-/// One study family: how its jobs are resolved, run, written and shown. Every function is
-/// called by the registry (`crate::families`) with the family's own spec, never another's.
+/// One study family: its keys, how its jobs are resolved, run, written and shown. Every
+/// function is called by the registry (`crate::families`) with the family's own spec, never
+/// another's.
 pub trait StudyFamily {
-    /// The family's name in `model.family`.
-    const FAMILY: Family;
+    /// The family's word in `model.family`.
+    const NAME: &'static str;
+    /// Its keys, shared ones included, in the order of its job-table columns.
+    const KEYS: &'static [Key];
+    /// The keys that say what kind of job it is (the latent field's likelihood and sampler
+    /// kind): the plan's text table shows them beside the swept keys.
+    const HEADLINE: &'static [Key] = &[];
     /// A job's checked settings.
     type Spec: Clone + std::fmt::Debug + PartialEq + Send + Sync + 'static;
     /// What a job computes, before it becomes table rows.
@@ -27,18 +31,33 @@ pub trait StudyFamily {
     const JOBS: &'static Table;
     /// Its other result tables, in the order the reference lists them.
     const TABLES: &'static [&'static Table];
-    /// The jobs-table metrics its report shows.
-    const METRICS: ReportMetrics = ReportMetrics::NONE;
+    /// What its report shows of its jobs table: metrics against swept parameters, listed
+    /// columns, the keys that name a job.
+    const REPORT: ReportColumns = ReportColumns::NONE;
+    /// Whether it runs simulation-based calibration studies (`[study] kind = "sbc"`).
+    const CALIBRATES: bool = false;
+    /// The random streams of its data, each keyed by the keys its draws depend on.
+    const DATA_STREAMS: &'static [DataStream] = &[];
 
     /// The spec of one sweep point, or a located error (cross-key rules, data files). Keys of
     /// other families have already been rejected.
     fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError>;
 
-    /// Every parameter of the point in [`crate::study::Key::all`] order (the job's columns and
-    /// canonical key), `Null` where a key does not apply. By default the given value or the
-    /// key's default for the family's keys; a family with derived defaults resolves them here.
+    /// The point's parameters: each of [`StudyFamily::KEYS`] with its value, in that order. By
+    /// default the given value or the key's default; a family with derived defaults resolves
+    /// them here.
     fn params(_spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
-        crate::study::resolve::plain_params(settings, Self::FAMILY)
+        Self::KEYS
+            .iter()
+            .map(|&key| (key, settings.value(key)))
+            .collect()
+    }
+
+    /// Whether `value` is what `key` takes when the study does not give it (a key declared
+    /// `Keyed::UnlessDefault` then stays out of the job's canonical key). By default: the key's
+    /// fixed default; a family with derived defaults says so here.
+    fn is_default(_spec: &Self::Spec, key: Key, value: &ParamValue) -> bool {
+        key.default_value().as_ref() == Some(value)
     }
 
     /// Files the job reads (their content is hashed: a changed file reruns the job).

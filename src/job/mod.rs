@@ -29,17 +29,36 @@ pub struct JobHeader {
 }
 
 /// The keys the job's random streams are seeded with: `streams::stream(seed, purpose, &key)`.
+/// Each is the job's canonical key restricted to what the stream's draws depend on, so jobs that
+/// share those see the same draws (common random numbers).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StreamKeys {
-    pub truth: String,
-    pub observations: String,
-    pub noise: String,
-    pub counts: String,
+    /// The full canonical key: the chains' streams (a job's own).
     pub chain: String,
-    /// The `[model]` and `[data]` keys and the replicate: the data stream of families other
-    /// than the latent field (a generated matrix, a corpus), shared by jobs that differ only in
-    /// their sampler.
+    /// The `[model]` and `[data]` keys and the replicate: a family's generated data (a matrix,
+    /// a corpus), shared by jobs that differ only in their sampler.
     pub model_data: String,
+    /// The family's own data streams ([`StudyFamily::DATA_STREAMS`]), by name.
+    pub data: Vec<(&'static str, String)>,
+}
+
+impl StreamKeys {
+    /// The key of the family's data stream `stream` (a family asks for its own streams only).
+    pub fn data(&self, stream: &DataStream) -> &str {
+        self.data
+            .iter()
+            .find(|(name, _)| *name == stream.name)
+            .map(|(_, key)| key.as_str())
+            .unwrap_or_else(|| panic!("the job has no {} stream", stream.name))
+    }
+}
+
+/// A random stream of a family's data, and the keys its draws depend on (besides the
+/// replicate): the stream's key is the job's canonical key restricted to those.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataStream {
+    pub name: &'static str,
+    pub keys: &'static [Key],
 }
 
 impl JobHeader {

@@ -7,7 +7,7 @@
 //! truth and observations, and sweeping the noise sd rescales the same noise draws.
 //!
 //! Real data arrive as a full grid of values (read and checked by
-//! [`crate::study::grid_csv`]); a seeded share of the cells is held out and the rest observed.
+//! `crate::families::latent_field::grid_csv`); a seeded share of the cells is held out and the rest observed.
 
 use rand::RngExt;
 use rand_distr::{Distribution, Poisson, StandardNormal};

@@ -59,6 +59,16 @@ pub struct KernelSpec {
 }
 
 impl KernelSpec {
+    /// This kernel with the length scales and variance of `values`.
+    pub fn at(self, values: &super::hyper::values::Hyperparameters) -> KernelSpec {
+        KernelSpec {
+            length_scale: values.length_scale,
+            length_scale_y: values.length_scale_y,
+            variance: values.variance,
+            ..self
+        }
+    }
+
     /// k(x, x') = variance * exp(-|x - x'|^2 / (2 length_scale^2)).
     pub fn squared_exponential(length_scale: f64, variance: f64) -> Self {
         Self {
@@ -121,7 +131,7 @@ pub struct ModelSpec {
     /// The field's constant mean.
     pub mean: MeanSpec,
     /// The priors of the hyperparameters the chains infer (none: every one fixed).
-    pub hyper: super::hyper::HyperPriors,
+    pub hyper: super::hyper::priors::HyperPriors,
 }
 
 impl ModelSpec {

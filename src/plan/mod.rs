@@ -37,7 +37,9 @@
 //! [`plan`] builds every [`Job`] (for `run`); [`StudyListing`] lists a study's jobs for the
 //! printed forms (`fieldmc plan`) one at a time, holding one sweep point at once.
 
+pub mod points;
 pub mod shard;
+mod study;
 mod table;
 
 use std::convert::Infallible;
@@ -46,12 +48,13 @@ use std::io;
 use crate::families::{Family, FamilySpec};
 use crate::job::JobHeader;
 use crate::study::keys::*;
-use crate::study::resolve::{Point, is_default};
-use crate::study::{Study, StudyKind};
+use crate::study::{Key, StudyKind};
 
 pub use crate::job::StreamKeys;
 pub use crate::study::ParamValue;
+pub use points::{Point, Points};
 pub use shard::{Shard, shard_of};
+pub use study::{Study, load, parse};
 pub use table::{Listed, Listing, Params, write_csv, write_text};
 
 /// The jobs of a study, in plan order.
@@ -69,46 +72,23 @@ pub struct Job {
     pub spec: FamilySpec,
 }
 
-/// The keys that each stream key keeps (besides the replicate).
-const TRUTH: &[Key] = &[
-    DATA_LENGTH_SCALE,
-    MODEL_GRID,
-    MODEL_KERNEL,
-    MODEL_VARIANCE,
-    MODEL_WINDOW,
-];
-const OBSERVATIONS: &[Key] = &[
-    DATA_HOLDOUT,
-    DATA_PATH,
-    DATA_SOURCE,
-    DATA_SUBSAMPLE,
-    MODEL_GRID,
-];
-const NOISE: &[Key] = &[DATA_SOURCE, DATA_SUBSAMPLE, MODEL_GRID];
-const COUNTS_EXTRA: &[Key] = &[MODEL_OFFSET];
+/// The name of the replicate's pair in canonical keys.
 const REPLICATE: &str = "replicate";
 
 /// Expand `study` into its jobs.
 pub fn plan(study: &Study) -> Plan {
     let mut jobs = Vec::with_capacity(study.job_count());
     let point_jobs = |point: Point| {
-        let keys = PointKeys::new(study, &point.params);
-        let streams = keys.streams();
-        let family = point.spec.family();
-        let params: Vec<(Key, ParamValue)> = point
-            .params
-            .iter()
-            .filter(|(key, _)| key.applies_to(family))
-            .cloned()
-            .collect();
-        (0..study.replicates)
+        let keys = PointKeys::new(study, &point);
+        let streams = keys.streams(point.spec.family());
+        (0..study.file.replicates)
             .map(|replicate| {
                 let key = keys.key.with(replicate);
                 Job {
                     header: JobHeader {
-                        id: job_id(study.seed, &key),
+                        id: job_id(study.file.seed, &key),
                         replicate,
-                        params: params.clone(),
+                        params: point.params.clone(),
                         streams: streams.of(replicate, &key),
                         key,
                     },
@@ -138,7 +118,7 @@ impl Listing for StudyListing<'_> {
     }
 
     fn replicates(&self) -> u32 {
-        self.0.replicates
+        self.0.file.replicates
     }
 
     fn jobs(
@@ -149,12 +129,12 @@ impl Listing for StudyListing<'_> {
         let study = self.0;
         // A point's tail and its jobs' ids are made on rayon's threads; this one writes.
         let point_jobs = |point: Point| {
-            let keys = PointKeys::new(study, &point.params);
+            let keys = PointKeys::new(study, &point);
             let mut key = String::new();
-            let ids: Vec<JobId> = (0..study.replicates)
+            let ids: Vec<JobId> = (0..study.file.replicates)
                 .map(|replicate| {
                     keys.key.write(replicate, &mut key);
-                    JobId::of(study.seed, &key)
+                    JobId::of(study.file.seed, &key)
                 })
                 .collect();
             (tail(&point.params), ids)
@@ -206,30 +186,25 @@ pub struct PointKeys {
 }
 
 impl PointKeys {
-    /// The keys of the jobs of the sweep point with parameters `params`.
-    pub fn new(study: &Study, params: &[(Key, ParamValue)]) -> Self {
-        let pairs = canonical_pairs(study, params);
+    /// The keys of the jobs of `point`.
+    pub fn new(study: &Study, point: &Point) -> Self {
+        let pairs = canonical_pairs(study, point);
         let key = Template::of(&pairs, |_| true);
         PointKeys { pairs, key }
     }
 
-    /// The point's stream keys (each holds the replicate too).
-    fn streams(&self) -> StreamTemplates {
-        let counts: Vec<Key> = TRUTH
-            .iter()
-            .chain(OBSERVATIONS)
-            .chain(COUNTS_EXTRA)
-            .copied()
-            .collect();
+    /// The stream keys of the jobs of a point of `family` (each holds the replicate too).
+    fn streams(&self, family: Family) -> StreamTemplates {
         let pairs = &self.pairs;
         StreamTemplates {
-            truth: restricted(pairs, TRUTH),
-            observations: restricted(pairs, OBSERVATIONS),
-            noise: restricted(pairs, NOISE),
-            counts: restricted(pairs, &counts),
             model_data: restricted_to(pairs, |key| {
                 matches!(key.section(), Section::Model | Section::Data)
             }),
+            data: family
+                .data_streams()
+                .iter()
+                .map(|stream| (stream.name, restricted(pairs, stream.keys)))
+                .collect(),
         }
     }
 }
@@ -237,23 +212,21 @@ impl PointKeys {
 /// The stream keys of one sweep point's jobs with the replicate left open (the chain's is the
 /// canonical key).
 struct StreamTemplates {
-    truth: Template,
-    observations: Template,
-    noise: Template,
-    counts: Template,
     model_data: Template,
+    data: Vec<(&'static str, Template)>,
 }
 
 impl StreamTemplates {
     /// The stream keys of replicate `replicate`, whose canonical key is `key`.
     fn of(&self, replicate: u32, key: &str) -> StreamKeys {
         StreamKeys {
-            truth: self.truth.with(replicate),
-            observations: self.observations.with(replicate),
-            noise: self.noise.with(replicate),
-            counts: self.counts.with(replicate),
             chain: key.to_string(),
             model_data: self.model_data.with(replicate),
+            data: self
+                .data
+                .iter()
+                .map(|(name, template)| (*name, template.with(replicate)))
+                .collect(),
         }
     }
 }
@@ -318,15 +291,16 @@ impl Template {
 
 /// The pairs of a point's canonical key, sorted by name; the replicate's value is left out
 /// (see [`Template`]).
-fn canonical_pairs(study: &Study, params: &[(Key, ParamValue)]) -> Vec<Pair> {
+fn canonical_pairs(study: &Study, point: &Point) -> Vec<Pair> {
     let study_pair = |name: &'static str, value: String| Pair {
         name,
         value,
         key: None,
     };
-    let mut pairs: Vec<Pair> = params
+    let mut pairs: Vec<Pair> = point
+        .params
         .iter()
-        .filter(|(key, value)| in_canonical_key(*key, value, params))
+        .filter(|(key, value)| in_canonical_key(&point.spec, *key, value))
         .map(|(key, value)| Pair {
             name: key.dotted(),
             value: value.canonical(),
@@ -334,8 +308,8 @@ fn canonical_pairs(study: &Study, params: &[(Key, ParamValue)]) -> Vec<Pair> {
         })
         .collect();
     pairs.push(study_pair(REPLICATE, String::new()));
-    pairs.push(study_pair("study.kind", study.kind.name().to_string()));
-    if let (StudyKind::Sbc, Some(sbc)) = (study.kind, study.sbc) {
+    pairs.push(study_pair("study.kind", study.file.kind.name().to_string()));
+    if let (StudyKind::Sbc, Some(sbc)) = (study.file.kind, study.file.sbc) {
         pairs.push(study_pair("sbc.replications", sbc.replications.to_string()));
         pairs.push(study_pair("sbc.draws", sbc.draws.to_string()));
     }
@@ -345,11 +319,11 @@ fn canonical_pairs(study: &Study, params: &[(Key, ParamValue)]) -> Vec<Pair> {
 
 /// Whether a parameter is part of the canonical key: it applies, and its key is keyed (always,
 /// or when it differs from its default).
-fn in_canonical_key(key: Key, value: &ParamValue, params: &[(Key, ParamValue)]) -> bool {
+fn in_canonical_key(spec: &FamilySpec, key: Key, value: &ParamValue) -> bool {
     match key.keyed() {
         _ if value.is_null() => false,
         Keyed::Always => true,
-        Keyed::UnlessDefault => !is_default(key, value, params),
+        Keyed::UnlessDefault => !spec.is_default(key, value),
         Keyed::Never => false,
     }
 }

@@ -10,12 +10,13 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::{Job, ParamValue, Plan};
-use crate::families::Family;
-use crate::study::Key;
-use crate::study::keys::{MODEL_LIKELIHOOD, SAMPLER_KIND};
+use std::collections::HashMap;
 
-/// A point's parameters: every key, in [`Key::all`] order.
+use super::{Job, ParamValue, Plan};
+use crate::families::{self, Family};
+use crate::study::Key;
+
+/// A point's parameters: its family's keys, in their column order.
 pub type Params = [(Key, ParamValue)];
 
 /// The jobs of a plan as the printed forms read them: what the points hold (for the columns
@@ -32,8 +33,7 @@ pub trait Listing {
     fn replicates(&self) -> u32;
 
     /// Calls `visit` with each job, in plan order, until it fails; each job's tail is `tail` of
-    /// its point's parameters (every key, in [`Key::all`] order), rendered once per point
-    /// (and perhaps on another thread).
+    /// its point's parameters, rendered once per point (and perhaps on another thread).
     fn jobs(
         &self,
         tail: &(dyn Fn(&Params) -> String + Sync),
@@ -49,8 +49,9 @@ pub struct Listed<'a> {
     pub tail: &'a str,
 }
 
-/// One line per job: id, replicate, the `swept` parameters, and the likelihood and sampler kind
-/// (latent-field jobs, when not swept already), in aligned columns under a header.
+/// One line per job: id, replicate, the `swept` parameters, and the headline keys of the
+/// families (what kind of job it is, e.g. the latent field's likelihood and sampler kind), when
+/// not swept already, in aligned columns under a header.
 pub fn write_text(listing: &impl Listing, swept: &[Key], out: &mut impl Write) -> io::Result<()> {
     let (columns, widths, any) = text_columns(listing, swept);
     let header: Vec<String> = columns.iter().map(|k| k.column().to_string()).collect();
@@ -69,7 +70,9 @@ pub fn write_text(listing: &impl Listing, swept: &[Key], out: &mut impl Write) -
     };
     write_line(out, ["id", "replicate"], &aligned(&header, &widths))?;
     let mut replicate = String::new();
-    let tail = |params: &Params| aligned(&cells(&columns, params), &widths);
+    let slots = Slots::of(&columns);
+    let tail =
+        |params: &Params| aligned(&slots.cells(params, || ParamValue::Null.shown()), &widths);
     listing.jobs(&tail, &mut |job| {
         replicate.clear();
         write!(replicate, "{}", job.replicate).expect("writing to a String cannot fail");
@@ -78,58 +81,85 @@ pub fn write_text(listing: &impl Listing, swept: &[Key], out: &mut impl Write) -
 }
 
 /// The text table's parameter columns and their widths (header included), and whether there
-/// are any points: the `swept` keys, then the likelihood and sampler kind where they apply to
-/// some point.
+/// are any points: the `swept` keys, then the headline keys of the points' families.
 fn text_columns(listing: &impl Listing, swept: &[Key]) -> (Vec<Key>, Vec<usize>, bool) {
+    let families = listing.families();
     let mut columns = swept.to_vec();
-    for always in [MODEL_LIKELIHOOD, SAMPLER_KIND] {
-        if !columns.contains(&always) {
-            columns.push(always);
+    for headline in families::headline_keys(&families) {
+        if !columns.contains(&headline) {
+            columns.push(headline);
         }
     }
     let widths: Vec<usize> = columns
         .iter()
         .map(|key| key.column().chars().count().max(listing.widest_shown(*key)))
         .collect();
-    let families = listing.families();
-    let (columns, widths) = columns
-        .into_iter()
-        .zip(widths)
-        .enumerate()
-        .filter(|(i, (key, _))| *i < swept.len() || families.iter().any(|f| key.applies_to(*f)))
-        .map(|(_, column)| column)
-        .unzip();
     (columns, widths, !families.is_empty())
 }
 
-/// A point's cells in `columns` (`-` where a parameter does not apply).
-fn cells(columns: &[Key], params: &Params) -> Vec<String> {
-    columns
-        .iter()
-        .map(|key| {
-            params
-                .get(key.index())
-                .map_or_else(String::new, |(_, value)| value.shown())
-        })
-        .collect()
+/// Where each of a table's columns goes on a row: a point's parameters are its family's keys, so
+/// a row is filled from them, each key that is a column into its place.
+struct Slots {
+    width: usize,
+    of_key: HashMap<Key, usize>,
+}
+
+impl Slots {
+    fn of(columns: &[Key]) -> Self {
+        Slots {
+            width: columns.len(),
+            of_key: columns
+                .iter()
+                .enumerate()
+                .map(|(i, key)| (*key, i))
+                .collect(),
+        }
+    }
+
+    /// A point's cells, each its value shown by `show`; `empty()` where the point's family has
+    /// no such key.
+    fn cells(&self, params: &Params, empty: impl Fn() -> String) -> Vec<String> {
+        self.cells_shown(params, ParamValue::shown, empty)
+    }
+
+    fn cells_shown(
+        &self,
+        params: &Params,
+        show: impl Fn(&ParamValue) -> String,
+        empty: impl Fn() -> String,
+    ) -> Vec<String> {
+        let mut cells: Vec<String> = (0..self.width).map(|_| empty()).collect();
+        for (key, value) in params {
+            if let Some(&slot) = self.of_key.get(key) {
+                cells[slot] = show(value);
+            }
+        }
+        cells
+    }
 }
 
 /// Every job with every parameter of its family: `job_id,replicate,model_family,...`, one line
-/// per job, empty fields for `Null`.
+/// per job, empty fields for `Null`; the columns are the keys of the study's families, each
+/// family's in its column order.
 pub fn write_csv(listing: &impl Listing, out: &mut impl Write) -> io::Result<()> {
-    let families = listing.families();
-    let keys: Vec<Key> = Key::all()
-        .filter(|key| families.iter().any(|f| key.applies_to(*f)))
-        .collect();
+    let mut keys: Vec<Key> = Vec::new();
+    for key in listing.families().iter().flat_map(|family| family.keys()) {
+        if !keys.contains(key) {
+            keys.push(*key);
+        }
+    }
     let mut header = String::from("job_id,replicate");
     for key in &keys {
         header.push(',');
         header.push_str(key.column());
     }
     writeln!(out, "{header}")?;
+    let slots = Slots::of(&keys);
     let tail = |params: &Params| {
-        keys.iter()
-            .map(|key| format!(",{}", csv_field(&params[key.index()].1.to_string())))
+        slots
+            .cells_shown(params, |value| csv_field(&value.to_string()), String::new)
+            .iter()
+            .map(|cell| format!(",{cell}"))
             .collect()
     };
     listing.jobs(&tail, &mut |job| {
@@ -169,14 +199,10 @@ impl Listing for Plan {
         visit: &mut dyn FnMut(Listed<'_>) -> io::Result<()>,
     ) -> io::Result<()> {
         for job in &self.jobs {
-            // The listing's columns are every key's, in declaration order.
-            let params: Vec<(Key, ParamValue)> = Key::all()
-                .map(|key| (key, job.header.param(key).clone()))
-                .collect();
             visit(Listed {
                 id: &job.header.id,
                 replicate: job.header.replicate,
-                tail: &tail(&params),
+                tail: &tail(&job.header.params),
             })?;
         }
         Ok(())
@@ -185,8 +211,8 @@ impl Listing for Plan {
 
 impl Plan {
     /// The text table of [`write_text`], the swept keys those of `study`.
-    pub fn to_text_table(&self, study: &crate::study::Study) -> String {
-        in_memory(|out| write_text(self, &study.swept_keys(), out))
+    pub fn to_text_table(&self, study: &super::Study) -> String {
+        in_memory(|out| write_text(self, &study.file.swept_keys(), out))
     }
 
     /// The CSV of [`write_csv`].

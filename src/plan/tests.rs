@@ -5,17 +5,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::*;
-use crate::families::latent_field::LatentFieldSpec;
-use crate::sampler::SamplerKind;
-use crate::study::parse;
-
-/// The latent-field settings of a job known to be one.
-fn latent(spec: &FamilySpec) -> &LatentFieldSpec {
-    match spec {
-        FamilySpec::LatentField(spec) => spec,
-        other => panic!("a {} job", other.family()),
-    }
-}
+use crate::families::latent_field::keys::{COUNTS, NOISE, OBSERVATIONS, SAMPLER_BETA, TRUTH};
 
 fn plan_of(text: &str) -> (Study, Plan) {
     let study = parse(text, Path::new("studies/p.toml")).unwrap_or_else(|e| panic!("{e}"));
@@ -31,15 +21,21 @@ fn two_kinds_by_three_betas_by_two_replicates_is_twelve_jobs_replicates_innermos
     assert_eq!(plan.jobs.len(), 12);
     let replicates: Vec<u32> = plan.jobs.iter().map(|j| j.header.replicate).collect();
     assert_eq!(replicates, [0, 1].repeat(6));
-    assert_eq!(latent(&plan.jobs[0].spec).sampler.kind(), SamplerKind::Grw);
+    assert_eq!(
+        *plan.jobs[0].header.param(SAMPLER_KIND),
+        ParamValue::text("grw")
+    );
     assert_eq!(
         (
-            latent(&plan.jobs[2].spec).sampler.step(),
+            plan.jobs[2].header.param(SAMPLER_BETA).clone(),
             plan.jobs[2].header.replicate
         ),
-        (0.2, 0)
+        (ParamValue::Float(0.2), 0)
     );
-    assert_eq!(latent(&plan.jobs[11].spec).sampler.kind(), SamplerKind::Pcn);
+    assert_eq!(
+        *plan.jobs[11].header.param(SAMPLER_KIND),
+        ParamValue::text("pcn")
+    );
     let ids: HashSet<&str> = plan.jobs.iter().map(|j| j.header.id.as_str()).collect();
     assert_eq!(ids.len(), 12);
 }
@@ -101,17 +97,20 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "model.mean: 0 for simulated data"
     );
     let value = |key: crate::study::Key| plan.jobs[0].header.param(key);
-    assert_eq!(*value(crate::study::keys::DATA_PATH), ParamValue::Null);
+    assert_eq!(
+        *value(crate::families::latent_field::keys::DATA_PATH),
+        ParamValue::Null
+    );
     assert_eq!(
         *value(crate::study::keys::SAMPLER_KIND),
         ParamValue::text("grw")
     );
     assert_eq!(
-        *value(crate::study::keys::SAMPLER_BETA),
+        *value(crate::families::latent_field::keys::SAMPLER_BETA),
         ParamValue::Float(0.1)
     );
     assert_eq!(
-        *value(crate::study::keys::MODEL_WINDOW),
+        *value(crate::families::latent_field::keys::MODEL_WINDOW),
         ParamValue::Null,
         "model.window: none given"
     );
@@ -129,7 +128,7 @@ fn canonical_keys_are_sorted_pairs_and_ids_hash_seed_and_key() {
          sampler.beta=0.1;sampler.burn_in=0;sampler.chains=1;sampler.iterations=10000;\
          sampler.kind=grw;sampler.thin=10;study.kind=mcmc"
     );
-    let mut material = study.seed.to_le_bytes().to_vec();
+    let mut material = study.file.seed.to_le_bytes().to_vec();
     material.extend_from_slice(job.header.key.as_bytes());
     assert_eq!(job.header.id, blake3::hash(&material).to_hex()[..12]);
     assert_eq!(job.header.id.len(), 12);
@@ -162,42 +161,51 @@ fn adding_sweep_values_leaves_existing_jobs_unchanged() {
 #[test]
 fn samplers_of_one_sweep_point_share_data_streams_but_not_chains() {
     let (_, plan) = plan_of(SWEEP_12);
-    let find = |kind: SamplerKind, beta: f64, replicate: u32| {
+    let find = |kind: &str, beta: f64, replicate: u32| {
         plan.jobs
             .iter()
             .find(|j| {
-                latent(&j.spec).sampler.kind() == kind
-                    && latent(&j.spec).sampler.step() == beta
+                *j.header.param(SAMPLER_KIND) == ParamValue::text(kind)
+                    && *j.header.param(SAMPLER_BETA) == ParamValue::Float(beta)
                     && j.header.replicate == replicate
             })
             .unwrap()
     };
-    let grw = find(SamplerKind::Grw, 0.2, 1);
-    let pcn = find(SamplerKind::Pcn, 0.5, 1);
-    assert_eq!(grw.header.streams.truth, pcn.header.streams.truth);
+    let grw = find("grw", 0.2, 1);
+    let pcn = find("pcn", 0.5, 1);
     assert_eq!(
-        grw.header.streams.observations,
-        pcn.header.streams.observations
+        grw.header.streams.data(&TRUTH),
+        pcn.header.streams.data(&TRUTH)
     );
-    assert_eq!(grw.header.streams.noise, pcn.header.streams.noise);
-    assert_eq!(grw.header.streams.counts, pcn.header.streams.counts);
+    assert_eq!(
+        grw.header.streams.data(&OBSERVATIONS),
+        pcn.header.streams.data(&OBSERVATIONS)
+    );
+    assert_eq!(
+        grw.header.streams.data(&NOISE),
+        pcn.header.streams.data(&NOISE)
+    );
+    assert_eq!(
+        grw.header.streams.data(&COUNTS),
+        pcn.header.streams.data(&COUNTS)
+    );
     assert_ne!(grw.header.streams.chain, pcn.header.streams.chain);
     assert_eq!(grw.header.streams.chain, grw.header.key);
-    let other_replicate = find(SamplerKind::Grw, 0.2, 0);
+    let other_replicate = find("grw", 0.2, 0);
     assert_ne!(
-        other_replicate.header.streams.truth,
-        grw.header.streams.truth
+        other_replicate.header.streams.data(&TRUTH),
+        grw.header.streams.data(&TRUTH)
     );
     assert_ne!(
-        other_replicate.header.streams.observations,
-        grw.header.streams.observations
+        other_replicate.header.streams.data(&OBSERVATIONS),
+        grw.header.streams.data(&OBSERVATIONS)
     );
     assert_eq!(
-        grw.header.streams.truth,
+        grw.header.streams.data(&TRUTH),
         "data.length_scale=0.3;model.grid=16;model.kernel=squared-exponential;model.variance=1.0;replicate=1"
     );
     assert_eq!(
-        grw.header.streams.counts,
+        grw.header.streams.data(&COUNTS),
         "data.length_scale=0.3;data.source=simulated;data.subsample=4;model.grid=16;\
          model.kernel=squared-exponential;model.offset=0.0;model.variance=1.0;replicate=1"
     );
@@ -210,19 +218,19 @@ fn sweeping_noise_or_subsample_keeps_the_truth() {
     let truths: HashSet<&str> = plan
         .jobs
         .iter()
-        .map(|j| j.header.streams.truth.as_str())
+        .map(|j| j.header.streams.data(&TRUTH))
         .collect();
     assert_eq!(truths.len(), 1);
     let observations: HashSet<&str> = plan
         .jobs
         .iter()
-        .map(|j| j.header.streams.observations.as_str())
+        .map(|j| j.header.streams.data(&OBSERVATIONS))
         .collect();
     assert_eq!(observations.len(), 2);
     let noise: HashSet<&str> = plan
         .jobs
         .iter()
-        .map(|j| j.header.streams.noise.as_str())
+        .map(|j| j.header.streams.data(&NOISE))
         .collect();
     assert_eq!(
         noise.len(),
@@ -233,8 +241,8 @@ fn sweeping_noise_or_subsample_keeps_the_truth() {
     let (_, misspecified) =
         plan_of("[data]\nlength_scale = 0.3\n[sweep]\n\"model.length_scale\" = [0.1, 0.3]\n");
     assert_eq!(
-        misspecified.jobs[0].header.streams.truth,
-        misspecified.jobs[1].header.streams.truth
+        misspecified.jobs[0].header.streams.data(&TRUTH),
+        misspecified.jobs[1].header.streams.data(&TRUTH)
     );
     assert_ne!(
         misspecified.jobs[0].header.streams.chain,
@@ -286,9 +294,7 @@ fn the_csv_has_every_parameter_and_empty_nulls() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 13);
     // job_id, replicate, then one column per key of the study's family, in declaration order.
-    let latent: Vec<Key> = Key::all()
-        .filter(|k| k.applies_to(crate::families::Family::LatentField))
-        .collect();
+    let latent: Vec<Key> = crate::families::Family::LatentField.keys().to_vec();
     let columns: Vec<&str> = latent.iter().map(|k| k.column()).collect();
     assert_eq!(lines[0], format!("job_id,replicate,{}", columns.join(",")));
     for line in &lines {
@@ -297,13 +303,16 @@ fn the_csv_has_every_parameter_and_empty_nulls() {
     let fields: Vec<&str> = lines[1].split(',').collect();
     let field = |key: Key| fields[2 + latent.iter().position(|k| *k == key).unwrap()];
     assert_eq!(fields[0], plan.jobs[0].header.id);
-    assert_eq!(field(crate::study::keys::MODEL_GRID), "16");
+    assert_eq!(field(crate::families::latent_field::keys::MODEL_GRID), "16");
     assert_eq!(
-        field(crate::study::keys::DATA_PATH),
+        field(crate::families::latent_field::keys::DATA_PATH),
         "",
         "data_path is empty for simulated data"
     );
-    assert_eq!(field(crate::study::keys::SAMPLER_BETA), "0.1");
+    assert_eq!(
+        field(crate::families::latent_field::keys::SAMPLER_BETA),
+        "0.1"
+    );
 }
 
 #[test]
@@ -320,8 +329,8 @@ fn sbc_settings_enter_the_key() {
     );
     assert_ne!(sbc.jobs[0].header.id, mcmc.jobs[0].header.id);
     assert_eq!(
-        sbc.jobs[0].header.streams.truth,
-        mcmc.jobs[0].header.streams.truth
+        sbc.jobs[0].header.streams.data(&TRUTH),
+        mcmc.jobs[0].header.streams.data(&TRUTH)
     );
 }
 
@@ -347,14 +356,15 @@ const SWEEP_3_AXES: &str = "[study]\nseed = 11\nreplicates = 3\n[sampler]\nburn_
 
 /// The canonical key as the planner first built it, for each job on its own: every pair
 /// (the replicate's included) sorted and joined.
-fn eager_key(study: &Study, params: &[(Key, ParamValue)], replicate: u32) -> String {
+fn eager_key(study: &Study, point: &Point, replicate: u32) -> String {
+    let (spec, params) = (&point.spec, &point.params);
     let mut pairs: Vec<(String, String)> = params
         .iter()
-        .filter(|(key, value)| in_canonical_key(*key, value, params))
+        .filter(|(key, value)| in_canonical_key(spec, *key, value))
         .map(|(key, value)| (key.dotted().to_string(), value.canonical()))
         .collect();
     pairs.push(("replicate".to_string(), replicate.to_string()));
-    pairs.push(("study.kind".to_string(), study.kind.name().to_string()));
+    pairs.push(("study.kind".to_string(), study.file.kind.name().to_string()));
     pairs.sort();
     let joined: Vec<String> = pairs.iter().map(|(n, v)| format!("{n}={v}")).collect();
     joined.join(";")
@@ -367,17 +377,17 @@ fn keys_spliced_per_point_equal_keys_built_per_job() {
     let mut expected = Vec::new();
     for point in study.points.resolved() {
         for replicate in 0..3 {
-            expected.push(eager_key(&study, &point.params, replicate));
+            expected.push(eager_key(&study, &point, replicate));
         }
     }
     let keys: Vec<&str> = plan.jobs.iter().map(|j| j.header.key.as_str()).collect();
     assert_eq!(keys, expected);
     for job in &plan.jobs {
-        assert_eq!(job.header.id, job_id(study.seed, &job.header.key));
+        assert_eq!(job.header.id, job_id(study.file.seed, &job.header.key));
         assert!(
             job.header
                 .streams
-                .truth
+                .data(&TRUTH)
                 .contains(&format!("replicate={}", job.header.replicate))
         );
     }
@@ -402,15 +412,16 @@ fn a_study_lists_the_jobs_of_its_plan_without_building_them() {
         .jobs
         .iter()
         .map(|j| {
-            let params: Vec<(Key, ParamValue)> = Key::all()
-                .map(|key| (key, j.header.param(key).clone()))
-                .collect();
-            (j.header.id.clone(), j.header.replicate, values(&params))
+            (
+                j.header.id.clone(),
+                j.header.replicate,
+                values(&j.header.params),
+            )
         })
         .collect();
     assert_eq!(listed, planned);
     let mut text = Vec::new();
-    write_text(&listing, &study.swept_keys(), &mut text).unwrap();
+    write_text(&listing, &study.file.swept_keys(), &mut text).unwrap();
     assert_eq!(String::from_utf8(text).unwrap(), plan.to_text_table(&study));
     let mut csv = Vec::new();
     write_csv(&listing, &mut csv).unwrap();

@@ -7,21 +7,16 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
-use crate::figures::shape::{Cell, short_name};
+use crate::figures::shape::{Cell, Naming};
 use crate::figures::tables::{Found, Table};
-use crate::figures::{Context, Figure, FigureKind, Metrics};
-use crate::study::keys::{Key, MODEL_GRID, MODEL_LIKELIHOOD, SAMPLER_BETA, SAMPLER_KIND};
+use crate::figures::{Context, Figure, FigureKind, ReportColumns};
+use crate::study::keys::SAMPLER_KIND;
 use crate::table::shared::JOB_ID;
 use crate::table::shared::jobs::{ERROR, PARAMETERS, REPLICATE, STATUS, WARNINGS};
 use crate::table::{Col, JobStatus};
 
 /// Rows of the jobs table shown on the page; the full table is jobs.parquet.
 const MAX_JOB_ROWS: usize = 400;
-
-/// Parameters shown in the jobs table when the study swept nothing.
-fn default_params() -> [&'static str; 4] {
-    [MODEL_LIKELIHOOD, SAMPLER_KIND, MODEL_GRID, SAMPLER_BETA].map(Key::column)
-}
 
 const STYLE: &str = "
 body { font-family: 'DejaVu Sans', 'Helvetica Neue', Helvetica, Arial, sans-serif; color: #222; margin: 0 auto;
@@ -47,7 +42,7 @@ code { background: #f3f3f3; padding: 0 0.2em; }
 pub fn render_page(
     results_dir: &Path,
     context: &Context,
-    metrics: &Metrics,
+    metrics: &ReportColumns,
     figures: &[Figure],
     notes: &[String],
 ) -> String {
@@ -214,7 +209,7 @@ fn figures_section(figures: &[Figure]) -> String {
 
 /// The columns of the jobs table: id, status, replicate, swept (or default) parameters, then
 /// the metrics that have at least one value.
-fn job_columns(context: &Context, metrics: &Metrics) -> Vec<String> {
+fn job_columns(context: &Context, metrics: &ReportColumns) -> Vec<String> {
     let jobs = context.jobs;
     let mut columns: Vec<String> = [JOB_ID.name(), STATUS.name(), REPLICATE.name()]
         .iter()
@@ -222,7 +217,7 @@ fn job_columns(context: &Context, metrics: &Metrics) -> Vec<String> {
         .collect();
     let swept = context.shape.swept_names();
     let params: Vec<&str> = if swept.is_empty() {
-        default_params().to_vec()
+        metrics.unswept.iter().map(|k| k.column()).collect()
     } else {
         swept
     };
@@ -244,7 +239,7 @@ fn job_columns(context: &Context, metrics: &Metrics) -> Vec<String> {
     columns
 }
 
-fn jobs_section(context: &Context, metrics: &Metrics) -> String {
+fn jobs_section(context: &Context, metrics: &ReportColumns) -> String {
     let jobs = context.jobs;
     if jobs.height == 0 {
         return "<h2 id=\"jobs\">Jobs</h2>\n<p>No jobs table (jobs.parquet) in this results folder.</p>\n".into();
@@ -270,7 +265,7 @@ fn jobs_section(context: &Context, metrics: &Metrics) -> String {
             html,
             "<th{class} title=\"{}\">{}</th>",
             escape(column),
-            escape(&header(column))
+            escape(&header(&context.shape.naming, column))
         );
     }
     html.push_str("</tr>\n");
@@ -304,7 +299,7 @@ fn status(jobs: &Table, row: usize) -> Option<JobStatus> {
     jobs.str_at(STATUS, row).and_then(JobStatus::from_name)
 }
 
-fn header(column: &str) -> String {
+fn header(naming: &Naming, column: &str) -> String {
     if column == JOB_ID.name() {
         return "job".into();
     }
@@ -312,8 +307,8 @@ fn header(column: &str) -> String {
         return "sampler".into();
     }
     match PARAMETERS.member_of(column) {
-        Some(key) if short_name(column).is_empty() => key.replace('_', " "),
-        Some(_) => short_name(column),
+        Some(key) if naming.short_name(column).is_empty() => key.replace('_', " "),
+        Some(_) => naming.short_name(column),
         None => column.replace('_', " "),
     }
 }

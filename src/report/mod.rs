@@ -25,7 +25,7 @@ use polars::prelude::DataFrame;
 
 use crate::families;
 use crate::figures::TableSource;
-use crate::figures::shape::StudyShape;
+use crate::figures::shape::{Naming, StudyShape};
 use crate::figures::tables::Table as Loaded;
 pub use crate::figures::{Context, Figure, FigureKind, ReportError};
 use crate::sink::{self, SinkError};
@@ -94,20 +94,23 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
         notes.push("jobs.parquet is missing: no job table, acceptance or sweep figures".into());
     }
     let jobs = jobs.unwrap_or_default();
-    let shape = StudyShape::of(&jobs, &families::is_parameter);
+    let columns = families::report_columns();
+    let naming = Naming {
+        labels: families::catalog().labels(),
+        named_by: columns.named_by.iter().map(|key| key.column()).collect(),
+    };
+    let shape = StudyShape::of(&jobs, &families::is_parameter, naming);
     let context = Context {
         jobs: &jobs,
         shape: &shape,
         report_dir: &report_dir,
         source: &source,
     };
-    let metrics = families::metrics();
-
-    let mut figures = sweeps::sweep_figures(&context, &metrics, &mut notes)?;
+    let mut figures = sweeps::sweep_figures(&context, columns, &mut notes)?;
     figures.extend(families::figures(&context, &mut notes)?);
 
     let index = report_dir.join("index.html");
-    let page = html::render_page(results_dir, &context, &metrics, &figures, &notes);
+    let page = html::render_page(results_dir, &context, columns, &figures, &notes);
     fs::write(&index, page).map_err(|source| ReportError::Io {
         path: index.clone(),
         source,

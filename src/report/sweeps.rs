@@ -9,12 +9,10 @@ use plotters::prelude::*;
 
 use crate::figures::chart::{Axis, Frame, Titles, curve, dashed, panel_figure, plot};
 use crate::figures::colour::series_colour;
-use crate::figures::shape::{
-    Cell, Swept, axis_title, group_rows, joined_label, sampler_first, short_name,
-};
+use crate::figures::shape::{Cell, Naming, Swept, group_rows, sampler_first};
 use crate::figures::tables::{Found, Table};
 use crate::figures::text::{Area, DrawResult};
-use crate::figures::{Context, Figure, FigureKind, Metric, Metrics, ReportError, file_safe};
+use crate::figures::{Context, Figure, FigureKind, Metric, ReportColumns, ReportError, file_safe};
 use crate::table::shared::ACCEPTANCE_RATE;
 
 /// Lines per panel before further swept columns are pooled.
@@ -63,7 +61,7 @@ pub struct LinePlan {
 /// One figure per swept numeric column: a panel per metric of `metrics` that some job has.
 pub fn sweep_figures(
     context: &Context,
-    metrics: &Metrics,
+    metrics: &ReportColumns,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
@@ -91,7 +89,7 @@ pub fn sweep_figures(
             continue;
         }
         let file = format!("sweep-{}.png", file_safe(&swept.column));
-        draw(&context.path(&file), swept, &panels)?;
+        draw(&context.path(&file), &context.shape.naming, swept, &panels)?;
         if !plan.pooled.is_empty() {
             notes.push(format!(
                 "{file}: lines pooled over {} (too many combinations to draw separately)",
@@ -99,8 +97,11 @@ pub fn sweep_figures(
             ));
         }
         figures.push(Figure {
-            title: format!("Metrics against {}", axis_title(&swept.column)),
-            caption: caption(swept, &plan, &panels, metrics),
+            title: format!(
+                "Metrics against {}",
+                context.shape.naming.axis_title(&swept.column)
+            ),
+            caption: caption(&context.shape.naming, swept, &plan, &panels, metrics),
             file,
             kind: FigureKind::Sweep,
         });
@@ -160,7 +161,7 @@ pub fn metric_lines(
     group_rows(jobs, &rows, &by)
         .into_iter()
         .map(|(key, rows)| Line {
-            label: joined_label(&by, &key),
+            label: context.shape.naming.joined_label(&by, &key),
             points: summarise(jobs, &rows, x_column, metric),
         })
         .filter(|line| !line.points.is_empty())
@@ -184,7 +185,12 @@ fn summarise(jobs: &Table, rows: &[usize], x_column: &str, metric: Metric) -> Ve
         .collect()
 }
 
-fn draw(path: &std::path::Path, swept: &Swept, panels: &[Panel]) -> Result<(), ReportError> {
+fn draw(
+    path: &std::path::Path,
+    naming: &Naming,
+    swept: &Swept,
+    panels: &[Panel],
+) -> Result<(), ReportError> {
     let mut labels: Vec<String> = Vec::new();
     for line in panels.iter().flat_map(|p| &p.lines) {
         if !labels.contains(&line.label) {
@@ -206,11 +212,12 @@ fn draw(path: &std::path::Path, swept: &Swept, panels: &[Panel]) -> Result<(), R
         // Few swept values: tick exactly at them (D = 4, 8, 16, ...; β = 0.04, 0.2, 1).
         x_axis.ticks = x_values.iter().filter_map(|v| x_axis.place(*v)).collect();
     }
-    let title = format!("Metrics against {}", axis_title(&swept.column));
+    let title = format!("Metrics against {}", naming.axis_title(&swept.column));
     let layout = ((PANEL_WIDTH, PANEL_HEIGHT), panels.len(), 3);
     let legend = (LEGEND_HEIGHT, entries.as_slice());
     panel_figure(path, (&title, 50), legend, layout, |root, area, k| {
-        draw_panel(root, area, (&x_axis, &swept.column), &panels[k], &colour_of)
+        let x_title = naming.axis_title(&swept.column);
+        draw_panel(root, area, (&x_axis, &x_title), &panels[k], &colour_of)
     })
 }
 
@@ -230,14 +237,14 @@ fn y_axis(panel: &Panel) -> Axis {
 fn draw_panel(
     root: &Area,
     area: &Area,
-    (x_axis, x_column): (&Axis, &str),
+    (x_axis, x_title): (&Axis, &str),
     panel: &Panel,
     colour_of: &dyn Fn(&Line) -> RGBColor,
 ) -> DrawResult {
     let y_axis = y_axis(panel);
     let titles = Titles {
         title: panel.title,
-        x: &x_axis.title(&axis_title(x_column)),
+        x: &x_axis.title(x_title),
         y: &y_axis.title(panel.metric.name()),
     };
     let (mut chart, _) = plot(root, area, (x_axis, &y_axis), Frame::LINES, titles)?;
@@ -286,15 +293,21 @@ fn draw_panel(
     Ok(())
 }
 
-fn caption(swept: &Swept, plan: &LinePlan, panels: &[Panel], metrics: &Metrics) -> String {
+fn caption(
+    naming: &Naming,
+    swept: &Swept,
+    plan: &LinePlan,
+    panels: &[Panel],
+    metrics: &ReportColumns,
+) -> String {
     let titles: Vec<&str> = panels.iter().map(|p| p.title).collect();
-    let name = short_name(&swept.column);
+    let name = naming.short_name(&swept.column);
     let mut text = format!(
         "Each panel plots one metric ({}) against {}{}. Points are the mean over replicates; \
          the shaded band and whiskers span the minimum to the maximum, so their width shows the \
          replicate-to-replicate spread. ",
         titles.join("; "),
-        axis_title(&swept.column),
+        naming.axis_title(&swept.column),
         if name.is_empty() {
             String::new()
         } else {

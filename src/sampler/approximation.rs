@@ -15,37 +15,14 @@
 //! (sum_k w_k (s_k^2 + m_k^2) - mean^2)^1/2, and the functional's mean is the same mixture of the
 //! closed forms above. With no hyperparameter inferred it is the Laplace approximation.
 
+pub use super::approximated::{Approximation, InlaOutcome};
 use super::driver::{Functional, RunOutput, RunRequest, probe_cells};
 use super::protocol::Notes;
-use crate::model::hyper::HyperName;
-use crate::model::inla::{
-    HyperGrid, HyperMarginal, HyperProblem, InlaSettings, explore, log_evidence, marginals,
-};
+use crate::model::inla::{HyperProblem, InlaSettings, explore, log_evidence, marginals};
 use crate::model::laplace::{
     LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, NewtonSettings, SdMethod,
 };
 use crate::model::special::phi;
-
-/// What an approximation computed besides the marginals.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Approximation {
-    /// The Laplace log marginal likelihood (the likelihood's dropped constants dropped).
-    pub log_evidence: f64,
-    pub sd_method: SdMethod,
-    /// Why it failed, if it did (the marginals are then not numbers).
-    pub error: Option<String>,
-    /// INLA's grid and the hyperparameters' posterior (kind inla).
-    pub inla: Option<InlaOutcome>,
-}
-
-/// What an INLA run found about the hyperparameters.
-#[derive(Debug, Clone, PartialEq)]
-pub struct InlaOutcome {
-    /// The inferred hyperparameters, in the grid points' theta order.
-    pub names: Vec<HyperName>,
-    pub grid: HyperGrid,
-    pub marginals: Vec<HyperMarginal>,
-}
 
 /// The Laplace approximation of `request`'s target, as a run without chains.
 pub fn laplace_run(request: &RunRequest) -> RunOutput {

@@ -17,6 +17,7 @@ use std::time::Instant;
 use super::adapt::DualAveraging;
 use super::moments::{BatchStatistics, BatchSums, WeightedMoments};
 use super::protocol::{ChainRng, ChainState, Notes, Sampler, TrajectorySummary};
+pub use super::schedule::{Adaptation, Schedule};
 use crate::model::special::phi;
 use crate::model::target::Target;
 
@@ -49,32 +50,6 @@ impl Functional {
             }
         }
     }
-}
-
-/// Iterations of each chain: burn-in first, then the kept ones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Schedule {
-    /// Iterations per chain, burn-in included.
-    pub iterations: u64,
-    /// Leading iterations left out of every estimate and trace (and used for adaptation).
-    pub burn_in: u64,
-    /// Keep every `thin`-th kept state in the traces (estimates use every state).
-    pub thin: u64,
-}
-
-impl Schedule {
-    /// Iterations per chain after burn-in.
-    pub fn kept(&self) -> u64 {
-        self.iterations.saturating_sub(self.burn_in)
-    }
-}
-
-/// Step-size adaptation during burn-in.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Adaptation {
-    pub target_acceptance: f64,
-    /// The largest admissible step size, if bounded.
-    pub max_step: Option<f64>,
 }
 
 /// How many kept draws of every cell are stored for the per-cell diagnostics.
@@ -121,14 +96,14 @@ pub struct RunRequest<'a> {
     pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
     /// The model and starting values, when the spec infers hyperparameters
     /// ([`super::hyper`]).
-    pub hyper: Option<super::hyper::HyperModel<'a>>,
+    pub hyper: Option<super::hyper::settings::HyperModel<'a>>,
 }
 
 impl<'a> RunRequest<'a> {
     /// A run of `spec`'s schedule and adaptation on `target`, and nothing else: no functional,
     /// no exact mean, the default draws, no progress, fixed hyperparameters. Other requests
     /// start from it (`RunRequest { exact_mean, ..RunRequest::new(target, &spec) }`).
-    pub fn new(target: Target<'a>, spec: &super::SamplerSpec) -> Self {
+    pub fn new(target: Target<'a>, spec: &super::spec::SamplerSpec) -> Self {
         Self {
             target,
             schedule: spec.schedule(),
@@ -243,7 +218,7 @@ pub struct RunOutput {
     pub notes: Notes,
     /// For a kind that is not a Markov chain (the Laplace approximation): what it computed
     /// besides the marginals. `None` for every sampler.
-    pub approximation: Option<super::approximation::Approximation>,
+    pub approximation: Option<super::approximated::Approximation>,
 }
 
 impl RunOutput {
@@ -583,60 +558,6 @@ pub fn rms_difference(a: &[f64], b: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
-    use crate::sampler::{SamplerKind, SamplerSettings, run_kind};
-    use crate::streams::{Purpose, stream};
-
-    fn rngs(chains: usize) -> Vec<ChainRng> {
-        (0..chains)
-            .map(|c| {
-                ChainRng::new(
-                    stream(3, Purpose::Chain, &format!("c={c}")),
-                    stream(3, Purpose::Acceptance, &format!("c={c}")),
-                )
-            })
-            .collect()
-    }
-
-    /// Chain 0's numbers alone and beside others: bit for bit, for every kind.
-    #[test]
-    fn a_chain_does_not_depend_on_its_neighbours() {
-        let prior =
-            KroneckerPrior::new(Grid::new(9), KernelSpec::squared_exponential(0.3, 1.0)).unwrap();
-        let observed_cells: Vec<usize> = (0..81).step_by(3).collect();
-        let values: Vec<f64> = observed_cells
-            .iter()
-            .map(|&c| (c as f64 * 0.1).sin())
-            .collect();
-        let likelihood = Likelihood::new(LikelihoodKind::Gaussian, values, 0.5, 0.0);
-        let chains = SamplerKind::ALL.iter().filter(|k| k.is_markov_chain());
-        for &kind in chains {
-            let spec = SamplerSettings {
-                beta: 0.3,
-                iterations: 500,
-                burn_in: 50,
-                thin: 3,
-                chains: 1,
-                ..SamplerSettings::new(kind)
-            }
-            .check()
-            .unwrap();
-            let target = Target {
-                prior: &prior,
-                likelihood: &likelihood,
-                observed_cells: &observed_cells,
-                mean: 0.3,
-            };
-            let request = RunRequest::new(target, &spec);
-            let alone = run_kind(&spec, &request, rngs(1));
-            assert!(alone.chains[0].acceptance_rate > 0.05, "{kind}");
-            for chains in [2, 3] {
-                let other = run_kind(&spec, &request, rngs(chains));
-                assert_eq!(other.chains[0], alone.chains[0], "{kind}: {chains} chains");
-            }
-        }
-    }
-
     #[test]
     fn stored_draws_fit_both_limits() {
         let settings = DrawSettings {

@@ -9,9 +9,10 @@
 
 use std::f64::consts::TAU;
 
-use super::position::{Position, PriorDraws, Retarget};
+use super::kind::{Kind, KindSettings};
+use super::protocol::Position;
 use super::protocol::{ChainRng, ChainState, Sampler, StepInfo, StepTuning};
-use super::{Kind, SamplerSpec};
+use super::shared::{PriorDraws, Retarget};
 use crate::model::target::{Target, Workspace};
 
 /// Elliptical slice sampling.
@@ -21,7 +22,7 @@ pub struct Elliptical;
 impl Kind for Elliptical {
     const TUNING: Option<StepTuning> = None;
 
-    fn configure(_spec: &SamplerSpec) -> Self {
+    fn configure(_settings: &KindSettings) -> Self {
         Self
     }
 }

@@ -38,10 +38,10 @@ use std::time::Instant;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 
-use super::position::Position;
+use super::kind::{Kind, KindSettings};
 use super::prepared::{Prepared, TargetKey};
+use super::protocol::Position;
 use super::protocol::{ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning};
-use super::{Kind, SamplerSpec};
 use crate::model::laplace::{LaplaceFit, NewtonSettings, lanczos_steps};
 use crate::model::target::{Target, Workspace};
 
@@ -122,9 +122,9 @@ impl Kind for Gpcn {
     });
     const HAS_RANK: bool = true;
 
-    fn configure(spec: &SamplerSpec) -> Self {
+    fn configure(settings: &KindSettings) -> Self {
         Self::new(
-            spec.step(),
+            settings.step,
             Rank::Auto {
                 threshold: RANK_THRESHOLD,
             },
@@ -407,7 +407,7 @@ mod tests {
     /// shows here.
     #[test]
     fn full_rank_on_a_gaussian_posterior_accepts_every_proposal() {
-        let problem = crate::sampler::SmallGaussianProblem::new();
+        let problem = crate::sampler::test_problem::SmallGaussianProblem::new();
         let target = problem.target();
         let sampler = Gpcn::new(0.7, Rank::Fixed(25));
         let mut rng = ChainRng::new(

@@ -5,9 +5,9 @@
 //! exp(-(|xi'|^2 - |xi|^2) / 2) = exp(-(beta xi.z + beta^2 |z|^2 / 2)). Its acceptance rate falls
 //! as the grid is refined (about 2 Phi(-beta sqrt(N + M) / 2) for large N).
 
-use super::position::{RandomWalkState, random_walk_step};
+use super::kind::{Kind, KindSettings};
 use super::protocol::{ChainRng, Sampler, StepInfo, StepTuning, dot};
-use super::{Kind, SamplerSpec};
+use super::shared::{RandomWalkState, random_walk_step};
 use crate::model::target::Target;
 
 /// GRW-MH with its starting step size beta > 0.
@@ -23,8 +23,10 @@ impl Kind for Grw {
         adapts_by_default: false,
     });
 
-    fn configure(spec: &SamplerSpec) -> Self {
-        Self { beta: spec.step() }
+    fn configure(settings: &KindSettings) -> Self {
+        Self {
+            beta: settings.step,
+        }
     }
 }
 

@@ -7,8 +7,9 @@
 //! log q(xi' | xi) with log pi(xi) = loglik(xi) - |xi|^2 / 2, so each kind only states its drift.
 //! A step costs two prior products: L xi' (the field) and L^T (the gradient).
 
-use super::position::{Position, Retarget};
+use super::protocol::Position;
 use super::protocol::{ChainRng, ChainState, Sampler, StepInfo, dot};
+use super::shared::Retarget;
 use crate::model::target::{Target, Workspace};
 
 /// A Langevin kind: a starting step size and the drift a step size gives. Every such kind is a

@@ -25,9 +25,9 @@ use std::f64::consts::FRAC_PI_2;
 use std::sync::Arc;
 
 use super::gpcn::{LaplaceGaussian, LaplaceGaussians, Rank};
-use super::position::Position;
+use super::kind::{Kind, KindSettings};
+use super::protocol::Position;
 use super::protocol::{ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning, dot};
-use super::{Kind, SamplerSpec};
 use crate::model::target::{Target, Workspace};
 
 /// Misfit eigenvalues kept by default: directions the data shrink by at least a third
@@ -62,9 +62,9 @@ impl Kind for LaplaceHmc {
     });
     const HAS_RANK: bool = true;
 
-    fn configure(spec: &SamplerSpec) -> Self {
+    fn configure(settings: &KindSettings) -> Self {
         Self::new(
-            spec.step(),
+            settings.step,
             Rank::Auto {
                 threshold: RANK_THRESHOLD,
             },
@@ -302,7 +302,7 @@ mod tests {
     /// the energy exactly and is accepted, whatever the step.
     #[test]
     fn full_rank_on_a_gaussian_posterior_conserves_the_energy() {
-        let problem = crate::sampler::SmallGaussianProblem::new();
+        let problem = crate::sampler::test_problem::SmallGaussianProblem::new();
         let target = problem.target();
         for step in [0.3, 1.0, FRAC_PI_2] {
             let sampler = LaplaceHmc::new(step, Rank::Fixed(25));

@@ -3,9 +3,9 @@
 //! N(0, I) contributes -xi). The kept fraction of xi therefore shrinks with h, and the step size
 //! that keeps the acceptance rate fixed falls as the dimension grows (about N^(-1/6)).
 
+use super::kind::{Kind, KindSettings};
 use super::langevin::{Drift, LangevinKind};
 use super::protocol::StepTuning;
-use super::{Kind, SamplerSpec};
 
 /// MALA with its starting step size h > 0.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -20,8 +20,10 @@ impl Kind for Mala {
         adapts_by_default: true,
     });
 
-    fn configure(spec: &SamplerSpec) -> Self {
-        Self { step: spec.step() }
+    fn configure(settings: &KindSettings) -> Self {
+        Self {
+            step: settings.step,
+        }
     }
 }
 

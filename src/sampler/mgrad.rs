@@ -36,10 +36,10 @@
 use std::cell::OnceCell;
 use std::sync::Arc;
 
-use super::position::Position;
+use super::kind::{Kind, KindSettings};
 use super::prepared::{Prepared, PriorKey};
+use super::protocol::Position;
 use super::protocol::{ChainRng, ChainState, Sampler, StepInfo, StepTuning};
-use super::{Kind, SamplerSpec};
 use crate::model::prior::spectral::{SpectralRoot, WhitenedSpectral};
 use crate::model::target::Target;
 
@@ -66,8 +66,8 @@ impl Kind for Mgrad {
         adapts_by_default: true,
     });
 
-    fn configure(spec: &SamplerSpec) -> Self {
-        Self::new(spec.step())
+    fn configure(settings: &KindSettings) -> Self {
+        Self::new(settings.step)
     }
 }
 

@@ -24,9 +24,9 @@ use std::convert::Infallible;
 
 use nuts_rs::{Chain, CpuLogpFunc, CpuMath, CpuMathError, DiagNutsSettings, HasDims, Settings};
 
-use super::position::Position;
+use super::kind::{Kind, KindSettings};
+use super::protocol::Position;
 use super::protocol::{ChainRng, ChainState, Sampler, StepInfo, StepTuning, TrajectorySummary};
-use super::{Kind, SamplerSpec};
 use crate::model::target::{Target, Workspace};
 
 /// NUTS with nuts-rs's diagonal adaptation during the first `tuning_draws` draws.
@@ -61,8 +61,8 @@ impl Nuts {
 impl Kind for Nuts {
     const TUNING: Option<StepTuning> = None;
 
-    fn configure(spec: &SamplerSpec) -> Self {
-        Self::new(spec.burn_in())
+    fn configure(settings: &KindSettings) -> Self {
+        Self::new(settings.burn_in)
     }
 }
 

@@ -6,9 +6,9 @@
 //! proposal needs one prior draw L z (drawn ahead in blocks) and the field at the M observed
 //! cells; the full field is updated only when a move is accepted.
 
-use super::position::{RandomWalkState, random_walk_step};
+use super::kind::{Kind, KindSettings};
 use super::protocol::{ChainRng, Sampler, StepInfo, StepTuning};
-use super::{Kind, SamplerSpec};
+use super::shared::{RandomWalkState, random_walk_step};
 use crate::model::target::Target;
 
 /// pCN with its starting step size beta (0 < beta <= 1).
@@ -24,8 +24,10 @@ impl Kind for Pcn {
         adapts_by_default: false,
     });
 
-    fn configure(spec: &SamplerSpec) -> Self {
-        Self { beta: spec.step() }
+    fn configure(settings: &KindSettings) -> Self {
+        Self {
+            beta: settings.step,
+        }
     }
 }
 

@@ -7,9 +7,9 @@
 //! pCN plus a gradient drift. The proposal is well defined on the function space, so its
 //! acceptance rate does not collapse as the grid is refined; with a flat likelihood it is pCN.
 
+use super::kind::{Kind, KindSettings};
 use super::langevin::{Drift, LangevinKind};
 use super::protocol::StepTuning;
-use super::{Kind, SamplerSpec};
 
 /// pCN-Langevin with its starting step size beta in (0, 1].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,8 +24,10 @@ impl Kind for Pcnl {
         adapts_by_default: true,
     });
 
-    fn configure(spec: &SamplerSpec) -> Self {
-        Self { beta: spec.step() }
+    fn configure(settings: &KindSettings) -> Self {
+        Self {
+            beta: settings.step,
+        }
     }
 }
 

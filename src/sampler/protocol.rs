@@ -13,10 +13,38 @@
 
 use rand::{Rng, RngExt};
 
-use super::position::Position;
-use crate::model::target::Target;
+use crate::model::target::{Target, Workspace};
 use crate::normals::NormalStream;
 use crate::streams::StreamRng;
+
+/// A position in whitened coordinates with what the kinds keep of it.
+#[derive(Debug, Clone)]
+pub struct Position {
+    /// Whitened coordinates.
+    pub xi: Vec<f64>,
+    /// u = mean + L xi.
+    pub field: Vec<f64>,
+    /// The field at the observed cells.
+    pub observed: Vec<f64>,
+    pub log_likelihood: f64,
+}
+
+impl Position {
+    /// The position `xi`, its field computed through the target.
+    pub fn new(xi: Vec<f64>, target: &Target, work: &mut Workspace) -> Self {
+        let mut field = vec![0.0; target.cells()];
+        target.field(&xi, &mut field, work);
+        let mut observed = vec![0.0; target.observations()];
+        target.gather(&field, &mut observed);
+        let log_likelihood = target.likelihood.log_likelihood(&observed);
+        Self {
+            xi,
+            field,
+            observed,
+            log_likelihood,
+        }
+    }
+}
 
 /// What one transition did.
 #[derive(Debug, Clone, Copy, PartialEq)]

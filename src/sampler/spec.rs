@@ -6,9 +6,11 @@
 //! range, adaptation only with a burn-in to adapt in). Errors name the offending key, so the
 //! study layer can point at it in the file.
 
-use super::SamplerKind;
-use super::driver::{Adaptation, Schedule};
-use super::hyper::{FIELD_KINDS, HyperSettings};
+use super::hyper::settings::HyperSettings;
+use super::kind::KindSettings;
+use super::kinds::KindVisitor;
+use super::kinds::SamplerKind;
+use super::schedule::{Adaptation, Schedule};
 
 /// More chains than this in one job is almost surely a typo (chains run inside one job).
 pub const MAX_CHAINS: usize = 64;
@@ -262,8 +264,8 @@ impl SamplerSettings {
             )
             .help(help));
         }
-        if self.hyper.infers() && !FIELD_KINDS.contains(&kind) {
-            let kinds: Vec<&str> = FIELD_KINDS.iter().map(|k| k.name()).collect();
+        if self.hyper.infers() && !SamplerKind::FIELD_KINDS.contains(&kind) {
+            let kinds: Vec<&str> = SamplerKind::FIELD_KINDS.iter().map(|k| k.name()).collect();
             return Err(SpecError::new(
                 "sampler.kind",
                 &["sampler.hyper"],
@@ -309,6 +311,20 @@ impl SamplerSettings {
 impl SamplerSpec {
     pub fn kind(&self) -> SamplerKind {
         self.kind
+    }
+
+    /// What the kind's sampler is built from.
+    pub fn kind_settings(&self) -> KindSettings {
+        KindSettings {
+            step: self.step,
+            burn_in: self.schedule.burn_in,
+        }
+    }
+
+    /// Build the sampler of this spec's kind and hand it to `visitor` (an approximation goes
+    /// to [`KindVisitor::approximation`]).
+    pub fn visit<V: KindVisitor>(&self, visitor: V) -> V::Output {
+        self.kind.visit(&self.kind_settings(), visitor)
     }
 
     /// The starting step size (beta, or h for mala).

@@ -58,7 +58,7 @@ impl Holder {
             host: host_name(),
             purpose,
             study_hash: study_hash.to_string(),
-            since: super::manifest::utc_timestamp(std::time::SystemTime::now()),
+            since: crate::clock::utc_timestamp(std::time::SystemTime::now()),
         }
     }
 

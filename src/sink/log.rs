@@ -188,7 +188,7 @@ impl LogWriter {
     pub(crate) fn close(self) -> Result<(), SinkError> {
         let mut state = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
         let meta = RecordMeta::Close {
-            finished: super::manifest::utc_timestamp(std::time::SystemTime::now()),
+            finished: crate::clock::utc_timestamp(std::time::SystemTime::now()),
             jobs_written: state.written,
             jobs_failed: state.failed,
         };

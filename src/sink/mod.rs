@@ -30,7 +30,7 @@ pub use fsio::atomic_write;
 pub use index::{IndexedJob, IndexedRun, KeyHash, PartIndex, PlannedJob};
 pub use lock::{FolderLock, Holder, Purpose};
 pub use log::{DataFile, JobRecord, RunHeader, SYNC_INTERVAL};
-pub use manifest::{GIT_REVISION, JobTiming, Manifest, RunSummary, utc_timestamp};
+pub use manifest::{GIT_REVISION, JobTiming, Manifest, RunSummary};
 pub use merge::{MergeOutcome, check_consistent, manifest_of, merge};
 pub use parquet::read_parquet;
 pub use read::{WarnedJob, read_job_ids, read_table, table_path, warned_jobs};

@@ -9,11 +9,10 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::error::{ErrorKind, SourceMap, StudyError};
-use super::keys::{Key, ParamValue, Rule, Section, ValueType};
+use super::keys::{Key, KeyCatalog, ParamValue, Rule, Section, ValueType};
 use super::shape::{GridShape, WindowSpec};
 use super::suggest::{did_you_mean, nearest};
 use super::{SbcSpec, Setting, Settings, StudyKind};
-use crate::families::Family;
 use crate::names::ClosedNames;
 
 /// The most jobs (sweep points times replicates) one study may expand to. `check` and `plan`
@@ -27,6 +26,13 @@ pub const SECTIONS: [&str; 7] = [
 ];
 pub const STUDY_KEYS: [&str; 5] = ["name", "seed", "replicates", "kind", "description"];
 pub const SBC_KEYS: [&str; 2] = ["replications", "draws"];
+
+/// What reading a study needs: its text (to locate errors) and every key it may give.
+#[derive(Clone, Copy)]
+pub struct Reader<'a> {
+    pub source: SourceMap<'a>,
+    pub keys: &'a KeyCatalog,
+}
 
 pub type TomlKey<'i> = Spanned<Cow<'i, str>>;
 pub type TomlValue<'i> = Spanned<DeValue<'i>>;
@@ -101,7 +107,8 @@ pub struct Sections<'a, 'i> {
 impl<'a, 'i> Sections<'a, 'i> {
     /// Split the document into its sections; unknown sections, keys outside any section and
     /// sections that are not tables are errors.
-    pub fn split(source: &SourceMap<'_>, document: &'a DeTable<'i>) -> Result<Self, StudyError> {
+    pub fn split(reader: &Reader<'_>, document: &'a DeTable<'i>) -> Result<Self, StudyError> {
+        let source = &reader.source;
         let mut sections = Sections::default();
         for (key, value) in entries_in_file_order(document) {
             let name = key.get_ref().as_ref();
@@ -111,7 +118,7 @@ impl<'a, 'i> Sections<'a, 'i> {
                     return Err(not_a_section(source, name, key, value));
                 }
                 DeValue::Table(_) => return Err(unknown_section(source, name, &key.span())),
-                _ => return Err(key_outside_sections(source, name, &key.span())),
+                _ => return Err(key_outside_sections(reader, name, &key.span())),
             };
             match name {
                 "study" => sections.study = Some(table),
@@ -168,9 +175,10 @@ fn unknown_section(source: &SourceMap<'_>, name: &str, span: &Range<usize>) -> S
         .maybe_help(nearest(name, SECTIONS).map(|s| format!("did you mean [{s}]?")))
 }
 
-fn key_outside_sections(source: &SourceMap<'_>, name: &str, span: &Range<usize>) -> StudyError {
-    let home = section_holding(name);
-    source
+fn key_outside_sections(reader: &Reader<'_>, name: &str, span: &Range<usize>) -> StudyError {
+    let home = section_holding(reader.keys, name);
+    reader
+        .source
         .error(
             ErrorKind::UnknownKey,
             span,
@@ -181,7 +189,7 @@ fn key_outside_sections(source: &SourceMap<'_>, name: &str, span: &Range<usize>)
 }
 
 /// The section that has a key called `name`, if any.
-fn section_holding(name: &str) -> Option<&'static str> {
+fn section_holding(keys: &KeyCatalog, name: &str) -> Option<&'static str> {
     if STUDY_KEYS.contains(&name) {
         return Some("study");
     }
@@ -191,24 +199,25 @@ fn section_holding(name: &str) -> Option<&'static str> {
     Section::ALL
         .iter()
         .copied()
-        .find(|s| Key::find(*s, name).is_some())
+        .find(|s| keys.find(*s, name).is_some())
         .map(Section::name)
 }
 
 /// An "unknown key" error for `name` in [section], listing the allowed keys and suggesting the
 /// nearest (or the section where the key belongs).
 pub fn unknown_key(
-    source: &SourceMap<'_>,
+    reader: &Reader<'_>,
     section: &str,
     name: &str,
     allowed: &[&str],
     span: &Range<usize>,
 ) -> StudyError {
-    let elsewhere = section_holding(name)
+    let elsewhere = section_holding(reader.keys, name)
         .filter(|home| *home != section)
         .map(|home| format!("`{name}` belongs in [{home}]"));
-    let elsewhere = renamed_help(&format!("{section}.{name}")).or(elsewhere);
-    source
+    let elsewhere = renamed_help(reader.keys, &format!("{section}.{name}")).or(elsewhere);
+    reader
+        .source
         .error(
             ErrorKind::UnknownKey,
             span,
@@ -219,8 +228,8 @@ pub fn unknown_key(
 }
 
 /// "`old` is now `new`" for a renamed key.
-pub fn renamed_help(dotted: &str) -> Option<String> {
-    super::keys::renamed(dotted).map(|key| {
+pub fn renamed_help(keys: &KeyCatalog, dotted: &str) -> Option<String> {
+    keys.renamed(dotted).map(|key| {
         format!(
             "`{dotted}` is now `{}`: one key for every family",
             key.dotted()
@@ -238,10 +247,8 @@ pub struct Header {
     pub description: Option<String>,
 }
 
-pub fn read_header(
-    source: &SourceMap<'_>,
-    table: Option<&DeTable<'_>>,
-) -> Result<Header, StudyError> {
+pub fn read_header(reader: &Reader<'_>, table: Option<&DeTable<'_>>) -> Result<Header, StudyError> {
+    let source = &reader.source;
     let mut header = Header {
         name: None,
         seed: 2020,
@@ -277,7 +284,7 @@ pub fn read_header(
             "description" => {
                 header.description = Some(read_text(source, "study.description", value)?)
             }
-            _ => return Err(unknown_key(source, "study", name, &STUDY_KEYS, &key.span())),
+            _ => return Err(unknown_key(reader, "study", name, &STUDY_KEYS, &key.span())),
         }
     }
     Ok(header)
@@ -285,10 +292,11 @@ pub fn read_header(
 
 /// `[sbc]`: only with `[study] kind = "sbc"`; with that kind it defaults to 100 x 100.
 pub fn read_sbc(
-    source: &SourceMap<'_>,
+    reader: &Reader<'_>,
     table: Option<(&DeTable<'_>, Range<usize>)>,
     kind: StudyKind,
 ) -> Result<Option<SbcSpec>, StudyError> {
+    let source = &reader.source;
     let mut spec = SbcSpec {
         replications: 100,
         draws: 100,
@@ -313,7 +321,7 @@ pub fn read_sbc(
                     "replications" | "draws" => {
                         read_int(source, &format!("sbc.{name}"), value, bounds)?
                     }
-                    _ => return Err(unknown_key(source, "sbc", name, &SBC_KEYS, &key.span())),
+                    _ => return Err(unknown_key(reader, "sbc", name, &SBC_KEYS, &key.span())),
                 };
                 let count = u32::try_from(count).unwrap_or(u32::MAX);
                 if name == "draws" {
@@ -329,25 +337,26 @@ pub fn read_sbc(
 
 /// The base settings: every key given in `[model]`, `[data]` and `[sampler]`, checked.
 pub fn read_settings(
-    source: &SourceMap<'_>,
+    reader: &Reader<'_>,
     sections: &Sections<'_, '_>,
 ) -> Result<Settings, StudyError> {
+    let source = &reader.source;
     let mut settings = Settings::default();
-    let family = given_family(sections);
+    let family_keys = given_family_keys(reader.keys, sections);
     for &section in Section::ALL {
         let Some(table) = sections.section(section) else {
             continue;
         };
         for (key, value) in entries_in_file_order(table) {
             let name = key.get_ref().as_ref();
-            let Some(setting_key) = Key::find(section, name) else {
-                let allowed: Vec<&str> = section
-                    .keys()
-                    .filter(|k| k.applies_to(family))
-                    .map(Key::name)
+            let Some(setting_key) = reader.keys.find(section, name) else {
+                let allowed: Vec<&str> = family_keys
+                    .iter()
+                    .filter(|k| k.section() == section)
+                    .map(|k| k.name())
                     .collect();
                 return Err(unknown_key(
-                    source,
+                    reader,
                     section.name(),
                     name,
                     &allowed,
@@ -363,24 +372,25 @@ pub fn read_settings(
             }
             settings.set(
                 setting_key,
-                read_setting(source, setting_key, value, false)?,
+                read_setting(reader, setting_key, value, false)?,
             );
         }
     }
     Ok(settings)
 }
 
-/// The family `[model]` names (the default when it names none or no known one): the keys an
-/// unknown key's message lists.
-fn given_family(sections: &Sections<'_, '_>) -> Family {
+/// The keys of the family `[model]` names (the default family when it names none or no known
+/// one): the keys an unknown key's message lists.
+fn given_family_keys(keys: &KeyCatalog, sections: &Sections<'_, '_>) -> &'static [Key] {
     sections
         .section(Section::Model)
         .and_then(|model| model.get("family"))
         .and_then(|value| match value.get_ref() {
-            DeValue::String(text) => Family::from_name(text),
+            DeValue::String(text) => keys.family_keys(text),
             _ => None,
         })
-        .unwrap_or(Family::LatentField)
+        .or_else(|| keys.family_keys(keys.default_family()))
+        .unwrap_or_default()
 }
 
 fn array_in_base(source: &SourceMap<'_>, key: Key, value: &TomlValue<'_>) -> StudyError {
@@ -402,11 +412,13 @@ fn array_in_base(source: &SourceMap<'_>, key: Key, value: &TomlValue<'_>) -> Stu
 
 /// One value of `key`, checked for type and range, located at its text.
 pub fn read_setting(
-    source: &SourceMap<'_>,
+    reader: &Reader<'_>,
     key: Key,
     value: &TomlValue<'_>,
     from_sweep: bool,
 ) -> Result<Setting, StudyError> {
+    let source = &reader.source;
+    let rule = reader.keys.rule(key);
     let what = key.dotted();
     let param = read_typed(source, what, key.value_type(), value)?;
     // Words and arrays are checked where they are read.
@@ -421,9 +433,9 @@ pub fn read_setting(
         )
     );
     if !is_word {
-        check_rule(source, what, key.rule(), &param, &value.span())?;
+        check_rule(source, what, rule, &param, &value.span())?;
     }
-    let param = match key.rule() {
+    let param = match rule {
         Rule::OneOf(words) => param.as_word_of(words),
         _ => param,
     };
@@ -453,9 +465,10 @@ pub fn read_typed(
         (ValueType::Float, DeValue::Float(float)) => {
             parse_float(float.as_str()).map(ParamValue::Float)
         }
-        (ValueType::Text | ValueType::Choice(_), DeValue::String(text)) => {
-            Some(ParamValue::text(text))
-        }
+        (
+            ValueType::Text | ValueType::Choice(_) | ValueType::RegistryWords,
+            DeValue::String(text),
+        ) => Some(ParamValue::text(text)),
         (ValueType::Bool, DeValue::Boolean(b)) => Some(ParamValue::Bool(*b)),
         (ValueType::GridShape, DeValue::Integer(int)) => {
             parse_int(int.as_str(), int.radix()).map(ParamValue::Int)
@@ -694,7 +707,7 @@ fn type_hint(expected: ValueType, found: &DeValue<'_>) -> Option<String> {
             Some("write D (a D x D grid), [Dx, Dy] (rectangular) or [D] (1-D)".to_string())
         }
         (
-            ValueType::Text | ValueType::Choice(_),
+            ValueType::Text | ValueType::Choice(_) | ValueType::RegistryWords,
             DeValue::Integer(_) | DeValue::Float(_) | DeValue::Boolean(_),
         ) => Some("put text in double quotes".to_string()),
         (ValueType::Bool, DeValue::String(_)) => {

@@ -1,7 +1,8 @@
-//! The study file: its TOML schema, defaults and validation. A [`Study`] that loads is fully
-//! checked — every sweep point resolved, every data file read — so planning and running it
-//! cannot fail on its settings. It does not keep its resolved points: [`Points`] resolves each
-//! again when asked for, so a large sweep costs the memory of one point.
+//! The study-file reader: the TOML schema of a study, its sections, its `[study]` and `[sbc]`
+//! headers, the base settings and the sweep axes, every value checked for type and range where it
+//! is written. This module knows no family: the keys come from a [`KeyCatalog`] the registry
+//! builds, and each sweep point is resolved by its family when the planner loads the study
+//! ([`crate::plan::load`]).
 //!
 //! Errors are [`StudyError`]s that name the file, line and column, say what is allowed and
 //! suggest the nearest valid key. Nothing in this module panics on any input.
@@ -14,9 +15,8 @@
 //! `[sbc]` (only with kind = "sbc"): `replications` (100), `draws` (100: L, thinned draws ranked
 //! per replication).
 //!
-//! The keys of `[model]`, `[data]`, `[sampler]` and `[output]` are declared once each in
-//! [`keys`] (type, default, range, documentation, column); the README's key table is generated
-//! from those declarations.
+//! The keys of `[model]`, `[data]`, `[sampler]` and `[output]` are declared once each, by the
+//! family that owns them (see [`keys`]); the key reference is generated from those declarations.
 //!
 //! # Sweeps
 //!
@@ -24,16 +24,11 @@
 //! `"section.key" = [values]`; each list is one axis of a cartesian product (first axis
 //! outermost). `[sweep.paired.<name>]` tables hold lists of one length that move together as a
 //! single axis. A study expands to at most 1 000 000 jobs (points times replicates).
-//!
-//! A job's memory is estimated as 8 N (16 chains + 8) bytes plus, for the gaussian likelihood,
-//! 8 min(M, 2500)^2; a study with a job above 12 GiB is refused before anything runs.
 
 mod document;
 pub mod error;
 pub mod events;
-pub mod grid_csv;
 pub mod keys;
-pub mod points;
 pub mod resolve;
 mod settings;
 pub mod shape;
@@ -42,12 +37,10 @@ pub mod sweep;
 
 use std::path::{Path, PathBuf};
 
-pub use document::{parse_numbers, parse_rows};
+pub use document::{Reader, parse_numbers, parse_rows};
 pub use error::{Detail, ErrorKind, Location, StudyError};
-pub use grid_csv::{GridCsvError, read_grid_csv};
-pub use keys::{Key, ParamValue, Section};
-pub use points::Points;
-pub use resolve::{MEMORY_LIMIT_BYTES, OutputSpec, Point, estimated_job_bytes};
+pub use keys::{Key, KeyCatalog, ParamValue, Section};
+pub use resolve::{FileCache, Resolver, study_folder};
 pub use settings::{Setting, Settings};
 pub use sweep::Axis;
 
@@ -84,9 +77,11 @@ pub struct SbcSpec {
     pub draws: u32,
 }
 
-/// A loaded and fully validated study.
+/// A study file as read: its headers, base settings and sweep axes, each value checked on its
+/// own. Its sweep points are resolved by their families when the study is loaded
+/// ([`crate::plan::load`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Study {
+pub struct StudyFile {
     pub name: String,
     pub seed: u64,
     pub replicates: u32,
@@ -98,15 +93,13 @@ pub struct Study {
     pub base: Settings,
     /// The sweep axes in file order, with the source spans of their values.
     pub axes: Vec<Axis>,
-    /// Every point of the sweep product, first axis outermost, resolved on demand.
-    pub points: Points,
     /// The study file's text, as read.
     pub source_text: String,
     /// The study file's path, as given.
     pub origin: PathBuf,
 }
 
-impl Study {
+impl StudyFile {
     /// The keys that some sweep axis sets, in axis order.
     pub fn swept_keys(&self) -> Vec<Key> {
         self.axes
@@ -115,19 +108,34 @@ impl Study {
             .collect()
     }
 
-    /// Jobs the study expands to: sweep points times replicates.
-    pub fn job_count(&self) -> usize {
-        self.points.len() * self.replicates as usize
+    /// Sweep points: the product of the axes' lengths.
+    pub fn point_count(&self) -> usize {
+        self.axes.iter().map(Axis::len).product()
     }
 
     /// Where a byte offset of the study text is, as `file:line:column`.
     pub fn locate(&self, offset: usize) -> Location {
-        SourceMap::new(&self.origin.display().to_string(), &self.source_text).locate(offset)
+        self.source().locate(offset)
+    }
+
+    /// The study's text with its file name, for located errors.
+    pub fn source(&self) -> SourceMap<'_> {
+        SourceMap::new(self.file_name(), &self.source_text)
+    }
+
+    /// The study file's name as messages show it.
+    pub fn file_name(&self) -> &str {
+        self.origin.to_str().unwrap_or("<study>")
+    }
+
+    /// The folder the study's relative paths resolve against.
+    pub fn folder(&self) -> PathBuf {
+        study_folder(&self.origin)
     }
 }
 
-/// Read and validate the study at `path`.
-pub fn load(path: &Path) -> Result<Study, StudyError> {
+/// Read the study file at `path`, every key one of `keys`.
+pub fn read(path: &Path, keys: &KeyCatalog) -> Result<StudyFile, StudyError> {
     let file = path.display().to_string();
     let unreadable = |reason: String| {
         StudyError::new(
@@ -154,12 +162,12 @@ pub fn load(path: &Path) -> Result<Study, StudyError> {
         .map_err(|e| unreadable(e.to_string()))?
         .ok_or_else(|| too_large(format!("more than {MAX_STUDY_BYTES}")))?;
     let text = String::from_utf8(bytes).map_err(|e| not_text(&file, &e))?;
-    parse(&text, path)
+    read_text(&text, path, keys)
 }
 
 /// The bytes of `path` if it holds at most `limit` bytes, `None` if it holds more. Never reads
 /// more than `limit + 1` bytes, so endless sources (devices, pipes) end in `None`.
-pub(crate) fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+pub fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Read;
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
@@ -183,22 +191,24 @@ fn not_text(file: &str, error: &std::string::FromUtf8Error) -> StudyError {
     .help("a study is a UTF-8 TOML text file")
 }
 
-/// Validate study `text`; `origin` names the file in messages, gives the default name, and is
-/// the folder relative data paths resolve against.
-pub fn parse(text: &str, origin: &Path) -> Result<Study, StudyError> {
+/// Read study `text`, every key one of `keys`; `origin` names the file in messages and gives
+/// the default name.
+pub fn read_text(text: &str, origin: &Path, keys: &KeyCatalog) -> Result<StudyFile, StudyError> {
     let file = origin.display().to_string();
-    let source = SourceMap::new(&file, text);
-    let document = document::parse_document(&source)?;
-    let sections = Sections::split(&source, &document)?;
-    let header = document::read_header(&source, sections.study)?;
-    let name = study_name(&source, header.name, origin)?;
-    let sbc = document::read_sbc(&source, sections.sbc.clone(), header.kind)?;
-    let base = document::read_settings(&source, &sections)?;
-    let axes = sweep::read_sweep(&source, sections.sweep)?;
-    check_job_count(&source, &axes, header.replicates)?;
-    let study_dir = resolve::study_folder(origin);
-    let points = Points::validated(source, base.clone(), axes.clone(), study_dir, header.kind)?;
-    Ok(Study {
+    let reader = Reader {
+        source: SourceMap::new(&file, text),
+        keys,
+    };
+    let source = &reader.source;
+    let document = document::parse_document(source)?;
+    let sections = Sections::split(&reader, &document)?;
+    let header = document::read_header(&reader, sections.study)?;
+    let name = study_name(source, header.name, origin)?;
+    let sbc = document::read_sbc(&reader, sections.sbc.clone(), header.kind)?;
+    let base = document::read_settings(&reader, &sections)?;
+    let axes = sweep::read_sweep(&reader, sections.sweep)?;
+    check_job_count(source, &axes, header.replicates)?;
+    Ok(StudyFile {
         name,
         seed: header.seed,
         replicates: header.replicates,
@@ -207,7 +217,6 @@ pub fn parse(text: &str, origin: &Path) -> Result<Study, StudyError> {
         sbc,
         base,
         axes,
-        points,
         source_text: text.to_string(),
         origin: origin.to_path_buf(),
     })
@@ -284,6 +293,3 @@ fn check_job_count(
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,6 +1,7 @@
 //! The values a study gives for the keys of `[model]`, `[data]`, `[sampler]` and `[output]`,
 //! each with where it was written, before defaults are applied.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use super::keys::{Key, ParamValue};
@@ -15,41 +16,42 @@ pub struct Setting {
     pub from_sweep: bool,
 }
 
-/// The given values of one study or one sweep point; a key not given takes its default.
-#[derive(Debug, Clone, PartialEq)]
+/// The given values of one study or one sweep point; a key not given takes its default. A
+/// study gives a few dozen keys at most, so they are kept in the order given.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
-    values: Vec<Option<Setting>>,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Self {
-            values: vec![None; Key::count()],
-        }
-    }
+    values: Vec<(Key, Setting)>,
 }
 
 impl Settings {
+    /// Gives `key` the value `setting` (replacing an earlier one).
     pub fn set(&mut self, key: Key, setting: Setting) {
-        self.values[key.index()] = Some(setting);
+        match self.values.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, earlier)) => *earlier = setting,
+            None => self.values.push((key, setting)),
+        }
     }
 
     /// The given setting, if the study gives one.
     pub fn given(&self, key: Key) -> Option<&Setting> {
-        self.values[key.index()].as_ref()
+        self.values
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, setting)| setting)
     }
 
     /// The given value, else the key's default (`Null` where the default depends on other keys).
     pub fn value(&self, key: Key) -> ParamValue {
-        self.value_ref(key).clone()
+        self.value_ref(key).into_owned()
     }
 
-    /// [`Settings::value`], borrowed: resolving a point reads a few hundred values, and a
-    /// clone of a text value is an atomic reference count.
-    pub fn value_ref(&self, key: Key) -> &ParamValue {
+    /// [`Settings::value`], borrowed where it is given: resolving a point reads a few hundred
+    /// values, and a clone of a given text is an atomic reference count (a default is a
+    /// declared word, whose copy touches none).
+    pub fn value_ref(&self, key: Key) -> Cow<'_, ParamValue> {
         match self.given(key) {
-            Some(setting) => &setting.value,
-            None => key.default_ref(),
+            Some(setting) => Cow::Borrowed(&setting.value),
+            None => Cow::Owned(key.default_value().unwrap_or(ParamValue::Null)),
         }
     }
 
@@ -57,40 +59,44 @@ impl Settings {
         self.given(key).and_then(|s| s.span.clone())
     }
 
-    /// An integer key's value (validated values always have the key's type; 0 otherwise).
+    /// An integer key's value. Validation gives every integer key an integer (given or its
+    /// default); a key without one is read with [`Settings::given`], so anything else is a bug
+    /// in the caller and panics with the key's name.
     pub fn int(&self, key: Key) -> i64 {
-        match self.value_ref(key) {
+        match &*self.value_ref(key) {
             ParamValue::Int(v) => *v,
-            _ => 0,
+            other => mistyped(key, "an integer", other),
         }
     }
 
-    /// A float key's value (NaN if the key has no value, which validation rules out).
+    /// A float key's value (an integer where the study wrote one). Panics, naming the key, where
+    /// the key has no number (see [`Settings::int`]).
     pub fn float(&self, key: Key) -> f64 {
-        match self.value_ref(key) {
+        match &*self.value_ref(key) {
             ParamValue::Float(v) => *v,
             ParamValue::Int(v) => *v as f64,
-            _ => f64::NAN,
+            other => mistyped(key, "a number", other),
         }
     }
 
-    /// A text key's value ("" if none).
+    /// A text key's value. Panics, naming the key, where the key has no text (see
+    /// [`Settings::int`]).
     pub fn text(&self, key: Key) -> String {
-        match self.value_ref(key) {
+        match &*self.value_ref(key) {
             ParamValue::Text(t) => t.to_string(),
-            _ => String::new(),
+            other => mistyped(key, "a text", other),
         }
     }
 
     /// A boolean key's value, `None` where it is not given and has no fixed default.
     pub fn bool(&self, key: Key) -> Option<bool> {
-        match self.value_ref(key) {
+        match &*self.value_ref(key) {
             ParamValue::Bool(b) => Some(*b),
             _ => None,
         }
     }
 
-    /// A float key's value, `None` where it is not given and has no fixed default.
+    /// A float key's value, `None` where it is not given.
     pub fn given_float(&self, key: Key) -> Option<f64> {
         match self.given(key).map(|s| &s.value) {
             Some(ParamValue::Float(v)) => Some(*v),
@@ -102,8 +108,9 @@ impl Settings {
     /// A choice key's value as its enum: validation admits only the enum's words, so this
     /// cannot fail on a loaded study's settings.
     pub fn choice<T>(&self, key: Key, parse: fn(&str) -> Option<T>) -> T {
-        let text = match self.value_ref(key) {
-            ParamValue::Text(text) => text,
+        let value = self.value_ref(key);
+        let text = match &*value {
+            ParamValue::Text(text) => &**text,
             _ => "",
         };
         parse(text).unwrap_or_else(|| {
@@ -113,4 +120,14 @@ impl Settings {
             )
         })
     }
+}
+
+/// A key read as a type it does not hold: validation rules this out for a loaded study, so
+/// this is a bug in the reader of the key.
+fn mistyped(key: Key, wanted: &str, found: &ParamValue) -> ! {
+    panic!(
+        "`{}` was read as {wanted} but holds {found:?}: a key that may be absent is read with \
+         `Settings::given`",
+        key.dotted()
+    )
 }

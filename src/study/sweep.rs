@@ -10,10 +10,10 @@ use std::ops::Range;
 
 use toml::de::{DeTable, DeValue};
 
-use super::Setting;
-use super::document::{TomlKey, TomlValue, entries_in_file_order, read_setting, type_name};
-use super::error::{ErrorKind, SourceMap, StudyError};
+use super::document::{Reader, TomlKey, TomlValue, entries_in_file_order, read_setting, type_name};
+use super::error::{ErrorKind, StudyError};
 use super::keys::{Key, Section, ValueType};
+use super::settings::Setting;
 use super::suggest::did_you_mean;
 
 /// One axis of the sweep product.
@@ -48,7 +48,7 @@ struct SweptList<'a, 'i> {
 
 /// Read `[sweep]` into axes, in the order they appear in the file.
 pub fn read_sweep(
-    source: &SourceMap<'_>,
+    reader: &Reader<'_>,
     table: Option<&DeTable<'_>>,
 ) -> Result<Vec<Axis>, StudyError> {
     let Some(table) = table else {
@@ -58,14 +58,14 @@ pub fn read_sweep(
     let mut seen: Vec<(Key, Range<usize>)> = Vec::new();
     for (key, value) in entries_in_file_order(table) {
         if key.get_ref().as_ref() == "paired" {
-            for (name, group) in paired_groups(source, key, value)? {
-                let lists = group_lists(source, name, group)?;
-                axes.push(paired_axis(source, name, lists, &mut seen)?);
+            for (name, group) in paired_groups(reader, key, value)? {
+                let lists = group_lists(reader, name, group)?;
+                axes.push(paired_axis(reader, name, lists, &mut seen)?);
             }
             continue;
         }
-        for list in swept_lists(source, None, key, value)? {
-            let settings = checked_values(source, &list, &mut seen, Repeats::Refused)?;
+        for list in swept_lists(reader, None, key, value)? {
+            let settings = checked_values(reader, &list, &mut seen, Repeats::Refused)?;
             axes.push(Axis {
                 name: list.key.dotted().to_string(),
                 keys: vec![list.key],
@@ -79,14 +79,15 @@ pub fn read_sweep(
 
 /// The groups of `[sweep.paired]`, each a table of lists.
 fn paired_groups<'a, 'i>(
-    source: &SourceMap<'_>,
+    reader: &Reader<'_>,
     key: &TomlKey<'i>,
     value: &'a TomlValue<'i>,
 ) -> Result<Vec<(&'a TomlKey<'i>, &'a DeTable<'i>)>, StudyError> {
     let help = "pair lists in a named group:\n    [sweep.paired.length]\n    \
                 \"model.length_scale\" = [0.1, 0.2]\n    \"data.length_scale\" = [0.1, 0.2]";
     let DeValue::Table(groups) = value.get_ref() else {
-        return Err(source
+        return Err(reader
+            .source
             .error(
                 ErrorKind::Sweep,
                 &key.span(),
@@ -102,7 +103,8 @@ fn paired_groups<'a, 'i>(
         match group.get_ref() {
             DeValue::Table(table) => result.push((name, table)),
             other => {
-                return Err(source
+                return Err(reader
+                    .source
                     .error(
                         ErrorKind::Sweep,
                         &name.span(),
@@ -120,16 +122,16 @@ fn paired_groups<'a, 'i>(
 }
 
 fn group_lists<'a, 'i>(
-    source: &SourceMap<'_>,
+    reader: &Reader<'_>,
     name: &TomlKey<'i>,
     group: &'a DeTable<'i>,
 ) -> Result<Vec<SweptList<'a, 'i>>, StudyError> {
     let mut lists = Vec::new();
     for (key, value) in entries_in_file_order(group) {
-        lists.extend(swept_lists(source, None, key, value)?);
+        lists.extend(swept_lists(reader, None, key, value)?);
     }
     if lists.is_empty() {
-        return Err(source.error(
+        return Err(reader.source.error(
             ErrorKind::Sweep,
             &name.span(),
             format!("the paired group `{}` lists no keys", name.get_ref()),
@@ -141,7 +143,7 @@ fn group_lists<'a, 'i>(
 /// The lists under one sweep entry: the entry itself when it is `"section.key" = [...]`, or
 /// every list of a section table (`[sweep.model]` or `model.grid = ...`).
 fn swept_lists<'a, 'i>(
-    source: &SourceMap<'_>,
+    reader: &Reader<'_>,
     prefix: Option<&str>,
     key: &'a TomlKey<'i>,
     value: &'a TomlValue<'i>,
@@ -154,15 +156,16 @@ fn swept_lists<'a, 'i>(
         if let DeValue::Table(table) = value.get_ref() {
             let mut lists = Vec::new();
             for (inner_key, inner_value) in entries_in_file_order(table) {
-                lists.extend(swept_lists(source, Some(&dotted), inner_key, inner_value)?);
+                lists.extend(swept_lists(reader, Some(&dotted), inner_key, inner_value)?);
             }
             return Ok(lists);
         }
-        return Err(section_missing(source, &dotted, &key.span()));
+        return Err(section_missing(reader, &dotted, &key.span()));
     }
-    let swept = sweepable_key(source, &dotted, &key.span())?;
+    let swept = sweepable_key(reader, &dotted, &key.span())?;
     if !matches!(value.get_ref(), DeValue::Array(_)) {
-        return Err(source
+        return Err(reader
+            .source
             .error(
                 ErrorKind::WrongType,
                 &value.span(),
@@ -180,10 +183,10 @@ fn swept_lists<'a, 'i>(
     }])
 }
 
-fn section_missing(source: &SourceMap<'_>, name: &str, span: &Range<usize>) -> StudyError {
+fn section_missing(reader: &Reader<'_>, name: &str, span: &Range<usize>) -> StudyError {
     let homes: Vec<String> = Section::ALL
         .iter()
-        .filter_map(|&s| Key::find(s, name))
+        .filter_map(|&s| reader.keys.find(s, name))
         .map(|k| format!("\"{}\"", k.dotted()))
         .collect();
     let help = if homes.is_empty() {
@@ -191,7 +194,8 @@ fn section_missing(source: &SourceMap<'_>, name: &str, span: &Range<usize>) -> S
     } else {
         format!("write {}", homes.join(" or "))
     };
-    source
+    reader
+        .source
         .error(
             ErrorKind::Sweep,
             span,
@@ -202,28 +206,35 @@ fn section_missing(source: &SourceMap<'_>, name: &str, span: &Range<usize>) -> S
 
 /// The [`Key`] for "section.key", or an error saying why it cannot be swept.
 fn sweepable_key(
-    source: &SourceMap<'_>,
+    reader: &Reader<'_>,
     dotted: &str,
     span: &Range<usize>,
 ) -> Result<Key, StudyError> {
-    if let Some(key) = Key::from_dotted(dotted) {
+    if let Some(key) = reader.keys.from_dotted(dotted) {
         return Ok(key);
     }
-    let all: Vec<&str> = Key::all().map(|k| k.dotted()).collect();
+    let all: Vec<&str> = reader.keys.all().iter().map(|k| k.dotted()).collect();
     let section = dotted.split('.').next().unwrap_or("");
     if section == "study" || section == "sbc" || section == "sweep" {
-        return Err(source
+        return Err(reader
+            .source
             .error(ErrorKind::Sweep, span, format!("`{dotted}` cannot be swept"))
             .allowed("every key of [model], [data], [sampler] and [output]")
             .help("study settings are fixed for the whole study; to vary the seed use [study] replicates"));
     }
     let allowed = match Section::from_name(section) {
-        Some(s) => s.keys().map(|k| k.dotted()).collect::<Vec<_>>().join(", "),
+        Some(s) => reader
+            .keys
+            .section_keys(s)
+            .map(|k| k.dotted())
+            .collect::<Vec<_>>()
+            .join(", "),
         None => {
             "every key of [model], [data], [sampler] and [output], as \"section.key\"".to_string()
         }
     };
-    Err(source
+    Err(reader
+        .source
         .error(
             ErrorKind::UnknownKey,
             span,
@@ -231,7 +242,7 @@ fn sweepable_key(
         )
         .allowed(allowed)
         .maybe_help(
-            super::document::renamed_help(dotted)
+            super::document::renamed_help(reader.keys, dotted)
                 .or_else(|| did_you_mean(dotted, all.iter().copied())),
         ))
 }
@@ -247,20 +258,21 @@ enum Repeats {
 /// The list's values as settings, each checked for type and range; the list must be non-empty,
 /// of one type and (unless `repeats` allows) without repeats, and the key not swept before.
 fn checked_values(
-    source: &SourceMap<'_>,
+    reader: &Reader<'_>,
     list: &SweptList<'_, '_>,
     seen: &mut Vec<(Key, Range<usize>)>,
     repeats: Repeats,
 ) -> Result<Vec<Setting>, StudyError> {
     let dotted = list.key.dotted();
     if let Some((_, first)) = seen.iter().find(|(key, _)| *key == list.key) {
-        return Err(source
+        return Err(reader
+            .source
             .error(
                 ErrorKind::Sweep,
                 &list.key_span,
                 format!("`{dotted}` is swept twice"),
             )
-            .note(format!("first swept at {}", source.at(first)))
+            .note(format!("first swept at {}", reader.source.at(first)))
             .help("sweep each key once: in [sweep] or in one paired group"));
     }
     seen.push((list.key, list.key_span.clone()));
@@ -268,7 +280,8 @@ fn checked_values(
         return Ok(Vec::new());
     };
     if values.is_empty() {
-        return Err(source
+        return Err(reader
+            .source
             .error(
                 ErrorKind::Sweep,
                 &list.list.span(),
@@ -281,7 +294,8 @@ fn checked_values(
     for value in values.iter() {
         let class = type_class(list.key, value.get_ref());
         if class != first_class {
-            return Err(source
+            return Err(reader
+                .source
                 .error(
                     ErrorKind::Sweep,
                     &value.span(),
@@ -291,9 +305,10 @@ fn checked_values(
                 )
                 .allowed(format!("a list of {}", list.key.value_type().plural())));
         }
-        let setting = read_setting(source, list.key, value, true)?;
+        let setting = read_setting(reader, list.key, value, true)?;
         if repeats == Repeats::Refused && settings.iter().any(|s| s.value == setting.value) {
-            return Err(source
+            return Err(reader
+                .source
                 .error(
                     ErrorKind::Sweep,
                     &value.span(),
@@ -329,7 +344,7 @@ fn type_class(key: Key, value: &DeValue<'_>) -> &'static str {
 }
 
 fn paired_axis(
-    source: &SourceMap<'_>,
+    reader: &Reader<'_>,
     name: &TomlKey<'_>,
     lists: Vec<SweptList<'_, '_>>,
     seen: &mut Vec<(Key, Range<usize>)>,
@@ -337,11 +352,12 @@ fn paired_axis(
     let group = format!("paired.{}", name.get_ref());
     let mut columns: Vec<Vec<Setting>> = Vec::with_capacity(lists.len());
     for list in &lists {
-        let values = checked_values(source, list, seen, Repeats::Allowed)?;
+        let values = checked_values(reader, list, seen, Repeats::Allowed)?;
         if let Some(first) = columns.first()
             && first.len() != values.len()
         {
-            return Err(source
+            return Err(reader
+                .source
                 .error(
                     ErrorKind::Sweep,
                     &list.list.span(),
@@ -367,7 +383,8 @@ fn paired_axis(
                 .first()
                 .and_then(|s| s.span.clone())
                 .unwrap_or(name.span());
-            return Err(source
+            return Err(reader
+                .source
                 .error(
                     ErrorKind::Sweep,
                     &span,

@@ -235,7 +235,11 @@ pub struct Table {
     pub name: &'static str,
     /// What one row is.
     pub row: &'static str,
-    pub entries: &'static [Entry],
+    /// The columns it shares with other tables, first (a family's jobs table starts with the
+    /// shared jobs columns, see [`shared::jobs`]); empty for most tables.
+    pub shared: &'static [Entry],
+    /// Its own columns, after the shared ones.
+    pub own: &'static [Entry],
 }
 
 /// A frame that does not match its table's declaration, or rows built against it.
@@ -270,6 +274,18 @@ pub enum SchemaError {
 }
 
 impl Table {
+    /// Every column and group, in table order: the shared ones, then its own.
+    pub fn entries(&self) -> impl Iterator<Item = &'static Entry> {
+        self.shared.iter().chain(self.own)
+    }
+
+    /// The entry at `position` of [`Table::entries`].
+    fn entry(&self, position: usize) -> &'static Entry {
+        self.entries()
+            .nth(position)
+            .expect("a position found among the entries")
+    }
+
     /// The file name of the assembled table.
     pub fn file_name(&self) -> String {
         format!("{}.parquet", self.name)
@@ -277,12 +293,12 @@ impl Table {
 
     /// The position in [`Table::entries`] of the entry `column` falls under.
     pub fn position(&self, column: &str) -> Option<usize> {
-        let declared = self.entries.iter().position(|e| match e {
+        let declared = self.entries().position(|e| match e {
             Entry::Column(spec) => spec.name == column,
             Entry::Group(_) => false,
         });
         declared.or_else(|| {
-            self.entries.iter().position(|e| match e {
+            self.entries().position(|e| match e {
                 Entry::Group(group) => group.contains(column),
                 Entry::Column(_) => false,
             })
@@ -317,7 +333,7 @@ impl Table {
                 });
                 continue;
             };
-            let (kind, nullable) = match self.entries[position] {
+            let (kind, nullable) = match *self.entry(position) {
                 Entry::Column(spec) => (spec.kind, spec.nullable),
                 Entry::Group(group) => (group.kind, group.nullable),
             };
@@ -338,7 +354,7 @@ impl Table {
                 });
             }
         }
-        for entry in self.entries {
+        for entry in self.entries() {
             let missing = match entry {
                 Entry::Column(spec) if spec.presence == Presence::Always => {
                     (!seen.contains(&spec.name)).then_some(spec.name)
@@ -498,6 +514,72 @@ impl ColumnName for Key {
     }
 }
 
+/// Declares a table in a module of its own: each column once (its constant, type, nullability,
+/// presence, name and doc), in table order, and the table made of them. `use PATH` takes a
+/// column declared elsewhere, `group NAME = ...` declares a [`ColumnGroup`], `use group PATH`
+/// takes one declared elsewhere; `after [ENTRIES]` puts shared columns first (a family's jobs
+/// table: `after [shared::jobs::TABLE.own]`); `items { ... }` adds other items to the module.
+///
+/// ```ignore
+/// declare_table! {
+///     /// `fields.parquet`: one row per job and grid cell.
+///     pub mod fields = "fields", one row per "job and grid cell" {
+///         use shared::JOB_ID,
+///         /// The cell.
+///         CELL: i64 = required("cell", "cell index, j * Dx + i"),
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! declare_table {
+    (
+        $(#[$meta:meta])*
+        $vis:vis mod $module:ident = $name:literal, one row per $row:literal
+            $(, after [$shared:expr])? { $($body:tt)* }
+        $(items { $($item:item)* })?
+    ) => {
+        $(#[$meta])*
+        $vis mod $module {
+            #[allow(unused_imports)]
+            use super::*;
+            $($($item)*)?
+            $crate::declare_table!(@munch [$name $row [$($shared)?]] [] $($body)*);
+        }
+    };
+    (@munch $head:tt [$($entries:tt)*] use group $group:path, $($rest:tt)*) => {
+        $crate::declare_table!(@munch $head [$($entries)* ($crate::table::Entry::Group($group))] $($rest)*);
+    };
+    (@munch $head:tt [$($entries:tt)*] use $column:path, $($rest:tt)*) => {
+        $crate::declare_table!(@munch $head [$($entries)* ($crate::table::Entry::Column($column.spec))] $($rest)*);
+    };
+    (@munch $head:tt [$($entries:tt)*]
+        $(#[doc = $doc:literal])* group $konst:ident = $value:expr, $($rest:tt)*
+    ) => {
+        $(#[doc = $doc])*
+        pub const $konst: $crate::table::ColumnGroup = $value;
+        $crate::declare_table!(@munch $head [$($entries)* ($crate::table::Entry::Group($konst))] $($rest)*);
+    };
+    (@munch $head:tt [$($entries:tt)*]
+        $(#[doc = $doc:literal])* $konst:ident : $ty:ty = $ctor:ident($column:literal, $what:literal),
+        $($rest:tt)*
+    ) => {
+        $(#[doc = $doc])*
+        pub const $konst: $crate::table::Col<$ty> = $crate::table::Col::$ctor($column, $what);
+        $crate::declare_table!(@munch $head [$($entries)* ($crate::table::Entry::Column($konst.spec))] $($rest)*);
+    };
+    (@munch [$name:literal $row:literal [$($shared:expr)?]] [$(($entry:expr))*]) => {
+        /// The table.
+        pub const TABLE: $crate::table::Table = $crate::table::Table {
+            name: $name,
+            row: $row,
+            shared: $crate::declare_table!(@shared $($shared)?),
+            own: &[$($entry),*],
+        };
+    };
+    (@shared) => { &[] };
+    (@shared $shared:expr) => { $shared };
+}
+
 /// A reference section for `tables`: one Markdown table of columns per result table.
 pub fn markdown(tables: &[&Table]) -> String {
     let mut text = String::new();
@@ -507,7 +589,7 @@ pub fn markdown(tables: &[&Table]) -> String {
             table.file_name(),
             table.row
         ));
-        for entry in table.entries {
+        for entry in table.entries() {
             let (name, kind, nullable, presence, doc) = match entry {
                 Entry::Column(s) => (s.name, s.kind, s.nullable, s.presence, s.doc),
                 Entry::Group(g) => (g.pattern, g.kind, g.nullable, g.presence, g.doc),

@@ -11,7 +11,11 @@
 //! Markov blanket. Enumeration sums the joint over every configuration of the latent nodes
 //! (refused above [`MAX_CONFIGURATIONS`]).
 
+pub mod keys;
 pub mod schema;
+
+/// The family's word in `model.family`.
+pub const NAME: &str = "bayes-net";
 
 use std::path::{Path, PathBuf};
 
@@ -21,15 +25,15 @@ use serde::Deserialize;
 
 use super::common::Method;
 use crate::diagnostics;
-use crate::families::Family;
-use crate::figures::{Context, Figure, FigureKind, ReportError, ReportMetrics};
+use crate::figures::{Context, Figure, FigureKind, ReportColumns, ReportError};
 use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::{Purpose, StreamRng};
+use crate::study::Resolver;
 use crate::study::keys::*;
-use crate::study::resolve::Resolver;
 use crate::study::{ErrorKind, Key, ParamValue, Settings, StudyError};
 use crate::table::Table;
 use crate::table::{ok_row, rows_of};
+use keys::*;
 use schema::{jobs, marginals};
 
 /// Enumeration refuses nets with more latent configurations than this.
@@ -340,16 +344,20 @@ pub struct BayesNetOutput {
 }
 
 impl StudyFamily for BayesNet {
-    const FAMILY: Family = Family::BayesNet;
+    const NAME: &'static str = NAME;
+    const KEYS: &'static [Key] = keys::KEYS;
+    const HEADLINE: &'static [Key] = &[SAMPLER_KIND];
     const JOBS: &'static Table = &schema::jobs::TABLE;
     const TABLES: &'static [&'static Table] = &[&schema::marginals::TABLE];
-    const METRICS: ReportMetrics = ReportMetrics {
+    const REPORT: ReportColumns = ReportColumns {
         swept: &[],
         listed: &[
             schema::jobs::ESS_PER_ITERATION.name(),
             schema::jobs::MARGINAL_MAX_Z.name(),
         ],
         baselines: &[],
+        named_by: &[SAMPLER_KIND],
+        unswept: &[],
     };
     type Spec = BayesNetSpec;
     type Output = BayesNetOutput;
@@ -385,7 +393,7 @@ impl StudyFamily for BayesNet {
         })?;
         let method = resolver.sampler_kind(
             settings,
-            Family::BayesNet,
+            NAME,
             Method::SystematicGibbs,
             Method::from_name,
             Method::NAMES,
@@ -413,7 +421,7 @@ impl StudyFamily for BayesNet {
 
     /// The method resolved.
     fn params(spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
-        super::common::params_with_kind(settings, Family::BayesNet, spec.method.name())
+        super::common::params_with_kind(settings, Self::KEYS, spec.method.name())
     }
 
     fn data_files(spec: &Self::Spec) -> Vec<&Path> {

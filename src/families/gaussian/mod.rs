@@ -13,9 +13,13 @@
 //! AR(1) with coefficient rho^2 (rho the correlation of x1 and x2), so the ESS per draw is
 //! exactly (1 - rho^2) / (1 + rho^2) (`exact_ess_per_iteration`).
 
+pub mod keys;
 pub mod moments;
 pub mod schema;
 pub mod target;
+
+/// The family's word in `model.family`.
+pub const NAME: &str = "gaussian";
 
 use polars::prelude::PolarsResult;
 use rand::RngExt;
@@ -23,17 +27,17 @@ use rand_distr::{Distribution, StandardNormal};
 
 use super::common::Method;
 use crate::diagnostics;
-use crate::families::Family;
-use crate::figures::{Context, Figure, FigureKind, ReportError, ReportMetrics};
+use crate::figures::{Context, Figure, FigureKind, ReportColumns, ReportError};
 use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::{Purpose, StreamRng};
+use crate::study::Resolver;
 use crate::study::keys::*;
-use crate::study::resolve::Resolver;
 use crate::study::{ErrorKind, ParamValue, Settings, StudyError, parse_numbers, parse_rows};
 use crate::table::Table;
 use crate::table::ok_row;
 use crate::table::shared::ACCEPTANCE_RATE;
 use crate::table::shared::autocorrelation_rows;
+use keys::*;
 use schema::jobs;
 use target::{Conditionals, DenseCovariance, Structure};
 
@@ -246,10 +250,12 @@ impl GaussianOutput {
 }
 
 impl StudyFamily for GaussianTarget {
-    const FAMILY: Family = Family::Gaussian;
+    const NAME: &'static str = NAME;
+    const KEYS: &'static [Key] = keys::KEYS;
+    const HEADLINE: &'static [Key] = &[SAMPLER_KIND];
     const JOBS: &'static Table = &schema::jobs::TABLE;
     const TABLES: &'static [&'static Table] = &[&crate::table::shared::autocorrelation::TABLE];
-    const METRICS: ReportMetrics = ReportMetrics {
+    const REPORT: ReportColumns = ReportColumns {
         swept: &[],
         listed: &[
             schema::jobs::ESS_PER_ITERATION.name(),
@@ -258,6 +264,8 @@ impl StudyFamily for GaussianTarget {
             schema::jobs::MOMENT_MAX_Z.name(),
         ],
         baselines: &[],
+        named_by: &[SAMPLER_KIND],
+        unswept: &[],
     };
     type Spec = GaussianSpec;
     type Output = GaussianOutput;
@@ -271,7 +279,7 @@ impl StudyFamily for GaussianTarget {
             mean,
             method: resolver.sampler_kind(
                 settings,
-                Family::Gaussian,
+                NAME,
                 Method::SystematicGibbs,
                 Method::from_name,
                 Method::NAMES,
@@ -286,8 +294,7 @@ impl StudyFamily for GaussianTarget {
     /// The method resolved; a covariance given in full fixes the dimension (its column) and
     /// has no single correlation (`Null`).
     fn params(spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
-        let mut params =
-            super::common::params_with_kind(settings, Family::Gaussian, spec.method.name());
+        let mut params = super::common::params_with_kind(settings, Self::KEYS, spec.method.name());
         if let Structure::Dense(dense) = &spec.structure {
             let dimension = ParamValue::Int(dense.dimension() as i64);
             super::common::set_param(&mut params, MODEL_DIMENSION, dimension);
@@ -467,7 +474,7 @@ fn ess_figure(context: &Context<'_>) -> Result<Option<Figure>, ReportError> {
     };
     let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for row in 0..table.height {
-        if families[row].as_deref() != Some(Family::Gaussian.name()) {
+        if families[row].as_deref() != Some(NAME) {
             continue;
         }
         let (Some(r), Some(e), Some(m), Some(d)) =

@@ -106,7 +106,7 @@ pub fn acceptance_rate(run: &RunOutput) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::quantile;
+    use super::*;
 
     #[test]
     fn quantiles_interpolate_between_order_statistics() {

@@ -16,10 +16,11 @@ use crate::sampler::{
 };
 use crate::streams::{Purpose, stream};
 
-use super::FieldJob;
 use super::cells::CellDiagnostics;
 use super::hyper::{self, HyperSummary};
+use super::keys::{COUNTS, NOISE, OBSERVATIONS, TRUTH};
 use super::score::{Estimates, Predictive, Scores, heldout_log_predictive, score};
+use super::spec::FieldJob;
 use super::warnings::{hyper_warnings, warnings};
 use crate::clock::Stopwatch;
 
@@ -206,7 +207,7 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
         None => (model.evidence_draws > 0).then(|| {
             // Keyed by the data only: every length scale sees the same prior normals (common
             // random numbers), so differences of log evidence between models are less noisy.
-            let mut rng = stream(seed, Purpose::Evidence, &job.header.streams.counts);
+            let mut rng = stream(seed, Purpose::Evidence, &job.header.streams.data(&COUNTS));
             log_evidence(&target, model.evidence_draws, &mut rng)
         }),
     };
@@ -283,10 +284,10 @@ fn simulate(
     let model = &job.spec.model;
     let keys = &job.header.streams;
     let mut streams = DataStreams {
-        truth: stream(seed, Purpose::Truth, &keys.truth),
-        observations: stream(seed, Purpose::Observations, &keys.observations),
-        noise: stream(seed, Purpose::Noise, &keys.noise),
-        counts: stream(seed, Purpose::Counts, &keys.counts),
+        truth: stream(seed, Purpose::Truth, keys.data(&TRUTH)),
+        observations: stream(seed, Purpose::Observations, keys.data(&OBSERVATIONS)),
+        noise: stream(seed, Purpose::Noise, keys.data(&NOISE)),
+        counts: stream(seed, Purpose::Counts, keys.data(&COUNTS)),
     };
     let simulation = Simulation {
         likelihood: model.likelihood,
@@ -317,17 +318,16 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
             holdout,
         } => {
             let dims = (model.grid.nx(), model.grid.ny());
-            let values =
-                crate::study::grid_csv::read_grid_csv(path, column, dims, model.likelihood)
-                    .map_err(|e| JobError::ReadData {
-                        path: path.display().to_string(),
-                        message: e.to_string(),
-                    })?
-                    .values;
+            let values = super::grid_csv::read_grid_csv(path, column, dims, model.likelihood)
+                .map_err(|e| JobError::ReadData {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                })?
+                .values;
             let mut rng = stream(
                 seed,
                 Purpose::Observations,
-                &job.header.streams.observations,
+                &job.header.streams.data(&OBSERVATIONS),
             );
             Ok(Dataset::from_grid_values(
                 prior.grid(),

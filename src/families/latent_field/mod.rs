@@ -5,6 +5,8 @@
 //! [`crate::diagnostics`]; this folder holds the engine that puts them to work on one job and
 //! everything the family owns, in the order a job walks it:
 //!
+//! - [`keys`]: its study keys; [`resolve`]: a sweep point's settings into a job's spec, with
+//!   [`grid_csv`] to read a real grid;
 //! - [`schema`]: its result tables and their columns;
 //! - [`job`]: one job: prior, data, likelihood, the run of the sampler kind, then [`cells`]
 //!   (per-cell R-hat, ESS, MCSE), [`hyper`] (the inferred hyperparameters' summaries),
@@ -16,44 +18,34 @@
 
 pub mod cells;
 pub mod figures;
+pub mod grid_csv;
 pub mod hyper;
 pub mod job;
+pub mod keys;
+pub mod resolve;
 pub mod rows;
 pub mod sbc;
 pub mod schema;
 pub mod score;
+pub mod spec;
 pub mod warnings;
+
+#[cfg(test)]
+mod tests;
 
 use polars::prelude::PolarsResult;
 
-use crate::figures::{Context, Figure, ReportError, ReportMetrics};
-use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
-use crate::model::{DataSpec, ModelSpec};
-use crate::sampler::SamplerSpec;
-use crate::study::resolve::{Resolver, latent_field_params};
-use crate::study::{Key, OutputSpec, ParamValue, Settings, StudyError};
+use crate::figures::{Context, Figure, ReportColumns, ReportError};
+use crate::job::{DataStream, JobHeader, NamedTables, RunContext, StudyFamily};
+use crate::model::DataSpec;
+use crate::study::{Key, ParamValue, Resolver, Settings, StudyError};
 use crate::table::Table;
 use job::{JobOptions, JobResult, run_job};
 use sbc::{SbcRun, ranks_table, run_sbc};
+pub use spec::{FieldJob, LatentFieldSpec, NAME, OutputSpec};
 
 /// The family.
 pub struct LatentField;
-
-/// A latent-field job's settings.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LatentFieldSpec {
-    pub model: ModelSpec,
-    pub data: DataSpec,
-    pub sampler: SamplerSpec,
-    pub output: OutputSpec,
-}
-
-/// One latent-field job as the engine reads it: the job's header and its spec.
-#[derive(Debug, Clone, Copy)]
-pub struct FieldJob<'a> {
-    pub header: &'a JobHeader,
-    pub spec: &'a LatentFieldSpec,
-}
 
 /// What a latent-field job computed: its chains (an MCMC study) or its calibration
 /// replications (SBC).
@@ -63,7 +55,9 @@ pub enum LatentFieldOutput {
 }
 
 impl StudyFamily for LatentField {
-    const FAMILY: super::Family = super::Family::LatentField;
+    const NAME: &'static str = NAME;
+    const KEYS: &'static [Key] = keys::KEYS;
+    const HEADLINE: &'static [Key] = &[keys::MODEL_LIKELIHOOD, crate::study::keys::SAMPLER_KIND];
     type Spec = LatentFieldSpec;
     type Output = LatentFieldOutput;
     const JOBS: &'static Table = &schema::jobs::TABLE;
@@ -78,14 +72,20 @@ impl StudyFamily for LatentField {
         &schema::draws::TABLE,
         &schema::ranks::TABLE,
     ];
-    const METRICS: ReportMetrics = figures::METRICS;
+    const REPORT: ReportColumns = figures::REPORT;
+    const CALIBRATES: bool = true;
+    const DATA_STREAMS: &'static [DataStream] = keys::DATA_STREAMS;
 
     fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError> {
-        resolver.resolve_latent_field(settings)
+        resolve::resolve(settings, resolver)
     }
 
     fn params(spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
-        latent_field_params(settings, spec)
+        resolve::params(settings, spec)
+    }
+
+    fn is_default(spec: &Self::Spec, key: Key, value: &ParamValue) -> bool {
+        resolve::is_default(spec, key, value)
     }
 
     fn data_files(spec: &Self::Spec) -> Vec<&std::path::Path> {

@@ -8,9 +8,9 @@
 
 use polars::prelude::DataFrame;
 
-use super::FieldJob;
 use super::job::JobResult;
 use super::schema::{chains, convergence, draws, fields, hyper, inla_grid, jobs, traces};
+use super::spec::FieldJob;
 use crate::job::JobHeader;
 use crate::model::hyper::HyperName;
 use crate::model::spec::LikelihoodKind;

@@ -5,9 +5,10 @@
 
 use polars::prelude::DataFrame;
 
-use super::FieldJob;
 use super::job::{JobError, chain_rngs, check_finite, likelihood_of, simulate_from_model_prior};
+use super::keys::TRUTH;
 use super::schema::ranks;
+use super::spec::FieldJob;
 use crate::diagnostics;
 use crate::diagnostics::calibration::{
     histogram_bins, rank_of, rank_uniformity_p_value, spaced_draws, spacing_from_ess,
@@ -118,7 +119,7 @@ pub fn run_sbc(
         replications,
         draws,
     };
-    job.spec.sampler.kind().visit(&job.spec.sampler, calibrator)
+    job.spec.sampler.visit(calibrator)
 }
 
 /// [`run_sbc`] with a given sampler (tests pass deliberately wrong ones).
@@ -163,13 +164,8 @@ fn run_replications(
 fn replication_job(job: FieldJob<'_>, replication: u32) -> JobHeader {
     let mut copy = job.header.clone();
     let suffix = format!(";sbc.replication={replication}");
-    for key in [
-        &mut copy.streams.truth,
-        &mut copy.streams.observations,
-        &mut copy.streams.noise,
-        &mut copy.streams.counts,
-        &mut copy.streams.chain,
-    ] {
+    let data = copy.streams.data.iter_mut().map(|(_, key)| key);
+    for key in data.chain([&mut copy.streams.chain]) {
         key.push_str(&suffix);
     }
     copy.replicate = replication;
@@ -234,7 +230,7 @@ fn true_hyperparameters(job: FieldJob<'_>, seed: u64, fixed: Hyperparameters) ->
     let mut rng = stream(
         seed,
         Purpose::Truth,
-        &format!("{};hyperparameters", job.header.streams.truth),
+        &format!("{};hyperparameters", job.header.streams.data(&TRUTH)),
     );
     let mut values = fixed;
     for (name, prior) in job.spec.model.hyper.iter() {

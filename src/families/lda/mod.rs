@@ -22,7 +22,11 @@
 //! topics of a real corpus as lists of their most probable words.
 
 pub mod corpus;
+pub mod keys;
 pub mod schema;
+
+/// The family's word in `model.family`.
+pub const NAME: &str = "lda";
 
 use polars::prelude::{DataFrame, PolarsResult};
 use rand::RngExt;
@@ -33,17 +37,17 @@ pub use corpus::{
 };
 
 use crate::diagnostics;
-use crate::families::Family;
 use crate::figures::plots::{Curves, Heat, heat_panels, word_lists};
-use crate::figures::{Context, Figure, FigureKind, ReportError, ReportMetrics};
+use crate::figures::{Context, Figure, FigureKind, ReportColumns, ReportError};
 use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::{Purpose, StreamRng};
+use crate::study::Resolver;
 use crate::study::keys::*;
-use crate::study::resolve::Resolver;
 use crate::study::{ErrorKind, ParamValue, Settings, StudyError};
 use crate::table::Table;
 use crate::table::shared::autocorrelation_rows;
 use crate::table::{ok_row, rows_of};
+use keys::*;
 use schema::{jobs, lda_trace, topics};
 
 /// Every HOLDOUT_EVERY-th token of a document is held out.
@@ -395,14 +399,16 @@ pub struct LdaOutput {
 }
 
 impl StudyFamily for Lda {
-    const FAMILY: Family = Family::Lda;
+    const NAME: &'static str = NAME;
+    const KEYS: &'static [Key] = keys::KEYS;
+    const HEADLINE: &'static [Key] = &[SAMPLER_KIND];
     const JOBS: &'static Table = &schema::jobs::TABLE;
     const TABLES: &'static [&'static Table] = &[
         &schema::topics::TABLE,
         &crate::table::shared::autocorrelation::TABLE,
         &schema::lda_trace::TABLE,
     ];
-    const METRICS: ReportMetrics = ReportMetrics {
+    const REPORT: ReportColumns = ReportColumns {
         swept: &[],
         listed: &[
             schema::jobs::AUTOCORRELATION_LAG1.name(),
@@ -411,6 +417,8 @@ impl StudyFamily for Lda {
             schema::jobs::ESS_BULK_PER_SECOND.name(),
         ],
         baselines: &[],
+        named_by: &[SAMPLER_KIND],
+        unswept: &[],
     };
     type Spec = LdaSpec;
     type Output = LdaOutput;
@@ -423,7 +431,7 @@ impl StudyFamily for Lda {
             eta: settings.float(MODEL_ETA),
             scheme: resolver.sampler_kind(
                 settings,
-                Family::Lda,
+                NAME,
                 Scheme::Collapsed,
                 Scheme::from_name,
                 Scheme::NAMES,
@@ -436,7 +444,7 @@ impl StudyFamily for Lda {
 
     /// The scheme resolved; a corpus read from a file has no bars settings (`Null`).
     fn params(spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
-        let mut params = super::common::params_with_kind(settings, Family::Lda, spec.scheme.name());
+        let mut params = super::common::params_with_kind(settings, Self::KEYS, spec.scheme.name());
         if let CorpusSource::Csv(_) = spec.corpus {
             super::common::set_param(&mut params, DATA_DOCUMENTS, ParamValue::Null);
             super::common::set_param(&mut params, DATA_DOCUMENT_LENGTH, ParamValue::Null);

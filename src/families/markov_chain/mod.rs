@@ -17,24 +17,28 @@
 //! lambda2 (n - 1 times): |lambda_2| is exactly the value asked for (the notes' inverse
 //! eigenvalue exercise, in its simplest solution).
 
+pub mod keys;
 pub mod schema;
+
+/// The family's word in `model.family`.
+pub const NAME: &str = "markov-chain";
 
 use faer::Mat;
 use polars::prelude::PolarsResult;
 use rand::RngExt;
 use rand_distr::{Distribution, Exp1};
 
-use crate::families::Family;
 use crate::figures::plots::Curves;
-use crate::figures::{Context, Figure, FigureKind, ReportError, ReportMetrics};
+use crate::figures::{Context, Figure, FigureKind, ReportColumns, ReportError};
 use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::{Purpose, StreamRng};
+use crate::study::Resolver;
 use crate::study::keys::*;
-use crate::study::resolve::Resolver;
 use crate::study::{ErrorKind, ParamValue, Settings, StudyError, parse_rows};
 use crate::table::Table;
 use crate::table::shared::METHOD;
 use crate::table::{ok_row, rows_of};
+use keys::*;
 use schema::{distances, jobs, stationary};
 
 /// The power method gives up after this many iterations.
@@ -241,11 +245,12 @@ pub struct MarkovOutput {
 }
 
 impl StudyFamily for MarkovChain {
-    const FAMILY: Family = Family::MarkovChain;
+    const NAME: &'static str = NAME;
+    const KEYS: &'static [Key] = keys::KEYS;
     const JOBS: &'static Table = &schema::jobs::TABLE;
     const TABLES: &'static [&'static Table] =
         &[&schema::stationary::TABLE, &schema::distances::TABLE];
-    const METRICS: ReportMetrics = ReportMetrics {
+    const REPORT: ReportColumns = ReportColumns {
         swept: &[],
         listed: &[
             schema::jobs::LAMBDA2.name(),
@@ -254,6 +259,8 @@ impl StudyFamily for MarkovChain {
             schema::jobs::SIMULATION_TV.name(),
         ],
         baselines: &[],
+        named_by: &[],
+        unswept: &[],
     };
     type Spec = MarkovSpec;
     type Output = MarkovOutput;

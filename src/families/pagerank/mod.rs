@@ -18,7 +18,11 @@
 //! ways, and segments meet where an end point is written identically; a node is named by its
 //! coordinates as written (`x y`).
 
+pub mod keys;
 pub mod schema;
+
+/// The family's word in `model.family`.
+pub const NAME: &str = "pagerank";
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,19 +30,20 @@ use std::path::{Path, PathBuf};
 use polars::prelude::{DataFrame, PolarsResult};
 use rand::RngExt;
 
+use super::markov_chain::keys::MODEL_TOLERANCE;
 use super::markov_chain::schema::{distances, jobs as markov_jobs};
 use super::markov_chain::{checkpoints, eigen_solve, total_variation};
-use crate::families::Family;
 use crate::figures::plots::Map;
-use crate::figures::{Context, Figure, FigureKind, ReportError, ReportMetrics};
+use crate::figures::{Context, Figure, FigureKind, ReportColumns, ReportError};
 use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::Purpose;
+use crate::study::Resolver;
 use crate::study::keys::*;
-use crate::study::resolve::Resolver;
 use crate::study::{ErrorKind, Settings, StudyError};
 use crate::table::Table;
 use crate::table::shared::METHOD;
 use crate::table::{ok_row, rows_of};
+use keys::*;
 use schema::{jobs, node_ranks};
 
 /// Graphs up to this many nodes are also solved densely (an n x n eigen problem).
@@ -281,13 +286,14 @@ pub struct PageRankOutput {
 }
 
 impl StudyFamily for PageRank {
-    const FAMILY: Family = Family::PageRank;
+    const NAME: &'static str = NAME;
+    const KEYS: &'static [Key] = keys::KEYS;
     const JOBS: &'static Table = &schema::jobs::TABLE;
     const TABLES: &'static [&'static Table] = &[
         &super::markov_chain::schema::distances::TABLE,
         &schema::node_ranks::TABLE,
     ];
-    const METRICS: ReportMetrics = ReportMetrics {
+    const REPORT: ReportColumns = ReportColumns {
         swept: &[],
         listed: &[
             super::markov_chain::schema::jobs::LAMBDA2.name(),
@@ -299,6 +305,8 @@ impl StudyFamily for PageRank {
             schema::jobs::DANGLING_NODES.name(),
         ],
         baselines: &[],
+        named_by: &[],
+        unswept: &[],
     };
     type Spec = PageRankSpec;
     type Output = PageRankOutput;

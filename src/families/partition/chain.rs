@@ -20,7 +20,7 @@ use rand::RngExt;
 
 use super::learned::FlipLearner;
 use super::state::Partition;
-use super::task::{Evaluation, Evaluator, Problem, RegionStats};
+use super::task::{Evaluation, Evaluator, Problem, RegionStats, mean_error};
 use crate::streams::StreamRng;
 
 crate::closed_names! {
@@ -274,16 +274,6 @@ impl<'p> Chain<'p> {
             self.stats.restore(&saved);
             false
         }
-    }
-}
-
-/// Mean of the region errors, or 1 when they are all 0 (a scale for errors and changes of F).
-pub fn mean_error(errors: &[f64]) -> f64 {
-    let mean = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
-    if mean > 0.0 && mean.is_finite() {
-        mean
-    } else {
-        1.0
     }
 }
 

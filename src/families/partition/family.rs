@@ -8,20 +8,21 @@ use std::sync::Arc;
 
 use polars::prelude::PolarsResult;
 
+use super::NAME;
 use super::areas::{AreaColumns, Areas, read_adjacency, read_areas};
 use super::baselines::{admin_pieces, merge_down};
 use super::chain::{ChainSettings, FlipKind, Schedule};
 use super::graph::{Adjacency, region_count};
+use super::keys::*;
 use super::method::{MethodOutcome, PartitionKind, run_method};
 use super::schema::{jobs, partition_traces, partitions};
 use super::task::{ErrorKind, Problem, SizePenalty, TargetAggregate, TaskModelKind, TaskSettings};
-use crate::families::Family;
 use crate::figures::{Context, Figure, ReportError};
 use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::Purpose;
+use crate::study::Resolver;
 use crate::study::error::ErrorKind as StudyErrorKind;
 use crate::study::keys::*;
-use crate::study::resolve::{Resolver, plain_params};
 use crate::study::{Key, ParamValue, Settings, StudyError};
 use crate::table::Table;
 use crate::table::shared::{ACCEPTANCE_RATE, ITERATION};
@@ -66,7 +67,9 @@ impl PartitionSpec {
 }
 
 impl StudyFamily for PartitionFamily {
-    const FAMILY: Family = Family::Partition;
+    const NAME: &'static str = NAME;
+    const KEYS: &'static [Key] = super::keys::KEYS;
+    const HEADLINE: &'static [Key] = &[SAMPLER_KIND];
     const JOBS: &'static Table = &super::schema::jobs::TABLE;
     const TABLES: &'static [&'static Table] = &[
         &super::schema::partitions::TABLE,
@@ -80,9 +83,10 @@ impl StudyFamily for PartitionFamily {
     }
 
     fn params(spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
-        plain_params(settings, Family::Partition)
-            .into_iter()
-            .map(|(key, value)| {
+        Self::KEYS
+            .iter()
+            .map(|&key| {
+                let value = settings.value(key);
                 let value = if key == SAMPLER_KIND {
                     ParamValue::text(spec.kind.name())
                 } else if key == MODEL_REGIONS {
@@ -396,7 +400,7 @@ fn resolve_spec(
 fn resolve_kind(settings: &Settings, resolver: &Resolver<'_>) -> Result<PartitionKind, StudyError> {
     resolver.sampler_kind(
         settings,
-        Family::Partition,
+        NAME,
         PartitionKind::Flip,
         PartitionKind::from_name,
         PartitionKind::NAMES,

@@ -12,8 +12,8 @@
 
 use rand::RngExt;
 
-use super::chain::mean_error;
 use super::state::Partition;
+use super::task::mean_error;
 use super::task::{Evaluation, Problem, RegionStats, TargetAggregate};
 use crate::streams::StreamRng;
 

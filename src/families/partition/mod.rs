@@ -15,12 +15,16 @@ pub mod chain;
 pub mod enumerate;
 pub mod family;
 pub mod graph;
+pub mod keys;
 pub mod learned;
 pub mod method;
 pub mod report;
 pub mod schema;
 pub mod state;
 pub mod task;
+
+/// The family's word in `model.family`.
+pub const NAME: &str = "partition";
 
 pub use areas::{AreaColumns, AreaCsvError, Areas, read_adjacency, read_areas};
 pub use chain::{

@@ -468,3 +468,13 @@ fn cholesky(a: &[f64], q: usize, jitter: f64, l: &mut [f64]) -> bool {
     }
     true
 }
+
+/// Mean of the region errors, or 1 when they are all 0 (a scale for errors and changes of F).
+pub fn mean_error(errors: &[f64]) -> f64 {
+    let mean = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
+    if mean > 0.0 && mean.is_finite() {
+        mean
+    } else {
+        1.0
+    }
+}

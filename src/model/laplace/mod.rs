@@ -22,10 +22,12 @@
 //! [`crate::model::evidence`]'s Monte Carlo estimate on the same data), exact for gaussian.
 
 pub mod cg;
+mod error;
 pub mod hessian;
 pub mod newton;
 pub mod variance;
 
+pub use error::LaplaceError;
 pub use hessian::MisfitHessian;
 pub use newton::{NewtonReport, NewtonSettings, NewtonStep};
 
@@ -36,32 +38,6 @@ use crate::model::target::Target;
 /// The largest M for which the cell sds are computed exactly (an M x M Cholesky factor: 50 MB
 /// at 2500, and M^2 N multiply-adds for the variances).
 pub const MAX_EXACT_OBSERVATIONS: usize = 2500;
-
-/// The Laplace fit failed.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum LaplaceError {
-    #[error("the log-likelihood is not finite at Newton's start")]
-    NonFiniteStart,
-    #[error(
-        "Newton's method did not converge in {iterations} iterations (|gradient| = {gradient_norm:e}, \
-         tolerance {tolerance:e})"
-    )]
-    NotConverged {
-        iterations: usize,
-        gradient_norm: f64,
-        tolerance: f64,
-    },
-    #[error(
-        "Newton's method stalled after {iterations} iterations: no step decreases the objective \
-         (|gradient| = {gradient_norm:e}, above the tolerance)"
-    )]
-    Stalled {
-        iterations: usize,
-        gradient_norm: f64,
-    },
-    #[error("I + W^1/2 G C G^T W^1/2 is not positive definite (a curvature is not a number?)")]
-    NotPositiveDefinite,
-}
 
 /// How the Laplace fit and its cell sds are computed.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -11,8 +11,8 @@
 //! below a count (where the undamped Poisson step overshoots to huge rates) costs backtracking
 //! steps, which the default start avoids ([`super::default_start`]).
 
-use super::LaplaceError;
 use super::cg::{self, dot, norm};
+use super::error::LaplaceError;
 use super::hessian::MisfitHessian;
 use crate::model::target::{Target, Workspace};
 

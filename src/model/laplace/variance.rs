@@ -19,7 +19,7 @@
 use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
 use faer::{Mat, Par, Side};
 
-use super::LaplaceError;
+use super::error::LaplaceError;
 use crate::model::lanczos::RitzPairs;
 use crate::model::prior::Prior;
 

@@ -159,7 +159,8 @@ impl SpectralRoot for WhitenedSpectral<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Grid, KernelSpec};
+    use crate::model::grid::Grid;
+    use crate::model::spec::KernelSpec;
 
     fn dot(a: &[f64], b: &[f64]) -> f64 {
         a.iter().zip(b).map(|(x, y)| x * y).sum()

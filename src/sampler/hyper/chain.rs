@@ -3,17 +3,17 @@
 //! ordinary chain whose field is u = m + L(theta) xi and reads the hyperparameters through
 //! [`ChainState::hyperparameters`].
 
+use super::importance::Marginal;
 use super::proposal::Proposal;
-use super::pseudo_marginal::Marginal;
-use super::surrogate::SurrogateNoise;
-use super::{FieldKernel, HyperModel, HyperSettings, HyperUpdate};
+use super::settings::{FieldKernel, HyperModel, HyperSettings, HyperUpdate, SurrogateNoise};
 use crate::model::hyper::{HyperPriors, Hyperparameters, prior_at};
 use crate::model::prior::Prior;
 use crate::model::spec::ModelSpec;
 use crate::model::target::{Target, Workspace};
-use crate::sampler::SamplerSpec;
-use crate::sampler::position::{Position, Retarget};
+use crate::sampler::protocol::Position;
 use crate::sampler::protocol::{ChainRng, ChainState, Sampler, StepInfo, acceptance_probability};
+use crate::sampler::shared::Retarget;
+use crate::sampler::spec::SamplerSpec;
 
 /// Spread of the chains' starting points around the model's values, on the unconstrained
 /// coordinates (log length scale, log variance, mean): chains start apart so that R-hat can see

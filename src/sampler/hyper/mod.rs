@@ -19,96 +19,26 @@
 //!
 //! The chain ([`chain::HyperChain`]) wraps a field kind whose state owns everything it keeps
 //! ([`FieldKernel`]: grw, pcn, elliptical, mala, pcnl), so an accepted update moves the field's
-//! state to the new prior ([`super::position::Retarget`]). Kinds that prepare per target (gpcn,
+//! state to the new prior ([`super::shared::Retarget`]). Kinds that prepare per target (gpcn,
 //! mgrad, laplace_hmc's Laplace fits; NUTS's adapted metric) are not offered: their preparation
 //! would go stale with every update.
 
 pub mod chain;
+pub mod importance;
 pub mod proposal;
 pub mod pseudo_marginal;
+pub mod settings;
 pub mod surrogate;
 pub mod within_gibbs;
 
+pub use settings::{FieldKernel, HyperModel, HyperProposalKind, HyperSettings, HyperUpdate};
+
 use super::driver::{RunOutput, RunRequest, run};
-use super::position::Retarget;
+use super::kind::Kind;
+use super::kinds::SamplerKind;
 use super::protocol::{ChainRng, Sampler, StepInfo};
-use super::{Kind, SamplerKind, SamplerSpec};
-use crate::model::hyper::Hyperparameters;
-use crate::model::spec::ModelSpec;
+use super::spec::SamplerSpec;
 use crate::model::target::Target;
-
-crate::closed_names! {
-    /// How a chain updates the hyperparameters it infers (`sampler.hyper`).
-    pub enum HyperUpdate {
-        /// Every hyperparameter is fixed (no `model.*_prior` given).
-        None = "none",
-        /// Metropolis-Hastings holding the whitened field fixed.
-        WithinGibbs = "within-gibbs",
-        /// Murray & Adams' surrogate-data slice sampler.
-        SurrogateSlice = "surrogate-slice",
-        /// Metropolis-Hastings on an importance-sampling estimate of the marginal likelihood.
-        PseudoMarginal = "pseudo-marginal",
-    }
-}
-
-crate::closed_names! {
-    /// The proposal of the Metropolis-Hastings hyperparameter updates
-    /// (`sampler.hyper_proposal`).
-    pub enum HyperProposalKind {
-        /// A gaussian random walk on the unconstrained coordinates, its scale adapted during
-        /// burn-in.
-        RandomWalk = "random-walk",
-        /// Haario, Saksman & Tamminen (2001): the random walk's covariance learned from the
-        /// burn-in history.
-        Adaptive = "adaptive",
-        /// Sejdinovic et al. (2014): a proposal covariance from a kernel embedding of the burn-in
-        /// history, shaped to the posterior around the current point.
-        KernelAdaptive = "kernel-adaptive",
-    }
-}
-
-/// How a job's chains update their hyperparameters.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct HyperSettings {
-    pub update: HyperUpdate,
-    pub proposal: HyperProposalKind,
-    /// Importance draws per estimate of the marginal likelihood (pseudo-marginal).
-    pub importance_draws: usize,
-}
-
-impl Default for HyperSettings {
-    fn default() -> Self {
-        Self {
-            update: HyperUpdate::None,
-            proposal: HyperProposalKind::Adaptive,
-            importance_draws: 16,
-        }
-    }
-}
-
-impl HyperSettings {
-    /// Whether the chains infer hyperparameters.
-    pub fn infers(&self) -> bool {
-        self.update != HyperUpdate::None
-    }
-}
-
-/// What a chain that infers hyperparameters needs of the model besides its starting target: the
-/// model (grid, kernel kind, likelihood, the priors in `model.hyper`) and the values the chain
-/// starts from (the model's, the mean resolved against the data).
-#[derive(Debug, Clone, Copy)]
-pub struct HyperModel<'a> {
-    pub model: &'a ModelSpec,
-    pub start: Hyperparameters,
-}
-
-/// A field kind whose chain state owns everything it keeps, so that a hyperparameter update can
-/// move it to another prior ([`Retarget`]).
-pub trait FieldKernel: Kind + 'static {
-    type Owned: Retarget;
-    fn init_owned(&self, xi: Vec<f64>, target: &Target) -> Self::Owned;
-    fn step_owned(&self, state: &mut Self::Owned, target: &Target, rng: &mut ChainRng) -> StepInfo;
-}
 
 macro_rules! field_kernels {
     ($($variant:ident => $ty:ty),+ $(,)?) => {
@@ -130,10 +60,13 @@ macro_rules! field_kernels {
         )+
 
         /// The field kinds a chain that infers hyperparameters can alternate with.
-        pub const FIELD_KINDS: &[SamplerKind] = &[$(SamplerKind::$variant),+];
+        impl SamplerKind {
+            /// The field kinds a chain of hyperparameters can alternate with.
+            pub const FIELD_KINDS: &'static [SamplerKind] = &[$(SamplerKind::$variant),+];
+        }
 
         /// Run `request`'s chains with the field kind of `spec` and the hyperparameter update of
-        /// `spec`, or `None` when the kind cannot host one (see [`FIELD_KINDS`]).
+        /// `spec`, or `None` when the kind cannot host one (see [`SamplerKind::FIELD_KINDS`]).
         pub fn run_with_hyper(
             spec: &SamplerSpec,
             request: &RunRequest,
@@ -142,7 +75,7 @@ macro_rules! field_kernels {
         ) -> Option<RunOutput> {
             match spec.kind() {
                 $(SamplerKind::$variant => {
-                    let field = <$ty as Kind>::configure(spec);
+                    let field = <$ty as Kind>::configure(&spec.kind_settings());
                     let chain = chain::HyperChain::new(field, hyper, spec, &request.target);
                     Some(run(&chain, request, rngs))
                 })+

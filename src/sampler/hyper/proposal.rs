@@ -18,7 +18,7 @@
 
 use faer::{Mat, Side};
 
-use super::HyperProposalKind;
+use super::settings::HyperProposalKind;
 use crate::sampler::protocol::ChainRng;
 
 /// Iterations of burn-in before the history shapes the proposal.

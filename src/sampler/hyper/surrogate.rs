@@ -27,44 +27,19 @@
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 
-use super::FieldKernel;
 use super::chain::{Accepted, HyperChain, HyperState, UpdateInfo};
+use super::settings::FieldKernel;
 use crate::model::hyper::Hyperparameters;
-use crate::model::likelihood::Likelihood;
 use crate::model::prior::KroneckerPrior;
 use crate::model::target::Target;
-use crate::sampler::position::{Position, Retarget};
 use crate::sampler::protocol::ChainRng;
+use crate::sampler::protocol::Position;
+use crate::sampler::shared::Retarget;
 
 /// The slice box's width on every unconstrained coordinate.
 pub const SLICE_WIDTH: f64 = 1.5;
 /// Shrinks after which the update gives up and stays (the box halves on average per shrink).
 const MAX_SHRINKS: u32 = 200;
-
-/// The surrogate data's variance alpha.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SurrogateNoise {
-    pub alpha: f64,
-}
-
-impl SurrogateNoise {
-    /// N / sum of the observed cells' curvatures (see the module docs).
-    pub fn for_target(target: &Target) -> Self {
-        let total: f64 = match target.likelihood {
-            Likelihood::Gaussian { values, noise_sd } => values.len() as f64 / noise_sd.powi(2),
-            Likelihood::Probit { labels, noise_sd } => {
-                labels.len() as f64 * 2.0 / (std::f64::consts::PI * noise_sd.powi(2))
-            }
-            Likelihood::Poisson { counts, .. } => counts.iter().map(|c| c + 0.5).sum(),
-        };
-        let alpha = if total > 0.0 {
-            target.cells() as f64 / total
-        } else {
-            1.0
-        };
-        Self { alpha }
-    }
-}
 
 /// The prior's eigenbasis on a Kronecker grid, from the SVDs of its axis factors.
 struct Basis {
@@ -287,7 +262,7 @@ impl<K: FieldKernel> HyperChain<K> {
 
 /// The Kronecker prior at `values` (the hyperparameter keys allow only separable priors).
 fn kronecker<K>(chain: &HyperChain<K>, values: &Hyperparameters) -> Option<KroneckerPrior> {
-    KroneckerPrior::new(chain.model.grid, values.kernel(chain.model.kernel)).ok()
+    KroneckerPrior::new(chain.model.grid, chain.model.kernel.at(values)).ok()
 }
 
 /// log N(g - m; 0, C + alpha I) up to its constant, from h = U^T (g - m) and C's eigenvalues.

@@ -6,12 +6,13 @@
 //! cannot be built (a length scale so long the axis kernels are singular even with jitter) has
 //! zero density and is rejected.
 
-use super::FieldKernel;
 use super::chain::{Accepted, HyperChain, HyperState, UpdateInfo, retargeted};
+use super::settings::FieldKernel;
 use crate::model::hyper::prior_at;
 use crate::model::target::Target;
-use crate::sampler::position::{Position, Retarget};
 use crate::sampler::protocol::ChainRng;
+use crate::sampler::protocol::Position;
+use crate::sampler::shared::Retarget;
 
 impl<K: FieldKernel> HyperChain<K> {
     pub(super) fn within_gibbs<S: Retarget>(

@@ -9,10 +9,11 @@ use crate::figures::chart::{Axis, Frame, PlotBox, Titles, colour_bar, figure, pa
 use crate::figures::colour::{ColourMap, Scale, luminance};
 use std::collections::BTreeMap;
 
+use crate::families::latent_field::keys::{MODEL_GRID as GRID, SAMPLER_BETA as BETA};
 use crate::figures::shape::{Cell, distinct, group_rows};
 use crate::figures::text::{Area, DrawResult, Label};
 use crate::figures::{Context, Figure, FigureKind, ReportError};
-use crate::study::keys::{MODEL_GRID as GRID, SAMPLER_BETA as BETA, SAMPLER_KIND as SAMPLER};
+use crate::study::keys::SAMPLER_KIND as SAMPLER;
 use crate::table::shared::ACCEPTANCE_RATE as METRIC;
 
 const FILE: &str = "acceptance.png";

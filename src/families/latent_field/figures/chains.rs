@@ -10,15 +10,15 @@ use std::collections::BTreeMap;
 
 use plotters::prelude::*;
 
+use crate::families::latent_field::keys::MODEL_GRID;
 use crate::families::latent_field::schema::convergence::RMS_TO_EXACT;
 use crate::families::latent_field::schema::traces::{LOGLIK, PROBE};
 use crate::figures::chart::{Axis, Frame, Titles, curve, dashed, figure, legend, plot};
 use crate::figures::colour::{INK_GREY, finite_range, series_colour};
-use crate::figures::shape::{group_rows, joined_label, sampler_first};
+use crate::figures::shape::{group_rows, sampler_first};
 use crate::figures::tables::Table;
 use crate::figures::text::{Area, DrawResult};
 use crate::figures::{Context, Figure, FigureKind, ReportError, file_safe};
-use crate::study::keys::MODEL_GRID;
 use crate::table::Col;
 use crate::table::shared::autocorrelation::{AUTOCORRELATION, LAG};
 use crate::table::shared::{CHAIN, ITERATION, JOB_ID};
@@ -102,7 +102,7 @@ pub fn job_groups(context: &Context, job_ids: &[String]) -> Grouping {
                 .into_iter()
                 .take(MAX_GROUPS)
                 .map(|(key, rows)| JobGroup {
-                    label: joined_label(&names, &key),
+                    label: context.shape.naming.joined_label(&names, &key),
                     job_ids: rows
                         .iter()
                         .filter_map(|&r| jobs.str_at(JOB_ID, r).map(str::to_string))

@@ -7,17 +7,17 @@
 
 use plotters::prelude::*;
 
+use crate::families::latent_field::keys::{DATA_LENGTH_SCALE, MODEL_LIKELIHOOD};
 use crate::families::latent_field::schema::fields::{
     CELL, EXACT_MEAN, EXPECTED_COUNT, I, J, OBSERVATION, OBSERVED, P_POSITIVE, POST_MEAN, POST_SD,
     TRUTH, X, Y,
 };
 use crate::figures::chart::{Axis, Frame, Titles, colour_bar, panel_figure, plot};
 use crate::figures::colour::{BLANK, ColourMap, Scale};
-use crate::figures::shape::{Cell, first_replicate, group_rows, label};
+use crate::figures::shape::{Cell, first_replicate, group_rows};
 use crate::figures::tables::Table;
 use crate::figures::text::{Area, DrawResult};
 use crate::figures::{Context, Figure, FigureKind, ReportError, file_safe};
-use crate::study::keys::{DATA_LENGTH_SCALE, MODEL_LIKELIHOOD};
 use crate::table::Col;
 use crate::table::shared::JOB_ID;
 
@@ -112,7 +112,13 @@ pub fn truth_figure(
     let panels: Vec<Panel> = truths
         .into_iter()
         .map(|(length, values)| Panel {
-            title: format!("truth u, {}", label(DATA_LENGTH_SCALE.column(), length)),
+            title: format!(
+                "truth u, {}",
+                context
+                    .shape
+                    .naming
+                    .label(DATA_LENGTH_SCALE.column(), length)
+            ),
             values,
             blank_when_missing: false,
             scale,
@@ -436,9 +442,9 @@ fn caption(likelihood: &str, panels: &[Panel], size: usize, job_id: &str) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::figures::fixtures::{self as build, nums, table, text};
     use crate::figures::shape::StudyShape;
     use crate::figures::tables::Values;
-    use crate::figures::tables::build::{self, nums, table, text};
 
     const NULL: f64 = f64::NAN;
 
@@ -490,7 +496,7 @@ mod tests {
             ("model_length_scale", nums(&[0.1, 0.1, 0.1, 0.1, 0.5, 0.5])),
             ("data_length_scale", nums(&[0.1, 0.1, 0.3, 0.3, 0.3, 0.1])),
         ]);
-        let shape = StudyShape::of(&jobs, &build::parameter_prefix);
+        let shape = StudyShape::of(&jobs, &build::parameter_prefix, build::naming());
         let context = Context {
             jobs: &jobs,
             shape: &shape,
@@ -505,7 +511,7 @@ mod tests {
             ("data_length_scale", nums(&[0.3, 0.3])),
             ("model_length_scale", nums(&[0.1, 0.5])),
         ]);
-        let shape = StudyShape::of(&constant, &build::parameter_prefix);
+        let shape = StudyShape::of(&constant, &build::parameter_prefix, build::naming());
         let context = Context {
             jobs: &constant,
             shape: &shape,

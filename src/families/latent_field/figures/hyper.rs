@@ -187,7 +187,7 @@ fn fit_label(context: &Context, sample: &Sample) -> String {
         format!(
             "{} + {} ({})",
             text(crate::study::keys::SAMPLER_KIND),
-            text(crate::study::keys::SAMPLER_HYPER),
+            text(crate::families::latent_field::keys::SAMPLER_HYPER),
             sample.job_id
         )
     }
@@ -227,10 +227,10 @@ fn data_set(context: &Context, job_id: &str) -> String {
         return "jobs".into();
     };
     let likelihood = jobs
-        .str_at(crate::study::keys::MODEL_LIKELIHOOD, row)
+        .str_at(crate::families::latent_field::keys::MODEL_LIKELIHOOD, row)
         .unwrap_or("");
     let path = jobs
-        .str_at(crate::study::keys::DATA_PATH, row)
+        .str_at(crate::families::latent_field::keys::DATA_PATH, row)
         .and_then(|p| {
             Path::new(p)
                 .file_stem()

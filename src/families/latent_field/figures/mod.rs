@@ -11,7 +11,7 @@
 //! | SBC rank histograms, one figure per job, one panel per functional | ranks.parquet | [`ranks`] |
 //! | posterior densities of each inferred hyperparameter (chains and INLA overlaid), their traces | hyper.parquet, inla_grid.parquet | [`hyper`] |
 //!
-//! Its metrics against swept parameters are drawn by the report from [`METRICS`].
+//! Its metrics against swept parameters are drawn by the report from [`REPORT`].
 
 pub mod acceptance;
 pub mod chains;
@@ -21,8 +21,10 @@ pub mod ranks;
 
 use std::collections::HashSet;
 
+use super::keys::{MODEL_GRID, MODEL_LIKELIHOOD, SAMPLER_BETA};
 use super::schema::{self, jobs};
-use crate::figures::{Context, Figure, Metric, ReportError, ReportMetrics};
+use crate::figures::{Context, Figure, Metric, ReportColumns, ReportError};
+use crate::study::keys::SAMPLER_KIND;
 use crate::table::shared::{self, ACCEPTANCE_RATE, jobs as shared_jobs};
 
 pub use ranks::MAX_JOBS as MAX_RANK_FIGURES;
@@ -35,7 +37,7 @@ pub const COUNT_MAE_RATIO: Metric = Metric::Ratio {
 };
 
 /// What the report shows of the latent field's jobs-table metrics.
-pub const METRICS: ReportMetrics = ReportMetrics {
+pub const REPORT: ReportColumns = ReportColumns {
     swept: &[
         (Metric::Column(ACCEPTANCE_RATE), "acceptance rate"),
         (Metric::Column(jobs::MAE), "MAE of posterior mean vs truth"),
@@ -81,6 +83,8 @@ pub const METRICS: ReportMetrics = ReportMetrics {
         jobs::BASELINE_COUNT_MAE,
         "a constant rate equal to the mean observed count",
     )],
+    named_by: &[MODEL_LIKELIHOOD, SAMPLER_KIND, MODEL_GRID],
+    unswept: &[MODEL_LIKELIHOOD, SAMPLER_KIND, MODEL_GRID, SAMPLER_BETA],
 };
 
 /// Every latent-field figure the results folder has the tables for.
@@ -122,8 +126,7 @@ fn to_set(ids: &[String]) -> HashSet<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::figures::Metrics;
-    use crate::figures::tables::build::{nums, table};
+    use crate::figures::fixtures::{nums, table};
 
     #[test]
     fn the_count_ratio_divides_by_the_baseline_and_skips_missing_or_zero_baselines() {
@@ -136,8 +139,7 @@ mod tests {
         assert_eq!(ratio(1), None);
         assert_eq!(ratio(2), None);
         assert_eq!(Metric::Column(jobs::COUNT_MAE).value(&jobs, 1), Some(0.5));
-        let mut metrics = Metrics::default();
-        metrics.extend(&METRICS);
+        let metrics = ReportColumns::united([&REPORT]);
         assert_eq!(
             metrics
                 .baseline_of(Metric::Column(jobs::COUNT_MAE))

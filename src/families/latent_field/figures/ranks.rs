@@ -14,6 +14,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use crate::diagnostics::calibration::{histogram_bins, rank_histogram, rank_uniformity_p_value};
+use crate::families::latent_field::keys::MODEL_GRID;
 use crate::families::latent_field::schema::jobs::{SBC_DRAWS, SBC_P, SBC_REPLICATIONS};
 use crate::families::latent_field::schema::ranks::{self, DRAWS, FUNCTIONAL, RANK};
 use crate::families::latent_field::schema::traces::PROBE;
@@ -23,7 +24,6 @@ use crate::figures::tables::Table;
 use crate::figures::text::{Area, DrawResult, INK, Label};
 use crate::figures::{Context, Figure, FigureKind, ReportError, file_safe};
 use crate::sampler::driver::{PROBES, probe_cells};
-use crate::study::keys::MODEL_GRID;
 
 /// SBC jobs drawn at most; the rest are listed in a note.
 pub const MAX_JOBS: usize = 12;
@@ -418,8 +418,8 @@ fn draw_panel(root: &Area, area: &Area, histogram: &RankHistogram, title: &str) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::figures::fixtures::{self as build, nums, table, text};
     use crate::figures::shape::StudyShape;
-    use crate::figures::tables::build::{self, nums, table, text};
 
     #[test]
     fn uniform_ranks_sit_inside_the_band_and_piled_ranks_do_not() {
@@ -488,7 +488,7 @@ mod tests {
     #[test]
     fn job_ranks_use_only_full_draw_replications_and_the_jobs_table() {
         let jobs = jobs_table();
-        let shape = StudyShape::of(&jobs, &build::parameter_prefix);
+        let shape = StudyShape::of(&jobs, &build::parameter_prefix, build::naming());
         let dir = tempfile::tempdir().expect("tempdir");
         let context = Context {
             jobs: &jobs,

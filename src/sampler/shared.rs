@@ -1,39 +1,10 @@
-//! Building blocks the kinds share: a chain's position with its field and log-likelihood, prior
-//! draws L z made ahead of time in cache-sized blocks, and the state and step of the
+//! Building blocks the kinds share: a state that can follow a changing prior ([`Retarget`]),
+//! prior draws L z made ahead of time in cache-sized blocks, and the state and step of the
 //! Metropolis-Hastings kinds whose proposal is xi' = keep xi + beta z (GRW: keep = 1; pCN:
 //! keep = sqrt(1 - beta^2)).
 
-use super::protocol::{ChainRng, ChainState, StepInfo};
+use super::protocol::{ChainRng, ChainState, Position, StepInfo};
 use crate::model::target::{Target, Workspace};
-
-/// A position in whitened coordinates with what the kinds keep of it.
-#[derive(Debug, Clone)]
-pub struct Position {
-    /// Whitened coordinates.
-    pub xi: Vec<f64>,
-    /// u = mean + L xi.
-    pub field: Vec<f64>,
-    /// The field at the observed cells.
-    pub observed: Vec<f64>,
-    pub log_likelihood: f64,
-}
-
-impl Position {
-    /// The position `xi`, its field computed through the target.
-    pub fn new(xi: Vec<f64>, target: &Target, work: &mut Workspace) -> Self {
-        let mut field = vec![0.0; target.cells()];
-        target.field(&xi, &mut field, work);
-        let mut observed = vec![0.0; target.observations()];
-        target.gather(&field, &mut observed);
-        let log_likelihood = target.likelihood.log_likelihood(&observed);
-        Self {
-            xi,
-            field,
-            observed,
-            log_likelihood,
-        }
-    }
-}
 
 /// A chain state that can be moved to another target (the same grid and observations under
 /// other hyperparameters) at a given position: what a hyperparameter update needs of the field

@@ -67,7 +67,7 @@ pub fn read_grid_csv(
     };
     let cells = dims.0.saturating_mul(dims.1);
     let limit = max_csv_bytes(cells);
-    let bytes = super::read_at_most(path, limit)
+    let bytes = crate::study::read_at_most(path, limit)
         .map_err(|e| fail(None, format!("cannot read the data file: {e}")))?
         .ok_or_else(|| {
             fail(

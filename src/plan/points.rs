@@ -6,6 +6,10 @@
 //!
 //! Resolving a point of a loaded study cannot fail: the same settings resolve the same way, and
 //! the data files were read when it loaded (what they gave is kept, they are not read again).
+//!
+//! A point is resolved by its family (`model.family`, through the registry): the keys of other
+//! families are refused first, then the family checks and completes its settings into its spec
+//! and its parameters.
 
 use std::fmt;
 use std::ops::Index;
@@ -14,16 +18,38 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use super::StudyKind;
-use super::error::{SourceMap, StudyError};
-use super::keys::{Key, ParamValue};
-use super::resolve::{CheckedFiles, Point, Resolver};
-use super::settings::Settings;
-use super::sweep::Axis;
-use crate::families::Family;
+use crate::families::{self, Family, FamilySpec};
+use crate::study::error::{ErrorKind, SourceMap};
+use crate::study::keys::MODEL_FAMILY;
+use crate::study::{
+    Axis, FileCache, Key, ParamValue, Reader, Resolver, Settings, StudyError, StudyKind,
+};
 
 /// How many points [`Points::map_in_order`] resolves at once.
 const BATCH: usize = 4096;
+
+/// One point of the sweep product, resolved and validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// The point's family and its settings, resolved by the family.
+    pub spec: FamilySpec,
+    /// The parameters of the point's family, in its column order; `Null` where a key of the
+    /// family does not apply to this point (a csv-only key for simulated data).
+    pub params: Vec<(Key, ParamValue)>,
+    /// The step taken along each sweep axis.
+    pub steps: Vec<usize>,
+}
+
+impl Point {
+    /// The point's value of `key` (`Null` where the key is not one of its family's).
+    pub fn param(&self, key: Key) -> &ParamValue {
+        static NULL: ParamValue = ParamValue::Null;
+        self.params
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or(&NULL, |(_, value)| value)
+    }
+}
 
 /// Every point of a sweep product, each resolved when asked for.
 #[derive(Clone)]
@@ -36,7 +62,7 @@ pub struct Points {
     text: String,
     study_dir: PathBuf,
     kind: StudyKind,
-    checked_files: CheckedFiles,
+    files: FileCache,
     /// What the points' parameters were, seen as they were validated.
     seen: Seen,
     /// The points asked for by index (`points[i]`, [`Points::iter`]), kept once resolved.
@@ -53,33 +79,37 @@ impl Points {
         study_dir: PathBuf,
         kind: StudyKind,
     ) -> Result<Points, StudyError> {
+        let reader = Reader {
+            source,
+            keys: families::catalog(),
+        };
         let count: usize = axes.iter().map(Axis::len).product();
         // Contiguous pieces on rayon's threads, each with its own resolver (and data-file
         // cache); each stops at its first bad point, and the earliest piece's is the error, so
         // it is the one a sequential pass would give.
         let pieces = (rayon::current_num_threads() * 4).clamp(1, count.max(1));
-        let outcomes: Vec<(Result<Seen, StudyError>, CheckedFiles)> = (0..pieces)
+        let outcomes: Vec<(Result<Seen, StudyError>, FileCache)> = (0..pieces)
             .into_par_iter()
             .map(|piece| {
-                let mut resolver = Resolver::new(source, study_dir.clone(), kind);
+                let mut resolver = Resolver::new(reader, study_dir.clone(), kind, FileCache::new());
                 let mut seen = Seen::default();
                 let outcome =
                     (piece * count / pieces..(piece + 1) * count / pieces).try_for_each(|index| {
                         let steps = mixed_radix_digits(index, &axes);
-                        let point = resolver
-                            .resolve(&point_settings(&base, &axes, &steps), steps.clone())
+                        let settings = point_settings(&base, &axes, &steps);
+                        let point = resolve_point(&mut resolver, &settings, steps.clone())
                             .map_err(|error| with_point_note(error, &axes, &steps))?;
                         seen.add(point);
                         Ok(())
                     });
-                (outcome.map(|()| seen), resolver.into_checked_files())
+                (outcome.map(|()| seen), resolver.into_files())
             })
             .collect();
-        let mut checked_files = CheckedFiles::new();
+        let mut files = FileCache::new();
         let mut seen = Seen::default();
-        for (outcome, files) in outcomes {
+        for (outcome, read) in outcomes {
             seen.merge(outcome?);
-            checked_files.extend(files);
+            files.extend(read);
         }
         Ok(Points {
             base,
@@ -88,7 +118,7 @@ impl Points {
             text: source.text.to_string(),
             study_dir,
             kind,
-            checked_files,
+            files,
             seen,
             kept: (0..count).map(|_| OnceLock::new()).collect(),
         })
@@ -111,7 +141,11 @@ impl Points {
     /// The width in characters of the widest [`ParamValue::shown`] value of `key` over the
     /// points (what a table's column needs, without resolving every point again).
     pub fn widest_shown(&self, key: Key) -> usize {
-        self.seen.widest.get(key.index()).copied().unwrap_or(0)
+        families::catalog()
+            .position(key)
+            .and_then(|position| self.seen.widest.get(position))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Every point in order, each resolved as it is reached and not kept.
@@ -172,19 +206,22 @@ impl Points {
     }
 
     fn resolver(&self) -> Resolver<'_> {
-        Resolver::with_checked_files(
-            SourceMap::new(&self.file, &self.text),
+        let reader = Reader {
+            source: SourceMap::new(&self.file, &self.text),
+            keys: families::catalog(),
+        };
+        Resolver::new(
+            reader,
             self.study_dir.clone(),
             self.kind,
-            self.checked_files.clone(),
+            self.files.clone(),
         )
     }
 
     fn resolve_with(&self, resolver: &mut Resolver<'_>, index: usize) -> Point {
         let steps = mixed_radix_digits(index, &self.axes);
         let settings = point_settings(&self.base, &self.axes, &steps);
-        resolver
-            .resolve(&settings, steps)
+        resolve_point(resolver, &settings, steps)
             .expect("every point resolved when the study loaded")
     }
 }
@@ -226,13 +263,13 @@ impl fmt::Debug for Points {
 
 /// What the validation pass saw of the points it resolved: their families and the widest shown
 /// value of each key. Consecutive points differ in a few keys, so only a value that changed
-/// since the previous point is measured.
+/// since the previous point of the same family is measured.
 #[derive(Clone, Default)]
 struct Seen {
     families: Vec<Family>,
-    /// Per key, by [`Key::index`].
+    /// Per key, by its position in the registry's catalog.
     widest: Vec<usize>,
-    previous: Option<Vec<(Key, ParamValue)>>,
+    previous: Option<(Family, Vec<(Key, ParamValue)>)>,
 }
 
 impl Seen {
@@ -241,14 +278,21 @@ impl Seen {
         if !self.families.contains(&family) {
             self.families.push(family);
         }
-        self.widest.resize(point.params.len(), 0);
-        let previous = self.previous.as_deref();
-        for (k, (_, value)) in point.params.iter().enumerate() {
+        let catalog = families::catalog();
+        self.widest.resize(catalog.all().len(), 0);
+        let previous = match &self.previous {
+            Some((previous_family, params)) if *previous_family == family => Some(params),
+            _ => None,
+        };
+        for (k, (key, value)) in point.params.iter().enumerate() {
             if previous.is_none_or(|p| p[k].1 != *value) {
-                self.widest[k] = self.widest[k].max(value.shown().chars().count());
+                let position = catalog
+                    .position(*key)
+                    .expect("a family's key is in the catalog");
+                self.widest[position] = self.widest[position].max(value.shown().chars().count());
             }
         }
-        self.previous = Some(point.params);
+        self.previous = Some((family, point.params));
     }
 
     /// What `later` saw, after what `self` saw.
@@ -265,6 +309,92 @@ impl Seen {
             *widest = (*widest).max(other);
         }
     }
+}
+
+/// One point: its family's keys only, then the family resolves its settings.
+fn resolve_point(
+    resolver: &mut Resolver<'_>,
+    settings: &Settings,
+    steps: Vec<usize>,
+) -> Result<Point, StudyError> {
+    let family = settings.choice(MODEL_FAMILY, Family::from_name);
+    reject_keys_of_other_family(resolver, settings, family)?;
+    if resolver.kind() == StudyKind::Sbc && !family.calibrates() {
+        let span = resolver.span_of(settings, &[MODEL_FAMILY]);
+        return Err(resolver
+            .source()
+            .error(
+                ErrorKind::Conflict,
+                &span,
+                format!(
+                    "simulation-based calibration (kind = \"sbc\") is for the {} family, not \"{family}\"",
+                    Family::ALL
+                        .iter()
+                        .filter(|f| f.calibrates())
+                        .map(|f| f.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+            .help("remove kind = \"sbc\" under [study]"));
+    }
+    let spec = family.resolve(settings, resolver)?;
+    let params = spec.params(settings);
+    Ok(Point {
+        spec,
+        params,
+        steps,
+    })
+}
+
+/// A located error for the first key the point gives that is not one of `family`'s.
+fn reject_keys_of_other_family(
+    resolver: &Resolver<'_>,
+    settings: &Settings,
+    family: Family,
+) -> Result<(), StudyError> {
+    let keys = resolver.keys();
+    let own = family.keys();
+    for &key in keys.all() {
+        let Some(setting) = settings.given(key) else {
+            continue;
+        };
+        if own.contains(&key) {
+            continue;
+        }
+        let names: Vec<String> = keys
+            .families_of(key)
+            .iter()
+            .map(|f| format!("\"{f}\""))
+            .collect();
+        let span = setting.span.clone().unwrap_or(0..0);
+        let family_keys: Vec<&str> = own
+            .iter()
+            .filter(|k| k.section() == key.section())
+            .map(|k| k.dotted())
+            .collect();
+        return Err(resolver
+            .source()
+            .error(
+                ErrorKind::Conflict,
+                &span,
+                format!(
+                    "`{}` applies only to model.family = {}, but the family is \"{family}\"",
+                    key.dotted(),
+                    names.join(" or ")
+                ),
+            )
+            .allowed(format!(
+                "for the {family} family in [{}]: {}",
+                key.section(),
+                family_keys.join(", ")
+            ))
+            .help(format!(
+                "remove it, or set family = {} under [model]",
+                names.join(" or ")
+            )));
+    }
+    Ok(())
 }
 
 /// The settings of the point that takes step `steps[a]` along each axis `a`.

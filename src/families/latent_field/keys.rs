@@ -1,0 +1,191 @@
+//! The keys of the latent-field family, in the order of its job-table columns (shared keys listed by
+//! name), each declared once.
+
+use crate::job::DataStream;
+use crate::model::{DataSource, KernelKind, LikelihoodKind};
+use crate::study::keys::{
+    Applies, Default, FIXED, Keyed, Label, MODEL_FAMILY, Rule, SAMPLER_BURN_IN, SAMPLER_CHAINS,
+    SAMPLER_ITERATIONS, SAMPLER_KIND, SAMPLER_THIN, ValueType,
+};
+
+/// Prior draws for the evidence estimate: past this the estimate costs more than the chains.
+pub const MAX_EVIDENCE_DRAWS: i64 = 10_000_000;
+/// Thinned draws per chain kept in `draws.parquet`: past this the table outgrows the chains.
+pub const MAX_FIELD_DRAWS: i64 = 100_000;
+
+crate::declare_keys! {
+    static DECLS; pub const KEYS;
+    use MODEL_FAMILY,
+    /// The grid: D (D x D cells), [Dx, Dy] (rectangular) or [D] (1-D); N = Dx Dy cells.
+    MODEL_GRID = model.grid { value: ValueType::GridShape, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(16), label: Label::new("D", "grid size D (D × D cells)") },
+    /// The prior covariance kernel: squared-exponential (separable: Kronecker), or exponential / matern12, matern32, matern52 (isotropic: circulant embedding on a padded torus on 2-D grids).
+    MODEL_KERNEL = model.kernel { value: ValueType::Choice(KernelKind::NAMES), default: Default::Text("squared-exponential"), label: Label::new("", "model kernel") },
+    /// The length scale the sampler assumes, in the window's units.
+    MODEL_LENGTH_SCALE = model.length_scale { rule: Rule::Positive, default: Default::Float(0.3), label: Label::new("ℓ", "assumed length scale ℓ") },
+    /// The prior variance of the field.
+    MODEL_VARIANCE = model.variance { rule: Rule::Positive, default: Default::Float(1.0), label: Label::new("variance", "prior variance") },
+    /// The likelihood linking the field to the observations.
+    MODEL_LIKELIHOOD = model.likelihood { value: ValueType::Choice(LikelihoodKind::NAMES), default: Default::Text("gaussian"), label: Label::new("", "model likelihood") },
+    /// Poisson only: a known log-exposure, rate = exp(u + offset); "log-area" = log of a cell's area (its length on a 1-D grid) in the window's units.
+    MODEL_OFFSET = model.offset { value: ValueType::FloatOrAlias(&["log-area"]), rule: Rule::Finite, default: Default::Float(0.0), label: Label::new("offset", "log offset") },
+    /// > 0: also estimate log p(data | model) from this many prior draws.
+    MODEL_EVIDENCE_DRAWS = model.evidence_draws { value: ValueType::Integer, rule: Rule::IntRange(0, MAX_EVIDENCE_DRAWS), default: Default::Int(0) },
+    /// The constant mean of the field (the intercept): a number, or "auto" = log(mean observed count per cell) - variance / 2 (poisson), the mean observation (gaussian), 0 (probit).
+    MODEL_MEAN = model.mean {
+        value: ValueType::FloatOrWord(&["auto"]),
+        rule: Rule::Finite,
+        default: Default::Derived("`\"auto\"` for csv data (poisson, gaussian); 0 otherwise"),
+        keyed: Keyed::UnlessDefault,
+    },
+    /// A prior on the kernel's length scale: the chains then infer it (`sampler.hyper` says how), or kind inla integrates over it, and `model.length_scale` is where they start (inla: its mode search); `"fixed"` keeps it at model.length_scale. Forms: "log-normal(mu, sigma)", "gamma(shape, rate)", "inverse-gamma(shape, scale)", "half-normal(sd)", "uniform(low, high)" with low >= 0.
+    MODEL_LENGTH_SCALE_PRIOR = model.length_scale_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
+    /// The kernel's length scale along y, for an anisotropic (ARD) squared-exponential kernel: model.length_scale is then the one along x. Not given: the kernel is isotropic.
+    MODEL_LENGTH_SCALE_Y = model.length_scale_y { rule: Rule::Positive, default: Default::Derived("model.length_scale (isotropic)"), keyed: Keyed::UnlessDefault },
+    /// A prior on the length scale along y (an anisotropic squared-exponential kernel, inferred like model.length_scale_prior; the chains start at model.length_scale_y, or at model.length_scale when it is not given); the same forms.
+    MODEL_LENGTH_SCALE_Y_PRIOR = model.length_scale_y_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
+    /// A prior on the kernel's variance (inferred as the length scale is; `model.variance` is where the chains start); the same forms.
+    MODEL_VARIANCE_PRIOR = model.variance_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
+    /// A prior on the field's constant mean, "normal(mean, sd)" or "uniform(low, high)" (the chains start at `model.mean`).
+    MODEL_MEAN_PRIOR = model.mean_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
+    /// The physical window the cells tile, [[x0, x1], [y0, y1]] ([[x0, x1]] for a 1-D grid): the units of every length scale. Csv data: a window with the data's aspect ratio rescales the data's own.
+    MODEL_WINDOW = model.window {
+        value: ValueType::Window,
+        default: Default::Derived("csv: the data's window, from its cell centres (or the unit grid when the file has none); simulated: points from 0 to 1 on the longer axis, cells square"),
+        keyed: Keyed::UnlessDefault,
+    },
+    /// Where the observations come from.
+    DATA_SOURCE = data.source { value: ValueType::Choice(DataSource::NAMES), default: Default::Text("simulated"), label: Label::new("", "data source") },
+    /// The truth's length scale (misspecification when it differs from the model's).
+    DATA_LENGTH_SCALE = data.length_scale {
+        rule: Rule::Positive,
+        default: Default::Derived("the model's (also when that is swept)"),
+        applies: Applies::Source("simulated"),
+        label: Label::new("true ℓ", "true length scale"),
+    },
+    /// f: observe N / f distinct cells.
+    DATA_SUBSAMPLE = data.subsample {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(1, i64::MAX),
+        default: Default::Int(4),
+        applies: Applies::Source("simulated"),
+        label: Label::new("f", "subsampling factor f"),
+    },
+    /// s: the observation noise sd (gaussian, probit).
+    DATA_NOISE_SD = data.noise_sd { rule: Rule::Positive, default: Default::Float(1.0), label: Label::new("σ", "noise sd σ") },
+    /// A grid CSV in the format of data/README.md, relative to the study file's folder.
+    DATA_PATH = data.path {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        applies: Applies::Source("csv"),
+    },
+    /// The column holding the observations.
+    DATA_COLUMN = data.column {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Derived("poisson `\"count\"`, probit `\"label\"`, gaussian `\"value\"`"),
+        applies: Applies::Source("csv"),
+    },
+    /// Share of cells held out of the fit and scored.
+    DATA_HOLDOUT = data.holdout {
+        rule: Rule::UnitInterval,
+        default: Default::Float(0.2),
+        applies: Applies::Source("csv"),
+        label: Label::new("holdout", "held-out share"),
+    },
+    use SAMPLER_KIND,
+    /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) in (0, pi/2]. Unused by elliptical, laplace and inla, and by nuts (nuts adapts its step size and mass matrix itself during burn-in).
+    SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2), label: Label::new("β", "step size β") },
+    use SAMPLER_ITERATIONS,
+    use SAMPLER_BURN_IN,
+    use SAMPLER_THIN,
+    use SAMPLER_CHAINS,
+    /// Adapt the step size during burn-in, then freeze it.
+    SAMPLER_ADAPT = sampler.adapt {
+        value: ValueType::Bool,
+        default: Default::Derived("true for mala, pcnl, gpcn, mgrad and laplace_hmc; false for grw and pcn"),
+        keyed: Keyed::UnlessDefault,
+    },
+    /// The acceptance rate adaptation aims at.
+    SAMPLER_TARGET_ACCEPTANCE = sampler.target_acceptance {
+        rule: Rule::OpenUnitInterval,
+        default: Default::Derived("grw 0.234, pcn and gpcn 0.25, mala and pcnl 0.574, mgrad 0.55, laplace_hmc 0.8"),
+        keyed: Keyed::UnlessDefault,
+    },
+    /// gpcn and laplace_hmc: eigenpairs of the misfit Hessian the Laplace proposal keeps (0: from the spectrum, every converged eigenvalue above the kind's threshold, at most 8 sqrt(N)).
+    SAMPLER_RANK = sampler.rank {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(0, i64::MAX),
+        default: Default::Int(0),
+        keyed: Keyed::UnlessDefault,
+    },
+    /// How the chains update the hyperparameters given a `model.*_prior`: within-gibbs (Metropolis-Hastings holding the whitened field fixed), surrogate-slice (Murray & Adams' surrogate-data slice sampler), pseudo-marginal (Metropolis-Hastings on an importance estimate of the marginal likelihood from the Laplace approximation); with a field kind grw, pcn, elliptical, mala or pcnl. "none" when every hyperparameter is fixed.
+    SAMPLER_HYPER = sampler.hyper { value: ValueType::Choice(crate::sampler::hyper::HyperUpdate::NAMES), default: Default::Text("none"), keyed: Keyed::UnlessDefault },
+    /// The proposal of the within-gibbs and pseudo-marginal updates, on log length scale, log variance and mean: random-walk, adaptive (Haario et al.'s covariance from the burn-in), kernel-adaptive (Sejdinovic et al.); each adapts during burn-in only.
+    SAMPLER_HYPER_PROPOSAL = sampler.hyper_proposal { value: ValueType::Choice(crate::sampler::hyper::HyperProposalKind::NAMES), default: Default::Text("adaptive"), keyed: Keyed::UnlessDefault },
+    /// Pseudo-marginal: importance draws from the Laplace approximation per estimate of p(data | hyperparameters).
+    SAMPLER_HYPER_IMPORTANCE_DRAWS = sampler.hyper_importance_draws { value: ValueType::Integer, rule: Rule::IntRange(1, 100_000), default: Default::Int(16), keyed: Keyed::UnlessDefault },
+    /// Thinned draws per chain of every cell kept in draws.parquet (0: none).
+    OUTPUT_FIELD_DRAWS = output.field_draws {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(0, MAX_FIELD_DRAWS),
+        default: Default::Int(0),
+        keyed: Keyed::Never,
+    },
+    /// Kept draws per chain stored for every cell's R-hat and ESS (the kept iterations thinned evenly to this many; more costs about 1 ms per cell per 1,000).
+    OUTPUT_CELL_DRAWS = output.cell_draws {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(4, MAX_FIELD_DRAWS),
+        default: Default::Int(1_000),
+        keyed: Keyed::Never,
+    },
+}
+
+/// The truth: the prior draw that generates simulated data.
+pub const TRUTH: DataStream = DataStream {
+    name: "truth",
+    keys: &[
+        DATA_LENGTH_SCALE,
+        MODEL_GRID,
+        MODEL_KERNEL,
+        MODEL_VARIANCE,
+        MODEL_WINDOW,
+    ],
+};
+
+/// Which cells are observed (simulated data) or held out (csv data).
+pub const OBSERVATIONS: DataStream = DataStream {
+    name: "observations",
+    keys: &[
+        DATA_HOLDOUT,
+        DATA_PATH,
+        DATA_SOURCE,
+        DATA_SUBSAMPLE,
+        MODEL_GRID,
+    ],
+};
+
+/// Observation noise: standard normals the engine scales by `data.noise_sd`.
+pub const NOISE: DataStream = DataStream {
+    name: "noise",
+    keys: &[DATA_SOURCE, DATA_SUBSAMPLE, MODEL_GRID],
+};
+
+/// Poisson counts given the truth: everything of the truth and the observations, and the offset.
+pub const COUNTS: DataStream = DataStream {
+    name: "counts",
+    keys: &[
+        DATA_LENGTH_SCALE,
+        MODEL_GRID,
+        MODEL_KERNEL,
+        MODEL_VARIANCE,
+        MODEL_WINDOW,
+        DATA_HOLDOUT,
+        DATA_PATH,
+        DATA_SOURCE,
+        DATA_SUBSAMPLE,
+        MODEL_OFFSET,
+    ],
+};
+
+/// The latent field's data streams, in the order a job's stream keys list them.
+pub const DATA_STREAMS: &[DataStream] = &[TRUTH, OBSERVATIONS, NOISE, COUNTS];

@@ -1,0 +1,711 @@
+//! A latent-field point, from settings to the job's spec: defaults that follow other keys, checks
+//! that involve more than one key, the memory estimate, the grid CSV check, and the parameters the
+//! job's row and canonical key show. Run on every sweep point when a study is loaded, so a study
+//! that loads can be planned and run without further validation.
+
+use super::grid_csv::read_grid_csv;
+use super::keys::*;
+use super::spec::{LatentFieldSpec, NAME, OutputSpec};
+use crate::model::grid::{Grid, Window};
+use crate::model::hyper::{HyperName, HyperPrior, HyperPriors};
+use crate::model::{
+    DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec,
+};
+use crate::sampler::hyper::{HyperProposalKind, HyperSettings, HyperUpdate};
+use crate::sampler::{Broken, SamplerKind, SamplerSettings, SamplerSpec, SpecError};
+use crate::study::error::ErrorKind;
+use crate::study::keys::{
+    Applies, FIXED, SAMPLER_BURN_IN, SAMPLER_CHAINS, SAMPLER_ITERATIONS, SAMPLER_KIND,
+    SAMPLER_THIN, quoted_words,
+};
+use crate::study::shape::{self, GridShape, WindowSpec};
+use crate::study::{Key, ParamValue, Resolver, Settings, StudyError, StudyKind};
+
+/// A job refuses to start when its estimated memory is above this: 12 GiB.
+pub const MEMORY_LIMIT_BYTES: f64 = 12.0 * 1024.0 * 1024.0 * 1024.0;
+
+/// How far (relative) a csv grid's `model.window` may change the data window's width / height:
+/// a window rescales the data, it does not stretch it.
+const WINDOW_ASPECT_TOLERANCE: f64 = 1e-3;
+
+/// Above this many observations the exact gaussian posterior is not formed densely.
+const EXACT_OBSERVATIONS_CAP: f64 = 2500.0;
+
+/// Estimated peak bytes of one job: the chains' state and running sums (16 vectors of N per
+/// chain plus 8 shared), and for the gaussian likelihood the dense exact posterior over at most
+/// 2500 observations: 8 N (16 chains + 8) + 8 min(M, 2500)^2.
+pub fn estimated_job_bytes(
+    cells: f64,
+    chains: f64,
+    likelihood: LikelihoodKind,
+    observed: f64,
+) -> f64 {
+    let sampler = 8.0 * cells * (16.0 * chains + 8.0);
+    let exact = match likelihood {
+        LikelihoodKind::Gaussian => 8.0 * observed.min(EXACT_OBSERVATIONS_CAP).powi(2),
+        _ => 0.0,
+    };
+    sampler + exact
+}
+
+/// Human-readable bytes: "37.3 GiB", "512.0 MiB".
+pub fn format_bytes(bytes: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// A latent-field point: defaults, cross-key checks, memory, data file.
+pub fn resolve(
+    settings: &Settings,
+    resolver: &mut Resolver<'_>,
+) -> Result<LatentFieldSpec, StudyError> {
+    Resolution { resolver }.spec(settings)
+}
+
+/// The resolution of one latent-field point, with the checks it runs.
+struct Resolution<'r, 's> {
+    resolver: &'r mut Resolver<'s>,
+}
+
+impl Resolution<'_, '_> {
+    fn spec(&mut self, settings: &Settings) -> Result<LatentFieldSpec, StudyError> {
+        let kind = self.resolver.sampler_kind(
+            settings,
+            NAME,
+            SamplerKind::Pcn,
+            SamplerKind::from_name,
+            SamplerKind::NAMES,
+        )?;
+        let source = settings.choice(DATA_SOURCE, DataSource::from_name);
+        let is_csv = source == DataSource::Csv;
+        self.reject_keys_of_other_source(settings, source)?;
+        if self.resolver.kind() == StudyKind::Sbc {
+            self.check_sbc(settings, is_csv)?;
+        }
+        let likelihood = settings.choice(MODEL_LIKELIHOOD, LikelihoodKind::from_name);
+        let shape = grid_shape(settings);
+        let cells = shape.cells();
+        let observed = if is_csv {
+            cells - (settings.float(DATA_HOLDOUT) * cells).round()
+        } else {
+            (cells / settings.int(DATA_SUBSAMPLE).max(1) as f64).floor()
+        };
+        self.check_memory(settings, shape, likelihood, observed)?;
+        // Below the memory limit the grid has at most a few hundred million cells.
+        let cells = cells as usize;
+        if is_csv {
+            self.check_holdout(settings, cells)?;
+        } else {
+            self.check_subsample(settings, shape)?;
+        }
+        let sampler = sampler_settings(settings, kind)
+            .check()
+            .map_err(|error| self.spec_error(settings, error))?;
+        let (data, data_window) = if is_csv {
+            self.csv_data(settings, shape, likelihood)?
+        } else {
+            let data = DataSpec::Simulated {
+                truth_length_scale: truth_length_scale(settings),
+                subsample: settings.int(DATA_SUBSAMPLE) as usize,
+            };
+            (data, None)
+        };
+        let grid = self.grid(settings, shape, data_window)?;
+        let model = ModelSpec {
+            grid,
+            kernel: KernelSpec {
+                kind: settings.choice(MODEL_KERNEL, KernelKind::from_name),
+                length_scale: settings.float(MODEL_LENGTH_SCALE),
+                variance: settings.float(MODEL_VARIANCE),
+                length_scale_y: settings.given_float(MODEL_LENGTH_SCALE_Y),
+            },
+            likelihood,
+            noise_sd: settings.float(DATA_NOISE_SD),
+            offset: offset(settings, &grid),
+            evidence_draws: settings.int(MODEL_EVIDENCE_DRAWS) as usize,
+            mean: mean_spec(settings, source, likelihood),
+            hyper: hyper_priors(settings),
+        };
+        self.check_hyper(settings, &model, &sampler)?;
+        let output = OutputSpec {
+            field_draws: settings.int(OUTPUT_FIELD_DRAWS) as usize,
+            cell_draws: settings.int(OUTPUT_CELL_DRAWS) as usize,
+        };
+        Ok(LatentFieldSpec {
+            model,
+            data,
+            sampler,
+            output,
+        })
+    }
+
+    /// The rules between the `model.*_prior` keys, `sampler.hyper` and the model.
+    fn check_hyper(
+        &self,
+        settings: &Settings,
+        model: &ModelSpec,
+        sampler: &SamplerSpec,
+    ) -> Result<(), StudyError> {
+        let update = sampler.hyper().update;
+        let given: Vec<Key> = PRIOR_KEYS
+            .iter()
+            .map(|&(key, _)| key)
+            .filter(|&key| settings.text(key) != FIXED)
+            .collect();
+        let conflict = |keys: &[Key], message: String, help: String| {
+            Err(self
+                .resolver
+                .error_at(settings, keys, ErrorKind::Conflict, message)
+                .help(help))
+        };
+        let kind = sampler.kind();
+        if kind == SamplerKind::Inla && given.is_empty() {
+            return conflict(
+                &[SAMPLER_KIND],
+                "sampler.kind = \"inla\" integrates over the inferred hyperparameters, but no \
+                 hyperparameter has a prior"
+                    .into(),
+                "give model.length_scale_prior, model.variance_prior or model.mean_prior, or use \
+                 kind = \"laplace\" with every hyperparameter fixed"
+                    .into(),
+            );
+        }
+        if let Some(&key) = given.first()
+            && update == HyperUpdate::None
+            && kind != SamplerKind::Inla
+        {
+            if !kind.is_markov_chain() {
+                return conflict(
+                    &[key, SAMPLER_KIND],
+                    format!(
+                        "{} gives a prior, but the {kind} approximation fixes every hyperparameter",
+                        key.dotted()
+                    ),
+                    "use sampler.kind = \"inla\" to integrate over it, or remove the prior".into(),
+                );
+            }
+            return conflict(
+                &[key, SAMPLER_HYPER],
+                format!(
+                    "{} gives a prior, so the chains infer it, but sampler.hyper = \"none\"",
+                    key.dotted()
+                ),
+                format!(
+                    "say how the chains update it: sampler.hyper = {}, or use sampler.kind = \
+                     \"inla\"",
+                    quoted_words(&HyperUpdate::NAMES[1..])
+                ),
+            );
+        }
+        if given.is_empty() && update != HyperUpdate::None {
+            return conflict(
+                &[SAMPLER_HYPER],
+                format!("sampler.hyper = \"{update}\" but no hyperparameter has a prior"),
+                "give model.length_scale_prior, model.variance_prior or model.mean_prior, or remove sampler.hyper".into(),
+            );
+        }
+        for &(key, name) in &PRIOR_KEYS {
+            let Some(prior) = model.hyper.prior(name) else {
+                continue;
+            };
+            if name != HyperName::Mean && !prior.is_positive() {
+                return conflict(
+                    &[key],
+                    format!(
+                        "{} = \"{}\" puts mass on values <= 0, but the {name} is positive",
+                        key.dotted(),
+                        prior.canonical()
+                    ),
+                    "use log-normal, gamma, inverse-gamma, half-normal, or uniform with low >= 0"
+                        .into(),
+                );
+            }
+        }
+        let separable =
+            model.kernel.kind.is_separable() || model.grid.nx() == 1 || model.grid.ny() == 1;
+        let anisotropic = [MODEL_LENGTH_SCALE_Y, MODEL_LENGTH_SCALE_Y_PRIOR]
+            .into_iter()
+            .find(|&key| settings.given(key).is_some());
+        if let Some(key) = anisotropic
+            && !separable
+        {
+            return conflict(
+                &[key, MODEL_KERNEL],
+                format!(
+                    "{} gives the kernel a length scale along y, but only the squared-exponential kernel has one per axis on a 2-D grid (the {} kernel is a circulant embedding)",
+                    key.dotted(),
+                    model.kernel.kind
+                ),
+                "use model.kernel = \"squared-exponential\", or one length scale".into(),
+            );
+        }
+        if !given.is_empty() && !separable {
+            return conflict(
+                &[given[0], MODEL_KERNEL],
+                format!(
+                    "inferring hyperparameters needs a separable prior (a Kronecker product), but the {} kernel on a 2-D grid is a circulant embedding whose torus changes with the length scale",
+                    model.kernel.kind
+                ),
+                "use model.kernel = \"squared-exponential\" (or a 1-D grid), or fix the hyperparameters".into(),
+            );
+        }
+        Ok(())
+    }
+
+    fn reject_keys_of_other_source(
+        &self,
+        settings: &Settings,
+        source: DataSource,
+    ) -> Result<(), StudyError> {
+        for &key in KEYS {
+            let Applies::Source(only) = key.applies() else {
+                continue;
+            };
+            if settings.given(key).is_none() {
+                continue;
+            }
+            if only != source.name() {
+                return Err(self
+                    .resolver
+                    .error_at(
+                        settings,
+                        &[key],
+                        ErrorKind::Conflict,
+                        format!(
+                            "`{}` applies only to data.source = \"{only}\", but the source is \"{source}\"",
+                            key.dotted()
+                        ),
+                    )
+                    .help(format!("remove it, or set source = \"{only}\" under [data]")));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_sbc(&self, settings: &Settings, is_csv: bool) -> Result<(), StudyError> {
+        if is_csv {
+            return Err(self
+                .resolver
+                .error_at(
+                    settings,
+                    &[DATA_SOURCE],
+                    ErrorKind::Conflict,
+                    "simulation-based calibration needs simulated data, not data.source = \"csv\"",
+                )
+                .help("SBC draws each truth from the model's prior; use source = \"simulated\""));
+        }
+        if let Some(given) = settings.given(DATA_LENGTH_SCALE)
+            && given.value != ParamValue::Float(settings.float(MODEL_LENGTH_SCALE))
+        {
+            return Err(self
+                .resolver
+                .error_at(
+                    settings,
+                    &[DATA_LENGTH_SCALE],
+                    ErrorKind::Conflict,
+                    "simulation-based calibration draws the truth from the model's own prior, so \
+                     data.length_scale must equal model.length_scale",
+                )
+                .help("remove data.length_scale; it follows model.length_scale"));
+        }
+        Ok(())
+    }
+
+    fn check_memory(
+        &self,
+        settings: &Settings,
+        shape: GridShape,
+        likelihood: LikelihoodKind,
+        observed: f64,
+    ) -> Result<(), StudyError> {
+        let chains = settings.int(SAMPLER_CHAINS) as f64;
+        let bytes = estimated_job_bytes(shape.cells(), chains, likelihood, observed);
+        if bytes <= MEMORY_LIMIT_BYTES {
+            return Ok(());
+        }
+        let grid = shape.describe();
+        Err(self.resolver.error_at(
+            settings,
+            &[MODEL_GRID, SAMPLER_CHAINS],
+            ErrorKind::TooLarge,
+            format!(
+                    "a job on a {grid} grid with {chains} chain(s) needs an estimated {} of memory, above the limit of {}",
+                    format_bytes(bytes),
+                    format_bytes(MEMORY_LIMIT_BYTES)
+                ),
+            )
+            .note("estimate: 8 N (16 chains + 8) bytes, plus 8 min(M, 2500)^2 for the exact gaussian posterior")
+            .help("use a smaller grid or fewer chains"))
+    }
+
+    fn check_subsample(&self, settings: &Settings, shape: GridShape) -> Result<(), StudyError> {
+        let subsample = settings.int(DATA_SUBSAMPLE);
+        let cells = shape.cells() as u64;
+        if subsample as u64 <= cells {
+            return Ok(());
+        }
+        let grid = shape.describe();
+        Err(self.resolver.error_at(
+            settings,
+            &[DATA_SUBSAMPLE, MODEL_GRID],
+            ErrorKind::Conflict,
+            format!(
+                    "data.subsample = {subsample} leaves no observed cell on a {grid} grid ({cells} cells)"
+                ),
+            )
+            .allowed(format!("a subsample from 1 to {cells} on this grid")))
+    }
+
+    fn check_holdout(&self, settings: &Settings, cells: usize) -> Result<(), StudyError> {
+        let holdout = settings.float(DATA_HOLDOUT);
+        let held = (holdout * cells as f64).round();
+        if held < cells as f64 {
+            return Ok(());
+        }
+        Err(self
+            .resolver
+            .error_at(
+                settings,
+                &[DATA_HOLDOUT, MODEL_GRID],
+                ErrorKind::Conflict,
+                format!(
+                    "data.holdout = {holdout:?} holds out all {cells} cells, leaving none to fit"
+                ),
+            )
+            .help("use a smaller holdout"))
+    }
+
+    /// A spec's rule broken, located at the first of its keys written in the file.
+    fn spec_error(&self, settings: &Settings, error: SpecError) -> StudyError {
+        let keys: Vec<Key> = std::iter::once(error.key)
+            .chain(error.related.iter().copied())
+            .filter_map(|dotted| self.resolver.keys().from_dotted(dotted))
+            .collect();
+        let kind = match error.broken {
+            Broken::Range => ErrorKind::OutOfRange,
+            Broken::Conflict => ErrorKind::Conflict,
+        };
+        let located = self.resolver.error_at(settings, &keys, kind, error.message);
+        let located = match error.allowed {
+            Some(allowed) => located.allowed(allowed),
+            None => located,
+        };
+        located.maybe_help(error.help)
+    }
+
+    /// The csv data of a point and the window its cell centres give (None when it has none).
+    fn csv_data(
+        &mut self,
+        settings: &Settings,
+        shape: GridShape,
+        likelihood: LikelihoodKind,
+    ) -> Result<(DataSpec, Option<Window>), StudyError> {
+        let Some(written) = settings.given(DATA_PATH).map(|s| s.value.to_string()) else {
+            return Err(self.resolver.error_at(
+                settings,
+                &[DATA_SOURCE],
+                ErrorKind::Conflict,
+                "data.source = \"csv\" needs data.path")
+                .help("add path = \"data/your_grid.csv\" under [data] (relative to the study file's folder)"));
+        };
+        let path = self.resolver.study_dir().join(&written);
+        let column = data_column(settings, likelihood);
+        let dims = shape.dims();
+        let cache_key = format!("grid csv {path:?} {column:?} {dims:?} {likelihood}");
+        let outcome = self.resolver.cached(cache_key, || {
+            read_grid_csv(&path, &column, dims, likelihood)
+                .map(|data| data.window)
+                .map_err(|e| e.to_string())
+        });
+        let window = match outcome {
+            Ok(window) => window,
+            Err(problem) => {
+                return Err(self.resolver.error_at(
+                    settings,
+                    &[DATA_PATH],
+                    ErrorKind::Data,
+                    format!("bad data file: {problem}"),
+                ));
+            }
+        };
+        let data = DataSpec::Csv {
+            path,
+            column,
+            holdout: settings.float(DATA_HOLDOUT),
+        };
+        Ok((data, window))
+    }
+
+    /// The grid with its window: `model.window` if given (for csv data it must keep the data's
+    /// aspect ratio: it rescales the data's window), else the data's window, else the default.
+    fn grid(
+        &self,
+        settings: &Settings,
+        shape: GridShape,
+        data_window: Option<Window>,
+    ) -> Result<Grid, StudyError> {
+        let (nx, ny) = shape.dims();
+        let Some(given) = settings.given(MODEL_WINDOW) else {
+            return Ok(match data_window {
+                Some(window) => Grid::over_window(nx, ny, window),
+                None => shape.default_grid(),
+            });
+        };
+        let spec = WindowSpec::from_param(&given.value).expect("validated window");
+        if spec.y.is_some() == shape.is_line() {
+            let wanted = if shape.is_line() {
+                "[[x0, x1]] for a 1-D grid"
+            } else {
+                "[[x0, x1], [y0, y1]] for a 2-D grid"
+            };
+            return Err(self
+                .resolver
+                .error_at(
+                    settings,
+                    &[MODEL_WINDOW],
+                    ErrorKind::Conflict,
+                    format!(
+                        "model.window = {} does not fit the {} grid",
+                        given.value,
+                        shape.describe()
+                    ),
+                )
+                .allowed(wanted));
+        }
+        let window = spec.window();
+        if let Some(data) = data_window
+            && !shape.is_line()
+        {
+            let aspect = |w: &Window| (w.x.1 - w.x.0) / (w.y.1 - w.y.0);
+            let (wanted, found) = (aspect(&data), aspect(&window));
+            if ((found - wanted) / wanted).abs() > WINDOW_ASPECT_TOLERANCE {
+                return Err(self
+                    .resolver
+                    .error_at(
+                        settings,
+                        &[MODEL_WINDOW],
+                        ErrorKind::Conflict,
+                        format!(
+                            "model.window = {} has width / height {found:.6}, but the data's window \
+                             {} (from its cell centres) has {wanted:.6}: a window for csv data \
+                             rescales the data's window and must keep its shape (to 0.1%)",
+                            given.value,
+                            shape::window_text(&data, false)
+                        ),
+                    )
+                    .help(format!(
+                        "remove model.window to use the data's own units, or give a window of \
+                         width / height {wanted:.6}"
+                    )));
+            }
+        }
+        Ok(Grid::over_window(nx, ny, window))
+    }
+}
+
+/// `model.grid` as a shape (validation admits only sizes >= 1).
+fn grid_shape(settings: &Settings) -> GridShape {
+    GridShape::from_param(&settings.value(MODEL_GRID)).expect("validated grid")
+}
+
+/// `model.offset`: a number, or "log-area", the log of the grid's cell area.
+fn offset(settings: &Settings, grid: &Grid) -> f64 {
+    match settings.value(MODEL_OFFSET) {
+        ParamValue::Text(_) => grid.cell_area().ln(),
+        _ => settings.float(MODEL_OFFSET),
+    }
+}
+
+/// The truth's length scale: data.length_scale if given, else the model's.
+fn truth_length_scale(settings: &Settings) -> f64 {
+    match settings.given(DATA_LENGTH_SCALE) {
+        Some(_) => settings.float(DATA_LENGTH_SCALE),
+        None => settings.float(MODEL_LENGTH_SCALE),
+    }
+}
+
+/// The CSV column: data.column if given, else by likelihood.
+fn data_column(settings: &Settings, likelihood: LikelihoodKind) -> String {
+    match settings.given(DATA_COLUMN) {
+        Some(_) => settings.text(DATA_COLUMN),
+        None => default_column(likelihood).to_string(),
+    }
+}
+
+/// The CSV column a likelihood reads by default.
+pub fn default_column(likelihood: LikelihoodKind) -> &'static str {
+    match likelihood {
+        LikelihoodKind::Poisson => "count",
+        LikelihoodKind::Probit => "label",
+        LikelihoodKind::Gaussian => "value",
+    }
+}
+
+/// The sampler settings as written, kind defaults left to the spec's check.
+fn sampler_settings(settings: &Settings, kind: SamplerKind) -> SamplerSettings {
+    SamplerSettings {
+        kind,
+        beta: settings.float(SAMPLER_BETA),
+        iterations: settings.int(SAMPLER_ITERATIONS) as u64,
+        burn_in: settings.int(SAMPLER_BURN_IN) as u64,
+        thin: settings.int(SAMPLER_THIN) as u64,
+        chains: settings.int(SAMPLER_CHAINS) as usize,
+        adapt: settings.bool(SAMPLER_ADAPT),
+        target_acceptance: settings.given_float(SAMPLER_TARGET_ACCEPTANCE),
+        rank: match settings.int(SAMPLER_RANK) {
+            0 => None,
+            rank => Some(rank as usize),
+        },
+        hyper: HyperSettings {
+            update: settings.choice(SAMPLER_HYPER, HyperUpdate::from_name),
+            proposal: settings.choice(SAMPLER_HYPER_PROPOSAL, HyperProposalKind::from_name),
+            importance_draws: settings.int(SAMPLER_HYPER_IMPORTANCE_DRAWS) as usize,
+        },
+    }
+}
+
+/// The `model.*_prior` keys, with the hyperparameter each infers.
+pub const PRIOR_KEYS: [(Key, HyperName); 4] = [
+    (MODEL_LENGTH_SCALE_PRIOR, HyperName::LengthScale),
+    (MODEL_LENGTH_SCALE_Y_PRIOR, HyperName::LengthScaleY),
+    (MODEL_VARIANCE_PRIOR, HyperName::Variance),
+    (MODEL_MEAN_PRIOR, HyperName::Mean),
+];
+
+/// The priors given (each key's text already admitted by its rule).
+fn hyper_priors(settings: &Settings) -> HyperPriors {
+    HyperPriors::new(
+        PRIOR_KEYS
+            .iter()
+            .filter_map(|&(key, name)| {
+                let text = settings.text(key);
+                (text != FIXED).then(|| HyperPrior::parse(&text).ok().map(|p| (name, p)))?
+            })
+            .collect(),
+    )
+}
+
+/// `model.mean`: a number, "auto", or by default "auto" for real poisson and gaussian data and
+/// 0 otherwise (a simulated truth has mean 0).
+fn mean_spec(settings: &Settings, source: DataSource, likelihood: LikelihoodKind) -> MeanSpec {
+    match settings.value(MODEL_MEAN) {
+        ParamValue::Float(mean) => MeanSpec::Value(mean),
+        ParamValue::Text(_) => MeanSpec::Auto,
+        _ => default_mean(source, likelihood),
+    }
+}
+
+fn default_mean(source: DataSource, likelihood: LikelihoodKind) -> MeanSpec {
+    match (source, likelihood) {
+        (DataSource::Csv, LikelihoodKind::Poisson | LikelihoodKind::Gaussian) => MeanSpec::Auto,
+        _ => MeanSpec::Value(0.0),
+    }
+}
+
+fn mean_param(mean: MeanSpec) -> ParamValue {
+    match mean {
+        MeanSpec::Auto => ParamValue::text("auto"),
+        MeanSpec::Value(mean) => ParamValue::Float(mean),
+    }
+}
+
+/// Every parameter of a latent-field point in column order, defaults applied, `Null` where a
+/// key does not apply to its data source.
+pub fn params(settings: &Settings, spec: &LatentFieldSpec) -> Vec<(Key, ParamValue)> {
+    let (sampler, model) = (&spec.sampler, &spec.model);
+    let source = spec.data.source();
+    let derived = |key: Key| -> Option<ParamValue> {
+        let value = if key == DATA_LENGTH_SCALE {
+            ParamValue::Float(truth_length_scale(settings))
+        } else if key == DATA_COLUMN {
+            ParamValue::text(&data_column(settings, model.likelihood))
+        } else if key == MODEL_MEAN {
+            mean_param(model.mean)
+        } else if key == MODEL_LENGTH_SCALE_Y {
+            ParamValue::Float(model.kernel.along_y().length_scale)
+        } else if key == MODEL_OFFSET {
+            ParamValue::Float(model.offset)
+        } else if key == SAMPLER_KIND {
+            ParamValue::word(sampler.kind().name())
+        } else if key == SAMPLER_ADAPT {
+            ParamValue::Bool(sampler.adaptation().is_some())
+        } else if key == SAMPLER_TARGET_ACCEPTANCE {
+            sampler
+                .adaptation()
+                .map_or(ParamValue::Null, |a| ParamValue::Float(a.target_acceptance))
+        } else if let Some(&(_, name)) = PRIOR_KEYS.iter().find(|(k, _)| *k == key) {
+            model
+                .hyper
+                .prior(name)
+                .map_or(ParamValue::word(FIXED), |p| {
+                    ParamValue::text(&p.canonical())
+                })
+        } else {
+            return None;
+        };
+        Some(value)
+    };
+    KEYS.iter()
+        .map(|&key| {
+            let applies = match key.applies() {
+                Applies::Always => true,
+                Applies::Source(only) => only == source.name(),
+            };
+            let value = if applies {
+                derived(key).unwrap_or_else(|| settings.value(key))
+            } else {
+                ParamValue::Null
+            };
+            (key, value)
+        })
+        .collect()
+}
+
+/// Whether `key`'s resolved `value` is the one it takes when not given: derived defaults
+/// computed from the point's spec. Keys declared `Keyed::UnlessDefault` leave the canonical
+/// job key when it is.
+pub fn is_default(spec: &LatentFieldSpec, key: Key, value: &ParamValue) -> bool {
+    if let Some(default) = key.default_value() {
+        return *value == default;
+    }
+    if key == MODEL_LENGTH_SCALE_Y {
+        return *value == ParamValue::Float(spec.model.kernel.length_scale);
+    }
+    if key == MODEL_MEAN {
+        let default = default_mean(spec.data.source(), spec.model.likelihood);
+        return *value == mean_param(default);
+    }
+    if key == SAMPLER_ADAPT || key == SAMPLER_TARGET_ACCEPTANCE {
+        let Some(tuning) = spec.sampler.kind().tuning() else {
+            return value.is_null() || *value == ParamValue::Bool(false);
+        };
+        return if key == SAMPLER_ADAPT {
+            *value == ParamValue::Bool(tuning.adapts_by_default)
+        } else {
+            value.is_null() || *value == ParamValue::Float(tuning.target_acceptance)
+        };
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_estimate_follows_the_formula() {
+        let n = 256.0 * 256.0;
+        let gaussian = estimated_job_bytes(n, 2.0, LikelihoodKind::Gaussian, n / 4.0);
+        assert_eq!(gaussian, 8.0 * n * 40.0 + 8.0 * 2500.0 * 2500.0);
+        let poisson = estimated_job_bytes(n, 2.0, LikelihoodKind::Poisson, n / 4.0);
+        assert_eq!(poisson, 8.0 * n * 40.0);
+        assert_eq!(format_bytes(12.0 * 1024.0 * 1024.0 * 1024.0), "12.0 GiB");
+        assert_eq!(format_bytes(512.0), "512.0 B");
+    }
+}

@@ -1,0 +1,34 @@
+//! A latent-field job's settings: what its study resolves every sweep point into, and the
+//! engine's view of a job (its header and its spec).
+
+use crate::job::JobHeader;
+use crate::model::{DataSpec, ModelSpec};
+use crate::sampler::SamplerSpec;
+
+/// The family's word in `model.family`.
+pub const NAME: &str = "latent-field";
+
+/// A latent-field job's settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LatentFieldSpec {
+    pub model: ModelSpec,
+    pub data: DataSpec,
+    pub sampler: SamplerSpec,
+    pub output: OutputSpec,
+}
+
+/// One latent-field job as the engine reads it: the job's header and its spec.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldJob<'a> {
+    pub header: &'a JobHeader,
+    pub spec: &'a LatentFieldSpec,
+}
+
+/// What a job records beyond its summary tables (`[output]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputSpec {
+    /// Thinned draws per chain of every cell kept in `draws.parquet`.
+    pub field_draws: usize,
+    /// Kept draws per chain stored for the per-cell diagnostics.
+    pub cell_draws: usize,
+}

@@ -1,0 +1,27 @@
+//! What an approximation (kind `laplace` or `inla`) computed besides the marginals: a run's
+//! output carries it ([`super::driver::RunOutput`]); [`super::approximation`] computes it.
+
+use crate::model::hyper::HyperName;
+use crate::model::inla::{HyperGrid, HyperMarginal};
+use crate::model::laplace::SdMethod;
+
+/// What an approximation computed besides the marginals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Approximation {
+    /// The Laplace log marginal likelihood (the likelihood's dropped constants dropped).
+    pub log_evidence: f64,
+    pub sd_method: SdMethod,
+    /// Why it failed, if it did (the marginals are then not numbers).
+    pub error: Option<String>,
+    /// INLA's grid and the hyperparameters' posterior (kind inla).
+    pub inla: Option<InlaOutcome>,
+}
+
+/// What an INLA run found about the hyperparameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InlaOutcome {
+    /// The inferred hyperparameters, in the grid points' theta order.
+    pub names: Vec<HyperName>,
+    pub grid: HyperGrid,
+    pub marginals: Vec<HyperMarginal>,
+}

@@ -1,0 +1,109 @@
+//! What a hyperparameter update is built from: the study's choice of update and proposal, the
+//! model whose hyperparameters it moves, and the field kinds that can carry their state from one
+//! prior to the next ([`FieldKernel`]).
+
+use crate::model::hyper::Hyperparameters;
+use crate::model::likelihood::Likelihood;
+use crate::model::spec::ModelSpec;
+use crate::model::target::Target;
+use crate::sampler::kind::Kind;
+use crate::sampler::protocol::{ChainRng, StepInfo};
+use crate::sampler::shared::Retarget;
+
+crate::closed_names! {
+    /// How a chain updates the hyperparameters it infers (`sampler.hyper`).
+    pub enum HyperUpdate {
+        /// Every hyperparameter is fixed (no `model.*_prior` given).
+        None = "none",
+        /// Metropolis-Hastings holding the whitened field fixed.
+        WithinGibbs = "within-gibbs",
+        /// Murray & Adams' surrogate-data slice sampler.
+        SurrogateSlice = "surrogate-slice",
+        /// Metropolis-Hastings on an importance-sampling estimate of the marginal likelihood.
+        PseudoMarginal = "pseudo-marginal",
+    }
+}
+
+crate::closed_names! {
+    /// The proposal of the Metropolis-Hastings hyperparameter updates
+    /// (`sampler.hyper_proposal`).
+    pub enum HyperProposalKind {
+        /// A gaussian random walk on the unconstrained coordinates, its scale adapted during
+        /// burn-in.
+        RandomWalk = "random-walk",
+        /// Haario, Saksman & Tamminen (2001): the random walk's covariance learned from the
+        /// burn-in history.
+        Adaptive = "adaptive",
+        /// Sejdinovic et al. (2014): a proposal covariance from a kernel embedding of the burn-in
+        /// history, shaped to the posterior around the current point.
+        KernelAdaptive = "kernel-adaptive",
+    }
+}
+
+/// How a job's chains update their hyperparameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HyperSettings {
+    pub update: HyperUpdate,
+    pub proposal: HyperProposalKind,
+    /// Importance draws per estimate of the marginal likelihood (pseudo-marginal).
+    pub importance_draws: usize,
+}
+
+impl Default for HyperSettings {
+    fn default() -> Self {
+        Self {
+            update: HyperUpdate::None,
+            proposal: HyperProposalKind::Adaptive,
+            importance_draws: 16,
+        }
+    }
+}
+
+impl HyperSettings {
+    /// Whether the chains infer hyperparameters.
+    pub fn infers(&self) -> bool {
+        self.update != HyperUpdate::None
+    }
+}
+
+/// What a chain that infers hyperparameters needs of the model besides its starting target: the
+/// model (grid, kernel kind, likelihood, the priors in `model.hyper`) and the values the chain
+/// starts from (the model's, the mean resolved against the data).
+#[derive(Debug, Clone, Copy)]
+pub struct HyperModel<'a> {
+    pub model: &'a ModelSpec,
+    pub start: Hyperparameters,
+}
+
+/// A field kind whose chain state owns everything it keeps, so that a hyperparameter update can
+/// move it to another prior ([`Retarget`]).
+pub trait FieldKernel: Kind + 'static {
+    type Owned: Retarget;
+    fn init_owned(&self, xi: Vec<f64>, target: &Target) -> Self::Owned;
+    fn step_owned(&self, state: &mut Self::Owned, target: &Target, rng: &mut ChainRng) -> StepInfo;
+}
+
+/// The surrogate data's variance alpha.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SurrogateNoise {
+    pub alpha: f64,
+}
+
+impl SurrogateNoise {
+    /// N / sum of the observed cells' curvatures (see the module docs).
+    pub fn for_target(target: &Target) -> Self {
+        let total: f64 = match target.likelihood {
+            Likelihood::Gaussian { values, noise_sd } => values.len() as f64 / noise_sd.powi(2),
+            Likelihood::Probit { labels, noise_sd } => {
+                labels.len() as f64 * 2.0 / (std::f64::consts::PI * noise_sd.powi(2))
+            }
+            Likelihood::Poisson { counts, .. } => counts.iter().map(|c| c + 0.5).sum(),
+        };
+        let alpha = if total > 0.0 {
+            target.cells() as f64 / total
+        } else {
+            1.0
+        };
+        Self { alpha }
+    }
+}
