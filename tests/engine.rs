@@ -107,7 +107,7 @@ fn pcn_under_a_flat_likelihood_leaves_the_prior_invariant() {
     };
     let beta: f64 = 0.3;
     let rho = (1.0 - beta * beta).sqrt();
-    let sampler = Pcn { beta };
+    let sampler = Pcn::new(beta);
     let mut rng = ChainRng::new(
         stream(seed(), Purpose::Chain, "flat"),
         stream(seed(), Purpose::Acceptance, "flat"),

@@ -13,6 +13,7 @@ use fieldmc::plan::plan;
 use fieldmc::sampler::protocol::Position;
 use fieldmc::sampler::protocol::{ChainRng, ChainState, Sampler, StepInfo};
 use fieldmc::sampler::shared::PriorDraws;
+use fieldmc::study::SbcSpec;
 use polars::prelude::*;
 
 /// The significance level of the uniformity test for each functional: 3 likelihoods x 9 kinds x
@@ -145,15 +146,11 @@ fn pcn_that_counts_the_prior_twice_fails_calibration() {
     let sbc = study.file.sbc.unwrap();
     // Four times the replications of the calibration test: enough power to fail the wrong
     // sampler at the calibration test's own level.
-    let replications = 4 * sbc.replications;
-    let run = run_sbc_with(
-        &wrong,
-        field_job(job),
-        study.file.seed,
-        replications,
-        sbc.draws as usize,
-    )
-    .unwrap();
+    let sbc = SbcSpec {
+        replications: 4 * sbc.replications,
+        ..sbc
+    };
+    let run = run_sbc_with(&wrong, field_job(job), study.file.seed, sbc).unwrap();
     let smallest = run
         .p_values()
         .into_iter()
@@ -165,13 +162,7 @@ fn pcn_that_counts_the_prior_twice_fails_calibration() {
     );
     eprintln!("wrong sampler: smallest rank-uniformity p = {smallest:e}");
     // The same job with the right kernel passes: the failure is the kernel's.
-    let right = run_sbc(
-        field_job(job),
-        study.file.seed,
-        replications,
-        sbc.draws as usize,
-    )
-    .unwrap();
+    let right = run_sbc(field_job(job), study.file.seed, sbc).unwrap();
     assert!(right.p_values().into_iter().all(|p| p.1.unwrap() > ALPHA));
 }
 
@@ -266,13 +257,11 @@ fn calibration_refuses_an_approximation() {
     let plan = plan(&study);
     assert_eq!(plan.jobs.len(), 1);
     let sbc = study.file.sbc.unwrap();
-    let error = run_sbc(
-        field_job(&plan.jobs[0]),
-        study.file.seed,
-        10,
-        sbc.draws as usize,
-    )
-    .unwrap_err();
+    let sbc = SbcSpec {
+        replications: 10,
+        ..sbc
+    };
+    let error = run_sbc(field_job(&plan.jobs[0]), study.file.seed, sbc).unwrap_err();
     assert!(
         error.to_string().contains("laplace is an approximation"),
         "{error}"

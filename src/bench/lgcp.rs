@@ -172,8 +172,9 @@ impl KindPlan {
     }
 }
 
-/// The schedule each kind runs with in the benchmark: long enough that every cell's bulk ESS
-/// exceeds 400 over 4 chains, with a burn-in that covers the adaptation.
+/// The schedule each Markov chain kind runs with in the benchmark: long enough that every cell's
+/// bulk ESS exceeds 400 over 4 chains, with a burn-in that covers the adaptation. Every kind has
+/// its arm, so a new kind must be given its budget here.
 pub fn default_plan(kind: SamplerKind) -> KindPlan {
     match kind {
         // The peer's budget: 1,000 tuning and 1,000 kept draws per chain.
@@ -185,7 +186,12 @@ pub fn default_plan(kind: SamplerKind) -> KindPlan {
         SamplerKind::Grw => KindPlan::new(kind, 0.02, 20_000, 200_000),
         SamplerKind::Pcn => KindPlan::new(kind, 0.1, 20_000, 200_000),
         SamplerKind::Elliptical => KindPlan::new(kind, 0.2, 5_000, 50_000),
-        _ => KindPlan::new(kind, 0.1, 5_000, 50_000),
+        SamplerKind::Mala | SamplerKind::Pcnl | SamplerKind::Mgrad => {
+            KindPlan::new(kind, 0.1, 5_000, 50_000)
+        }
+        SamplerKind::Laplace | SamplerKind::Inla => {
+            panic!("{kind} is an approximation: it has no chain to plan (`parse_kinds` refuses it)")
+        }
     }
 }
 
@@ -293,10 +299,7 @@ pub fn run_sampler<S: Sampler>(
     let rngs: Vec<ChainRng> = (0..spec.chains())
         .map(|c| {
             let key = format!("bench lgcp;grid={};kind={kind};chain={c}", problem.name);
-            ChainRng::new(
-                stream(seed, Purpose::Chain, &key),
-                stream(seed, Purpose::Acceptance, &key),
-            )
+            ChainRng::keyed(seed, &key)
         })
         .collect();
     let clock = Stopwatch::start();

@@ -12,7 +12,6 @@ use crate::clock::Stopwatch;
 use crate::model::data::{DataStreams, Dataset, Simulation};
 use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
 use crate::sampler::{ChainRng, Kind, KindVisitor, Sampler, SamplerKind, SamplerSettings};
-use crate::streams::{Purpose, stream};
 
 /// The cost of one kind at one grid size.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,10 +112,7 @@ fn time_steps<S: Sampler>(
 ) -> (f64, f64) {
     let target = problem.target();
     let key = format!("bench steps;D={}", problem.prior.grid().nx());
-    let mut rng = ChainRng::new(
-        stream(seed, Purpose::Chain, &key),
-        stream(seed, Purpose::Acceptance, &key),
-    );
+    let mut rng = ChainRng::keyed(seed, &key);
     let mut xi = vec![0.0; target.dim()];
     rng.normals(&mut xi);
     let clock = Stopwatch::start();

@@ -27,7 +27,7 @@ use crate::plan::Study;
 use crate::plan::{Job, Plan, Shard};
 use crate::sink::{
     DataFile, GIT_REVISION, Holder, JobRecord, PlannedJob, Purpose, ResultsDir, RunHeader,
-    RunWriter, SinkError, manifest_of,
+    RunOrigin, RunWriter, SinkError, manifest_of,
 };
 use crate::table::{JobStatus, failed_row};
 use progress::StudyProgress;
@@ -261,13 +261,15 @@ pub fn execute(
     let mut data: Vec<DataFile> = hashes.values().cloned().collect();
     data.sort();
     let header = RunHeader {
-        run: run_name(&started, options.shard, &host),
-        shard: options.shard.map(|s| s.to_string()),
-        host,
-        pid: std::process::id(),
-        threads,
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        git_revision: GIT_REVISION.to_string(),
+        origin: RunOrigin {
+            run: run_name(&started, options.shard, &host),
+            shard: options.shard.map(|s| s.to_string()),
+            host,
+            pid: std::process::id(),
+            threads,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            git_revision: GIT_REVISION.to_string(),
+        },
         study: study.file.name.clone(),
         seed: study.file.seed,
         study_hash,
@@ -325,7 +327,7 @@ pub fn execute(
             threads,
             &planned,
             &index,
-            Some(&header.run),
+            Some(&header.origin.run),
         );
         manifest.finish();
         results.write_manifest(&manifest)?;
@@ -373,11 +375,12 @@ fn run_and_record(
     let line = progress.job(&job_label(job), job.spec.work());
     let report = |done: u64| line.set(done);
     let context = RunContext {
+        job: &job.header,
         seed: study.file.seed,
         sbc: study.file.sbc,
         progress: Some(&report),
     };
-    let (computed, wall_seconds) = job.spec.run_and_tabulate(&job.header, &context, guarded);
+    let (computed, wall_seconds) = job.spec.run_and_tabulate(&context, guarded);
     drop(line);
     let (tables, error) = match computed {
         Ok(tables) => (tables, None),

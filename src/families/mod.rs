@@ -23,7 +23,7 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 use crate::figures::{Context, Figure, ReportColumns, ReportError};
-use crate::job::{DataStream, JobHeader, NamedTables, RunContext, StudyFamily};
+use crate::job::{DataStream, Finished, NamedTables, RunContext, StudyFamily};
 use crate::sampler::SamplerKind;
 use crate::study::keys::{KeyCatalog, MODEL_FAMILY, RENAMED, SAMPLER_KIND};
 use crate::study::{Key, ParamValue, Resolver, Settings, StudyError};
@@ -151,13 +151,12 @@ macro_rules! study_families {
             /// jobs row.
             pub fn run_and_tabulate(
                 &self,
-                header: &JobHeader,
                 context: &RunContext<'_>,
                 guard: impl Fn(&mut dyn FnMut() -> Result<(), String>) -> Result<(), String>,
             ) -> (Result<NamedTables, String>, f64) {
                 match self {
                     $(FamilySpec::$variant(spec) => {
-                        run_and_tabulate::<$ty>(header, spec, context, guard)
+                        run_and_tabulate::<$ty>(spec, context, guard)
                     }),+
                 }
             }
@@ -214,7 +213,6 @@ macro_rules! study_families {
 /// Run one job of family `F` under `guard` (which catches panics), time it, and build its
 /// tables.
 fn run_and_tabulate<F: StudyFamily>(
-    header: &JobHeader,
     spec: &F::Spec,
     context: &RunContext<'_>,
     guard: impl Fn(&mut dyn FnMut() -> Result<(), String>) -> Result<(), String>,
@@ -222,14 +220,19 @@ fn run_and_tabulate<F: StudyFamily>(
     let started = std::time::Instant::now();
     let mut output = None;
     let outcome = guard(&mut || {
-        output = Some(F::run(header, spec, context)?);
+        output = Some(F::run(spec, context)?);
         Ok(())
     });
     let wall_seconds = started.elapsed().as_secs_f64();
     let tables = outcome.and_then(|()| {
         let output = output.take().ok_or("the job produced no output")?;
-        F::tables(header, spec, &output, wall_seconds)
-            .map_err(|e| format!("building its tables: {e}"))
+        F::tables(Finished {
+            job: context.job,
+            spec,
+            output: &output,
+            wall_seconds,
+        })
+        .map_err(|e| format!("building its tables: {e}"))
     });
     (tables, wall_seconds)
 }

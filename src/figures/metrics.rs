@@ -81,6 +81,23 @@ impl ReportColumns {
         unswept: &[],
     };
 
+    /// A family's report that lists `columns` in the page's jobs table and nothing more; the
+    /// builders below add the rest.
+    pub const fn listing(columns: &'static [&'static str]) -> ReportColumns {
+        ReportColumns {
+            listed: columns,
+            ..ReportColumns::NONE
+        }
+    }
+
+    /// The same, with the keys that name one of its jobs.
+    pub const fn named_by(self, keys: &'static [Key]) -> ReportColumns {
+        ReportColumns {
+            named_by: keys,
+            ..self
+        }
+    }
+
     /// The columns of `families`, each once, in order.
     pub fn united<'a>(families: impl IntoIterator<Item = &'a ReportColumns>) -> ReportColumns {
         let mut swept: Vec<(Metric, &'static str)> = Vec::new();

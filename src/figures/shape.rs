@@ -261,17 +261,17 @@ pub fn group_rows(jobs: &Table, rows: &[usize], columns: &[&str]) -> Vec<(Vec<Ce
     groups.into_iter().collect()
 }
 
+/// The columns that name a job (its family's `named_by`) that the jobs table has.
+fn naming_columns<'a>(jobs: &Table, shape: &'a StudyShape) -> Vec<&'a str> {
+    let named_by = shape.naming.named_by.iter().copied();
+    named_by.filter(|c| jobs.has(Found(c))).collect()
+}
+
 /// The first replicate of each distinct (likelihood, sampler, grid), extended by further swept
 /// columns while that keeps the count small; at most [`MAX_REPRESENTATIVES`] rows, in plan
 /// order. Only rows in `candidates` (e.g. ok jobs with fields) are considered.
 pub fn representative_rows(jobs: &Table, shape: &StudyShape, candidates: &[usize]) -> Vec<usize> {
-    let mut key: Vec<&str> = shape
-        .naming
-        .named_by
-        .iter()
-        .copied()
-        .filter(|c| jobs.has(Found(c)))
-        .collect();
+    let mut key = naming_columns(jobs, shape);
     for swept in &shape.swept {
         if key.contains(&swept.column.as_str()) {
             continue;
@@ -371,13 +371,7 @@ fn file_stem(path: &str) -> String {
 /// A job's description from its swept parameters plus likelihood, sampler and grid
 /// (used in figure titles).
 pub fn job_description(jobs: &Table, shape: &StudyShape, row: usize) -> String {
-    let mut columns: Vec<&str> = shape
-        .naming
-        .named_by
-        .iter()
-        .copied()
-        .filter(|c| jobs.has(Found(c)))
-        .collect();
+    let mut columns = naming_columns(jobs, shape);
     for swept in &shape.swept {
         if !columns.contains(&swept.column.as_str()) {
             columns.push(&swept.column);

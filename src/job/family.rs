@@ -7,7 +7,7 @@ use polars::prelude::{DataFrame, PolarsResult};
 use super::{DataStream, JobHeader, RunContext};
 use crate::figures::{Context, Figure, ReportColumns, ReportError};
 use crate::study::{Key, ParamValue, Resolver, Settings, StudyError};
-use crate::table::Table;
+use crate::table::{Rows, Table, ok_row};
 
 /// A job's rows of the result tables, by table name (`jobs` always among them).
 pub type NamedTables = Vec<(&'static str, DataFrame)>;
@@ -71,20 +71,14 @@ pub trait StudyFamily {
     /// Units of work of one job, for the progress bar (e.g. iterations).
     fn work(spec: &Self::Spec) -> u64;
 
-    /// Run one job. Errors become the job's `error`; the other jobs go on.
-    fn run(
-        job: &JobHeader,
-        spec: &Self::Spec,
-        context: &RunContext<'_>,
-    ) -> Result<Self::Output, String>;
+    /// Run one job (its header is `context.job`). Errors become the job's `error`; the other
+    /// jobs go on.
+    fn run(spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String>;
 
-    /// The job's rows of the result tables, the jobs row first.
-    fn tables(
-        job: &JobHeader,
-        spec: &Self::Spec,
-        output: &Self::Output,
-        wall_seconds: f64,
-    ) -> PolarsResult<NamedTables>;
+    /// The finished job's rows of the result tables, the jobs row first.
+    fn tables(done: Finished<'_, Self>) -> PolarsResult<NamedTables>
+    where
+        Self: Sized;
 
     /// The family's report figures (each family reads its own tables through the context and
     /// returns nothing when they are absent).
@@ -93,5 +87,22 @@ pub trait StudyFamily {
         _notes: &mut Vec<String>,
     ) -> Result<Vec<Figure>, ReportError> {
         Ok(Vec::new())
+    }
+}
+
+/// A job that ran: what its family turns into table rows.
+pub struct Finished<'a, F: StudyFamily> {
+    pub job: &'a JobHeader,
+    pub spec: &'a F::Spec,
+    pub output: &'a F::Output,
+    /// The wall time of the run, measured around [`StudyFamily::run`] by the executor.
+    pub wall_seconds: f64,
+}
+
+impl<F: StudyFamily> Finished<'_, F> {
+    /// The start of the job's row of `table` (its family's jobs table): header, parameters,
+    /// status `ok`, `warnings` and the wall time.
+    pub fn jobs_row(&self, table: &'static Table, warnings: &[String]) -> Rows {
+        ok_row(table, self.job, warnings, self.wall_seconds)
     }
 }

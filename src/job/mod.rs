@@ -8,7 +8,7 @@
 
 mod family;
 
-pub use family::{NamedTables, StudyFamily};
+pub use family::{Finished, NamedTables, StudyFamily};
 
 use crate::streams::{Purpose, StreamRng, stream};
 use crate::study::{Key, ParamValue, SbcSpec};
@@ -64,16 +64,14 @@ pub struct DataStream {
 impl JobHeader {
     /// The value of `key` for this job (`Null` where the key is not one of its family's).
     pub fn param(&self, key: Key) -> &ParamValue {
-        static NULL: ParamValue = ParamValue::Null;
-        self.params
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map_or(&NULL, |(_, value)| value)
+        ParamValue::of(&self.params, key)
     }
 }
 
 /// What a family's job may read besides its own spec.
 pub struct RunContext<'a> {
+    /// The job being run.
+    pub job: &'a JobHeader,
     /// The study seed.
     pub seed: u64,
     /// The `[sbc]` settings of a simulation-based-calibration study.
@@ -85,19 +83,20 @@ pub struct RunContext<'a> {
 impl RunContext<'_> {
     /// A chain's random stream: seeded from the study seed and the job's full canonical key
     /// extended by `detail` (e.g. `chain=2`), never from thread or order.
-    pub fn chain_stream(&self, job: &JobHeader, purpose: Purpose, detail: &str) -> StreamRng {
-        stream(self.seed, purpose, &extended(&job.streams.chain, detail))
+    pub fn chain_stream(&self, purpose: Purpose, detail: &str) -> StreamRng {
+        stream(
+            self.seed,
+            purpose,
+            &extended(&self.job.streams.chain, detail),
+        )
     }
 
     /// A data stream (a generated matrix, a corpus): seeded from the job's `[model]` and
     /// `[data]` keys and its replicate only, so jobs that differ in their sampler see the same
     /// data (common random numbers).
-    pub fn data_stream(&self, job: &JobHeader, detail: &str) -> StreamRng {
-        stream(
-            self.seed,
-            Purpose::Truth,
-            &extended(&job.streams.model_data, detail),
-        )
+    pub fn data_stream(&self, detail: &str) -> StreamRng {
+        let key = extended(&self.job.streams.model_data, detail);
+        stream(self.seed, Purpose::Truth, &key)
     }
 
     /// Reports `done` units of work to the progress display.

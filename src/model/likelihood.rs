@@ -141,6 +141,24 @@ impl Likelihood {
     }
 }
 
+/// One likelihood of each kind on `m` observations, with values that exercise every branch
+/// (for the gradient and Hessian checks against finite differences).
+#[cfg(test)]
+pub(crate) fn one_of_each(m: usize) -> [Likelihood; 3] {
+    use LikelihoodKind::*;
+    let labels = (0..m).map(|k| if k % 3 == 0 { -1.0 } else { 1.0 });
+    [
+        Likelihood::new(
+            Gaussian,
+            (0..m).map(|k| (k as f64).sin()).collect(),
+            0.6,
+            0.0,
+        ),
+        Likelihood::new(Probit, labels.collect(), 0.8, 0.0),
+        Likelihood::new(Poisson, (0..m).map(|k| (k % 4) as f64).collect(), 1.0, 0.3),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

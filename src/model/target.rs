@@ -111,7 +111,7 @@ mod tests {
     use super::*;
     use crate::model::grid::Grid;
     use crate::model::prior::KroneckerPrior;
-    use crate::model::spec::{KernelSpec, LikelihoodKind};
+    use crate::model::spec::KernelSpec;
 
     /// The whitened gradient against central differences of the log-likelihood along each
     /// coordinate, for every likelihood, with an intercept.
@@ -121,26 +121,7 @@ mod tests {
         let kernel = KernelSpec::squared_exponential(0.4, 1.5);
         let prior = KroneckerPrior::new(grid, kernel).unwrap();
         let cells = [1, 4, 6, 11, 15];
-        let likelihoods = [
-            Likelihood::new(
-                LikelihoodKind::Gaussian,
-                vec![0.3, -1.0, 2.0, 0.1, 0.5],
-                0.6,
-                0.0,
-            ),
-            Likelihood::new(
-                LikelihoodKind::Probit,
-                vec![1.0, -1.0, -1.0, 1.0, 1.0],
-                1.0,
-                0.0,
-            ),
-            Likelihood::new(
-                LikelihoodKind::Poisson,
-                vec![0.0, 2.0, 5.0, 1.0, 3.0],
-                1.0,
-                0.2,
-            ),
-        ];
+        let likelihoods = crate::model::likelihood::one_of_each(cells.len());
         for likelihood in &likelihoods {
             let target = Target {
                 prior: &prior,

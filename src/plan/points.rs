@@ -43,11 +43,7 @@ pub struct Point {
 impl Point {
     /// The point's value of `key` (`Null` where the key is not one of its family's).
     pub fn param(&self, key: Key) -> &ParamValue {
-        static NULL: ParamValue = ParamValue::Null;
-        self.params
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map_or(&NULL, |(_, value)| value)
+        ParamValue::of(&self.params, key)
     }
 }
 
@@ -320,22 +316,17 @@ fn resolve_point(
     let family = settings.choice(MODEL_FAMILY, Family::from_name);
     reject_keys_of_other_family(resolver, settings, family)?;
     if resolver.kind() == StudyKind::Sbc && !family.calibrates() {
-        let span = resolver.span_of(settings, &[MODEL_FAMILY]);
+        let calibrating: Vec<&str> = Family::ALL
+            .iter()
+            .filter(|f| f.calibrates())
+            .map(|f| f.name())
+            .collect();
+        let message = format!(
+            "simulation-based calibration (kind = \"sbc\") is for the {} family, not \"{family}\"",
+            calibrating.join(", ")
+        );
         return Err(resolver
-            .source()
-            .error(
-                ErrorKind::Conflict,
-                &span,
-                format!(
-                    "simulation-based calibration (kind = \"sbc\") is for the {} family, not \"{family}\"",
-                    Family::ALL
-                        .iter()
-                        .filter(|f| f.calibrates())
-                        .map(|f| f.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            )
+            .error_at(settings, &[MODEL_FAMILY], ErrorKind::Conflict, message)
             .help("remove kind = \"sbc\" under [study]"));
     }
     let spec = family.resolve(settings, resolver)?;
@@ -355,46 +346,39 @@ fn reject_keys_of_other_family(
 ) -> Result<(), StudyError> {
     let keys = resolver.keys();
     let own = family.keys();
-    for &key in keys.all() {
-        let Some(setting) = settings.given(key) else {
-            continue;
-        };
-        if own.contains(&key) {
-            continue;
-        }
-        let names: Vec<String> = keys
-            .families_of(key)
-            .iter()
-            .map(|f| format!("\"{f}\""))
-            .collect();
-        let span = setting.span.clone().unwrap_or(0..0);
-        let family_keys: Vec<&str> = own
-            .iter()
-            .filter(|k| k.section() == key.section())
-            .map(|k| k.dotted())
-            .collect();
-        return Err(resolver
-            .source()
-            .error(
-                ErrorKind::Conflict,
-                &span,
-                format!(
-                    "`{}` applies only to model.family = {}, but the family is \"{family}\"",
-                    key.dotted(),
-                    names.join(" or ")
-                ),
-            )
-            .allowed(format!(
-                "for the {family} family in [{}]: {}",
-                key.section(),
-                family_keys.join(", ")
-            ))
-            .help(format!(
-                "remove it, or set family = {} under [model]",
-                names.join(" or ")
-            )));
-    }
-    Ok(())
+    let Some(&key) = keys
+        .all()
+        .iter()
+        .find(|&&key| settings.given(key).is_some() && !own.contains(&key))
+    else {
+        return Ok(());
+    };
+    let names: Vec<String> = keys
+        .families_of(key)
+        .iter()
+        .map(|f| format!("\"{f}\""))
+        .collect();
+    let family_keys: Vec<&str> = own
+        .iter()
+        .filter(|k| k.section() == key.section())
+        .map(|k| k.dotted())
+        .collect();
+    let message = format!(
+        "`{}` applies only to model.family = {}, but the family is \"{family}\"",
+        key.dotted(),
+        names.join(" or ")
+    );
+    Err(resolver
+        .error_at(settings, &[key], ErrorKind::Conflict, message)
+        .allowed(format!(
+            "for the {family} family in [{}]: {}",
+            key.section(),
+            family_keys.join(", ")
+        ))
+        .help(format!(
+            "remove it, or set family = {} under [model]",
+            names.join(" or ")
+        )))
 }
 
 /// The settings of the point that takes step `steps[a]` along each axis `a`.

@@ -173,33 +173,25 @@ fn samplers_of_one_sweep_point_share_data_streams_but_not_chains() {
     };
     let grw = find("grw", 0.2, 1);
     let pcn = find("pcn", 0.5, 1);
-    assert_eq!(
-        grw.header.streams.data(&TRUTH),
-        pcn.header.streams.data(&TRUTH)
-    );
-    assert_eq!(
-        grw.header.streams.data(&OBSERVATIONS),
-        pcn.header.streams.data(&OBSERVATIONS)
-    );
-    assert_eq!(
-        grw.header.streams.data(&NOISE),
-        pcn.header.streams.data(&NOISE)
-    );
-    assert_eq!(
-        grw.header.streams.data(&COUNTS),
-        pcn.header.streams.data(&COUNTS)
-    );
+    for stream in [&TRUTH, &OBSERVATIONS, &NOISE, &COUNTS] {
+        let (of_grw, of_pcn) = (
+            grw.header.streams.data(stream),
+            pcn.header.streams.data(stream),
+        );
+        assert_eq!(of_grw, of_pcn, "{}", stream.name);
+    }
     assert_ne!(grw.header.streams.chain, pcn.header.streams.chain);
     assert_eq!(grw.header.streams.chain, grw.header.key);
     let other_replicate = find("grw", 0.2, 0);
-    assert_ne!(
-        other_replicate.header.streams.data(&TRUTH),
-        grw.header.streams.data(&TRUTH)
-    );
-    assert_ne!(
-        other_replicate.header.streams.data(&OBSERVATIONS),
-        grw.header.streams.data(&OBSERVATIONS)
-    );
+    for stream in [&TRUTH, &OBSERVATIONS] {
+        let replicated = other_replicate.header.streams.data(stream);
+        assert_ne!(
+            replicated,
+            grw.header.streams.data(stream),
+            "{}",
+            stream.name
+        );
+    }
     assert_eq!(
         grw.header.streams.data(&TRUTH),
         "data.length_scale=0.3;model.grid=16;model.kernel=squared-exponential;model.variance=1.0;replicate=1"

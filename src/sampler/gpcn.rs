@@ -41,7 +41,7 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 use super::kind::{Kind, KindSettings};
 use super::prepared::{Prepared, TargetKey};
 use super::protocol::Position;
-use super::protocol::{ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning};
+use super::protocol::{ChainRng, Notes, Sampler, StepInfo, StepTuning};
 use crate::model::laplace::{LaplaceFit, NewtonSettings, lanczos_steps};
 use crate::model::target::{Target, Workspace};
 
@@ -291,17 +291,7 @@ impl GpcnState {
     }
 }
 
-impl ChainState for GpcnState {
-    fn current(&self) -> &Position {
-        &self.position
-    }
-    fn step_size(&self) -> Option<f64> {
-        Some(self.beta)
-    }
-    fn set_step_size(&mut self, step: f64) {
-        self.beta = step;
-    }
-}
+super::protocol::chain_state_with_step!(GpcnState, position, beta);
 
 impl Sampler for Gpcn {
     type State<'t> = GpcnState;
@@ -400,30 +390,18 @@ impl Sampler for Gpcn {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::streams::{Purpose, stream};
 
     /// With a gaussian likelihood at full rank, N(m, Gamma) is the posterior itself, so every
     /// proposal is accepted with probability one: a sign or factor wrong anywhere in the ratio
     /// shows here.
     #[test]
     fn full_rank_on_a_gaussian_posterior_accepts_every_proposal() {
-        let problem = crate::sampler::test_problem::SmallGaussianProblem::new();
-        let target = problem.target();
         let sampler = Gpcn::new(0.7, Rank::Fixed(25));
-        let mut rng = ChainRng::new(
-            stream(1, Purpose::Chain, "gpcn"),
-            stream(1, Purpose::Acceptance, "gpcn"),
-        );
-        let mut xi = vec![0.0; 25];
-        rng.normals(&mut xi);
-        let mut state = sampler.init(xi, &target);
-        // The misfit Hessian has rank M = 13: Lanczos finds those and (near) zeros.
-        let values = &state.gaussian().values;
-        assert!(values.len() >= 13 && values[12] > 1e-3 && values[13..].iter().all(|&d| d < 1e-8));
-        for _ in 0..200 {
-            let info = sampler.step(&mut state, &target, &mut rng);
-            assert!(info.moved);
-            assert!(info.acceptance_probability.unwrap() > 1.0 - 1e-9);
-        }
+        crate::sampler::test_problem::assert_every_move_accepted(&sampler, "gpcn", 200, |state| {
+            // The misfit Hessian has rank M = 13: Lanczos finds those and (near) zeros.
+            let values = &state.gaussian().values;
+            assert!(values.len() >= 13 && values[12] > 1e-3);
+            assert!(values[13..].iter().all(|&d| d < 1e-8));
+        });
     }
 }

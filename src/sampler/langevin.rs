@@ -8,7 +8,7 @@
 //! A step costs two prior products: L xi' (the field) and L^T (the gradient).
 
 use super::protocol::Position;
-use super::protocol::{ChainRng, ChainState, Sampler, StepInfo, dot};
+use super::protocol::{ChainRng, Sampler, StepInfo, dot};
 use super::shared::Retarget;
 use crate::model::target::{Target, Workspace};
 
@@ -89,17 +89,7 @@ impl Retarget for LangevinState {
     }
 }
 
-impl ChainState for LangevinState {
-    fn current(&self) -> &Position {
-        &self.position
-    }
-    fn step_size(&self) -> Option<f64> {
-        Some(self.step)
-    }
-    fn set_step_size(&mut self, step: f64) {
-        self.step = step;
-    }
-}
+super::protocol::chain_state_with_step!(LangevinState, position, step);
 
 /// One Metropolis-adjusted step with `drift`.
 pub fn langevin_step(

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use super::gpcn::{LaplaceGaussian, LaplaceGaussians, Rank};
 use super::kind::{Kind, KindSettings};
 use super::protocol::Position;
-use super::protocol::{ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning, dot};
+use super::protocol::{ChainRng, Notes, Sampler, StepInfo, StepTuning, dot};
 use crate::model::target::{Target, Workspace};
 
 /// Misfit eigenvalues kept by default: directions the data shrink by at least a third
@@ -99,17 +99,7 @@ pub struct LaplaceHmcState {
     work: Workspace,
 }
 
-impl ChainState for LaplaceHmcState {
-    fn current(&self) -> &Position {
-        &self.current.position
-    }
-    fn step_size(&self) -> Option<f64> {
-        Some(self.step)
-    }
-    fn set_step_size(&mut self, step: f64) {
-        self.step = step;
-    }
-}
+super::protocol::chain_state_with_step!(LaplaceHmcState, current.position, step);
 
 /// The field, log-likelihood and Gamma grad Phi of `phase.position.xi` (its projection set).
 fn evaluate(
@@ -296,30 +286,15 @@ impl Sampler for LaplaceHmc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::streams::{Purpose, stream};
 
     /// On a gaussian posterior at full rank the residual is constant: every trajectory conserves
     /// the energy exactly and is accepted, whatever the step.
     #[test]
     fn full_rank_on_a_gaussian_posterior_conserves_the_energy() {
-        let problem = crate::sampler::test_problem::SmallGaussianProblem::new();
-        let target = problem.target();
         for step in [0.3, 1.0, FRAC_PI_2] {
             let sampler = LaplaceHmc::new(step, Rank::Fixed(25));
-            let mut rng = ChainRng::new(
-                stream(1, Purpose::Chain, "hmc"),
-                stream(1, Purpose::Acceptance, "hmc"),
-            );
-            let mut xi = vec![0.0; 25];
-            rng.normals(&mut xi);
-            let mut state = sampler.init(xi, &target);
-            for _ in 0..100 {
-                let info = sampler.step(&mut state, &target, &mut rng);
-                assert!(
-                    info.acceptance_probability.unwrap() > 1.0 - 1e-9,
-                    "step {step}"
-                );
-            }
+            let name = format!("hmc step {step}");
+            crate::sampler::test_problem::assert_every_move_accepted(&sampler, &name, 100, |_| {});
         }
     }
 }

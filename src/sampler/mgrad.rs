@@ -301,7 +301,6 @@ impl Sampler for Mgrad {
 mod tests {
     use super::*;
     use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
-    use crate::streams::{Purpose, stream};
 
     /// The proposal's log-density ratio against a direct evaluation of the mGrad proposal in
     /// the field (u-space, the paper's form) on a small grid: the spectral rewriting is exact.
@@ -345,10 +344,7 @@ mod tests {
             mean: 0.2,
         };
         let sampler = Mgrad::new(0.5);
-        let mut rng = ChainRng::new(
-            stream(2, Purpose::Chain, "mgrad"),
-            stream(2, Purpose::Acceptance, "mgrad"),
-        );
+        let mut rng = ChainRng::keyed(2, "mgrad");
         let mut xi = vec![0.0; 25];
         rng.normals(&mut xi);
         let mut state = sampler.init(xi.clone(), &target);

@@ -3,11 +3,12 @@
 //!
 //! - [`protocol`]: the [`Sampler`] trait (`init` + `step`), the chain state, [`StepInfo`] and the
 //!   chain's random streams.
-//! - one file per kind: [`grw`], [`pcn`], [`elliptical`], [`mala`], [`pcnl`], [`nuts`] (with the Langevin
-//!   step they share in [`langevin`], and the position and pre-drawn prior draws in
+//! - one file per kind: [`grw`] and [`pcn`] (two proposals of one [`random_walk`] sampler),
+//!   [`elliptical`], [`mala`], [`pcnl`], [`nuts`] (with the Langevin step they share in
+//!   [`langevin`], and the state that follows a changing prior and the pre-drawn prior draws in
 //!   [`shared`]), [`gpcn`] (from the Laplace approximation), [`mgrad`] (in the prior's
-//!   eigenbasis), [`laplace_hmc`] (split HMC around the Laplace approximation); what a kind computes once per
-//!   target and shares across chains is cached in [`prepared`].
+//!   eigenbasis), [`laplace_hmc`] (split HMC around the Laplace approximation); what a kind
+//!   computes once per target and shares across chains is cached in [`prepared`].
 //! - [`driver`]: iterations, burn-in, thinning, recording, estimates and adaptation ([`adapt`]).
 //! - [`spec`]: a job's checked sampler settings.
 //!
@@ -34,6 +35,7 @@ pub mod pcn;
 pub mod pcnl;
 pub mod prepared;
 pub mod protocol;
+pub mod random_walk;
 pub mod schedule;
 pub mod shared;
 pub mod spec;

@@ -15,7 +15,7 @@ use rand::{Rng, RngExt};
 
 use crate::model::target::{Target, Workspace};
 use crate::normals::NormalStream;
-use crate::streams::StreamRng;
+use crate::streams::{Purpose, StreamRng, stream};
 
 /// A position in whitened coordinates with what the kinds keep of it.
 #[derive(Debug, Clone)]
@@ -138,6 +138,25 @@ pub struct Notes {
     pub newton_iterations: Option<usize>,
 }
 
+/// Implements [`ChainState`] for a state that keeps its position and its step size in fields:
+/// `chain_state_with_step!(State, position, step)` (a dotted path for a nested position).
+macro_rules! chain_state_with_step {
+    ($state:ty, $($position:ident).+, $step:ident) => {
+        impl $crate::sampler::protocol::ChainState for $state {
+            fn current(&self) -> &$crate::sampler::protocol::Position {
+                &self.$($position).+
+            }
+            fn step_size(&self) -> Option<f64> {
+                Some(self.$step)
+            }
+            fn set_step_size(&mut self, step: f64) {
+                self.$step = step;
+            }
+        }
+    };
+}
+pub(crate) use chain_state_with_step;
+
 /// What the driver reads of a chain's state. A state lives and dies on the thread that runs its
 /// chain, so it need not be `Send` (nuts-rs's chains hold `Rc`s).
 pub trait ChainState {
@@ -211,6 +230,15 @@ impl ChainRng {
             normals: NormalStream::new(proposals),
             uniforms: acceptance,
         }
+    }
+
+    /// The streams of the chain keyed `key` under study seed `seed`: its proposals and its
+    /// acceptance uniforms, each from its own purpose.
+    pub fn keyed(seed: u64, key: &str) -> Self {
+        Self::new(
+            stream(seed, Purpose::Chain, key),
+            stream(seed, Purpose::Acceptance, key),
+        )
     }
 
     /// Fill `out` with the next standard normals.

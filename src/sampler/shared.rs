@@ -1,9 +1,7 @@
-//! Building blocks the kinds share: a state that can follow a changing prior ([`Retarget`]),
-//! prior draws L z made ahead of time in cache-sized blocks, and the state and step of the
-//! Metropolis-Hastings kinds whose proposal is xi' = keep xi + beta z (GRW: keep = 1; pCN:
-//! keep = sqrt(1 - beta^2)).
+//! Building blocks the kinds share: a state that can follow a changing prior ([`Retarget`]) and
+//! prior draws L z made ahead of time in cache-sized blocks.
 
-use super::protocol::{ChainRng, ChainState, Position, StepInfo};
+use super::protocol::{ChainRng, ChainState, Position};
 use crate::model::target::{Target, Workspace};
 
 /// A chain state that can be moved to another target (the same grid and observations under
@@ -85,100 +83,10 @@ impl PriorDraws {
     }
 }
 
-/// A chain of a kind whose proposal is xi' = keep xi + beta z.
-#[derive(Debug, Clone)]
-pub struct RandomWalkState {
-    position: Position,
-    beta: f64,
-    proposal: Vec<f64>,
-    draws: PriorDraws,
-    work: Workspace,
-}
-
-impl RandomWalkState {
-    pub fn new(xi: Vec<f64>, beta: f64, target: &Target) -> Self {
-        let mut work = target.workspace();
-        Self {
-            position: Position::new(xi, target, &mut work),
-            beta,
-            proposal: vec![0.0; target.observations()],
-            draws: PriorDraws::new(target),
-            work,
-        }
-    }
-
-    pub fn beta(&self) -> f64 {
-        self.beta
-    }
-}
-
-impl Retarget for RandomWalkState {
-    fn retarget(&mut self, position: Position, target: &Target) {
-        self.position = position;
-        self.draws = PriorDraws::one_at_a_time(target);
-    }
-}
-
-impl ChainState for RandomWalkState {
-    fn current(&self) -> &Position {
-        &self.position
-    }
-    fn step_size(&self) -> Option<f64> {
-        Some(self.beta)
-    }
-    fn set_step_size(&mut self, step: f64) {
-        self.beta = step;
-    }
-}
-
-/// One Metropolis-Hastings step with the proposal xi' = keep xi + beta z, z ~ N(0, I), so
-/// u' - m = keep (u - m) + beta L z: only the field at the observed cells is formed for the
-/// ratio, the whole field once a move is accepted. `prior_ratio(xi, z)` is the log ratio of
-/// everything but the likelihood (0 when the proposal preserves the prior, as pCN's does).
-pub fn random_walk_step(
-    state: &mut RandomWalkState,
-    keep: f64,
-    prior_ratio: impl Fn(&[f64], &[f64]) -> f64,
-    target: &Target,
-    rng: &mut ChainRng,
-) -> StepInfo {
-    let RandomWalkState {
-        position,
-        beta,
-        proposal,
-        draws,
-        work,
-    } = state;
-    let (beta, mean) = (*beta, target.mean);
-    let (z, lz) = draws.next(target, rng, work);
-    for ((w, &g), &c) in proposal
-        .iter_mut()
-        .zip(&position.observed)
-        .zip(target.observed_cells)
-    {
-        *w = mean + keep * (g - mean) + beta * lz[c];
-    }
-    let log_likelihood = target.likelihood.log_likelihood(proposal);
-    let log_ratio = log_likelihood - position.log_likelihood + prior_ratio(&position.xi, z);
-    let moved = rng.accept(log_ratio);
-    if moved {
-        for (x, &zk) in position.xi.iter_mut().zip(z) {
-            *x = keep * *x + beta * zk;
-        }
-        for (u, &lzk) in position.field.iter_mut().zip(lz) {
-            *u = mean + keep * (*u - mean) + beta * lzk;
-        }
-        position.observed.copy_from_slice(proposal);
-        position.log_likelihood = log_likelihood;
-    }
-    StepInfo::metropolis(moved, log_ratio, 1, 0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
-    use crate::streams::{Purpose, stream};
 
     #[test]
     fn draws_do_not_depend_on_the_block_length() {
@@ -191,12 +99,7 @@ mod tests {
             observed_cells: &[],
             mean: 0.0,
         };
-        let rng = || {
-            ChainRng::new(
-                stream(1, Purpose::Chain, "b"),
-                stream(1, Purpose::Acceptance, "b"),
-            )
-        };
+        let rng = || ChainRng::keyed(1, "b");
         let mut work = target.workspace();
         let collect = |block: usize, work: &mut Workspace| {
             let mut draws = PriorDraws::with_block(25, 25, block);

@@ -36,3 +36,30 @@ impl SmallGaussianProblem {
         }
     }
 }
+
+/// Runs `iterations` steps of `sampler` on the [`SmallGaussianProblem`] from a start drawn from
+/// the streams named `name`, asserting that every move is accepted with probability 1 (to 1e-9):
+/// what a kind whose moves are exact on gaussian posteriors must do. `inspect` sees the state
+/// before the first step.
+pub(crate) fn assert_every_move_accepted<S: super::protocol::Sampler>(
+    sampler: &S,
+    name: &str,
+    iterations: usize,
+    inspect: impl FnOnce(&S::State<'_>),
+) {
+    let problem = SmallGaussianProblem::new();
+    let target = problem.target();
+    let mut rng = super::protocol::ChainRng::keyed(1, name);
+    let mut xi = vec![0.0; 25];
+    rng.normals(&mut xi);
+    let mut state = sampler.init(xi, &target);
+    inspect(&state);
+    for i in 0..iterations {
+        let info = sampler.step(&mut state, &target, &mut rng);
+        let probability = info.acceptance_probability.unwrap();
+        assert!(
+            probability > 1.0 - 1e-9,
+            "{name}: step {i} accepted with {probability}"
+        );
+    }
+}

@@ -7,16 +7,10 @@ use super::run_kind;
 use super::spec::SamplerSettings;
 use crate::model::target::Target;
 use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
-use crate::streams::{Purpose, stream};
 
 fn rngs(chains: usize) -> Vec<ChainRng> {
     (0..chains)
-        .map(|c| {
-            ChainRng::new(
-                stream(3, Purpose::Chain, &format!("c={c}")),
-                stream(3, Purpose::Acceptance, &format!("c={c}")),
-            )
-        })
+        .map(|c| ChainRng::keyed(3, &format!("c={c}")))
         .collect()
 }
 

@@ -120,8 +120,8 @@ impl PartIndex {
             }
         }
         scanned.sort_by(|a, b| {
-            (a.header.started_unix_ms, &a.header.run)
-                .cmp(&(b.header.started_unix_ms, &b.header.run))
+            (a.header.started_unix_ms, &a.header.origin.run)
+                .cmp(&(b.header.started_unix_ms, &b.header.origin.run))
         });
         for log in scanned {
             let run = index.runs.len();

@@ -43,10 +43,11 @@ pub const SYNC_INTERVAL: Duration = Duration::from_secs(1);
 /// Records larger than this are refused when read (a corrupt length must not allocate wildly).
 const MAX_RECORD_BYTES: u64 = 1 << 36;
 
-/// Who wrote a log: written once at its start.
+/// Which run wrote a log, where and with which fieldmc: the start of its header, and of its
+/// entry in the manifest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunHeader {
-    /// The run's name, also the log's file stem.
+pub struct RunOrigin {
+    /// The run's name, also the log's file stem (`parts/<run>.log`).
     pub run: String,
     /// `I/K` for a shard, `None` for a whole study.
     pub shard: Option<String>,
@@ -57,6 +58,13 @@ pub struct RunHeader {
     /// fieldmc's version and git revision.
     pub version: String,
     pub git_revision: String,
+}
+
+/// Who wrote a log: written once at its start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunHeader {
+    #[serde(flatten)]
+    pub origin: RunOrigin,
     /// The study's name and seed, and BLAKE3 of its file's text.
     pub study: String,
     pub seed: u64,
@@ -127,8 +135,8 @@ struct WriterState {
 impl LogWriter {
     /// Creates `dir/<header.run>.log` (which must not exist) and writes its header, durably.
     pub(crate) fn create(dir: &Path, header: &RunHeader) -> Result<Self, SinkError> {
-        check_name("run name", &header.run)?;
-        let path = dir.join(format!("{}.{LOG_EXTENSION}", header.run));
+        check_name("run name", &header.origin.run)?;
+        let path = dir.join(format!("{}.{LOG_EXTENSION}", header.origin.run));
         let mut file = fsio::create_new(&path)?;
         let json = serde_json::to_vec(header)?;
         let mut bytes = LOG_MAGIC.to_vec();
@@ -456,13 +464,15 @@ pub(crate) mod tests {
     /// A run header for tests (the other sink tests use it too).
     pub(crate) fn header(run: &str) -> RunHeader {
         RunHeader {
-            run: run.to_string(),
-            shard: None,
-            host: "host".into(),
-            pid: 1,
-            threads: 1,
-            version: "0".into(),
-            git_revision: "x".into(),
+            origin: RunOrigin {
+                run: run.to_string(),
+                shard: None,
+                host: "host".into(),
+                pid: 1,
+                threads: 1,
+                version: "0".into(),
+                git_revision: "x".into(),
+            },
             study: "s".into(),
             seed: 1,
             study_hash: "h".into(),

@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use super::log::DataFile;
+use super::log::{DataFile, RunOrigin};
 use crate::clock::utc_timestamp;
 use crate::table::JobStatus;
 
@@ -48,15 +48,8 @@ pub struct Manifest {
 /// Provenance of one run (a whole study or a shard): where, when, with what.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {
-    /// The run's name (its part log is `parts/<run>.log`).
-    pub run: String,
-    /// `I/K` for a shard.
-    pub shard: Option<String>,
-    pub host: String,
-    pub pid: u32,
-    pub threads: usize,
-    pub version: String,
-    pub git_revision: String,
+    #[serde(flatten)]
+    pub origin: RunOrigin,
     pub started: String,
     /// `None` when the run did not end normally (killed); its finished jobs still count.
     pub finished: Option<String>,

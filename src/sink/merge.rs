@@ -53,7 +53,7 @@ pub fn merge(root: &Path) -> Result<MergeOutcome, SinkError> {
     let mut shard_counts: Vec<u32> = index
         .runs
         .iter()
-        .filter_map(|r| r.header.shard.as_deref())
+        .filter_map(|r| r.header.origin.shard.as_deref())
         .filter_map(|s| s.split_once('/')?.1.parse().ok())
         .collect();
     shard_counts.sort_unstable();
@@ -80,7 +80,12 @@ pub fn merge(root: &Path) -> Result<MergeOutcome, SinkError> {
         (r.header.study.clone(), r.header.seed)
     });
     let mut manifest = manifest_of(&study, seed, 0, &outcome.plan, &index, None);
-    manifest.threads = manifest.runs.iter().map(|r| r.threads).max().unwrap_or(0);
+    manifest.threads = manifest
+        .runs
+        .iter()
+        .map(|r| r.origin.threads)
+        .max()
+        .unwrap_or(0);
     manifest.finish();
     dir.write_manifest(&manifest)?;
     outcome.assembled = Some(counts);
@@ -157,13 +162,13 @@ fn describe_runs(index: &PartIndex, runs: &BTreeMap<usize, usize>) -> String {
     runs.iter()
         .map(|(&run, &jobs)| {
             let header = &index.runs[run].header;
-            let what = match &header.shard {
+            let what = match &header.origin.shard {
                 Some(shard) => format!("shard {shard}"),
                 None => "a whole-study run".to_string(),
             };
             format!(
                 "{what} on host {} started {}: {jobs} jobs",
-                header.host, header.started
+                header.origin.host, header.started
             )
         })
         .collect::<Vec<_>>()
@@ -192,7 +197,7 @@ pub fn manifest_of(
         for file in &job.data {
             data.insert(file.clone(), ());
         }
-        let run = &index.runs[job.run].header.run;
+        let run = &index.runs[job.run].header.origin.run;
         manifest.record_job(JobTiming {
             job_id: planned.job_id.clone(),
             status: job.status,
@@ -215,15 +220,9 @@ pub fn manifest_of(
         .runs
         .iter()
         .zip(jobs_per_run)
-        .filter(|(run, jobs)| *jobs > 0 || current_run == Some(run.header.run.as_str()))
+        .filter(|(run, jobs)| *jobs > 0 || current_run == Some(run.header.origin.run.as_str()))
         .map(|(run, jobs)| RunSummary {
-            run: run.header.run.clone(),
-            shard: run.header.shard.clone(),
-            host: run.header.host.clone(),
-            pid: run.header.pid,
-            threads: run.header.threads,
-            version: run.header.version.clone(),
-            git_revision: run.header.git_revision.clone(),
+            origin: run.header.origin.clone(),
             started: run.header.started.clone(),
             finished: run.closed.as_ref().map(|c| c.0.clone()),
             jobs,

@@ -29,7 +29,7 @@ pub use error::SinkError;
 pub use fsio::atomic_write;
 pub use index::{IndexedJob, IndexedRun, KeyHash, PartIndex, PlannedJob};
 pub use lock::{FolderLock, Holder, Purpose};
-pub use log::{DataFile, JobRecord, RunHeader, SYNC_INTERVAL};
+pub use log::{DataFile, JobRecord, RunHeader, RunOrigin, SYNC_INTERVAL};
 pub use manifest::{GIT_REVISION, JobTiming, Manifest, RunSummary};
 pub use merge::{MergeOutcome, check_consistent, manifest_of, merge};
 pub use parquet::read_parquet;

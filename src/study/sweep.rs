@@ -290,34 +290,30 @@ fn checked_values(
             .help("list at least one value, or remove the key to use the base setting"));
     }
     let first_class = type_class(list.key, values[0].get_ref());
+    let sweep_error = |value: &toml::Spanned<DeValue<'_>>, message: String| {
+        reader
+            .source
+            .error(ErrorKind::Sweep, &value.span(), message)
+    };
     let mut settings: Vec<Setting> = Vec::with_capacity(values.len());
     for value in values.iter() {
         let class = type_class(list.key, value.get_ref());
         if class != first_class {
-            return Err(reader
-                .source
-                .error(
-                    ErrorKind::Sweep,
-                    &value.span(),
-                    format!(
-                        "mixed types in the sweep of `{dotted}`: the first value is {first_class}, this one is {class}"
-                    ),
-                )
+            let message = format!(
+                "mixed types in the sweep of `{dotted}`: the first value is {first_class}, this one is {class}"
+            );
+            return Err(sweep_error(value, message)
                 .allowed(format!("a list of {}", list.key.value_type().plural())));
         }
         let setting = read_setting(reader, list.key, value, true)?;
         if repeats == Repeats::Refused && settings.iter().any(|s| s.value == setting.value) {
-            return Err(reader
-                .source
-                .error(
-                    ErrorKind::Sweep,
-                    &value.span(),
-                    format!(
-                        "`{dotted}` lists the value {} twice",
-                        setting.value.canonical()
-                    ),
-                )
-                .help("each value gives its own jobs; list it once"));
+            let message = format!(
+                "`{dotted}` lists the value {} twice",
+                setting.value.canonical()
+            );
+            return Err(
+                sweep_error(value, message).help("each value gives its own jobs; list it once")
+            );
         }
         settings.push(setting);
     }

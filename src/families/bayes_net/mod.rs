@@ -26,13 +26,13 @@ use serde::Deserialize;
 use super::common::Method;
 use crate::diagnostics;
 use crate::figures::{Context, Figure, FigureKind, ReportColumns, ReportError};
-use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
+use crate::job::{Finished, JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::Resolver;
 use crate::study::keys::*;
 use crate::study::{ErrorKind, Key, ParamValue, Settings, StudyError};
 use crate::table::Table;
-use crate::table::{ok_row, rows_of};
+use crate::table::rows_of;
 use keys::*;
 use schema::{jobs, marginals};
 
@@ -349,16 +349,11 @@ impl StudyFamily for BayesNet {
     const HEADLINE: &'static [Key] = &[SAMPLER_KIND];
     const JOBS: &'static Table = &schema::jobs::TABLE;
     const TABLES: &'static [&'static Table] = &[&schema::marginals::TABLE];
-    const REPORT: ReportColumns = ReportColumns {
-        swept: &[],
-        listed: &[
-            schema::jobs::ESS_PER_ITERATION.name(),
-            schema::jobs::MARGINAL_MAX_Z.name(),
-        ],
-        baselines: &[],
-        named_by: &[SAMPLER_KIND],
-        unswept: &[],
-    };
+    const REPORT: ReportColumns = ReportColumns::listing(&[
+        schema::jobs::ESS_PER_ITERATION.name(),
+        schema::jobs::MARGINAL_MAX_Z.name(),
+    ])
+    .named_by(&[SAMPLER_KIND]);
     type Spec = BayesNetSpec;
     type Output = BayesNetOutput;
 
@@ -436,18 +431,14 @@ impl StudyFamily for BayesNet {
         spec.iterations * spec.chains as u64
     }
 
-    fn run(
-        job: &JobHeader,
-        spec: &Self::Spec,
-        context: &RunContext<'_>,
-    ) -> Result<Self::Output, String> {
+    fn run(spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
         let net = Network::read(&spec.path)?;
         let evidence = net.evidence(&spec.evidence)?;
         let exact = enumerate(&net, &evidence)?;
         let started = std::time::Instant::now();
         let chains: Vec<Vec<Vec<usize>>> = (0..spec.chains)
             .map(|c| {
-                let mut rng = context.chain_stream(job, Purpose::Chain, &format!("chain={c}"));
+                let mut rng = context.chain_stream(Purpose::Chain, &format!("chain={c}"));
                 let chain = gibbs_chain(&net, &evidence, spec, &mut rng);
                 context.report((c as u64 + 1) * spec.iterations);
                 chain
@@ -465,12 +456,8 @@ impl StudyFamily for BayesNet {
         })
     }
 
-    fn tables(
-        job: &JobHeader,
-        _spec: &Self::Spec,
-        output: &Self::Output,
-        wall_seconds: f64,
-    ) -> PolarsResult<NamedTables> {
+    fn tables(done: Finished<'_, Self>) -> PolarsResult<NamedTables> {
+        let (job, output) = (done.job, done.output);
         let max_z = output
             .estimates
             .iter()
@@ -484,7 +471,8 @@ impl StudyFamily for BayesNet {
             .iter()
             .filter_map(|e| e.ess)
             .fold(None, |m: Option<f64>, e| Some(m.map_or(e, |m| m.min(e))));
-        let jobs_row = ok_row(&jobs::TABLE, job, &[], wall_seconds)
+        let jobs_row = done
+            .jobs_row(&jobs::TABLE, &[])
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
             .fill(jobs::MARGINAL_MAX_Z, max_z)
             .fill(

@@ -28,13 +28,12 @@ use rand_distr::{Distribution, StandardNormal};
 use super::common::Method;
 use crate::diagnostics;
 use crate::figures::{Context, Figure, FigureKind, ReportColumns, ReportError};
-use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
+use crate::job::{Finished, NamedTables, RunContext, StudyFamily};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::Resolver;
 use crate::study::keys::*;
 use crate::study::{ErrorKind, ParamValue, Settings, StudyError, parse_numbers, parse_rows};
 use crate::table::Table;
-use crate::table::ok_row;
 use crate::table::shared::ACCEPTANCE_RATE;
 use crate::table::shared::autocorrelation_rows;
 use keys::*;
@@ -255,18 +254,13 @@ impl StudyFamily for GaussianTarget {
     const HEADLINE: &'static [Key] = &[SAMPLER_KIND];
     const JOBS: &'static Table = &schema::jobs::TABLE;
     const TABLES: &'static [&'static Table] = &[&crate::table::shared::autocorrelation::TABLE];
-    const REPORT: ReportColumns = ReportColumns {
-        swept: &[],
-        listed: &[
-            schema::jobs::ESS_PER_ITERATION.name(),
-            schema::jobs::EXACT_ESS_PER_ITERATION.name(),
-            schema::jobs::AUTOCORRELATION_LAG1.name(),
-            schema::jobs::MOMENT_MAX_Z.name(),
-        ],
-        baselines: &[],
-        named_by: &[SAMPLER_KIND],
-        unswept: &[],
-    };
+    const REPORT: ReportColumns = ReportColumns::listing(&[
+        schema::jobs::ESS_PER_ITERATION.name(),
+        schema::jobs::EXACT_ESS_PER_ITERATION.name(),
+        schema::jobs::AUTOCORRELATION_LAG1.name(),
+        schema::jobs::MOMENT_MAX_Z.name(),
+    ])
+    .named_by(&[SAMPLER_KIND]);
     type Spec = GaussianSpec;
     type Output = GaussianOutput;
 
@@ -323,15 +317,11 @@ impl StudyFamily for GaussianTarget {
         spec.iterations * spec.chains as u64
     }
 
-    fn run(
-        job: &JobHeader,
-        spec: &Self::Spec,
-        context: &RunContext<'_>,
-    ) -> Result<Self::Output, String> {
+    fn run(spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
         let started = std::time::Instant::now();
         let chains = (0..spec.chains)
             .map(|c| {
-                let mut rng = context.chain_stream(job, Purpose::Chain, &format!("chain={c}"));
+                let mut rng = context.chain_stream(Purpose::Chain, &format!("chain={c}"));
                 let run = run_chain(spec, &mut rng);
                 context.report((c as u64 + 1) * spec.iterations);
                 run
@@ -344,12 +334,8 @@ impl StudyFamily for GaussianTarget {
         })
     }
 
-    fn tables(
-        job: &JobHeader,
-        _spec: &Self::Spec,
-        output: &Self::Output,
-        wall_seconds: f64,
-    ) -> PolarsResult<NamedTables> {
+    fn tables(done: Finished<'_, Self>) -> PolarsResult<NamedTables> {
+        let (job, output) = (done.job, done.output);
         let spec = &output.spec;
         let acceptance = (spec.method == Method::Rwmh).then(|| {
             let accepted: u64 = output.chains.iter().map(|c| c.accepted).sum();
@@ -357,7 +343,8 @@ impl StudyFamily for GaussianTarget {
         });
         let acf = output.autocorrelation();
         let iterations = (spec.iterations * spec.chains as u64) as f64;
-        let jobs_row = ok_row(&jobs::TABLE, job, &[], wall_seconds)
+        let jobs_row = done
+            .jobs_row(&jobs::TABLE, &[])
             .fill(ACCEPTANCE_RATE, acceptance)
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
             .fill(

@@ -60,6 +60,11 @@ pub fn read_grid_csv(
     dims: (usize, usize),
     likelihood: LikelihoodKind,
 ) -> Result<GridData, GridCsvError> {
+    parse_grid_csv(&read_text(path, dims)?, path, column, dims, likelihood)
+}
+
+/// The text of the CSV at `path`, refused unread when the file is too large for a grid of `dims`.
+fn read_text(path: &Path, dims: (usize, usize)) -> Result<String, GridCsvError> {
     let fail = |line: Option<usize>, message: String| GridCsvError {
         path: path.to_path_buf(),
         line,
@@ -78,12 +83,11 @@ pub fn read_grid_csv(
                 ),
             )
         })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
         fail(Some(line), "not a text file: invalid UTF-8".to_string())
-    })?;
-    parse_grid_csv(&text, path, column, dims, likelihood)
+    })
 }
 
 /// [`read_grid_csv`] on text already in memory; `path` is used in messages only.
@@ -623,50 +627,43 @@ mod tests {
         assert!(error.message.contains("larger than"), "{error}");
     }
 
+    /// The values and window read from `text` with a `count` column on a `dims` grid.
+    fn values_and_window(text: &str, dims: (usize, usize)) -> (Vec<f64>, Option<Window>) {
+        let data = parse_grid_csv(text, Path::new("data/x.csv"), "count", dims, Poisson).unwrap();
+        (data.values, data.window)
+    }
+
     #[test]
     fn cell_centres_give_the_window_the_cells_tile() {
         let text = "i,j,x_center,y_center,count\n0,0,0.25,0.5,1\n1,0,0.75,0.5,2\n0,1,0.25,1.5,3\n1,1,0.75,1.5,4\n";
-        let data = parse_grid_csv(text, Path::new("data/x.csv"), "count", (2, 2), Poisson).unwrap();
-        assert_eq!(data.values, vec![1.0, 2.0, 3.0, 4.0]);
+        let tiled = Window {
+            x: (0.0, 1.0),
+            y: (0.0, 2.0),
+        };
         assert_eq!(
-            data.window,
-            Some(Window {
-                x: (0.0, 1.0),
-                y: (0.0, 2.0)
-            })
+            values_and_window(text, (2, 2)),
+            (vec![1.0, 2.0, 3.0, 4.0], Some(tiled))
         );
-        let no_centres = parse_grid_csv(
-            "i,j,count\n0,0,1\n",
-            Path::new("x"),
-            "count",
-            (1, 1),
-            Poisson,
-        );
-        assert_eq!(no_centres.unwrap().window, None);
+        let no_centres = values_and_window("i,j,count\n0,0,1\n", (1, 1));
+        assert_eq!(no_centres, (vec![1.0], None));
     }
 
     #[test]
     fn centres_off_a_regular_grid_are_refused() {
         let shifted = "i,j,x_center,y_center,count\n0,0,0.25,0.5,1\n1,0,0.8,0.5,2\n0,1,0.25,1.5,3\n1,1,0.75,1.5,4\n";
-        let error = parse_grid_csv(shifted, Path::new("data/x.csv"), "count", (2, 2), Poisson)
-            .unwrap_err()
-            .to_string();
+        let error = message(shifted, "count", 2, Poisson);
         assert!(
             error.starts_with("data/x.csv:3: x_center = 0.8 is off the regular grid"),
             "{error}"
         );
         let reversed = "i,j,x_center,y_center,count\n0,0,0.75,0.5,1\n1,0,0.25,0.5,2\n0,1,0.75,1.5,3\n1,1,0.25,1.5,4\n";
-        let error = parse_grid_csv(reversed, Path::new("data/x.csv"), "count", (2, 2), Poisson)
-            .unwrap_err()
-            .to_string();
+        let error = message(reversed, "count", 2, Poisson);
         assert!(
             error.contains("x_center does not increase with i"),
             "{error}"
         );
         let half = "i,j,x_center,count\n0,0,0.25,1\n";
-        let error = parse_grid_csv(half, Path::new("data/x.csv"), "count", (2, 2), Poisson)
-            .unwrap_err()
-            .to_string();
+        let error = message(half, "count", 2, Poisson);
         assert!(
             error.starts_with("data/x.csv:1: the header gives one of x_center"),
             "{error}"
@@ -677,14 +674,13 @@ mod tests {
     #[test]
     fn one_dimensional_grids_read_without_j() {
         let text = "i,x_center,count\n0,25,1\n1,75,0\n2,125,3\n";
-        let data = parse_grid_csv(text, Path::new("x"), "count", (3, 1), Poisson).unwrap();
-        assert_eq!(data.values, vec![1.0, 0.0, 3.0]);
+        let line = Window {
+            x: (0.0, 150.0),
+            y: (0.0, 0.0),
+        };
         assert_eq!(
-            data.window,
-            Some(Window {
-                x: (0.0, 150.0),
-                y: (0.0, 0.0)
-            })
+            values_and_window(text, (3, 1)),
+            (vec![1.0, 0.0, 3.0], Some(line))
         );
         let error = parse_grid_csv(
             "i,count\n0,1\n5,2\n",

@@ -251,10 +251,7 @@ pub fn chain_rngs_for(spec: &SamplerSpec, key: &str, seed: u64) -> Vec<ChainRng>
     (0..spec.chains())
         .map(|c| {
             let key = format!("{key};chain={c}");
-            ChainRng::new(
-                stream(seed, Purpose::Chain, &key),
-                stream(seed, Purpose::Acceptance, &key),
-            )
+            ChainRng::keyed(seed, &key)
         })
         .collect()
 }

@@ -36,7 +36,7 @@ mod tests;
 use polars::prelude::PolarsResult;
 
 use crate::figures::{Context, Figure, ReportColumns, ReportError};
-use crate::job::{DataStream, JobHeader, NamedTables, RunContext, StudyFamily};
+use crate::job::{DataStream, Finished, NamedTables, RunContext, StudyFamily};
 use crate::model::DataSpec;
 use crate::study::{Key, ParamValue, Resolver, Settings, StudyError};
 use crate::table::Table;
@@ -108,14 +108,13 @@ impl StudyFamily for LatentField {
         spec.sampler.iterations()
     }
 
-    fn run(
-        header: &JobHeader,
-        spec: &Self::Spec,
-        context: &RunContext<'_>,
-    ) -> Result<Self::Output, String> {
-        let job = FieldJob { header, spec };
+    fn run(spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
+        let job = FieldJob {
+            header: context.job,
+            spec,
+        };
         match &context.sbc {
-            Some(sbc) => run_sbc(job, context.seed, sbc.replications, sbc.draws as usize)
+            Some(sbc) => run_sbc(job, context.seed, *sbc)
                 .map(LatentFieldOutput::Calibration)
                 .map_err(|e| e.to_string()),
             None => {
@@ -131,12 +130,13 @@ impl StudyFamily for LatentField {
         }
     }
 
-    fn tables(
-        header: &JobHeader,
-        spec: &Self::Spec,
-        output: &Self::Output,
-        wall_seconds: f64,
-    ) -> PolarsResult<NamedTables> {
+    fn tables(done: Finished<'_, Self>) -> PolarsResult<NamedTables> {
+        let Finished {
+            job: header,
+            spec,
+            output,
+            wall_seconds,
+        } = done;
         let job = FieldJob { header, spec };
         match output {
             LatentFieldOutput::Chains(result) => chain_tables(job, result, wall_seconds),

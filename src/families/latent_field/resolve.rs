@@ -329,17 +329,14 @@ impl Resolution<'_, '_> {
         if bytes <= MEMORY_LIMIT_BYTES {
             return Ok(());
         }
-        let grid = shape.describe();
-        Err(self.resolver.error_at(
-            settings,
-            &[MODEL_GRID, SAMPLER_CHAINS],
-            ErrorKind::TooLarge,
-            format!(
-                    "a job on a {grid} grid with {chains} chain(s) needs an estimated {} of memory, above the limit of {}",
-                    format_bytes(bytes),
-                    format_bytes(MEMORY_LIMIT_BYTES)
-                ),
-            )
+        let message = format!(
+            "a job on a {} grid with {chains} chain(s) needs an estimated {} of memory, above the limit of {}",
+            shape.describe(),
+            format_bytes(bytes),
+            format_bytes(MEMORY_LIMIT_BYTES)
+        );
+        let keys = [MODEL_GRID, SAMPLER_CHAINS];
+        Err(self.resolver.error_at(settings, &keys, ErrorKind::TooLarge, message)
             .note("estimate: 8 N (16 chains + 8) bytes, plus 8 min(M, 2500)^2 for the exact gaussian posterior")
             .help("use a smaller grid or fewer chains"))
     }
@@ -350,15 +347,14 @@ impl Resolution<'_, '_> {
         if subsample as u64 <= cells {
             return Ok(());
         }
-        let grid = shape.describe();
-        Err(self.resolver.error_at(
-            settings,
-            &[DATA_SUBSAMPLE, MODEL_GRID],
-            ErrorKind::Conflict,
-            format!(
-                    "data.subsample = {subsample} leaves no observed cell on a {grid} grid ({cells} cells)"
-                ),
-            )
+        let message = format!(
+            "data.subsample = {subsample} leaves no observed cell on a {} grid ({cells} cells)",
+            shape.describe()
+        );
+        let keys = [DATA_SUBSAMPLE, MODEL_GRID];
+        Err(self
+            .resolver
+            .error_at(settings, &keys, ErrorKind::Conflict, message)
             .allowed(format!("a subsample from 1 to {cells} on this grid")))
     }
 
@@ -457,6 +453,11 @@ impl Resolution<'_, '_> {
                 None => shape.default_grid(),
             });
         };
+        let window_conflict = |message: String| {
+            let keys = [MODEL_WINDOW];
+            self.resolver
+                .error_at(settings, &keys, ErrorKind::Conflict, message)
+        };
         let spec = WindowSpec::from_param(&given.value).expect("validated window");
         if spec.y.is_some() == shape.is_line() {
             let wanted = if shape.is_line() {
@@ -464,19 +465,12 @@ impl Resolution<'_, '_> {
             } else {
                 "[[x0, x1], [y0, y1]] for a 2-D grid"
             };
-            return Err(self
-                .resolver
-                .error_at(
-                    settings,
-                    &[MODEL_WINDOW],
-                    ErrorKind::Conflict,
-                    format!(
-                        "model.window = {} does not fit the {} grid",
-                        given.value,
-                        shape.describe()
-                    ),
-                )
-                .allowed(wanted));
+            let message = format!(
+                "model.window = {} does not fit the {} grid",
+                given.value,
+                shape.describe()
+            );
+            return Err(window_conflict(message).allowed(wanted));
         }
         let window = spec.window();
         if let Some(data) = data_window
@@ -485,24 +479,17 @@ impl Resolution<'_, '_> {
             let aspect = |w: &Window| (w.x.1 - w.x.0) / (w.y.1 - w.y.0);
             let (wanted, found) = (aspect(&data), aspect(&window));
             if ((found - wanted) / wanted).abs() > WINDOW_ASPECT_TOLERANCE {
-                return Err(self
-                    .resolver
-                    .error_at(
-                        settings,
-                        &[MODEL_WINDOW],
-                        ErrorKind::Conflict,
-                        format!(
-                            "model.window = {} has width / height {found:.6}, but the data's window \
-                             {} (from its cell centres) has {wanted:.6}: a window for csv data \
-                             rescales the data's window and must keep its shape (to 0.1%)",
-                            given.value,
-                            shape::window_text(&data, false)
-                        ),
-                    )
-                    .help(format!(
-                        "remove model.window to use the data's own units, or give a window of \
-                         width / height {wanted:.6}"
-                    )));
+                let message = format!(
+                    "model.window = {} has width / height {found:.6}, but the data's window {} \
+                     (from its cell centres) has {wanted:.6}: a window for csv data rescales the \
+                     data's window and must keep its shape (to 0.1%)",
+                    given.value,
+                    shape::window_text(&data, false)
+                );
+                return Err(window_conflict(message).help(format!(
+                    "remove model.window to use the data's own units, or give a window of \
+                     width / height {wanted:.6}"
+                )));
             }
         }
         Ok(Grid::over_window(nx, ny, window))

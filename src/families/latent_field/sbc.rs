@@ -22,6 +22,7 @@ use crate::sampler::hyper::HyperModel;
 use crate::sampler::{ChainRng, run_kind};
 use crate::sampler::{DrawSettings, Kind, KindVisitor, PROBES, RunOutput, RunRequest, Trace, run};
 use crate::streams::{Purpose, stream};
+use crate::study::SbcSpec;
 use crate::table::{SchemaError, rows_of};
 
 /// The functionals ranked, in table order.
@@ -78,19 +79,13 @@ impl SbcRun {
     }
 }
 
-/// Run `replications` SBC replications of `job` with the sampler of its kind, each with
-/// `draws` posterior draws.
-pub fn run_sbc(
-    job: FieldJob<'_>,
-    seed: u64,
-    replications: u32,
-    draws: usize,
-) -> Result<SbcRun, JobError> {
+/// Run `sbc.replications` SBC replications of `job` with the sampler of its kind, each with
+/// `sbc.draws` posterior draws.
+pub fn run_sbc(job: FieldJob<'_>, seed: u64, sbc: SbcSpec) -> Result<SbcRun, JobError> {
     struct Calibrator<'a> {
         job: FieldJob<'a>,
         seed: u64,
-        replications: u32,
-        draws: usize,
+        sbc: SbcSpec,
     }
     impl KindVisitor for Calibrator<'_> {
         type Output = Result<SbcRun, JobError>;
@@ -99,27 +94,15 @@ pub fn run_sbc(
             if self.job.spec.model.hyper.any() {
                 // The field kind alternates with the hyperparameter update of the spec.
                 let runner = |request: &RunRequest, rngs| run_kind(spec, request, rngs);
-                return run_replications(
-                    &runner,
-                    self.job,
-                    self.seed,
-                    self.replications,
-                    self.draws,
-                );
+                return run_replications(&runner, self.job, self.seed, self.sbc);
             }
-            run_sbc_with(&sampler, self.job, self.seed, self.replications, self.draws)
+            run_sbc_with(&sampler, self.job, self.seed, self.sbc)
         }
         fn approximation(self, kind: crate::sampler::SamplerKind) -> Self::Output {
             Err(JobError::NotAMarkovChain(kind))
         }
     }
-    let calibrator = Calibrator {
-        job,
-        seed,
-        replications,
-        draws,
-    };
-    job.spec.sampler.visit(calibrator)
+    job.spec.sampler.visit(Calibrator { job, seed, sbc })
 }
 
 /// [`run_sbc`] with a given sampler (tests pass deliberately wrong ones).
@@ -127,11 +110,10 @@ pub fn run_sbc_with<S: crate::sampler::Sampler>(
     sampler: &S,
     job: FieldJob<'_>,
     seed: u64,
-    replications: u32,
-    draws: usize,
+    sbc: SbcSpec,
 ) -> Result<SbcRun, JobError> {
     let runner = |request: &RunRequest, rngs| run(sampler, request, rngs);
-    run_replications(&runner, job, seed, replications, draws)
+    run_replications(&runner, job, seed, sbc)
 }
 
 /// How a replication's chains are run.
@@ -141,10 +123,10 @@ fn run_replications(
     runner: &Runner,
     job: FieldJob<'_>,
     seed: u64,
-    replications: u32,
-    draws: usize,
+    sbc: SbcSpec,
 ) -> Result<SbcRun, JobError> {
-    let replications = (0..replications)
+    let draws = sbc.draws as usize;
+    let replications = (0..sbc.replications)
         .map(|r| {
             let header = replication_job(job, r);
             let replica = FieldJob {

@@ -39,14 +39,14 @@ pub use corpus::{
 use crate::diagnostics;
 use crate::figures::plots::{Curves, Heat, heat_panels, word_lists};
 use crate::figures::{Context, Figure, FigureKind, ReportColumns, ReportError};
-use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
+use crate::job::{Finished, JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::Resolver;
 use crate::study::keys::*;
 use crate::study::{ErrorKind, ParamValue, Settings, StudyError};
 use crate::table::Table;
+use crate::table::rows_of;
 use crate::table::shared::autocorrelation_rows;
-use crate::table::{ok_row, rows_of};
 use keys::*;
 use schema::{jobs, lda_trace, topics};
 
@@ -408,18 +408,13 @@ impl StudyFamily for Lda {
         &crate::table::shared::autocorrelation::TABLE,
         &schema::lda_trace::TABLE,
     ];
-    const REPORT: ReportColumns = ReportColumns {
-        swept: &[],
-        listed: &[
-            schema::jobs::AUTOCORRELATION_LAG1.name(),
-            schema::jobs::TOPIC_TV_MAX.name(),
-            schema::jobs::HELDOUT_PERPLEXITY.name(),
-            schema::jobs::ESS_BULK_PER_SECOND.name(),
-        ],
-        baselines: &[],
-        named_by: &[SAMPLER_KIND],
-        unswept: &[],
-    };
+    const REPORT: ReportColumns = ReportColumns::listing(&[
+        schema::jobs::AUTOCORRELATION_LAG1.name(),
+        schema::jobs::TOPIC_TV_MAX.name(),
+        schema::jobs::HELDOUT_PERPLEXITY.name(),
+        schema::jobs::ESS_BULK_PER_SECOND.name(),
+    ])
+    .named_by(&[SAMPLER_KIND]);
     type Spec = LdaSpec;
     type Output = LdaOutput;
 
@@ -467,19 +462,15 @@ impl StudyFamily for Lda {
         spec.iterations
     }
 
-    fn run(
-        job: &JobHeader,
-        spec: &Self::Spec,
-        context: &RunContext<'_>,
-    ) -> Result<Self::Output, String> {
+    fn run(spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
         let corpus = match &spec.corpus {
             CorpusSource::Bars { documents, length } => {
-                bars_corpus(*documents, *length, &mut context.data_stream(job, "corpus"))
+                bars_corpus(*documents, *length, &mut context.data_stream("corpus"))
             }
             CorpusSource::Csv(path) => read_corpus(path).map_err(|e| e.to_string())?,
         };
         let started = std::time::Instant::now();
-        let mut rng = context.chain_stream(job, Purpose::Chain, "chain=0");
+        let mut rng = context.chain_stream(Purpose::Chain, "chain=0");
         let run = run_lda(spec, &corpus, &mut rng);
         context.report(spec.iterations);
         let sample_seconds = started.elapsed().as_secs_f64();
@@ -494,12 +485,8 @@ impl StudyFamily for Lda {
         })
     }
 
-    fn tables(
-        job: &JobHeader,
-        _spec: &Self::Spec,
-        output: &Self::Output,
-        wall_seconds: f64,
-    ) -> PolarsResult<NamedTables> {
+    fn tables(done: Finished<'_, Self>) -> PolarsResult<NamedTables> {
+        let (job, output) = (done.job, done.output);
         let kept: Vec<f64> = output.run.trace[output.burn_in..]
             .iter()
             .map(|t| t.1)
@@ -513,7 +500,8 @@ impl StudyFamily for Lda {
             .as_ref()
             .map(|m| m.iter().map(|x| x.1).fold(0.0, f64::max));
         let acf = diagnostics::autocorrelation(&kept, 50);
-        let jobs_row = ok_row(&jobs::TABLE, job, &[], wall_seconds)
+        let jobs_row = done
+            .jobs_row(&jobs::TABLE, &[])
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
             .fill(jobs::ESS_BULK, ess)
             .fill(

@@ -30,14 +30,14 @@ use rand_distr::{Distribution, Exp1};
 
 use crate::figures::plots::Curves;
 use crate::figures::{Context, Figure, FigureKind, ReportColumns, ReportError};
-use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
+use crate::job::{Finished, JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::{Purpose, StreamRng};
 use crate::study::Resolver;
 use crate::study::keys::*;
 use crate::study::{ErrorKind, ParamValue, Settings, StudyError, parse_rows};
 use crate::table::Table;
+use crate::table::rows_of;
 use crate::table::shared::METHOD;
-use crate::table::{ok_row, rows_of};
 use keys::*;
 use schema::{distances, jobs, stationary};
 
@@ -250,18 +250,12 @@ impl StudyFamily for MarkovChain {
     const JOBS: &'static Table = &schema::jobs::TABLE;
     const TABLES: &'static [&'static Table] =
         &[&schema::stationary::TABLE, &schema::distances::TABLE];
-    const REPORT: ReportColumns = ReportColumns {
-        swept: &[],
-        listed: &[
-            schema::jobs::LAMBDA2.name(),
-            schema::jobs::POWER_ITERATIONS.name(),
-            schema::jobs::POWER_EIGEN_MAX_DIFF.name(),
-            schema::jobs::SIMULATION_TV.name(),
-        ],
-        baselines: &[],
-        named_by: &[],
-        unswept: &[],
-    };
+    const REPORT: ReportColumns = ReportColumns::listing(&[
+        schema::jobs::LAMBDA2.name(),
+        schema::jobs::POWER_ITERATIONS.name(),
+        schema::jobs::POWER_EIGEN_MAX_DIFF.name(),
+        schema::jobs::SIMULATION_TV.name(),
+    ]);
     type Spec = MarkovSpec;
     type Output = MarkovOutput;
 
@@ -321,20 +315,13 @@ impl StudyFamily for MarkovChain {
         spec.steps
     }
 
-    fn run(
-        job: &JobHeader,
-        spec: &Self::Spec,
-        context: &RunContext<'_>,
-    ) -> Result<Self::Output, String> {
-        let p = matrix(
-            &spec.transition,
-            &mut context.data_stream(job, "transition"),
-        );
+    fn run(spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
+        let p = matrix(&spec.transition, &mut context.data_stream("transition"));
         let (eigen, lambda2) = eigen_solve(&p)?;
         let power = power_method(&p, spec.tolerance, &eigen);
         let started = std::time::Instant::now();
         let checkpoints = checkpoints(spec.steps);
-        let mut rng = context.chain_stream(job, Purpose::Chain, "chain=0");
+        let mut rng = context.chain_stream(Purpose::Chain, "chain=0");
         let (simulation_tv, simulated) = simulate(&p, spec.steps, &checkpoints, &eigen, &mut rng);
         context.report(spec.steps);
         Ok(MarkovOutput {
@@ -349,12 +336,8 @@ impl StudyFamily for MarkovChain {
         })
     }
 
-    fn tables(
-        job: &JobHeader,
-        _spec: &Self::Spec,
-        output: &Self::Output,
-        wall_seconds: f64,
-    ) -> PolarsResult<NamedTables> {
+    fn tables(done: Finished<'_, Self>) -> PolarsResult<NamedTables> {
+        let (job, output) = (done.job, done.output);
         let max_diff = output
             .power
             .stationary
@@ -362,7 +345,8 @@ impl StudyFamily for MarkovChain {
             .zip(&output.eigen)
             .map(|(a, b)| (a - b).abs())
             .fold(0.0, f64::max);
-        let jobs_row = ok_row(&jobs::TABLE, job, &[], wall_seconds)
+        let jobs_row = done
+            .jobs_row(&jobs::TABLE, &[])
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
             .fill(jobs::LAMBDA2, output.lambda2)
             .fill(jobs::POWER_ITERATIONS, output.power.iterations as i64)

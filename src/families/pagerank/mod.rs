@@ -35,14 +35,14 @@ use super::markov_chain::schema::{distances, jobs as markov_jobs};
 use super::markov_chain::{checkpoints, eigen_solve, total_variation};
 use crate::figures::plots::Map;
 use crate::figures::{Context, Figure, FigureKind, ReportColumns, ReportError};
-use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
+use crate::job::{Finished, JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::Purpose;
 use crate::study::Resolver;
 use crate::study::keys::*;
 use crate::study::{ErrorKind, Settings, StudyError};
 use crate::table::Table;
+use crate::table::rows_of;
 use crate::table::shared::METHOD;
-use crate::table::{ok_row, rows_of};
 use keys::*;
 use schema::{jobs, node_ranks};
 
@@ -293,21 +293,15 @@ impl StudyFamily for PageRank {
         &super::markov_chain::schema::distances::TABLE,
         &schema::node_ranks::TABLE,
     ];
-    const REPORT: ReportColumns = ReportColumns {
-        swept: &[],
-        listed: &[
-            super::markov_chain::schema::jobs::LAMBDA2.name(),
-            super::markov_chain::schema::jobs::POWER_ITERATIONS.name(),
-            super::markov_chain::schema::jobs::POWER_EIGEN_MAX_DIFF.name(),
-            super::markov_chain::schema::jobs::SIMULATION_TV.name(),
-            schema::jobs::NODES.name(),
-            schema::jobs::EDGES.name(),
-            schema::jobs::DANGLING_NODES.name(),
-        ],
-        baselines: &[],
-        named_by: &[],
-        unswept: &[],
-    };
+    const REPORT: ReportColumns = ReportColumns::listing(&[
+        markov_jobs::LAMBDA2.name(),
+        markov_jobs::POWER_ITERATIONS.name(),
+        markov_jobs::POWER_EIGEN_MAX_DIFF.name(),
+        markov_jobs::SIMULATION_TV.name(),
+        jobs::NODES.name(),
+        jobs::EDGES.name(),
+        jobs::DANGLING_NODES.name(),
+    ]);
     type Spec = PageRankSpec;
     type Output = PageRankOutput;
 
@@ -371,11 +365,7 @@ impl StudyFamily for PageRank {
         spec.steps
     }
 
-    fn run(
-        job: &JobHeader,
-        spec: &Self::Spec,
-        context: &RunContext<'_>,
-    ) -> Result<Self::Output, String> {
+    fn run(spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
         let graph = match &spec.graph {
             GraphSource::Inline(text) => parse_inline(text)?,
             GraphSource::File(path) => read_graph(path)?,
@@ -389,7 +379,7 @@ impl StudyFamily for PageRank {
         };
         let started = std::time::Instant::now();
         let checkpoints = checkpoints(spec.steps);
-        let mut rng = context.chain_stream(job, Purpose::Chain, "surfer");
+        let mut rng = context.chain_stream(Purpose::Chain, "surfer");
         let n = graph.names.len();
         let mut visits = vec![0u64; n];
         let mut surfer_tv = Vec::with_capacity(checkpoints.len());
@@ -427,19 +417,16 @@ impl StudyFamily for PageRank {
         })
     }
 
-    fn tables(
-        job: &JobHeader,
-        _spec: &Self::Spec,
-        output: &Self::Output,
-        wall_seconds: f64,
-    ) -> PolarsResult<NamedTables> {
+    fn tables(done: Finished<'_, Self>) -> PolarsResult<NamedTables> {
+        let (job, output) = (done.job, done.output);
         let max_diff = output.eigen.as_ref().map(|(e, _)| {
             e.iter()
                 .zip(&output.power)
                 .map(|(a, b)| (a - b).abs())
                 .fold(0.0, f64::max)
         });
-        let jobs_row = ok_row(&jobs::TABLE, job, &[], wall_seconds)
+        let jobs_row = done
+            .jobs_row(&jobs::TABLE, &[])
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
             .fill(jobs::NODES, output.graph.names.len() as i64)
             .fill(jobs::EDGES, output.graph.edge_count() as i64)

@@ -18,15 +18,15 @@ use super::method::{MethodOutcome, PartitionKind, run_method};
 use super::schema::{jobs, partition_traces, partitions};
 use super::task::{ErrorKind, Problem, SizePenalty, TargetAggregate, TaskModelKind, TaskSettings};
 use crate::figures::{Context, Figure, ReportError};
-use crate::job::{JobHeader, NamedTables, RunContext, StudyFamily};
+use crate::job::{Finished, JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::Purpose;
 use crate::study::Resolver;
 use crate::study::error::ErrorKind as StudyErrorKind;
 use crate::study::keys::*;
 use crate::study::{Key, ParamValue, Settings, StudyError};
 use crate::table::Table;
+use crate::table::rows_of;
 use crate::table::shared::{ACCEPTANCE_RATE, ITERATION};
-use crate::table::{ok_row, rows_of};
 
 /// The family.
 pub struct PartitionFamily;
@@ -118,14 +118,10 @@ impl StudyFamily for PartitionFamily {
         }
     }
 
-    fn run(
-        job: &JobHeader,
-        spec: &Self::Spec,
-        context: &RunContext<'_>,
-    ) -> Result<Self::Output, String> {
+    fn run(spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
         let problem = spec.problem();
-        let mut proposals = context.chain_stream(job, Purpose::Chain, "");
-        let mut acceptance = context.chain_stream(job, Purpose::Acceptance, "");
+        let mut proposals = context.chain_stream(Purpose::Chain, "");
+        let mut acceptance = context.chain_stream(Purpose::Acceptance, "");
         let outcome = run_method(
             &problem,
             &spec.data.areas,
@@ -140,14 +136,10 @@ impl StudyFamily for PartitionFamily {
         Ok(outcome)
     }
 
-    fn tables(
-        job: &JobHeader,
-        spec: &Self::Spec,
-        output: &Self::Output,
-        wall_seconds: f64,
-    ) -> PolarsResult<NamedTables> {
+    fn tables(done: Finished<'_, Self>) -> PolarsResult<NamedTables> {
+        let (job, spec, output) = (done.job, done.spec, done.output);
         let mut named = vec![
-            ("jobs", job_row(job, spec, output, wall_seconds)?),
+            ("jobs", job_row(&done)?),
             ("partitions", partition_rows(job, spec, output)?),
         ];
         if !output.trace.is_empty() {
@@ -182,12 +174,8 @@ fn warnings(spec: &PartitionSpec, output: &MethodOutcome) -> Vec<String> {
     warnings
 }
 
-fn job_row(
-    job: &JobHeader,
-    spec: &PartitionSpec,
-    output: &MethodOutcome,
-    wall_seconds: f64,
-) -> PolarsResult<polars::prelude::DataFrame> {
+fn job_row(done: &Finished<'_, PartitionFamily>) -> PolarsResult<polars::prelude::DataFrame> {
+    let (spec, output) = (done.spec, done.output);
     let counts = output.counts;
     let chain = |f: fn(&super::chain::MoveCounts) -> usize| counts.map(|c| f(&c) as i64);
     let f_start = output
@@ -195,7 +183,8 @@ fn job_row(
         .first()
         .map(|point| point.f)
         .filter(|_| counts.is_some());
-    let row = ok_row(&jobs::TABLE, job, &warnings(spec, output), wall_seconds)
+    let row = done
+        .jobs_row(&jobs::TABLE, &warnings(spec, output))
         .fill(ACCEPTANCE_RATE, counts.map(|c| c.acceptance_rate()))
         .fill(jobs::F_START, f_start)
         .fill(jobs::F_FINAL, output.last.evaluation.f)

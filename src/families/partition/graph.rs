@@ -68,29 +68,7 @@ impl Adjacency {
 
     /// The connected components of the areas with `keep(a)` true, each sorted.
     pub fn components_where(&self, keep: impl Fn(usize) -> bool) -> Vec<Vec<u32>> {
-        let mut seen = vec![false; self.len()];
-        let mut components = Vec::new();
-        for start in 0..self.len() {
-            if seen[start] || !keep(start) {
-                continue;
-            }
-            seen[start] = true;
-            let mut component = vec![start as u32];
-            let mut next = 0;
-            while next < component.len() {
-                let a = component[next] as usize;
-                next += 1;
-                for &b in self.neighbours(a) {
-                    if !seen[b as usize] && keep(b as usize) {
-                        seen[b as usize] = true;
-                        component.push(b);
-                    }
-                }
-            }
-            component.sort_unstable();
-            components.push(component);
-        }
-        components
+        self.components(keep, |_, _| true)
     }
 
     /// Whether every region of `labels` (regions `0..regions`) is non-empty and connected.
@@ -105,22 +83,32 @@ impl Adjacency {
 
     /// Components of the subgraph that keeps only edges inside one label.
     pub fn components_by_label(&self, labels: &[u32]) -> Vec<Vec<u32>> {
+        self.components(|_| true, |a, b| labels[a] == labels[b])
+    }
+
+    /// The components of the subgraph of the areas with `keep(a)` true and the edges a-b with
+    /// `joined(a, b)` true (an equivalence), each sorted, in the order of their smallest area.
+    fn components(
+        &self,
+        keep: impl Fn(usize) -> bool,
+        joined: impl Fn(usize, usize) -> bool,
+    ) -> Vec<Vec<u32>> {
         let mut seen = vec![false; self.len()];
         let mut components = Vec::new();
         for start in 0..self.len() {
-            if seen[start] {
+            if seen[start] || !keep(start) {
                 continue;
             }
             seen[start] = true;
-            let label = labels[start];
             let mut component = vec![start as u32];
             let mut next = 0;
             while next < component.len() {
                 let a = component[next] as usize;
                 next += 1;
                 for &b in self.neighbours(a) {
-                    if !seen[b as usize] && labels[b as usize] == label {
-                        seen[b as usize] = true;
+                    let b_area = b as usize;
+                    if !seen[b_area] && keep(b_area) && joined(a, b_area) {
+                        seen[b_area] = true;
                         component.push(b);
                     }
                 }

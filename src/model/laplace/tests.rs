@@ -22,6 +22,13 @@ fn simulate(prior: &KroneckerPrior, kind: LikelihoodKind, subsample: usize, key:
     Dataset::simulate(prior, sim, &mut streams).unwrap()
 }
 
+/// The Laplace fit of `target` and its marginals, with the default settings.
+fn fit_with_defaults(target: &Target) -> (LaplaceFit, LaplaceMarginals) {
+    let fit = LaplaceFit::new(target, &NewtonSettings::default()).unwrap();
+    let marginals = fit.marginals(target, &LaplaceSettings::default()).unwrap();
+    (fit, marginals)
+}
+
 fn max_relative(a: &[f64], b: &[f64]) -> f64 {
     let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     a.iter()
@@ -48,8 +55,7 @@ fn gaussian_mode_and_sd_equal_the_exact_posterior() {
             observed_cells: &data.observed.cells,
             mean,
         };
-        let fit = LaplaceFit::new(&target, &NewtonSettings::default()).unwrap();
-        let marginals = fit.marginals(&target, &LaplaceSettings::default()).unwrap();
+        let (fit, marginals) = fit_with_defaults(&target);
         let mut shifted = data.observed.clone();
         shifted.values = values;
         let exact = gaussian_posterior(&prior, mean, &shifted, 0.7).unwrap();
@@ -123,28 +129,7 @@ fn hessian_product_matches_finite_differences_of_the_gradient() {
     let prior = prior(5, 0.3, 1.5);
     let cells: Vec<usize> = (0..25).step_by(2).collect();
     let m = cells.len();
-    let likelihoods = [
-        Likelihood::new(
-            LikelihoodKind::Gaussian,
-            (0..m).map(|k| (k as f64).sin()).collect(),
-            0.6,
-            0.0,
-        ),
-        Likelihood::new(
-            LikelihoodKind::Probit,
-            (0..m)
-                .map(|k| if k % 3 == 0 { -1.0 } else { 1.0 })
-                .collect(),
-            0.8,
-            0.0,
-        ),
-        Likelihood::new(
-            LikelihoodKind::Poisson,
-            (0..m).map(|k| (k % 4) as f64).collect(),
-            1.0,
-            0.3,
-        ),
-    ];
+    let likelihoods = crate::model::likelihood::one_of_each(m);
     for likelihood in &likelihoods {
         let target = Target {
             prior: &prior,
@@ -210,8 +195,7 @@ fn gaussian_evidence_matches_its_closed_form() {
         observed_cells: &data.observed.cells,
         mean,
     };
-    let fit = LaplaceFit::new(&target, &NewtonSettings::default()).unwrap();
-    let laplace = fit.marginals(&target, &LaplaceSettings::default()).unwrap();
+    let (_, laplace) = fit_with_defaults(&target);
     let cells = &data.observed.cells;
     let m = cells.len();
     let k = Mat::from_fn(m, m, |a, b| {
@@ -254,8 +238,7 @@ fn probit_and_poisson_evidence_is_close_to_the_monte_carlo_estimate() {
             observed_cells: &data.observed.cells,
             mean: 0.0,
         };
-        let fit = LaplaceFit::new(&target, &NewtonSettings::default()).unwrap();
-        let laplace = fit.marginals(&target, &LaplaceSettings::default()).unwrap();
+        let (_, laplace) = fit_with_defaults(&target);
         let mut rng = stream(3, Purpose::Evidence, "laplace");
         let mc = crate::model::evidence::log_evidence(&target, 200_000, &mut rng);
         let gap = laplace.log_evidence - mc.estimate;

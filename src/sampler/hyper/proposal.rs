@@ -252,13 +252,9 @@ fn median_distance(history: &[f64], dim: usize) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::streams::{Purpose, stream};
 
     fn rng() -> ChainRng {
-        ChainRng::new(
-            stream(5, Purpose::Chain, "proposal"),
-            stream(5, Purpose::Acceptance, "proposal"),
-        )
+        ChainRng::keyed(5, "proposal")
     }
 
     /// Every proposal, run as Metropolis-Hastings on a correlated 2-D gaussian with its burn-in

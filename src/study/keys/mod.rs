@@ -32,6 +32,18 @@ pub enum ParamValue {
     Null,
 }
 
+impl ParamValue {
+    /// The value of `key` among `params` (`Null` where it is not among them: a key of another
+    /// family).
+    pub fn of(params: &[(Key, ParamValue)], key: Key) -> &ParamValue {
+        static NULL: ParamValue = ParamValue::Null;
+        params
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or(&NULL, |(_, value)| value)
+    }
+}
+
 /// A text value: a declared word (a choice's name or a default), borrowed from the key's
 /// declaration, or the study's own text, shared. Words are most of a point's values, and
 /// copying one touches no reference count, which the threads resolving a sweep's points would

@@ -18,6 +18,7 @@ use crate::figures::shape::{Cell, first_replicate, group_rows};
 use crate::figures::tables::Table;
 use crate::figures::text::{Area, DrawResult};
 use crate::figures::{Context, Figure, FigureKind, ReportError, file_safe};
+use crate::model::LikelihoodKind;
 use crate::table::Col;
 use crate::table::shared::JOB_ID;
 
@@ -62,7 +63,7 @@ pub fn field_figures(
             continue;
         };
         let likelihood = likelihood_of(context, fields, &rows, job_id);
-        let panels = panels_for(fields, &rows, &likelihood);
+        let panels = panels_for(fields, &rows, likelihood);
         if panels.is_empty() {
             continue;
         }
@@ -72,7 +73,7 @@ pub fn field_figures(
         figures.push(Figure {
             file,
             title: format!("Fields: {description}"),
-            caption: caption(&likelihood, &panels, grid.size, job_id),
+            caption: caption(likelihood, &panels, grid.size, job_id),
             kind: FigureKind::Fields,
         });
     }
@@ -190,20 +191,24 @@ fn one_job_per_truth_length(
         .collect()
 }
 
-fn likelihood_of(context: &Context, fields: &Table, rows: &[usize], job_id: &str) -> String {
+/// The job's likelihood: from its jobs row, else from the columns its fields table fills.
+fn likelihood_of(
+    context: &Context,
+    fields: &Table,
+    rows: &[usize],
+    job_id: &str,
+) -> LikelihoodKind {
     let from_jobs = context
         .job_row(job_id)
         .and_then(|row| context.jobs.str_at(MODEL_LIKELIHOOD, row))
-        .map(str::to_string);
+        .and_then(LikelihoodKind::from_name);
     let has = |column: Col<f64>| rows.iter().any(|&r| fields.finite(column, r).is_some());
-    from_jobs.unwrap_or_else(|| {
-        if has(P_POSITIVE) {
-            "probit".into()
-        } else if has(EXPECTED_COUNT) {
-            "poisson".into()
-        } else {
-            "gaussian".into()
-        }
+    from_jobs.unwrap_or(if has(P_POSITIVE) {
+        LikelihoodKind::Probit
+    } else if has(EXPECTED_COUNT) {
+        LikelihoodKind::Poisson
+    } else {
+        LikelihoodKind::Gaussian
     })
 }
 
@@ -257,7 +262,7 @@ fn any_value(values: &[Option<f64>]) -> bool {
 }
 
 /// The panels that apply to this job, with shared scales.
-fn panels_for(fields: &Table, rows: &[usize], likelihood: &str) -> Vec<Panel> {
+fn panels_for(fields: &Table, rows: &[usize], likelihood: LikelihoodKind) -> Vec<Panel> {
     let truth = column(fields, rows, TRUTH);
     let observation = column(fields, rows, OBSERVATION);
     let observed: Vec<bool> = rows
@@ -290,18 +295,17 @@ fn panels_for(fields: &Table, rows: &[usize], likelihood: &str) -> Vec<Panel> {
         .map(|(m, t)| Some((m.as_ref()? - t.as_ref()?).abs()))
         .collect();
 
-    let field_scale = Scale::spanning(
-        truth
-            .iter()
-            .chain(&mean)
-            .chain(&exact)
-            .chain(if likelihood == "gaussian" {
-                &used
-            } else {
-                &[][..]
-            }),
-        ColourMap::Viridis,
-    );
+    let field_scale =
+        Scale::spanning(
+            truth.iter().chain(&mean).chain(&exact).chain(
+                if likelihood == LikelihoodKind::Gaussian {
+                    &used
+                } else {
+                    &[][..]
+                },
+            ),
+            ColourMap::Viridis,
+        );
     let spread_max = sd
         .iter()
         .chain(&error)
@@ -322,15 +326,13 @@ fn panels_for(fields: &Table, rows: &[usize], likelihood: &str) -> Vec<Panel> {
     // Expected counts get their own scale: on sparse data (a few thefts in 1024 cells) the
     // expectation is far below the largest count and would be one dark colour on the data's.
     let expected_scale = Scale::fixed(0.0, largest(&expected), ColourMap::Viridis);
-    let data_scale = match likelihood {
-        "probit" => Scale::fixed(-1.0, 1.0, ColourMap::Diverging),
-        "poisson" => count_scale,
-        _ => field_scale,
-    };
-    let data_label = match likelihood {
-        "probit" => "label t = sign(v)",
-        "poisson" => "count",
-        _ => "v = u + noise",
+    let (data_scale, data_label) = match likelihood {
+        LikelihoodKind::Probit => (
+            Scale::fixed(-1.0, 1.0, ColourMap::Diverging),
+            "label t = sign(v)",
+        ),
+        LikelihoodKind::Poisson => (count_scale, "count"),
+        LikelihoodKind::Gaussian => (field_scale, "v = u + noise"),
     };
 
     let mut panels = Vec::new();
@@ -410,7 +412,7 @@ fn draw_panel(root: &Area, area: &Area, grid: &Grid, panel: &Panel) -> DrawResul
     colour_bar(root, &plot_box, 8, &panel.scale, &panel.bar_label)
 }
 
-fn caption(likelihood: &str, panels: &[Panel], size: usize, job_id: &str) -> String {
+fn caption(likelihood: LikelihoodKind, panels: &[Panel], size: usize, job_id: &str) -> String {
     let titles: Vec<&str> = panels.iter().map(|p| p.title.as_str()).collect();
     let mut text = format!(
         "Job {job_id} ({likelihood} likelihood, {size} × {size} grid). Panels: {}. ",
@@ -422,16 +424,16 @@ fn caption(likelihood: &str, panels: &[Panel], size: usize, job_id: &str) -> Str
          at 0, so error cells darker than the sd panel flag errors beyond one posterior sd. ",
     );
     match likelihood {
-        "probit" => text.push_str(
+        LikelihoodKind::Probit => text.push_str(
             "Data panels show labels −1 (blue) and +1 (red); the probability panel shows the \
              posterior predictive P(t = +1), white at 0.5 where the model is undecided. ",
         ),
-        "poisson" => text.push_str(
+        LikelihoodKind::Poisson => text.push_str(
             "Observed and held-out counts share one count scale; the expected counts have \
              their own scale from 0 to their maximum (read its colour bar), because on sparse \
              data they are far below the largest count. ",
         ),
-        _ => {}
+        LikelihoodKind::Gaussian => {}
     }
     text.push_str(
         "Near-white cells in data panels carry no observation; grey marks missing values.",
@@ -464,7 +466,7 @@ mod tests {
             ("expected_count", nums(&[1.1, 1.2, 1.3, 9.0])),
         ]);
         let rows = [0, 1, 2, 3];
-        let panels = panels_for(&fields, &rows, "poisson");
+        let panels = panels_for(&fields, &rows, LikelihoodKind::Poisson);
         let titles: Vec<&str> = panels.iter().map(|p| p.title.as_str()).collect();
         assert_eq!(
             titles,
@@ -528,7 +530,7 @@ mod tests {
             ("post_mean", nums(&[0.5, -3.0])),
             ("post_sd", nums(&[0.2, 0.3])),
         ]);
-        let panels = panels_for(&fields, &[0, 1], "gaussian");
+        let panels = panels_for(&fields, &[0, 1], LikelihoodKind::Gaussian);
         let error = panels
             .iter()
             .find(|p| p.title.starts_with('|'))
