@@ -785,7 +785,7 @@ fn read_int(
     check_rule(source, what, rule, &param, &value.span())?;
     match param {
         ParamValue::Int(v) => Ok(v),
-        _ => Ok(0),
+        other => unreachable!("an integer read as {other:?}"),
     }
 }
 
@@ -796,7 +796,7 @@ fn read_text(
 ) -> Result<String, StudyError> {
     match read_typed(source, what, ValueType::Text, value)? {
         ParamValue::Text(text) => Ok(text.to_string()),
-        _ => Ok(String::new()),
+        other => unreachable!("a text read as {other:?}"),
     }
 }
 

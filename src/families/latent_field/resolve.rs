@@ -43,7 +43,7 @@ pub fn estimated_job_bytes(
     let sampler = 8.0 * cells * (16.0 * chains + 8.0);
     let exact = match likelihood {
         LikelihoodKind::Gaussian => 8.0 * observed.min(EXACT_OBSERVATIONS_CAP).powi(2),
-        _ => 0.0,
+        LikelihoodKind::Probit | LikelihoodKind::Poisson => 0.0,
     };
     sampler + exact
 }
