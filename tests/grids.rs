@@ -11,8 +11,6 @@ use fieldmc::model::spec::KernelKind;
 use fieldmc::plan::{Study, parse};
 use fieldmc::study::ParamValue;
 
-/// A study file in `studies/`, so `../data/...` finds the shipped data.
-
 /// The latent-field settings of a point known to be one.
 fn latent(spec: &FamilySpec) -> &LatentFieldSpec {
     match spec {
@@ -21,6 +19,7 @@ fn latent(spec: &FamilySpec) -> &LatentFieldSpec {
     }
 }
 
+/// A study file in `studies/`, so `../data/...` finds the shipped data.
 fn origin() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("studies/t.toml")
 }

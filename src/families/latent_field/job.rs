@@ -207,7 +207,7 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
         None => (model.evidence_draws > 0).then(|| {
             // Keyed by the data only: every length scale sees the same prior normals (common
             // random numbers), so differences of log evidence between models are less noisy.
-            let mut rng = stream(seed, Purpose::Evidence, &job.header.streams.data(&COUNTS));
+            let mut rng = stream(seed, Purpose::Evidence, job.header.streams.data(&COUNTS));
             log_evidence(&target, model.evidence_draws, &mut rng)
         }),
     };
@@ -324,7 +324,7 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
             let mut rng = stream(
                 seed,
                 Purpose::Observations,
-                &job.header.streams.data(&OBSERVATIONS),
+                job.header.streams.data(&OBSERVATIONS),
             );
             Ok(Dataset::from_grid_values(
                 prior.grid(),

@@ -14,20 +14,20 @@ fn every_key_has_its_documented_default() {
     assert_eq!(study.file.description, None);
     assert_eq!(study.points.len(), 1);
     let point = &study.points[0];
-    assert_eq!(latent(&point).model.grid, Grid::new(16));
-    assert_eq!(latent(&point).model.kernel.length_scale, 0.3);
-    assert_eq!(latent(&point).model.kernel.variance, 1.0);
-    assert_eq!(latent(&point).model.likelihood, LikelihoodKind::Gaussian);
-    assert_eq!(latent(&point).model.offset, 0.0);
-    assert_eq!(latent(&point).model.noise_sd, 1.0);
+    assert_eq!(latent(point).model.grid, Grid::new(16));
+    assert_eq!(latent(point).model.kernel.length_scale, 0.3);
+    assert_eq!(latent(point).model.kernel.variance, 1.0);
+    assert_eq!(latent(point).model.likelihood, LikelihoodKind::Gaussian);
+    assert_eq!(latent(point).model.offset, 0.0);
+    assert_eq!(latent(point).model.noise_sd, 1.0);
     assert_eq!(
-        latent(&point).data,
+        latent(point).data,
         crate::model::DataSpec::Simulated {
             truth_length_scale: 0.3,
             subsample: 4
         }
     );
-    let sampler = &latent(&point).sampler;
+    let sampler = &latent(point).sampler;
     assert_eq!(
         (
             sampler.kind(),
@@ -70,16 +70,14 @@ fn the_quickstart_study_loads_as_twelve_quick_jobs() {
     assert_eq!(study.file.name, "quickstart");
     assert_eq!(study.job_count(), 12);
     assert!(
-        study
-            .points
-            .iter()
-            .all(|p| latent(&p).model.grid == Grid::new(16)
-                && latent(&p).sampler.iterations() == 5000)
+        study.points.iter().all(
+            |p| latent(p).model.grid == Grid::new(16) && latent(p).sampler.iterations() == 5000
+        )
     );
     let kinds: Vec<SamplerKind> = study
         .points
         .iter()
-        .map(|p| latent(&p).sampler.kind())
+        .map(|p| latent(p).sampler.kind())
         .collect();
     assert_eq!(kinds.iter().filter(|k| **k == SamplerKind::Grw).count(), 3);
 }

@@ -13,7 +13,7 @@ fn sweeps_expand_to_the_cartesian_product_first_axis_outermost() {
     let combos: Vec<(SamplerKind, f64)> = study
         .points
         .iter()
-        .map(|p| (latent(&p).sampler.kind(), latent(&p).sampler.step()))
+        .map(|p| (latent(p).sampler.kind(), latent(p).sampler.step()))
         .collect();
     assert_eq!(combos[0], (SamplerKind::Grw, 0.1));
     assert_eq!(combos[2], (SamplerKind::Grw, 0.5));
@@ -34,12 +34,12 @@ fn paired_axes_move_together() {
     for point in &study.points {
         let crate::model::DataSpec::Simulated {
             truth_length_scale, ..
-        } = latent(&point).data
+        } = latent(point).data
         else {
             panic!("simulated data expected");
         };
         assert!(
-            (truth_length_scale - latent(&point).model.kernel.length_scale - 0.05).abs() < 1e-12
+            (truth_length_scale - latent(point).model.kernel.length_scale - 0.05).abs() < 1e-12
         );
     }
     let unequal = parse_err(
@@ -256,7 +256,7 @@ fn csv_data_resolves_against_the_study_folder_and_is_checked_up_front() {
         path,
         column,
         holdout,
-    } = &latent(&point).data
+    } = &latent(point).data
     else {
         panic!("csv data expected");
     };
@@ -494,9 +494,9 @@ fn the_keys_added_with_the_sampler_protocol_are_validated_where_they_stand() {
     );
     let study = parse_ok("[model]\nmean = \"auto\"\n[sampler]\nkind = \"pcnl\"\nburn_in = 10\n");
     let point = &study.points[0];
-    assert_eq!(latent(&point).model.mean, crate::model::MeanSpec::Auto);
+    assert_eq!(latent(point).model.mean, crate::model::MeanSpec::Auto);
     assert_eq!(
-        latent(&point)
+        latent(point)
             .sampler
             .adaptation()
             .unwrap()
