@@ -5,12 +5,13 @@
 //! [`model`] (grid, prior, likelihoods, data, exact posterior) -> [`sampler`] (Markov kernels and
 //! the streaming estimates of a run) -> [`execute`] (rayon over jobs, progress) ->
 //! [`diagnostics`] (ESS, R-hat, MCSE) -> [`sink`] (Parquet tables, manifest) -> [`report`]
-//! (figures and a page). [`streams`] owns the random generator and its key-derived seeds;
+//! (figures and a page); [`compare`] holds two results folders against each other. [`streams`] owns the random generator and its key-derived seeds;
 //! [`bench`] times the samplers against peers.
 
 pub mod bench;
 pub mod cli;
 pub mod clock;
+pub mod compare;
 pub mod diagnostics;
 pub mod execute;
 pub mod families;

@@ -7,8 +7,8 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use support::{
-    TABLES, assert_same_frame, assert_same_tables, fieldmc, job_ids, read_table, rows_of_job,
-    run_ok, table, text, without_timing, write_file,
+    assert_same_frame, assert_same_tables, fieldmc, job_ids, read_table, rows_of_job, run_ok,
+    table, table_names, text, without_timing, write_file,
 };
 
 fn study() -> PathBuf {
@@ -72,7 +72,7 @@ fn variant(dir: &Path, name: &str, from: &str, to: &str) -> PathBuf {
 /// Every job of `base` has the same rows, timing aside, in every table of `extended`.
 fn assert_jobs_unchanged(base: &Path, extended: &Path) -> usize {
     let base_ids = job_ids(&table(base, "jobs"));
-    for name in TABLES {
+    for name in table_names() {
         let (Some(before), Some(after)) = (read_table(base, name), read_table(extended, name))
         else {
             assert!(read_table(base, name).is_none(), "{name} vanished");

@@ -20,8 +20,8 @@ use fieldmc::table::Col;
 use fieldmc::table::shared::{ACCEPTANCE_RATE, JOB_ID};
 use polars::prelude::DataFrame;
 use support::{
-    TABLES, assert_no_panic, floats, non_finite_values, read_table, rows_of_job, run_output,
-    strings, table, text, write_file,
+    assert_no_panic, floats, non_finite_values, read_table, rows_of_job, run_output, strings,
+    table, table_names, text, write_file,
 };
 
 /// What every job of a case must end as.
@@ -156,7 +156,7 @@ fn check_rows(extreme: &Extreme) {
             other => panic!("{name}: job {id} has status {other:?}"),
         }
     }
-    for table_name in TABLES {
+    for table_name in table_names() {
         if let Some(frame) = read_table(&extreme.out, table_name) {
             for id in strings(&frame, JOB_ID.name()).into_iter().flatten() {
                 assert!(ids.contains(&Some(id.clone())), "{table_name}: stray {id}");

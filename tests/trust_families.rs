@@ -9,8 +9,8 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use support::{
-    TABLES, assert_same_frame, assert_same_tables, job_ids, read_table, rows_of_job, run_ok, table,
-    without_timing, write_file,
+    assert_same_frame, assert_same_tables, job_ids, read_table, rows_of_job, run_ok, table,
+    table_names, without_timing, write_file,
 };
 
 fn fixture(name: &str) -> PathBuf {
@@ -108,7 +108,7 @@ fn adding_a_sweep_value_reruns_only_the_new_jobs_and_keeps_the_others() {
         );
         let base_ids = job_ids(&table(&base, "jobs"));
         assert_eq!(job_ids(&table(&out, "jobs")).len(), jobs + added, "{name}");
-        for table_name in TABLES {
+        for table_name in table_names() {
             let (Some(before), Some(after)) =
                 (read_table(&base, table_name), read_table(&out, table_name))
             else {

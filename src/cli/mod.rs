@@ -1,4 +1,4 @@
-//! The command line: `fieldmc check | plan | run | merge | slurm | keys | report | bench`. It parses
+//! The command line: `fieldmc check | plan | run | merge | slurm | keys | report | compare | bench`. It parses
 //! arguments, calls the library, prints results and maps errors to exit codes: 0 success, 1 a
 //! failure while running (some jobs failed, results could not be written, a merge found jobs
 //! missing or inconsistent), 2 bad input (nothing written), 3 every job finished but some
@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod bench;
+mod compare;
 mod slurm;
 
 use crate::execute::{ExecuteOptions, ExecuteSummary, default_out, execute};
@@ -109,6 +110,13 @@ enum Command {
         /// Only keys whose dotted name starts with this (a section such as `sampler`, or a key).
         prefix: Option<String>,
     },
+    /// Compare two results folders job by job: identical, within Monte Carlo error, or different.
+    #[command(after_help = "Examples:\n  \
+        fieldmc compare results/acceptance /shared/acceptance           # laptop vs cluster: bit for bit\n  \
+        fieldmc compare results/seed1 results/seed2 --tolerance mcse:4   # two seeds: within MCSE\n\n\
+        Jobs pair by replicate and study keys (so two seeds pair too); timing columns are never \
+        compared. Exit code 0 identical or within tolerance, 1 different, 2 not comparable.")]
+    Compare(compare::CompareArgs),
     /// Turn a results folder into figures and an index.html page.
     #[command(after_help = "Example:\n  fieldmc report results/quickstart")]
     Report {
@@ -144,6 +152,7 @@ pub fn main() -> ExitCode {
         Some(Command::Keys { prefix }) => keys(prefix.as_deref().unwrap_or("")),
         Some(Command::Report { results }) => report(&results),
         Some(Command::Bench(args)) => bench::bench(&args),
+        Some(Command::Compare(args)) => compare::run(&args),
         None => run(None, None, &RunFlags::default()),
     }
 }

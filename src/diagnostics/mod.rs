@@ -23,6 +23,8 @@ mod draws;
 mod ess;
 mod fft;
 mod normal;
+
+pub(crate) use normal::standard_normal_quantile;
 mod rhat;
 
 use draws::Draws;

@@ -27,7 +27,7 @@ use crate::job::{DataStream, Finished, NamedTables, RunContext, StudyFamily};
 use crate::sampler::SamplerKind;
 use crate::study::keys::{KeyCatalog, MODEL_FAMILY, RENAMED, SAMPLER_KIND};
 use crate::study::{Key, ParamValue, Resolver, Settings, StudyError};
-use crate::table::{Entry, Table, shared};
+use crate::table::{Entry, Spec, Table, shared};
 use lda::Scheme;
 use partition::method::PartitionKind;
 
@@ -338,6 +338,23 @@ pub fn tables() -> &'static [&'static Table] {
         tables
     });
     &TABLES
+}
+
+/// The declaration of `column` in table `table`, whichever family declares it (tables such as
+/// `traces` are written by several families, each with its own columns).
+pub fn column_spec(table: &str, column: &str) -> Option<Spec> {
+    std::iter::once(jobs_table())
+        .chain(
+            Family::ALL
+                .iter()
+                .flat_map(|family| family.tables().iter().copied()),
+        )
+        .filter(|declared| declared.name == table)
+        .flat_map(|declared| declared.entries())
+        .find_map(|entry| match entry {
+            Entry::Column(spec) if spec.name == column => Some(*spec),
+            Entry::Column(_) | Entry::Group(_) => None,
+        })
 }
 
 /// The table named `name`.

@@ -82,6 +82,23 @@ pub struct Spec {
     pub nullable: bool,
     pub presence: Presence,
     pub doc: &'static str,
+    /// What the column is to a reader comparing two runs (see [`Role`]).
+    pub role: Role,
+    /// The column holding this column's Monte Carlo standard error, when it has one: what
+    /// `fieldmc compare --tolerance mcse` judges a difference by.
+    pub mcse: Option<&'static str>,
+}
+
+/// What a column is to a reader comparing two runs of a study (`fieldmc compare`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A value computed from the study, its data and its seed: the same on every machine.
+    Value,
+    /// Names the row within its job (chain, iteration, cell, lag): the same at every seed, and
+    /// what a differing row is called by.
+    Index,
+    /// A duration or a rate per second: differs between runs by nature, never compared.
+    Timing,
 }
 
 /// A Rust type a column can hold.
@@ -151,9 +168,29 @@ impl<T: Value> Col<T> {
                 nullable,
                 presence,
                 doc,
+                role: Role::Value,
+                mcse: None,
             },
             value: PhantomData,
         }
+    }
+
+    /// The column is a duration or a rate per second (see [`Role::Timing`]).
+    pub const fn timing(mut self) -> Self {
+        self.spec.role = Role::Timing;
+        self
+    }
+
+    /// The column names the row within its job (see [`Role::Index`]).
+    pub const fn index(mut self) -> Self {
+        self.spec.role = Role::Index;
+        self
+    }
+
+    /// `mcse` holds this column's Monte Carlo standard error, row by row.
+    pub const fn with_mcse(mut self, mcse: Col<f64>) -> Self {
+        self.spec.mcse = Some(mcse.spec.name);
+        self
     }
 
     /// Written by every writer of its tables, never null.
@@ -560,11 +597,13 @@ macro_rules! declare_table {
         $crate::declare_table!(@munch $head [$($entries)* ($crate::table::Entry::Group($konst))] $($rest)*);
     };
     (@munch $head:tt [$($entries:tt)*]
-        $(#[doc = $doc:literal])* $konst:ident : $ty:ty = $ctor:ident($column:literal, $what:literal),
+        $(#[doc = $doc:literal])* $konst:ident : $ty:ty = $ctor:ident($column:literal, $what:literal)
+            $(.$modifier:ident($($argument:expr)?))*,
         $($rest:tt)*
     ) => {
         $(#[doc = $doc])*
-        pub const $konst: $crate::table::Col<$ty> = $crate::table::Col::$ctor($column, $what);
+        pub const $konst: $crate::table::Col<$ty> =
+            $crate::table::Col::$ctor($column, $what)$(.$modifier($($argument)?))*;
         $crate::declare_table!(@munch $head [$($entries)* ($crate::table::Entry::Column($konst.spec))] $($rest)*);
     };
     (@munch [$name:literal $row:literal [$($shared:expr)?]] [$(($entry:expr))*]) => {

@@ -9,11 +9,12 @@ pub const JOB_ID: Col<String> = Col::required(
     "job_id",
     "the job: 12 hex digits of BLAKE3 over the study seed and the job's parameters",
 );
-pub const CHAIN: Col<i64> = Col::required("chain", "chain index, 0 upwards");
+pub const CHAIN: Col<i64> = Col::required("chain", "chain index, 0 upwards").index();
 pub const ITERATION: Col<i64> = Col::required(
     "iteration",
     "traces: the state's iteration, 1-based, burn-in included; convergence: kept iterations; partition traces: iterations done, 0 = the start",
-);
+)
+.index();
 pub const ACCEPTANCE_RATE: Col<f64> = Col::optional(
     "acceptance_rate",
     "share of accepted proposals over all iterations, burn-in included (jobs: over all chains)",
@@ -28,7 +29,8 @@ pub const STEP_SIZE: Col<f64> = Col::optional(
 pub const METHOD: Col<String> = Col::required(
     "method",
     "how the row was computed: `power`, `eigen`, `simulation`, `surfer` (markov-chain, pagerank)",
-);
+)
+.index();
 
 crate::declare_table! {
     /// `jobs.parquet`: one row per job. Every family's jobs table starts from these columns (and
@@ -48,12 +50,12 @@ crate::declare_table! {
         ERROR: String = nullable("error", "why the job failed; null when ok"),
         WARNINGS: String = required("warnings", "why a finished job's answer may not be trusted (R-hat, ESS, acceptance, drift), `; `-separated; empty when none"),
         use ACCEPTANCE_RATE,
-        WALL_SECONDS: f64 = required("wall_seconds", "wall time of the whole job, writing excluded"),
-        SAMPLE_SECONDS: f64 = optional("sample_seconds", "time spent in the chains"),
-        ITERATIONS_PER_SECOND: f64 = optional("iterations_per_second", "chain iterations (all chains) per second of sampling"),
+        WALL_SECONDS: f64 = required("wall_seconds", "wall time of the whole job, writing excluded").timing(),
+        SAMPLE_SECONDS: f64 = optional("sample_seconds", "time spent in the chains").timing(),
+        ITERATIONS_PER_SECOND: f64 = optional("iterations_per_second", "chain iterations (all chains) per second of sampling").timing(),
         use STEP_SIZE,
         ESS_BULK: f64 = optional("ess_bulk", "bulk effective sample size of the log-likelihood across chains"),
-        ESS_BULK_PER_SECOND: f64 = optional("ess_bulk_per_second", "`ess_bulk` per second of sampling"),
+        ESS_BULK_PER_SECOND: f64 = optional("ess_bulk_per_second", "`ess_bulk` per second of sampling").timing(),
         ESS_PER_ITERATION: f64 = optional("ess_per_iteration", "bulk ESS per kept iteration over all chains: gaussian of x1, bayes-net the smallest over latent nodes' indicators"),
         AUTOCORRELATION_LAG1: f64 = optional("autocorrelation_lag1", "lag-1 autocorrelation of the traced quantity, averaged over chains (gaussian: x1)"),
     }
@@ -67,7 +69,7 @@ crate::declare_table! {
     /// `autocorrelation.parquet`: one row per job and lag.
     pub mod autocorrelation = "autocorrelation", one row per "job and lag" {
         use JOB_ID,
-        LAG: i64 = required("lag", "lag in kept (thinned) states"),
+        LAG: i64 = required("lag", "lag in kept (thinned) states").index(),
         AUTOCORRELATION: f64 = nullable("autocorrelation", "autocorrelation of the log-likelihood (latent field, lda) or of x1 (gaussian family), averaged over chains"),
     }
 }

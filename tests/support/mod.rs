@@ -10,34 +10,18 @@ use std::process::Output;
 
 use polars::prelude::*;
 
-/// Columns that measure time: they differ between runs by nature.
-pub const TIMING_COLUMNS: [&str; 9] = [
-    "wall_seconds",
-    "seconds",
-    "setup_seconds",
-    "sample_seconds",
-    "exact_seconds",
-    "iterations_per_second",
-    "ess_bulk_per_second",
-    "cpu_seconds",
-    "cell_ess_bulk_min_per_second",
-];
+/// Every table a run may write, as the registry declares them.
+pub fn table_names() -> Vec<&'static str> {
+    fieldmc::families::tables().iter().map(|t| t.name).collect()
+}
 
-/// The tables a run may write (`convergence` only for gaussian jobs).
-pub const TABLES: [&str; 12] = [
-    "jobs",
-    "fields",
-    "traces",
-    "chains",
-    "convergence",
-    "autocorrelation",
-    "stationary",
-    "distances",
-    "node_ranks",
-    "marginals",
-    "topics",
-    "lda_trace",
-];
+/// Whether `column` measures time in some table (it differs between runs by nature).
+pub fn is_timing(column: &str) -> bool {
+    fieldmc::families::tables().iter().any(|table| {
+        fieldmc::families::column_spec(table.name, column)
+            .is_some_and(|spec| spec.role == fieldmc::table::Role::Timing)
+    })
+}
 
 /// The path of the built binary.
 pub fn binary() -> PathBuf {
@@ -129,7 +113,7 @@ pub fn without_timing(df: DataFrame) -> DataFrame {
     let keep: Vec<PlSmallStr> = df
         .get_column_names()
         .into_iter()
-        .filter(|name| !TIMING_COLUMNS.contains(&name.as_str()))
+        .filter(|name| !is_timing(name.as_str()))
         .cloned()
         .collect();
     df.select(keep).unwrap()
@@ -175,26 +159,32 @@ fn same_series(l: &Series, r: &Series) -> bool {
     }
 }
 
-/// Asserts that every table of two results folders is equal apart from timing columns; a table
-/// present in one folder must be present in the other.
+/// Asserts that every table of two results folders is equal apart from timing columns, through
+/// `fieldmc compare --tolerance exact` (a table present in one folder only is a difference), and
+/// that the jobs stand in the same order.
 pub fn assert_same_tables(a: &Path, b: &Path) {
-    for name in TABLES {
-        match (read_table(a, name), read_table(b, name)) {
-            (None, None) => {}
-            (Some(left), Some(right)) => assert_same_frame(
-                &without_timing(left),
-                &without_timing(right),
-                &format!("{name}.parquet of {} vs {}", a.display(), b.display()),
-            ),
-            (l, r) => panic!(
-                "{name}.parquet exists in only one of {} ({}) and {} ({})",
-                a.display(),
-                l.is_some(),
-                b.display(),
-                r.is_some()
-            ),
-        }
-    }
+    let output = fieldmc()
+        .args(["compare", "--tolerance", "exact"])
+        .arg(a)
+        .arg(b)
+        .output()
+        .expect("the fieldmc binary starts");
+    let stdout = text(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("summary: identical"),
+        "fieldmc compare {} {} ({:?}):\n{stdout}{}",
+        a.display(),
+        b.display(),
+        output.status,
+        text(&output.stderr)
+    );
+    assert_eq!(
+        job_ids(&table(a, "jobs")),
+        job_ids(&table(b, "jobs")),
+        "the jobs of {} and {} stand in different orders",
+        a.display(),
+        b.display()
+    );
 }
 
 /// The rows of `df` whose `job_id` is `id`.
@@ -217,7 +207,7 @@ pub fn job_ids(df: &DataFrame) -> Vec<String> {
 /// Every `(table, column, row, value)` of a non-finite float in any table of `out`.
 pub fn non_finite_values(out: &Path) -> Vec<String> {
     let mut found = Vec::new();
-    for name in TABLES {
+    for name in table_names() {
         let Some(df) = read_table(out, name) else {
             continue;
         };

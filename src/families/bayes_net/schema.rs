@@ -18,9 +18,9 @@ crate::declare_table! {
     /// `marginals.parquet`: one row per job, latent node and state (bayes-net).
     pub mod marginals = "marginals", one row per "job, latent node and state (bayes-net)" {
         use shared::JOB_ID,
-        NODE: String = required("node", "the latent node"),
-        STATE: String = required("state", "the node's state"),
-        GIBBS: f64 = required("gibbs", "posterior probability of the state by Gibbs sampling"),
+        NODE: String = required("node", "the latent node").index(),
+        STATE: String = required("state", "the node's state").index(),
+        GIBBS: f64 = required("gibbs", "posterior probability of the state by Gibbs sampling").with_mcse(MCSE),
         EXACT: f64 = required("exact", "posterior probability of the state by enumeration"),
         MCSE: f64 = nullable("mcse", "Monte Carlo standard error of `gibbs` (from the indicator's ESS over chains)"),
     }

@@ -15,11 +15,11 @@ crate::declare_table! {
         use shared::ACCEPTANCE_RATE,
         MAE: f64 = optional("mae", "mean absolute error of the posterior mean against the truth (simulated data)"),
         use shared::jobs::WALL_SECONDS,
-        SETUP_SECONDS: f64 = optional("setup_seconds", "time to build the prior and the data"),
+        SETUP_SECONDS: f64 = optional("setup_seconds", "time to build the prior and the data").timing(),
         use shared::jobs::SAMPLE_SECONDS,
-        EXACT_SECONDS: f64 = optional("exact_seconds", "time to compute the exact posterior (gaussian)"),
+        EXACT_SECONDS: f64 = optional("exact_seconds", "time to compute the exact posterior (gaussian)").timing(),
         use shared::jobs::ITERATIONS_PER_SECOND,
-        CPU_SECONDS: f64 = optional("cpu_seconds", "CPU time of setup and sampling (all threads of the job)"),
+        CPU_SECONDS: f64 = optional("cpu_seconds", "CPU time of setup and sampling (all threads of the job)").timing(),
         use shared::STEP_SIZE,
         LOGLIK_EVALS_PER_ITERATION: f64 = optional("loglik_evals_per_iteration", "log-likelihood evaluations per iteration, over all chains"),
         GRADIENT_EVALS_PER_ITERATION: f64 = optional("gradient_evals_per_iteration", "gradient evaluations per iteration, over all chains"),
@@ -45,7 +45,7 @@ crate::declare_table! {
         CELL_ESS_BULK_MIN: f64 = optional("cell_ess_bulk_min", "smallest bulk ESS over every cell"),
         CELL_ESS_TAIL_MIN: f64 = optional("cell_ess_tail_min", "smallest tail ESS over every cell"),
         CELL_RHAT_MAX: f64 = optional("cell_rhat_max", "largest R-hat over every cell (two or more chains)"),
-        CELL_ESS_BULK_MIN_PER_SECOND: f64 = optional("cell_ess_bulk_min_per_second", "`cell_ess_bulk_min` per CPU second (`cpu_seconds`)"),
+        CELL_ESS_BULK_MIN_PER_SECOND: f64 = optional("cell_ess_bulk_min_per_second", "`cell_ess_bulk_min` per CPU second (`cpu_seconds`)").timing(),
         CELL_DRAWS_PER_CHAIN: i64 = optional("cell_draws_per_chain", "stored draws per chain the cell diagnostics were computed from"),
         CELL_DRAWS_THIN: i64 = optional("cell_draws_thin", "every how many kept iterations a stored draw was taken"),
         RANK: i64 = optional("rank", "eigenpairs of the misfit Hessian a low-rank Laplace approximation kept (gpcn, \
@@ -93,15 +93,15 @@ crate::declare_table! {
     /// `fields.parquet`: one row per job and grid cell.
     pub mod fields = "fields", one row per "job and grid cell" {
         use shared::JOB_ID,
-        CELL: i64 = required("cell", "cell index, j * Dx + i"),
-        I: i64 = required("i", "column of the cell, along x"),
-        J: i64 = required("j", "row of the cell, along y"),
+        CELL: i64 = required("cell", "cell index, j * Dx + i").index(),
+        I: i64 = required("i", "column of the cell, along x").index(),
+        J: i64 = required("j", "row of the cell, along y").index(),
         X: f64 = required("x", "x of the cell: i / (Dx - 1) in [0, 1], or its centre in the units of `model.window`"),
         Y: f64 = required("y", "y of the cell: j / (Dy - 1) in [0, 1], or its centre in the units of `model.window`"),
         TRUTH: f64 = nullable("truth", "the field u that generated the data (simulated data only)"),
         OBSERVED: bool = required("observed", "whether the model sees this cell's observation"),
         OBSERVATION: f64 = nullable("observation", "the datum of the cell (value, label or count); held-out cells keep theirs"),
-        POST_MEAN: f64 = required("post_mean", "posterior mean of u"),
+        POST_MEAN: f64 = required("post_mean", "posterior mean of u").with_mcse(POST_MEAN_MCSE),
         POST_SD: f64 = required("post_sd", "posterior standard deviation of u"),
         POST_MEAN_MCSE: f64 = nullable("post_mean_mcse", "Monte Carlo standard error of `post_mean`"),
         EXACT_MEAN: f64 = nullable("exact_mean", "exact posterior mean (gaussian)"),
@@ -141,7 +141,7 @@ crate::declare_table! {
         use shared::JOB_ID,
         use shared::CHAIN,
         use shared::ITERATION,
-        NAME: String = required("name", "the hyperparameter: `length_scale`, `variance` or `mean`"),
+        NAME: String = required("name", "the hyperparameter: `length_scale`, `variance` or `mean`").index(),
         VALUE: f64 = required("value", "its value in the state"),
     }
 }
@@ -152,7 +152,7 @@ crate::declare_table! {
     pub mod inla_grid = "inla_grid", one row per "INLA job and kept grid point of its hyperparameters" {
         use shared::JOB_ID,
         POINT: i64 = required("point", "the grid point, 0 upwards: 0 is the mode of log p~(theta | data) (z = 0), then the \
-         points along the z axes, then the rest of the product grid"),
+         points along the z axes, then the rest of the product grid").index(),
         LENGTH_SCALE: f64 = nullable("length_scale", "the length scale at the point; null when the model fixes it"),
         LENGTH_SCALE_Y: f64 = nullable("length_scale_y", "the length scale along y at the point (an anisotropic kernel with model.length_scale_y_prior); null when not inferred"),
         VARIANCE: f64 = nullable("variance", "the kernel variance at the point; null when the model fixes it"),
@@ -197,7 +197,7 @@ crate::declare_table! {
     pub mod draws = "draws", one row per "job, chain, kept draw and cell (with `output.field_draws`)" {
         use shared::JOB_ID,
         use shared::CHAIN,
-        DRAW: i64 = required("draw", "thinned draw of the chain, 0 upwards"),
+        DRAW: i64 = required("draw", "thinned draw of the chain, 0 upwards").index(),
         use super::fields::CELL,
         VALUE: f64 = nullable("value", "u at the cell in the draw"),
     }
@@ -207,8 +207,8 @@ crate::declare_table! {
     /// `ranks.parquet`: one row per SBC job, replication and functional.
     pub mod ranks = "ranks", one row per "SBC job, replication and functional" {
         use shared::JOB_ID,
-        REPLICATION: i64 = required("replication", "SBC replication, 0 upwards"),
-        FUNCTIONAL: String = required("functional", "what was ranked: `probe_0` .. `probe_4` (cells as in traces) or `field_mean`"),
+        REPLICATION: i64 = required("replication", "SBC replication, 0 upwards").index(),
+        FUNCTIONAL: String = required("functional", "what was ranked: `probe_0` .. `probe_4` (cells as in traces) or `field_mean`").index(),
         RANK: i64 = required("rank", "how many of the posterior draws lie below the truth, 0..=draws"),
         DRAWS: i64 = required("draws", "posterior draws the truth was ranked among"),
     }

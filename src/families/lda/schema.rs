@@ -19,8 +19,8 @@ crate::declare_table! {
     /// `topics.parquet`: one row per job, topic and word (lda).
     pub mod topics = "topics", one row per "job, topic and word (lda)" {
         use shared::JOB_ID,
-        TOPIC: i64 = required("topic", "estimated topic, 0 upwards"),
-        WORD: String = required("word", "the word (bars: `r<row>c<column>`)"),
+        TOPIC: i64 = required("topic", "estimated topic, 0 upwards").index(),
+        WORD: String = required("word", "the word (bars: `r<row>c<column>`)").index(),
         WORD_INDEX: i64 = required("word_index", "the word's index in the vocabulary"),
         PROBABILITY: f64 = required("probability", "posterior mean over the kept sweeps of the topic's probability of the word"),
         TRUE_TOPIC: i64 = nullable("true_topic", "the true topic this one is matched to (Hungarian assignment; bars only)"),
@@ -31,8 +31,8 @@ crate::declare_table! {
     /// `lda_trace.parquet`: one row per job and sweep (lda).
     pub mod lda_trace = "lda_trace", one row per "job and sweep (lda)" {
         use shared::JOB_ID,
-        SWEEP: i64 = required("sweep", "the sweep, 1-based, burn-in included"),
-        SECONDS: f64 = required("seconds", "seconds of sampling up to the end of the sweep"),
+        SWEEP: i64 = required("sweep", "the sweep, 1-based, burn-in included").index(),
+        SECONDS: f64 = required("seconds", "seconds of sampling up to the end of the sweep").timing(),
         LOGLIK: f64 = required("loglik", "training log-likelihood sum over tokens of log sum_k theta_dk beta_kw at the sweep's state"),
         TOPIC_TV_MAX: f64 = nullable("topic_tv_max", "largest TV distance of a true topic to its matched topic at the sweep's state (bars)"),
     }

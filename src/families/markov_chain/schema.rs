@@ -22,7 +22,7 @@ crate::declare_table! {
     pub mod stationary = "stationary", one row per "job, method and state (markov-chain)" {
         use shared::JOB_ID,
         use shared::METHOD,
-        STATE: i64 = required("state", "state of the chain, 0 upwards"),
+        STATE: i64 = required("state", "state of the chain, 0 upwards").index(),
         PROBABILITY: f64 = required("probability", "stationary probability of the state by the method"),
     }
 }
@@ -32,7 +32,7 @@ crate::declare_table! {
     pub mod distances = "distances", one row per "job, method and step (markov-chain, pagerank)" {
         use shared::JOB_ID,
         use shared::METHOD,
-        STEP: i64 = required("step", "power: the iteration t; simulation, surfer: the run length in steps"),
+        STEP: i64 = required("step", "power: the iteration t; simulation, surfer: the run length in steps").index(),
         DISTANCE: f64 = required("distance", "total-variation distance to the eigen solve's stationary distribution"),
         REFERENCE: f64 = nullable("reference", "what theory predicts: power, |lambda_2|^t times the first error; simulation, the first distance times sqrt(first step / step)"),
     }

@@ -27,7 +27,7 @@ crate::declare_table! {
     pub mod node_ranks = "node_ranks", one row per "job, method and node (pagerank)" {
         use shared::JOB_ID,
         use shared::METHOD,
-        NODE: String = required("node", "the node as written in the input"),
+        NODE: String = required("node", "the node as written in the input").index(),
         RANK: f64 = required("rank", "PageRank: the node's stationary probability by the method"),
         POSITION: i64 = required("position", "place in the ranking by the method, 1 = highest"),
         X: f64 = nullable("x", "the node's x coordinate (street networks)"),

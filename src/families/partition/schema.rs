@@ -30,8 +30,8 @@ crate::declare_table! {
     /// `partitions.parquet`: one row per partition job, partition and area.
     pub mod partitions = "partitions", one row per "partition job, partition and area" {
         use shared::JOB_ID,
-        WHICH: String = required("which", "`final`, `best` (smallest F visited) or `start` (the administrative pieces a chain started from); baselines: `final` and `best`, the same"),
-        AREA: String = required("area", "the area's id in the areas CSV"),
+        WHICH: String = required("which", "`final`, `best` (smallest F visited) or `start` (the administrative pieces a chain started from); baselines: `final` and `best`, the same").index(),
+        AREA: String = required("area", "the area's id in the areas CSV").index(),
         AREA_INDEX: i64 = required("area_index", "the area's row in the areas CSV, 0 upwards"),
         REGION: i64 = required("region", "the area's region, 0 upwards"),
         X: f64 = nullable("x", "the area's x coordinate (`data.coordinates`), for maps"),
