@@ -17,10 +17,10 @@ use fieldmc::study::SbcSpec;
 use polars::prelude::*;
 
 /// The significance level of the uniformity test for each functional: 3 likelihoods x 9 kinds x
-/// 6 functionals = 162 p-values, so by Bonferroni a correct engine fails this test by chance in
+/// 7 functionals (5 probes, the field's mean, the log-likelihood) = 189 p-values, so by Bonferroni a correct engine fails this test by chance in
 /// at most 1 run in 10,000. (Every Markov chain kind: grw, pcn, elliptical, mala, pcnl, nuts,
-/// gpcn, mgrad, laplace_hmc; a new kind adds 18 p-values.)
-const ALPHA: f64 = 1e-4 / 162.0;
+/// gpcn, mgrad, laplace_hmc; a new kind adds 21 p-values.)
+const ALPHA: f64 = 1e-4 / 189.0;
 
 /// Jobs of the fixture: 3 likelihoods x 9 kinds.
 const JOBS: usize = 27;
@@ -64,10 +64,10 @@ fn every_sampler_is_calibrated_on_every_likelihood() {
 }
 
 /// The significance level of the hyperparameter fixture's uniformity tests: 3 likelihoods x 3
-/// updates x 9 functionals (5 probes, the field mean, the length scale, the variance and the
-/// mean) = 81 p-values, so by Bonferroni a correct engine fails by chance in at most 1 run in
+/// updates x 10 functionals (5 probes, the field mean, the log-likelihood, the length scale, the
+/// variance and the mean) = 90 p-values, so by Bonferroni a correct engine fails by chance in at most 1 run in
 /// 10,000.
-const ALPHA_HYPER: f64 = 1e-4 / 81.0;
+const ALPHA_HYPER: f64 = 1e-4 / 90.0;
 
 /// Every `sampler.hyper` on every likelihood: the truth's length scale, variance and mean drawn
 /// from their priors, ranked among the chains' draws with the field's functionals.

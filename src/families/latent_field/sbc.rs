@@ -1,7 +1,15 @@
 //! Simulation-based calibration jobs (`[study] kind = "sbc"`): each job is one replication — a
 //! truth drawn from the model's own prior, data simulated from it, the chains run, and the rank
-//! of the truth among L posterior draws recorded for a few scalar functionals (the probe cells
-//! and the field's mean). Over replications the ranks of a correct sampler are uniform.
+//! of the truth among L posterior draws recorded for a few scalar functionals (the probe cells,
+//! the field's mean, and the data's log-likelihood). Over replications the ranks of a correct
+//! sampler are uniform.
+//!
+//! The log-likelihood log p(y | u) is the test quantity that sees a wrong posterior width best
+//! (Modrak et al. 2023, "Simulation-based calibration checking for Bayesian computation: the
+//! choice of test quantities shapes sensitivity"): a sampler whose posterior is too wide puts
+//! the truth's log-likelihood above most draws'. It is computed here, by the model's likelihood,
+//! from the chains' stored fields (f32, as stored; the truth is rounded the same way), never
+//! taken from what the sampler says of itself.
 
 use polars::prelude::DataFrame;
 
@@ -15,25 +23,32 @@ use crate::diagnostics::calibration::{
 };
 use crate::job::JobHeader;
 use crate::model::hyper::{Hyperparameters, fixed_values, prior_at};
+use crate::model::likelihood::Likelihood;
 use crate::model::prior::build_prior;
 use crate::model::{MeanSpec, ModelSpec, Target};
 use crate::sampler::driver::probe_cells;
 use crate::sampler::hyper::HyperModel;
+use crate::sampler::{
+    ChainOutput, DrawSettings, Kind, KindVisitor, PROBES, RunOutput, RunRequest, run,
+};
 use crate::sampler::{ChainRng, run_kind};
-use crate::sampler::{DrawSettings, Kind, KindVisitor, PROBES, RunOutput, RunRequest, Trace, run};
 use crate::streams::{Purpose, stream};
 use crate::study::SbcSpec;
 use crate::table::{SchemaError, rows_of};
 
 /// The functionals ranked, in table order.
-pub const FUNCTIONALS: [&str; PROBES + 1] = [
+pub const FUNCTIONALS: [&str; PROBES + 2] = [
     "probe_0",
     "probe_1",
     "probe_2",
     "probe_3",
     "probe_4",
     "field_mean",
+    "loglik",
 ];
+
+/// The index of the log-likelihood among [`FUNCTIONALS`].
+const LOGLIK: usize = PROBES + 1;
 
 /// One replication's ranks.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,7 +109,7 @@ pub fn run_sbc(job: FieldJob<'_>, seed: u64, sbc: SbcSpec) -> Result<SbcRun, Job
             if self.job.spec.model.hyper.any() {
                 // The field kind alternates with the hyperparameter update of the spec.
                 let runner = |request: &RunRequest, rngs| run_kind(spec, request, rngs);
-                return run_replications(&runner, self.job, self.seed, self.sbc);
+                return run_sbc_with_runner(&runner, self.job, self.seed, self.sbc);
             }
             run_sbc_with(&sampler, self.job, self.seed, self.sbc)
         }
@@ -113,13 +128,17 @@ pub fn run_sbc_with<S: crate::sampler::Sampler>(
     sbc: SbcSpec,
 ) -> Result<SbcRun, JobError> {
     let runner = |request: &RunRequest, rngs| run(sampler, request, rngs);
-    run_replications(&runner, job, seed, sbc)
+    run_sbc_with_runner(&runner, job, seed, sbc)
 }
 
-/// How a replication's chains are run.
-type Runner<'a> = dyn Fn(&RunRequest, Vec<ChainRng>) -> RunOutput + 'a;
+/// How a replication's chains are run: given the request the engine built (the model's target,
+/// schedule, adaptation) and the chains' generators.
+pub type Runner<'a> = dyn Fn(&RunRequest, Vec<ChainRng>) -> RunOutput + 'a;
 
-fn run_replications(
+/// [`run_sbc`] with a given way of running the chains: the truths and data are the engine's, the
+/// runner may change what the chains see (the planted-bug tests give the sampler a wrong prior
+/// or a tempered likelihood this way).
+pub fn run_sbc_with_runner(
     runner: &Runner,
     job: FieldJob<'_>,
     seed: u64,
@@ -201,7 +220,17 @@ fn calibrate(
         .expect("simulated data have a truth");
     let hyper_truth = model.hyper.values(&true_hyper);
     Ok(Calibration {
-        ranks: rank_functionals(&output, truth, &hyper_truth, model, draws),
+        ranks: rank_functionals(
+            &output,
+            &Truth {
+                field: truth,
+                hyper: &hyper_truth,
+                likelihood: &likelihood,
+                observed_cells: &dataset.observed.cells,
+            },
+            model,
+            draws,
+        ),
         acceptance_rate: output.acceptance_rate,
         sample_seconds: output.sample_seconds,
     })
@@ -221,27 +250,62 @@ fn true_hyperparameters(job: FieldJob<'_>, seed: u64, fixed: Hyperparameters) ->
     values
 }
 
-/// The series of functional `index`: a probe cell, the field's mean, then the inferred
-/// hyperparameters (`hyper` of them).
-fn functional_values(trace: &Trace, index: usize, hyper: usize) -> Vec<f64> {
-    match index {
-        i if i < PROBES => trace.probes.iter().map(|row| row[i]).collect(),
-        PROBES => trace.field_mean.clone(),
-        i => trace.hyper_series(i - PROBES - 1, hyper),
+/// What a replication's draws are ranked against.
+struct Truth<'a> {
+    field: &'a [f64],
+    hyper: &'a [f64],
+    /// The model's likelihood of the replication's data, and where it observes the field.
+    likelihood: &'a Likelihood,
+    observed_cells: &'a [usize],
+}
+
+impl Truth<'_> {
+    /// log p(y | u) of the model at `field`, each value first rounded to f32 as stored draws are.
+    fn loglik_of(&self, field: impl Fn(usize) -> f32) -> f64 {
+        let observed: Vec<f64> = self
+            .observed_cells
+            .iter()
+            .map(|&c| f64::from(field(c)))
+            .collect();
+        self.likelihood.log_likelihood(&observed)
+    }
+
+    /// The truth's value of functional `index`.
+    fn value(&self, index: usize, probes: &[usize]) -> f64 {
+        match index {
+            i if i < PROBES => self.field[probes[i]],
+            PROBES => self.field.iter().sum::<f64>() / self.field.len() as f64,
+            LOGLIK => self.loglik_of(|c| self.field[c] as f32),
+            i => self.hyper[i - LOGLIK - 1],
+        }
+    }
+
+    /// The series of functional `index` along one chain: a probe cell or the field's mean from
+    /// the trace, the log-likelihood from the stored draws, then the inferred hyperparameters.
+    fn series(&self, chain: &ChainOutput, index: usize) -> Vec<f64> {
+        let trace = &chain.trace;
+        match index {
+            i if i < PROBES => trace.probes.iter().map(|row| row[i]).collect(),
+            PROBES => trace.field_mean.clone(),
+            LOGLIK => {
+                let draws = &chain.draws;
+                (0..draws.len())
+                    .map(|d| self.loglik_of(|c| draws.values[d * draws.cells + c]))
+                    .collect()
+            }
+            i => trace.hyper_series(i - LOGLIK - 1, self.hyper.len()),
+        }
     }
 }
 
 fn rank_functionals(
     output: &RunOutput,
-    truth: &[f64],
-    hyper_truth: &[f64],
+    truth: &Truth<'_>,
     model: &ModelSpec,
     draws: usize,
 ) -> Vec<(&'static str, usize, usize)> {
     let probes = probe_cells(model.grid);
-    let truth_mean = truth.iter().sum::<f64>() / truth.len() as f64;
     let chains = output.chains.len();
-    let hyper = hyper_truth.len();
     let names: Vec<&'static str> = FUNCTIONALS
         .iter()
         .copied()
@@ -254,7 +318,7 @@ fn rank_functionals(
             let series: Vec<Vec<f64>> = output
                 .chains
                 .iter()
-                .map(|c| functional_values(&c.trace, index, hyper))
+                .map(|chain| truth.series(chain, index))
                 .collect();
             let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
             let total: usize = series.iter().map(Vec::len).sum();
@@ -270,12 +334,11 @@ fn rank_functionals(
                 .flat_map(|s| spaced_draws(s, per_chain, spacing))
                 .collect();
             sample.truncate(draws);
-            let truth_value = match index {
-                i if i < PROBES => truth[probes[i]],
-                PROBES => truth_mean,
-                i => hyper_truth[i - PROBES - 1],
-            };
-            (name, rank_of(truth_value, &sample), sample.len())
+            (
+                name,
+                rank_of(truth.value(index, &probes), &sample),
+                sample.len(),
+            )
         })
         .collect()
 }

@@ -1,0 +1,76 @@
+//! Numbers in the documentation come from committed benchmark outputs, never typed: a block
+//! between `<!-- from: PATH -->` and `<!-- end -->` in README.md or docs/*.md must equal the file
+//! PATH (relative to the repository), which a script under bench/ regenerates from its CSV.
+//! Rerun the script and paste its output when this fails.
+
+use std::path::{Path, PathBuf};
+
+const OPEN: &str = "<!-- from: ";
+const CLOSE: &str = "<!-- end -->";
+
+/// Every (source path, block text) of `text`.
+fn blocks(text: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(OPEN) {
+        let after = &rest[start + OPEN.len()..];
+        let header_end = after
+            .find("-->")
+            .expect("a `<!-- from:` marker closes with `-->`");
+        let source = after[..header_end].trim().to_string();
+        let body = &after[header_end + 3..];
+        let end = body
+            .find(CLOSE)
+            .unwrap_or_else(|| panic!("the block from {source} has no `{CLOSE}`"));
+        found.push((source, body[..end].trim().to_string()));
+        rest = &body[end + CLOSE.len()..];
+    }
+    found
+}
+
+fn documents(root: &Path) -> Vec<PathBuf> {
+    let mut paths = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).unwrap().flatten() {
+        if entry.path().extension().is_some_and(|e| e == "md") {
+            paths.push(entry.path());
+        }
+    }
+    paths
+}
+
+#[test]
+fn every_generated_block_equals_its_committed_source() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut checked = 0;
+    for document in documents(root) {
+        let text = std::fs::read_to_string(&document).unwrap();
+        for (source, block) in blocks(&text) {
+            let committed = std::fs::read_to_string(root.join(&source)).unwrap_or_else(|e| {
+                panic!(
+                    "{}: the source {source} cannot be read: {e}",
+                    document.display()
+                )
+            });
+            assert_eq!(
+                block,
+                committed.trim(),
+                "{}: the block from {source} differs from the file; rerun its script",
+                document.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 1, "no generated block found");
+}
+
+#[test]
+fn blocks_are_found_with_their_sources() {
+    let text = "a\n<!-- from: bench/x.md -->\n| t |\n<!-- end -->\nb <!-- from: y -->z<!-- end -->";
+    assert_eq!(
+        blocks(text),
+        [
+            ("bench/x.md".to_string(), "| t |".to_string()),
+            ("y".to_string(), "z".to_string())
+        ]
+    );
+}
