@@ -1,15 +1,18 @@
 //! The region-partition family: the chains against the exact Boltzmann distribution on a small
 //! lattice (every connected partition enumerated), every visited partition valid (property
-//! test), the bookkeeping of a flip against a recomputation, and the Boston data as read.
+//! test), the bookkeeping of a flip against a recomputation, the Boston data as read, and the
+//! out-of-sample score against a search that overfits noise.
 
 use std::path::Path;
 
 use fieldmc::diagnostics::calibration::chi_square_survival;
 use fieldmc::families::partition::baselines::admin_pieces;
 use fieldmc::families::partition::enumerate::{boltzmann_probabilities, connected_partitions};
+use fieldmc::families::partition::method::PartitionKind;
 use fieldmc::families::partition::*;
 use fieldmc::streams::{Purpose, stream};
 use proptest::prelude::*;
+use rand::RngExt;
 
 /// Features and targets of a small lattice: fixed numbers with structure (a trend in x plus a
 /// bump), so that F varies over partitions.
@@ -341,5 +344,111 @@ fn area_files_with_problems_are_refused_with_file_line_and_column() {
     assert!(
         error.contains("edges.csv:2") && error.contains("`7`"),
         "{error}"
+    );
+}
+
+/// A 12 x 12 lattice whose targets are pure noise (independent of the two features and of the
+/// place), cut into 16 blocks of 3 x 3: no partition can predict a held-out area better than the
+/// training mean.
+fn noise_problem() -> (Problem, Areas, Vec<u32>) {
+    let (side, block) = (12, 3);
+    let n = side * side;
+    let mut rng = stream(11, Purpose::Truth, "noise lattice");
+    let features: Vec<f64> = (0..2 * n).map(|_| rng.random::<f64>()).collect();
+    let target: Vec<f64> = (0..n)
+        .map(|_| (0..4).map(|_| rng.random::<f64>()).sum::<f64>())
+        .collect();
+    let per_row = side / block;
+    let start: Vec<u32> = (0..n)
+        .map(|a| ((a / side) / block * per_row + (a % side) / block) as u32)
+        .collect();
+    let areas = Areas {
+        ids: (0..n).map(|a| a.to_string()).collect(),
+        feature_names: vec!["u".into(), "v".into()],
+        features: features.clone(),
+        target: target.clone(),
+        coordinates: None,
+        admin: None,
+    };
+    let problem = Problem::new(
+        Adjacency::lattice(side, side),
+        features,
+        2,
+        target,
+        per_row * per_row,
+        TaskSettings::default(),
+    );
+    (problem, areas, start)
+}
+
+/// The in-sample score (regions held out of the regression, not of the search) of a flip chain
+/// on noise falls the longer the chain searches, to a fraction of the start's; the out-of-sample
+/// score of the same search (each fold's targets hidden from it) does not beat the constant
+/// predictor by more than three standard errors, at any budget.
+#[test]
+fn a_search_on_noise_overfits_in_sample_but_not_out_of_sample() {
+    let (problem, areas, start) = noise_problem();
+    let n = problem.area_count();
+    let targets: Vec<f64> = (0..n).map(|a| problem.target_of(a)).collect();
+    let mean = targets.iter().sum::<f64>() / n as f64;
+    let deviations: Vec<f64> = targets.iter().map(|y| (y - mean).abs()).collect();
+    let spread = deviations.iter().sum::<f64>() / n as f64;
+    let sd = (deviations.iter().map(|d| (d - spread).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+    let standard_error = sd / (n as f64).sqrt();
+    let start_cv = score_partition(&problem, &start).cv_mae;
+    let mut in_sample = Vec::new();
+    for iterations in [2_000, 40_000] {
+        let chain = ChainSettings {
+            kind: FlipKind::Flip,
+            iterations,
+            temperature: Schedule {
+                start: 1.0,
+                end: 0.002,
+            },
+            ..ChainSettings::default()
+        };
+        let key = format!("noise;iterations={iterations}");
+        let record = run_chain(
+            &problem,
+            &start,
+            &chain,
+            &mut stream(11, Purpose::Chain, &key),
+            &mut stream(11, Purpose::Acceptance, &key),
+        );
+        let method = FoldMethod {
+            problem: &problem,
+            areas: &areas,
+            start: &start,
+            kind: PartitionKind::Flip,
+            chain: &chain,
+        };
+        let folds = AreaFolds::deal(n, 5, &mut stream(11, Purpose::Observations, &key)).unwrap();
+        let oos = score_out_of_sample(&method, &folds, |fold| FoldStreams {
+            proposals: stream(11, Purpose::Chain, &format!("{key};fold={fold}")),
+            acceptance: stream(11, Purpose::Acceptance, &format!("{key};fold={fold}")),
+        })
+        .unwrap();
+        eprintln!(
+            "{iterations} flips: in-sample cv region MAE {:.4} (start {start_cv:.4}); \
+             out of sample: best {:.4}, final {:.4}, constant {:.4} (standard error {standard_error:.4})",
+            record.best.cv_mae, oos.best_mae, oos.final_mae, oos.constant_mae
+        );
+        for (which, value) in [("best", oos.best_mae), ("final", oos.final_mae)] {
+            assert!(
+                value > oos.constant_mae - 3.0 * standard_error,
+                "{iterations} flips: out-of-sample MAE of the {which} partitions {value} beats \
+                 the constant {} by more than noise on noise targets",
+                oos.constant_mae
+            );
+        }
+        in_sample.push(record.best.cv_mae);
+    }
+    assert!(
+        in_sample[1] < in_sample[0] && in_sample[0] < start_cv,
+        "the in-sample score falls as the search goes on: start {start_cv}, then {in_sample:?}"
+    );
+    assert!(
+        in_sample[1] < 0.5 * start_cv,
+        "a long search on noise halves the in-sample score: start {start_cv}, then {in_sample:?}"
     );
 }

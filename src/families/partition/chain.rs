@@ -163,6 +163,11 @@ impl<'p> Chain<'p> {
         &self.current
     }
 
+    /// The Q-function of `learned-flip` (untouched by the other kinds).
+    pub fn learner(&self) -> &FlipLearner {
+        &self.learner
+    }
+
     /// One Metropolis-Hastings step at 0-based `iteration`; true when the move was accepted.
     pub fn step(
         &mut self,

@@ -1,7 +1,8 @@
 //! The partition family's registration (`model.family = "partition"`): a job's spec resolved
 //! from its keys (the data files read and checked here, so a bad column is a located error), its
-//! run (one chain or one baseline, streams from the job's key), its rows of `jobs`,
-//! `partitions` and `partition_traces`, and its report figures ([`super::report`]).
+//! run (one chain or one baseline, streams from the job's key, and with `output.oos_folds` the
+//! out-of-sample score of [`super::out_of_sample`]), its rows of `jobs`, `partitions` and
+//! `partition_traces`, and its report figures ([`super::report`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,11 +16,14 @@ use super::chain::{ChainSettings, FlipKind, Schedule};
 use super::graph::{Adjacency, region_count};
 use super::keys::*;
 use super::method::{MethodOutcome, PartitionKind, run_method};
+use super::out_of_sample::{
+    AreaFolds, FoldMethod, FoldStreams, OutOfSampleError, OutOfSampleScore, score_out_of_sample,
+};
 use super::schema::{jobs, partition_traces, partitions};
 use super::task::{ErrorKind, Problem, SizePenalty, TargetAggregate, TaskModelKind, TaskSettings};
 use crate::figures::{Context, Figure, ReportError};
 use crate::job::{Finished, JobHeader, NamedTables, RunContext, StudyFamily};
-use crate::streams::Purpose;
+use crate::streams::{Purpose, stream};
 use crate::study::Resolver;
 use crate::study::error::ErrorKind as StudyErrorKind;
 use crate::study::keys::*;
@@ -52,6 +56,16 @@ pub struct PartitionSpec {
     pub regions: usize,
     pub task: TaskSettings,
     pub chain: ChainSettings,
+    /// Folds of the out-of-sample score (`output.oos_folds`); None: not computed.
+    pub oos_folds: Option<usize>,
+}
+
+/// What a partition job gives: its method's outcome and, when asked for, the method's
+/// out-of-sample score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartitionOutcome {
+    pub method: MethodOutcome,
+    pub out_of_sample: Option<OutOfSampleScore>,
 }
 
 impl PartitionSpec {
@@ -76,7 +90,7 @@ impl StudyFamily for PartitionFamily {
         &super::schema::partition_traces::TABLE,
     ];
     type Spec = PartitionSpec;
-    type Output = MethodOutcome;
+    type Output = PartitionOutcome;
 
     fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError> {
         resolve_spec(settings, resolver)
@@ -112,9 +126,10 @@ impl StudyFamily for PartitionFamily {
     }
 
     fn work(spec: &Self::Spec) -> u64 {
+        let runs = 1 + spec.oos_folds.unwrap_or(0) as u64;
         match spec.kind.flip() {
-            Some(_) => spec.chain.iterations as u64,
-            None => 1,
+            Some(_) => runs * spec.chain.iterations as u64,
+            None => runs,
         }
     }
 
@@ -122,7 +137,7 @@ impl StudyFamily for PartitionFamily {
         let problem = spec.problem();
         let mut proposals = context.chain_stream(Purpose::Chain, "");
         let mut acceptance = context.chain_stream(Purpose::Acceptance, "");
-        let outcome = run_method(
+        let method = run_method(
             &problem,
             &spec.data.areas,
             &spec.data.start,
@@ -132,12 +147,20 @@ impl StudyFamily for PartitionFamily {
             &mut acceptance,
         )
         .map_err(|e| e.to_string())?;
+        let out_of_sample = spec
+            .oos_folds
+            .map(|folds| out_of_sample(spec, &problem, folds, context))
+            .transpose()
+            .map_err(|e| e.to_string())?;
         context.report(Self::work(spec));
-        Ok(outcome)
+        Ok(PartitionOutcome {
+            method,
+            out_of_sample,
+        })
     }
 
     fn tables(done: Finished<'_, Self>) -> PolarsResult<NamedTables> {
-        let (job, spec, output) = (done.job, done.spec, done.output);
+        let (job, spec, output) = (done.job, done.spec, &done.output.method);
         let mut named = vec![
             ("jobs", job_row(&done)?),
             ("partitions", partition_rows(job, spec, output)?),
@@ -151,6 +174,36 @@ impl StudyFamily for PartitionFamily {
     fn figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
         super::report::figures(context, notes)
     }
+}
+
+/// The out-of-sample score of the job's method over `folds` folds of areas. The folds come from
+/// a stream keyed by the job's `[model]` and `[data]` keys and replicate (and the fold count), so
+/// every method of a replicate is scored on the same folds; each fold's run draws from the job's
+/// own streams extended by the fold. Neither depends on the thread or the order of the jobs.
+fn out_of_sample(
+    spec: &PartitionSpec,
+    problem: &Problem,
+    folds: usize,
+    context: &RunContext<'_>,
+) -> Result<OutOfSampleScore, OutOfSampleError> {
+    let folds_key = format!("{};oos-folds={folds}", context.job.streams.model_data);
+    let mut dealer = stream(context.seed, Purpose::Observations, &folds_key);
+    let folds = AreaFolds::deal(problem.area_count(), folds, &mut dealer)?;
+    let method = FoldMethod {
+        problem,
+        areas: &spec.data.areas,
+        start: &spec.data.start,
+        kind: spec.kind,
+        chain: &spec.chain,
+    };
+    let count = folds.count();
+    score_out_of_sample(&method, &folds, |fold| {
+        let detail = format!("oos-fold={fold}/{count}");
+        FoldStreams {
+            proposals: context.chain_stream(Purpose::Chain, &detail),
+            acceptance: context.chain_stream(Purpose::Acceptance, &detail),
+        }
+    })
 }
 
 /// Warnings of a finished job: the learned flip's nature, and a chain that barely moved.
@@ -175,7 +228,8 @@ fn warnings(spec: &PartitionSpec, output: &MethodOutcome) -> Vec<String> {
 }
 
 fn job_row(done: &Finished<'_, PartitionFamily>) -> PolarsResult<polars::prelude::DataFrame> {
-    let (spec, output) = (done.spec, done.output);
+    let (spec, output) = (done.spec, &done.output.method);
+    let oos = done.output.out_of_sample;
     let counts = output.counts;
     let chain = |f: fn(&super::chain::MoveCounts) -> usize| counts.map(|c| f(&c) as i64);
     let f_start = output
@@ -193,6 +247,9 @@ fn job_row(done: &Finished<'_, PartitionFamily>) -> PolarsResult<polars::prelude
         .fill(jobs::REGION_MAE_BEST, output.best.evaluation.mae)
         .fill(jobs::CV_REGION_MAE_FINAL, output.last.cv_mae)
         .fill(jobs::CV_REGION_MAE_BEST, output.best.cv_mae)
+        .fill(jobs::OOS_REGION_MAE_FINAL, oos.map(|s| s.final_mae))
+        .fill(jobs::OOS_REGION_MAE_BEST, oos.map(|s| s.best_mae))
+        .fill(jobs::OOS_CONSTANT_MAE, oos.map(|s| s.constant_mae))
         .fill(jobs::REGIONS, spec.regions as i64)
         .fill(
             jobs::DISCONNECTED_REGIONS,
@@ -338,6 +395,7 @@ fn resolve_spec(
             .help(format!("allowed: 2 to {admin_count} (fewer merges the smallest pieces into a neighbour)")));
     }
     let start = merge_down(&graph, &pieces, regions);
+    let oos_folds = resolve_oos_folds(settings, resolver, areas.len())?;
     let temperature = settings.float(MODEL_TEMPERATURE);
     let final_temperature = match settings.given(MODEL_FINAL_TEMPERATURE) {
         Some(_) => settings.float(MODEL_FINAL_TEMPERATURE),
@@ -382,7 +440,36 @@ fn resolve_spec(
         regions,
         task,
         chain,
+        oos_folds,
     })
+}
+
+/// `output.oos_folds`: 0 is none; otherwise from 2 to the number of areas (each fold holds at
+/// least one area and leaves some to train on).
+fn resolve_oos_folds(
+    settings: &Settings,
+    resolver: &Resolver<'_>,
+    areas: usize,
+) -> Result<Option<usize>, StudyError> {
+    let message = match settings.int(OUTPUT_OOS_FOLDS) as usize {
+        0 => return Ok(None),
+        1 => "output.oos_folds = 1: one fold would hold out every area and leave none to train on"
+            .to_string(),
+        folds if folds > areas => format!(
+            "output.oos_folds = {folds}, but the areas CSV holds {areas} areas: a fold would hold none"
+        ),
+        folds => return Ok(Some(folds)),
+    };
+    Err(resolver
+        .error_at(
+            settings,
+            &[OUTPUT_OOS_FOLDS],
+            StudyErrorKind::OutOfRange,
+            message,
+        )
+        .help(format!(
+            "allowed: 0 (no out-of-sample score) or 2 to {areas} folds"
+        )))
 }
 
 /// `sampler.kind` of a partition job: flip when not given; another family's sampler is refused.

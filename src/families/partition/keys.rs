@@ -3,7 +3,7 @@
 
 use super::task::{ErrorKind, TargetAggregate, TaskModelKind};
 use crate::study::keys::{
-    Default, MODEL_FAMILY, Rule, SAMPLER_ITERATIONS, SAMPLER_KIND, SAMPLER_THIN, ValueType,
+    Default, Keyed, MODEL_FAMILY, Rule, SAMPLER_ITERATIONS, SAMPLER_KIND, SAMPLER_THIN, ValueType,
 };
 
 crate::declare_keys! {
@@ -90,4 +90,11 @@ crate::declare_keys! {
     SAMPLER_LEARNING_RATE = sampler.learning_rate { rule: Rule::Positive, default: Default::Float(0.05) },
     /// learned-flip: share of steps that take a random valid candidate instead of the best.
     SAMPLER_EXPLORATION = sampler.exploration { rule: Rule::UnitInterval, default: Default::Float(0.1) },
+    /// Folds k of the out-of-sample score over areas (0: none): each fold's targets are hidden, the method is run again on the others and the fold's areas are predicted from their regions (k + 1 runs per job; columns oos_*). Not part of the job's key: the other columns do not change.
+    OUTPUT_OOS_FOLDS = output.oos_folds {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(0, 1000),
+        default: Default::Int(0),
+        keyed: Keyed::Never,
+    },
 }

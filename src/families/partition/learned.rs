@@ -14,7 +14,7 @@ use rand::RngExt;
 
 use super::state::Partition;
 use super::task::mean_error;
-use super::task::{Evaluation, Problem, RegionStats, TargetAggregate};
+use super::task::{Crossing, Evaluation, Problem, RegionStats};
 use crate::streams::StreamRng;
 
 const FEATURES: usize = 9;
@@ -114,15 +114,8 @@ fn flip_features(
     let p = problem.feature_count();
     let scale = mean_error(&current.errors);
     let (ns, nt) = (stats.size(s) as f64, stats.size(t) as f64);
-    let y = problem.target_of(a);
-    let (ys, yt) = (stats.row(s)[p], stats.row(t)[p]);
-    let (dys, dyt) = match problem.settings.aggregate {
-        TargetAggregate::Sum => (-y, y),
-        TargetAggregate::Mean => (
-            (ys - y) / (ns - 1.0) - ys / ns,
-            (yt + y) / (nt + 1.0) - yt / nt,
-        ),
-    };
+    let dys = stats.target_change(problem, a, s, Crossing::Leaves);
+    let dyt = stats.target_change(problem, a, t, Crossing::Joins);
     let x = problem.features_of(a);
     let distance = |row: &[f64], n: f64| {
         x.iter()

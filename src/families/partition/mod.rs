@@ -7,7 +7,10 @@
 //! cross-validated MAE) -> [`state`] (a partition and its boundary pairs) -> [`chain`] (the
 //! `flip` and `softmax-flip` proposals with exact Hastings ratios, the run of a chain) and
 //! [`learned`] (the `learned-flip` heuristic) -> [`baselines`] (administrative, k-means,
-//! spectral). [`enumerate`] gives the exact distribution on small graphs for the tests.
+//! spectral) -> [`method`] (one method run and scored, what a job computes) ->
+//! [`out_of_sample`] (the method run again on k folds of areas with their targets hidden, the
+//! held-out areas scored) -> [`family`] (keys to spec, the job's run and rows). [`enumerate`]
+//! gives the exact distribution on small graphs for the tests.
 
 pub mod areas;
 pub mod baselines;
@@ -18,6 +21,7 @@ pub mod graph;
 pub mod keys;
 pub mod learned;
 pub mod method;
+pub mod out_of_sample;
 pub mod report;
 pub mod schema;
 pub mod state;
@@ -32,8 +36,11 @@ pub use chain::{
     run_chain, score_partition,
 };
 pub use graph::Adjacency;
+pub use out_of_sample::{
+    AreaFolds, FoldMethod, FoldStreams, OutOfSampleError, OutOfSampleScore, score_out_of_sample,
+};
 pub use state::{InvalidFlip, Partition};
 pub use task::{
-    ErrorKind, Evaluation, Evaluator, Problem, RegionStats, SizePenalty, TargetAggregate,
+    Crossing, ErrorKind, Evaluation, Evaluator, Problem, RegionStats, SizePenalty, TargetAggregate,
     TaskModelKind, TaskSettings,
 };

@@ -11,6 +11,13 @@
 //! sums to m times the variance of the region sizes). A region's sums are updated in O(p) when
 //! an area moves; refitting costs O(m q^2 + q^3) with q = p + 1, independent of the number of
 //! areas.
+//!
+//! **Hidden targets.** A problem may hide some areas' targets ([`Problem::hiding_targets`], the
+//! training problem of an out-of-sample fold): those areas keep their place in the graph, their
+//! features and their share of a region's size, but their target enters nothing. Y_j is then
+//! the mean of the region's observed targets (or their sum scaled up to the region's size,
+//! n_j / observed_j times), and a region with no observed target is left out of the fit and has
+//! no task error. With every target observed each number is computed exactly as before.
 
 use super::areas::Areas;
 use super::graph::Adjacency;
@@ -103,7 +110,10 @@ pub struct Problem {
     /// Row-major n x p, each column standardised to mean 0 and sd 1 over the areas (a constant
     /// column stays 0).
     features: Vec<f64>,
+    /// NaN where the target is hidden.
     target: Vec<f64>,
+    /// Whether each area's target may enter F and the task model.
+    observed: Vec<bool>,
     p: usize,
     pub regions: usize,
     pub settings: TaskSettings,
@@ -123,6 +133,7 @@ impl Problem {
         Self {
             graph,
             features: standardise(features, p),
+            observed: vec![true; target.len()],
             target,
             p,
             regions,
@@ -160,8 +171,29 @@ impl Problem {
         &self.features[a * self.p..(a + 1) * self.p]
     }
 
+    /// The target of area a; NaN when it is hidden (see [`Problem::is_observed`]).
     pub fn target_of(&self, a: usize) -> f64 {
         self.target[a]
+    }
+
+    /// Whether area a's target may enter F and the task model.
+    pub fn is_observed(&self, a: usize) -> bool {
+        self.observed[a]
+    }
+
+    /// The same problem with the targets of the areas where `hidden` holds taken out: they are
+    /// stored as NaN, so that a use that should not happen shows in the numbers. Graph, features
+    /// (standardised over every area, as before) and settings are unchanged.
+    pub fn hiding_targets(&self, hidden: &[bool]) -> Problem {
+        assert_eq!(hidden.len(), self.area_count(), "one flag per area");
+        let mut problem = self.clone();
+        for (a, &hide) in hidden.iter().enumerate() {
+            if hide {
+                problem.target[a] = f64::NAN;
+                problem.observed[a] = false;
+            }
+        }
+        problem
     }
 
     fn mean_size(&self) -> f64 {
@@ -189,12 +221,21 @@ fn standardise(mut features: Vec<f64>, p: usize) -> Vec<f64> {
     features
 }
 
-/// Per region: the number of areas, feature sums and target sum (row of p + 1 sums).
+/// Per region: the number of areas, the number whose target is observed, the feature sums and
+/// the observed targets' sum (row of p + 1 sums).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RegionStats {
     sizes: Vec<usize>,
+    observed: Vec<usize>,
     sums: Vec<f64>,
     width: usize,
+}
+
+/// Which way an area crosses a region's border.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Crossing {
+    Leaves,
+    Joins,
 }
 
 impl RegionStats {
@@ -203,6 +244,7 @@ impl RegionStats {
         let width = problem.p + 1;
         let mut stats = Self {
             sizes: vec![0; problem.regions],
+            observed: vec![0; problem.regions],
             sums: vec![0.0; problem.regions * width],
             width,
         };
@@ -218,16 +260,75 @@ impl RegionStats {
         for (s, x) in row.iter_mut().zip(problem.features_of(a)) {
             *s += sign * x;
         }
-        row[problem.p] += sign * problem.target_of(a);
-        if sign > 0.0 {
-            self.sizes[r] += 1;
-        } else {
-            self.sizes[r] -= 1;
+        let observed = problem.is_observed(a);
+        if observed {
+            row[problem.p] += sign * problem.target_of(a);
+        }
+        let step = |count: &mut usize| {
+            if sign > 0.0 {
+                *count += 1;
+            } else {
+                *count -= 1;
+            }
+        };
+        step(&mut self.sizes[r]);
+        if observed {
+            step(&mut self.observed[r]);
         }
     }
 
     pub fn size(&self, r: usize) -> usize {
         self.sizes[r]
+    }
+
+    /// Areas of region r whose target is observed.
+    pub fn observed(&self, r: usize) -> usize {
+        self.observed[r]
+    }
+
+    /// Y_r, the region's target aggregate as the task model sees it; None when none of its
+    /// areas' targets is observed.
+    pub fn target_aggregate(&self, problem: &Problem, r: usize) -> Option<f64> {
+        aggregate_target(
+            problem.settings.aggregate,
+            self.row(r)[problem.p],
+            self.sizes[r],
+            self.observed[r],
+        )
+    }
+
+    /// The change of Y_r when area a leaves or joins region r (0 when Y_r is undefined before or
+    /// after): what the learned flip reads, never a hidden target.
+    pub fn target_change(&self, problem: &Problem, a: usize, r: usize, crossing: Crossing) -> f64 {
+        let (sum, size, observed) = (self.row(r)[problem.p], self.sizes[r], self.observed[r]);
+        let seen = problem.is_observed(a);
+        let y = if seen { problem.target_of(a) } else { 0.0 };
+        if problem.settings.aggregate == TargetAggregate::Sum && seen && observed == size {
+            return match crossing {
+                Crossing::Leaves => -y,
+                Crossing::Joins => y,
+            };
+        }
+        let count = usize::from(seen);
+        let after = match crossing {
+            Crossing::Leaves => aggregate_target(
+                problem.settings.aggregate,
+                sum - y,
+                size - 1,
+                observed - count,
+            ),
+            Crossing::Joins => aggregate_target(
+                problem.settings.aggregate,
+                sum + y,
+                size + 1,
+                observed + count,
+            ),
+        };
+        let before = aggregate_target(problem.settings.aggregate, sum, size, observed);
+        match (before, after) {
+            (Some(before), Some(after)) => after - before,
+            _ => 0.0,
+        }
     }
 
     pub fn row(&self, r: usize) -> &[f64] {
@@ -241,6 +342,7 @@ impl RegionStats {
             t,
             rows: [self.row(s).to_vec(), self.row(t).to_vec()],
             sizes: [self.sizes[s], self.sizes[t]],
+            observed: [self.observed[s], self.observed[t]],
         }
     }
 
@@ -250,6 +352,8 @@ impl RegionStats {
         self.sums[saved.t * w..(saved.t + 1) * w].copy_from_slice(&saved.rows[1]);
         self.sizes[saved.s] = saved.sizes[0];
         self.sizes[saved.t] = saved.sizes[1];
+        self.observed[saved.s] = saved.observed[0];
+        self.observed[saved.t] = saved.observed[1];
     }
 }
 
@@ -260,6 +364,25 @@ pub struct SavedRows {
     t: usize,
     rows: [Vec<f64>; 2],
     sizes: [usize; 2],
+    observed: [usize; 2],
+}
+
+/// Y of a region from the sum of its observed targets: their mean, or their sum scaled up to
+/// the region's `size` (the sum itself when every target is observed); None with none observed.
+fn aggregate_target(
+    aggregate: TargetAggregate,
+    sum: f64,
+    size: usize,
+    observed: usize,
+) -> Option<f64> {
+    if observed == 0 {
+        return None;
+    }
+    Some(match aggregate {
+        TargetAggregate::Mean => sum / observed as f64,
+        TargetAggregate::Sum if observed == size => sum,
+        TargetAggregate::Sum => sum * size as f64 / observed as f64,
+    })
 }
 
 /// F and its parts for one partition.
@@ -299,17 +422,24 @@ impl Evaluator {
         }
     }
 
-    /// Evaluate F for the regions summarised by `stats` into `out`.
+    /// Evaluate F for the regions summarised by `stats` into `out`. A region with no observed
+    /// target has residual and error 0 and is left out of the fit and of the MAE.
     pub fn evaluate(&mut self, problem: &Problem, stats: &RegionStats, out: &mut Evaluation) {
         self.build_design(problem, stats);
-        let all = |_: usize| true;
-        self.fit(problem, all);
+        let seen = |j: usize| stats.observed(j) > 0;
+        self.fit(problem, seen);
         out.residuals.clear();
         out.errors.clear();
         let q = problem.p + 1;
         let mean_size = problem.mean_size();
-        let (mut task_error, mut penalty, mut abs_sum) = (0.0, 0.0, 0.0);
+        let (mut task_error, mut penalty, mut abs_sum, mut scored) = (0.0, 0.0, 0.0, 0usize);
         for j in 0..problem.regions {
+            penalty += problem.settings.penalty.of_region(stats.size(j), mean_size);
+            if !seen(j) {
+                out.residuals.push(0.0);
+                out.errors.push(0.0);
+                continue;
+            }
             let prediction = dot(&self.design[j * q..(j + 1) * q], &self.coefficients);
             let residual = self.response[j] - prediction;
             let error = match problem.settings.error {
@@ -320,16 +450,17 @@ impl Evaluator {
             out.errors.push(error);
             task_error += error;
             abs_sum += residual.abs();
-            penalty += problem.settings.penalty.of_region(stats.size(j), mean_size);
+            scored += 1;
         }
         out.task_error = task_error;
         out.penalty = penalty;
         out.f = task_error + penalty;
-        out.mae = abs_sum / problem.regions as f64;
+        out.mae = abs_sum / scored.max(1) as f64;
     }
 
     /// Region MAE cross-validated over regions: regions ordered by their smallest area fall
     /// into `cv_folds` folds in turn; each fold is predicted by the model fitted on the others.
+    /// Regions with no observed target are neither fitted nor scored.
     pub fn cross_validated_mae(
         &mut self,
         problem: &Problem,
@@ -338,16 +469,35 @@ impl Evaluator {
     ) -> f64 {
         self.build_design(problem, stats);
         let folds = region_folds(labels, problem.regions, problem.settings.cv_folds);
+        let seen = |j: usize| stats.observed(j) > 0;
         let q = problem.p + 1;
-        let mut total = 0.0;
+        let (mut total, mut scored) = (0.0, 0usize);
         for fold in 0..problem.settings.cv_folds.max(1) {
-            self.fit(problem, |j| folds[j] != fold);
-            for j in (0..problem.regions).filter(|&j| folds[j] == fold) {
+            self.fit(problem, |j| folds[j] != fold && seen(j));
+            for j in (0..problem.regions).filter(|&j| folds[j] == fold && seen(j)) {
                 let prediction = dot(&self.design[j * q..(j + 1) * q], &self.coefficients);
                 total += (self.response[j] - prediction).abs();
+                scored += 1;
             }
         }
-        total / problem.regions as f64
+        total / scored.max(1) as f64
+    }
+
+    /// What the task model, fitted on the regions with an observed target, predicts for one
+    /// area of each region: f(X_j), or f(X_j) / n_j when Y_j is a sum.
+    pub fn area_predictions(&mut self, problem: &Problem, stats: &RegionStats) -> Vec<f64> {
+        self.build_design(problem, stats);
+        self.fit(problem, |j| stats.observed(j) > 0);
+        let q = problem.p + 1;
+        (0..problem.regions)
+            .map(|j| {
+                let prediction = dot(&self.design[j * q..(j + 1) * q], &self.coefficients);
+                match problem.settings.aggregate {
+                    TargetAggregate::Mean => prediction,
+                    TargetAggregate::Sum => prediction / stats.size(j).max(1) as f64,
+                }
+            })
+            .collect()
     }
 
     fn build_design(&mut self, problem: &Problem, stats: &RegionStats) {
@@ -360,10 +510,7 @@ impl Evaluator {
             for k in 0..problem.p {
                 design[k + 1] = row[k] / n;
             }
-            self.response[j] = match problem.settings.aggregate {
-                TargetAggregate::Mean => row[problem.p] / n,
-                TargetAggregate::Sum => row[problem.p],
-            };
+            self.response[j] = stats.target_aggregate(problem, j).unwrap_or(0.0);
         }
     }
 
