@@ -14,6 +14,7 @@ pub mod lanczos;
 pub mod laplace;
 pub mod likelihood;
 pub mod prior;
+pub mod quadrature;
 pub mod spec;
 pub mod special;
 pub mod target;
