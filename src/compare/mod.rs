@@ -11,6 +11,7 @@
 //! This stage reads tables through [`crate::sink`] and names them through the registry; it knows
 //! no family and no model.
 
+mod error;
 mod pairing;
 pub mod render;
 mod table;
@@ -18,23 +19,13 @@ mod tolerance;
 
 use std::path::{Path, PathBuf};
 
-use thiserror::Error;
-
+pub use error::CompareError;
 pub use pairing::JobPair;
 pub use table::{Difference, JobOutcome, TableOutcome};
 pub use tolerance::{DEFAULT_FALSE_ALARM, Tolerance, bonferroni_bound};
 
 use crate::families::tables;
-use crate::sink::{Manifest, SinkError, read_table};
-
-/// Why two folders could not be compared (exit code 2).
-#[derive(Debug, Error)]
-pub enum CompareError {
-    #[error("{0}")]
-    BadInput(String),
-    #[error(transparent)]
-    Sink(#[from] SinkError),
-}
+use crate::sink::{Manifest, read_table};
 
 /// What to compare and how.
 #[derive(Debug, Clone, PartialEq)]

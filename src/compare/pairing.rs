@@ -8,7 +8,7 @@ use std::path::Path;
 
 use polars::prelude::{DataFrame, DataType};
 
-use super::CompareError;
+use super::error::CompareError;
 use crate::families::jobs_table;
 use crate::sink::read_table;
 use crate::table::shared::JOB_ID;
