@@ -13,6 +13,7 @@ pub mod inla;
 pub mod lanczos;
 pub mod laplace;
 pub mod likelihood;
+pub mod moments;
 pub mod prior;
 pub mod quadrature;
 pub mod spec;

@@ -36,6 +36,7 @@
 //! accurate to rounding relative to each weight even far in the tails, where the eigenvector form
 //! of Golub-Welsch is accurate only relative to the largest weight.
 
+use super::moments::mean_and_sd_about;
 use faer::linalg::solvers::DenseSolveCore;
 use faer::{Mat, Side};
 
@@ -503,16 +504,7 @@ impl LogWeightedSums {
 
     fn finish(self, map: &WhitenedMap, points: usize, nodes: usize) -> QuadraturePosterior {
         let total = self.total;
-        let (mean, sd) = map
-            .mode_field
-            .iter()
-            .zip(self.first.iter().zip(&self.second))
-            .map(|(centre, (first, second))| {
-                let offset = first / total;
-                let variance = second / total - offset * offset;
-                (centre + offset, variance.max(0.0).sqrt())
-            })
-            .unzip();
+        let (mean, sd) = mean_and_sd_about(&map.mode_field, &self.first, &self.second, total);
         let functional_mean = (!self.functional.is_empty())
             .then(|| self.functional.iter().map(|s| s / total).collect());
         QuadraturePosterior {

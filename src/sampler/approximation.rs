@@ -22,6 +22,7 @@ use crate::model::inla::{HyperProblem, InlaSettings, explore, log_evidence, marg
 use crate::model::laplace::{
     LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, NewtonSettings, SdMethod,
 };
+use crate::model::moments::mean_and_sd_about;
 use crate::model::special::phi;
 
 /// The Laplace approximation of `request`'s target, as a run without chains.
@@ -232,16 +233,7 @@ impl CellMixture {
 
     fn finish(self) -> Marginals {
         let total = self.total;
-        let (mean, sd) = self
-            .centre
-            .iter()
-            .zip(self.first.iter().zip(&self.second))
-            .map(|(centre, (first, second))| {
-                let offset = first / total;
-                let variance = second / total - offset * offset;
-                (centre + offset, variance.max(0.0).sqrt())
-            })
-            .unzip();
+        let (mean, sd) = mean_and_sd_about(&self.centre, &self.first, &self.second, total);
         let functional_mean = self
             .functional
             .map(|_| self.functional_sum.iter().map(|s| s / total).collect());
