@@ -77,12 +77,16 @@ pub struct Comparison {
     /// Tables present in one folder only.
     pub tables_only_in_a: Vec<String>,
     pub tables_only_in_b: Vec<String>,
-    /// Values measured in MCSEs over every table and job, and the bound they are held to.
+    /// Values measured in MCSEs over every table and job.
     pub judged: usize,
-    pub bound: Option<f64>,
 }
 
 impl Comparison {
+    /// The bound on a judged value's MCSE-scaled difference (none for exact comparison).
+    pub fn bound(&self) -> Option<f64> {
+        self.tolerance.bound(self.judged)
+    }
+
     /// The verdict on job pair `index` in `table`.
     pub fn job_verdict(&self, table: &TableOutcome, index: usize) -> Option<Verdict> {
         let job = table.jobs[index].as_ref()?;
@@ -96,7 +100,7 @@ impl Comparison {
             Verdict::Identical
         } else if self.tolerance == Tolerance::Exact
             || structure_differs
-            || self.bound.is_some_and(|bound| job.worst_z > bound)
+            || self.bound().is_some_and(|bound| job.worst_z > bound)
         {
             Verdict::Different
         } else if job.judged == 0 {
@@ -171,7 +175,6 @@ pub fn compare(a: &Path, b: &Path, options: &CompareOptions) -> Result<Compariso
         tables_only_in_a: Vec::new(),
         tables_only_in_b: Vec::new(),
         judged: 0,
-        bound: None,
     };
     for declared in chosen_tables(&options.tables)? {
         let frames = (
@@ -196,7 +199,6 @@ pub fn compare(a: &Path, b: &Path, options: &CompareOptions) -> Result<Compariso
         .flat_map(|t| t.jobs.iter().flatten())
         .map(|job| job.judged)
         .sum();
-    comparison.bound = options.tolerance.bound(comparison.judged);
     Ok(comparison)
 }
 

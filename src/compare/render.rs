@@ -155,7 +155,7 @@ fn origin(side: &Provenance) -> String {
 }
 
 fn tolerance_line(comparison: &Comparison) -> String {
-    match (comparison.tolerance, comparison.bound) {
+    match (comparison.tolerance, comparison.bound()) {
         (Tolerance::Mcse { floor, false_alarm }, Some(bound)) => format!(
             "{} (timing columns aside): a value with a stored MCSE may differ by {bound:.2} \
              combined MCSEs, the larger of {floor} and the two-sided Bonferroni bound over the \

@@ -86,10 +86,14 @@ pub struct Difference {
     pub gap: Option<f64>,
 }
 
+/// How bad a difference is, to keep the worst: MCSE units first, then the gap.
+fn severity(z: Option<f64>, gap: Option<f64>) -> (f64, f64) {
+    (z.unwrap_or(-1.0), gap.unwrap_or(0.0))
+}
+
 impl Difference {
-    /// How bad it is, to keep the worst: MCSE units first, then the gap.
     fn severity(&self) -> (f64, f64) {
-        (self.z.unwrap_or(-1.0), self.gap.unwrap_or(0.0))
+        severity(self.z, self.gap)
     }
 }
 
@@ -117,17 +121,34 @@ impl JobOutcome {
         self.rows.is_none() && self.differing == 0
     }
 
-    fn record(&mut self, difference: Difference, judged: bool) {
+    /// Counts one differing value, and keeps it (built by `describe`, only then: most values
+    /// of a long table are not the worst) when it is the worst of its kind so far or the first
+    /// misaligned index.
+    fn record(
+        &mut self,
+        z: Option<f64>,
+        gap: Option<f64>,
+        is_index: bool,
+        describe: impl FnOnce() -> Difference,
+    ) {
         self.differing += 1;
-        let slot = if judged {
+        let slot = if z.is_some() {
             &mut self.worst_judged
         } else {
             &mut self.worst_unjudged
         };
-        if slot
+        let worse = slot
             .as_ref()
-            .is_none_or(|worst| difference.severity() > worst.severity())
-        {
+            .is_none_or(|worst| severity(z, gap) > worst.severity());
+        let first_misaligned = is_index && self.misaligned.is_none();
+        if !(worse || first_misaligned) {
+            return;
+        }
+        let difference = describe();
+        if first_misaligned {
+            self.misaligned = Some(difference.clone());
+        }
+        if worse {
             *slot = Some(difference);
         }
     }
@@ -250,7 +271,12 @@ pub fn compare_table(name: &str, a: &DataFrame, b: &DataFrame, pairs: &[JobPair]
                     .float(ra)
                     .zip(values_b.float(rb))
                     .map(|(x, y)| (x - y).abs());
-                let difference = Difference {
+                match z {
+                    Some(z) => outcome.worst_z = outcome.worst_z.max(z),
+                    None if is_index => {}
+                    None => differing_here += 1,
+                }
+                outcome.record(z, gap, is_index, || Difference {
                     column: column.clone(),
                     row: k,
                     locator: locator(&index, ra),
@@ -258,16 +284,7 @@ pub fn compare_table(name: &str, a: &DataFrame, b: &DataFrame, pairs: &[JobPair]
                     b: values_b.show(rb),
                     z,
                     gap,
-                };
-                if is_index && outcome.misaligned.is_none() {
-                    outcome.misaligned = Some(difference.clone());
-                }
-                match z {
-                    Some(z) => outcome.worst_z = outcome.worst_z.max(z),
-                    None if is_index => {}
-                    None => differing_here += 1,
-                }
-                outcome.record(difference, z.is_some());
+                });
             }
         }
         if differing_here > 0 {
