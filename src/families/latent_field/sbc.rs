@@ -261,13 +261,16 @@ struct Truth<'a> {
 
 impl Truth<'_> {
     /// log p(y | u) of the model at `field`, each value first rounded to f32 as stored draws are.
-    fn loglik_of(&self, field: impl Fn(usize) -> f32) -> f64 {
-        let observed: Vec<f64> = self
-            .observed_cells
-            .iter()
-            .map(|&c| f64::from(field(c)))
-            .collect();
-        self.likelihood.log_likelihood(&observed)
+    /// `observed` is scratch of one value per observed cell, reused from draw to draw.
+    fn loglik_of(&self, field: impl Fn(usize) -> f32, observed: &mut [f64]) -> f64 {
+        for (value, &c) in observed.iter_mut().zip(self.observed_cells) {
+            *value = f64::from(field(c));
+        }
+        self.likelihood.log_likelihood(observed)
+    }
+
+    fn observed_scratch(&self) -> Vec<f64> {
+        vec![0.0; self.observed_cells.len()]
     }
 
     /// The truth's value of functional `index`.
@@ -275,7 +278,7 @@ impl Truth<'_> {
         match index {
             i if i < PROBES => self.field[probes[i]],
             PROBES => self.field.iter().sum::<f64>() / self.field.len() as f64,
-            LOGLIK => self.loglik_of(|c| self.field[c] as f32),
+            LOGLIK => self.loglik_of(|c| self.field[c] as f32, &mut self.observed_scratch()),
             i => self.hyper[i - LOGLIK - 1],
         }
     }
@@ -289,8 +292,9 @@ impl Truth<'_> {
             PROBES => trace.field_mean.clone(),
             LOGLIK => {
                 let draws = &chain.draws;
+                let mut observed = self.observed_scratch();
                 (0..draws.len())
-                    .map(|d| self.loglik_of(|c| draws.values[d * draws.cells + c]))
+                    .map(|d| self.loglik_of(|c| draws.values[d * draws.cells + c], &mut observed))
                     .collect()
             }
             i => trace.hyper_series(i - LOGLIK - 1, self.hyper.len()),
