@@ -11,6 +11,9 @@
 # is installed globally). numpy_seed_style is slow (about 300 s at D = 64), so it runs
 # SEED_STYLE_T iterations (default 2000) and its chain time is scaled to T, as the peers' README
 # does; its setup is not scaled. Peers that cannot run a size (dense N x N factor) are skipped.
+# Writes bench/results/compare_$SAMPLER.csv (with date, commit, machine and the load average before
+# each size) and its Markdown table bench/results/compare_$SAMPLER.md, which README.md includes
+# (tests/generated_docs.rs holds the two equal).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -36,12 +39,18 @@ fieldmc="${CARGO_TARGET_DIR:-$root/target}/release/fieldmc"
 seconds() { "$py" -c "import json,sys; r=json.loads(sys.argv[1]); print(f\"{r['setup_seconds'] + r['sample_seconds'] * $T / $2:.3f}\")" "$1"; }
 field() { "$py" -c "import json,sys; print(json.loads(sys.argv[1]).get('$2'))" "$1"; }
 
-echo "# $SAMPLER, gaussian, T = $T, one chain, one thread; seconds = setup + chain ($(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg))"
-printf '%-5s %-12s %-12s %-14s %-14s %-10s %-10s %-10s\n' D fieldmc_s batched_s rows_only_s seed_style_s "x batched" "x seed" "accept"
+out="${OUT:-$root/bench/results/compare_$SAMPLER.csv}"
+mkdir -p "$(dirname "$out")"
+{
+  echo "# bench/compare.sh: $SAMPLER, gaussian, T = $T, one chain, one thread; seconds = setup + chain"
+  echo "# measured $(date -u +%FT%TZ), commit $(git -C "$root" rev-parse --short HEAD), $(getconf _NPROCESSORS_ONLN) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
+  echo "D,N,fieldmc_s,numpy_batched_s,rows_only_s,seed_style_s,x_best_numpy,x_seed_style,acceptance,load_before"
+} > "$out"
 for D in $SIZES; do
+  load=$(cut -d' ' -f1 /proc/loadavg)
   ours=$("$fieldmc" bench --D "$D" "${common[@]}")
   t_ours=$(seconds "$ours" "$T")
-  t_batched=- ; t_rows=- ; t_seed=- ; best=-
+  t_batched= ; t_rows= ; t_seed= ; best=
   if [ "$D" -le "$BATCHED_MAX_D" ]; then
     b=$("$py" "$PEERS/numpy_batched.py" --D "$D" "${common[@]}"); t_batched=$(seconds "$b" "$T")
     r=$("$py" "$PEERS/numpy_batched.py" --D "$D" "${common[@]}" --rows-only); t_rows=$(seconds "$r" "$T")
@@ -52,7 +61,8 @@ for D in $SIZES; do
         --likelihood gaussian --sampler "$SAMPLER" --seed 0)
     t_seed=$(seconds "$s" "$SEED_STYLE_T")
   fi
-  ratio() { [ "$1" = - ] && echo - || "$py" -c "print(f'{$1 / $t_ours:.1f}')"; }
-  printf '%-5s %-12.3f %-12s %-14s %-14s %-10s %-10s %-10.3f\n' "$D" "$t_ours" "$t_batched" "$t_rows" "$t_seed" \
-    "$(ratio "$best")" "$(ratio "$t_seed")" "$(field "$ours" acceptance_rate)"
+  ratio() { [ -z "$1" ] && echo "" || "$py" -c "print(f'{$1 / $t_ours:.1f}')"; }
+  echo "$D,$((D * D)),$t_ours,$t_batched,$t_rows,$t_seed,$(ratio "$best"),$(ratio "$t_seed"),$(field "$ours" acceptance_rate),$load" | tee -a "$out"
 done
+python3 "$here/compare_table.py" "$out" > "${out%.csv}.md"
+echo "wrote $out and ${out%.csv}.md"
