@@ -1,10 +1,10 @@
 //! Every result table as the real binary writes it matches its declaration (each family's
 //! `schema.rs`, listed by the registry `fieldmc::families::tables`): the column names, types and nullability, no undeclared column, every
 //! always-present column there; and every declared column is written by some tiny study, so a
-//! declared column that no writer fills is caught. Also: the README's "Result tables" section is
+//! declared column that no writer fills is caught. Also: docs/tables.md's result-table reference is
 //! the one the schema prints, and every study key's column belongs to the parameter family.
 //!
-//! Set FIELDMC_BLESS=1 to rewrite the README section from the schema.
+//! Set FIELDMC_BLESS=1 to rewrite that reference from the schema.
 
 mod support;
 
@@ -159,24 +159,24 @@ fn every_table_matches_its_schema_and_every_declared_column_is_written() {
 }
 
 #[test]
-fn the_readme_lists_the_tables_as_the_schema_declares_them() {
+fn the_table_reference_lists_the_tables_as_the_schema_declares_them() {
     const BEGIN: &str = "<!-- result tables: generated from the families' schema.rs -->\n";
     const END: &str = "<!-- end of result tables -->";
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
-    let start = readme
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/tables.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text
         .find(BEGIN)
-        .expect("README marks the generated section")
+        .expect("docs/tables.md marks the generated section")
         + BEGIN.len();
-    let end = readme[start..].find(END).expect("README ends the section") + start;
+    let end = text[start..].find(END).expect("docs/tables.md ends the section") + start;
     let generated = format!("\n{}", markdown(families::tables()));
-    if readme[start..end] != generated {
+    if text[start..end] != generated {
         if std::env::var_os("FIELDMC_BLESS").is_some() {
-            let updated = format!("{}{generated}{}", &readme[..start], &readme[end..]);
+            let updated = format!("{}{generated}{}", &text[..start], &text[end..]);
             std::fs::write(&path, updated).unwrap();
         } else {
             panic!(
-                "README.md's result tables differ from the schema; rerun with FIELDMC_BLESS=1:\n{generated}"
+                "docs/tables.md's result tables differ from the schema; rerun with FIELDMC_BLESS=1:\n{generated}"
             );
         }
     }

@@ -143,27 +143,27 @@ fn acceptance_scaling_lets_the_observations_grow_with_the_grid() {
     }
 }
 
-/// The README's key table is the one the key declarations generate. Run with
-/// `FIELDMC_UPDATE_README=1` to rewrite it after adding or changing a key.
+/// The key table of docs/keys.md is the one the key declarations generate. Run with
+/// `FIELDMC_UPDATE_KEYS=1` to rewrite it after adding or changing a key.
 #[test]
-fn the_readme_key_table_is_generated_from_the_declarations() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
+fn the_key_reference_is_generated_from_the_declarations() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/keys.md");
+    let text = std::fs::read_to_string(&path).unwrap();
     let (begin, end) = ("<!-- keys:begin -->\n", "<!-- keys:end -->");
-    let start = readme
+    let start = text
         .find(begin)
-        .expect("README has the keys:begin marker")
+        .expect("docs/keys.md has the keys:begin marker")
         + begin.len();
-    let stop = readme.find(end).expect("README has the keys:end marker");
+    let stop = text.find(end).expect("docs/keys.md has the keys:end marker");
     let table = fieldmc::families::catalog().markdown_table();
-    if std::env::var_os("FIELDMC_UPDATE_README").is_some() {
-        let updated = format!("{}{table}{}", &readme[..start], &readme[stop..]);
+    if std::env::var_os("FIELDMC_UPDATE_KEYS").is_some() {
+        let updated = format!("{}{table}{}", &text[..start], &text[stop..]);
         std::fs::write(&path, updated).unwrap();
         return;
     }
     assert_eq!(
-        &readme[start..stop],
+        &text[start..stop],
         table,
-        "README key table is out of date: run FIELDMC_UPDATE_README=1 cargo test --release --test studies"
+        "docs/keys.md's key table is out of date: run FIELDMC_UPDATE_KEYS=1 cargo test --release --test studies"
     );
 }
