@@ -1,0 +1,52 @@
+#!/bin/bash
+# Planted-bug (mutation) testing of the numerical core with cargo-mutants (docs/testing.md).
+#
+# The scope is what decides a sampler's numbers: the diagnostics (ESS, R-hat, MCSE), the
+# likelihoods, the priors' products and transposes, and every kind's accept/reject, gradients
+# and adaptation: about 1,440 mutants. Each needs a release rebuild of the library (twice: the
+# library and its unit-test harness) and four test binaries, about 5 minutes on two idle cores,
+# so the whole scope takes days and a 1/16 shard a night. SHARD=k/n runs the round-robin shard k of n (every n-th mutant of the list: a
+# systematic sample spanning every file; 0/16 is 90 mutants), in random order (--shuffle), so
+# that a run stopped early has still tested a random part of its shard. The tests are the fast exact ones:
+# the library's unit tests, the quadrature references for probit and poisson
+# (tests/quadrature.rs: every Markov kind against a posterior known to 1e-8), the ESS/R-hat
+# values of ArviZ (tests/diagnostics_arviz.rs) and the laplace kind's moments
+# (tests/laplace_kind.rs). bench/mutants_summary.py then tabulates every run's outcomes.
+#
+# The test targets are given to the build as well (-C), so that a mutant rebuilds the library
+# and these four test binaries, not all forty. BASELINE=skip skips the unmutated run.
+# Runs in place in a scratch worktree (never in your checkout: cargo-mutants edits the source),
+# with its own target directory; the report goes to bench/results/mutants/ of this checkout.
+#   bench/mutants.sh                 # shard 0/16
+#   SHARD=3/16 bench/mutants.sh      # another sample
+#   SHARD=0/1 bench/mutants.sh       # everything (a day)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+SHARD=${SHARD:-0/16}
+WORK=${WORK:-/tmp/fieldmc-mutants}
+command -v cargo-mutants > /dev/null || cargo install --locked cargo-mutants@27.1.0
+[ -d "$WORK" ] || git worktree add --detach "$WORK" HEAD
+git -C "$WORK" checkout --quiet --detach "$(git rev-parse HEAD)"
+# Not incremental: incremental release builds cut a mutant's build to a minute but, after an
+# interrupted build, linked test binaries against stale objects (undefined rustfft symbols), which
+# cargo-mutants then reports as "unviable" mutants that are not.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$WORK/target}
+SCOPE=(src/diagnostics/ess.rs src/diagnostics/rhat.rs src/diagnostics/draws.rs
+    src/diagnostics/normal.rs src/diagnostics/mod.rs src/diagnostics/fft.rs
+    src/model/likelihood.rs src/model/prior/kronecker.rs src/model/prior/circulant.rs
+    src/model/prior/spectral.rs src/model/prior/kernel.rs src/model/prior/torus.rs
+    src/sampler/elliptical.rs src/sampler/mala.rs src/sampler/pcnl.rs
+    src/sampler/random_walk.rs src/sampler/langevin.rs src/sampler/adapt.rs
+    src/sampler/nuts.rs src/sampler/laplace_hmc.rs src/sampler/mgrad.rs src/sampler/gpcn.rs
+    src/sampler/shared.rs)
+FILES=()
+for f in "${SCOPE[@]}"; do FILES+=(--file "$f"); done
+OUT=$ROOT/bench/results/mutants/shard-${SHARD%/*}-of-${SHARD#*/}
+mkdir -p "$OUT"
+cd "$WORK"
+cargo mutants --in-place --profile release --shard "$SHARD" --sharding round-robin \
+    "${FILES[@]}" --timeout 300 --build-timeout 1800 --output "$OUT" --shuffle \
+    --baseline "${BASELINE:-run}" \
+    -C --lib -C --test=quadrature -C --test=diagnostics_arviz -C --test=laplace_kind || true
+echo "report: $OUT/mutants.out (caught.txt, missed.txt, timeout.txt, unviable.txt)"
