@@ -21,7 +21,7 @@ use super::hyper::{self, HyperSummary};
 use super::keys::{COUNTS, NOISE, OBSERVATIONS, TRUTH};
 use super::score::{Estimates, Predictive, Scores, heldout_log_predictive, score};
 use super::spec::FieldJob;
-use super::warnings::{hyper_warnings, warnings};
+use super::warnings::{far_start_warnings, hyper_warnings, warnings};
 use crate::clock::Stopwatch;
 
 /// Why a job failed. Recorded in its row; the other jobs go on.
@@ -155,9 +155,10 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
         progress: options.progress,
         hyper: model.hyper.any().then(|| HyperModel {
             model,
-            start: fixed_values(model, mean),
+            start: model.hyper.chain_start(fixed_values(model, mean)),
         }),
     };
+    let request_hyper_start = request.hyper.map(|h| h.start);
     let sampling = Stopwatch::start();
     let output = run_kind(&job.spec.sampler, &request, chain_rngs(job, seed));
     let cpu_seconds = setup_cpu + sampling.cpu_seconds();
@@ -169,6 +170,9 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
     let hyper_names: Vec<HyperName> = model.hyper.names().collect();
     let hyper = hyper::summarize(&hyper_names, &output);
     let mut warnings = warnings(&job.spec.sampler, &output, &cells);
+    if let Some(hyper_model) = &request_hyper_start {
+        warnings.extend(far_start_warnings(&model.hyper, hyper_model));
+    }
     warnings.extend(hyper_warnings(&hyper));
     let mut scores = score(
         model.likelihood,

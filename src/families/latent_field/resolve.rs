@@ -117,6 +117,7 @@ impl Resolution<'_, '_> {
             (data, None)
         };
         let grid = self.grid(settings, shape, data_window)?;
+        let mean = mean_spec(settings, source, likelihood);
         let model = ModelSpec {
             grid,
             kernel: KernelSpec {
@@ -129,8 +130,8 @@ impl Resolution<'_, '_> {
             noise_sd: settings.float(DATA_NOISE_SD),
             offset: offset(settings, &grid),
             evidence_draws: settings.int(MODEL_EVIDENCE_DRAWS) as usize,
-            mean: mean_spec(settings, source, likelihood),
-            hyper: hyper_priors(settings),
+            mean,
+            hyper: hyper_priors(settings).starting_where_set(hyper_values_set(settings, mean)),
         };
         self.check_hyper(settings, &model, &sampler)?;
         let output = OutputSpec {
@@ -564,6 +565,30 @@ pub const PRIOR_KEYS: [(Key, HyperName); 4] = [
     (MODEL_VARIANCE_PRIOR, HyperName::Variance),
     (MODEL_MEAN_PRIOR, HyperName::Mean),
 ];
+
+/// The key that sets a hyperparameter's value (fixed, or the start of its chains).
+fn value_key(name: HyperName) -> Key {
+    match name {
+        HyperName::LengthScale => MODEL_LENGTH_SCALE,
+        HyperName::LengthScaleY => MODEL_LENGTH_SCALE_Y,
+        HyperName::Variance => MODEL_VARIANCE,
+        HyperName::Mean => MODEL_MEAN,
+    }
+}
+
+/// The hyperparameters whose value the study set: its key given, or `model.mean = "auto"` (the
+/// intercept read from the data). An inferred one starts its chains there, the others at their
+/// prior's median.
+fn hyper_values_set(settings: &Settings, mean: MeanSpec) -> Vec<HyperName> {
+    HyperName::ALL
+        .iter()
+        .copied()
+        .filter(|&name| {
+            settings.given(value_key(name)).is_some()
+                || (name == HyperName::Mean && mean == MeanSpec::Auto)
+        })
+        .collect()
+}
 
 /// The priors given (each key's text already admitted by its rule).
 fn hyper_priors(settings: &Settings) -> HyperPriors {

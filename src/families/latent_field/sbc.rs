@@ -176,7 +176,8 @@ fn replication_job(job: FieldJob<'_>, replication: u32) -> JobHeader {
 /// Run one SBC replication of `job` with `runner` and `draws` posterior draws per functional.
 /// With inferred hyperparameters, the truth's are drawn from their priors first (from the
 /// replication's truth stream), the field from the prior they give, around the mean drawn (or
-/// the model's fixed mean); the chains start from the model's values.
+/// the model's fixed mean); the chains start where a job's would
+/// ([`crate::model::hyper::HyperPriors::chain_start`]).
 fn calibrate(
     runner: &Runner,
     job: FieldJob<'_>,
@@ -210,7 +211,10 @@ fn calibrate(
         exact_mean: None,
         draws: DrawSettings::default(),
         progress: None,
-        hyper: model.hyper.any().then_some(HyperModel { model, start }),
+        hyper: model.hyper.any().then(|| HyperModel {
+            model,
+            start: model.hyper.chain_start(start),
+        }),
     };
     let output = runner(&request, chain_rngs(job, seed));
     check_finite(&output)?;

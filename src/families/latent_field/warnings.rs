@@ -19,6 +19,7 @@
 
 use super::hyper::HyperSummary;
 use crate::diagnostics;
+use crate::model::hyper::{HyperPriors, Hyperparameters};
 use crate::sampler::{RunOutput, SamplerSpec};
 
 use super::cells::CellDiagnostics;
@@ -200,6 +201,29 @@ pub fn hyper_warnings(summaries: &[HyperSummary]) -> Vec<String> {
         }
     }
     found
+}
+
+/// A warning per inferred hyperparameter whose chains start more than
+/// [`crate::model::hyper::FAR_START_SDS`] prior standard deviations from its prior's median (a value the study set
+/// far out in the prior's tail, or in other units than the prior's).
+pub fn far_start_warnings(priors: &HyperPriors, start: &Hyperparameters) -> Vec<String> {
+    priors
+        .far_starts(start)
+        .into_iter()
+        .map(|(name, sds)| {
+            let prior = priors
+                .prior(name)
+                .expect("far_starts names inferred hyperparameters");
+            format!(
+                "the {name} chains start at the study's {:.4}, {sds:.1} prior sds from the \
+                 median {:.4} of {}: a start in the prior's far tail mixes slowly (leave \
+                 model.{name} unset to start at the median)",
+                start.get(name),
+                prior.median(),
+                prior.canonical(),
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

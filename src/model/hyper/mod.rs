@@ -14,7 +14,7 @@ pub mod priors;
 pub mod values;
 
 pub use distribution::{HyperPrior, PRIOR_FORMS, PriorFamily, PriorSyntaxError, Support};
-pub use priors::HyperPriors;
+pub use priors::{FAR_START_SDS, HyperPriors};
 pub use values::{HyperName, Hyperparameters};
 
 use super::prior::{Prior, PriorError, prior_for};

@@ -9,14 +9,61 @@ use super::values::{HyperName, Hyperparameters};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HyperPriors {
     priors: Vec<(HyperName, HyperPrior)>,
+    /// The inferred hyperparameters whose value the study set: their chains start there. The
+    /// others start at their prior's median, where the prior puts its mass.
+    set_by_study: Vec<HyperName>,
 }
 
+/// How far from its prior's median a chain may start before the job warns, in standard
+/// deviations of the prior on the unconstrained scale.
+pub const FAR_START_SDS: f64 = 4.0;
+
 impl HyperPriors {
-    /// The priors given, one per name at most (kept in [`HyperName`] order).
+    /// The priors given, one per name at most (kept in [`HyperName`] order). Every chain starts
+    /// at the priors' medians until [`HyperPriors::starting_where_set`] names the values the
+    /// study set.
     pub fn new(mut priors: Vec<(HyperName, HyperPrior)>) -> Self {
         priors.sort_by_key(|(name, _)| *name);
         priors.dedup_by_key(|(name, _)| *name);
-        Self { priors }
+        Self {
+            priors,
+            set_by_study: Vec::new(),
+        }
+    }
+
+    /// The same priors, with the chains of `names` starting at the model's value (the study set
+    /// it) instead of the prior's median.
+    pub fn starting_where_set(mut self, names: impl IntoIterator<Item = HyperName>) -> Self {
+        self.set_by_study = names.into_iter().collect();
+        self.set_by_study.sort();
+        self.set_by_study.dedup();
+        self
+    }
+
+    /// Where the chains start: `model` (the model's values) with every inferred hyperparameter
+    /// the study did not set moved to its prior's median.
+    pub fn chain_start(&self, model: Hyperparameters) -> Hyperparameters {
+        let mut start = model;
+        for (name, prior) in &self.priors {
+            if !self.set_by_study.contains(name) {
+                start.set(*name, prior.median());
+            }
+        }
+        start
+    }
+
+    /// The inferred hyperparameters of `start` more than [`FAR_START_SDS`] prior standard
+    /// deviations from their prior's median on the unconstrained scale, with that distance.
+    pub fn far_starts(&self, start: &Hyperparameters) -> Vec<(HyperName, f64)> {
+        self.priors
+            .iter()
+            .filter_map(|(name, prior)| {
+                let z = prior.to_unconstrained(start.get(*name));
+                let distance =
+                    (z - prior.to_unconstrained(prior.median())).abs() / prior.unconstrained_sd();
+                (!(distance <= FAR_START_SDS)).then_some((*name, distance))
+            })
+            .collect()
     }
 
     /// Whether any hyperparameter is inferred.
@@ -75,5 +122,67 @@ impl HyperPriors {
     /// The inferred values of `values`, in order.
     pub fn values(&self, values: &Hyperparameters) -> Vec<f64> {
         self.names().map(|name| values.get(name)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn priors() -> HyperPriors {
+        HyperPriors::new(vec![
+            (
+                HyperName::LengthScale,
+                HyperPrior::parse("log-normal(-2.3, 1.0)").unwrap(),
+            ),
+            (
+                HyperName::Variance,
+                HyperPrior::parse("gamma(2, 1)").unwrap(),
+            ),
+        ])
+    }
+
+    fn model_values() -> Hyperparameters {
+        Hyperparameters {
+            length_scale: 30.0,
+            length_scale_y: None,
+            variance: 1.0,
+            mean: 0.5,
+        }
+    }
+
+    #[test]
+    fn chains_start_at_the_median_unless_the_study_set_the_value() {
+        let unset = priors().chain_start(model_values());
+        assert!((unset.length_scale - (-2.3f64).exp()).abs() < 1e-12);
+        assert!((unset.variance - 1.678_346_990_016_660_8).abs() < 1e-9);
+        assert_eq!(
+            unset.mean, 0.5,
+            "a fixed hyperparameter keeps the model's value"
+        );
+        let set = priors()
+            .starting_where_set([HyperName::LengthScale])
+            .chain_start(model_values());
+        assert_eq!(set.length_scale, 30.0);
+        assert!((set.variance - 1.678_346_990_016_660_8).abs() < 1e-9);
+    }
+
+    /// log 30 is (log 30 + 2.3) / 1.0 = 5.7 sds above the log-normal's median: far; the median
+    /// itself is 0 sds away.
+    #[test]
+    fn a_start_beyond_four_prior_sds_is_named() {
+        let priors = priors().starting_where_set([HyperName::LengthScale]);
+        let far = priors.far_starts(&priors.chain_start(model_values()));
+        assert_eq!(far.len(), 1);
+        assert_eq!(far[0].0, HyperName::LengthScale);
+        assert!((far[0].1 - (30f64.ln() + 2.3)).abs() < 1e-12);
+        assert!(
+            priors
+                .far_starts(&priors.chain_start(Hyperparameters {
+                    length_scale: 0.1,
+                    ..model_values()
+                }))
+                .is_empty()
+        );
     }
 }

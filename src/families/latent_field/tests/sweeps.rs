@@ -566,3 +566,33 @@ fn inla_needs_a_prior_and_no_sampler_hyper() {
         "{laplace}"
     );
 }
+
+/// An inferred hyperparameter's chains start at its prior's median unless the study sets the
+/// value (then there, with a warning when that is more than four prior sds out); `mean = "auto"`
+/// counts as set (the intercept read from the data).
+#[test]
+fn hyperparameter_chains_start_at_the_prior_median_unless_set() {
+    let study = "[model]\nlength_scale_prior = \"log-normal(-2.3, 1.0)\"\n\
+                 variance_prior = \"log-normal(0.5, 0.2)\"\n{set}[sampler]\nkind = \"pcn\"\n\
+                 hyper = \"within-gibbs\"\n";
+    let start = |set: &str| {
+        let parsed = parse_ok(&study.replace("{set}", set));
+        let model = &latent(&parsed.points[0]).model;
+        let start = model
+            .hyper
+            .chain_start(crate::model::hyper::fixed_values(model, 0.0));
+        (start, model.hyper.far_starts(&start))
+    };
+    let (unset, far) = start("");
+    assert!((unset.length_scale - (-2.3f64).exp()).abs() < 1e-12);
+    assert!((unset.variance - 0.5f64.exp()).abs() < 1e-12);
+    assert!(far.is_empty());
+    let (set, far) = start("length_scale = 30.0\nvariance = 1.6\n");
+    assert_eq!((set.length_scale, set.variance), (30.0, 1.6));
+    let names: Vec<_> = far.iter().map(|f| f.0.name()).collect();
+    assert_eq!(
+        names,
+        ["length_scale"],
+        "log 1.6 is 0.15 sds from 0.5, log 30 is 5.7 out"
+    );
+}
