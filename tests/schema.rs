@@ -168,7 +168,10 @@ fn the_table_reference_lists_the_tables_as_the_schema_declares_them() {
         .find(BEGIN)
         .expect("docs/tables.md marks the generated section")
         + BEGIN.len();
-    let end = text[start..].find(END).expect("docs/tables.md ends the section") + start;
+    let end = text[start..]
+        .find(END)
+        .expect("docs/tables.md ends the section")
+        + start;
     let generated = format!("\n{}", markdown(families::tables()));
     if text[start..end] != generated {
         if std::env::var_os("FIELDMC_BLESS").is_some() {

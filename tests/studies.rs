@@ -154,7 +154,9 @@ fn the_key_reference_is_generated_from_the_declarations() {
         .find(begin)
         .expect("docs/keys.md has the keys:begin marker")
         + begin.len();
-    let stop = text.find(end).expect("docs/keys.md has the keys:end marker");
+    let stop = text
+        .find(end)
+        .expect("docs/keys.md has the keys:end marker");
     let table = fieldmc::families::catalog().markdown_table();
     if std::env::var_os("FIELDMC_UPDATE_KEYS").is_some() {
         let updated = format!("{}{table}{}", &text[..start], &text[stop..]);
