@@ -273,6 +273,21 @@ impl HyperPrior {
         format!("{}({})", self.family().name(), numbers.join(","))
     }
 
+    /// The median: the value with half the prior's mass on either side. Closed forms but for
+    /// the gamma family, whose median is found by bisection on its distribution function.
+    pub fn median(&self) -> f64 {
+        /// The median of |N(0, 1)|: Phi^-1(3/4).
+        const HALF_NORMAL_MEDIAN: f64 = 0.674_489_750_196_081_7;
+        match *self {
+            HyperPrior::LogNormal { mu, .. } => mu.exp(),
+            HyperPrior::Gamma { shape, rate } => standard_gamma_median(shape) / rate,
+            HyperPrior::InverseGamma { shape, scale } => scale / standard_gamma_median(shape),
+            HyperPrior::HalfNormal { sd } => sd * HALF_NORMAL_MEDIAN,
+            HyperPrior::Uniform { low, high } => low + (high - low) / 2.0,
+            HyperPrior::Normal { mean, .. } => mean,
+        }
+    }
+
     /// The unconstrained coordinate z of a value x: log x on the positive half-line, the logit of
     /// (x - low) / (high - low) on an interval, x itself on the line.
     pub fn to_unconstrained(&self, x: f64) -> f64 {
@@ -312,6 +327,67 @@ impl HyperPrior {
     }
 }
 
+/// The median of gamma(shape, rate 1): bisection of P(shape, x) = 1/2 on the log scale, from
+/// below the smallest double to shape + 10 (the median is below the mean, `shape`).
+fn standard_gamma_median(shape: f64) -> f64 {
+    let (mut low, mut high) = (f64::MIN_POSITIVE.ln(), (shape + 10.0).ln());
+    for _ in 0..200 {
+        let middle = (low + high) / 2.0;
+        if regularized_lower_gamma(shape, middle.exp()) < 0.5 {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    ((low + high) / 2.0).exp()
+}
+
+/// P(a, x) = gamma(a, x) / Gamma(a), the gamma distribution function: its series below
+/// x = a + 1, one minus the continued fraction of Q(a, x) above (Numerical Recipes, 6.2).
+fn regularized_lower_gamma(a: f64, x: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    let log_prefactor = a * x.ln() - x - libm::lgamma(a);
+    if x < a + 1.0 {
+        let (mut term, mut sum, mut n) = (1.0 / a, 1.0 / a, a);
+        for _ in 0..10_000 {
+            n += 1.0;
+            term *= x / n;
+            sum += term;
+            if term.abs() < sum.abs() * 1e-16 {
+                break;
+            }
+        }
+        return (sum.ln() + log_prefactor).exp().min(1.0);
+    }
+    // Lentz's method for the continued fraction of Q(a, x).
+    let tiny = 1e-300;
+    let mut b = x + 1.0 - a;
+    let mut c = 1.0 / tiny;
+    let mut d = 1.0 / b;
+    let mut h = d;
+    for i in 1..10_000 {
+        let an = -(i as f64) * (i as f64 - a);
+        b += 2.0;
+        d = an * d + b;
+        if d.abs() < tiny {
+            d = tiny;
+        }
+        c = b + an / c;
+        if c.abs() < tiny {
+            c = tiny;
+        }
+        d = 1.0 / d;
+        let delta = d * c;
+        h *= delta;
+        if (delta - 1.0).abs() < 1e-16 {
+            break;
+        }
+    }
+    (1.0 - (log_prefactor + h.ln()).exp()).max(0.0)
+}
+
 /// log(1 + exp(x)) without overflow.
 fn softplus(x: f64) -> f64 {
     if x > 0.0 {
@@ -325,6 +401,36 @@ fn softplus(x: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::streams::{Purpose, stream};
+
+    /// Medians with known values: gamma(1, 1) is the exponential (ln 2), gamma(1/2, 1/2) the
+    /// chi-square with one degree of freedom, gamma(2, 1) and gamma(10, 1) from R's
+    /// `qgamma(0.5, shape)`.
+    #[test]
+    fn medians_are_the_known_values() {
+        let cases = [
+            ("log-normal(-2.3, 1.0)", (-2.3f64).exp()),
+            ("gamma(1, 1)", std::f64::consts::LN_2),
+            ("gamma(1, 4)", std::f64::consts::LN_2 / 4.0),
+            ("gamma(0.5, 0.5)", 0.454_936_423_119_572_8),
+            ("gamma(2, 1)", 1.678_346_990_016_660_8),
+            ("gamma(10, 1)", 9.668_714_614_714_128),
+            ("inverse-gamma(1, 3)", 3.0 / std::f64::consts::LN_2),
+            ("half-normal(2)", 2.0 * 0.674_489_750_196_081_7),
+            ("uniform(0.05, 0.8)", 0.425),
+            ("normal(1.5, 0.7)", 1.5),
+        ];
+        for (text, median) in cases {
+            let got = HyperPrior::parse(text).unwrap().median();
+            assert!(
+                (got - median).abs() < 1e-9 * median.abs(),
+                "{text}: {got} != {median}"
+            );
+        }
+        // A tiny shape puts the median far below the mean; the bisection still finds it.
+        let tiny = HyperPrior::parse("gamma(0.05, 1)").unwrap().median();
+        assert!(tiny > 0.0 && tiny < 1e-5, "{tiny}");
+        assert!((regularized_lower_gamma(0.05, tiny) - 0.5).abs() < 1e-9);
+    }
 
     fn all() -> Vec<HyperPrior> {
         [
