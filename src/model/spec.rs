@@ -139,22 +139,24 @@ impl ModelSpec {
     pub fn mean_value(&self, observed: &[f64]) -> f64 {
         match self.mean {
             MeanSpec::Value(mean) => mean,
-            MeanSpec::Auto => auto_mean(self.likelihood, self.kernel.variance, observed),
+            MeanSpec::Auto => {
+                auto_mean(self.likelihood, self.kernel.variance, self.offset, observed)
+            }
         }
     }
 }
 
-/// The intercept `mean = "auto"` gives: for poisson log(mean observed count per cell) -
-/// variance / 2, so the prior's mean rate exp(mean + variance / 2) equals the observed mean
-/// rate (when every observed count is 0, whose log is -inf, half a count is put in their
-/// total); for gaussian the mean observation; for probit 0 (the labels carry no level).
-pub fn auto_mean(likelihood: LikelihoodKind, variance: f64, observed: &[f64]) -> f64 {
+/// The intercept `mean = "auto"` gives: for poisson log(mean observed count per cell) - offset -
+/// variance / 2, so the prior's mean count per cell exp(mean + offset + variance / 2) equals the
+/// observed one (when every observed count is 0, whose log is -inf, half a count is put in
+/// their total); for gaussian the mean observation; for probit 0 (the labels carry no level).
+pub fn auto_mean(likelihood: LikelihoodKind, variance: f64, offset: f64, observed: &[f64]) -> f64 {
     let cells = observed.len().max(1) as f64;
     let total = observed.iter().sum::<f64>();
     match likelihood {
         LikelihoodKind::Poisson => {
             let total = if total > 0.0 { total } else { 0.5 };
-            (total / cells).ln() - variance / 2.0
+            (total / cells).ln() - offset - variance / 2.0
         }
         LikelihoodKind::Probit => 0.0,
         LikelihoodKind::Gaussian => total / cells,
