@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::grid::Grid;
+use super::grid::{Grid, Window};
 
 crate::closed_names! {
     /// The likelihood family linking the latent field to the observations.
@@ -42,6 +42,8 @@ crate::closed_names! {
         Simulated = "simulated",
         /// A real grid read from a CSV file.
         Csv = "csv",
+        /// A real point pattern read from a CSV file of event coordinates, binned to the grid.
+        Points = "points",
     }
 }
 
@@ -194,6 +196,21 @@ pub enum DataSpec {
         /// Share of cells held out, in [0, 1).
         holdout: f64,
     },
+    /// A real point pattern: a CSV of event coordinates, counted in the cells of the model's
+    /// grid over `window` (the convention of `src/families/latent_field/points_csv.rs`), then
+    /// held out and observed as a grid CSV's cells are.
+    Points {
+        /// Absolute path (the schema resolves it against the study file's folder).
+        path: PathBuf,
+        /// The columns holding each event's x and y.
+        x: String,
+        y: String,
+        /// The window the cells tile (`model.window`, in the data's units); every event lies in
+        /// it.
+        window: Window,
+        /// Share of cells held out, in [0, 1).
+        holdout: f64,
+    },
 }
 
 impl DataSpec {
@@ -202,6 +219,13 @@ impl DataSpec {
         match self {
             DataSpec::Simulated { .. } => DataSource::Simulated,
             DataSpec::Csv { .. } => DataSource::Csv,
+            DataSpec::Points { .. } => DataSource::Points,
         }
+    }
+
+    /// Whether the observations are real data (a grid or a point pattern read from a file),
+    /// whose window is in the data's own units.
+    pub fn is_real(&self) -> bool {
+        self.source() != DataSource::Simulated
     }
 }

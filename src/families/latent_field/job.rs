@@ -17,8 +17,10 @@ use crate::sampler::{
 use crate::streams::{Purpose, stream};
 
 use super::cells::CellDiagnostics;
+use super::grid_csv::read_grid_csv;
 use super::hyper::{self, HyperSummary};
 use super::keys::{COUNTS, NOISE, OBSERVATIONS, TRUTH};
+use super::points_csv::{PointsSource, read_points_grid};
 use super::score::{Estimates, Predictive, Scores, heldout_log_predictive, score};
 use super::spec::FieldJob;
 use super::warnings::{hyper_warnings, warnings};
@@ -266,7 +268,7 @@ pub fn simulate_from_model_prior(
 ) -> Result<Dataset, JobError> {
     let subsample = match job.spec.data {
         DataSpec::Simulated { subsample, .. } => subsample,
-        DataSpec::Csv { .. } => 1,
+        DataSpec::Csv { .. } | DataSpec::Points { .. } => 1,
     };
     simulate(job, seed, prior, subsample, mean)
 }
@@ -298,7 +300,14 @@ fn simulate(
 
 fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset, JobError> {
     let model = &job.spec.model;
-    match &job.spec.data {
+    let dims = (model.grid.nx(), model.grid.ny());
+    let failed = |path: &std::path::Path, message: String| JobError::ReadData {
+        path: path.display().to_string(),
+        message,
+    };
+    // Real data, a grid CSV read or a point pattern binned, become the same grid: from there on
+    // they are one path.
+    let (grid, holdout) = match &job.spec.data {
         DataSpec::Simulated {
             truth_length_scale,
             subsample,
@@ -307,33 +316,45 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
                 return simulate(job, seed, prior, *subsample, 0.0);
             }
             let truth_prior = build_prior(&model.with_length_scale(*truth_length_scale))?;
-            simulate(job, seed, truth_prior.as_ref(), *subsample, 0.0)
+            return simulate(job, seed, truth_prior.as_ref(), *subsample, 0.0);
         }
         DataSpec::Csv {
             path,
             column,
             holdout,
         } => {
-            let dims = (model.grid.nx(), model.grid.ny());
-            let values = super::grid_csv::read_grid_csv(path, column, dims, model.likelihood)
-                .map_err(|e| JobError::ReadData {
-                    path: path.display().to_string(),
-                    message: e.to_string(),
-                })?
-                .values;
-            let mut rng = stream(
-                seed,
-                Purpose::Observations,
-                job.header.streams.data(&OBSERVATIONS),
-            );
-            Ok(Dataset::from_grid_values(
-                prior.grid(),
-                values,
-                *holdout,
-                &mut rng,
-            )?)
+            let grid = read_grid_csv(path, column, dims, model.likelihood)
+                .map_err(|e| failed(path, e.to_string()))?;
+            (grid, *holdout)
         }
-    }
+        DataSpec::Points {
+            path,
+            x,
+            y,
+            window,
+            holdout,
+        } => {
+            let source = PointsSource {
+                x,
+                y,
+                window: *window,
+            };
+            let grid = read_points_grid(path, source, dims, model.likelihood)
+                .map_err(|e| failed(path, e.to_string()))?;
+            (grid, *holdout)
+        }
+    };
+    let mut rng = stream(
+        seed,
+        Purpose::Observations,
+        job.header.streams.data(&OBSERVATIONS),
+    );
+    Ok(Dataset::from_grid_values(
+        prior.grid(),
+        grid.values,
+        holdout,
+        &mut rng,
+    )?)
 }
 
 fn exact_posterior(

@@ -6,7 +6,8 @@
 //! everything the family owns, in the order a job walks it:
 //!
 //! - [`keys`]: its study keys; [`resolve`]: a sweep point's settings into a job's spec, with
-//!   [`grid_csv`] to read a real grid;
+//!   [`grid_csv`] to read a real grid and [`points_csv`] to read a point pattern and count it
+//!   on the grid (both give the same in-memory grid);
 //! - [`schema`]: its result tables and their columns;
 //! - [`job`]: one job: prior, data, likelihood, the run of the sampler kind, then [`cells`]
 //!   (per-cell R-hat, ESS, MCSE), [`hyper`] (the inferred hyperparameters' summaries),
@@ -22,6 +23,7 @@ pub mod grid_csv;
 pub mod hyper;
 pub mod job;
 pub mod keys;
+pub mod points_csv;
 pub mod resolve;
 pub mod rows;
 pub mod sbc;
@@ -90,7 +92,7 @@ impl StudyFamily for LatentField {
 
     fn data_files(spec: &Self::Spec) -> Vec<&std::path::Path> {
         match &spec.data {
-            DataSpec::Csv { path, .. } => vec![path.as_path()],
+            DataSpec::Csv { path, .. } | DataSpec::Points { path, .. } => vec![path.as_path()],
             DataSpec::Simulated { .. } => Vec::new(),
         }
     }
