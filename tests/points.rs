@@ -1,7 +1,7 @@
 //! Points in, through the real binary: a study with `data.source = "points"` sweeping
 //! `model.grid` over two values bins one file at both resolutions (checked against the shipped
-//! grid binned independently in R), gives two jobs with different keys, and reruns the jobs
-//! whose points file changed.
+//! grid binned independently in R), gives two jobs with different keys, reruns the jobs whose
+//! points file changed, and the unit trap is told on the terminal and in the job's warnings.
 
 mod support;
 
@@ -47,6 +47,7 @@ fn a_points_study_bins_one_file_at_every_grid_of_its_sweep() {
     let out = dir.path().join("out");
     let stderr = run_ok(&study, &out, 2);
     assert!(stderr.contains("2 ran, 0 resumed"), "{stderr}");
+    assert!(!stderr.contains("unit trap"), "{stderr}");
 
     let jobs = table(&out, "jobs");
     let ids = job_ids(&jobs);
@@ -159,6 +160,86 @@ fn a_changed_points_file_reruns_its_jobs() {
         .to_hex()
         .to_string();
     assert!(after.contains(&hash_after) && !after.contains(&hash_before));
+}
+
+/// A window in metres, 1000 m on a side, on a 32 x 32 grid (cells of 31.25 m), with `model`
+/// and `sampler` lines added to their sections.
+fn metre_study(dir: &Path, name: &str, model: &str, sampler: &str) -> PathBuf {
+    write_file(dir, "trees.csv", "x,y\n10,20\n500,500\n999,1000\n250,750\n");
+    write_file(
+        dir,
+        name,
+        &format!(
+            "[model]\ngrid = 32\nwindow = [[0, 1000], [0, 1000]]\nlikelihood = \"poisson\"\n{model}\
+             [data]\nsource = \"points\"\npath = \"trees.csv\"\n\
+             [sampler]\nkind = \"pcn\"\niterations = 50\nchains = 2\n{sampler}"
+        ),
+    )
+}
+
+fn check_stderr(study: &Path) -> String {
+    let output = support::fieldmc().arg("check").arg(study).output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    text(&output.stderr)
+}
+
+#[test]
+fn the_unit_trap_is_told_before_the_run_and_kept_in_the_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = metre_study(dir.path(), "trap.toml", "length_scale = 0.1\n", "");
+    let stderr = check_stderr(&study);
+    let expected = "warning: unit trap? model.length_scale = 0.1 is below half a cell's side \
+                    (15.62) on the window [0, 1000] x [0, 1000] (the data's units; 32 x 32 cells \
+                    of 31.25 x 31.25)";
+    assert!(stderr.contains(expected), "{stderr}");
+    assert_eq!(
+        stderr.matches("unit trap").count(),
+        1,
+        "told once: {stderr}"
+    );
+
+    let out = dir.path().join("out");
+    let stderr = run_ok(&study, &out, 1);
+    assert!(stderr.contains(expected), "{stderr}");
+    let warnings = strings(&table(&out, "jobs"), "warnings");
+    let job = warnings[0].as_deref().unwrap();
+    assert!(
+        job.starts_with("unit trap? model.length_scale = 0.1 is below half a cell's side"),
+        "{job}"
+    );
+}
+
+#[test]
+fn the_unit_trap_judges_a_priors_median_and_length_scales_too_long() {
+    let dir = tempfile::tempdir().unwrap();
+    // log-normal(-2.3, 1): median 0.1 m, on 31.25 m cells; the chains start at 100 m.
+    let prior = metre_study(
+        dir.path(),
+        "prior.toml",
+        "length_scale = 100.0\nlength_scale_prior = \"log-normal(-2.3, 1.0)\"\n",
+        "hyper = \"within-gibbs\"\n",
+    );
+    let stderr = check_stderr(&prior);
+    assert!(
+        stderr.contains(
+            "warning: unit trap? the median 0.1003 of model.length_scale_prior = \
+             \"log-normal(-2.3,1.0)\" is below half a cell's side (15.62)"
+        ),
+        "{stderr}"
+    );
+    // 20 km on a 1 km window: above ten times its longer side.
+    let long = metre_study(dir.path(), "long.toml", "length_scale = 20000.0\n", "");
+    let stderr = check_stderr(&long);
+    assert!(
+        stderr.contains(
+            "warning: unit trap? model.length_scale = 20000 is above ten times the window's \
+             longer side (10000)"
+        ),
+        "{stderr}"
+    );
+    // In the data's units, quiet.
+    let fine = metre_study(dir.path(), "fine.toml", "length_scale = 100.0\n", "");
+    assert!(!check_stderr(&fine).contains("warning"));
 }
 
 /// The shipped points study runs in seconds and converges: no job warns (`--deny-warnings`).

@@ -23,7 +23,8 @@ use super::keys::{COUNTS, NOISE, OBSERVATIONS, TRUTH};
 use super::points_csv::{PointsSource, read_points_grid};
 use super::score::{Estimates, Predictive, Scores, heldout_log_predictive, score};
 use super::spec::FieldJob;
-use super::warnings::{hyper_warnings, warnings};
+use super::units::unit_warnings;
+use super::warnings::{hyper_warnings, warnings as run_warnings};
 use crate::clock::Stopwatch;
 
 /// Why a job failed. Recorded in its row; the other jobs go on.
@@ -170,7 +171,8 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
     let cells = CellDiagnostics::of(&output);
     let hyper_names: Vec<HyperName> = model.hyper.names().collect();
     let hyper = hyper::summarize(&hyper_names, &output);
-    let mut warnings = warnings(&job.spec.sampler, &output, &cells);
+    let mut warnings = unit_warnings(model, &job.spec.data);
+    warnings.extend(run_warnings(&job.spec.sampler, &output, &cells));
     warnings.extend(hyper_warnings(&hyper));
     let mut scores = score(
         model.likelihood,

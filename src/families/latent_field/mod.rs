@@ -11,7 +11,8 @@
 //! - [`schema`]: its result tables and their columns;
 //! - [`job`]: one job: prior, data, likelihood, the run of the sampler kind, then [`cells`]
 //!   (per-cell R-hat, ESS, MCSE), [`hyper`] (the inferred hyperparameters' summaries),
-//!   [`score`] (errors against the truth, held-out predictions) and [`warnings`];
+//!   [`score`] (errors against the truth, held-out predictions) and [`warnings`], with
+//!   [`units`] (the unit trap, also told before the run);
 //! - [`sbc`]: one simulation-based-calibration job;
 //! - [`rows`]: a job's rows of the result tables;
 //! - [`figures`]: its report figures (fields, acceptance, traces, convergence, autocorrelation,
@@ -30,6 +31,7 @@ pub mod sbc;
 pub mod schema;
 pub mod score;
 pub mod spec;
+pub mod units;
 pub mod warnings;
 
 #[cfg(test)]
@@ -88,6 +90,10 @@ impl StudyFamily for LatentField {
 
     fn is_default(spec: &Self::Spec, key: Key, value: &ParamValue) -> bool {
         resolve::is_default(spec, key, value)
+    }
+
+    fn cautions(spec: &Self::Spec) -> Vec<String> {
+        units::unit_warnings(&spec.model, &spec.data)
     }
 
     fn data_files(spec: &Self::Spec) -> Vec<&std::path::Path> {

@@ -1,5 +1,5 @@
-//! Points data as a study meets them: what a points study resolves to, and the located errors
-//! of its settings.
+//! Points data and the unit trap as a study meets them: what a points study resolves to, the
+//! located errors of its settings, and when the unit-trap caution is raised.
 
 use super::*;
 use crate::model::grid::Window;
@@ -41,6 +41,7 @@ fn a_points_study_resolves_to_points_data_over_its_window() {
     // The cell area (0.5 x 0.5) is the offset, and the intercept comes from the data.
     assert_eq!(spec.model.offset, 0.25f64.ln());
     assert_eq!(spec.model.mean, MeanSpec::Auto);
+    assert!(loaded.points.cautions().is_empty());
     let point = &loaded.points[0];
     assert_eq!(*point.param(keys::DATA_X), ParamValue::Text("x".into()));
     assert_eq!(*point.param(keys::DATA_COLUMN), ParamValue::Null);
@@ -105,4 +106,75 @@ fn points_settings_that_cannot_work_are_located() {
         error.contains("`data.subsample` applies only to data.source = \"simulated\""),
         "{error}"
     );
+}
+
+/// A grid CSV in metres: 4 x 4 cells of 250 m over [0, 1000]^2.
+fn metre_grid() -> String {
+    let mut text = "i,j,x_center,y_center,count\n".to_string();
+    for j in 0..4 {
+        for i in 0..4 {
+            let (x, y) = (125 + 250 * i, 125 + 250 * j);
+            text.push_str(&format!("{i},{j},{x},{y},{}\n", (i + j) % 3));
+        }
+    }
+    text
+}
+
+fn cautions_of(grid_csv: &str, model: &str) -> Vec<String> {
+    let study = format!(
+        "[model]\ngrid = 4\nlikelihood = \"poisson\"\n{model}[data]\nsource = \"csv\"\npath = \"p.csv\"\n"
+    );
+    let (_dir, path) = with_points(grid_csv, &study);
+    load(&path).unwrap().points.cautions().to_vec()
+}
+
+#[test]
+fn the_unit_trap_fires_on_real_data_whose_length_scale_misses_its_units() {
+    let grid = metre_grid();
+    let below = cautions_of(&grid, "length_scale = 0.1\n");
+    assert_eq!(
+        below,
+        [
+            "unit trap? model.length_scale = 0.1 is below half a cell's side (125) on the window \
+          [0, 1000] x [0, 1000] (the data's units; 4 x 4 cells of 250 x 250): neighbouring cells \
+          are almost uncorrelated under the prior, so the field cannot borrow strength between \
+          them; length scales are in the data's units"
+        ]
+    );
+    assert!(cautions_of(&grid, "length_scale = 200.0\n").is_empty());
+    assert!(
+        cautions_of(&grid, "length_scale = 10000.0\n").is_empty(),
+        "ten times: allowed"
+    );
+    let above = cautions_of(&grid, "length_scale = 10001.0\n");
+    assert!(
+        above[0].contains("is above ten times the window's longer side (10000)"),
+        "{above:?}"
+    );
+    // An anisotropic kernel is judged per axis; a prior by its median.
+    let y = cautions_of(&grid, "length_scale = 300.0\nlength_scale_y = 130.0\n");
+    assert!(y.is_empty(), "{y:?}");
+    let y = cautions_of(&grid, "length_scale = 300.0\nlength_scale_y = 120.0\n");
+    assert!(
+        y[0].starts_with("unit trap? model.length_scale_y = 120 is below"),
+        "{y:?}"
+    );
+    let prior = cautions_of(
+        &grid,
+        "length_scale = 300.0\nlength_scale_prior = \"half-normal(1)\"\n[sampler]\nhyper = \"within-gibbs\"\n",
+    );
+    assert!(
+        prior[0].starts_with(
+            "unit trap? the median 0.6745 of model.length_scale_prior = \"half-normal(1.0)\" is below"
+        ),
+        "{prior:?}"
+    );
+    // Rescaled to the unit square, 0.2 is 200 m: quiet.
+    assert!(cautions_of(&grid, "length_scale = 0.2\nwindow = [[0, 1], [0, 1]]\n").is_empty());
+}
+
+#[test]
+fn simulated_data_are_never_in_the_unit_trap() {
+    let study = "[model]\ngrid = 16\n[sweep]\n\"model.length_scale\" = [0.001, 0.1, 100.0]\n";
+    assert!(parse_ok(study).points.cautions().is_empty());
 }
