@@ -243,6 +243,7 @@ fn split_fields(line: &str) -> Result<Vec<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::families::latent_field::grid_csv::read_grid_csv;
 
     const UNIT: Window = Window {
         x: (0.0, 1.0),
@@ -420,13 +421,8 @@ mod tests {
                 read_points(&data.join(format!("{name}_points.csv")), source(window)).unwrap();
             for d in [32, 64] {
                 let grid = data.join(format!("{name}_grid{d}.csv"));
-                let expected = super::super::grid_csv::read_grid_csv(
-                    &grid,
-                    "count",
-                    (d, d),
-                    LikelihoodKind::Poisson,
-                )
-                .unwrap();
+                let expected =
+                    read_grid_csv(&grid, "count", (d, d), LikelihoodKind::Poisson).unwrap();
                 let binned = points_grid(&points, window, (d, d), LikelihoodKind::Poisson);
                 assert_eq!(
                     binned.values.iter().sum::<f64>(),
