@@ -1,6 +1,7 @@
 //! A latent-field point, from settings to the job's spec: defaults that follow other keys, checks
-//! that involve more than one key, the memory estimate, the grid CSV check, and the parameters the
-//! job's row and canonical key show. Run on every sweep point when a study is loaded, so a study
+//! that involve more than one key, the memory estimate, the data file checks (a grid CSV read, a
+//! points file read once per file, columns and window), and the parameters the job's row and
+//! canonical key show. Run on every sweep point when a study is loaded, so a study
 //! that loads can be planned and run without further validation.
 
 use super::grid_csv::read_grid_csv;
