@@ -1,5 +1,6 @@
 //! The shipped studies stay valid: every file under `studies/` passes `fieldmc check` (the real
-//! binary), every coursework study says in its header what it reproduces, and the two acceptance
+//! binary) without a warning (but for the two known to be in the unit trap, which warn of it
+//! only), every coursework study says in its header what it reproduces, and the two acceptance
 //! scaling studies keep the design that their headers describe (M = N / 4 against M = 64).
 
 use std::path::{Path, PathBuf};
@@ -91,14 +92,39 @@ fn every_study_file_passes_check() {
     for study in &files {
         let output = fieldmc().arg("check").arg(study).output().unwrap();
         let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
             output.status.success() && stdout.contains(": ok, study"),
-            "fieldmc check {} failed:\n{stdout}{}",
+            "fieldmc check {} failed:\n{stdout}{stderr}",
             study.display(),
-            String::from_utf8_lossy(&output.stderr)
         );
+        let relative = study.strip_prefix(studies_dir()).unwrap();
+        let trapped = IN_THE_UNIT_TRAP.iter().any(|t| relative == Path::new(t));
+        let warned: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("warning:"))
+            .collect();
+        if trapped {
+            assert!(
+                !warned.is_empty()
+                    && warned.iter().all(|l| l.contains(
+                        "unit trap? model.length_scale = 0.1 is below half a cell's side (0.1562) \
+                         on the window [-5, 5] x [-8, 2]"
+                    )),
+                "{} should warn of the pines' unit trap, and only of it:\n{stderr}",
+                study.display()
+            );
+        } else {
+            assert!(warned.is_empty(), "{} warns:\n{stderr}", study.display());
+        }
     }
 }
+
+/// The shipped studies in the unit trap: they fit the Finnish pines grid in its own units
+/// (metres, cells of 0.3125 m) with the unit-square length scale 0.1, so `check` and `run` warn.
+/// docs/samplers.md reports their numbers as measured; the fix (a unit window for the pines, or
+/// l = 1 m) changes the model and needs those numbers measured again.
+const IN_THE_UNIT_TRAP: [&str; 2] = ["lgcp/nuts.toml", "lgcp/samplers.toml"];
 
 #[test]
 fn every_coursework_study_opens_with_a_header_comment() {

@@ -114,7 +114,7 @@ impl LgcpProblem {
             name: name.to_string(),
             path: path.to_path_buf(),
             model,
-            mean: auto_mean(LikelihoodKind::Poisson, model.variance, observed),
+            mean: auto_mean(LikelihoodKind::Poisson, model.variance, 0.0, observed),
             data,
             likelihood,
         })

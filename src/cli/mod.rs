@@ -204,6 +204,7 @@ fn check(path: &Path) -> ExitCode {
                 path.display(),
                 study.file.name
             );
+            print_cautions(&study);
             ExitCode::SUCCESS
         }
         Err(code) => code,
@@ -258,6 +259,7 @@ fn run(path: Option<&Path>, out: Option<PathBuf>, flags: &RunFlags) -> ExitCode 
             study::QUICKSTART_ORIGIN
         );
     }
+    print_cautions(&study);
     let plan = plan(&study);
     let options = ExecuteOptions {
         out: out.unwrap_or_else(|| default_out(&study)),
@@ -279,6 +281,13 @@ fn run(path: Option<&Path>, out: Option<PathBuf>, flags: &RunFlags) -> ExitCode 
         return ExitCode::from(FAILURE);
     }
     exit_code(summary.failed, warned, flags.deny_warnings)
+}
+
+/// What the study's settings warn about before anything runs (the jobs carry it too).
+fn print_cautions(study: &Study) {
+    for caution in study.points.cautions() {
+        eprintln!("warning: {caution}");
+    }
 }
 
 /// A failed job outranks a warning; a warning is an error only when denied.

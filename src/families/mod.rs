@@ -125,6 +125,13 @@ macro_rules! study_families {
                 }
             }
 
+            /// What a user should hear before the job runs (see [`StudyFamily::cautions`]).
+            pub fn cautions(&self) -> Vec<String> {
+                match self {
+                    $(FamilySpec::$variant(spec) => <$ty as StudyFamily>::cautions(spec)),+
+                }
+            }
+
             /// Files the job reads.
             pub fn data_files(&self) -> Vec<&Path> {
                 match self {

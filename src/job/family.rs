@@ -60,6 +60,13 @@ pub trait StudyFamily {
         key.default_value().as_ref() == Some(value)
     }
 
+    /// What a user should hear before the job runs: settings that are allowed but almost always
+    /// a mistake (the latent field's unit trap). `fieldmc check` and `fieldmc run` print each
+    /// once per study; the family also puts them among the job's warnings.
+    fn cautions(_spec: &Self::Spec) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Files the job reads (their content is hashed: a changed file reruns the job).
     fn data_files(_spec: &Self::Spec) -> Vec<&Path> {
         Vec::new()

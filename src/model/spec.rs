@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::grid::Grid;
+use super::grid::{Grid, Window};
 
 crate::closed_names! {
     /// The likelihood family linking the latent field to the observations.
@@ -42,6 +42,8 @@ crate::closed_names! {
         Simulated = "simulated",
         /// A real grid read from a CSV file.
         Csv = "csv",
+        /// A real point pattern read from a CSV file of event coordinates, binned to the grid.
+        Points = "points",
     }
 }
 
@@ -139,22 +141,24 @@ impl ModelSpec {
     pub fn mean_value(&self, observed: &[f64]) -> f64 {
         match self.mean {
             MeanSpec::Value(mean) => mean,
-            MeanSpec::Auto => auto_mean(self.likelihood, self.kernel.variance, observed),
+            MeanSpec::Auto => {
+                auto_mean(self.likelihood, self.kernel.variance, self.offset, observed)
+            }
         }
     }
 }
 
-/// The intercept `mean = "auto"` gives: for poisson log(mean observed count per cell) -
-/// variance / 2, so the prior's mean rate exp(mean + variance / 2) equals the observed mean
-/// rate (when every observed count is 0, whose log is -inf, half a count is put in their
-/// total); for gaussian the mean observation; for probit 0 (the labels carry no level).
-pub fn auto_mean(likelihood: LikelihoodKind, variance: f64, observed: &[f64]) -> f64 {
+/// The intercept `mean = "auto"` gives: for poisson log(mean observed count per cell) - offset -
+/// variance / 2, so the prior's mean count per cell exp(mean + offset + variance / 2) equals the
+/// observed one (when every observed count is 0, whose log is -inf, half a count is put in
+/// their total); for gaussian the mean observation; for probit 0 (the labels carry no level).
+pub fn auto_mean(likelihood: LikelihoodKind, variance: f64, offset: f64, observed: &[f64]) -> f64 {
     let cells = observed.len().max(1) as f64;
     let total = observed.iter().sum::<f64>();
     match likelihood {
         LikelihoodKind::Poisson => {
             let total = if total > 0.0 { total } else { 0.5 };
-            (total / cells).ln() - variance / 2.0
+            (total / cells).ln() - offset - variance / 2.0
         }
         LikelihoodKind::Probit => 0.0,
         LikelihoodKind::Gaussian => total / cells,
@@ -192,6 +196,21 @@ pub enum DataSpec {
         /// Share of cells held out, in [0, 1).
         holdout: f64,
     },
+    /// A real point pattern: a CSV of event coordinates, counted in the cells of the model's
+    /// grid over `window` (the convention of `src/families/latent_field/points_csv.rs`), then
+    /// held out and observed as a grid CSV's cells are.
+    Points {
+        /// Absolute path (the schema resolves it against the study file's folder).
+        path: PathBuf,
+        /// The columns holding each event's x and y.
+        x: String,
+        y: String,
+        /// The window the cells tile (`model.window`, in the data's units); every event lies in
+        /// it.
+        window: Window,
+        /// Share of cells held out, in [0, 1).
+        holdout: f64,
+    },
 }
 
 impl DataSpec {
@@ -200,6 +219,13 @@ impl DataSpec {
         match self {
             DataSpec::Simulated { .. } => DataSource::Simulated,
             DataSpec::Csv { .. } => DataSource::Csv,
+            DataSpec::Points { .. } => DataSource::Points,
         }
+    }
+
+    /// Whether the observations are real data (a grid or a point pattern read from a file),
+    /// whose window is in the data's own units.
+    pub fn is_real(&self) -> bool {
+        self.source() != DataSource::Simulated
     }
 }

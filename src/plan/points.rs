@@ -129,6 +129,12 @@ impl Points {
         self.kept.is_empty()
     }
 
+    /// What a user should hear before the study runs: the distinct cautions of its points (see
+    /// [`crate::job::StudyFamily::cautions`]), at most 20.
+    pub fn cautions(&self) -> &[String] {
+        &self.seen.cautions
+    }
+
     /// The families of the points, each once, in order of first appearance.
     pub fn families(&self) -> &[Family] {
         &self.seen.families
@@ -257,12 +263,18 @@ impl fmt::Debug for Points {
     }
 }
 
-/// What the validation pass saw of the points it resolved: their families and the widest shown
-/// value of each key. Consecutive points differ in a few keys, so only a value that changed
-/// since the previous point of the same family is measured.
+/// At most this many distinct cautions are kept for a study (a sweep over many windows could
+/// give one per point).
+const MAX_CAUTIONS: usize = 20;
+
+/// What the validation pass saw of the points it resolved: their families, the widest shown
+/// value of each key and the distinct cautions. Consecutive points differ in a few keys, so only
+/// a value that changed since the previous point of the same family is measured.
 #[derive(Clone, Default)]
 struct Seen {
     families: Vec<Family>,
+    /// The distinct cautions of the points, in order of first appearance.
+    cautions: Vec<String>,
     /// Per key, by its position in the registry's catalog.
     widest: Vec<usize>,
     previous: Option<(Family, Vec<(Key, ParamValue)>)>,
@@ -270,6 +282,7 @@ struct Seen {
 
 impl Seen {
     fn add(&mut self, point: Point) {
+        self.caution(point.spec.cautions());
         let family = point.spec.family();
         if !self.families.contains(&family) {
             self.families.push(family);
@@ -291,8 +304,18 @@ impl Seen {
         self.previous = Some((family, point.params));
     }
 
+    /// Keep the cautions not kept yet, up to [`MAX_CAUTIONS`].
+    fn caution(&mut self, cautions: Vec<String>) {
+        for caution in cautions {
+            if self.cautions.len() < MAX_CAUTIONS && !self.cautions.contains(&caution) {
+                self.cautions.push(caution);
+            }
+        }
+    }
+
     /// What `later` saw, after what `self` saw.
     fn merge(&mut self, later: Seen) {
+        self.caution(later.cautions);
         for family in later.families {
             if !self.families.contains(&family) {
                 self.families.push(family);

@@ -64,6 +64,8 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "data_subsample",
         "data_noise_sd",
         "data_path",
+        "data_x",
+        "data_y",
         "data_column",
         "data_holdout",
         "sampler_kind",

@@ -48,7 +48,7 @@ crate::declare_table! {
         },
         STATUS: JobStatus = required("status", "`ok`, or `failed` (see `error`)"),
         ERROR: String = nullable("error", "why the job failed; null when ok"),
-        WARNINGS: String = required("warnings", "why a finished job's answer may not be trusted (R-hat, ESS, acceptance, drift), `; `-separated; empty when none"),
+        WARNINGS: String = required("warnings", "why a finished job's answer may not be trusted (R-hat, ESS, acceptance, drift, a length scale in the wrong units), `; `-separated; empty when none"),
         use ACCEPTANCE_RATE,
         WALL_SECONDS: f64 = required("wall_seconds", "wall time of the whole job, writing excluded").timing(),
         SAMPLE_SECONDS: f64 = optional("sample_seconds", "time spent in the chains").timing(),

@@ -65,29 +65,59 @@ pub fn read_grid_csv(
 
 /// The text of the CSV at `path`, refused unread when the file is too large for a grid of `dims`.
 fn read_text(path: &Path, dims: (usize, usize)) -> Result<String, GridCsvError> {
-    let fail = |line: Option<usize>, message: String| GridCsvError {
+    let cells = dims.0.saturating_mul(dims.1);
+    let limit = max_csv_bytes(cells);
+    let why = format!("for a grid of {cells} cells ({CSV_BYTES_PER_CELL} bytes per cell allowed)");
+    read_text_at_most(path, limit, &why).map_err(|(line, message)| GridCsvError {
         path: path.to_path_buf(),
         line,
         message,
-    };
-    let cells = dims.0.saturating_mul(dims.1);
-    let limit = max_csv_bytes(cells);
+    })
+}
+
+/// The text of the data file at `path`, refused unread when it is larger than `limit` bytes
+/// (`why` says why that is the limit), or when it is not text (invalid UTF-8, a NUL byte). A
+/// problem is its 1-based line, when one line is to blame, and a sentence. Shared by the
+/// readers of this family's data files.
+pub(super) fn read_text_at_most(
+    path: &Path,
+    limit: u64,
+    why: &str,
+) -> Result<String, (Option<usize>, String)> {
     let bytes = crate::study::read_at_most(path, limit)
-        .map_err(|e| fail(None, format!("cannot read the data file: {e}")))?
+        .map_err(|e| (None, format!("cannot read the data file: {e}")))?
         .ok_or_else(|| {
-            fail(
+            (
                 None,
-                format!(
-                    "the data file is larger than {limit} bytes, too large for a grid of {cells} \
-                     cells ({CSV_BYTES_PER_CELL} bytes per cell allowed)"
-                ),
+                format!("the data file is larger than {limit} bytes, too large {why}"),
             )
         })?;
-    String::from_utf8(bytes).map_err(|e| {
+    let text = String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
-        fail(Some(line), "not a text file: invalid UTF-8".to_string())
-    })
+        (Some(line), "not a text file: invalid UTF-8".to_string())
+    })?;
+    check_no_nul(&text)?;
+    Ok(text)
+}
+
+/// A text with a NUL byte is not a CSV: the line it is on.
+fn check_no_nul(text: &str) -> Result<(), (Option<usize>, String)> {
+    match text.find('\0') {
+        Some(offset) => Err((
+            Some(text[..offset].matches('\n').count() + 1),
+            "not a text file: it holds a NUL byte".to_string(),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The non-blank lines of `text`, each with its 1-based line number, line endings trimmed.
+pub(super) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split('\n')
+        .enumerate()
+        .map(|(index, line)| (index + 1, line.trim_end_matches('\r')))
+        .filter(|(_, line)| !line.trim().is_empty())
 }
 
 /// [`read_grid_csv`] on text already in memory; `path` is used in messages only.
@@ -103,18 +133,8 @@ pub fn parse_grid_csv(
         line,
         message,
     };
-    if let Some(offset) = text.find('\0') {
-        let line = text[..offset].matches('\n').count() + 1;
-        return Err(fail(
-            Some(line),
-            "not a text file: it holds a NUL byte".to_string(),
-        ));
-    }
-    let mut lines = text
-        .split('\n')
-        .enumerate()
-        .map(|(index, line)| (index + 1, line.trim_end_matches('\r')))
-        .filter(|(_, line)| !line.trim().is_empty());
+    check_no_nul(text).map_err(|(line, m)| fail(line, m))?;
+    let mut lines = numbered_lines(text);
     let Some((header_line, header)) = lines.next() else {
         return Err(fail(None, "the data file is empty".to_string()));
     };

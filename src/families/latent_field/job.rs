@@ -17,11 +17,14 @@ use crate::sampler::{
 use crate::streams::{Purpose, stream};
 
 use super::cells::CellDiagnostics;
+use super::grid_csv::read_grid_csv;
 use super::hyper::{self, HyperSummary};
 use super::keys::{COUNTS, NOISE, OBSERVATIONS, TRUTH};
+use super::points_csv::{PointsSource, read_points_grid};
 use super::score::{Estimates, Predictive, Scores, heldout_log_predictive, score};
 use super::spec::FieldJob;
-use super::warnings::{far_start_warnings, hyper_warnings, warnings};
+use super::units::unit_warnings;
+use super::warnings::{far_start_warnings, hyper_warnings, warnings as run_warnings};
 use crate::clock::Stopwatch;
 
 /// Why a job failed. Recorded in its row; the other jobs go on.
@@ -169,10 +172,11 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
     let cells = CellDiagnostics::of(&output);
     let hyper_names: Vec<HyperName> = model.hyper.names().collect();
     let hyper = hyper::summarize(&hyper_names, &output);
-    let mut warnings = warnings(&job.spec.sampler, &output, &cells);
-    if let Some(hyper_model) = &request_hyper_start {
-        warnings.extend(far_start_warnings(&model.hyper, hyper_model));
+    let mut warnings = unit_warnings(model, &job.spec.data);
+    if let Some(start) = &request_hyper_start {
+        warnings.extend(far_start_warnings(&model.hyper, start));
     }
+    warnings.extend(run_warnings(&job.spec.sampler, &output, &cells));
     warnings.extend(hyper_warnings(&hyper));
     let mut scores = score(
         model.likelihood,
@@ -270,7 +274,7 @@ pub fn simulate_from_model_prior(
 ) -> Result<Dataset, JobError> {
     let subsample = match job.spec.data {
         DataSpec::Simulated { subsample, .. } => subsample,
-        DataSpec::Csv { .. } => 1,
+        DataSpec::Csv { .. } | DataSpec::Points { .. } => 1,
     };
     simulate(job, seed, prior, subsample, mean)
 }
@@ -302,7 +306,14 @@ fn simulate(
 
 fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset, JobError> {
     let model = &job.spec.model;
-    match &job.spec.data {
+    let dims = (model.grid.nx(), model.grid.ny());
+    let failed = |path: &std::path::Path, message: String| JobError::ReadData {
+        path: path.display().to_string(),
+        message,
+    };
+    // Real data, a grid CSV read or a point pattern binned, become the same grid: from there on
+    // they are one path.
+    let (grid, holdout) = match &job.spec.data {
         DataSpec::Simulated {
             truth_length_scale,
             subsample,
@@ -311,33 +322,45 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
                 return simulate(job, seed, prior, *subsample, 0.0);
             }
             let truth_prior = build_prior(&model.with_length_scale(*truth_length_scale))?;
-            simulate(job, seed, truth_prior.as_ref(), *subsample, 0.0)
+            return simulate(job, seed, truth_prior.as_ref(), *subsample, 0.0);
         }
         DataSpec::Csv {
             path,
             column,
             holdout,
         } => {
-            let dims = (model.grid.nx(), model.grid.ny());
-            let values = super::grid_csv::read_grid_csv(path, column, dims, model.likelihood)
-                .map_err(|e| JobError::ReadData {
-                    path: path.display().to_string(),
-                    message: e.to_string(),
-                })?
-                .values;
-            let mut rng = stream(
-                seed,
-                Purpose::Observations,
-                job.header.streams.data(&OBSERVATIONS),
-            );
-            Ok(Dataset::from_grid_values(
-                prior.grid(),
-                values,
-                *holdout,
-                &mut rng,
-            )?)
+            let grid = read_grid_csv(path, column, dims, model.likelihood)
+                .map_err(|e| failed(path, e.to_string()))?;
+            (grid, *holdout)
         }
-    }
+        DataSpec::Points {
+            path,
+            x,
+            y,
+            window,
+            holdout,
+        } => {
+            let source = PointsSource {
+                x,
+                y,
+                window: *window,
+            };
+            let grid = read_points_grid(path, source, dims, model.likelihood)
+                .map_err(|e| failed(path, e.to_string()))?;
+            (grid, *holdout)
+        }
+    };
+    let mut rng = stream(
+        seed,
+        Purpose::Observations,
+        job.header.streams.data(&OBSERVATIONS),
+    );
+    Ok(Dataset::from_grid_values(
+        prior.grid(),
+        grid.values,
+        holdout,
+        &mut rng,
+    )?)
 }
 
 fn exact_posterior(

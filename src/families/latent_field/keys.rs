@@ -26,15 +26,15 @@ crate::declare_keys! {
     MODEL_VARIANCE = model.variance { rule: Rule::Positive, default: Default::Float(1.0), label: Label::new("variance", "prior variance") },
     /// The likelihood linking the field to the observations.
     MODEL_LIKELIHOOD = model.likelihood { value: ValueType::Choice(LikelihoodKind::NAMES), default: Default::Text("gaussian"), label: Label::new("", "model likelihood") },
-    /// Poisson only: a known log-exposure, rate = exp(u + offset); "log-area" = log of a cell's area (its length on a 1-D grid) in the window's units.
-    MODEL_OFFSET = model.offset { value: ValueType::FloatOrAlias(&["log-area"]), rule: Rule::Finite, default: Default::Float(0.0), label: Label::new("offset", "log offset") },
+    /// Poisson only: a known log-exposure, rate = exp(u + offset); "log-area" = log of a cell's area (its length on a 1-D grid) in the window's units, so that exp(u) is an intensity per unit area.
+    MODEL_OFFSET = model.offset { value: ValueType::FloatOrAlias(&["log-area"]), rule: Rule::Finite, default: Default::Derived("`\"log-area\"` for points data; 0 otherwise"), label: Label::new("offset", "log offset") },
     /// > 0: also estimate log p(data | model) from this many prior draws.
     MODEL_EVIDENCE_DRAWS = model.evidence_draws { value: ValueType::Integer, rule: Rule::IntRange(0, MAX_EVIDENCE_DRAWS), default: Default::Int(0) },
-    /// The constant mean of the field (the intercept): a number, or "auto" = log(mean observed count per cell) - variance / 2 (poisson), the mean observation (gaussian), 0 (probit).
+    /// The constant mean of the field (the intercept): a number, or "auto" = log(mean observed count per cell) - offset - variance / 2 (poisson: the prior's mean count per cell is the observed one), the mean observation (gaussian), 0 (probit).
     MODEL_MEAN = model.mean {
         value: ValueType::FloatOrWord(&["auto"]),
         rule: Rule::Finite,
-        default: Default::Derived("`\"auto\"` for csv data (poisson, gaussian); 0 otherwise"),
+        default: Default::Derived("`\"auto\"` for real data (csv: poisson, gaussian; points: poisson); 0 otherwise"),
         keyed: Keyed::UnlessDefault,
     },
     /// A prior on the kernel's length scale: the chains then infer it (`sampler.hyper` says how), or kind inla integrates over it, and `model.length_scale` is where they start (inla: its mode search); `"fixed"` keeps it at model.length_scale. Forms: "log-normal(mu, sigma)", "gamma(shape, rate)", "inverse-gamma(shape, scale)", "half-normal(sd)", "uniform(low, high)" with low >= 0.
@@ -47,10 +47,10 @@ crate::declare_keys! {
     MODEL_VARIANCE_PRIOR = model.variance_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
     /// A prior on the field's constant mean, "normal(mean, sd)" or "uniform(low, high)" (the chains start at `model.mean`).
     MODEL_MEAN_PRIOR = model.mean_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
-    /// The physical window the cells tile, [[x0, x1], [y0, y1]] ([[x0, x1]] for a 1-D grid): the units of every length scale. Csv data: a window with the data's aspect ratio rescales the data's own.
+    /// The physical window the cells tile, [[x0, x1], [y0, y1]] ([[x0, x1]] for a 1-D grid): the units of every length scale. Csv data: a window with the data's aspect ratio rescales the data's own. Points data: required, the study window in the points' units; every point must lie in it.
     MODEL_WINDOW = model.window {
         value: ValueType::Window,
-        default: Default::Derived("csv: the data's window, from its cell centres (or the unit grid when the file has none); simulated: points from 0 to 1 on the longer axis, cells square"),
+        default: Default::Derived("csv: the data's window, from its cell centres (or the unit grid when the file has none); points: none (required); simulated: points from 0 to 1 on the longer axis, cells square"),
         keyed: Keyed::UnlessDefault,
     },
     /// Where the observations come from.
@@ -59,7 +59,7 @@ crate::declare_keys! {
     DATA_LENGTH_SCALE = data.length_scale {
         rule: Rule::Positive,
         default: Default::Derived("the model's (also when that is swept)"),
-        applies: Applies::Source("simulated"),
+        applies: Applies::Source(&["simulated"]),
         label: Label::new("true ℓ", "true length scale"),
     },
     /// f: observe N / f distinct cells.
@@ -67,29 +67,43 @@ crate::declare_keys! {
         value: ValueType::Integer,
         rule: Rule::IntRange(1, i64::MAX),
         default: Default::Int(4),
-        applies: Applies::Source("simulated"),
+        applies: Applies::Source(&["simulated"]),
         label: Label::new("f", "subsampling factor f"),
     },
     /// s: the observation noise sd (gaussian, probit).
     DATA_NOISE_SD = data.noise_sd { rule: Rule::Positive, default: Default::Float(1.0), label: Label::new("σ", "noise sd σ") },
-    /// A grid CSV in the format of data/README.md, relative to the study file's folder.
+    /// The data file, relative to the study file's folder: csv, a grid CSV in the format of data/README.md; points, a CSV with one row per event and its coordinates in the columns data.x and data.y (other columns ignored), binned to the grid over model.window (docs/data.md).
     DATA_PATH = data.path {
         value: ValueType::Text,
         rule: Rule::NonEmpty,
-        applies: Applies::Source("csv"),
+        applies: Applies::Source(&["csv", "points"]),
+    },
+    /// The column of a points file holding each event's x coordinate.
+    DATA_X = data.x {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Text("x"),
+        applies: Applies::Source(&["points"]),
+    },
+    /// The column of a points file holding each event's y coordinate.
+    DATA_Y = data.y {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Text("y"),
+        applies: Applies::Source(&["points"]),
     },
     /// The column holding the observations.
     DATA_COLUMN = data.column {
         value: ValueType::Text,
         rule: Rule::NonEmpty,
         default: Default::Derived("poisson `\"count\"`, probit `\"label\"`, gaussian `\"value\"`"),
-        applies: Applies::Source("csv"),
+        applies: Applies::Source(&["csv"]),
     },
     /// Share of cells held out of the fit and scored.
     DATA_HOLDOUT = data.holdout {
         rule: Rule::UnitInterval,
         default: Default::Float(0.2),
-        applies: Applies::Source("csv"),
+        applies: Applies::Source(&["csv", "points"]),
         label: Label::new("holdout", "held-out share"),
     },
     use SAMPLER_KIND,
@@ -152,7 +166,7 @@ pub const TRUTH: DataStream = DataStream {
     ],
 };
 
-/// Which cells are observed (simulated data) or held out (csv data).
+/// Which cells are observed (simulated data) or held out (csv and points data).
 pub const OBSERVATIONS: DataStream = DataStream {
     name: "observations",
     keys: &[

@@ -6,11 +6,13 @@
 //! everything the family owns, in the order a job walks it:
 //!
 //! - [`keys`]: its study keys; [`resolve`]: a sweep point's settings into a job's spec, with
-//!   [`grid_csv`] to read a real grid;
+//!   [`grid_csv`] to read a real grid and [`points_csv`] to read a point pattern and count it
+//!   on the grid (both give the same in-memory grid);
 //! - [`schema`]: its result tables and their columns;
 //! - [`job`]: one job: prior, data, likelihood, the run of the sampler kind, then [`cells`]
 //!   (per-cell R-hat, ESS, MCSE), [`hyper`] (the inferred hyperparameters' summaries),
-//!   [`score`] (errors against the truth, held-out predictions) and [`warnings`];
+//!   [`score`] (errors against the truth, held-out predictions) and [`warnings`], with
+//!   [`units`] (the unit trap, also told before the run);
 //! - [`sbc`]: one simulation-based-calibration job;
 //! - [`rows`]: a job's rows of the result tables;
 //! - [`figures`]: its report figures (fields, acceptance, traces, convergence, autocorrelation,
@@ -22,12 +24,14 @@ pub mod grid_csv;
 pub mod hyper;
 pub mod job;
 pub mod keys;
+pub mod points_csv;
 pub mod resolve;
 pub mod rows;
 pub mod sbc;
 pub mod schema;
 pub mod score;
 pub mod spec;
+pub mod units;
 pub mod warnings;
 
 #[cfg(test)]
@@ -88,9 +92,13 @@ impl StudyFamily for LatentField {
         resolve::is_default(spec, key, value)
     }
 
+    fn cautions(spec: &Self::Spec) -> Vec<String> {
+        units::unit_warnings(&spec.model, &spec.data)
+    }
+
     fn data_files(spec: &Self::Spec) -> Vec<&std::path::Path> {
         match &spec.data {
-            DataSpec::Csv { path, .. } => vec![path.as_path()],
+            DataSpec::Csv { path, .. } | DataSpec::Points { path, .. } => vec![path.as_path()],
             DataSpec::Simulated { .. } => Vec::new(),
         }
     }

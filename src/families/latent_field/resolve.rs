@@ -1,10 +1,12 @@
 //! A latent-field point, from settings to the job's spec: defaults that follow other keys, checks
-//! that involve more than one key, the memory estimate, the grid CSV check, and the parameters the
-//! job's row and canonical key show. Run on every sweep point when a study is loaded, so a study
+//! that involve more than one key, the memory estimate, the data file checks (a grid CSV read, a
+//! points file read once per file, columns and window), and the parameters the job's row and
+//! canonical key show. Run on every sweep point when a study is loaded, so a study
 //! that loads can be planned and run without further validation.
 
 use super::grid_csv::read_grid_csv;
 use super::keys::*;
+use super::points_csv::{POINT_LIKELIHOODS, PointsSource, read_points};
 use super::spec::{LatentFieldSpec, NAME, OutputSpec};
 use crate::model::grid::{Grid, Window};
 use crate::model::hyper::{HyperName, HyperPrior, HyperPriors};
@@ -83,15 +85,15 @@ impl Resolution<'_, '_> {
             SamplerKind::NAMES,
         )?;
         let source = settings.choice(DATA_SOURCE, DataSource::from_name);
-        let is_csv = source == DataSource::Csv;
+        let is_real = source != DataSource::Simulated;
         self.reject_keys_of_other_source(settings, source)?;
         if self.resolver.kind() == StudyKind::Sbc {
-            self.check_sbc(settings, is_csv)?;
+            self.check_sbc(settings, source)?;
         }
         let likelihood = settings.choice(MODEL_LIKELIHOOD, LikelihoodKind::from_name);
         let shape = grid_shape(settings);
         let cells = shape.cells();
-        let observed = if is_csv {
+        let observed = if is_real {
             cells - (settings.float(DATA_HOLDOUT) * cells).round()
         } else {
             (cells / settings.int(DATA_SUBSAMPLE).max(1) as f64).floor()
@@ -99,7 +101,7 @@ impl Resolution<'_, '_> {
         self.check_memory(settings, shape, likelihood, observed)?;
         // Below the memory limit the grid has at most a few hundred million cells.
         let cells = cells as usize;
-        if is_csv {
+        if is_real {
             self.check_holdout(settings, cells)?;
         } else {
             self.check_subsample(settings, shape)?;
@@ -107,14 +109,17 @@ impl Resolution<'_, '_> {
         let sampler = sampler_settings(settings, kind)
             .check()
             .map_err(|error| self.spec_error(settings, error))?;
-        let (data, data_window) = if is_csv {
-            self.csv_data(settings, shape, likelihood)?
-        } else {
-            let data = DataSpec::Simulated {
-                truth_length_scale: truth_length_scale(settings),
-                subsample: settings.int(DATA_SUBSAMPLE) as usize,
-            };
-            (data, None)
+        let (data, data_window) = match source {
+            DataSource::Csv => self.csv_data(settings, shape, likelihood)?,
+            // The grid's window is model.window, which the points data require.
+            DataSource::Points => (self.points_data(settings, shape, likelihood)?, None),
+            DataSource::Simulated => {
+                let data = DataSpec::Simulated {
+                    truth_length_scale: truth_length_scale(settings),
+                    subsample: settings.int(DATA_SUBSAMPLE) as usize,
+                };
+                (data, None)
+            }
         };
         let grid = self.grid(settings, shape, data_window)?;
         let mean = mean_spec(settings, source, likelihood);
@@ -128,7 +133,7 @@ impl Resolution<'_, '_> {
             },
             likelihood,
             noise_sd: settings.float(DATA_NOISE_SD),
-            offset: offset(settings, &grid),
+            offset: offset(settings, source, &grid),
             evidence_draws: settings.int(MODEL_EVIDENCE_DRAWS) as usize,
             mean,
             hyper: hyper_priors(settings).starting_where_set(hyper_values_set(settings, mean)),
@@ -271,7 +276,9 @@ impl Resolution<'_, '_> {
             if settings.given(key).is_none() {
                 continue;
             }
-            if only != source.name() {
+            if !only.contains(&source.name()) {
+                let words: Vec<String> = only.iter().map(|w| format!("\"{w}\"")).collect();
+                let words = words.join(" or ");
                 return Err(self
                     .resolver
                     .error_at(
@@ -279,25 +286,27 @@ impl Resolution<'_, '_> {
                         &[key],
                         ErrorKind::Conflict,
                         format!(
-                            "`{}` applies only to data.source = \"{only}\", but the source is \"{source}\"",
+                            "`{}` applies only to data.source = {words}, but the source is \"{source}\"",
                             key.dotted()
                         ),
                     )
-                    .help(format!("remove it, or set source = \"{only}\" under [data]")));
+                    .help(format!("remove it, or set source = {words} under [data]")));
             }
         }
         Ok(())
     }
 
-    fn check_sbc(&self, settings: &Settings, is_csv: bool) -> Result<(), StudyError> {
-        if is_csv {
+    fn check_sbc(&self, settings: &Settings, source: DataSource) -> Result<(), StudyError> {
+        if source != DataSource::Simulated {
             return Err(self
                 .resolver
                 .error_at(
                     settings,
                     &[DATA_SOURCE],
                     ErrorKind::Conflict,
-                    "simulation-based calibration needs simulated data, not data.source = \"csv\"",
+                    format!(
+                        "simulation-based calibration needs simulated data, not data.source = \"{source}\""
+                    ),
                 )
                 .help("SBC draws each truth from the model's prior; use source = \"simulated\""));
         }
@@ -439,6 +448,122 @@ impl Resolution<'_, '_> {
         Ok((data, window))
     }
 
+    /// The points data of a point: the file, its coordinate columns and the study window, the
+    /// file read once (whatever the grid) to check every event is a finite point in the window.
+    fn points_data(
+        &mut self,
+        settings: &Settings,
+        shape: GridShape,
+        likelihood: LikelihoodKind,
+    ) -> Result<DataSpec, StudyError> {
+        if !POINT_LIKELIHOODS.contains(&likelihood) {
+            let allowed: Vec<&str> = POINT_LIKELIHOODS.iter().map(|l| l.name()).collect();
+            return Err(self
+                .resolver
+                .error_at(
+                    settings,
+                    &[MODEL_LIKELIHOOD, DATA_SOURCE],
+                    ErrorKind::Conflict,
+                    format!(
+                        "data.source = \"points\" counts events per cell, which a {likelihood} \
+                         likelihood does not observe"
+                    ),
+                )
+                .allowed(format!(
+                    "likelihood = {} (\"poisson\": counts per cell; \"probit\": whether a cell \
+                     holds an event)",
+                    quoted_words(&allowed)
+                )));
+        }
+        let Some(written) = settings.given(DATA_PATH).map(|s| s.value.to_string()) else {
+            return Err(self
+                .resolver
+                .error_at(
+                    settings,
+                    &[DATA_SOURCE],
+                    ErrorKind::Conflict,
+                    "data.source = \"points\" needs data.path",
+                )
+                .help(
+                    "add path = \"data/your_points.csv\" under [data] (a CSV with one row per \
+                     event, relative to the study file's folder)",
+                ));
+        };
+        if shape.is_line() {
+            return Err(self
+                .resolver
+                .error_at(
+                    settings,
+                    &[MODEL_GRID, DATA_SOURCE],
+                    ErrorKind::Conflict,
+                    format!(
+                        "data.source = \"points\" bins events in x and y, but the grid is {}",
+                        shape.describe()
+                    ),
+                )
+                .allowed("a 2-D grid: D or [Dx, Dy]"));
+        }
+        let Some(given) = settings.given(MODEL_WINDOW) else {
+            return Err(self
+                .resolver
+                .error_at(
+                    settings,
+                    &[DATA_SOURCE],
+                    ErrorKind::Conflict,
+                    "data.source = \"points\" needs model.window, the region the events were \
+                     observed in (in the points' units)",
+                )
+                .help(
+                    "add window = [[x0, x1], [y0, y1]] under [model]; the grid's cells tile it and \
+                     every length scale is in its units",
+                ));
+        };
+        let spec = WindowSpec::from_param(&given.value).expect("validated window");
+        if spec.y.is_none() {
+            return Err(self
+                .resolver
+                .error_at(
+                    settings,
+                    &[MODEL_WINDOW],
+                    ErrorKind::Conflict,
+                    format!(
+                        "model.window = {} gives no y range for the points",
+                        given.value
+                    ),
+                )
+                .allowed("[[x0, x1], [y0, y1]]"));
+        }
+        let window = spec.window();
+        let path = self.resolver.study_dir().join(&written);
+        let (x, y) = (settings.text(DATA_X), settings.text(DATA_Y));
+        let cache_key = format!("points {path:?} {x:?} {y:?} {window:?}");
+        let source = PointsSource {
+            x: &x,
+            y: &y,
+            window,
+        };
+        let outcome = self.resolver.cached(cache_key, || {
+            read_points(&path, source)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        });
+        if let Err(problem) = outcome {
+            return Err(self.resolver.error_at(
+                settings,
+                &[DATA_PATH],
+                ErrorKind::Data,
+                format!("bad data file: {problem}"),
+            ));
+        }
+        Ok(DataSpec::Points {
+            path,
+            x,
+            y,
+            window,
+            holdout: settings.float(DATA_HOLDOUT),
+        })
+    }
+
     /// The grid with its window: `model.window` if given (for csv data it must keep the data's
     /// aspect ratio: it rescales the data's window), else the data's window, else the default.
     fn grid(
@@ -502,11 +627,14 @@ fn grid_shape(settings: &Settings) -> GridShape {
     GridShape::from_param(&settings.value(MODEL_GRID)).expect("validated grid")
 }
 
-/// `model.offset`: a number, or "log-area", the log of the grid's cell area.
-fn offset(settings: &Settings, grid: &Grid) -> f64 {
-    match settings.value(MODEL_OFFSET) {
-        ParamValue::Text(_) => grid.cell_area().ln(),
-        _ => settings.float(MODEL_OFFSET),
+/// `model.offset`: a number, or "log-area", the log of the grid's cell area; not given, the
+/// log area for points data (so the field is a log intensity per unit area) and 0 otherwise.
+fn offset(settings: &Settings, source: DataSource, grid: &Grid) -> f64 {
+    match settings.given(MODEL_OFFSET).map(|s| &s.value) {
+        Some(ParamValue::Text(_)) => grid.cell_area().ln(),
+        Some(_) => settings.float(MODEL_OFFSET),
+        None if source == DataSource::Points => grid.cell_area().ln(),
+        None => 0.0,
     }
 }
 
@@ -603,8 +731,8 @@ fn hyper_priors(settings: &Settings) -> HyperPriors {
     )
 }
 
-/// `model.mean`: a number, "auto", or by default "auto" for real poisson and gaussian data and
-/// 0 otherwise (a simulated truth has mean 0).
+/// `model.mean`: a number, "auto", or by default "auto" for real counts and gaussian values
+/// and 0 otherwise (a simulated truth has mean 0, probit labels carry no level).
 fn mean_spec(settings: &Settings, source: DataSource, likelihood: LikelihoodKind) -> MeanSpec {
     match settings.value(MODEL_MEAN) {
         ParamValue::Float(mean) => MeanSpec::Value(mean),
@@ -615,7 +743,8 @@ fn mean_spec(settings: &Settings, source: DataSource, likelihood: LikelihoodKind
 
 fn default_mean(source: DataSource, likelihood: LikelihoodKind) -> MeanSpec {
     match (source, likelihood) {
-        (DataSource::Csv, LikelihoodKind::Poisson | LikelihoodKind::Gaussian) => MeanSpec::Auto,
+        (DataSource::Csv, LikelihoodKind::Poisson | LikelihoodKind::Gaussian)
+        | (DataSource::Points, LikelihoodKind::Poisson) => MeanSpec::Auto,
         _ => MeanSpec::Value(0.0),
     }
 }
@@ -667,7 +796,7 @@ pub fn params(settings: &Settings, spec: &LatentFieldSpec) -> Vec<(Key, ParamVal
         .map(|&key| {
             let applies = match key.applies() {
                 Applies::Always => true,
-                Applies::Source(only) => only == source.name(),
+                Applies::Source(only) => only.contains(&source.name()),
             };
             let value = if applies {
                 derived(key).unwrap_or_else(|| settings.value(key))

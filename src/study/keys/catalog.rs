@@ -144,7 +144,7 @@ impl KeyCatalog {
         };
         let mut applies = match key.applies() {
             Applies::Always => String::new(),
-            Applies::Source(source) => format!(" ({source} data only)"),
+            Applies::Source(sources) => format!(" ({} data only)", sources.join(" and ")),
         };
         let families = self.families_of(key);
         if families != [self.default_family()] && families.len() != self.families.len() {

@@ -347,8 +347,8 @@ impl Default {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Applies {
     Always,
-    /// Only with this `data.source` (its word).
-    Source(&'static str),
+    /// Only with these `data.source`s (their words).
+    Source(&'static [&'static str]),
 }
 
 /// Whether a key's value is part of a job's canonical key (and so of its id and streams).

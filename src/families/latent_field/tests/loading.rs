@@ -57,6 +57,8 @@ fn every_key_has_its_documented_default() {
         vec![
             keys::MODEL_WINDOW,
             keys::DATA_PATH,
+            keys::DATA_X,
+            keys::DATA_Y,
             keys::DATA_COLUMN,
             keys::DATA_HOLDOUT,
             keys::SAMPLER_TARGET_ACCEPTANCE
@@ -342,7 +344,7 @@ fn settings_that_contradict_each_other_are_refused() {
     let path = parse_err("[data]\npath = \"x.csv\"\n");
     assert_eq!(
         path.to_string().lines().next().unwrap(),
-        "studies/t.toml:2:8: `data.path` applies only to data.source = \"csv\", but the source is \"simulated\""
+        "studies/t.toml:2:8: `data.path` applies only to data.source = \"csv\" or \"points\", but the source is \"simulated\""
     );
     let no_path = parse_err("[data]\nsource = \"csv\"\n");
     assert!(
