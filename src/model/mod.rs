@@ -25,6 +25,7 @@ pub use grid::Grid;
 pub use likelihood::Likelihood;
 pub use prior::{KroneckerPrior, Prior, PriorError};
 pub use spec::{
-    DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec, auto_mean,
+    DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec, PointsData,
+    auto_mean,
 };
 pub use target::{Target, Workspace};

@@ -196,21 +196,25 @@ pub enum DataSpec {
         /// Share of cells held out, in [0, 1).
         holdout: f64,
     },
-    /// A real point pattern: a CSV of event coordinates, counted in the cells of the model's
-    /// grid over `window` (the convention of `src/families/latent_field/points_csv.rs`), then
-    /// held out and observed as a grid CSV's cells are.
-    Points {
-        /// Absolute path (the schema resolves it against the study file's folder).
-        path: PathBuf,
-        /// The columns holding each event's x and y.
-        x: String,
-        y: String,
-        /// The window the cells tile (`model.window`, in the data's units); every event lies in
-        /// it.
-        window: Window,
-        /// Share of cells held out, in [0, 1).
-        holdout: f64,
-    },
+    /// A real point pattern (boxed: every job of a study holds a spec, and the point pattern's
+    /// file, columns and window would double the size of every other job's).
+    Points(Box<PointsData>),
+}
+
+/// A real point pattern: a CSV of event coordinates, counted in the cells of the model's grid
+/// over `window` (the convention of `src/families/latent_field/points_csv.rs`), then held out and
+/// observed as a grid CSV's cells are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointsData {
+    /// Absolute path (the schema resolves it against the study file's folder).
+    pub path: PathBuf,
+    /// The columns holding each event's x and y.
+    pub x: String,
+    pub y: String,
+    /// The window the cells tile (`model.window`, in the data's units); every event lies in it.
+    pub window: Window,
+    /// Share of cells held out, in [0, 1).
+    pub holdout: f64,
 }
 
 impl DataSpec {
@@ -219,7 +223,7 @@ impl DataSpec {
         match self {
             DataSpec::Simulated { .. } => DataSource::Simulated,
             DataSpec::Csv { .. } => DataSource::Csv,
-            DataSpec::Points { .. } => DataSource::Points,
+            DataSpec::Points(_) => DataSource::Points,
         }
     }
 

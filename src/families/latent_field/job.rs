@@ -8,7 +8,7 @@ use crate::model::evidence::{LogEvidence, log_evidence};
 use crate::model::exact::{ExactError, ExactPosterior, MAX_EXACT_OBSERVATIONS, gaussian_posterior};
 use crate::model::hyper::{HyperName, fixed_values};
 use crate::model::prior::{Embedding, PriorError, build_prior};
-use crate::model::{DataSpec, Likelihood, LikelihoodKind, Prior, Target};
+use crate::model::{DataSpec, Likelihood, LikelihoodKind, PointsData, Prior, Target};
 use crate::sampler::driver::StoredDraws;
 use crate::sampler::hyper::HyperModel;
 use crate::sampler::{
@@ -274,7 +274,7 @@ pub fn simulate_from_model_prior(
 ) -> Result<Dataset, JobError> {
     let subsample = match job.spec.data {
         DataSpec::Simulated { subsample, .. } => subsample,
-        DataSpec::Csv { .. } | DataSpec::Points { .. } => 1,
+        DataSpec::Csv { .. } | DataSpec::Points(_) => 1,
     };
     simulate(job, seed, prior, subsample, mean)
 }
@@ -333,13 +333,14 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
                 .map_err(|e| failed(path, e.to_string()))?;
             (grid, *holdout)
         }
-        DataSpec::Points {
-            path,
-            x,
-            y,
-            window,
-            holdout,
-        } => {
+        DataSpec::Points(points) => {
+            let PointsData {
+                path,
+                x,
+                y,
+                window,
+                holdout,
+            } = points.as_ref();
             let source = PointsSource {
                 x,
                 y,

@@ -98,7 +98,8 @@ impl StudyFamily for LatentField {
 
     fn data_files(spec: &Self::Spec) -> Vec<&std::path::Path> {
         match &spec.data {
-            DataSpec::Csv { path, .. } | DataSpec::Points { path, .. } => vec![path.as_path()],
+            DataSpec::Csv { path, .. } => vec![path.as_path()],
+            DataSpec::Points(points) => vec![points.path.as_path()],
             DataSpec::Simulated { .. } => Vec::new(),
         }
     }

@@ -11,7 +11,7 @@ use super::spec::{LatentFieldSpec, NAME, OutputSpec};
 use crate::model::grid::{Grid, Window};
 use crate::model::hyper::{HyperName, HyperPrior, HyperPriors};
 use crate::model::{
-    DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec,
+    DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec, PointsData,
 };
 use crate::sampler::hyper::{HyperProposalKind, HyperSettings, HyperUpdate};
 use crate::sampler::{Broken, SamplerKind, SamplerSettings, SamplerSpec, SpecError};
@@ -555,13 +555,13 @@ impl Resolution<'_, '_> {
                 format!("bad data file: {problem}"),
             ));
         }
-        Ok(DataSpec::Points {
+        Ok(DataSpec::Points(Box::new(PointsData {
             path,
             x,
             y,
             window,
             holdout: settings.float(DATA_HOLDOUT),
-        })
+        })))
     }
 
     /// The grid with its window: `model.window` if given (for csv data it must keep the data's

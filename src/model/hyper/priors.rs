@@ -61,7 +61,10 @@ impl HyperPriors {
                 let z = prior.to_unconstrained(start.get(*name));
                 let distance =
                     (z - prior.to_unconstrained(prior.median())).abs() / prior.unconstrained_sd();
-                (!(distance <= FAR_START_SDS)).then_some((*name, distance))
+                distance
+                    .partial_cmp(&FAR_START_SDS)
+                    .is_none_or(|o| o == std::cmp::Ordering::Greater)
+                    .then_some((*name, distance))
             })
             .collect()
     }

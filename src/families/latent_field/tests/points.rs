@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::model::grid::Window;
-use crate::model::{DataSpec, MeanSpec};
+use crate::model::{DataSpec, MeanSpec, PointsData};
 
 /// A study file beside a points file, in a temporary folder.
 fn with_points(points: &str, study: &str) -> (tempfile::TempDir, PathBuf) {
@@ -29,13 +29,13 @@ fn a_points_study_resolves_to_points_data_over_its_window() {
     };
     assert_eq!(
         spec.data,
-        DataSpec::Points {
+        DataSpec::Points(Box::new(PointsData {
             path: dir.path().join("p.csv"),
             x: "x".into(),
             y: "y".into(),
             window,
             holdout: 0.25,
-        }
+        }))
     );
     assert_eq!(spec.model.grid, Grid::over_window(4, 2, window));
     // The cell area (0.5 x 0.5) is the offset, and the intercept comes from the data.
