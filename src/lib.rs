@@ -5,7 +5,9 @@
 //! [`model`] (grid, prior, likelihoods, data, exact posterior) -> [`sampler`] (Markov kernels and
 //! the streaming estimates of a run) -> [`execute`] (rayon over jobs, progress) ->
 //! [`diagnostics`] (ESS, R-hat, MCSE) -> [`sink`] (Parquet tables, manifest) -> [`report`]
-//! (figures and a page); [`compare`] holds two results folders against each other. [`streams`] owns the random generator and its key-derived seeds;
+//! (figures and a page); [`compare`] holds two results folders against each other. [`streams`]
+//! owns the random generator and its key-derived seeds; [`incomplete_gamma`] the gamma
+//! distribution functions the priors and the calibration share;
 //! [`bench`] times the samplers against peers.
 
 pub mod bench;
@@ -16,6 +18,7 @@ pub mod diagnostics;
 pub mod execute;
 pub mod families;
 pub mod figures;
+pub mod incomplete_gamma;
 pub mod job;
 pub mod model;
 pub mod names;

@@ -75,55 +75,7 @@ pub fn histogram_bins(replications: usize, max_rank: usize) -> usize {
 
 /// P(X > x) for X ~ chi-square with `dof` degrees of freedom: Q(dof / 2, x / 2).
 pub fn chi_square_survival(x: f64, dof: f64) -> f64 {
-    upper_regularized_gamma(0.5 * dof, 0.5 * x)
-}
-
-/// Q(a, x) = Gamma(a, x) / Gamma(a): by the series of P for x < a + 1, else by the continued
-/// fraction of Q (Lentz), each to double precision.
-fn upper_regularized_gamma(a: f64, x: f64) -> f64 {
-    if x <= 0.0 {
-        return 1.0;
-    }
-    let log_prefactor = a * x.ln() - x - libm::lgamma(a);
-    if x < a + 1.0 {
-        let mut term = 1.0 / a;
-        let mut sum = term;
-        let mut ap = a;
-        for _ in 0..1000 {
-            ap += 1.0;
-            term *= x / ap;
-            sum += term;
-            if term.abs() < sum.abs() * 1e-16 {
-                break;
-            }
-        }
-        (1.0 - sum * log_prefactor.exp()).clamp(0.0, 1.0)
-    } else {
-        let tiny = 1e-300;
-        let mut b = x + 1.0 - a;
-        let mut c = 1.0 / tiny;
-        let mut d = 1.0 / b;
-        let mut h = d;
-        for i in 1..1000 {
-            let an = -(i as f64) * (i as f64 - a);
-            b += 2.0;
-            d = an * d + b;
-            if d.abs() < tiny {
-                d = tiny;
-            }
-            c = b + an / c;
-            if c.abs() < tiny {
-                c = tiny;
-            }
-            d = 1.0 / d;
-            let delta = d * c;
-            h *= delta;
-            if (delta - 1.0).abs() < 1e-16 {
-                break;
-            }
-        }
-        (log_prefactor.exp() * h).clamp(0.0, 1.0)
-    }
+    crate::incomplete_gamma::upper_regularized_gamma(0.5 * dof, 0.5 * x)
 }
 
 #[cfg(test)]
