@@ -6,7 +6,7 @@
 //! retained lags, bounded below by 1 / log10(chains * n).
 
 use super::draws::{Draws, mean, sample_variance};
-use super::fft::autocovariances;
+use super::fft::LazyAutocovariances;
 
 /// ArviZ treats draws whose range is below numpy's `finfo(float).resolution` as constant and
 /// returns their count as the ESS. This matters only for quantile indicators that are all equal.
@@ -47,9 +47,9 @@ fn autocorrelation_sequence(draws: &Draws) -> Option<TruncatedRho> {
     if n < 2 {
         return None;
     }
-    let acovs = autocovariances(draws.chains());
+    let acovs = LazyAutocovariances::new(draws.chains());
     let chain_means: Vec<f64> = draws.chains().map(mean).collect();
-    let mean_acov = |lag: usize| acovs.iter().map(|a| a[lag]).sum::<f64>() / acovs.len() as f64;
+    let mean_acov = |lag: usize| acovs.mean_at(lag);
 
     let n_f = n as f64;
     let mean_var = mean_acov(0) * n_f / (n_f - 1.0);

@@ -37,6 +37,65 @@ pub(crate) fn autocovariances<'a>(chains: impl IntoIterator<Item = &'a [f64]>) -
         .collect()
 }
 
+/// The autocovariances of several chains, each lag on demand: a short chain keeps its centred
+/// draws and sums a lag when asked (n multiply-adds; Geyer's truncation in the ESS usually stops
+/// after a few lags, so most of the n^2 / 2 of a full table is never needed), a long one its
+/// FFT table. Every value equals [`autocovariances`]'s bit for bit.
+pub(crate) struct LazyAutocovariances {
+    chains: Vec<ChainAutocovariance>,
+}
+
+enum ChainAutocovariance {
+    /// The draws minus their mean.
+    Short(Vec<f64>),
+    /// Every lag, by FFT.
+    Long(Vec<f64>),
+}
+
+impl LazyAutocovariances {
+    pub(crate) fn new<'a>(chains: impl IntoIterator<Item = &'a [f64]>) -> Self {
+        let mut planner = RealFftPlanner::<f64>::new();
+        let chains = chains
+            .into_iter()
+            .map(|x| {
+                let n = x.len();
+                let mean = x.iter().sum::<f64>() / n as f64;
+                let centred: Vec<f64> = x.iter().map(|v| v - mean).collect();
+                if n <= DIRECT_MAX_LEN {
+                    ChainAutocovariance::Short(centred)
+                } else {
+                    ChainAutocovariance::Long(autocovariance_fft(&centred, &mut planner))
+                }
+            })
+            .collect();
+        Self { chains }
+    }
+
+    /// The mean over chains of their autocovariance at `lag` (every chain longer than `lag`).
+    pub(crate) fn mean_at(&self, lag: usize) -> f64 {
+        let sum: f64 = self
+            .chains
+            .iter()
+            .map(|chain| match chain {
+                ChainAutocovariance::Short(centred) => direct_sum_at(centred, lag),
+                ChainAutocovariance::Long(table) => table[lag],
+            })
+            .sum();
+        sum / self.chains.len() as f64
+    }
+}
+
+/// sum_{t} x_t x_{t+lag} / n, the one lag of [`autocovariance_direct`].
+fn direct_sum_at(centred: &[f64], lag: usize) -> f64 {
+    let n = centred.len();
+    let sum: f64 = centred[..n - lag]
+        .iter()
+        .zip(&centred[lag..])
+        .map(|(a, b)| a * b)
+        .sum();
+    sum / n as f64
+}
+
 /// Zero-padded transform length: a power of two >= 2n, so circular equals linear correlation.
 fn fft_size(n: usize) -> usize {
     (2 * n).next_power_of_two()
@@ -44,16 +103,8 @@ fn fft_size(n: usize) -> usize {
 
 /// sum_{t} x_t x_{t+k} / n for every lag k, by direct sums.
 fn autocovariance_direct(centred: &[f64]) -> Vec<f64> {
-    let n = centred.len();
-    (0..n)
-        .map(|lag| {
-            let sum: f64 = centred[..n - lag]
-                .iter()
-                .zip(&centred[lag..])
-                .map(|(a, b)| a * b)
-                .sum();
-            sum / n as f64
-        })
+    (0..centred.len())
+        .map(|lag| direct_sum_at(centred, lag))
         .collect()
 }
 
@@ -148,6 +199,26 @@ mod tests {
         assert!((acov[3] - (1.0 - mean) * (7.0 - mean) / 4.0).abs() < 1e-15);
         assert!(autocovariance(&[]).is_empty());
         assert_eq!(autocovariance(&[5.0]), vec![0.0]);
+    }
+
+    /// On demand or as a table, short chains and long, the mean autocovariance at every lag is
+    /// the same number.
+    #[test]
+    fn lazy_autocovariances_equal_the_tables_bit_for_bit() {
+        for lengths in [[40, 40, 40], [128, 128, 128], [129, 300, 200]] {
+            let chains: Vec<Vec<f64>> = lengths.iter().map(|&n| signal(n)).collect();
+            let views: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
+            let tables = autocovariances(views.iter().copied());
+            let lazy = LazyAutocovariances::new(views.iter().copied());
+            for lag in 0..*lengths.iter().min().unwrap() {
+                let eager = tables.iter().map(|t| t[lag]).sum::<f64>() / tables.len() as f64;
+                assert_eq!(
+                    lazy.mean_at(lag).to_bits(),
+                    eager.to_bits(),
+                    "{lengths:?} {lag}"
+                );
+            }
+        }
     }
 
     #[test]
