@@ -4,6 +4,8 @@
 //! Carlo standard errors (exact ones for the AR(1) of pCN under a flat likelihood, batch means
 //! otherwise), with the family-wise false-alarm rate of each test stated where it is set.
 
+mod support;
+
 use fieldmc::model::data::{DataStreams, Dataset, Simulation};
 use fieldmc::model::exact::gaussian_posterior;
 use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
@@ -182,14 +184,7 @@ fn exact_agreement(d: usize, l: f64, settings: &SamplerSettings) -> (f64, f64) {
 const EXACT_LIMIT: f64 = 6.44;
 
 fn settings(kind: SamplerKind, beta: f64, iterations: u64) -> SamplerSettings {
-    SamplerSettings {
-        beta,
-        iterations,
-        burn_in: iterations / 10,
-        thin: 100,
-        chains: 4,
-        ..SamplerSettings::new(kind)
-    }
+    support::four_chains(kind, beta, iterations)
 }
 
 /// Every kind on four gaussian problems: D = 8 and 16, short and long length scales.

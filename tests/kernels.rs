@@ -4,6 +4,8 @@
 //! checked against the dense information form, and every sampler kind against the exact
 //! posterior within Monte Carlo error, as `tests/engine.rs` does for the squared exponential.
 
+mod support;
+
 use fieldmc::model::data::{DataStreams, Dataset, Simulation};
 use fieldmc::model::exact::gaussian_posterior;
 use fieldmc::model::prior::{Prior, dense_kernel_matrix, prior_for};
@@ -122,14 +124,7 @@ fn settings(kind: SamplerKind) -> SamplerSettings {
         SamplerKind::Pcn => (0.35, 200_000),
         _ => (0.2, 100_000),
     };
-    SamplerSettings {
-        beta,
-        iterations,
-        burn_in: iterations / 10,
-        thin: 100,
-        chains: 4,
-        ..SamplerSettings::new(kind)
-    }
+    support::four_chains(kind, beta, iterations)
 }
 
 fn check_kind(kind: SamplerKind) {

@@ -7,7 +7,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::{floats, job_ids, rows_of_job, run_ok, strings, table, text, write_file};
+use support::{floats, ints, job_ids, rows_of_job, run_ok, strings, table, text, write_file};
 
 fn data_file(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -52,14 +52,7 @@ fn a_points_study_bins_one_file_at_every_grid_of_its_sweep() {
     let jobs = table(&out, "jobs");
     let ids = job_ids(&jobs);
     assert_eq!(ids.len(), 2, "two jobs with different keys");
-    let grids: Vec<i64> = jobs
-        .column("model_grid")
-        .unwrap()
-        .i64()
-        .unwrap()
-        .iter()
-        .flatten()
-        .collect();
+    let grids: Vec<i64> = ints(&jobs, "model_grid").into_iter().flatten().collect();
     assert_eq!(grids, [16, 32]);
     assert_eq!(
         strings(&jobs, "data_source"),
@@ -89,14 +82,7 @@ fn a_points_study_bins_one_file_at_every_grid_of_its_sweep() {
     for (id, d) in ids.iter().zip([16usize, 32]) {
         let rows = rows_of_job(&fields, id);
         assert_eq!(rows.height(), d * d);
-        let cells: Vec<i64> = rows
-            .column("cell")
-            .unwrap()
-            .i64()
-            .unwrap()
-            .iter()
-            .flatten()
-            .collect();
+        let cells: Vec<i64> = ints(&rows, "cell").into_iter().flatten().collect();
         let observations = floats(&rows, "observation");
         let mut counts = vec![0.0; d * d];
         for (cell, count) in cells.iter().zip(&observations) {

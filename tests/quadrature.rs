@@ -29,6 +29,8 @@
 //! draws; the z-scores of one run are correlated, the cells being so); the shortest batches were
 //! 76 autocorrelation times long.
 
+mod support;
+
 use std::sync::OnceLock;
 
 use fieldmc::model::data::{DataStreams, Dataset, Simulation};
@@ -200,14 +202,7 @@ fn largest_z(estimate: &[f64], exact: &[f64], mcse: &[f64]) -> f64 {
 }
 
 fn settings(kind: SamplerKind, beta: f64, iterations: u64) -> SamplerSettings {
-    SamplerSettings {
-        beta,
-        iterations,
-        burn_in: iterations / 10,
-        thin: 100,
-        chains: 4,
-        ..SamplerSettings::new(kind)
-    }
+    support::four_chains(kind, beta, iterations)
 }
 
 /// `settings` with the step size adapted during burn-in towards `target` acceptance (`None`:

@@ -251,6 +251,33 @@ pub fn floats(df: &DataFrame, column: &str) -> Vec<Option<f64>> {
         .collect()
 }
 
+/// The values of an integer column.
+pub fn ints(df: &DataFrame, column: &str) -> Vec<Option<i64>> {
+    df.column(column)
+        .unwrap_or_else(|_| panic!("no column {column}"))
+        .i64()
+        .unwrap()
+        .iter()
+        .collect()
+}
+
+/// The chains the exact-answer tests (`engine`, `quadrature`, `kernels`) run a kind with: four
+/// chains, a tenth of the iterations as burn-in, traces thinned by 100.
+pub fn four_chains(
+    kind: fieldmc::sampler::SamplerKind,
+    beta: f64,
+    iterations: u64,
+) -> fieldmc::sampler::SamplerSettings {
+    fieldmc::sampler::SamplerSettings {
+        beta,
+        iterations,
+        burn_in: iterations / 10,
+        thin: 100,
+        chains: 4,
+        ..fieldmc::sampler::SamplerSettings::new(kind)
+    }
+}
+
 /// Jobs with a record in the part logs of `out` (0 when there are none yet). Reads only; safe
 /// while a run appends.
 pub fn recorded_jobs(out: &Path) -> usize {
