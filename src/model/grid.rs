@@ -134,6 +134,22 @@ impl Grid {
         }
     }
 
+    /// The window the cells tile: each axis from its first point minus half a spacing to its
+    /// last plus half (a 1-D grid's y range is its single point).
+    pub fn window(&self) -> Window {
+        let range = |axis: &Axis| {
+            let half = axis.spacing() / 2.0;
+            (
+                axis.coordinate(0) - half,
+                axis.coordinate(axis.points - 1) + half,
+            )
+        };
+        Window {
+            x: range(&self.x),
+            y: range(&self.y),
+        }
+    }
+
     /// Points along x.
     pub fn nx(&self) -> usize {
         self.x.points

@@ -4,6 +4,7 @@
 //! approximation ([`laplace`], with the Lanczos eigensolver of [`lanczos`]) and the nested Laplace
 //! approximation over the hyperparameters ([`inla`]).
 
+pub mod covariates;
 pub mod data;
 pub mod evidence;
 pub mod exact;

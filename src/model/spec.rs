@@ -134,6 +134,8 @@ pub struct ModelSpec {
     pub mean: MeanSpec,
     /// The priors of the hyperparameters the chains infer (none: every one fixed).
     pub hyper: super::hyper::priors::HyperPriors,
+    /// Fixed effects with inferred coefficients: u = mean + X beta + f (none: u = mean + f).
+    pub covariates: Option<std::sync::Arc<super::covariates::Covariates>>,
 }
 
 impl ModelSpec {

@@ -21,6 +21,7 @@ use super::protocol::Notes;
 use crate::model::inla::{HyperProblem, InlaSettings, explore, log_evidence, marginals};
 use crate::model::laplace::{
     LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, NewtonSettings, SdMethod,
+    coefficient_marginals,
 };
 use crate::model::moments::mean_and_sd_about;
 use crate::model::special::phi;
@@ -33,6 +34,10 @@ pub fn laplace_run(request: &RunRequest) -> RunOutput {
         let marginals = fit.marginals(target, &LaplaceSettings::default())?;
         Ok::<_, LaplaceError>((fit, marginals))
     });
+    let coefficients = match &fitted {
+        Ok((fit, _)) => coefficient_marginals(target, fit),
+        Err(_) => Vec::new(),
+    };
     let (mean, sd, notes, approximation) = match fitted {
         Ok((fit, marginals)) => {
             let LaplaceMarginals {
@@ -58,12 +63,37 @@ pub fn laplace_run(request: &RunRequest) -> RunOutput {
     let functional_mean = request
         .functional
         .map(|f| marginal_expectation(f, &mean, &sd));
+    let exceedance = gaussian_exceedance(request, &mean, &sd);
     let marginals = Marginals {
         mean,
         sd,
         functional_mean,
     };
-    approximate_run(request, marginals, notes, approximation, started)
+    let mut run = approximate_run(request, marginals, notes, approximation, started);
+    run.exceedance = exceedance;
+    run.coefficient_marginals = coefficients;
+    run
+}
+
+/// P(exp(f) > t) = 1 - Phi((log t - (m - mean)) / sd) under each cell's gaussian marginal
+/// N(m, sd^2) of u = mean + f, for a model without covariates (with them f's marginal needs the
+/// covariance of u with the coefficients, which the cell marginals do not carry: empty then, as
+/// for INLA's mixtures).
+fn gaussian_exceedance(request: &RunRequest, mean: &[f64], sd: &[f64]) -> Vec<Vec<f64>> {
+    let target = &request.target;
+    if target.prior.covariates().is_some() {
+        return Vec::new();
+    }
+    request
+        .exceedance
+        .iter()
+        .map(|t| {
+            mean.iter()
+                .zip(sd)
+                .map(|(&m, &s)| phi((m - target.mean - t.ln()) / s))
+                .collect()
+        })
+        .collect()
 }
 
 /// The rank of low-rank sds.
@@ -97,6 +127,8 @@ fn approximate_run(
         post_mean_mcse: None,
         post_sd_mcse: None,
         functional_mean: marginals.functional_mean,
+        exceedance: Vec::new(),
+        coefficient_marginals: Vec::new(),
         convergence: Vec::new(),
         probe_cells: probe_cells(request.target.prior.grid()),
         sample_seconds: started.elapsed().as_secs_f64(),

@@ -94,6 +94,9 @@ pub struct RunRequest<'a> {
     pub draws: DrawSettings,
     /// Told the iterations done (averaged over chains), about a hundred times per run.
     pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+    /// Thresholds t of the relative risk exp(f), f = u - mean - X beta the spatial field: the run
+    /// reports each cell's posterior P(exp(f) > t | data) (empty: none).
+    pub exceedance: &'a [f64],
     /// The model and starting values, when the spec infers hyperparameters
     /// ([`super::hyper`]).
     pub hyper: Option<super::hyper::settings::HyperModel<'a>>,
@@ -113,6 +116,7 @@ impl<'a> RunRequest<'a> {
             draws: DrawSettings::default(),
             progress: None,
             hyper: None,
+            exceedance: &[],
         }
     }
 }
@@ -129,6 +133,9 @@ pub struct Trace {
     /// The inferred hyperparameters at each traced iteration, row by row (one value per
     /// inferred hyperparameter; empty when none is inferred).
     pub hyper: Vec<f64>,
+    /// The covariates' coefficients at each traced iteration, row by row (one value per
+    /// covariate; empty when the model has none).
+    pub coefficients: Vec<f64>,
 }
 
 impl Trace {
@@ -210,6 +217,13 @@ pub struct RunOutput {
     pub post_sd_mcse: Option<Vec<f64>>,
     /// Posterior mean of the [`Functional`], when one was asked for.
     pub functional_mean: Option<Vec<f64>>,
+    /// For each threshold of [`RunRequest::exceedance`], every cell's posterior
+    /// P(exp(f) > t | data) (threshold-major: `exceedance[k][cell]`); empty when none was asked
+    /// for or the kind cannot give it.
+    pub exceedance: Vec<Vec<f64>>,
+    /// An approximation's gaussian marginal (mean, sd) of each covariate coefficient (empty
+    /// for chains, whose coefficients are in their traces, and where not computed).
+    pub coefficient_marginals: Vec<(f64, f64)>,
     /// (kept iterations per chain, RMS over cells of pooled running mean - exact mean).
     pub convergence: Vec<(u64, f64)>,
     pub probe_cells: [usize; PROBES],
@@ -245,22 +259,76 @@ struct ChainEstimates {
     batch: BatchSums,
     batches: BatchStatistics,
     functional: Option<(Functional, WeightedMoments, Vec<f64>)>,
+    exceedance: Option<ExceedanceEstimates>,
     /// The field of the state being held, and the kept iterations it has been held for but not
     /// yet pushed.
     held: Vec<f64>,
     pending: f64,
 }
 
+/// The running share of kept states in which exp(f) exceeded each threshold, per cell.
+struct ExceedanceEstimates {
+    log_thresholds: Vec<f64>,
+    /// Threshold-major indicators: `[k * cells + cell]`.
+    moments: WeightedMoments,
+    indicators: Vec<f64>,
+    /// The spatial field f of the held state.
+    spatial: Vec<f64>,
+}
+
+impl ExceedanceEstimates {
+    fn new(thresholds: &[f64], cells: usize) -> Option<Self> {
+        (!thresholds.is_empty()).then(|| Self {
+            log_thresholds: thresholds.iter().map(|t| t.ln()).collect(),
+            moments: WeightedMoments::new(cells * thresholds.len()),
+            indicators: vec![0.0; cells * thresholds.len()],
+            spatial: vec![0.0; cells],
+        })
+    }
+
+    /// Hold the spatial field of the state whose field is `u` at whitened position `xi`.
+    fn hold(&mut self, target: &Target, u: &[f64], xi: &[f64]) {
+        self.spatial.copy_from_slice(u);
+        for f in &mut self.spatial {
+            *f -= target.mean;
+        }
+        if let Some(covariates) = target.prior.covariates() {
+            let beta: Vec<f64> = covariates.coefficients(xi).iter().map(|b| -b).collect();
+            covariates.add_fixed_effect(&beta, &mut self.spatial);
+        }
+    }
+
+    fn push(&mut self, weight: f64) {
+        let cells = self.spatial.len();
+        for (k, &log_t) in self.log_thresholds.iter().enumerate() {
+            let out = &mut self.indicators[k * cells..(k + 1) * cells];
+            for (o, &f) in out.iter_mut().zip(&self.spatial) {
+                *o = if f > log_t { 1.0 } else { 0.0 };
+            }
+        }
+        self.moments.push(&self.indicators, weight);
+    }
+}
+
 impl ChainEstimates {
-    fn new(field: &[f64], functional: Option<Functional>) -> Self {
+    fn new(field: &[f64], functional: Option<Functional>, thresholds: &[f64]) -> Self {
         let cells = field.len();
         Self {
             moments: WeightedMoments::new(cells),
             batch: BatchSums::new(cells),
             batches: BatchStatistics::new(cells),
             functional: functional.map(|f| (f, WeightedMoments::new(cells), vec![0.0; cells])),
+            exceedance: ExceedanceEstimates::new(thresholds, cells),
             held: field.to_vec(),
             pending: 0.0,
+        }
+    }
+
+    /// Hold `state` (nothing pushed).
+    fn hold<S: ChainState>(&mut self, target: &Target, state: &S) {
+        self.held.copy_from_slice(state.field());
+        if let Some(exceedance) = &mut self.exceedance {
+            exceedance.hold(target, state.field(), state.position());
         }
     }
 
@@ -276,13 +344,16 @@ impl ChainEstimates {
             f.apply(&self.held, scratch);
             moments.push(scratch, w);
         }
+        if let Some(exceedance) = &mut self.exceedance {
+            exceedance.push(w);
+        }
         self.pending = 0.0;
     }
 
-    /// The chain moved to `field`: push the state it left and hold the new one.
-    fn moved_to(&mut self, field: &[f64]) {
+    /// The chain moved to `state`: push the state it left and hold the new one.
+    fn moved_to<S: ChainState>(&mut self, target: &Target, state: &S) {
         self.flush();
-        self.held.copy_from_slice(field);
+        self.hold(target, state);
     }
 }
 
@@ -370,7 +441,8 @@ fn run_chain<S: Sampler>(
         let step = state.step_size()?;
         (schedule.burn_in > 0).then(|| DualAveraging::new(step, a.target_acceptance, a.max_step))
     });
-    let mut estimates = ChainEstimates::new(state.field(), request.functional);
+    let mut estimates = ChainEstimates::new(state.field(), request.functional, request.exceedance);
+    estimates.hold(target, &state);
     let mut output = ChainOutput {
         acceptance_rate: 0.0,
         mean_acceptance_probability: None,
@@ -412,13 +484,13 @@ fn run_chain<S: Sampler>(
                 if let Some(adapter) = &adapter {
                     state.set_step_size(adapter.final_step());
                 }
-                estimates.held.copy_from_slice(state.field());
+                estimates.hold(target, &state);
             }
             continue;
         };
         if info.moved {
             kept_moves += 1;
-            estimates.moved_to(state.field());
+            estimates.moved_to(target, &state);
         }
         if let Some(p) = info.acceptance_probability {
             acceptance_sum += p;
@@ -430,7 +502,7 @@ fn run_chain<S: Sampler>(
             estimates.batches.close(&mut estimates.batch);
         }
         if k % schedule.thin == 0 {
-            record_trace(&mut output.trace, &state, t, context.probe_cells);
+            record_trace(&mut output.trace, target, &state, t, context.probe_cells);
         }
         if k % context.store_thin == 0 {
             let draws = &mut output.draws;
@@ -462,6 +534,7 @@ fn run_chain<S: Sampler>(
 
 fn record_trace<S: ChainState>(
     trace: &mut Trace,
+    target: &Target,
     state: &S,
     t: u64,
     probe_cells: &[usize; PROBES],
@@ -474,6 +547,11 @@ fn record_trace<S: ChainState>(
         .field_mean
         .push(u.iter().sum::<f64>() / u.len() as f64);
     trace.hyper.extend_from_slice(state.hyperparameters());
+    if let Some(covariates) = target.prior.covariates() {
+        trace
+            .coefficients
+            .extend(covariates.coefficients(state.position()));
+    }
 }
 
 fn summarize(
@@ -503,6 +581,23 @@ fn summarize(
             .collect();
         (!parts.is_empty()).then(|| WeightedMoments::pool(&parts).mean)
     };
+    let exceedance = {
+        let parts: Vec<_> = records
+            .iter()
+            .filter_map(|r| r.estimates.exceedance.as_ref().map(|e| e.moments.clone()))
+            .collect();
+        match parts.is_empty() {
+            true => Vec::new(),
+            false => {
+                let cells = post_sd.len().max(1);
+                WeightedMoments::pool(&parts)
+                    .mean
+                    .chunks(cells)
+                    .map(<[f64]>::to_vec)
+                    .collect()
+            }
+        }
+    };
     let (post_mean_mcse, post_sd_mcse) = match errors {
         Some((m, s)) => (Some(m), Some(s)),
         None => (None, None),
@@ -515,6 +610,8 @@ fn summarize(
         post_mean_mcse,
         post_sd_mcse,
         functional_mean,
+        exceedance,
+        coefficient_marginals: Vec::new(),
         convergence,
         probe_cells,
         sample_seconds,

@@ -365,7 +365,11 @@ pub fn read_settings(
             };
             let takes_arrays = matches!(
                 setting_key.value_type(),
-                ValueType::GridShape | ValueType::Window | ValueType::Rows | ValueType::Numbers
+                ValueType::GridShape
+                    | ValueType::Window
+                    | ValueType::Rows
+                    | ValueType::Numbers
+                    | ValueType::Words
             );
             if let (DeValue::Array(_), false) = (value.get_ref(), takes_arrays) {
                 return Err(array_in_base(source, setting_key, value));
@@ -488,6 +492,10 @@ pub fn read_typed(
         (ValueType::Rows, DeValue::Array(rows)) => Some(read_rows(source, what, rows)?),
         (ValueType::Numbers, DeValue::Array(entries)) => {
             Some(ParamValue::text(&number_list(source, what, entries)?))
+        }
+        (ValueType::Words, DeValue::String(text)) => Some(ParamValue::text(text)),
+        (ValueType::Words, DeValue::Array(entries)) => {
+            Some(ParamValue::text(&word_list(source, what, entries)?))
         }
         (ValueType::FloatOrWord(words) | ValueType::FloatOrAlias(words), DeValue::String(text)) => {
             if !words.contains(&&**text) {
@@ -674,6 +682,43 @@ fn number_list(
         }
     }
     Ok(format!("[{}]", numbers.join(", ")))
+}
+
+/// `["a", "b"]` as the text `a,b` (the form a comma-separated string gives), each name
+/// non-empty and free of commas.
+fn word_list(
+    source: &SourceMap<'_>,
+    what: &str,
+    entries: &[TomlValue<'_>],
+) -> Result<String, StudyError> {
+    let mut words = Vec::with_capacity(entries.len());
+    for entry in entries {
+        match read_typed(source, what, ValueType::Text, entry)? {
+            ParamValue::Text(word) if !word.trim().is_empty() && !word.contains(',') => {
+                words.push(word.trim().to_string())
+            }
+            _ => {
+                return Err(source
+                    .error(
+                        ErrorKind::OutOfRange,
+                        &entry.span(),
+                        format!("`{what}`: an empty name, or a name with a comma"),
+                    )
+                    .allowed("non-empty names without commas"));
+            }
+        }
+    }
+    Ok(words.join(","))
+}
+
+/// The names of a list-valued key's text (see [`word_list`]): split at commas, trimmed, empty
+/// names dropped.
+pub fn parse_words(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// The numbers of a canonical number list (see [`number_list`]).

@@ -37,7 +37,7 @@ pub mod sweep;
 
 use std::path::{Path, PathBuf};
 
-pub use document::{Reader, parse_numbers, parse_rows};
+pub use document::{Reader, parse_numbers, parse_rows, parse_words};
 pub use error::{Detail, ErrorKind, Location, StudyError};
 pub use keys::{Key, KeyCatalog, ParamValue, Section};
 pub use resolve::{FileCache, Resolver, study_folder};

@@ -33,6 +33,65 @@ impl HyperSummary {
     }
 }
 
+/// The posterior of one scalar from its kept draws, chain by chain: mean and sd of the pooled
+/// draws, their 5 % and 95 % quantiles, bulk ESS and R-hat.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SeriesSummary {
+    pub mean: f64,
+    pub sd: f64,
+    pub q05: f64,
+    pub q95: f64,
+    pub ess_bulk: Option<f64>,
+    pub rhat: Option<f64>,
+}
+
+impl SeriesSummary {
+    /// The summary of `chains`' draws; None when there are none.
+    pub fn of(chains: &[Vec<f64>]) -> Option<Self> {
+        let views: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
+        let mut pooled: Vec<f64> = chains.concat();
+        if pooled.is_empty() {
+            return None;
+        }
+        let n = pooled.len() as f64;
+        let mean = pooled.iter().sum::<f64>() / n;
+        let sd = (pooled.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
+        pooled.sort_by(f64::total_cmp);
+        let summary = diagnostics::summarize(&views);
+        Some(Self {
+            mean,
+            sd,
+            q05: quantile(&pooled, 0.05),
+            q95: quantile(&pooled, 0.95),
+            ess_bulk: summary.ess_bulk,
+            rhat: summary.rhat,
+        })
+    }
+
+    /// The summary of `factor` times the scalar (factor > 0): ESS and R-hat unchanged.
+    pub fn scaled(self, factor: f64) -> Self {
+        Self {
+            mean: self.mean * factor,
+            sd: self.sd * factor,
+            q05: self.q05 * factor,
+            q95: self.q95 * factor,
+            ..self
+        }
+    }
+
+    /// The statistics in the order of [`super::schema::jobs::HYPER_STATISTICS`].
+    pub fn statistics(&self) -> [Option<f64>; 6] {
+        [
+            Some(self.mean),
+            Some(self.sd),
+            Some(self.q05),
+            Some(self.q95),
+            self.ess_bulk,
+            self.rhat,
+        ]
+    }
+}
+
 /// The traced series of the `index`-th of `count` inferred hyperparameters, one per chain.
 pub fn series(run: &RunOutput, index: usize, count: usize) -> Vec<Vec<f64>> {
     run.chains
@@ -62,25 +121,15 @@ pub fn summarize(names: &[HyperName], run: &RunOutput) -> Vec<HyperSummary> {
         .iter()
         .enumerate()
         .filter_map(|(index, &name)| {
-            let chains = series(run, index, names.len());
-            let views: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
-            let mut pooled: Vec<f64> = chains.concat();
-            if pooled.is_empty() {
-                return None;
-            }
-            let n = pooled.len() as f64;
-            let mean = pooled.iter().sum::<f64>() / n;
-            let sd = (pooled.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
-            pooled.sort_by(f64::total_cmp);
-            let summary = diagnostics::summarize(&views);
+            let s = SeriesSummary::of(&series(run, index, names.len()))?;
             Some(HyperSummary {
                 name,
-                mean,
-                sd,
-                q05: quantile(&pooled, 0.05),
-                q95: quantile(&pooled, 0.95),
-                ess_bulk: summary.ess_bulk,
-                rhat: summary.rhat,
+                mean: s.mean,
+                sd: s.sd,
+                q05: s.q05,
+                q95: s.q95,
+                ess_bulk: s.ess_bulk,
+                rhat: s.rhat,
             })
         })
         .collect()

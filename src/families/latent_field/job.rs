@@ -17,6 +17,7 @@ use crate::sampler::{
 use crate::streams::{Purpose, stream};
 
 use super::cells::CellDiagnostics;
+use super::coefficients::{self, CoefficientSummary};
 use super::grid_csv::read_grid_csv;
 use super::hyper::{self, HyperSummary};
 use super::keys::{COUNTS, NOISE, OBSERVATIONS, TRUTH};
@@ -24,7 +25,9 @@ use super::points_csv::{PointsSource, read_points_grid};
 use super::score::{Estimates, Predictive, Scores, heldout_log_predictive, score};
 use super::spec::FieldJob;
 use super::units::unit_warnings;
-use super::warnings::{far_start_warnings, hyper_warnings, warnings as run_warnings};
+use super::warnings::{
+    coefficient_warnings, far_start_warnings, hyper_warnings, warnings as run_warnings,
+};
 use crate::clock::Stopwatch;
 
 /// Why a job failed. Recorded in its row; the other jobs go on.
@@ -99,6 +102,8 @@ pub struct JobResult {
     pub evidence: Option<LogEvidence>,
     /// The inferred hyperparameters' posteriors (empty when every one is fixed).
     pub hyper: Vec<HyperSummary>,
+    /// The covariates' coefficients' posteriors (empty without covariates).
+    pub coefficients: Vec<CoefficientSummary>,
 }
 
 /// Lags of the saved log-likelihood autocorrelation.
@@ -156,6 +161,7 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
             ..DrawSettings::default()
         },
         progress: options.progress,
+        exceedance: &job.spec.output.exceedance,
         hyper: model.hyper.any().then(|| HyperModel {
             model,
             start: model.hyper.chain_start(fixed_values(model, mean)),
@@ -172,12 +178,14 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
     let cells = CellDiagnostics::of(&output);
     let hyper_names: Vec<HyperName> = model.hyper.names().collect();
     let hyper = hyper::summarize(&hyper_names, &output);
+    let coefficients = coefficients::summarize(prior.covariates(), &output);
     let mut warnings = unit_warnings(model, &job.spec.data);
     if let Some(start) = &request_hyper_start {
         warnings.extend(far_start_warnings(&model.hyper, start));
     }
     warnings.extend(run_warnings(&job.spec.sampler, &output, &cells));
     warnings.extend(hyper_warnings(&hyper));
+    warnings.extend(coefficient_warnings(&coefficients));
     let mut scores = score(
         model.likelihood,
         &dataset,
@@ -236,6 +244,7 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
         scores,
         diagnostics,
         hyper,
+        coefficients,
     })
 }
 

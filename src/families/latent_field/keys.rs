@@ -106,6 +106,24 @@ crate::declare_keys! {
         applies: Applies::Source(&["csv", "points"]),
         label: Label::new("holdout", "held-out share"),
     },
+    /// Covariates with inferred coefficients (fixed effects): the linear predictor is mean + sum_k beta_k x_k + field. Names of columns of the grid CSV (csv data) or of data.covariates_path; an array `["elev", "grad"]` or one string `"elev,grad"`.
+    DATA_COVARIATES = data.covariates {
+        value: ValueType::Words,
+        rule: Rule::NonEmpty,
+        default: Default::Derived("none"),
+        keyed: Keyed::UnlessDefault,
+    },
+    /// A grid CSV holding the covariates (columns i, j and each name of data.covariates, one row per cell of the study's grid), relative to the study file's folder: required for points and simulated data, optional for csv data (default: the data file itself).
+    DATA_COVARIATES_PATH = data.covariates_path {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Derived("csv data: data.path; otherwise required with data.covariates"),
+        keyed: Keyed::UnlessDefault,
+    },
+    /// Standardise each covariate (subtract its mean over every cell, divide by its population sd), so a coefficient is the change of the log rate per sd of its covariate.
+    DATA_STANDARDIZE = data.standardize { value: ValueType::Bool, default: Default::Bool(true), keyed: Keyed::UnlessDefault },
+    /// The prior of each covariate coefficient, "normal(0, s)" (on the standardised scale when data.standardize).
+    MODEL_COEFFICIENT_PRIOR = model.coefficient_prior { value: ValueType::Text, rule: Rule::CoefficientPrior, default: Default::Text("normal(0, 1)"), keyed: Keyed::UnlessDefault },
     use SAMPLER_KIND,
     /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) in (0, pi/2]. Unused by elliptical, laplace and inla, and by nuts (nuts adapts its step size and mass matrix itself during burn-in).
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2), label: Label::new("β", "step size β") },
@@ -143,6 +161,12 @@ crate::declare_keys! {
         value: ValueType::Integer,
         rule: Rule::IntRange(0, MAX_FIELD_DRAWS),
         default: Default::Int(0),
+        keyed: Keyed::Never,
+    },
+    /// Risk maps: thresholds t > 0 of the relative risk exp(field) (the intensity against the mean-and-covariate rate); fields.parquet gets each cell's posterior P(exp(field) > t | data) in a column `exceedance_<t>`, and the report draws the maps.
+    OUTPUT_EXCEEDANCE = output.exceedance {
+        value: ValueType::Numbers,
+        default: Default::Derived("none"),
         keyed: Keyed::Never,
     },
     /// Kept draws per chain stored for every cell's R-hat and ESS (the kept iterations thinned evenly to this many; more costs about 1 ms per cell per 1,000).

@@ -19,6 +19,7 @@
 //!   rank histograms, hyperparameter densities).
 
 pub mod cells;
+pub mod coefficients;
 pub mod figures;
 pub mod grid_csv;
 pub mod hyper;
@@ -26,6 +27,7 @@ pub mod job;
 pub mod keys;
 pub mod points_csv;
 pub mod resolve;
+pub mod risk;
 pub mod rows;
 pub mod sbc;
 pub mod schema;
@@ -69,6 +71,7 @@ impl StudyFamily for LatentField {
         &schema::fields::TABLE,
         &schema::traces::TABLE,
         &schema::hyper::TABLE,
+        &schema::coefficients::TABLE,
         &schema::inla_grid::TABLE,
         &schema::chains::TABLE,
         &schema::convergence::TABLE,
@@ -97,11 +100,17 @@ impl StudyFamily for LatentField {
     }
 
     fn data_files(spec: &Self::Spec) -> Vec<&std::path::Path> {
-        match &spec.data {
+        let mut files = match &spec.data {
             DataSpec::Csv { path, .. } => vec![path.as_path()],
             DataSpec::Points(points) => vec![points.path.as_path()],
             DataSpec::Simulated { .. } => Vec::new(),
+        };
+        if let Some(covariates) = &spec.model.covariates
+            && !files.contains(&covariates.path.as_path())
+        {
+            files.push(covariates.path.as_path());
         }
+        files
     }
 
     fn label(spec: &Self::Spec) -> String {
@@ -179,6 +188,9 @@ fn chain_tables(
     }
     if !result.hyper.is_empty() && !result.run.chains.is_empty() {
         named.push(("hyper", rows::hyper(header, result)?));
+    }
+    if !result.coefficients.is_empty() && !result.run.chains.is_empty() {
+        named.push(("coefficients", rows::coefficients(header, result)?));
     }
     if let Some(inla) = rows::inla_outcome(result) {
         named.push(("inla_grid", rows::inla_grid(header, inla)?));

@@ -4,10 +4,13 @@
 //! canonical key show. Run on every sweep point when a study is loaded, so a study
 //! that loads can be planned and run without further validation.
 
+use std::sync::Arc;
+
 use super::grid_csv::read_grid_csv;
 use super::keys::*;
 use super::points_csv::{POINT_LIKELIHOODS, PointsSource, read_points};
 use super::spec::{LatentFieldSpec, NAME, OutputSpec};
+use crate::model::covariates::{Covariates, coefficient_prior_sd};
 use crate::model::grid::{Grid, Window};
 use crate::model::hyper::{HyperName, HyperPrior, HyperPriors};
 use crate::model::{
@@ -122,6 +125,7 @@ impl Resolution<'_, '_> {
             }
         };
         let grid = self.grid(settings, shape, data_window)?;
+        let covariates = self.covariates(settings, &grid, &data)?;
         let mean = mean_spec(settings, source, likelihood);
         let model = ModelSpec {
             grid,
@@ -137,11 +141,16 @@ impl Resolution<'_, '_> {
             evidence_draws: settings.int(MODEL_EVIDENCE_DRAWS) as usize,
             mean,
             hyper: hyper_priors(settings).starting_where_set(hyper_values_set(settings, mean)),
+            covariates,
         };
         self.check_hyper(settings, &model, &sampler)?;
         let output = OutputSpec {
             field_draws: settings.int(OUTPUT_FIELD_DRAWS) as usize,
             cell_draws: settings.int(OUTPUT_CELL_DRAWS) as usize,
+            exceedance: settings
+                .given(OUTPUT_EXCEEDANCE)
+                .map(|s| crate::study::parse_numbers(&s.value.to_string()))
+                .unwrap_or_default(),
         };
         Ok(LatentFieldSpec {
             model,
@@ -448,6 +457,99 @@ impl Resolution<'_, '_> {
         Ok((data, window))
     }
 
+    /// The covariates of a point (`data.covariates`), read from `data.covariates_path` or the
+    /// grid CSV itself at the grid's size, standardised unless `data.standardize = false`: every
+    /// problem an error located at the key it comes from.
+    fn covariates(
+        &mut self,
+        settings: &Settings,
+        grid: &Grid,
+        data: &DataSpec,
+    ) -> Result<Option<Arc<Covariates>>, StudyError> {
+        let Some(given) = settings.given(DATA_COVARIATES) else {
+            if settings.given(DATA_COVARIATES_PATH).is_some() {
+                return Err(self
+                    .resolver
+                    .error_at(
+                        settings,
+                        &[DATA_COVARIATES_PATH],
+                        ErrorKind::Conflict,
+                        "data.covariates_path is given but data.covariates names no covariate",
+                    )
+                    .help(
+                        "add covariates = [\"name\", ...] under [data], or remove covariates_path",
+                    ));
+            }
+            return Ok(None);
+        };
+        let names = crate::study::parse_words(&given.value.to_string());
+        let path = match (settings.given(DATA_COVARIATES_PATH), data) {
+            (Some(written), _) => self.resolver.study_dir().join(written.value.to_string()),
+            (None, DataSpec::Csv { path, .. }) => path.clone(),
+            (None, _) => {
+                return Err(self
+                    .resolver
+                    .error_at(
+                        settings,
+                        &[DATA_COVARIATES],
+                        ErrorKind::Conflict,
+                        format!(
+                            "data.covariates needs data.covariates_path for {} data (a grid CSV \
+                             with columns i, j, {})",
+                            data.source(),
+                            names.join(", ")
+                        ),
+                    )
+                    .help("add covariates_path = \"data/your_covariates.csv\" under [data]"));
+            }
+        };
+        let dims = (grid.nx(), grid.ny());
+        let cache_key = format!("covariates {path:?} {names:?} {dims:?}");
+        let read = self
+            .resolver
+            .cached(cache_key, || read_covariate_columns(&path, &names, dims));
+        let key = if settings.given(DATA_COVARIATES_PATH).is_some() {
+            DATA_COVARIATES_PATH
+        } else {
+            DATA_PATH
+        };
+        let file_error = |resolver: &Resolver<'_>, problem: String| {
+            resolver.error_at(
+                settings,
+                &[key],
+                ErrorKind::Data,
+                format!("bad covariates file: {problem}"),
+            )
+        };
+        let (columns, window) = read.map_err(|problem| file_error(self.resolver, problem))?;
+        if let Some(window) = window
+            && !same_window(&window, &grid.window())
+        {
+            return Err(file_error(
+                self.resolver,
+                format!(
+                    "{}: its cell centres tile {}, but the study's grid tiles {}: the covariates \
+                     must be given on the study's grid",
+                    path.display(),
+                    shape::window_text(&window, false),
+                    shape::window_text(&grid.window(), false)
+                ),
+            ));
+        }
+        let prior_sd = coefficient_prior_sd(&settings.text(MODEL_COEFFICIENT_PRIOR))
+            .expect("validated coefficient prior");
+        let standardize = settings.bool(DATA_STANDARDIZE).unwrap_or(true);
+        let raw = names.into_iter().zip(columns).collect();
+        let shown = path.display().to_string();
+        Covariates::new(raw, grid.cells(), standardize, prior_sd, path)
+            .map(|c| Some(Arc::new(c)))
+            .map_err(|e| {
+                let message = format!("bad covariates in {shown}: {e}");
+                self.resolver
+                    .error_at(settings, &[DATA_COVARIATES], ErrorKind::Data, message)
+            })
+    }
+
     /// The points data of a point: the file, its coordinate columns and the study window, the
     /// file read once (whatever the grid) to check every event is a finite point in the window.
     fn points_data(
@@ -620,6 +722,34 @@ impl Resolution<'_, '_> {
         }
         Ok(Grid::over_window(nx, ny, window))
     }
+}
+
+/// Each named column of the grid CSV at `path` on a grid of `dims` (every cell once, finite
+/// values), and the window its cell centres give: a problem as the file, line and sentence.
+fn read_covariate_columns(
+    path: &std::path::Path,
+    names: &[String],
+    dims: (usize, usize),
+) -> Result<(Vec<Vec<f64>>, Option<Window>), String> {
+    let mut window = None;
+    let mut columns = Vec::with_capacity(names.len());
+    for name in names {
+        let grid =
+            read_grid_csv(path, name, dims, LikelihoodKind::Gaussian).map_err(|e| e.to_string())?;
+        window = grid.window;
+        columns.push(grid.values);
+    }
+    Ok((columns, window))
+}
+
+/// Whether two windows agree to a millionth of their extent (centres written to six or seven
+/// digits).
+fn same_window(a: &Window, b: &Window) -> bool {
+    let close = |p: (f64, f64), q: (f64, f64)| {
+        let extent = (q.1 - q.0).abs().max(f64::MIN_POSITIVE);
+        (p.0 - q.0).abs() <= 1e-6 * extent && (p.1 - q.1).abs() <= 1e-6 * extent
+    };
+    close(a.x, b.x) && (a.y == (0.0, 0.0) || close(a.y, b.y))
 }
 
 /// `model.grid` as a shape (validation admits only sizes >= 1).

@@ -9,7 +9,9 @@
 use polars::prelude::DataFrame;
 
 use super::job::JobResult;
-use super::schema::{chains, convergence, draws, fields, hyper, inla_grid, jobs, traces};
+use super::schema::{
+    chains, coefficients, convergence, draws, fields, hyper, inla_grid, jobs, traces,
+};
 use super::spec::FieldJob;
 use crate::job::JobHeader;
 use crate::model::hyper::HyperName;
@@ -140,7 +142,48 @@ pub fn job_row(
             jobs::EVIDENCE_EFFECTIVE_DRAWS,
             evidence.map(|e| e.effective_draws),
         );
-    hyper_columns(rows, result).finish()
+    coefficient_columns(hyper_columns(rows, result), result).finish()
+}
+
+/// The `coef_<name>_<statistic>` columns, for a job with covariates.
+fn coefficient_columns(mut rows: Rows, result: &JobResult) -> Rows {
+    for summary in &result.coefficients {
+        let standardised = jobs::HYPER_STATISTICS
+            .iter()
+            .zip(summary.posterior.statistics());
+        let raw = jobs::RAW_STATISTICS.iter().zip(summary.raw.statistics());
+        for (statistic, value) in standardised.chain(raw) {
+            let column = jobs::COEF.member(format!("{}_{statistic}", summary.name));
+            rows = rows.set_member::<f64, _>(&jobs::COEF, &column, [value]);
+        }
+    }
+    rows
+}
+
+/// The traced coefficients of every chain: one row per chain, traced state and covariate.
+pub fn coefficients(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
+    let names: Vec<&str> = result
+        .coefficients
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    let p = names.len();
+    let mut rows: Vec<(i64, i64, &str, f64)> = Vec::new();
+    for (c, chain) in result.run.chains.iter().enumerate() {
+        let trace = &chain.trace;
+        for (row, &iteration) in trace.iteration.iter().enumerate() {
+            for (k, &name) in names.iter().enumerate() {
+                let value = trace.coefficients[row * p + k];
+                rows.push((c as i64, iteration as i64, name, value));
+            }
+        }
+    }
+    rows_of(&coefficients::TABLE, job, rows.len())
+        .set(CHAIN, rows.iter().map(|r| r.0))
+        .set(ITERATION, rows.iter().map(|r| r.1))
+        .set(coefficients::NAME, rows.iter().map(|r| r.2.to_string()))
+        .set(coefficients::VALUE, rows.iter().map(|r| r.3))
+        .finish()
 }
 
 /// The `hyper_<name>_<statistic>` columns and the hyperparameter acceptance rate, for a job that
@@ -231,7 +274,10 @@ pub fn fields(job: FieldJob<'_>, result: &JobResult) -> Result<DataFrame, Schema
     let functional = run.functional_mean.as_deref();
     let likelihood = job.spec.model.likelihood;
     let functional_if = |kind: LikelihoodKind| per_cell(functional.filter(|_| likelihood == kind));
-    rows_of(&fields::TABLE, job.header, n)
+    let intensity = super::risk::intensity(run, job.spec.model.offset, grid.cell_area())
+        .filter(|_| likelihood == LikelihoodKind::Poisson);
+    let intensity = intensity.as_ref();
+    let mut rows = rows_of(&fields::TABLE, job.header, n)
         .set(fields::CELL, (0..n).map(|c| c as i64))
         .set(fields::I, cells.iter().map(|c| c.0 as i64))
         .set(fields::J, cells.iter().map(|c| c.1 as i64))
@@ -260,7 +306,24 @@ pub fn fields(job: FieldJob<'_>, result: &JobResult) -> Result<DataFrame, Schema
         .set(fields::ESS_TAIL, result.cells.ess_tail.iter().copied())
         .set(fields::RHAT, result.cells.rhat.iter().copied())
         .set(fields::MCSE_MEAN, result.cells.mcse_mean.iter().copied())
-        .finish()
+        .set(
+            fields::INTENSITY_MEAN,
+            per_cell(intensity.map(|i| i.mean.as_slice())),
+        )
+        .set(
+            fields::INTENSITY_Q05,
+            per_cell(intensity.and_then(|i| i.q05.as_deref())),
+        )
+        .set(
+            fields::INTENSITY_Q95,
+            per_cell(intensity.and_then(|i| i.q95.as_deref())),
+        );
+    for (k, &t) in job.spec.output.exceedance.iter().enumerate() {
+        let column = fields::EXCEEDANCE.member(super::risk::exceedance_column(t));
+        let values = per_cell(run.exceedance.get(k).map(Vec::as_slice));
+        rows = rows.set_member::<f64, _>(&fields::EXCEEDANCE, &column, values);
+    }
+    rows.finish()
 }
 
 /// The thinned traces of every chain.

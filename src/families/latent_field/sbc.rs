@@ -211,6 +211,7 @@ fn calibrate(
         exact_mean: None,
         draws: DrawSettings::default(),
         progress: None,
+        exceedance: &[],
         hyper: model.hyper.any().then(|| HyperModel {
             model,
             start: model.hyper.chain_start(start),

@@ -79,6 +79,14 @@ crate::declare_table! {
         presence: Presence::Optional,
         doc: "each inferred hyperparameter (`length_scale`, `variance`, `mean`) over the kept traced draws of all chains: posterior `mean`, `sd`, 5 % and 95 % quantiles `q05`, `q95`, bulk ESS `ess_bulk` and R-hat `rhat` (`hyper_length_scale_mean`, ...); for kind inla from the weighted grid (quantiles from its smoothed marginal, see docs/hyperparameters.md), ESS and R-hat null",
         },
+        group COEF = ColumnGroup {
+        prefixes: &["coef_"],
+        pattern: "coef_<name>_<statistic>",
+        kind: Kind::Float,
+        nullable: true,
+        presence: Presence::Optional,
+        doc: "each covariate's coefficient (`data.covariates`) over the kept traced draws of all chains, or the Laplace approximation's gaussian marginal (kind laplace; null for inla): on the design's scale (standardised by default: per sd of the covariate) `mean`, `sd`, `q05`, `q95`, `ess_bulk`, `rhat` (`coef_elev_mean`, ...), and per unit of the raw covariate `raw_mean`, `raw_sd`, `raw_q05`, `raw_q95`",
+        },
         HYPER_ACCEPTANCE_RATE: f64 = optional("hyper_acceptance_rate", "share of kept hyperparameter updates that moved them, over all chains (sampler.hyper)"),
     }
     items {
@@ -86,6 +94,9 @@ crate::declare_table! {
         pub use crate::table::shared::jobs::*;
         /// The statistics of every inferred hyperparameter, in column order: `hyper_<name>_<stat>`.
         pub const HYPER_STATISTICS: [&str; 6] = ["mean", "sd", "q05", "q95", "ess_bulk", "rhat"];
+        /// The raw-scale statistics of every coefficient, in column order after its
+        /// [`HYPER_STATISTICS`]: `coef_<name>_raw_<stat>`.
+        pub const RAW_STATISTICS: [&str; 4] = ["raw_mean", "raw_sd", "raw_q05", "raw_q95"];
     }
 }
 
@@ -112,6 +123,17 @@ crate::declare_table! {
         ESS_TAIL: f64 = nullable("ess_tail", "tail ESS of the cell's draws"),
         RHAT: f64 = nullable("rhat", "rank-normalised split R-hat of the cell (two or more chains)"),
         MCSE_MEAN: f64 = nullable("mcse_mean", "MCSE of the cell's mean from its ESS"),
+        INTENSITY_MEAN: f64 = nullable("intensity_mean", "posterior mean of the intensity per unit area exp(u + offset) / cell area (poisson)"),
+        INTENSITY_Q05: f64 = nullable("intensity_q05", "5 % posterior quantile of the intensity per unit area, from the stored draws (poisson chains)"),
+        INTENSITY_Q95: f64 = nullable("intensity_q95", "95 % posterior quantile of the intensity per unit area, from the stored draws (poisson chains)"),
+        group EXCEEDANCE = ColumnGroup {
+        prefixes: &["exceedance_"],
+        pattern: "exceedance_<t>",
+        kind: Kind::Float,
+        nullable: true,
+        presence: Presence::Optional,
+        doc: "with `output.exceedance`: the posterior P(exp(f) > t | data) of the relative risk exp(f), f = u - mean - X beta the spatial field (`exceedance_1.5`, ...); chains: the share of kept iterations; laplace without covariates: its gaussian marginal; null for inla and for laplace with covariates",
+        },
     }
 }
 
@@ -143,6 +165,18 @@ crate::declare_table! {
         use shared::ITERATION,
         NAME: String = required("name", "the hyperparameter: `length_scale`, `variance` or `mean`").index(),
         VALUE: f64 = required("value", "its value in the state"),
+    }
+}
+
+crate::declare_table! {
+    /// `coefficients.parquet`: one row per job, chain, traced kept state and covariate
+    /// (`data.covariates`).
+    pub mod coefficients = "coefficients", one row per "job, chain, traced kept state and covariate" {
+        use shared::JOB_ID,
+        use shared::CHAIN,
+        use shared::ITERATION,
+        NAME: String = required("name", "the covariate (`data.covariates`)").index(),
+        VALUE: f64 = required("value", "its coefficient in the state, on the design's scale (standardised by default)"),
     }
 }
 

@@ -25,10 +25,12 @@ pub struct FieldJob<'a> {
 }
 
 /// What a job records beyond its summary tables (`[output]`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct OutputSpec {
     /// Thinned draws per chain of every cell kept in `draws.parquet`.
     pub field_draws: usize,
     /// Kept draws per chain stored for the per-cell diagnostics.
     pub cell_draws: usize,
+    /// Thresholds of the relative risk exp(field) whose exceedance probabilities are mapped.
+    pub exceedance: Vec<f64>,
 }

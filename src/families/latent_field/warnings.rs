@@ -17,6 +17,7 @@
 //! An approximation says what it is (laplace: its `post_mean` is the mode) and where it is
 //! loose (low-rank sds; INLA grid points left out or an axis cut at its step limit).
 
+use super::coefficients::CoefficientSummary;
 use super::hyper::HyperSummary;
 use crate::diagnostics;
 use crate::model::hyper::{HyperPriors, Hyperparameters};
@@ -181,24 +182,40 @@ fn inla_warnings(grid: &crate::model::inla::HyperGrid) -> Vec<String> {
 /// The warnings about inferred hyperparameters: R-hat above [`RHAT_LIMIT`] or bulk ESS below
 /// [`ESS_LIMIT`], each with its name.
 pub fn hyper_warnings(summaries: &[HyperSummary]) -> Vec<String> {
+    summaries
+        .iter()
+        .flat_map(|s| scalar_warnings(&s.name.to_string(), s.rhat, s.ess_bulk))
+        .collect()
+}
+
+/// A warning per covariate coefficient whose chains did not converge or mix, as for the
+/// hyperparameters.
+pub fn coefficient_warnings(summaries: &[CoefficientSummary]) -> Vec<String> {
+    summaries
+        .iter()
+        .flat_map(|s| {
+            let name = format!("coefficient {}", s.name);
+            scalar_warnings(&name, s.posterior.rhat, s.posterior.ess_bulk)
+        })
+        .collect()
+}
+
+/// What an inferred scalar's R-hat and bulk ESS say against the limits.
+fn scalar_warnings(name: &str, rhat: Option<f64>, ess: Option<f64>) -> Vec<String> {
     let mut found = Vec::new();
-    for s in summaries {
-        if let Some(rhat) = s.rhat
-            && rhat > RHAT_LIMIT
-        {
-            found.push(format!(
-                "{} R-hat {rhat:.3} > {RHAT_LIMIT}: the chains disagree about it",
-                s.name
-            ));
-        }
-        if let Some(ess) = s.ess_bulk
-            && ess < ESS_LIMIT
-        {
-            found.push(format!(
-                "{} bulk ESS {ess:.0} < {ESS_LIMIT:.0}: its estimates are too noisy",
-                s.name
-            ));
-        }
+    if let Some(rhat) = rhat
+        && rhat > RHAT_LIMIT
+    {
+        found.push(format!(
+            "{name} R-hat {rhat:.3} > {RHAT_LIMIT}: the chains disagree about it"
+        ));
+    }
+    if let Some(ess) = ess
+        && ess < ESS_LIMIT
+    {
+        found.push(format!(
+            "{name} bulk ESS {ess:.0} < {ESS_LIMIT:.0}: its estimates are too noisy"
+        ));
     }
     found
 }

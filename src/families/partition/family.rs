@@ -543,11 +543,7 @@ fn check_column_lists(settings: &Settings, resolver: &Resolver<'_>) -> Result<()
 
 /// Comma-separated column names, trimmed, empty pieces dropped.
 fn column_list(text: &str) -> Vec<String> {
-    text.split(',')
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .map(str::to_string)
-        .collect()
+    crate::study::parse_words(text)
 }
 
 fn area_columns(settings: &Settings) -> AreaColumns {

@@ -71,7 +71,7 @@ crate::declare_keys! {
     /// The areas' id column (the ids the edge list uses).
     DATA_ID = data.id { value: ValueType::Text, rule: Rule::NonEmpty, default: Default::Text("id") },
     /// The feature columns, comma-separated ("crim,zn,rm").
-    DATA_FEATURES = data.features { value: ValueType::Text, rule: Rule::NonEmpty },
+    DATA_FEATURES = data.features { value: ValueType::Words, rule: Rule::NonEmpty },
     /// The target column.
     DATA_TARGET = data.target { value: ValueType::Text, rule: Rule::NonEmpty },
     /// The x and y columns of each area's point, comma-separated ("lon,lat"; "" for none): for k-means and the maps.

@@ -17,7 +17,7 @@ pub use distribution::{HyperPrior, PRIOR_FORMS, PriorFamily, PriorSyntaxError, S
 pub use priors::{FAR_START_SDS, HyperPriors};
 pub use values::{HyperName, Hyperparameters};
 
-use super::prior::{Prior, PriorError, prior_for};
+use super::prior::{Prior, PriorError, model_prior};
 use super::spec::ModelSpec;
 
 /// The hyperparameters a model fixes (the values of `model.length_scale`, `model.variance`, and
@@ -33,5 +33,5 @@ pub fn fixed_values(model: &ModelSpec, mean: f64) -> Hyperparameters {
 
 /// The prior of `model`'s kernel at `values` on `model`'s grid.
 pub fn prior_at(model: &ModelSpec, values: &Hyperparameters) -> Result<Box<dyn Prior>, PriorError> {
-    prior_for(model.grid, model.kernel.at(values))
+    model_prior(model, model.kernel.at(values))
 }

@@ -70,6 +70,7 @@ fn problem() -> Problem {
         evidence_draws: 0,
         mean: MeanSpec::Value(0.0),
         hyper: priors,
+        covariates: None,
     };
     let values = data.observed.values.clone();
     Problem {

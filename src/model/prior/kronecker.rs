@@ -238,10 +238,14 @@ impl Prior for KroneckerPrior {
         self.jitter
     }
 
+    /// The Kronecker spectral root is C_1 (x) C_1: offered only when both axes have the same
+    /// kernel matrix (a square grid over a square window, isotropic kernel). A rectangular
+    /// window, a rectangular grid or a length scale per axis fall back to the whitened root.
     fn spectral_root(&self) -> Option<std::sync::Arc<dyn super::spectral::SpectralRoot>> {
-        Some(std::sync::Arc::new(
-            super::spectral::KroneckerSpectral::new(self),
-        ))
+        (self.x.covariance == self.y.covariance).then(|| {
+            std::sync::Arc::new(super::spectral::KroneckerSpectral::new(self))
+                as std::sync::Arc<dyn super::spectral::SpectralRoot>
+        })
     }
 }
 

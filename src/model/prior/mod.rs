@@ -14,6 +14,7 @@
 //! The kernels themselves (correlation functions, the dense reference matrix) are in `kernel.rs`.
 
 mod circulant;
+mod covariates;
 mod kernel;
 mod kronecker;
 pub mod spectral;
@@ -22,6 +23,7 @@ mod torus;
 use std::fmt::Debug;
 
 pub use circulant::{CirculantPrior, EMBEDDING_TOLERANCE, MAX_TORUS_CELLS};
+pub use covariates::WithCovariates;
 pub use kernel::dense_kernel_matrix;
 pub use kronecker::{BAND_ROWS, KroneckerPrior, axis_kernel_matrix};
 
@@ -101,7 +103,17 @@ pub struct Embedding {
 
 /// The prior a job's model assumes.
 pub fn build_prior(model: &ModelSpec) -> Result<Box<dyn Prior>, PriorError> {
-    prior_for(model.grid, model.kernel)
+    model_prior(model, model.kernel)
+}
+
+/// The prior of `model` with its kernel replaced by `kernel` (a hyperparameter's value): the
+/// field's prior, with the coefficients' coordinates appended when the model has covariates.
+pub fn model_prior(model: &ModelSpec, kernel: KernelSpec) -> Result<Box<dyn Prior>, PriorError> {
+    let field = prior_for(model.grid, kernel)?;
+    Ok(match &model.covariates {
+        Some(covariates) => Box::new(WithCovariates::new(field, covariates.clone())),
+        None => field,
+    })
 }
 
 /// The prior of `kernel` on `grid`: Kronecker where the kernel is separable on the grid (the
@@ -161,6 +173,12 @@ pub trait Prior: Send + Sync + Debug {
     /// [`spectral`]); `None` otherwise, and callers fall back to
     /// [`spectral::WhitenedSpectral`].
     fn spectral_root(&self) -> Option<std::sync::Arc<dyn spectral::SpectralRoot>> {
+        None
+    }
+
+    /// The covariates whose coefficients' whitened coordinates follow the field's (the last
+    /// `count()` of [`Prior::latent_dim`]), when the model has fixed effects.
+    fn covariates(&self) -> Option<&crate::model::covariates::Covariates> {
         None
     }
 

@@ -140,6 +140,7 @@ impl KeyCatalog {
             ValueType::Window => "x0 < x1, y0 < y1, finite".to_string(),
             ValueType::Rows => "rows of numbers, `[[a, b], [c, d]]`".to_string(),
             ValueType::Numbers => "numbers, `[a, b, c]`".to_string(),
+            ValueType::Words => "names, `[\"a\", \"b\"]` (or `\"a,b\"`)".to_string(),
             _ => rule.describe(),
         };
         let mut applies = match key.applies() {

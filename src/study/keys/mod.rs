@@ -199,6 +199,9 @@ pub enum ValueType {
     /// An array of numbers, `[0.0, 1.5]` (a vector given inline); kept as the text of its
     /// canonical form, numbers with `{:?}`.
     Numbers,
+    /// A list of names: an array of strings, `["elev", "grad"]`, or one string of names
+    /// separated by commas, `"elev,grad"`; kept as the text of the names joined by commas.
+    Words,
 }
 
 impl ValueType {
@@ -215,6 +218,7 @@ impl ValueType {
             ValueType::Window => "an array of one or two [start, end] pairs",
             ValueType::Rows => "an array of rows of numbers",
             ValueType::Numbers => "an array of numbers",
+            ValueType::Words => "an array of strings",
         }
     }
 
@@ -230,6 +234,7 @@ impl ValueType {
             ValueType::Window => "windows",
             ValueType::Rows => "arrays of rows of numbers",
             ValueType::Numbers => "arrays of numbers",
+            ValueType::Words => "arrays of strings",
         }
     }
 }
@@ -256,6 +261,9 @@ pub enum Rule {
     /// `"fixed"`, or a hyperparameter prior such as `"log-normal(-1.2, 0.5)"`
     /// ([`crate::model::hyper::HyperPrior`]).
     HyperPrior,
+    /// `"normal(0, s)"` with s > 0: the covariate coefficients' prior
+    /// ([`crate::model::covariates::coefficient_prior_sd`]).
+    CoefficientPrior,
 }
 
 impl Rule {
@@ -275,6 +283,7 @@ impl Rule {
                 "\"fixed\", or a prior: {}",
                 crate::model::hyper::PRIOR_FORMS
             ),
+            Rule::CoefficientPrior => "\"normal(0, s)\" with s > 0".to_string(),
         }
     }
 
@@ -291,6 +300,9 @@ impl Rule {
             (Rule::NonEmpty, ParamValue::Text(t)) => !t.trim().is_empty(),
             (Rule::HyperPrior, ParamValue::Text(t)) => {
                 &**t == FIXED || crate::model::hyper::HyperPrior::parse(t).is_ok()
+            }
+            (Rule::CoefficientPrior, ParamValue::Text(t)) => {
+                crate::model::covariates::coefficient_prior_sd(t).is_some()
             }
             _ => false,
         }
