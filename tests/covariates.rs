@@ -171,15 +171,7 @@ fn every_kind_infers_the_coefficients_and_the_field_of_the_exact_gaussian_poster
             let chains: Vec<Vec<f64>> = out
                 .chains
                 .iter()
-                .map(|c| {
-                    c.trace
-                        .coefficients
-                        .iter()
-                        .skip(k)
-                        .step_by(2)
-                        .copied()
-                        .collect()
-                })
+                .map(|c| c.coefficients.series(k, 2))
                 .collect();
             let views: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
             let pooled = chains.concat();

@@ -266,10 +266,11 @@ study_families! {
 /// baselines, the Gibbs-target families' methods and LDA's schemes (each family parses its own
 /// and rejects the others' with a located error).
 const SAMPLER_KIND_WORDS: [&str;
-    SamplerKind::NAMES.len()
+    1 + SamplerKind::NAMES.len()
         + PartitionKind::NAMES.len()
         + Method::NAMES.len()
         + Scheme::NAMES.len()] = concat_words(&[
+    &[latent_field::spec::AUTO],
     SamplerKind::NAMES,
     PartitionKind::NAMES,
     Method::NAMES,

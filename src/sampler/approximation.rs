@@ -75,8 +75,8 @@ pub fn laplace_run(request: &RunRequest) -> RunOutput {
     run
 }
 
-/// P(exp(f) > t) = 1 - Phi((log t - (m - mean)) / sd) under each cell's gaussian marginal
-/// N(m, sd^2) of u = mean + f, for a model without covariates (with them f's marginal needs the
+/// P(f > c) = Phi((m - mean - c) / sd) under each cell's gaussian marginal N(m, sd^2) of
+/// u = mean + f, for each level c of the request, for a model without covariates (with them f's marginal needs the
 /// covariance of u with the coefficients, which the cell marginals do not carry: empty then, as
 /// for INLA's mixtures).
 fn gaussian_exceedance(request: &RunRequest, mean: &[f64], sd: &[f64]) -> Vec<Vec<f64>> {
@@ -87,10 +87,10 @@ fn gaussian_exceedance(request: &RunRequest, mean: &[f64], sd: &[f64]) -> Vec<Ve
     request
         .exceedance
         .iter()
-        .map(|t| {
+        .map(|&level| {
             mean.iter()
                 .zip(sd)
-                .map(|(&m, &s)| phi((m - target.mean - t.ln()) / s))
+                .map(|(&m, &s)| phi((m - target.mean - level) / s))
                 .collect()
         })
         .collect()

@@ -94,8 +94,9 @@ pub struct RunRequest<'a> {
     pub draws: DrawSettings,
     /// Told the iterations done (averaged over chains), about a hundred times per run.
     pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
-    /// Thresholds t of the relative risk exp(f), f = u - mean - X beta the spatial field: the run
-    /// reports each cell's posterior P(exp(f) > t | data) (empty: none).
+    /// Levels c of the spatial field f = u - mean - X beta: the run reports each cell's posterior
+    /// P(f > c | data) (empty: none). A risk map's threshold t of the relative risk
+    /// exp(f - variance / 2) is the level log t + variance / 2.
     pub exceedance: &'a [f64],
     /// The model and starting values, when the spec infers hyperparameters
     /// ([`super::hyper`]).
@@ -133,9 +134,29 @@ pub struct Trace {
     /// The inferred hyperparameters at each traced iteration, row by row (one value per
     /// inferred hyperparameter; empty when none is inferred).
     pub hyper: Vec<f64>,
-    /// The covariates' coefficients at each traced iteration, row by row (one value per
-    /// covariate; empty when the model has none).
-    pub coefficients: Vec<f64>,
+}
+
+/// The covariates' coefficients of one chain at its stored draws (every `thin`-th kept
+/// iteration, as [`StoredDraws`]): cheap (p values a draw), so thinned only as much as the cell
+/// draws, not as the traces.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CoefficientDraws {
+    /// 1-based iteration of each draw (burn-in included in the count).
+    pub iteration: Vec<u64>,
+    /// Draw-major: draw d holds `values[d * p..(d + 1) * p]`.
+    pub values: Vec<f64>,
+}
+
+impl CoefficientDraws {
+    /// The series of coefficient `index` of `count`.
+    pub fn series(&self, index: usize, count: usize) -> Vec<f64> {
+        self.values
+            .iter()
+            .skip(index)
+            .step_by(count.max(1))
+            .copied()
+            .collect()
+    }
 }
 
 impl Trace {
@@ -202,6 +223,8 @@ pub struct ChainOutput {
     pub gradient_evaluations: u64,
     pub trace: Trace,
     pub draws: StoredDraws,
+    /// The coefficients at the stored draws (empty without covariates).
+    pub coefficients: CoefficientDraws,
 }
 
 /// What a run returns.
@@ -217,9 +240,9 @@ pub struct RunOutput {
     pub post_sd_mcse: Option<Vec<f64>>,
     /// Posterior mean of the [`Functional`], when one was asked for.
     pub functional_mean: Option<Vec<f64>>,
-    /// For each threshold of [`RunRequest::exceedance`], every cell's posterior
-    /// P(exp(f) > t | data) (threshold-major: `exceedance[k][cell]`); empty when none was asked
-    /// for or the kind cannot give it.
+    /// For each level of [`RunRequest::exceedance`], every cell's posterior P(f > c | data)
+    /// (level-major: `exceedance[k][cell]`); empty when none was asked for or the kind cannot
+    /// give it.
     pub exceedance: Vec<Vec<f64>>,
     /// An approximation's gaussian marginal (mean, sd) of each covariate coefficient (empty
     /// for chains, whose coefficients are in their traces, and where not computed).
@@ -266,9 +289,9 @@ struct ChainEstimates {
     pending: f64,
 }
 
-/// The running share of kept states in which exp(f) exceeded each threshold, per cell.
+/// The running share of kept states in which f exceeded each level, per cell.
 struct ExceedanceEstimates {
-    log_thresholds: Vec<f64>,
+    levels: Vec<f64>,
     /// Threshold-major indicators: `[k * cells + cell]`.
     moments: WeightedMoments,
     indicators: Vec<f64>,
@@ -277,11 +300,11 @@ struct ExceedanceEstimates {
 }
 
 impl ExceedanceEstimates {
-    fn new(thresholds: &[f64], cells: usize) -> Option<Self> {
-        (!thresholds.is_empty()).then(|| Self {
-            log_thresholds: thresholds.iter().map(|t| t.ln()).collect(),
-            moments: WeightedMoments::new(cells * thresholds.len()),
-            indicators: vec![0.0; cells * thresholds.len()],
+    fn new(levels: &[f64], cells: usize) -> Option<Self> {
+        (!levels.is_empty()).then(|| Self {
+            levels: levels.to_vec(),
+            moments: WeightedMoments::new(cells * levels.len()),
+            indicators: vec![0.0; cells * levels.len()],
             spatial: vec![0.0; cells],
         })
     }
@@ -300,10 +323,10 @@ impl ExceedanceEstimates {
 
     fn push(&mut self, weight: f64) {
         let cells = self.spatial.len();
-        for (k, &log_t) in self.log_thresholds.iter().enumerate() {
+        for (k, &level) in self.levels.iter().enumerate() {
             let out = &mut self.indicators[k * cells..(k + 1) * cells];
             for (o, &f) in out.iter_mut().zip(&self.spatial) {
-                *o = if f > log_t { 1.0 } else { 0.0 };
+                *o = if f > level { 1.0 } else { 0.0 };
             }
         }
         self.moments.push(&self.indicators, weight);
@@ -311,14 +334,14 @@ impl ExceedanceEstimates {
 }
 
 impl ChainEstimates {
-    fn new(field: &[f64], functional: Option<Functional>, thresholds: &[f64]) -> Self {
+    fn new(field: &[f64], functional: Option<Functional>, levels: &[f64]) -> Self {
         let cells = field.len();
         Self {
             moments: WeightedMoments::new(cells),
             batch: BatchSums::new(cells),
             batches: BatchStatistics::new(cells),
             functional: functional.map(|f| (f, WeightedMoments::new(cells), vec![0.0; cells])),
-            exceedance: ExceedanceEstimates::new(thresholds, cells),
+            exceedance: ExceedanceEstimates::new(levels, cells),
             held: field.to_vec(),
             pending: 0.0,
         }
@@ -452,6 +475,7 @@ fn run_chain<S: Sampler>(
         loglik_evaluations: 0,
         gradient_evaluations: 0,
         trace: Trace::default(),
+        coefficients: CoefficientDraws::default(),
         draws: StoredDraws {
             thin: context.store_thin,
             cells: target.cells(),
@@ -502,12 +526,19 @@ fn run_chain<S: Sampler>(
             estimates.batches.close(&mut estimates.batch);
         }
         if k % schedule.thin == 0 {
-            record_trace(&mut output.trace, target, &state, t, context.probe_cells);
+            record_trace(&mut output.trace, &state, t, context.probe_cells);
         }
         if k % context.store_thin == 0 {
             let draws = &mut output.draws;
             draws.values.extend(state.field().iter().map(|&u| u as f32));
             draws.loglik.push(state.log_likelihood());
+            if let Some(covariates) = target.prior.covariates() {
+                let coefficients = &mut output.coefficients;
+                coefficients.iteration.push(t + 1);
+                coefficients
+                    .values
+                    .extend(covariates.coefficients(state.position()));
+            }
         }
         if context.checkpoints.get(next_checkpoint) == Some(&(k + 1)) {
             let e = &estimates;
@@ -534,7 +565,6 @@ fn run_chain<S: Sampler>(
 
 fn record_trace<S: ChainState>(
     trace: &mut Trace,
-    target: &Target,
     state: &S,
     t: u64,
     probe_cells: &[usize; PROBES],
@@ -547,11 +577,6 @@ fn record_trace<S: ChainState>(
         .field_mean
         .push(u.iter().sum::<f64>() / u.len() as f64);
     trace.hyper.extend_from_slice(state.hyperparameters());
-    if let Some(covariates) = target.prior.covariates() {
-        trace
-            .coefficients
-            .extend(covariates.coefficients(state.position()));
-    }
 }
 
 fn summarize(

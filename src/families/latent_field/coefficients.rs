@@ -1,7 +1,8 @@
 //! The posterior of the covariates' coefficients: mean, sd, 5 % and 95 % quantiles, bulk ESS and
 //! R-hat of each, on the standardised scale the chains move in and on the covariate's own scale
-//! (the `coef_<name>_<statistic>` columns of jobs.parquet), from the chains' traced draws
-//! (`coefficients.parquet`), or from the Laplace approximation's gaussian marginals.
+//! (the `coef_<name>_<statistic>` columns of jobs.parquet), from the chains' stored draws
+//! (`coefficients.parquet`; thinned as the cell draws, `output.cell_draws` per chain), or from
+//! the Laplace approximation's gaussian marginals.
 
 use crate::model::covariates::Covariates;
 use crate::sampler::RunOutput;
@@ -18,19 +19,11 @@ pub struct CoefficientSummary {
     pub raw: SeriesSummary,
 }
 
-/// The traced series of coefficient `index` of `count`, one per chain.
+/// The stored series of coefficient `index` of `count`, one per chain.
 pub fn series(run: &RunOutput, index: usize, count: usize) -> Vec<Vec<f64>> {
     run.chains
         .iter()
-        .map(|c| {
-            c.trace
-                .coefficients
-                .iter()
-                .skip(index)
-                .step_by(count.max(1))
-                .copied()
-                .collect()
-        })
+        .map(|c| c.coefficients.series(index, count))
         .collect()
 }
 

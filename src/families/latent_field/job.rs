@@ -150,6 +150,7 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
         observed_cells: &dataset.observed.cells,
         mean,
     };
+    let levels = super::risk::exceedance_levels(&job.spec.output.exceedance, model);
     let request = RunRequest {
         target,
         schedule: job.spec.sampler.schedule(),
@@ -161,7 +162,7 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
             ..DrawSettings::default()
         },
         progress: options.progress,
-        exceedance: &job.spec.output.exceedance,
+        exceedance: &levels,
         hyper: model.hyper.any().then(|| HyperModel {
             model,
             start: model.hyper.chain_start(fixed_values(model, mean)),

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::grid_csv::read_grid_csv;
 use super::keys::*;
 use super::points_csv::{POINT_LIKELIHOODS, PointsSource, read_points};
-use super::spec::{LatentFieldSpec, NAME, OutputSpec};
+use super::spec::{AUTO, LatentFieldSpec, NAME, OutputSpec};
 use crate::model::covariates::{Covariates, coefficient_prior_sd};
 use crate::model::grid::{Grid, Window};
 use crate::model::hyper::{HyperName, HyperPrior, HyperPriors};
@@ -80,20 +80,30 @@ struct Resolution<'r, 's> {
 
 impl Resolution<'_, '_> {
     fn spec(&mut self, settings: &Settings) -> Result<LatentFieldSpec, StudyError> {
-        let kind = self.resolver.sampler_kind(
+        let words: Vec<&str> = [AUTO]
+            .into_iter()
+            .chain(SamplerKind::NAMES.iter().copied())
+            .collect();
+        let requested = self.resolver.sampler_kind(
             settings,
             NAME,
-            SamplerKind::Pcn,
-            SamplerKind::from_name,
-            SamplerKind::NAMES,
+            None,
+            |word| match word {
+                AUTO => Some(None),
+                word => SamplerKind::from_name(word).map(Some),
+            },
+            &words,
         )?;
+        let likelihood = settings.choice(MODEL_LIKELIHOOD, LikelihoodKind::from_name);
+        let sbc = self.resolver.kind() == StudyKind::Sbc;
+        let kind =
+            requested.unwrap_or_else(|| auto_kind(likelihood, hyper_priors(settings).any(), sbc));
         let source = settings.choice(DATA_SOURCE, DataSource::from_name);
         let is_real = source != DataSource::Simulated;
         self.reject_keys_of_other_source(settings, source)?;
         if self.resolver.kind() == StudyKind::Sbc {
             self.check_sbc(settings, source)?;
         }
-        let likelihood = settings.choice(MODEL_LIKELIHOOD, LikelihoodKind::from_name);
         let shape = grid_shape(settings);
         let cells = shape.cells();
         let observed = if is_real {
@@ -109,7 +119,7 @@ impl Resolution<'_, '_> {
         } else {
             self.check_subsample(settings, shape)?;
         }
-        let sampler = sampler_settings(settings, kind)
+        let sampler = sampler_settings(settings, kind, requested.is_none())
             .check()
             .map_err(|error| self.spec_error(settings, error))?;
         let (data, data_window) = match source {
@@ -131,7 +141,7 @@ impl Resolution<'_, '_> {
             grid,
             kernel: KernelSpec {
                 kind: settings.choice(MODEL_KERNEL, KernelKind::from_name),
-                length_scale: settings.float(MODEL_LENGTH_SCALE),
+                length_scale: model_length_scale(settings, source, &grid),
                 variance: settings.float(MODEL_VARIANCE),
                 length_scale_y: settings.given_float(MODEL_LENGTH_SCALE_Y),
             },
@@ -147,10 +157,7 @@ impl Resolution<'_, '_> {
         let output = OutputSpec {
             field_draws: settings.int(OUTPUT_FIELD_DRAWS) as usize,
             cell_draws: settings.int(OUTPUT_CELL_DRAWS) as usize,
-            exceedance: settings
-                .given(OUTPUT_EXCEEDANCE)
-                .map(|s| crate::study::parse_numbers(&s.value.to_string()))
-                .unwrap_or_default(),
+            exceedance: self.exceedance_thresholds(settings)?,
         };
         Ok(LatentFieldSpec {
             model,
@@ -320,7 +327,7 @@ impl Resolution<'_, '_> {
                 .help("SBC draws each truth from the model's prior; use source = \"simulated\""));
         }
         if let Some(given) = settings.given(DATA_LENGTH_SCALE)
-            && given.value != ParamValue::Float(settings.float(MODEL_LENGTH_SCALE))
+            && given.value != ParamValue::Float(simulated_length_scale(settings))
         {
             return Err(self
                 .resolver
@@ -455,6 +462,26 @@ impl Resolution<'_, '_> {
             holdout: settings.float(DATA_HOLDOUT),
         };
         Ok((data, window))
+    }
+
+    /// `output.exceedance`: thresholds of the relative risk, each > 0.
+    fn exceedance_thresholds(&self, settings: &Settings) -> Result<Vec<f64>, StudyError> {
+        let Some(given) = settings.given(OUTPUT_EXCEEDANCE) else {
+            return Ok(Vec::new());
+        };
+        let thresholds = crate::study::parse_numbers(&given.value.to_string());
+        match thresholds.iter().find(|t| !(**t > 0.0)) {
+            Some(bad) => Err(self
+                .resolver
+                .error_at(
+                    settings,
+                    &[OUTPUT_EXCEEDANCE],
+                    ErrorKind::OutOfRange,
+                    format!("output.exceedance holds {bad}: a relative risk's threshold is > 0"),
+                )
+                .allowed("numbers > 0, e.g. [1.5, 2]")),
+            None => Ok(thresholds),
+        }
     }
 
     /// The covariates of a point (`data.covariates`), read from `data.covariates_path` or the
@@ -772,8 +799,35 @@ fn offset(settings: &Settings, source: DataSource, grid: &Grid) -> f64 {
 fn truth_length_scale(settings: &Settings) -> f64 {
     match settings.given(DATA_LENGTH_SCALE) {
         Some(_) => settings.float(DATA_LENGTH_SCALE),
-        None => settings.float(MODEL_LENGTH_SCALE),
+        None => simulated_length_scale(settings),
     }
+}
+
+/// `model.length_scale` where the study leaves it out on simulated data (the unit window).
+pub const SIMULATED_LENGTH_SCALE: f64 = 0.3;
+
+/// The share of the window's longer side that `model.length_scale` is for real data where the
+/// study leaves it out: a field correlated over a few cells at D = 32, whatever the data's
+/// units (the shipped unit-window studies use 0.1).
+pub const REAL_LENGTH_SCALE_SHARE: f64 = 0.1;
+
+/// `model.length_scale` of simulated data: given, or [`SIMULATED_LENGTH_SCALE`].
+fn simulated_length_scale(settings: &Settings) -> f64 {
+    match settings.given(MODEL_LENGTH_SCALE) {
+        Some(_) => settings.float(MODEL_LENGTH_SCALE),
+        None => SIMULATED_LENGTH_SCALE,
+    }
+}
+
+/// `model.length_scale`: given, or for real data a [`REAL_LENGTH_SCALE_SHARE`] of the window's
+/// longer side (in the data's units), for simulated data [`SIMULATED_LENGTH_SCALE`].
+fn model_length_scale(settings: &Settings, source: DataSource, grid: &Grid) -> f64 {
+    if settings.given(MODEL_LENGTH_SCALE).is_some() || source == DataSource::Simulated {
+        return simulated_length_scale(settings);
+    }
+    let window = grid.window();
+    let longer = (window.x.1 - window.x.0).max(window.y.1 - window.y.0);
+    REAL_LENGTH_SCALE_SHARE * longer
 }
 
 /// The CSV column: data.column if given, else by likelihood.
@@ -794,14 +848,38 @@ pub fn default_column(likelihood: LikelihoodKind) -> &'static str {
 }
 
 /// The sampler settings as written, kind defaults left to the spec's check.
-fn sampler_settings(settings: &Settings, kind: SamplerKind) -> SamplerSettings {
+/// The kind `sampler.kind = "auto"` (the default) chooses, from what measured best
+/// (docs/samplers.md): laplace_hmc for poisson and probit (a Laplace-preconditioned HMC that
+/// converged on every shipped real grid), elliptical slice sampling for gaussian (exact, no step
+/// size to tune). A study that infers hyperparameters (a `model.*_prior`) or runs SBC gets pcn,
+/// the kind the hyperparameter updates and the calibration studies were written for.
+pub fn auto_kind(likelihood: LikelihoodKind, infers_hyper: bool, sbc: bool) -> SamplerKind {
+    match (likelihood, infers_hyper || sbc) {
+        (_, true) => SamplerKind::Pcn,
+        (LikelihoodKind::Gaussian, false) => SamplerKind::Elliptical,
+        (LikelihoodKind::Poisson | LikelihoodKind::Probit, false) => SamplerKind::LaplaceHmc,
+    }
+}
+
+/// The budget of an automatic kind where the study leaves it out: chains, iterations and
+/// burn-in (Stan's and PyMC's four chains; 1,000 kept iterations each, after 1,000 of burn-in).
+pub const AUTO_CHAINS: i64 = 4;
+pub const AUTO_ITERATIONS: i64 = 2_000;
+pub const AUTO_BURN_IN: i64 = 1_000;
+
+fn sampler_settings(settings: &Settings, kind: SamplerKind, auto: bool) -> SamplerSettings {
+    // A key the study gives wins; an automatic kind's budget replaces the shared defaults.
+    let budget = |key: Key, auto_value: i64| match (auto, settings.given(key)) {
+        (true, None) => auto_value,
+        _ => settings.int(key),
+    };
     SamplerSettings {
         kind,
         beta: settings.float(SAMPLER_BETA),
-        iterations: settings.int(SAMPLER_ITERATIONS) as u64,
-        burn_in: settings.int(SAMPLER_BURN_IN) as u64,
+        iterations: budget(SAMPLER_ITERATIONS, AUTO_ITERATIONS) as u64,
+        burn_in: budget(SAMPLER_BURN_IN, AUTO_BURN_IN) as u64,
         thin: settings.int(SAMPLER_THIN) as u64,
-        chains: settings.int(SAMPLER_CHAINS) as usize,
+        chains: budget(SAMPLER_CHAINS, AUTO_CHAINS) as usize,
         adapt: settings.bool(SAMPLER_ADAPT),
         target_acceptance: settings.given_float(SAMPLER_TARGET_ACCEPTANCE),
         rank: match settings.int(SAMPLER_RANK) {
@@ -898,12 +976,20 @@ pub fn params(settings: &Settings, spec: &LatentFieldSpec) -> Vec<(Key, ParamVal
             ParamValue::text(&data_column(settings, model.likelihood))
         } else if key == MODEL_MEAN {
             mean_param(model.mean)
+        } else if key == MODEL_LENGTH_SCALE {
+            ParamValue::Float(model.kernel.length_scale)
         } else if key == MODEL_LENGTH_SCALE_Y {
             ParamValue::Float(model.kernel.along_y().length_scale)
         } else if key == MODEL_OFFSET {
             ParamValue::Float(model.offset)
         } else if key == SAMPLER_KIND {
             ParamValue::word(sampler.kind().name())
+        } else if key == SAMPLER_CHAINS {
+            ParamValue::Int(sampler.chains() as i64)
+        } else if key == SAMPLER_ITERATIONS {
+            ParamValue::Int(sampler.iterations() as i64)
+        } else if key == SAMPLER_BURN_IN {
+            ParamValue::Int(sampler.schedule().burn_in as i64)
         } else if key == SAMPLER_ADAPT {
             ParamValue::Bool(sampler.adaptation().is_some())
         } else if key == SAMPLER_TARGET_ACCEPTANCE {

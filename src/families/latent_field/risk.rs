@@ -1,8 +1,10 @@
 //! Risk maps: what a log-Gaussian Cox process is published for. Per cell, the intensity per unit
 //! area exp(u + offset) / cell area (posterior mean, 5 % and 95 % quantiles) and the posterior
-//! probability that the relative risk exp(f) exceeds each threshold of `output.exceedance`
-//! (computed along the chains by the driver, [`crate::sampler::RunRequest::exceedance`]).
+//! probability that the relative risk exp(f - variance / 2) exceeds each threshold of
+//! `output.exceedance` ([`exceedance_levels`]; computed along the chains by the driver,
+//! [`crate::sampler::RunRequest::exceedance`]).
 
+use crate::model::ModelSpec;
 use crate::sampler::RunOutput;
 
 use super::hyper::quantile;
@@ -39,6 +41,18 @@ pub fn intensity(run: &RunOutput, offset: f64, cell_area: f64) -> Option<Intensi
         q05: quantiles(0.05),
         q95: quantiles(0.95),
     })
+}
+
+/// The levels of the spatial field f whose exceedance gives the risk maps of `thresholds`: the
+/// relative risk is exp(f - variance / 2), whose prior mean is 1 (the convention of Diggle et
+/// al.'s lgcp: a risk of 2 is twice the rate the mean and the covariates predict on average),
+/// so exp(f - variance / 2) > t is f > log t + variance / 2, with the model's variance
+/// (`model.variance`; where the variance is inferred, its starting value).
+pub fn exceedance_levels(thresholds: &[f64], model: &ModelSpec) -> Vec<f64> {
+    thresholds
+        .iter()
+        .map(|t| t.ln() + model.kernel.variance / 2.0)
+        .collect()
 }
 
 /// The column of threshold `t`: `exceedance_<t>` with t as written (`{t:?}`: 1.5, 2.0).

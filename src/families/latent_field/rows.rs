@@ -160,7 +160,7 @@ fn coefficient_columns(mut rows: Rows, result: &JobResult) -> Rows {
     rows
 }
 
-/// The traced coefficients of every chain: one row per chain, traced state and covariate.
+/// The stored coefficients of every chain: one row per chain, stored draw and covariate.
 pub fn coefficients(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
     let names: Vec<&str> = result
         .coefficients
@@ -170,10 +170,10 @@ pub fn coefficients(job: &JobHeader, result: &JobResult) -> Result<DataFrame, Sc
     let p = names.len();
     let mut rows: Vec<(i64, i64, &str, f64)> = Vec::new();
     for (c, chain) in result.run.chains.iter().enumerate() {
-        let trace = &chain.trace;
-        for (row, &iteration) in trace.iteration.iter().enumerate() {
+        let draws = &chain.coefficients;
+        for (row, &iteration) in draws.iteration.iter().enumerate() {
             for (k, &name) in names.iter().enumerate() {
-                let value = trace.coefficients[row * p + k];
+                let value = draws.values[row * p + k];
                 rows.push((c as i64, iteration as i64, name, value));
             }
         }

@@ -85,7 +85,7 @@ crate::declare_table! {
         kind: Kind::Float,
         nullable: true,
         presence: Presence::Optional,
-        doc: "each covariate's coefficient (`data.covariates`) over the kept traced draws of all chains, or the Laplace approximation's gaussian marginal (kind laplace; null for inla): on the design's scale (standardised by default: per sd of the covariate) `mean`, `sd`, `q05`, `q95`, `ess_bulk`, `rhat` (`coef_elev_mean`, ...), and per unit of the raw covariate `raw_mean`, `raw_sd`, `raw_q05`, `raw_q95`",
+        doc: "each covariate's coefficient (`data.covariates`) over the stored draws of all chains (`output.cell_draws` per chain), or the Laplace approximation's gaussian marginal (kind laplace; null for inla): on the design's scale (standardised by default: per sd of the covariate) `mean`, `sd`, `q05`, `q95`, `ess_bulk`, `rhat` (`coef_elev_mean`, ...), and per unit of the raw covariate `raw_mean`, `raw_sd`, `raw_q05`, `raw_q95`",
         },
         HYPER_ACCEPTANCE_RATE: f64 = optional("hyper_acceptance_rate", "share of kept hyperparameter updates that moved them, over all chains (sampler.hyper)"),
     }
@@ -132,7 +132,7 @@ crate::declare_table! {
         kind: Kind::Float,
         nullable: true,
         presence: Presence::Optional,
-        doc: "with `output.exceedance`: the posterior P(exp(f) > t | data) of the relative risk exp(f), f = u - mean - X beta the spatial field (`exceedance_1.5`, ...); chains: the share of kept iterations; laplace without covariates: its gaussian marginal; null for inla and for laplace with covariates",
+        doc: "with `output.exceedance`: the posterior P(exp(f - variance / 2) > t | data) of the relative risk, f = u - mean - X beta the spatial field, whose prior mean is 1 (`exceedance_1.5`, ...); chains: the share of kept iterations; laplace without covariates: its gaussian marginal; null for inla and for laplace with covariates",
         },
     }
 }
@@ -169,9 +169,9 @@ crate::declare_table! {
 }
 
 crate::declare_table! {
-    /// `coefficients.parquet`: one row per job, chain, traced kept state and covariate
-    /// (`data.covariates`).
-    pub mod coefficients = "coefficients", one row per "job, chain, traced kept state and covariate" {
+    /// `coefficients.parquet`: one row per job, chain, stored draw and covariate
+    /// (`data.covariates`; the kept iterations thinned as the cell draws, `output.cell_draws`).
+    pub mod coefficients = "coefficients", one row per "job, chain, stored draw and covariate" {
         use shared::JOB_ID,
         use shared::CHAIN,
         use shared::ITERATION,

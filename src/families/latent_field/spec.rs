@@ -8,6 +8,10 @@ use crate::sampler::SamplerSpec;
 /// The family's word in `model.family`.
 pub const NAME: &str = "latent-field";
 
+/// The `sampler.kind` word that lets the family choose the kind and its budget
+/// ([`super::resolve::auto_kind`]); the default.
+pub const AUTO: &str = "auto";
+
 /// A latent-field job's settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LatentFieldSpec {

@@ -7,7 +7,8 @@
 //! - the smallest cell bulk ESS is below 100;
 //! - a Metropolis-Hastings kind's acceptance rate is below 0.05 or above 0.95, where it does
 //!   not work (moves rejected, or too small to go anywhere);
-//! - adaptation ended more than 0.1 from its target acceptance;
+//! - adaptation ended more than 0.1 from its target acceptance (above it with the step at the
+//!   kind's largest, [`STEP_LIMIT_SHARE`], is not a problem: the proposal is nearly exact);
 //! - a NUTS trajectory diverged after burn-in (the step cannot integrate some region of the
 //!   posterior, whose draws are then missing or biased; Betancourt 2017);
 //! - the log-likelihood's mean over the first fifth of a chain's kept draws differs from that
@@ -33,6 +34,11 @@ pub const ESS_LIMIT: f64 = 100.0;
 pub const ACCEPTANCE_RANGE: (f64, f64) = (0.05, 0.95);
 /// How far the kept acceptance may end from the adaptation's target.
 pub const ADAPTATION_TOLERANCE: f64 = 0.1;
+/// A step adapted to within this share of the largest step its kind admits (laplace_hmc: a
+/// quarter turn, pCN: beta = 1) is at the kind's limit: a high acceptance there means the
+/// proposal is nearly exact, not that the steps are too small, so neither acceptance check
+/// flags it.
+pub const STEP_LIMIT_SHARE: f64 = 0.9;
 /// The log-likelihood drift, in combined MCSE, that says a chain has not settled.
 pub const DRIFT_LIMIT: f64 = 4.0;
 
@@ -63,7 +69,13 @@ pub fn warnings(spec: &SamplerSpec, run: &RunOutput, cells: &CellDiagnostics) ->
         .iter()
         .any(|c| c.mean_acceptance_probability.is_some());
     let rate = run.acceptance_rate;
-    if mh && !(ACCEPTANCE_RANGE.0..=ACCEPTANCE_RANGE.1).contains(&rate) {
+    let at_limit = spec
+        .adaptation()
+        .and_then(|a| a.max_step)
+        .zip(run.mean_step_size())
+        .is_some_and(|(max, step)| step >= STEP_LIMIT_SHARE * max);
+    let too_high_at_limit = at_limit && rate > ACCEPTANCE_RANGE.1;
+    if mh && !(ACCEPTANCE_RANGE.0..=ACCEPTANCE_RANGE.1).contains(&rate) && !too_high_at_limit {
         found.push(format!(
             "acceptance {rate:.3} outside {:.2}-{:.2}: tune beta",
             ACCEPTANCE_RANGE.0, ACCEPTANCE_RANGE.1
@@ -71,7 +83,8 @@ pub fn warnings(spec: &SamplerSpec, run: &RunOutput, cells: &CellDiagnostics) ->
     }
     if let Some(adaptation) = spec.adaptation() {
         let target = adaptation.target_acceptance;
-        if (rate - target).abs() > ADAPTATION_TOLERANCE {
+        let above_at_limit = at_limit && rate > target;
+        if (rate - target).abs() > ADAPTATION_TOLERANCE && !above_at_limit {
             found.push(format!(
                 "adaptation ended at acceptance {rate:.3}, target {target}: lengthen burn-in"
             ));

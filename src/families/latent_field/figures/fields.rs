@@ -9,10 +9,10 @@ use plotters::prelude::*;
 
 use crate::families::latent_field::keys::{DATA_LENGTH_SCALE, MODEL_LIKELIHOOD};
 use crate::families::latent_field::schema::fields::{
-    CELL, EXACT_MEAN, EXPECTED_COUNT, I, J, OBSERVATION, OBSERVED, P_POSITIVE, POST_MEAN, POST_SD,
-    TRUTH, X, Y,
+    CELL, EXACT_MEAN, EXPECTED_COUNT, I, INTENSITY_MEAN, J, OBSERVATION, OBSERVED, P_POSITIVE,
+    POST_MEAN, POST_SD, TRUTH, X, Y,
 };
-use crate::figures::chart::{Axis, Frame, Titles, colour_bar, panel_figure, plot};
+use crate::figures::chart::{Axis, Frame, Titles, colour_bar, nice_ticks, panel_figure, plot};
 use crate::figures::colour::{BLANK, ColourMap, Scale};
 use crate::figures::shape::{Cell, first_replicate, group_rows};
 use crate::figures::tables::Table;
@@ -42,12 +42,39 @@ struct Panel {
     bar_label: String,
 }
 
-/// The cells of one job's field: positions in [0,1]^2 and the half-width of a cell.
+/// The cells of one job's field: their positions (the `x`, `y` columns: [0, 1] on simulated
+/// grids, the window's own units on real data) and the half-width of a cell along each axis.
 struct Grid {
     x: Vec<f64>,
     y: Vec<f64>,
-    half_cell: f64,
+    half_x: f64,
+    half_y: f64,
     size: usize,
+}
+
+impl Grid {
+    /// The axes the panels are drawn on: the cells' extent along x and y.
+    fn axes(&self) -> (Axis, Axis) {
+        let axis = |values: &[f64], half: f64| {
+            let lo = values.iter().copied().fold(f64::INFINITY, f64::min) - half;
+            let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max) + half;
+            Axis::fixed(lo, hi, nice_ticks(lo, hi, 4))
+        };
+        (axis(&self.x, self.half_x), axis(&self.y, self.half_y))
+    }
+}
+
+/// Half the smallest gap between distinct sorted positions (half a cell), or `fallback`.
+fn half_spacing(values: &[f64], fallback: f64) -> f64 {
+    let mut sorted: Vec<f64> = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.dedup();
+    sorted
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|gap| *gap > 0.0)
+        .fold(None, |m: Option<f64>, g| Some(m.map_or(g, |m| m.min(g))))
+        .map_or(fallback, |gap| gap / 2.0)
 }
 
 /// One figure per representative job that has rows in fields.parquet.
@@ -246,9 +273,10 @@ fn grid_of(fields: &Table, rows: &[usize]) -> Option<Grid> {
         y.push(fields.finite(Y, row).unwrap_or(j as f64 * spacing));
     }
     Some(Grid {
+        half_x: half_spacing(&x, spacing / 2.0),
+        half_y: half_spacing(&y, spacing / 2.0),
         x,
         y,
-        half_cell: spacing / 2.0,
         size,
     })
 }
@@ -375,7 +403,43 @@ fn panels_for(fields: &Table, rows: &[usize], likelihood: LikelihoodKind) -> Vec
         expected_scale,
         "expected count",
     );
+    let intensity = column(fields, rows, INTENSITY_MEAN);
+    let intensity_scale = Scale::fixed(0.0, largest(&intensity), ColourMap::Viridis);
+    add(
+        "intensity per unit area (posterior mean)",
+        intensity,
+        false,
+        intensity_scale,
+        "intensity",
+    );
+    for name in exceedance_columns(fields) {
+        let threshold = &name[EXCEEDANCE_PREFIX.len()..];
+        let values = rows
+            .iter()
+            .map(|&r| fields.finite(name.clone(), r))
+            .collect();
+        add(
+            &format!("P(relative risk > {threshold} | data)"),
+            values,
+            false,
+            Scale::fixed(0.0, 1.0, ColourMap::Sequential),
+            "probability",
+        );
+    }
     panels
+}
+
+/// The prefix of the risk maps' columns (`exceedance_<t>`).
+const EXCEEDANCE_PREFIX: &str = "exceedance_";
+
+/// The `exceedance_<t>` columns of fields.parquet, in table order.
+fn exceedance_columns(fields: &Table) -> Vec<String> {
+    fields
+        .column_names()
+        .iter()
+        .filter(|name| name.starts_with(EXCEEDANCE_PREFIX))
+        .cloned()
+        .collect()
 }
 
 fn draw_field_figure(
@@ -392,21 +456,21 @@ fn draw_field_figure(
 }
 
 fn draw_panel(root: &Area, area: &Area, grid: &Grid, panel: &Panel) -> DrawResult {
-    let h = grid.half_cell;
-    let axis = Axis::fixed(-h, 1.0 + h, vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    let (hx, hy) = (grid.half_x, grid.half_y);
+    let (x_axis, y_axis) = grid.axes();
     let titles = Titles {
         title: &panel.title,
         x: "x",
         y: "y",
     };
-    let (mut chart, plot_box) = plot(root, area, (&axis, &axis), PANEL_FRAME, titles)?;
+    let (mut chart, plot_box) = plot(root, area, (&x_axis, &y_axis), PANEL_FRAME, titles)?;
     chart.draw_series(grid.x.iter().zip(&grid.y).zip(&panel.values).map(
         |((&x, &y), &value)| {
             let colour = match value {
                 None if panel.blank_when_missing => BLANK,
                 _ => panel.scale.colour(value),
             };
-            Rectangle::new([(x - h, y - h), (x + h, y + h)], colour.filled())
+            Rectangle::new([(x - hx, y - hy), (x + hx, y + hy)], colour.filled())
         },
     ))?;
     colour_bar(root, &plot_box, 8, &panel.scale, &panel.bar_label)
@@ -434,6 +498,16 @@ fn caption(likelihood: LikelihoodKind, panels: &[Panel], size: usize, job_id: &s
              data they are far below the largest count. ",
         ),
         LikelihoodKind::Gaussian => {}
+    }
+    if titles.iter().any(|t| t.starts_with("P(relative risk")) {
+        text.push_str(
+            "Risk maps (`output.exceedance`): the posterior probability that the relative risk \
+             exp(f - variance / 2) exceeds the threshold, f = u - mean - X beta the spatial field \
+             (the intensity against the rate the mean and the covariates predict; 1 on average \
+             a priori), on a scale from 0 to 1; the \
+             intensity panel is the posterior mean of exp(u + offset) per unit area of the \
+             window. ",
+        );
     }
     text.push_str(
         "Near-white cells in data panels carry no observation; grey marks missing values.",
