@@ -217,10 +217,11 @@ def main():
     kept = dict(zip(kept["name"].to_list(), kept["len"].to_list()))
     capped = [n for n in names if by[(FIELDMC, n)]["ess_bulk"] >= 0.9 * kept[n]]
     L.append(f"- fieldmc keeps {', '.join(f'{kept[n]:,} draws of {n}' for n in names)} "
-             f"(thin {job['sampler_thin']}; coefficients.parquet) against the peer's "
+             f"(coefficients.parquet: up to `output.cell_draws` = {job['output_cell_draws']:,} "
+             "per chain, the kept iterations thinned evenly to fit) against the peer's "
              f"{ps['chains'] * ps['iters']:,} (no thinning)."
              + (f" fieldmc's bulk ESS of {', '.join(capped)} is at least 0.9 times its kept "
-                "draws: the thinning, not the mixing, caps it, so its ESS per CPU second (and "
+                "draws: the number kept, not the mixing, caps it, so its ESS per CPU second (and "
                 "the ratio above) is a lower bound." if capped else ""))
     L.append("- The GLM has no field and a flat prior on the coefficients (fieldmc and the peer: "
              f"normal(0, {fmt(ps['beta_prior_sd'])})); with {total:,} trees the prior's pull is "

@@ -86,6 +86,26 @@ fn every_hyperparameter_update_is_calibrated_on_every_likelihood() {
     assert_calibrated(&jobs, &functionals, "sampler_hyper", ALPHA_HYPER);
 }
 
+/// The level per p-value of the coefficients' calibration: 3 likelihoods x 3 kinds x 9
+/// functionals (the 7 above and the two coefficients) = 81 p-values, a family-wise false-alarm
+/// rate of 1e-4 by Bonferroni.
+const ALPHA_COEFFICIENTS: f64 = 1e-4 / 81.0;
+
+#[test]
+fn the_coefficients_are_calibrated_on_every_likelihood() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_covariates.toml");
+    let out = tempfile::tempdir().unwrap();
+    let jobs = run_calibration(&fixture, out.path());
+    assert_eq!(jobs.height(), 9, "3 likelihoods x 3 kinds");
+    let functionals: Vec<&str> = FUNCTIONALS
+        .iter()
+        .copied()
+        .chain(["coef_slope", "coef_bump"])
+        .collect();
+    assert_calibrated(&jobs, &functionals, "sampler_kind", ALPHA_COEFFICIENTS);
+}
+
 /// Runs an SBC study through the binary into `out` and returns its jobs table.
 fn run_calibration(study: &Path, out: &Path) -> DataFrame {
     Command::cargo_bin("fieldmc")

@@ -40,6 +40,16 @@ const HYPER_STUDY: &str = "[study]\nseed = 9\n\
     [sampler]\nkind = \"elliptical\"\niterations = 300\nburn_in = 50\nchains = 2\n\
     [sweep]\n\"sampler.hyper\" = [\"within-gibbs\", \"surrogate-slice\", \"pseudo-marginal\"]\n";
 
+/// Covariates with inferred coefficients and risk maps (the `coef_*` columns,
+/// coefficients.parquet, the `exceedance_*` and `intensity_*` columns of fields.parquet).
+const COVARIATES_STUDY: &str = concat!(
+    "[study]\nseed = 13\n[model]\ngrid = 4\nlikelihood = \"poisson\"\n\
+     [data]\nsubsample = 2\ncovariates = [\"slope\", \"bump\"]\ncovariates_path = \"",
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/studies/covariates_grid4.csv\"\n\
+     [sampler]\niterations = 300\nchains = 2\n[output]\nexceedance = [1.5]\n"
+);
+
 const INLA_STUDY: &str = "[study]\nseed = 7\n\
     [model]\ngrid = 4\nlength_scale_prior = \"log-normal(-1.2, 0.5)\"\n\
     mean_prior = \"normal(0, 1)\"\n\
@@ -125,6 +135,7 @@ fn every_table_matches_its_schema_and_every_declared_column_is_written() {
     written.extend(written_columns(dir.path(), "sbc", SBC_STUDY));
     written.extend(written_columns(dir.path(), "hyper", HYPER_STUDY));
     written.extend(written_columns(dir.path(), "inla", INLA_STUDY));
+    written.extend(written_columns(dir.path(), "covariates", COVARIATES_STUDY));
     for (name, study) in FAMILY_STUDIES {
         written.extend(written_columns(dir.path(), name, study));
     }

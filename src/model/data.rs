@@ -40,6 +40,8 @@ pub struct Dataset {
     pub grid: Grid,
     /// The field that generated the data (simulated only).
     pub truth: Option<Vec<f64>>,
+    /// The covariates' coefficients that generated the data (simulated with covariates only).
+    pub truth_coefficients: Option<Vec<f64>>,
     /// Cells and values used in fitting.
     pub observed: Observations,
     /// Cells and values kept out of fitting (real data), used to score predictions.
@@ -107,7 +109,8 @@ impl Dataset {
                 subsample: simulation.subsample,
             });
         }
-        let mut truth = draw_prior_field(truth_prior, &mut streams.truth);
+        let (whitened, mut truth) = draw_prior(truth_prior, &mut streams.truth);
+        let truth_coefficients = truth_prior.covariates().map(|c| c.coefficients(&whitened));
         if simulation.mean != 0.0 {
             for u in truth.iter_mut() {
                 *u += simulation.mean;
@@ -119,6 +122,7 @@ impl Dataset {
         Ok(Self {
             grid,
             truth: Some(truth),
+            truth_coefficients,
             observed: Observations { cells, values },
             held_out: Observations::default(),
         })
@@ -158,6 +162,7 @@ impl Dataset {
         Ok(Self {
             grid,
             truth: None,
+            truth_coefficients: None,
             observed: pick(false),
             held_out: pick(true),
         })
@@ -177,13 +182,18 @@ impl Dataset {
 
 /// u = L xi with xi ~ N(0, I) drawn from `rng`.
 pub fn draw_prior_field(prior: &dyn Prior, rng: &mut StreamRng) -> Vec<f64> {
+    draw_prior(prior, rng).1
+}
+
+/// A prior draw: its whitened coordinates xi ~ N(0, I) drawn from `rng`, and u = L xi.
+pub fn draw_prior(prior: &dyn Prior, rng: &mut StreamRng) -> (Vec<f64>, Vec<f64>) {
     let xi: Vec<f64> = (0..prior.latent_dim())
         .map(|_| StandardNormal.sample(rng))
         .collect();
     let mut u = vec![0.0; prior.cells()];
     let mut scratch = vec![0.0; prior.scratch_len()];
     prior.apply_sqrt(&xi, &mut u, &mut scratch);
-    u
+    (xi, u)
 }
 
 /// `count` distinct cells of `0..n`, in increasing order (partial Fisher-Yates).

@@ -68,6 +68,10 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "data_y",
         "data_column",
         "data_holdout",
+        "data_covariates",
+        "data_covariates_path",
+        "data_standardize",
+        "model_coefficient_prior",
         "sampler_kind",
         "sampler_beta",
         "sampler_iterations",
@@ -81,6 +85,7 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "sampler_hyper_proposal",
         "sampler_hyper_importance_draws",
         "output_field_draws",
+        "output_exceedance",
         "output_cell_draws",
     ];
     // The latent field's keys, in declaration order (other families' keys are not a latent
@@ -292,10 +297,10 @@ fn the_csv_has_every_parameter_and_empty_nulls() {
     let columns: Vec<&str> = latent.iter().map(|k| k.column()).collect();
     assert_eq!(lines[0], format!("job_id,replicate,{}", columns.join(",")));
     for line in &lines {
-        assert_eq!(line.split(',').count(), 2 + latent.len(), "{line}");
+        assert_eq!(csv_fields(line).len(), 2 + latent.len(), "{line}");
     }
-    let fields: Vec<&str> = lines[1].split(',').collect();
-    let field = |key: Key| fields[2 + latent.iter().position(|k| *k == key).unwrap()];
+    let fields = csv_fields(lines[1]);
+    let field = |key: Key| fields[2 + latent.iter().position(|k| *k == key).unwrap()].as_str();
     assert_eq!(fields[0], plan.jobs[0].header.id);
     assert_eq!(field(crate::families::latent_field::keys::MODEL_GRID), "16");
     assert_eq!(
@@ -307,6 +312,20 @@ fn the_csv_has_every_parameter_and_empty_nulls() {
         field(crate::families::latent_field::keys::SAMPLER_BETA),
         "0.1"
     );
+}
+
+/// The fields of a CSV line, a quoted field (`"normal(0, 1)"`) kept whole, its quotes removed.
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(String::new()),
+            c => fields.last_mut().unwrap().push(c),
+        }
+    }
+    fields
 }
 
 #[test]

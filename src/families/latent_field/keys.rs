@@ -21,7 +21,7 @@ crate::declare_keys! {
     /// The prior covariance kernel: squared-exponential (separable: Kronecker), or exponential / matern12, matern32, matern52 (isotropic: circulant embedding on a padded torus on 2-D grids).
     MODEL_KERNEL = model.kernel { value: ValueType::Choice(KernelKind::NAMES), default: Default::Text("squared-exponential"), label: Label::new("", "model kernel") },
     /// The length scale the sampler assumes, in the window's units.
-    MODEL_LENGTH_SCALE = model.length_scale { rule: Rule::Positive, default: Default::Derived("0.3 for simulated data; csv and points data: a tenth of the window's longer side, in the data's units"), label: Label::new("ℓ", "assumed length scale ℓ") },
+    MODEL_LENGTH_SCALE = model.length_scale { rule: Rule::Positive, default: Default::Derived("0.3 for simulated data; csv and points data: a tenth of the window's longer side, in the data's units, at least a cell's longer side"), label: Label::new("ℓ", "assumed length scale ℓ") },
     /// The prior variance of the field.
     MODEL_VARIANCE = model.variance { rule: Rule::Positive, default: Default::Float(1.0), label: Label::new("variance", "prior variance") },
     /// The likelihood linking the field to the observations.

@@ -96,8 +96,7 @@ impl Resolution<'_, '_> {
         )?;
         let likelihood = settings.choice(MODEL_LIKELIHOOD, LikelihoodKind::from_name);
         let sbc = self.resolver.kind() == StudyKind::Sbc;
-        let kind =
-            requested.unwrap_or_else(|| auto_kind(likelihood, hyper_priors(settings).any(), sbc));
+        let kind = requested.unwrap_or_else(|| auto_kind(asks_for_hyper(settings), sbc));
         let source = settings.choice(DATA_SOURCE, DataSource::from_name);
         let is_real = source != DataSource::Simulated;
         self.reject_keys_of_other_source(settings, source)?;
@@ -820,14 +819,17 @@ fn simulated_length_scale(settings: &Settings) -> f64 {
 }
 
 /// `model.length_scale`: given, or for real data a [`REAL_LENGTH_SCALE_SHARE`] of the window's
-/// longer side (in the data's units), for simulated data [`SIMULATED_LENGTH_SCALE`].
+/// longer side (in the data's units) but at least a cell's longer side (on a coarse grid a
+/// tenth of the window would leave neighbouring cells nearly uncorrelated), for simulated data
+/// [`SIMULATED_LENGTH_SCALE`].
 fn model_length_scale(settings: &Settings, source: DataSource, grid: &Grid) -> f64 {
     if settings.given(MODEL_LENGTH_SCALE).is_some() || source == DataSource::Simulated {
         return simulated_length_scale(settings);
     }
     let window = grid.window();
     let longer = (window.x.1 - window.x.0).max(window.y.1 - window.y.0);
-    REAL_LENGTH_SCALE_SHARE * longer
+    let (hx, hy) = grid.spacing();
+    (REAL_LENGTH_SCALE_SHARE * longer).max(hx.max(hy))
 }
 
 /// The CSV column: data.column if given, else by likelihood.
@@ -849,20 +851,29 @@ pub fn default_column(likelihood: LikelihoodKind) -> &'static str {
 
 /// The sampler settings as written, kind defaults left to the spec's check.
 /// The kind `sampler.kind = "auto"` (the default) chooses, from what measured best
-/// (docs/samplers.md): laplace_hmc for poisson and probit (a Laplace-preconditioned HMC that
-/// converged on every shipped real grid), elliptical slice sampling for gaussian (exact, no step
-/// size to tune). A study that infers hyperparameters (a `model.*_prior`) or runs SBC gets pcn,
-/// the kind the hyperparameter updates and the calibration studies were written for.
-pub fn auto_kind(likelihood: LikelihoodKind, infers_hyper: bool, sbc: bool) -> SamplerKind {
-    match (likelihood, infers_hyper || sbc) {
-        (_, true) => SamplerKind::Pcn,
-        (LikelihoodKind::Gaussian, false) => SamplerKind::Elliptical,
-        (LikelihoodKind::Poisson | LikelihoodKind::Probit, false) => SamplerKind::LaplaceHmc,
+/// (docs/samplers.md): laplace_hmc, HMC around the Laplace approximation, which converged on
+/// every shipped real grid (poisson and probit) and whose proposals on gaussian data come from
+/// the exact posterior. A study that infers hyperparameters (a `model.*_prior`, or names
+/// `sampler.hyper`) or runs SBC gets pcn, the kind the hyperparameter updates and the calibration studies were written for
+/// (laplace_hmc cannot host a hyperparameter update).
+pub fn auto_kind(infers_hyper: bool, sbc: bool) -> SamplerKind {
+    if infers_hyper || sbc {
+        SamplerKind::Pcn
+    } else {
+        SamplerKind::LaplaceHmc
     }
 }
 
+/// Whether a study infers hyperparameters (a `model.*_prior`) or names a hyperparameter update
+/// (`sampler.hyper`): `auto` then gives the kind those updates alternate with.
+fn asks_for_hyper(settings: &Settings) -> bool {
+    hyper_priors(settings).any() || settings.given(SAMPLER_HYPER).is_some()
+}
+
 /// The budget of an automatic kind where the study leaves it out: chains, iterations and
-/// burn-in (Stan's and PyMC's four chains; 1,000 kept iterations each, after 1,000 of burn-in).
+/// burn-in (Stan's and PyMC's four chains; 1,000 kept iterations each, after 1,000 of burn-in;
+/// the burn-in is at most half the iterations, so a study that sets only a short chain keeps
+/// half of it).
 pub const AUTO_CHAINS: i64 = 4;
 pub const AUTO_ITERATIONS: i64 = 2_000;
 pub const AUTO_BURN_IN: i64 = 1_000;
@@ -873,14 +884,22 @@ fn sampler_settings(settings: &Settings, kind: SamplerKind, auto: bool) -> Sampl
         (true, None) => auto_value,
         _ => settings.int(key),
     };
+    let iterations = budget(SAMPLER_ITERATIONS, AUTO_ITERATIONS);
+    let burn_in = budget(SAMPLER_BURN_IN, AUTO_BURN_IN.min(iterations / 2));
+    // A chain too short for any burn-in (one iteration) runs the automatic kind at its
+    // starting step instead of refusing to adapt.
+    let adapt = match settings.bool(SAMPLER_ADAPT) {
+        None if auto && burn_in == 0 => Some(false),
+        given => given,
+    };
     SamplerSettings {
         kind,
         beta: settings.float(SAMPLER_BETA),
-        iterations: budget(SAMPLER_ITERATIONS, AUTO_ITERATIONS) as u64,
-        burn_in: budget(SAMPLER_BURN_IN, AUTO_BURN_IN) as u64,
+        iterations: iterations as u64,
+        burn_in: burn_in as u64,
         thin: settings.int(SAMPLER_THIN) as u64,
         chains: budget(SAMPLER_CHAINS, AUTO_CHAINS) as usize,
-        adapt: settings.bool(SAMPLER_ADAPT),
+        adapt,
         target_acceptance: settings.given_float(SAMPLER_TARGET_ACCEPTANCE),
         rank: match settings.int(SAMPLER_RANK) {
             0 => None,

@@ -54,7 +54,7 @@ const LOGLIK: usize = PROBES + 1;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Calibration {
     /// (functional, rank in 0..=draws, draws used).
-    pub ranks: Vec<(&'static str, usize, usize)>,
+    pub ranks: Vec<(String, usize, usize)>,
     pub acceptance_rate: f64,
     pub sample_seconds: f64,
 }
@@ -69,15 +69,15 @@ pub struct SbcRun {
 impl SbcRun {
     /// Per functional ([`FUNCTIONALS`], then the inferred hyperparameters): the chi-square
     /// p-value that its ranks are uniform.
-    pub fn p_values(&self) -> Vec<(&'static str, Option<f64>)> {
-        let names: Vec<&'static str> = match self.replications.first() {
-            Some(first) => first.ranks.iter().map(|r| r.0).collect(),
-            None => FUNCTIONALS.to_vec(),
+    pub fn p_values(&self) -> Vec<(String, Option<f64>)> {
+        let names: Vec<String> = match self.replications.first() {
+            Some(first) => first.ranks.iter().map(|r| r.0.clone()).collect(),
+            None => FUNCTIONALS.iter().map(|f| f.to_string()).collect(),
         };
         names
             .iter()
             .enumerate()
-            .map(|(f, &name)| {
+            .map(|(f, name)| {
                 // Only replications that ranked among the full L draws (a chain shorter than L
                 // cannot supply them all) share the rank scale 0..=L.
                 let ranks: Vec<usize> = self
@@ -88,7 +88,10 @@ impl SbcRun {
                     .collect();
                 let max_rank = self.draws;
                 let bins = histogram_bins(ranks.len(), max_rank);
-                (name, rank_uniformity_p_value(&ranks, max_rank, bins))
+                (
+                    name.clone(),
+                    rank_uniformity_p_value(&ranks, max_rank, bins),
+                )
             })
             .collect()
     }
@@ -224,12 +227,14 @@ fn calibrate(
         .as_deref()
         .expect("simulated data have a truth");
     let hyper_truth = model.hyper.values(&true_hyper);
+    let coefficients_truth = dataset.truth_coefficients.clone().unwrap_or_default();
     Ok(Calibration {
         ranks: rank_functionals(
             &output,
             &Truth {
                 field: truth,
                 hyper: &hyper_truth,
+                coefficients: &coefficients_truth,
                 likelihood: &likelihood,
                 observed_cells: &dataset.observed.cells,
             },
@@ -259,6 +264,9 @@ fn true_hyperparameters(job: FieldJob<'_>, seed: u64, fixed: Hyperparameters) ->
 struct Truth<'a> {
     field: &'a [f64],
     hyper: &'a [f64],
+    /// The covariates' coefficients (empty without covariates), ranked after the
+    /// hyperparameters.
+    coefficients: &'a [f64],
     /// The model's likelihood of the replication's data, and where it observes the field.
     likelihood: &'a Likelihood,
     observed_cells: &'a [usize],
@@ -284,7 +292,8 @@ impl Truth<'_> {
             i if i < PROBES => self.field[probes[i]],
             PROBES => self.field.iter().sum::<f64>() / self.field.len() as f64,
             LOGLIK => self.loglik_of(|c| self.field[c] as f32, &mut self.observed_scratch()),
-            i => self.hyper[i - LOGLIK - 1],
+            i if i - LOGLIK - 1 < self.hyper.len() => self.hyper[i - LOGLIK - 1],
+            i => self.coefficients[i - LOGLIK - 1 - self.hyper.len()],
         }
     }
 
@@ -302,7 +311,12 @@ impl Truth<'_> {
                     .map(|d| self.loglik_of(|c| draws.values[d * draws.cells + c], &mut observed))
                     .collect()
             }
-            i => trace.hyper_series(i - LOGLIK - 1, self.hyper.len()),
+            i if i - LOGLIK - 1 < self.hyper.len() => {
+                trace.hyper_series(i - LOGLIK - 1, self.hyper.len())
+            }
+            i => chain
+                .coefficients
+                .series(i - LOGLIK - 1 - self.hyper.len(), self.coefficients.len()),
         }
     }
 }
@@ -312,18 +326,20 @@ fn rank_functionals(
     truth: &Truth<'_>,
     model: &ModelSpec,
     draws: usize,
-) -> Vec<(&'static str, usize, usize)> {
+) -> Vec<(String, usize, usize)> {
     let probes = probe_cells(model.grid);
     let chains = output.chains.len();
-    let names: Vec<&'static str> = FUNCTIONALS
+    let coefficients = model.covariates.iter().flat_map(|c| &c.names);
+    let names: Vec<String> = FUNCTIONALS
         .iter()
-        .copied()
-        .chain(model.hyper.names().map(|n| n.name()))
+        .map(|f| f.to_string())
+        .chain(model.hyper.names().map(|n| n.name().to_string()))
+        .chain(coefficients.map(|name| format!("coef_{name}")))
         .collect();
     names
         .iter()
         .enumerate()
-        .map(|(index, &name)| {
+        .map(|(index, name)| {
             let series: Vec<Vec<f64>> = output
                 .chains
                 .iter()
@@ -344,7 +360,7 @@ fn rank_functionals(
                 .collect();
             sample.truncate(draws);
             (
-                name,
+                name.clone(),
                 rank_of(truth.value(index, &probes), &sample),
                 sample.len(),
             )
@@ -361,7 +377,7 @@ pub fn ranks_table(job: &JobHeader, run: &SbcRun) -> Result<DataFrame, SchemaErr
         .flat_map(|(r, c)| {
             c.ranks
                 .iter()
-                .map(move |&(f, rank, draws)| (r as i64, f, rank as i64, draws as i64))
+                .map(move |(f, rank, draws)| (r as i64, f.as_str(), *rank as i64, *draws as i64))
         })
         .collect();
     rows_of(&ranks::TABLE, job, rows.len())

@@ -242,7 +242,7 @@ crate::declare_table! {
     pub mod ranks = "ranks", one row per "SBC job, replication and functional" {
         use shared::JOB_ID,
         REPLICATION: i64 = required("replication", "SBC replication, 0 upwards").index(),
-        FUNCTIONAL: String = required("functional", "what was ranked: `probe_0` .. `probe_4` (cells as in traces), `field_mean`, `loglik` (the model's log p(y | u)) or an inferred hyperparameter").index(),
+        FUNCTIONAL: String = required("functional", "what was ranked: `probe_0` .. `probe_4` (cells as in traces), `field_mean`, `loglik` (the model's log p(y | u)), an inferred hyperparameter or a covariate's coefficient `coef_<name>`").index(),
         RANK: i64 = required("rank", "how many of the posterior draws lie below the truth, 0..=draws"),
         DRAWS: i64 = required("draws", "posterior draws the truth was ranked among"),
     }

@@ -307,3 +307,45 @@ fn an_anisotropic_squared_exponential_is_a_kronecker_product() {
         ));
     }
 }
+
+/// The Kronecker spectral root is C_1 (x) C_1: offered only when both axes have one kernel
+/// matrix, not on a rectangular window (where it would silently use the x axis's for y).
+#[test]
+fn the_kronecker_spectral_root_needs_equal_axes() {
+    use crate::model::grid::Window;
+    let kernel = KernelSpec::squared_exponential(0.3, 1.0);
+    let square = Grid::over_window(
+        4,
+        4,
+        Window {
+            x: (0.0, 1.0),
+            y: (0.0, 1.0),
+        },
+    );
+    let wide = Grid::over_window(
+        4,
+        4,
+        Window {
+            x: (0.0, 2.0),
+            y: (0.0, 1.0),
+        },
+    );
+    assert!(
+        KroneckerPrior::new(square, kernel)
+            .unwrap()
+            .spectral_root()
+            .is_some()
+    );
+    assert!(
+        KroneckerPrior::new(wide, kernel)
+            .unwrap()
+            .spectral_root()
+            .is_none()
+    );
+    assert!(
+        KroneckerPrior::new(Grid::rectangular(4, 3), kernel)
+            .unwrap()
+            .spectral_root()
+            .is_none()
+    );
+}

@@ -37,7 +37,7 @@ fn every_key_has_its_documented_default() {
             sampler.thin(),
             sampler.chains()
         ),
-        (SamplerKind::Pcn, 0.2, 10_000, 0, 10, 1)
+        (SamplerKind::LaplaceHmc, 0.2, 2_000, 1_000, 10, 4)
     );
     // The latent field's keys that are null here (the point's parameters are its family's).
     let null: Vec<Key> = point
@@ -61,27 +61,42 @@ fn every_key_has_its_documented_default() {
             keys::DATA_Y,
             keys::DATA_COLUMN,
             keys::DATA_HOLDOUT,
-            keys::SAMPLER_TARGET_ACCEPTANCE
+            keys::DATA_COVARIATES,
+            keys::DATA_COVARIATES_PATH,
+            keys::OUTPUT_EXCEEDANCE
         ]
     );
 }
 
 #[test]
-fn the_quickstart_study_loads_as_twelve_quick_jobs() {
+fn the_quickstart_study_loads_as_fourteen_quick_jobs() {
     let study = parse(QUICKSTART, Path::new(QUICKSTART_ORIGIN)).unwrap();
     assert_eq!(study.file.name, "quickstart");
-    assert_eq!(study.job_count(), 12);
+    assert_eq!(study.job_count(), 14);
     assert!(
-        study.points.iter().all(
-            |p| latent(p).model.grid == Grid::new(16) && latent(p).sampler.iterations() == 5000
-        )
+        study
+            .points
+            .iter()
+            .all(|p| latent(p).model.grid == Grid::new(16))
     );
-    let kinds: Vec<SamplerKind> = study
+    let kinds: Vec<(SamplerKind, usize, u64)> = study
         .points
         .iter()
-        .map(|p| latent(p).sampler.kind())
+        .map(|p| {
+            let sampler = &latent(p).sampler;
+            (sampler.kind(), sampler.chains(), sampler.iterations())
+        })
         .collect();
-    assert_eq!(kinds.iter().filter(|k| **k == SamplerKind::Grw).count(), 3);
+    // The textbook kinds one chain of the shared 10,000 iterations each, the default its own
+    // budget.
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|k| **k == (SamplerKind::Grw, 1, 10_000))
+            .count(),
+        3
+    );
+    assert_eq!(kinds[0], (SamplerKind::LaplaceHmc, 4, 2_000));
 }
 
 #[test]
@@ -92,7 +107,8 @@ fn unknown_keys_list_the_allowed_ones_and_suggest_the_nearest() {
         error.to_string(),
         "studies/t.toml:4:1: unknown key `lenght_scale` in [model]\n  \
          allowed: family, grid, kernel, length_scale, variance, likelihood, offset, evidence_draws, mean, \
-         length_scale_prior, length_scale_y, length_scale_y_prior, variance_prior, mean_prior, window\n  \
+         length_scale_prior, length_scale_y, length_scale_y_prior, variance_prior, mean_prior, window, \
+         coefficient_prior\n  \
          help: did you mean `length_scale`?"
     );
     let misplaced = parse_err("[model]\nnoise_sd = 2.0\n").to_string();
@@ -308,7 +324,7 @@ fn beta_is_checked_against_the_sampler_kind() {
         1.5
     );
     assert_eq!(
-        latent(&parse_ok("[sampler]\nbeta = 1.0\n").points[0])
+        latent(&parse_ok("[sampler]\nkind = \"pcn\"\nbeta = 1.0\n").points[0])
             .sampler
             .step(),
         1.0
@@ -317,7 +333,10 @@ fn beta_is_checked_against_the_sampler_kind() {
         headline("[sampler]\nkind = \"grw\"\nbeta = 0.0\n")
             .contains("out of range for the grw sampler")
     );
-    assert!(headline("[sampler]\nbeta = -0.1\n").contains("out of range for the pcn sampler"));
+    assert!(
+        headline("[sampler]\nkind = \"pcn\"\nbeta = -0.1\n")
+            .contains("out of range for the pcn sampler")
+    );
 }
 
 #[test]

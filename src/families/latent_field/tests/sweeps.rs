@@ -176,8 +176,9 @@ fn an_error_at_one_sweep_point_names_the_point() {
         shown.contains("note: in the sweep point sampler.kind = pcn"),
         "{shown}"
     );
-    let swept_beta = parse_err("[sweep]\n\"sampler.beta\" = [0.5, 2.0]\n");
-    assert_eq!(swept_beta.location.position, Some((2, 24)));
+    let swept_beta =
+        parse_err("[sampler]\nkind = \"pcn\"\n[sweep]\n\"sampler.beta\" = [0.5, 2.0]\n");
+    assert_eq!(swept_beta.location.position, Some((4, 24)));
 }
 
 #[test]
