@@ -170,12 +170,20 @@ pub fn inla_run(request: &RunRequest) -> RunOutput {
         base: hyper.start,
     };
     let mut mixture = CellMixture::new(target.cells(), request.functional);
+    // The coefficients' marginals mix as the cells' do: each point's Laplace gaussian, weighted.
+    let covariates = target.prior.covariates().map_or(0, |c| c.count());
+    let mut coefficients = CellMixture::new(covariates, None);
     let explored = explore(
         &problem,
         &InlaSettings::default(),
         |point, evaluation, laplace| {
             mixture.add(point.log_density, &evaluation.fit().field, laplace);
             mixture.note_fit(evaluation.fit().newton.iterations);
+            if covariates > 0 {
+                let at = coefficient_marginals(&evaluation.target(&problem), evaluation.fit());
+                let (mean, sd): (Vec<f64>, Vec<f64>) = at.into_iter().unzip();
+                coefficients.add_gaussians(point.log_density, &mean, &sd, SdMethod::Exact);
+            }
         },
     );
     let grid = match explored {
@@ -193,7 +201,12 @@ pub fn inla_run(request: &RunRequest) -> RunOutput {
             grid,
         }),
     };
-    approximate_run(request, mixture.finish(), notes, approximation, started)
+    let mut run = approximate_run(request, mixture.finish(), notes, approximation, started);
+    if covariates > 0 {
+        let coefficients = coefficients.finish();
+        run.coefficient_marginals = coefficients.mean.into_iter().zip(coefficients.sd).collect();
+    }
+    run
 }
 
 /// The cells' mixture of Laplace gaussians over the grid points, accumulated point by point with
@@ -229,25 +242,30 @@ impl CellMixture {
     /// Add the point of log density `log_density` whose Laplace gaussian has mode `field` and
     /// marginals `laplace`.
     fn add(&mut self, log_density: f64, field: &[f64], laplace: &LaplaceMarginals) {
+        self.add_gaussians(log_density, field, &laplace.sd, laplace.method);
+    }
+
+    /// Add a point's gaussian marginals N(mean_c, sd_c^2), their sds computed by `method`.
+    fn add_gaussians(&mut self, log_density: f64, field: &[f64], sd: &[f64], method: SdMethod) {
         let reference = *self.reference.get_or_insert(log_density);
         if self.centre.is_empty() {
             self.centre = field.to_vec();
         }
         let w = (log_density - reference).exp();
         self.total += w;
-        for (c, (&m, &s)) in field.iter().zip(&laplace.sd).enumerate() {
+        for (c, (&m, &s)) in field.iter().zip(sd).enumerate() {
             let offset = m - self.centre[c];
             self.first[c] += w * offset;
             self.second[c] += w * (offset * offset + s * s);
         }
         if let Some(functional) = self.functional {
-            let values = marginal_expectation(functional, field, &laplace.sd);
+            let values = marginal_expectation(functional, field, sd);
             for (sum, value) in self.functional_sum.iter_mut().zip(values) {
                 *sum += w * value;
             }
         }
-        if let (SdMethod::Exact, SdMethod::LowRank { .. }) = (self.sd_method, laplace.method) {
-            self.sd_method = laplace.method;
+        if let (SdMethod::Exact, SdMethod::LowRank { .. }) = (self.sd_method, method) {
+            self.sd_method = method;
         }
     }
 

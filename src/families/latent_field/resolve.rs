@@ -469,7 +469,7 @@ impl Resolution<'_, '_> {
             return Ok(Vec::new());
         };
         let thresholds = crate::study::parse_numbers(&given.value.to_string());
-        match thresholds.iter().find(|t| !(**t > 0.0)) {
+        match thresholds.iter().find(|t| t.is_nan() || **t <= 0.0) {
             Some(bad) => Err(self
                 .resolver
                 .error_at(

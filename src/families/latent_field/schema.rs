@@ -85,7 +85,7 @@ crate::declare_table! {
         kind: Kind::Float,
         nullable: true,
         presence: Presence::Optional,
-        doc: "each covariate's coefficient (`data.covariates`) over the stored draws of all chains (`output.cell_draws` per chain), or the Laplace approximation's gaussian marginal (kind laplace; null for inla): on the design's scale (standardised by default: per sd of the covariate) `mean`, `sd`, `q05`, `q95`, `ess_bulk`, `rhat` (`coef_elev_mean`, ...), and per unit of the raw covariate `raw_mean`, `raw_sd`, `raw_q05`, `raw_q95`",
+        doc: "each covariate's coefficient (`data.covariates`) over the stored draws of all chains (`output.cell_draws` per chain), or an approximation's: the Laplace gaussian marginal (kind laplace), INLA's mixture of them over its grid (kind inla; quantiles from the gaussian of the mixture's mean and sd); ESS and R-hat null for both: on the design's scale (standardised by default: per sd of the covariate) `mean`, `sd`, `q05`, `q95`, `ess_bulk`, `rhat` (`coef_elev_mean`, ...), and per unit of the raw covariate `raw_mean`, `raw_sd`, `raw_q05`, `raw_q95`",
         },
         HYPER_ACCEPTANCE_RATE: f64 = optional("hyper_acceptance_rate", "share of kept hyperparameter updates that moved them, over all chains (sampler.hyper)"),
     }

@@ -379,3 +379,155 @@ fn with_nothing_inferred_the_grid_is_one_point() {
     assert_eq!(fields.len(), 1);
     assert!((log_evidence(&grid) - grid.points[0].log_evidence).abs() < 1e-12);
 }
+
+/// The covariates' coefficients under INLA (their Laplace gaussians, exact here, mixed over the
+/// grid of the variance) against a dense quadrature of the same: 400 nodes in log variance over
+/// +-6 prior sds, at each node the exact gaussian posterior of beta with the field integrated
+/// out (Sigma = v C_GG + s_b^2 X_G X_G^T + s^2 I; mean s_b^2 X_G^T Sigma^-1 y, covariance
+/// s_b^2 I - s_b^4 X_G^T Sigma^-1 X_G), computed here with dense matrices and nothing of the
+/// fixed-effect prior. A coefficient is a linear functional of the latent vector like a cell, so
+/// the cells' tolerance applies: mean and sd to 0.5 % of its sd.
+#[test]
+fn the_coefficients_agree_with_a_dense_quadrature_over_the_variance() {
+    use crate::model::covariates::Covariates;
+    use crate::model::prior::{Prior, WithCovariates, model_prior};
+    use crate::sampler::hyper::HyperModel;
+    use crate::sampler::{RunRequest, SamplerKind, SamplerSettings};
+    use std::sync::Arc;
+    const S_BETA: f64 = 1.0;
+    let grid = Grid::new(5);
+    let kernel = KernelSpec::squared_exponential(0.3, 1.0);
+    let raw = vec![
+        (
+            "x".to_string(),
+            (0..25).map(|c| grid.position(c).0).collect(),
+        ),
+        (
+            "bump".to_string(),
+            (0..25)
+                .map(|c| (-(grid.position(c).1 - 0.3f64).powi(2) / 0.1).exp())
+                .collect(),
+        ),
+    ];
+    let design = Arc::new(Covariates::new(raw, 25, true, S_BETA, "-".into()).unwrap());
+    let field = KroneckerPrior::new(grid, kernel).unwrap();
+    let truth = WithCovariates::new(Box::new(field.clone()), design.clone());
+    let simulation = Simulation {
+        likelihood: LikelihoodKind::Gaussian,
+        subsample: 2,
+        noise_sd: NOISE,
+        offset: 0.0,
+        mean: 0.0,
+    };
+    let data =
+        Dataset::simulate(&truth, simulation, &mut DataStreams::keyed(8, "inla-beta")).unwrap();
+    let model = ModelSpec {
+        grid,
+        kernel,
+        likelihood: LikelihoodKind::Gaussian,
+        noise_sd: NOISE,
+        offset: 0.0,
+        evidence_draws: 0,
+        mean: MeanSpec::Value(0.0),
+        hyper: HyperPriors::new(vec![(
+            HyperName::Variance,
+            HyperPrior::LogNormal {
+                mu: V_PRIOR.0,
+                sigma: V_PRIOR.1,
+            },
+        )]),
+        covariates: Some(design.clone()),
+    };
+    let (cells, y) = (&data.observed.cells, &data.observed.values);
+    let m = cells.len();
+
+    // The quadrature.
+    let dense = |v: f64| {
+        let sigma = Mat::from_fn(m, m, |a, b| {
+            let fixed: f64 = design
+                .columns
+                .iter()
+                .map(|x| x[cells[a]] * x[cells[b]])
+                .sum();
+            v * field.covariance(cells[a], cells[b])
+                + S_BETA * S_BETA * fixed
+                + if a == b { NOISE * NOISE } else { 0.0 }
+        });
+        let llt = sigma.llt(Side::Lower).unwrap();
+        let ym = Mat::from_fn(m, 1, |a, _| y[a]);
+        let alpha = llt.solve(&ym);
+        let quadratic: f64 = (0..m).map(|a| ym[(a, 0)] * alpha[(a, 0)]).sum();
+        let log_det: f64 = 2.0 * (0..m).map(|a| llt.L()[(a, a)].ln()).sum::<f64>();
+        let x = Mat::from_fn(m, 2, |a, k| design.columns[k][cells[a]]);
+        let solved = llt.solve(&x);
+        let beta: Vec<(f64, f64)> = (0..2)
+            .map(|k| {
+                let mean = S_BETA * S_BETA * (0..m).map(|a| x[(a, k)] * alpha[(a, 0)]).sum::<f64>();
+                let explained: f64 = (0..m).map(|a| x[(a, k)] * solved[(a, k)]).sum();
+                (mean, S_BETA * S_BETA - S_BETA.powi(4) * explained)
+            })
+            .collect();
+        (-0.5 * quadratic - 0.5 * log_det, beta)
+    };
+    let nodes: Vec<(f64, Vec<(f64, f64)>)> = (0..400)
+        .map(|k| {
+            let log_v = V_PRIOR.0 - 6.0 * V_PRIOR.1 + 12.0 * V_PRIOR.1 * k as f64 / 399.0;
+            let (log_likelihood, beta) = dense(log_v.exp());
+            let z = (log_v - V_PRIOR.0) / V_PRIOR.1;
+            (log_likelihood - 0.5 * z * z, beta)
+        })
+        .collect();
+    let top = nodes.iter().map(|n| n.0).fold(f64::NEG_INFINITY, f64::max);
+    let weights: Vec<f64> = nodes.iter().map(|n| (n.0 - top).exp()).collect();
+    let total: f64 = weights.iter().sum();
+    let exact: Vec<(f64, f64)> = (0..2)
+        .map(|k| {
+            let mean: f64 = nodes
+                .iter()
+                .zip(&weights)
+                .map(|(n, w)| w * n.1[k].0)
+                .sum::<f64>()
+                / total;
+            let second: f64 = nodes
+                .iter()
+                .zip(&weights)
+                .map(|(n, w)| w * (n.1[k].1 + n.1[k].0.powi(2)))
+                .sum::<f64>()
+                / total;
+            (mean, (second - mean * mean).sqrt())
+        })
+        .collect();
+
+    // The inla kind, as a job runs it.
+    let prior = model_prior(&model, kernel).unwrap();
+    assert_eq!(prior.latent_dim(), 27);
+    let likelihood = Likelihood::new(LikelihoodKind::Gaussian, y.clone(), NOISE, 0.0);
+    let spec = SamplerSettings::new(SamplerKind::Inla).check().unwrap();
+    let target = crate::model::Target {
+        prior: prior.as_ref(),
+        likelihood: &likelihood,
+        observed_cells: cells,
+        mean: 0.0,
+    };
+    let request = RunRequest {
+        hyper: Some(HyperModel {
+            model: &model,
+            start: Hyperparameters {
+                length_scale: 0.3,
+                length_scale_y: None,
+                variance: 1.0,
+                mean: 0.0,
+            },
+        }),
+        ..RunRequest::new(target, &spec)
+    };
+    let run = crate::sampler::run_kind(&spec, &request, Vec::new());
+    assert_eq!(run.coefficient_marginals.len(), 2);
+    for (k, (&(mean, sd), &(m_exact, sd_exact))) in
+        run.coefficient_marginals.iter().zip(&exact).enumerate()
+    {
+        eprintln!("beta_{k}: inla {mean:.5} +- {sd:.5}, quadrature {m_exact:.5} +- {sd_exact:.5}");
+        assert!((mean - m_exact).abs() < 5e-3 * sd_exact, "beta_{k} mean");
+        assert!((sd - sd_exact).abs() < 5e-3 * sd_exact, "beta_{k} sd");
+    }
+}

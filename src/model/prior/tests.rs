@@ -349,3 +349,133 @@ fn the_kronecker_spectral_root_needs_equal_axes() {
             .is_none()
     );
 }
+
+/// The fixed-effect prior (`covariates.rs`): its algebra, spectral root and gradient.
+mod with_covariates {
+    use crate::model::covariates::Covariates;
+    use crate::model::grid::Grid;
+    use crate::model::prior::KroneckerPrior;
+    use crate::model::prior::{Prior, WithCovariates};
+    use crate::model::spec::KernelSpec;
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    fn prior() -> WithCovariates {
+        let grid = Grid::new(5);
+        let field = KroneckerPrior::new(grid, KernelSpec::squared_exponential(0.4, 1.3)).unwrap();
+        let raw = vec![
+            ("a".to_string(), (0..25).map(|c| (c % 5) as f64).collect()),
+            (
+                "b".to_string(),
+                (0..25).map(|c| ((c * 7) % 11) as f64).collect(),
+            ),
+        ];
+        let covariates = Covariates::new(raw, 25, true, 0.7, PathBuf::from("-")).unwrap();
+        WithCovariates::new(Box::new(field), Arc::new(covariates))
+    }
+
+    fn vector(n: usize, seed: usize) -> Vec<f64> {
+        (0..n)
+            .map(|k| (((k + seed) * 7919 % 23) as f64 - 11.0) / 7.0)
+            .collect()
+    }
+
+    fn dot(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
+    }
+
+    /// <L x, v> = <x, L^T v>, and C = L L^T entry by entry and as a product.
+    #[test]
+    fn the_square_root_its_transpose_and_the_covariance_agree() {
+        let prior = prior();
+        assert_eq!(prior.latent_dim(), 27);
+        let mut scratch = vec![0.0; prior.scratch_len()];
+        let (x, v) = (vector(27, 1), vector(25, 2));
+        let mut lx = vec![0.0; 25];
+        prior.apply_sqrt(&x, &mut lx, &mut scratch);
+        let mut ltv = vec![0.0; 27];
+        prior.apply_sqrt_transpose(&v, &mut ltv, &mut scratch);
+        assert!((dot(&lx, &v) - dot(&x, &ltv)).abs() < 1e-10);
+        let mut cv = vec![0.0; 25];
+        prior.apply_covariance(&v, &mut cv);
+        let mut llt_v = vec![0.0; 25];
+        prior.apply_sqrt(&ltv, &mut llt_v, &mut scratch);
+        for c in 0..25 {
+            assert!((cv[c] - llt_v[c]).abs() < 1e-10, "cell {c}");
+            let row: f64 = (0..25).map(|b| prior.covariance(c, b) * v[b]).sum();
+            assert!((row - cv[c]).abs() < 1e-10, "cell {c}");
+        }
+    }
+
+    /// B B^T = C + s^2 X X^T, and B = L P with P = to_whitened.
+    #[test]
+    fn the_spectral_root_is_a_square_root_of_the_same_covariance() {
+        let prior = prior();
+        let root = prior
+            .spectral_root()
+            .expect("a square Kronecker prior has one");
+        assert_eq!(root.eigenvalues().len(), 27);
+        let mut scratch = vec![0.0; prior.scratch_len().max(root.scratch_len())];
+        let v = vector(25, 3);
+        let mut btv = vec![0.0; 27];
+        root.apply_transpose(&v, &mut btv, &mut scratch);
+        let mut cv = vec![0.0; 25];
+        prior.apply_covariance(&v, &mut cv);
+        assert!((dot(&btv, &btv) - dot(&v, &cv)).abs() < 1e-9);
+        let eta = vector(27, 4);
+        let mut b_eta = vec![0.0; 25];
+        root.apply(&eta, &mut b_eta, &mut scratch);
+        let mut xi = vec![0.0; 27];
+        root.to_whitened(&eta, &mut xi, &mut scratch);
+        let mut l_xi = vec![0.0; 25];
+        prior.apply_sqrt(&xi, &mut l_xi, &mut scratch);
+        for c in 0..25 {
+            assert!((b_eta[c] - l_xi[c]).abs() < 1e-10);
+        }
+        let mut back = vec![0.0; 27];
+        root.to_spectral(&xi, &mut back, &mut scratch);
+        for k in 0..27 {
+            assert!((back[k] - eta[k]).abs() < 1e-10);
+        }
+    }
+
+    /// The whitened gradient of the log-likelihood through the covariates' coordinates, against
+    /// central differences, for every likelihood.
+    #[test]
+    fn the_gradient_through_the_coefficients_matches_finite_differences() {
+        use crate::model::target::{Target, Workspace};
+        let prior = prior();
+        let cells = [0, 3, 7, 12, 18, 24];
+        for likelihood in &crate::model::likelihood::one_of_each(cells.len()) {
+            let target = Target {
+                prior: &prior,
+                likelihood,
+                observed_cells: &cells,
+                mean: 0.2,
+            };
+            let mut work = target.workspace();
+            let xi: Vec<f64> = vector(27, 5).iter().map(|v| v / 3.0).collect();
+            let mut field = vec![0.0; 25];
+            target.field(&xi, &mut field, &mut work);
+            let mut gradient = vec![0.0; 27];
+            target.log_likelihood_and_gradient(&field, &mut gradient, &mut work);
+            for k in [0, 13, 25, 26] {
+                let at = |delta: f64, work: &mut Workspace| {
+                    let mut moved = xi.clone();
+                    moved[k] += delta;
+                    let mut f = vec![0.0; 25];
+                    target.field(&moved, &mut f, work);
+                    target.log_likelihood(&f, work)
+                };
+                let h = 1e-6;
+                let numeric = (at(h, &mut work) - at(-h, &mut work)) / (2.0 * h);
+                assert!(
+                    (numeric - gradient[k]).abs() < 1e-6 * gradient[k].abs().max(1.0),
+                    "{:?} coordinate {k}: {} vs {numeric}",
+                    likelihood.kind(),
+                    gradient[k]
+                );
+            }
+        }
+    }
+}

@@ -27,11 +27,11 @@ const MAX_TRACE_POINTS: usize = 3000;
 
 /// A job's weighted sample of one hyperparameter: chain draws (weight 1 each) or INLA's grid
 /// points with their weights.
-struct Sample {
-    job_id: String,
-    inla: bool,
-    values: Vec<f64>,
-    weights: Vec<f64>,
+pub(super) struct Sample {
+    pub(super) job_id: String,
+    pub(super) inla: bool,
+    pub(super) values: Vec<f64>,
+    pub(super) weights: Vec<f64>,
 }
 
 /// Every figure about hyperparameters the results folder supports.
@@ -221,7 +221,7 @@ fn central_range(sample: &Sample) -> Option<(f64, f64)> {
 }
 
 /// The data set a job belongs to: its likelihood and data file (or "simulated").
-fn data_set(context: &Context, job_id: &str) -> String {
+pub(super) fn data_set(context: &Context, job_id: &str) -> String {
     let jobs = context.jobs_table();
     let Some(row) = context.job_row(job_id) else {
         return "jobs".into();
@@ -261,7 +261,7 @@ fn density_figure(
         (&title, 50),
         (0, &[]),
         ((1400, 520), panel_list.len(), 1),
-        |root, area, k| draw_density_panel(root, area, &panel_list[k], &label, name),
+        |root, area, k| draw_density_panel(root, area, &panel_list[k], &label, name.name()),
     )?;
     Ok(Figure {
         file,
@@ -279,12 +279,14 @@ fn density_figure(
     })
 }
 
-fn draw_density_panel(
+/// One panel of densities: each sample's kernel density over the samples' central range,
+/// labelled on the right by `label`, the x axis named `x`.
+pub(super) fn draw_density_panel(
     root: &Area,
     area: &Area,
     (data, samples): &(String, Vec<&Sample>),
     label: &dyn Fn(&Sample) -> String,
-    name: HyperName,
+    x: &str,
 ) -> DrawResult {
     let ranges: Vec<(f64, f64)> = samples.iter().filter_map(|s| central_range(s)).collect();
     let Some((lo, hi)) = finite_range(ranges.iter().flat_map(|r| [r.0, r.1])) else {
@@ -308,7 +310,7 @@ fn draw_density_panel(
     let frame = Frame::LINES.margins(12, 40, 480).labels(44, 70);
     let titles = Titles {
         title: data,
-        x: name.name(),
+        x,
         y: "density",
     };
     let (mut chart, plot_box) = plot(root, area, axes, frame, titles)?;

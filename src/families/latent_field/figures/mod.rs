@@ -10,11 +10,14 @@
 //! | autocorrelation of the log-likelihood | autocorrelation.parquet | [`chains`] |
 //! | SBC rank histograms, one figure per job, one panel per functional | ranks.parquet | [`ranks`] |
 //! | posterior densities of each inferred hyperparameter (chains and INLA overlaid), their traces | hyper.parquet, inla_grid.parquet | [`hyper`] |
+//! | posterior densities of each covariate's coefficient, with each job's mean and 90 % interval | coefficients.parquet, jobs.parquet | [`coefficients`] |
+//! | risk maps: intensity per unit area and P(relative risk > t) per cell | fields.parquet (`output.exceedance`) | [`fields`] |
 //!
 //! Its metrics against swept parameters are drawn by the report from [`REPORT`].
 
 pub mod acceptance;
 pub mod chains;
+pub mod coefficients;
 pub mod fields;
 pub mod hyper;
 pub mod ranks;
@@ -116,6 +119,7 @@ pub fn figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Fig
     }
     figures.extend(ranks::rank_figures(context, notes)?);
     figures.extend(hyper::hyper_figures(context, notes)?);
+    figures.extend(coefficients::coefficient_figures(context, notes)?);
     Ok(figures)
 }
 
