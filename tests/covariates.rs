@@ -324,21 +324,7 @@ fn the_shipped_covariates_study_converges_without_warnings() {
     let dir = tempfile::tempdir().unwrap();
     let study = Path::new(env!("CARGO_MANIFEST_DIR")).join("studies/lgcp/covariates.toml");
     let out = dir.path().join("out");
-    let output = support::fieldmc()
-        .args([
-            "run",
-            "--quiet",
-            "--no-report",
-            "--deny-warnings",
-            "--threads",
-            "1",
-        ])
-        .arg(&study)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", text(&output.stderr));
+    support::run_without_warnings(&study, &out, 1);
     let jobs = table(&out, "jobs");
     assert!(floats(&jobs, "cell_rhat_max")[0].unwrap() <= 1.01);
     for name in ["elev", "grad"] {

@@ -7,7 +7,8 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::{floats, ints, table, text};
+use fieldmc::families::FamilySpec;
+use support::{floats, ints, table};
 
 fn write_file(dir: &Path, name: &str, content: &str) -> PathBuf {
     let path = dir.join(name);
@@ -23,26 +24,6 @@ fn data(name: &str) -> String {
         .to_string()
 }
 
-/// `fieldmc run --deny-warnings` on `study`: succeeds, or the test fails with stderr.
-fn run_without_warnings(study: &Path, out: &Path) {
-    let output = support::fieldmc()
-        .args([
-            "run",
-            "--quiet",
-            "--no-report",
-            "--deny-warnings",
-            "--threads",
-            "2",
-        ])
-        .arg(study)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .unwrap();
-    let stderr = text(&output.stderr);
-    assert!(output.status.success(), "{}:\n{stderr}", study.display());
-}
-
 fn strings(df: &polars::prelude::DataFrame, column: &str) -> Vec<String> {
     df.column(column)
         .unwrap()
@@ -51,20 +32,6 @@ fn strings(df: &polars::prelude::DataFrame, column: &str) -> Vec<String> {
         .iter()
         .map(|v| v.unwrap_or_default().to_string())
         .collect()
-}
-
-/// The fields of a CSV line, a quoted field (`"normal(0, 1)"`) kept whole, its quotes removed.
-fn csv_fields(line: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
-    let mut quoted = false;
-    for c in line.chars() {
-        match c {
-            '"' => quoted = !quoted,
-            ',' if !quoted => fields.push(String::new()),
-            c => fields.last_mut().unwrap().push(c),
-        }
-    }
-    fields
 }
 
 #[test]
@@ -90,7 +57,7 @@ fn grid_likelihood_and_data_alone_converge_on_every_shipped_count_grid() {
         ),
     );
     let out = dir.path().join("counts");
-    run_without_warnings(&study, &out);
+    support::run_without_warnings(&study, &out, 2);
     let jobs = table(&out, "jobs");
     assert_eq!(jobs.height(), grids.len());
     assert!(
@@ -123,53 +90,55 @@ fn grid_likelihood_and_data_alone_converge_on_the_shipped_label_grid() {
         ),
     );
     let out = dir.path().join("labels");
-    run_without_warnings(&study, &out);
+    support::run_without_warnings(&study, &out, 2);
     let jobs = table(&out, "jobs");
     assert_eq!(strings(&jobs, "sampler_kind"), ["laplace_hmc"]);
     assert!(floats(&jobs, "cell_rhat_max")[0].unwrap() <= 1.01);
 }
 
-/// The kind `auto` picks, as `fieldmc plan` shows it; a named kind is kept, and the budget of an
-/// automatic kind gives way to what the study sets.
+/// The kind `auto` picks and its budget, as the study resolves them; a named kind is kept, and
+/// the budget of an automatic kind gives way to what the study sets.
 #[test]
-fn auto_picks_by_likelihood_and_a_named_kind_is_kept() {
+fn auto_picks_laplace_hmc_and_a_named_kind_is_kept() {
     let dir = tempfile::tempdir().unwrap();
-    let plan = |name: &str, extra: &str| -> String {
+    let resolved = |name: &str, extra: &str| -> (String, usize, u64, u64) {
         let study = write_file(dir.path(), name, &format!("[model]\ngrid = 8\n{extra}"));
-        let output = support::fieldmc()
-            .args(["plan", "--format", "csv"])
-            .arg(&study)
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{}", text(&output.stderr));
-        text(&output.stdout)
+        let study = fieldmc::plan::load(&study).unwrap();
+        let plan = fieldmc::plan::plan(&study);
+        let FamilySpec::LatentField(spec) = &plan.jobs[0].spec else {
+            panic!("a latent-field study");
+        };
+        let sampler = &spec.sampler;
+        let schedule = sampler.schedule();
+        (
+            sampler.kind().to_string(),
+            sampler.chains(),
+            sampler.iterations(),
+            schedule.burn_in,
+        )
     };
-    let field = |csv: &str, column: &str| -> String {
-        let mut lines = csv.lines();
-        let header = csv_fields(lines.next().unwrap());
-        let at = header.iter().position(|h| h == column).unwrap();
-        csv_fields(lines.next().unwrap()).swap_remove(at)
-    };
-    let gaussian = plan("gaussian.toml", "likelihood = \"gaussian\"\n");
-    assert_eq!(field(&gaussian, "sampler_kind"), "laplace_hmc");
-    assert_eq!(field(&gaussian, "sampler_chains"), "4");
-    assert_eq!(field(&gaussian, "sampler_iterations"), "2000");
-    assert_eq!(field(&gaussian, "sampler_burn_in"), "1000");
-    let poisson = plan(
-        "poisson.toml",
-        "likelihood = \"poisson\"\n[sampler]\nchains = 2\n",
+    let auto =
+        |kind: &str, chains, iterations, burn_in| (kind.to_string(), chains, iterations, burn_in);
+    for likelihood in ["gaussian", "probit", "poisson"] {
+        let study = format!("likelihood = \"{likelihood}\"\n");
+        assert_eq!(
+            resolved("auto.toml", &study),
+            auto("laplace_hmc", 4, 2_000, 1_000),
+            "{likelihood}"
+        );
+    }
+    let short = "likelihood = \"poisson\"\n[sampler]\nchains = 2\niterations = 300\n";
+    assert_eq!(
+        resolved("short.toml", short),
+        auto("laplace_hmc", 2, 300, 150)
     );
-    assert_eq!(field(&poisson, "sampler_kind"), "laplace_hmc");
-    assert_eq!(field(&poisson, "sampler_chains"), "2");
-    let named = plan(
-        "named.toml",
-        "likelihood = \"poisson\"\n[sampler]\nkind = \"pcn\"\n",
+    let named = "likelihood = \"poisson\"\n[sampler]\nkind = \"pcn\"\n";
+    assert_eq!(resolved("named.toml", named), auto("pcn", 1, 10_000, 0));
+    let written = "likelihood = \"probit\"\n[sampler]\nkind = \"auto\"\n";
+    assert_eq!(
+        resolved("written.toml", written),
+        auto("laplace_hmc", 4, 2_000, 1_000)
     );
-    assert_eq!(field(&named, "sampler_kind"), "pcn");
-    assert_eq!(field(&named, "sampler_chains"), "1");
-    let written = plan(
-        "auto.toml",
-        "likelihood = \"probit\"\n[sampler]\nkind = \"auto\"\n",
-    );
-    assert_eq!(field(&written, "sampler_kind"), "laplace_hmc");
+    let hyper = "variance_prior = \"log-normal(0, 1)\"\n[sampler]\nhyper = \"within-gibbs\"\n";
+    assert_eq!(resolved("hyper.toml", hyper).0, "pcn");
 }

@@ -233,22 +233,7 @@ fn the_unit_trap_judges_a_priors_median_and_length_scales_too_long() {
 fn the_shipped_points_study_converges_without_warnings() {
     let dir = tempfile::tempdir().unwrap();
     let study = Path::new(env!("CARGO_MANIFEST_DIR")).join("studies/lgcp/points.toml");
-    let output = support::fieldmc()
-        .args([
-            "run",
-            "--quiet",
-            "--no-report",
-            "--deny-warnings",
-            "--threads",
-            "2",
-        ])
-        .arg(&study)
-        .arg("--out")
-        .arg(dir.path().join("out"))
-        .output()
-        .unwrap();
-    let stderr = text(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    let stderr = support::run_without_warnings(&study, &dir.path().join("out"), 2);
     assert!(stderr.contains("no warnings"), "{stderr}");
     let jobs = table(&dir.path().join("out"), "jobs");
     assert_eq!(jobs.height(), 2);

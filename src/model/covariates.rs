@@ -149,6 +149,15 @@ impl Covariates {
         }
     }
 
+    /// out = s X^T v: the gradient with respect to the coefficients' whitened coordinates of a
+    /// function whose gradient with respect to the field is `v` (the transpose of
+    /// [`Covariates::add_whitened_effect`]).
+    pub fn whitened_gradient(&self, v: &[f64], out: &mut [f64]) {
+        for (o, column) in out.iter_mut().zip(&self.columns) {
+            *o = self.prior_sd * column.iter().zip(v).map(|(x, v)| x * v).sum::<f64>();
+        }
+    }
+
     /// beta_k . x_k(cell) summed: the fixed effect at one cell.
     pub fn fixed_effect_at(&self, beta: &[f64], cell: usize) -> f64 {
         self.columns

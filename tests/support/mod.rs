@@ -58,6 +58,28 @@ pub fn run_ok(study: &Path, out: &Path, threads: usize) -> String {
     stderr
 }
 
+/// `fieldmc run --quiet --no-report --deny-warnings` on `study` into `out`: it must succeed (no
+/// job warns); returns its stderr.
+pub fn run_without_warnings(study: &Path, out: &Path, threads: usize) -> String {
+    let output = fieldmc()
+        .args([
+            "run",
+            "--quiet",
+            "--no-report",
+            "--deny-warnings",
+            "--threads",
+        ])
+        .arg(threads.to_string())
+        .arg(study)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("the fieldmc binary starts");
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{}:\n{stderr}", study.display());
+    stderr
+}
+
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }

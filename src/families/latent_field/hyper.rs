@@ -11,26 +11,7 @@ use crate::sampler::RunOutput;
 #[derive(Debug, Clone, PartialEq)]
 pub struct HyperSummary {
     pub name: HyperName,
-    pub mean: f64,
-    pub sd: f64,
-    pub q05: f64,
-    pub q95: f64,
-    pub ess_bulk: Option<f64>,
-    pub rhat: Option<f64>,
-}
-
-impl HyperSummary {
-    /// The statistics in the order of [`crate::sink::schema::jobs::HYPER_STATISTICS`].
-    pub fn statistics(&self) -> [Option<f64>; 6] {
-        [
-            Some(self.mean),
-            Some(self.sd),
-            Some(self.q05),
-            Some(self.q95),
-            self.ess_bulk,
-            self.rhat,
-        ]
-    }
+    pub posterior: SeriesSummary,
 }
 
 /// The posterior of one scalar from its kept draws, chain by chain: mean and sd of the pooled
@@ -108,12 +89,14 @@ pub fn summarize(names: &[HyperName], run: &RunOutput) -> Vec<HyperSummary> {
             .iter()
             .map(|m| HyperSummary {
                 name: m.name,
-                mean: m.mean,
-                sd: m.sd,
-                q05: m.q05,
-                q95: m.q95,
-                ess_bulk: None,
-                rhat: None,
+                posterior: SeriesSummary {
+                    mean: m.mean,
+                    sd: m.sd,
+                    q05: m.q05,
+                    q95: m.q95,
+                    ess_bulk: None,
+                    rhat: None,
+                },
             })
             .collect();
     }
@@ -121,16 +104,8 @@ pub fn summarize(names: &[HyperName], run: &RunOutput) -> Vec<HyperSummary> {
         .iter()
         .enumerate()
         .filter_map(|(index, &name)| {
-            let s = SeriesSummary::of(&series(run, index, names.len()))?;
-            Some(HyperSummary {
-                name,
-                mean: s.mean,
-                sd: s.sd,
-                q05: s.q05,
-                q95: s.q95,
-                ess_bulk: s.ess_bulk,
-                rhat: s.rhat,
-            })
+            let posterior = SeriesSummary::of(&series(run, index, names.len()))?;
+            Some(HyperSummary { name, posterior })
         })
         .collect()
 }

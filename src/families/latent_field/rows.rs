@@ -193,7 +193,8 @@ fn hyper_columns(mut rows: Rows, result: &JobResult) -> Rows {
         return rows;
     }
     for summary in &result.hyper {
-        for (statistic, value) in jobs::HYPER_STATISTICS.iter().zip(summary.statistics()) {
+        let statistics = summary.posterior.statistics();
+        for (statistic, value) in jobs::HYPER_STATISTICS.iter().zip(statistics) {
             let column = jobs::HYPER.member(format!("{}_{statistic}", summary.name));
             rows = rows.set_member::<f64, _>(&jobs::HYPER, &column, [value]);
         }

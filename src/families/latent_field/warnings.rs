@@ -197,7 +197,10 @@ fn inla_warnings(grid: &crate::model::inla::HyperGrid) -> Vec<String> {
 pub fn hyper_warnings(summaries: &[HyperSummary]) -> Vec<String> {
     summaries
         .iter()
-        .flat_map(|s| scalar_warnings(&s.name.to_string(), s.rhat, s.ess_bulk))
+        .flat_map(|s| {
+            let posterior = &s.posterior;
+            scalar_warnings(&s.name.to_string(), posterior.rhat, posterior.ess_bulk)
+        })
         .collect()
 }
 

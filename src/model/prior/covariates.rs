@@ -48,10 +48,7 @@ impl Prior for WithCovariates {
     fn apply_sqrt_transpose(&self, v: &[f64], out: &mut [f64], scratch: &mut [f64]) {
         let (field, z) = out.split_at_mut(self.field_dim());
         self.field.apply_sqrt_transpose(v, field, scratch);
-        let s = self.covariates.prior_sd;
-        for (o, column) in z.iter_mut().zip(&self.covariates.columns) {
-            *o = s * column.iter().zip(v).map(|(x, v)| x * v).sum::<f64>();
-        }
+        self.covariates.whitened_gradient(v, z);
     }
     fn apply_covariance(&self, x: &[f64], out: &mut [f64]) {
         self.field.apply_covariance(x, out);
@@ -142,10 +139,7 @@ impl SpectralRoot for CovariateSpectral {
         let k = self.field_dim();
         let (field, z) = out.split_at_mut(k);
         self.field.apply_transpose(v, field, scratch);
-        let s = self.covariates.prior_sd;
-        for (o, column) in z.iter_mut().zip(&self.covariates.columns) {
-            *o = s * column.iter().zip(v).map(|(x, v)| x * v).sum::<f64>();
-        }
+        self.covariates.whitened_gradient(v, z);
     }
     fn to_whitened(&self, eta: &[f64], out: &mut [f64], scratch: &mut [f64]) {
         let k = self.field_dim();
