@@ -14,9 +14,9 @@ crate::declare_keys! {
         value: ValueType::Text,
         rule: Rule::NonEmpty,
     },
-    /// Bayes net: the observed nodes, `node=state` pairs separated by commas ("" for none).
+    /// Bayes net: the observed nodes, `node=state` pairs: an array `["mrk=pass", "att=high"]` or one string separated by commas ("" for none).
     MODEL_EVIDENCE = model.evidence {
-        value: ValueType::Text,
+        value: ValueType::Words,
         default: Default::Text(""),
     },
     use SAMPLER_KIND,

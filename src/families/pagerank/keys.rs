@@ -13,9 +13,9 @@ crate::declare_keys! {
         rule: Rule::UnitInterval,
         default: Default::Float(0.15),
     },
-    /// PageRank: the graph inline, directed edges `from>to` separated by spaces or commas (or give data.graph).
+    /// PageRank: the graph inline, directed edges `from>to`: an array `["a>b", "b>c"]` or one string separated by spaces or commas (or give data.graph).
     MODEL_EDGES = model.edges {
-        value: ValueType::Text,
+        value: ValueType::Words,
         rule: Rule::NonEmpty,
         default: Default::Derived("none: data.graph"),
     },

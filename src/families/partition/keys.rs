@@ -70,12 +70,12 @@ crate::declare_keys! {
     DATA_ADJACENCY = data.adjacency { value: ValueType::Text, rule: Rule::NonEmpty },
     /// The areas' id column (the ids the edge list uses).
     DATA_ID = data.id { value: ValueType::Text, rule: Rule::NonEmpty, default: Default::Text("id") },
-    /// The feature columns, comma-separated ("crim,zn,rm").
+    /// The feature columns: an array `["crim", "zn", "rm"]` or one string separated by commas ("crim,zn,rm").
     DATA_FEATURES = data.features { value: ValueType::Words, rule: Rule::NonEmpty },
     /// The target column.
     DATA_TARGET = data.target { value: ValueType::Text, rule: Rule::NonEmpty },
-    /// The x and y columns of each area's point, comma-separated ("lon,lat"; "" for none): for k-means and the maps.
-    DATA_COORDINATES = data.coordinates { value: ValueType::Text, default: Default::Text("") },
+    /// The x and y columns of each area's point: `["lon", "lat"]` or "lon,lat" ("" for none): for k-means and the maps.
+    DATA_COORDINATES = data.coordinates { value: ValueType::Words, default: Default::Text("") },
     /// The administrative region column: the start of the chains and a baseline.
     DATA_ADMIN = data.admin { value: ValueType::Text, rule: Rule::NonEmpty },
     /// softmax-flip: tau; a region is picked with probability proportional to exp(error / (tau * mean error)).

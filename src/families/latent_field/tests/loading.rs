@@ -470,3 +470,25 @@ fn sbc_settings_belong_to_sbc_studies() {
     let misspecified = parse_err("[study]\nkind = \"sbc\"\n[data]\nlength_scale = 0.5\n");
     assert_eq!(misspecified.location.position, Some((4, 16)));
 }
+
+/// A list-valued key takes a TOML array or one comma-separated string, and the two are the same
+/// job (the array's canonical text is the names joined by commas); a name with a comma or an
+/// empty name in an array is refused where it is written.
+#[test]
+fn a_list_valued_key_takes_an_array_or_a_comma_string() {
+    let id = |edges: &str| {
+        let study = parse_ok(&format!(
+            "[model]\nfamily = \"pagerank\"\nedges = {edges}\n[sampler]\niterations = 100\n"
+        ));
+        crate::plan::plan(&study).jobs[0].header.id.clone()
+    };
+    assert_eq!(id("[\"a>b\", \"b>c\", \"c>a\"]"), id("\"a>b,b>c,c>a\""));
+    assert_ne!(id("[\"a>b\", \"b>a\"]"), id("\"a>b,b>c,c>a\""));
+    let error = parse_err("[model]\nfamily = \"pagerank\"\nedges = [\"a>b\", \"b>c,c>a\"]\n");
+    assert!(
+        error.to_string().starts_with(
+            "studies/t.toml:3:17: `model.edges`: an empty name, or a name with a comma"
+        ),
+        "{error}"
+    );
+}
