@@ -1,7 +1,7 @@
 //! Defaults that converge (`sampler.kind = "auto"`): a study that gives only the grid, the
-//! likelihood and the data runs the kind measured best for its likelihood with four chains, and
-//! converges on every shipped real grid with no warning (`--deny-warnings`); a study that names
-//! its kind keeps it.
+//! likelihood and the data runs the kind measured best with four chains, and converges with no
+//! warning (`--deny-warnings`) on every shipped real grid (32 x 32 and 64 x 64 counts, the
+//! hickory labels) and on points with covariates; a study that names its kind keeps it.
 
 mod support;
 
@@ -34,29 +34,23 @@ fn strings(df: &polars::prelude::DataFrame, column: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn grid_likelihood_and_data_alone_converge_on_every_shipped_count_grid() {
+/// A study of `[model] grid, likelihood` and `[data] source, path` sweeping `grids` (data/
+/// files of D x D cells): every job laplace_hmc with 4 chains, converged with no warning.
+fn converges_by_default(name: &str, d: usize, grids: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
-    let grids = [
-        "lansing_grid32.csv",
-        "finpines_grid32.csv",
-        "redwood_grid32.csv",
-        "japanesepines_grid32.csv",
-        "chicago_theft_grid32.csv",
-    ];
     let paths: Vec<String> = grids.iter().map(|g| format!("{:?}", data(g))).collect();
     let study = write_file(
         dir.path(),
-        "counts.toml",
+        &format!("{name}.toml"),
         &format!(
-            "[model]\ngrid = 32\nlikelihood = \"poisson\"\n\
+            "[model]\ngrid = {d}\nlikelihood = \"poisson\"\n\
              [data]\nsource = \"csv\"\npath = {}\n\
              [sweep]\n\"data.path\" = [{}]\n",
             paths[0],
             paths.join(", ")
         ),
     );
-    let out = dir.path().join("counts");
+    let out = dir.path().join(name);
     support::run_without_warnings(&study, &out, 2);
     let jobs = table(&out, "jobs");
     assert_eq!(jobs.height(), grids.len());
@@ -74,6 +68,60 @@ fn grid_likelihood_and_data_alone_converge_on_every_shipped_count_grid() {
             rhat.unwrap() <= 1.01 && ess.unwrap() >= 400.0,
             "{rhat:?} {ess:?}"
         );
+    }
+}
+
+#[test]
+fn grid_likelihood_and_data_alone_converge_on_every_shipped_count_grid() {
+    converges_by_default(
+        "counts32",
+        32,
+        &[
+            "lansing_grid32.csv",
+            "finpines_grid32.csv",
+            "redwood_grid32.csv",
+            "japanesepines_grid32.csv",
+            "chicago_theft_grid32.csv",
+        ],
+    );
+}
+
+#[test]
+fn grid_likelihood_and_data_alone_converge_on_every_shipped_64_grid() {
+    converges_by_default(
+        "counts64",
+        64,
+        &[
+            "lansing_grid64.csv",
+            "finpines_grid64.csv",
+            "redwood_grid64.csv",
+            "japanesepines_grid64.csv",
+        ],
+    );
+}
+
+/// Points with covariates and nothing else: the bei trees with elevation and slope, the window
+/// required for points, the length scale and sampler fieldmc's defaults.
+#[test]
+fn points_with_covariates_alone_converge() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = write_file(
+        dir.path(),
+        "bei.toml",
+        &format!(
+            "[model]\ngrid = 32\nwindow = [[0, 1000], [0, 500]]\nlikelihood = \"poisson\"\n\
+             [data]\nsource = \"points\"\npath = {:?}\ncovariates = [\"elev\", \"grad\"]\n\
+             covariates_path = {:?}\n",
+            data("bei_points.csv"),
+            data("bei_covariates_grid32.csv")
+        ),
+    );
+    let out = dir.path().join("bei");
+    support::run_without_warnings(&study, &out, 1);
+    let jobs = table(&out, "jobs");
+    assert!(floats(&jobs, "cell_rhat_max")[0].unwrap() <= 1.01);
+    for name in ["elev", "grad"] {
+        assert!(floats(&jobs, &format!("coef_{name}_rhat"))[0].unwrap() <= 1.01);
     }
 }
 
