@@ -92,3 +92,25 @@ fn a_laplace_job_writes_the_mode_its_newton_iterations_and_its_evidence() {
     }
     assert_eq!(compared, 144);
 }
+
+/// `sampler.rank` sizes the low-rank Laplace Gaussian of gpcn and laplace_hmc (it was once read
+/// and then ignored): the job's `rank` is the one given, and without it the one the spectrum
+/// chose.
+#[test]
+fn a_given_rank_is_the_rank_the_low_rank_kinds_keep() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = support::write_file(
+        dir.path(),
+        "rank.toml",
+        "[model]\ngrid = 8\nlikelihood = \"poisson\"\n[data]\nsubsample = 2\n\
+         [sampler]\niterations = 200\nburn_in = 100\nchains = 2\n\
+         [sweep]\n\"sampler.kind\" = [\"gpcn\", \"laplace_hmc\"]\n\"sampler.rank\" = [7, 19]\n",
+    );
+    let out = dir.path().join("out");
+    support::run_ok(&study, &out, 2);
+    let jobs = support::table(&out, "jobs");
+    let given = support::ints(&jobs, "sampler_rank");
+    let kept = support::ints(&jobs, "rank");
+    assert_eq!(jobs.height(), 4);
+    assert_eq!(given, kept, "sampler.rank against the rank kept");
+}

@@ -48,6 +48,19 @@ use crate::model::target::{Target, Workspace};
 /// Eigenvalues of the misfit Hessian kept by [`Rank::Auto`]: at least this large.
 pub const RANK_THRESHOLD: f64 = 0.01;
 
+impl Rank {
+    /// `sampler.rank`: that many eigenpairs when given, else from the spectrum above
+    /// [`RANK_THRESHOLD`].
+    pub fn of(given: Option<usize>) -> Self {
+        match given {
+            Some(rank) => Rank::Fixed(rank),
+            None => Rank::Auto {
+                threshold: RANK_THRESHOLD,
+            },
+        }
+    }
+}
+
 /// The largest rank [`Rank::Auto`] keeps for a `dim`-dimensional field: 8 sqrt(dim), between 64
 /// and 1024 (so V holds at most 8 N^1.5 values and a step's two products with it cost O(N^1.5)).
 pub fn rank_cap(dim: usize) -> usize {
@@ -123,12 +136,7 @@ impl Kind for Gpcn {
     const HAS_RANK: bool = true;
 
     fn configure(settings: &KindSettings) -> Self {
-        Self::new(
-            settings.step,
-            Rank::Auto {
-                threshold: RANK_THRESHOLD,
-            },
-        )
+        Self::new(settings.step, Rank::of(settings.rank))
     }
 }
 

@@ -10,6 +10,8 @@ pub struct KindSettings {
     pub step: f64,
     /// `sampler.burn_in`: the iterations a kind that adapts itself (NUTS) adapts during.
     pub burn_in: u64,
+    /// `sampler.rank`: the eigenpairs a low-rank kind keeps (`None`: from the spectrum).
+    pub rank: Option<usize>,
 }
 
 /// A sampler kind as a study names it: how to build it from a job's spec, and how its step size

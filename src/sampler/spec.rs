@@ -318,6 +318,7 @@ impl SamplerSpec {
         KindSettings {
             step: self.step,
             burn_in: self.schedule.burn_in,
+            rank: self.rank,
         }
     }
 
