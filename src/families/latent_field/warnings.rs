@@ -68,28 +68,11 @@ pub fn warnings(spec: &SamplerSpec, run: &RunOutput, cells: &CellDiagnostics) ->
         .chains
         .iter()
         .any(|c| c.mean_acceptance_probability.is_some());
-    let rate = run.acceptance_rate;
-    let at_limit = spec
-        .adaptation()
-        .and_then(|a| a.max_step)
-        .zip(run.mean_step_size())
-        .is_some_and(|(max, step)| step >= STEP_LIMIT_SHARE * max);
-    let too_high_at_limit = at_limit && rate > ACCEPTANCE_RANGE.1;
-    if mh && !(ACCEPTANCE_RANGE.0..=ACCEPTANCE_RANGE.1).contains(&rate) && !too_high_at_limit {
-        found.push(format!(
-            "acceptance {rate:.3} outside {:.2}-{:.2}: tune beta",
-            ACCEPTANCE_RANGE.0, ACCEPTANCE_RANGE.1
-        ));
-    }
-    if let Some(adaptation) = spec.adaptation() {
-        let target = adaptation.target_acceptance;
-        let above_at_limit = at_limit && rate > target;
-        if (rate - target).abs() > ADAPTATION_TOLERANCE && !above_at_limit {
-            found.push(format!(
-                "adaptation ended at acceptance {rate:.3}, target {target}: lengthen burn-in"
-            ));
-        }
-    }
+    found.extend(acceptance_warnings(
+        mh.then_some(run.acceptance_rate),
+        spec.adaptation(),
+        run.mean_step_size(),
+    ));
     let divergences: u64 = run
         .chains
         .iter()
@@ -236,6 +219,42 @@ fn scalar_warnings(name: &str, rhat: Option<f64>, ess: Option<f64>) -> Vec<Strin
     found
 }
 
+/// What a Metropolis-Hastings kind's kept acceptance `rate` (None for kinds without one) says,
+/// with the `adaptation` it ran and its adapted mean `step`: outside [`ACCEPTANCE_RANGE`], or
+/// more than [`ADAPTATION_TOLERANCE`] from the adaptation's target, except above them with the
+/// step at its kind's limit ([`STEP_LIMIT_SHARE`]).
+fn acceptance_warnings(
+    rate: Option<f64>,
+    adaptation: Option<crate::sampler::Adaptation>,
+    step: Option<f64>,
+) -> Vec<String> {
+    let mut found = Vec::new();
+    let Some(rate) = rate else {
+        return found;
+    };
+    let at_limit = adaptation
+        .and_then(|a| a.max_step)
+        .zip(step)
+        .is_some_and(|(max, step)| step >= STEP_LIMIT_SHARE * max);
+    let too_high_at_limit = at_limit && rate > ACCEPTANCE_RANGE.1;
+    if !(ACCEPTANCE_RANGE.0..=ACCEPTANCE_RANGE.1).contains(&rate) && !too_high_at_limit {
+        found.push(format!(
+            "acceptance {rate:.3} outside {:.2}-{:.2}: tune beta",
+            ACCEPTANCE_RANGE.0, ACCEPTANCE_RANGE.1
+        ));
+    }
+    if let Some(adaptation) = adaptation {
+        let target = adaptation.target_acceptance;
+        let above_at_limit = at_limit && rate > target;
+        if (rate - target).abs() > ADAPTATION_TOLERANCE && !above_at_limit {
+            found.push(format!(
+                "adaptation ended at acceptance {rate:.3}, target {target}: lengthen burn-in"
+            ));
+        }
+    }
+    found
+}
+
 /// A warning per inferred hyperparameter whose chains start more than
 /// [`crate::model::hyper::FAR_START_SDS`] prior standard deviations from its prior's median (a value the study set
 /// far out in the prior's tail, or in other units than the prior's).
@@ -272,5 +291,28 @@ mod tests {
         let stationary: Vec<f64> = (0..1000).map(|t| ((t * 7919) % 101) as f64).collect();
         assert!(drift(&stationary).unwrap() < DRIFT_LIMIT);
         assert_eq!(drift(&[1.0; 50]), None, "too short to judge");
+    }
+
+    use crate::sampler::Adaptation;
+
+    const LAPLACE_HMC: Adaptation = Adaptation {
+        target_acceptance: 0.8,
+        max_step: Some(std::f64::consts::FRAC_PI_2),
+    };
+
+    /// A step at its kind's limit with a high acceptance is a nearly exact proposal, not a
+    /// problem; the same acceptance with room to grow the step, or a low one at the limit, is.
+    #[test]
+    fn a_high_acceptance_is_spared_only_at_the_step_limit() {
+        assert!(acceptance_warnings(Some(0.96), Some(LAPLACE_HMC), Some(1.53)).is_empty());
+        let small_step = acceptance_warnings(Some(0.96), Some(LAPLACE_HMC), Some(0.5));
+        assert_eq!(small_step.len(), 2, "{small_step:?}");
+        let low_at_limit = acceptance_warnings(Some(0.5), Some(LAPLACE_HMC), Some(1.55));
+        assert_eq!(low_at_limit.len(), 1, "{low_at_limit:?}");
+        assert!(low_at_limit[0].starts_with("adaptation ended at acceptance 0.500"));
+        // Without adaptation (pcn as the coursework runs it) the range alone judges.
+        let unadapted = acceptance_warnings(Some(0.97), None, Some(0.2));
+        assert_eq!(unadapted, ["acceptance 0.970 outside 0.05-0.95: tune beta"]);
+        assert!(acceptance_warnings(None, Some(LAPLACE_HMC), Some(0.1)).is_empty());
     }
 }
