@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Covariate coefficients of the bei trees study (studies/lgcp/covariates.toml), three ways:
-#   1. fieldmc on the study as written (its default sampler), one thread;
+#   1. fieldmc on the study as written (its default sampler), one thread, and INLA with the
+#      length scale and variance inferred (studies/lgcp/covariates_inla.toml);
 #   2. a Poisson regression WITHOUT the spatial field (R's glm, count ~ elev + grad on the same
 #      32 x 32 grid, covariates standardised by their mean and population sd over all cells);
 #   3. BlackJAX NUTS on the same model (../shared/peers/lgcp_joint_peer.py: the same grid, cell
@@ -27,6 +28,7 @@ PEER_PYTHON=${PEER_PYTHON:-/work/peer-venv/bin/python}
 FIELDMC=${FIELDMC:-target/release/fieldmc}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/covariates.XXXXXX")}
 STUDY=studies/lgcp/covariates.toml
+INLA_STUDY=studies/lgcp/covariates_inla.toml
 PEER=../shared/peers/lgcp_joint_peer.py
 COUNTS=data/bei_grid32.csv     # the points of the study's data.path counted on its 32 x 32 grid
 RESULTS=bench/results
@@ -88,6 +90,12 @@ echo "study: length scale $LENGTH_SCALE, variance $VARIANCE, covariates $COV_NAM
 echo "fieldmc ..." >&2
 rm -rf "$OUT/fieldmc"
 timed fieldmc "${PIN[@]}" "$FIELDMC" run "$STUDY" --out "$OUT/fieldmc" --threads 1 --quiet
+
+# 1b. fieldmc's INLA with the length scale and variance inferred (where the study's fixed values
+# come from), one thread.
+echo "fieldmc inla ..." >&2
+rm -rf "$OUT/inla"
+timed inla "${PIN[@]}" "$FIELDMC" run "$INLA_STUDY" --out "$OUT/inla" --threads 1 --quiet
 
 # 2. Poisson regression without the field (flat prior on beta).
 echo "glm ..." >&2

@@ -2,7 +2,7 @@
 """The table of bench/covariates.sh: covariate coefficients of studies/lgcp/covariates.toml from
 fieldmc, a Poisson GLM without the field and BlackJAX NUTS (../shared/peers/lgcp_joint_peer.py).
 
-Reads OUT/fieldmc/jobs.parquet, OUT/glm.csv, OUT/peer.json and OUT/timings.csv (written by
+Reads OUT/fieldmc/jobs.parquet, OUT/inla/jobs.parquet (INLA_STUDY), OUT/glm.csv, OUT/peer.json and OUT/timings.csv (written by
 bench/covariates.sh) and the study TOML; checks that the three fits are of the same model; writes
 RESULTS/covariates.csv (one row per method x coefficient) and RESULTS/covariates.md (the table and
 sentences generated from the same numbers). Needs polars (and pyarrow) to read the Parquet.
@@ -22,7 +22,8 @@ import polars as pl
 
 COLUMNS = ["method", "coefficient", "mean", "sd", "q05", "q95", "ess_bulk", "rhat",
            "cpu_seconds", "ess_per_cpu_second"]
-FIELDMC, GLM, PEER = "fieldmc", "glm_no_field", "blackjax_nuts"
+FIELDMC, INLA, GLM, PEER = "fieldmc", "fieldmc_inla", "glm_no_field", "blackjax_nuts"
+INLA_STUDY = "studies/lgcp/covariates_inla.toml"
 
 
 def args():
@@ -118,6 +119,18 @@ def main():
     checks.append(f"{total:,} trees on {ps['N']:,} cells in the counts grid of the GLM and the peer "
                   "(checked by covariates.sh to be the study's points counted on its grid)")
 
+    # ---- INLA with the length scale and variance inferred: where the study's values come from
+    inla = pl.read_parquet(os.path.join(a.out, "inla", "jobs.parquet")).row(0, named=True)
+    assert inla["status"] == "ok" and inla["sampler_kind"] == "inla", inla["error"]
+    l_inla, s2_inla = inla["hyper_length_scale_mean"], inla["hyper_variance_mean"]
+    assert abs(l_inla - l_study) < 0.5 and abs(s2_inla - s2_study) < 0.005, (l_inla, s2_inla)
+    checks.append(
+        f"the study's length scale and variance are INLA's posterior means on these data "
+        f"(`{os.path.basename(INLA_STUDY)}`: log-normal priors, {inla['laplace_fits']} Laplace "
+        f"fits): length scale {fmt(l_inla, 4)} m [{fmt(inla['hyper_length_scale_q05'], 4)}, "
+        f"{fmt(inla['hyper_length_scale_q95'], 4)}], variance {fmt(s2_inla, 4)} "
+        f"[{fmt(inla['hyper_variance_q05'], 4)}, {fmt(inla['hyper_variance_q95'], 4)}], rounded")
+
     # ---- rows
     rows = []
     for n in names:
@@ -127,6 +140,11 @@ def main():
                      "sd": job[f"coef_{n}_sd"], "q05": job[f"coef_{n}_q05"],
                      "q95": job[f"coef_{n}_q95"], "ess_bulk": ess, "rhat": job[f"coef_{n}_rhat"],
                      "cpu_seconds": cpu, "ess_per_cpu_second": ess / cpu})
+    for n in names:
+        rows.append({"method": INLA, "coefficient": n, "mean": inla[f"coef_{n}_mean"],
+                     "sd": inla[f"coef_{n}_sd"], "q05": inla[f"coef_{n}_q05"],
+                     "q95": inla[f"coef_{n}_q95"], "ess_bulk": None, "rhat": None,
+                     "cpu_seconds": inla["cpu_seconds"], "ess_per_cpu_second": None})
     for n in names:
         g = glm[n]
         rows.append({"method": GLM, "coefficient": n, "mean": float(g["estimate"]),
@@ -161,8 +179,9 @@ def main():
     except (OSError, subprocess.CalledProcessError):
         fm_version = "fieldmc (version unknown)"
     nuts = peer["nuts"]
-    label = {FIELDMC: f"fieldmc ({job['sampler_kind']})", GLM: "Poisson GLM, no field",
-             PEER: "BlackJAX NUTS (peer)"}
+    label = {FIELDMC: f"fieldmc ({job['sampler_kind']})",
+             INLA: "fieldmc (inla, length scale and variance inferred)",
+             GLM: "Poisson GLM, no field", PEER: "BlackJAX NUTS (peer)"}
     L = []
     L.append("# Covariate coefficients: fieldmc, a GLM without the field, BlackJAX NUTS")
     L.append("")
