@@ -415,6 +415,15 @@ mod tests {
             ("japanesepines", unit, 65.0),
             ("lansing", unit, 2251.0),
             ("finpines", finpines, 126.0),
+            // Binned independently by data/export_bei.R (8 trees on inner cell edges).
+            (
+                "bei",
+                Window {
+                    x: (0.0, 1000.0),
+                    y: (0.0, 500.0),
+                },
+                3604.0,
+            ),
         ];
         for (name, window, total) in patterns {
             let points =
