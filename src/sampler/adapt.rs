@@ -14,6 +14,8 @@ pub struct DualAveraging {
     log_step: f64,
     log_step_bar: f64,
     count: f64,
+    /// The update count at which the iterate last wanted more than the largest step.
+    last_capped: f64,
 }
 
 /// Stan's settings.
@@ -34,6 +36,7 @@ impl DualAveraging {
             log_step,
             log_step_bar: log_step,
             count: 0.0,
+            last_capped: 0.0,
         }
     }
 
@@ -43,7 +46,11 @@ impl DualAveraging {
         let m = self.count;
         let share = 1.0 / (m + T0);
         self.h_bar = (1.0 - share) * self.h_bar + share * (self.target - acceptance);
-        self.log_step = (self.mu - m.sqrt() / GAMMA * self.h_bar).min(self.max_log_step);
+        let wanted = self.mu - m.sqrt() / GAMMA * self.h_bar;
+        if wanted > self.max_log_step {
+            self.last_capped = m;
+        }
+        self.log_step = wanted.min(self.max_log_step);
         let weight = m.powf(-KAPPA);
         self.log_step_bar = weight * self.log_step + (1.0 - weight) * self.log_step_bar;
         self.log_step.exp()
@@ -52,6 +59,13 @@ impl DualAveraging {
     /// The step to freeze at the end of burn-in: the averaged iterate.
     pub fn final_step(&self) -> f64 {
         self.log_step_bar.exp()
+    }
+
+    /// Whether the iterate wanted a step above the largest the kind admits in the second half
+    /// of the updates: the acceptance then stays above the target because the kind cannot step
+    /// further (laplace_hmc at a quarter turn), not because adaptation failed.
+    pub fn capped(&self) -> bool {
+        self.last_capped > self.count / 2.0
     }
 }
 
@@ -80,5 +94,16 @@ mod tests {
             assert!(adapter.update(1.0) <= 1.0);
         }
         assert!(adapter.final_step() <= 1.0);
+        assert!(
+            adapter.capped(),
+            "every move accepted: it wanted more than the cap"
+        );
+        // Settling below the cap is not capped.
+        let mut adapter = DualAveraging::new(0.01, 0.574, Some(10.0));
+        let mut step: f64 = 0.01;
+        for _ in 0..2_000 {
+            step = adapter.update((-step).exp());
+        }
+        assert!(!adapter.capped());
     }
 }

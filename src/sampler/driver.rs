@@ -215,6 +215,9 @@ pub struct ChainOutput {
     pub mean_acceptance_probability: Option<f64>,
     /// The step size the kept iterations used (after adaptation), for kinds with one.
     pub step_size: Option<f64>,
+    /// Whether adaptation wanted a step above the kind's largest late in burn-in (see
+    /// [`super::adapt::DualAveraging::capped`]); `None` without adaptation.
+    pub step_capped: Option<bool>,
     /// The kept iterations' trajectories, for kinds that build them (NUTS).
     pub trajectory: Option<TrajectorySummary>,
     /// The share of kept hyperparameter updates that moved, when hyperparameters are inferred.
@@ -470,6 +473,7 @@ fn run_chain<S: Sampler>(
         acceptance_rate: 0.0,
         mean_acceptance_probability: None,
         step_size: None,
+        step_capped: None,
         trajectory: None,
         hyper_acceptance_rate: None,
         loglik_evaluations: 0,
@@ -554,6 +558,7 @@ fn run_chain<S: Sampler>(
     output.mean_acceptance_probability =
         (acceptance_count > 0).then(|| acceptance_sum / acceptance_count as f64);
     output.step_size = state.step_size();
+    output.step_capped = adapter.as_ref().map(DualAveraging::capped);
     output.trajectory = state.trajectory();
     output.hyper_acceptance_rate = state.hyper_acceptance_rate();
     ChainRecord {

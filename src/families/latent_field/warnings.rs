@@ -68,10 +68,12 @@ pub fn warnings(spec: &SamplerSpec, run: &RunOutput, cells: &CellDiagnostics) ->
         .chains
         .iter()
         .any(|c| c.mean_acceptance_probability.is_some());
+    let capped = !run.chains.is_empty() && run.chains.iter().all(|c| c.step_capped == Some(true));
     found.extend(acceptance_warnings(
         mh.then_some(run.acceptance_rate),
         spec.adaptation(),
         run.mean_step_size(),
+        capped,
     ));
     let divergences: u64 = run
         .chains
@@ -222,11 +224,13 @@ fn scalar_warnings(name: &str, rhat: Option<f64>, ess: Option<f64>) -> Vec<Strin
 /// What a Metropolis-Hastings kind's kept acceptance `rate` (None for kinds without one) says,
 /// with the `adaptation` it ran and its adapted mean `step`: outside [`ACCEPTANCE_RANGE`], or
 /// more than [`ADAPTATION_TOLERANCE`] from the adaptation's target, except above them with the
-/// step at its kind's limit ([`STEP_LIMIT_SHARE`]).
+/// step at its kind's limit: within [`STEP_LIMIT_SHARE`] of it, or `capped` (every chain's
+/// adaptation wanted more than the limit late in burn-in).
 fn acceptance_warnings(
     rate: Option<f64>,
     adaptation: Option<crate::sampler::Adaptation>,
     step: Option<f64>,
+    capped: bool,
 ) -> Vec<String> {
     let mut found = Vec::new();
     let Some(rate) = rate else {
@@ -235,7 +239,8 @@ fn acceptance_warnings(
     let at_limit = adaptation
         .and_then(|a| a.max_step)
         .zip(step)
-        .is_some_and(|(max, step)| step >= STEP_LIMIT_SHARE * max);
+        .is_some_and(|(max, step)| step >= STEP_LIMIT_SHARE * max)
+        || capped;
     let too_high_at_limit = at_limit && rate > ACCEPTANCE_RANGE.1;
     if !(ACCEPTANCE_RANGE.0..=ACCEPTANCE_RANGE.1).contains(&rate) && !too_high_at_limit {
         found.push(format!(
@@ -304,15 +309,21 @@ mod tests {
     /// problem; the same acceptance with room to grow the step, or a low one at the limit, is.
     #[test]
     fn a_high_acceptance_is_spared_only_at_the_step_limit() {
-        assert!(acceptance_warnings(Some(0.96), Some(LAPLACE_HMC), Some(1.53)).is_empty());
-        let small_step = acceptance_warnings(Some(0.96), Some(LAPLACE_HMC), Some(0.5));
+        assert!(acceptance_warnings(Some(0.96), Some(LAPLACE_HMC), Some(1.53), false).is_empty());
+        let small_step = acceptance_warnings(Some(0.96), Some(LAPLACE_HMC), Some(0.5), false);
         assert_eq!(small_step.len(), 2, "{small_step:?}");
-        let low_at_limit = acceptance_warnings(Some(0.5), Some(LAPLACE_HMC), Some(1.55));
+        let low_at_limit = acceptance_warnings(Some(0.5), Some(LAPLACE_HMC), Some(1.55), false);
         assert_eq!(low_at_limit.len(), 1, "{low_at_limit:?}");
         assert!(low_at_limit[0].starts_with("adaptation ended at acceptance 0.500"));
         // Without adaptation (pcn as the coursework runs it) the range alone judges.
-        let unadapted = acceptance_warnings(Some(0.97), None, Some(0.2));
+        let unadapted = acceptance_warnings(Some(0.97), None, Some(0.2), false);
         assert_eq!(unadapted, ["acceptance 0.970 outside 0.05-0.95: tune beta"]);
-        assert!(acceptance_warnings(None, Some(LAPLACE_HMC), Some(0.1)).is_empty());
+        assert!(acceptance_warnings(None, Some(LAPLACE_HMC), Some(0.1), false).is_empty());
+        // Below the share of the limit, but every chain's adaptation wanted more than it.
+        assert!(acceptance_warnings(Some(0.91), Some(LAPLACE_HMC), Some(1.38), true).is_empty());
+        assert_eq!(
+            acceptance_warnings(Some(0.91), Some(LAPLACE_HMC), Some(1.38), false).len(),
+            1
+        );
     }
 }
