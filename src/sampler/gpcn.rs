@@ -49,14 +49,12 @@ use crate::model::target::{Target, Workspace};
 pub const RANK_THRESHOLD: f64 = 0.01;
 
 impl Rank {
-    /// `sampler.rank`: that many eigenpairs when given, else from the spectrum above
-    /// [`RANK_THRESHOLD`].
-    pub fn of(given: Option<usize>) -> Self {
+    /// `sampler.rank`: that many eigenpairs when given, else from the spectrum above the
+    /// kind's `threshold` (gpcn [`RANK_THRESHOLD`], laplace_hmc its own).
+    pub fn of(given: Option<usize>, threshold: f64) -> Self {
         match given {
             Some(rank) => Rank::Fixed(rank),
-            None => Rank::Auto {
-                threshold: RANK_THRESHOLD,
-            },
+            None => Rank::Auto { threshold },
         }
     }
 }
@@ -136,7 +134,7 @@ impl Kind for Gpcn {
     const HAS_RANK: bool = true;
 
     fn configure(settings: &KindSettings) -> Self {
-        Self::new(settings.step, Rank::of(settings.rank))
+        Self::new(settings.step, Rank::of(settings.rank, RANK_THRESHOLD))
     }
 }
 

@@ -63,7 +63,7 @@ impl Kind for LaplaceHmc {
     const HAS_RANK: bool = true;
 
     fn configure(settings: &KindSettings) -> Self {
-        Self::new(settings.step, Rank::of(settings.rank))
+        Self::new(settings.step, Rank::of(settings.rank, RANK_THRESHOLD))
     }
 }
 
