@@ -114,8 +114,7 @@ impl Covariates {
     /// The coefficients of a position whose last [`Covariates::count`] whitened coordinates are
     /// the coefficients' (beta = s z), into `out`.
     pub fn coefficients_of(&self, xi: &[f64], out: &mut [f64]) {
-        let z = &xi[xi.len() - self.count()..];
-        for (b, &z) in out.iter_mut().zip(z) {
+        for (b, &z) in out.iter_mut().zip(self.whitened_coefficients(xi)) {
             *b = self.prior_sd * z;
         }
     }
@@ -141,12 +140,29 @@ impl Covariates {
 
     /// out += X (s z): the fixed effect of the coefficients' whitened coordinates `z`.
     pub fn add_whitened_effect(&self, z: &[f64], out: &mut [f64]) {
+        self.add_scaled(z, self.prior_sd, out);
+    }
+
+    /// out -= X (s z): a field without the fixed effect of the position whose last
+    /// [`Covariates::count`] whitened coordinates are `z` (no allocation: the driver calls it on
+    /// every move).
+    pub fn remove_whitened_effect(&self, z: &[f64], out: &mut [f64]) {
+        self.add_scaled(z, -self.prior_sd, out);
+    }
+
+    /// out += X (scale z).
+    fn add_scaled(&self, z: &[f64], scale: f64, out: &mut [f64]) {
         for (column, &z) in self.columns.iter().zip(z) {
-            let b = self.prior_sd * z;
+            let b = scale * z;
             for (o, &x) in out.iter_mut().zip(column) {
                 *o += b * x;
             }
         }
+    }
+
+    /// The coefficients' whitened coordinates of a position: its last [`Covariates::count`].
+    pub fn whitened_coefficients<'x>(&self, xi: &'x [f64]) -> &'x [f64] {
+        &xi[xi.len() - self.count()..]
     }
 
     /// out = s X^T v: the gradient with respect to the coefficients' whitened coordinates of a

@@ -150,24 +150,24 @@ pub struct CoefficientDraws {
 impl CoefficientDraws {
     /// The series of coefficient `index` of `count`.
     pub fn series(&self, index: usize, count: usize) -> Vec<f64> {
-        self.values
-            .iter()
-            .skip(index)
-            .step_by(count.max(1))
-            .copied()
-            .collect()
+        interleaved_series(&self.values, index, count)
     }
+}
+
+/// The `index`-th of `count` values stored row by row (draw-major), as one series.
+fn interleaved_series(values: &[f64], index: usize, count: usize) -> Vec<f64> {
+    values
+        .iter()
+        .skip(index)
+        .step_by(count.max(1))
+        .copied()
+        .collect()
 }
 
 impl Trace {
     /// The traced series of the `index`-th of `count` inferred hyperparameters.
     pub fn hyper_series(&self, index: usize, count: usize) -> Vec<f64> {
-        self.hyper
-            .iter()
-            .skip(index)
-            .step_by(count.max(1))
-            .copied()
-            .collect()
+        interleaved_series(&self.hyper, index, count)
     }
 
     /// The `index`-th of `count` inferred hyperparameters at traced state `row`.
@@ -319,8 +319,8 @@ impl ExceedanceEstimates {
             *f -= target.mean;
         }
         if let Some(covariates) = target.prior.covariates() {
-            let beta: Vec<f64> = covariates.coefficients(xi).iter().map(|b| -b).collect();
-            covariates.add_fixed_effect(&beta, &mut self.spatial);
+            let z = covariates.whitened_coefficients(xi);
+            covariates.remove_whitened_effect(z, &mut self.spatial);
         }
     }
 
@@ -337,15 +337,15 @@ impl ExceedanceEstimates {
 }
 
 impl ChainEstimates {
-    fn new(field: &[f64], functional: Option<Functional>, levels: &[f64]) -> Self {
-        let cells = field.len();
+    /// Estimates over `cells` cells, holding nothing until [`ChainEstimates::hold`].
+    fn new(cells: usize, functional: Option<Functional>, levels: &[f64]) -> Self {
         Self {
             moments: WeightedMoments::new(cells),
             batch: BatchSums::new(cells),
             batches: BatchStatistics::new(cells),
             functional: functional.map(|f| (f, WeightedMoments::new(cells), vec![0.0; cells])),
             exceedance: ExceedanceEstimates::new(levels, cells),
-            held: field.to_vec(),
+            held: vec![0.0; cells],
             pending: 0.0,
         }
     }
@@ -467,7 +467,7 @@ fn run_chain<S: Sampler>(
         let step = state.step_size()?;
         (schedule.burn_in > 0).then(|| DualAveraging::new(step, a.target_acceptance, a.max_step))
     });
-    let mut estimates = ChainEstimates::new(state.field(), request.functional, request.exceedance);
+    let mut estimates = ChainEstimates::new(target.cells(), request.functional, request.exceedance);
     estimates.hold(target, &state);
     let mut output = ChainOutput {
         acceptance_rate: 0.0,

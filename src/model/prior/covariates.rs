@@ -50,16 +50,12 @@ impl Prior for WithCovariates {
         self.field.apply_sqrt_transpose(v, field, scratch);
         self.covariates.whitened_gradient(v, z);
     }
+    /// C x + (s X)(s X)^T x.
     fn apply_covariance(&self, x: &[f64], out: &mut [f64]) {
         self.field.apply_covariance(x, out);
-        let s2 = self.covariates.prior_sd * self.covariates.prior_sd;
-        let projections: Vec<f64> = self
-            .covariates
-            .columns
-            .iter()
-            .map(|column| s2 * column.iter().zip(x).map(|(c, x)| c * x).sum::<f64>())
-            .collect();
-        self.covariates.add_fixed_effect(&projections, out);
+        let mut z = vec![0.0; self.covariates.count()];
+        self.covariates.whitened_gradient(x, &mut z);
+        self.covariates.add_whitened_effect(&z, out);
     }
     fn covariance(&self, a: usize, b: usize) -> f64 {
         let s2 = self.covariates.prior_sd * self.covariates.prior_sd;
