@@ -26,6 +26,7 @@ pub mod normals;
 pub mod plan;
 pub mod report;
 pub mod sampler;
+pub mod simd_state;
 pub mod sink;
 pub mod streams;
 pub mod study;

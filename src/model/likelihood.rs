@@ -58,6 +58,7 @@ impl Likelihood {
     /// log p(data | u) up to a constant, from the field at the observed cells.
     pub fn log_likelihood(&self, gu: &[f64]) -> f64 {
         debug_assert_eq!(gu.len(), self.len());
+        crate::simd_state::clear_upper_state();
         match self {
             Self::Gaussian { values, noise_sd } => {
                 let squares: f64 = values.iter().zip(gu).map(|(v, u)| (v - u) * (v - u)).sum();
@@ -86,6 +87,7 @@ impl Likelihood {
     /// of the field written into `gradient`.
     pub fn log_likelihood_and_gradient(&self, gu: &[f64], gradient: &mut [f64]) -> f64 {
         debug_assert_eq!(gradient.len(), self.len());
+        crate::simd_state::clear_upper_state();
         match self {
             Self::Gaussian { values, noise_sd } => {
                 let precision = 1.0 / (noise_sd * noise_sd);
@@ -124,6 +126,7 @@ impl Likelihood {
     /// which are log-concave in u.
     pub fn curvature(&self, gu: &[f64], out: &mut [f64]) {
         debug_assert_eq!(gu.len(), self.len());
+        crate::simd_state::clear_upper_state();
         match self {
             Self::Gaussian { noise_sd, .. } => out.fill(1.0 / (noise_sd * noise_sd)),
             Self::Probit { labels, noise_sd } => {
