@@ -8,8 +8,8 @@
 //! centre cell's field, E[u_c | y] = sum_theta p(theta | y) [K (K + s^2 I)^-1 y]_c. Every job's
 //! posterior means of the two hyperparameters and of u_c must lie within 4.7 Monte Carlo
 //! standard errors of the exact ones (MCSE of a hyperparameter: its posterior sd / sqrt(bulk
-//! ESS); of the cell: its batch-means MCSE). The two tests make 18 + 9 = 27 z-scores, each
-//! beyond 4.7 with probability 2.6e-6: Bonferroni false-alarm rate 7.0e-5 per run of this file.
+//! ESS); of the cell: its batch-means MCSE). The three tests make 18 + 9 + 6 = 33 z-scores, each
+//! beyond 4.7 with probability 2.6e-6: Bonferroni false-alarm rate 8.6e-5 per run of this file.
 
 mod support;
 
@@ -71,6 +71,32 @@ chains = 4
 
 [sweep]
 "sampler.hyper" = ["within-gibbs", "surrogate-slice", "pseudo-marginal"]
+"#;
+
+/// The joint chain (`sampler.hyper = "joint"`: NUTS on the hyperparameters and the field
+/// together), on each of the two problems above; `{priors}` is replaced by the study's priors.
+const JOINT: &str = r#"
+[study]
+name = "{name}"
+seed = 13
+
+[model]
+grid = 5
+likelihood = "gaussian"
+length_scale = 0.3
+{priors}
+
+[data]
+noise_sd = 0.3
+length_scale = 0.2
+subsample = 2
+
+[sampler]
+kind = "nuts"
+hyper = "joint"
+iterations = 6000
+burn_in = 1000
+chains = 4
 "#;
 
 const NOISE_SD: f64 = 0.3;
@@ -303,4 +329,29 @@ fn every_update_infers_a_length_scale_per_axis() {
         kernel: |a, b| (a.exp(), b.exp(), 1.0),
     };
     check_against_quadrature("hyper_exact_ard", ANISOTROPIC, 3, &inferred);
+}
+
+/// The joint chain on both problems: 2 x 3 z-scores.
+#[test]
+fn the_joint_chain_agrees_with_the_exact_gaussian_posterior() {
+    let isotropic = Inferred {
+        names: ["length_scale", "variance"],
+        priors: [(-1.5, 0.5), (0.0, 0.5)],
+        kernel: |a, b| (a.exp(), a.exp(), b.exp()),
+    };
+    let study = JOINT.replace("{name}", "joint_exact").replace(
+        "{priors}",
+        "length_scale_prior = \"log-normal(-1.5, 0.5)\"\nvariance_prior = \"log-normal(0.0, 0.5)\"",
+    );
+    check_against_quadrature("joint_exact", &study, 1, &isotropic);
+    let anisotropic = Inferred {
+        names: ["length_scale", "length_scale_y"],
+        priors: [(-1.5, 0.5), (-1.0, 0.5)],
+        kernel: |a, b| (a.exp(), b.exp(), 1.0),
+    };
+    let study = JOINT.replace("{name}", "joint_exact_ard").replace(
+        "{priors}",
+        "length_scale_prior = \"log-normal(-1.5, 0.5)\"\nlength_scale_y_prior = \"log-normal(-1.0, 0.5)\"",
+    );
+    check_against_quadrature("joint_exact_ard", &study, 1, &anisotropic);
 }

@@ -59,6 +59,12 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
         rngs: Vec<ChainRng>,
     }
     if let Some(hyper) = request.hyper
+        && spec.hyper().update == hyper::HyperUpdate::Joint
+    {
+        let nuts = nuts::Nuts::configure(&spec.kind_settings());
+        return run(&hyper::joint::JointNuts::new(nuts, hyper), request, rngs);
+    }
+    if let Some(hyper) = request.hyper
         && spec.hyper().infers()
     {
         return hyper::run_with_hyper(spec, request, hyper, rngs).expect(

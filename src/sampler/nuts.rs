@@ -80,7 +80,21 @@ impl nuts_rs::LogpError for NonFiniteDensity {
     }
 }
 
+/// A log posterior density nuts-rs samples, and the chain position each of its points stands
+/// for: the whitened field alone ([`WhitenedDensity`]) or the field with the hyperparameters
+/// ([`crate::model::hyper::joint::JointDensity`], `sampler.hyper = "joint"`).
+pub trait NutsDensity: Clone {
+    /// The dimension of a point q.
+    fn dim(&self) -> usize;
+    /// log pi(q) up to a constant, with its gradient written into `gradient`.
+    fn log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64;
+    /// The chain's position at q (its whitened coordinates, field and log-likelihood), with the
+    /// inferred hyperparameters there written into `hyperparameters`.
+    fn position(&mut self, q: &[f64], hyperparameters: &mut Vec<f64>) -> Position;
+}
+
 /// The log posterior density of the whitened coordinates, for nuts-rs.
+#[derive(Clone)]
 pub struct WhitenedDensity<'t> {
     target: Target<'t>,
     field: Vec<f64>,
@@ -95,10 +109,16 @@ impl<'t> WhitenedDensity<'t> {
             target,
         }
     }
+}
+
+impl NutsDensity for WhitenedDensity<'_> {
+    fn dim(&self) -> usize {
+        self.target.dim()
+    }
 
     /// log pi(xi) = loglik(mean + L xi) - |xi|^2 / 2, with its gradient g(xi) - xi written into
     /// `gradient`.
-    pub fn log_density(&mut self, xi: &[f64], gradient: &mut [f64]) -> f64 {
+    fn log_density(&mut self, xi: &[f64], gradient: &mut [f64]) -> f64 {
         self.target.field(xi, &mut self.field, &mut self.work);
         let log_likelihood =
             self.target
@@ -110,25 +130,33 @@ impl<'t> WhitenedDensity<'t> {
         }
         log_likelihood - 0.5 * squared
     }
-}
 
-impl HasDims for WhitenedDensity<'_> {
-    fn dim_sizes(&self) -> HashMap<String, u64> {
-        HashMap::from([("unconstrained_parameter".into(), self.target.dim() as u64)])
+    fn position(&mut self, xi: &[f64], _: &mut Vec<f64>) -> Position {
+        Position::new(xi.to_vec(), &self.target, &mut self.work)
     }
 }
 
-impl CpuLogpFunc for WhitenedDensity<'_> {
+/// A [`NutsDensity`] as nuts-rs's log density: non-finite values are its recoverable errors.
+#[derive(Clone)]
+pub struct Bridge<D>(pub D);
+
+impl<D: NutsDensity> HasDims for Bridge<D> {
+    fn dim_sizes(&self) -> HashMap<String, u64> {
+        HashMap::from([("unconstrained_parameter".into(), self.0.dim() as u64)])
+    }
+}
+
+impl<D: NutsDensity> CpuLogpFunc for Bridge<D> {
     type LogpError = NonFiniteDensity;
     type FlowParameters = ();
     type ExpandedVector = Vec<f64>;
 
     fn dim(&self) -> usize {
-        self.target.dim()
+        self.0.dim()
     }
 
     fn logp(&mut self, position: &[f64], gradient: &mut [f64]) -> Result<f64, NonFiniteDensity> {
-        let log_density = self.log_density(position, gradient);
+        let log_density = self.0.log_density(position, gradient);
         if log_density.is_finite() && gradient.iter().all(|g| g.is_finite()) {
             Ok(log_density)
         } else {
@@ -169,7 +197,7 @@ impl nuts_rs::rand::TryRng for SeedWords<'_> {
     }
 }
 
-type NutsChain<'t> = <DiagNutsSettings as Settings>::Chain<CpuMath<WhitenedDensity<'t>>>;
+type NutsChain<D> = <DiagNutsSettings as Settings>::Chain<CpuMath<Bridge<D>>>;
 
 /// What one draw's trajectory did (nuts-rs's statistics of it).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -207,50 +235,56 @@ impl TrajectorySums {
     }
 }
 
-/// A NUTS chain: the nuts-rs chain (made at the first step, when the stream is at hand) and the
-/// current position with its field.
-pub struct NutsState<'t> {
+/// A NUTS chain on density `D`: the nuts-rs chain (made at the first step, when the stream is at
+/// hand), the current point q and the chain position it stands for.
+pub struct NutsState<D: NutsDensity> {
     settings: DiagNutsSettings,
-    target: Target<'t>,
-    chain: Option<NutsChain<'t>>,
+    density: D,
+    chain: Option<NutsChain<D>>,
+    q: Vec<f64>,
     position: Position,
-    work: Workspace,
+    hyperparameters: Vec<f64>,
     step_size: Option<f64>,
     sums: TrajectorySums,
 }
 
-impl<'t> NutsState<'t> {
-    fn new(settings: DiagNutsSettings, xi: Vec<f64>, target: Target<'t>) -> Self {
-        let mut work = target.workspace();
-        Self {
-            settings,
-            target,
+impl Nuts {
+    /// A chain of these settings on `density`, at point `q`.
+    pub fn state<D: NutsDensity>(&self, mut density: D, q: Vec<f64>) -> NutsState<D> {
+        let mut hyperparameters = Vec::new();
+        let position = density.position(&q, &mut hyperparameters);
+        NutsState {
+            settings: self.settings,
+            density,
             chain: None,
-            position: Position::new(xi, &target, &mut work),
-            work,
+            q,
+            position,
+            hyperparameters,
             step_size: None,
             sums: TrajectorySums::default(),
         }
     }
+}
 
-    /// The nuts-rs chain, made and started at the current position on first use.
-    fn chain(&mut self, rng: &mut ChainRng) -> &mut NutsChain<'t> {
-        let (settings, target, xi) = (&self.settings, self.target, &self.position.xi);
+impl<D: NutsDensity> NutsState<D> {
+    /// The nuts-rs chain, made and started at the current point on first use.
+    fn chain(&mut self, rng: &mut ChainRng) -> &mut NutsChain<D> {
+        let (settings, density, q) = (&self.settings, &self.density, &self.q);
         self.chain.get_or_insert_with(|| {
-            let math = CpuMath::new(WhitenedDensity::new(target));
+            let math = CpuMath::new(Bridge(density.clone()));
             let mut chain = settings
                 .new_chain(0, math, &mut SeedWords(rng))
                 .unwrap_or_else(|e| panic!("nuts-rs rejected its settings: {e}"));
             chain
-                .set_position(xi)
+                .set_position(q)
                 .unwrap_or_else(|e| panic!("NUTS cannot start at the prior draw: {e}"));
             chain
         })
     }
 
-    /// One nuts-rs draw: the new position and what its trajectory did.
+    /// One nuts-rs draw: the new point and what its trajectory did.
     fn draw(&mut self, rng: &mut ChainRng) -> (Box<[f64]>, Trajectory) {
-        let (xi, _, stats, progress) = self
+        let (q, _, stats, progress) = self
             .chain(rng)
             .expanded_draw()
             .unwrap_or_else(|e| panic!("NUTS failed: {e}"));
@@ -262,17 +296,40 @@ impl<'t> NutsState<'t> {
             step_size_bar: stats.adapt.step_size.step_size_bar,
             gradients: progress.num_gradients,
         };
-        (xi, trajectory)
+        (q, trajectory)
+    }
+
+    /// One transition: a nuts-rs draw, and the chain's position at it.
+    pub fn advance(&mut self, rng: &mut ChainRng) -> StepInfo {
+        let (q, trajectory) = self.draw(rng);
+        self.sums.add(&trajectory);
+        self.step_size = Some(trajectory.step_size_bar);
+        let moved = *q != *self.q;
+        if moved {
+            self.q.copy_from_slice(&q);
+            self.position = self.density.position(&self.q, &mut self.hyperparameters);
+        }
+        // NUTS has no Metropolis-Hastings acceptance probability: its mean tree acceptance is
+        // reported per chain in the trajectory summary.
+        StepInfo {
+            moved,
+            acceptance_probability: None,
+            loglik_evaluations: 0,
+            gradient_evaluations: u32::try_from(trajectory.gradients).unwrap_or(u32::MAX),
+        }
     }
 }
 
-impl ChainState for NutsState<'_> {
+impl<D: NutsDensity> ChainState for NutsState<D> {
     fn current(&self) -> &Position {
         &self.position
     }
     /// The adapted step size (before nuts-rs's per-draw jitter), once a draw has been made.
     fn step_size(&self) -> Option<f64> {
         self.step_size
+    }
+    fn hyperparameters(&self) -> &[f64] {
+        &self.hyperparameters
     }
     fn trajectory(&self) -> Option<TrajectorySummary> {
         let s = &self.sums;
@@ -288,36 +345,18 @@ impl ChainState for NutsState<'_> {
 }
 
 impl Sampler for Nuts {
-    type State<'t> = NutsState<'t>;
+    type State<'t> = NutsState<WhitenedDensity<'t>>;
 
-    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> NutsState<'t> {
-        NutsState::new(self.settings, xi, *target)
+    fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> Self::State<'t> {
+        self.state(WhitenedDensity::new(*target), xi)
     }
 
     fn step<'t>(
         &self,
-        state: &mut NutsState<'t>,
-        target: &Target<'t>,
+        state: &mut Self::State<'t>,
+        _target: &Target<'t>,
         rng: &mut ChainRng,
     ) -> StepInfo {
-        let (xi, trajectory) = state.draw(rng);
-        state.sums.add(&trajectory);
-        state.step_size = Some(trajectory.step_size_bar);
-        let moved = *xi != *state.position.xi;
-        if moved {
-            let NutsState { position, work, .. } = state;
-            position.xi.copy_from_slice(&xi);
-            target.field(&position.xi, &mut position.field, work);
-            target.gather(&position.field, &mut position.observed);
-            position.log_likelihood = target.likelihood.log_likelihood(&position.observed);
-        }
-        // NUTS has no Metropolis-Hastings acceptance probability: its mean tree acceptance is
-        // reported per chain in the trajectory summary.
-        StepInfo {
-            moved,
-            acceptance_probability: None,
-            loglik_evaluations: 0,
-            gradient_evaluations: u32::try_from(trajectory.gradients).unwrap_or(u32::MAX),
-        }
+        state.advance(rng)
     }
 }

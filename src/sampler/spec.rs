@@ -6,7 +6,7 @@
 //! range, adaptation only with a burn-in to adapt in). Errors name the offending key, so the
 //! study layer can point at it in the file.
 
-use super::hyper::settings::HyperSettings;
+use super::hyper::settings::{HyperSettings, HyperUpdate};
 use super::kind::KindSettings;
 use super::kinds::KindVisitor;
 use super::kinds::SamplerKind;
@@ -264,7 +264,27 @@ impl SamplerSettings {
             )
             .help(help));
         }
-        if self.hyper.infers() && !SamplerKind::FIELD_KINDS.contains(&kind) {
+        if self.hyper.update == HyperUpdate::Joint && !SamplerKind::JOINT_KINDS.contains(&kind) {
+            let kinds: Vec<&str> = SamplerKind::JOINT_KINDS.iter().map(|k| k.name()).collect();
+            return Err(SpecError::new(
+                "sampler.kind",
+                &["sampler.hyper"],
+                format!(
+                    "sampler.hyper = \"joint\" moves the hyperparameters and the field together \
+                     along the joint posterior's gradient; the {kind} sampler does not integrate \
+                     trajectories"
+                ),
+            )
+            .allowed(kinds.join(", "))
+            .help(format!(
+                "use sampler.kind = \"nuts\", or keep {kind} with sampler.hyper = \
+                 \"pseudo-marginal\""
+            )));
+        }
+        if self.hyper.infers()
+            && self.hyper.update != HyperUpdate::Joint
+            && !SamplerKind::FIELD_KINDS.contains(&kind)
+        {
             let kinds: Vec<&str> = SamplerKind::FIELD_KINDS.iter().map(|k| k.name()).collect();
             return Err(SpecError::new(
                 "sampler.kind",
@@ -275,7 +295,15 @@ impl SamplerSettings {
                     self.hyper.update
                 ),
             )
-            .allowed(kinds.join(", ")));
+            .allowed(kinds.join(", "))
+            .help(if SamplerKind::JOINT_KINDS.contains(&kind) {
+                format!(
+                    "or keep {kind} with sampler.hyper = \"joint\": one chain on the \
+                     hyperparameters and the field together"
+                )
+            } else {
+                "or use sampler.hyper = \"joint\" with sampler.kind = \"nuts\"".to_string()
+            }));
         }
         if self.hyper.importance_draws == 0 {
             return Err(SpecError::new(

@@ -96,7 +96,9 @@ impl Resolution<'_, '_> {
         )?;
         let likelihood = settings.choice(MODEL_LIKELIHOOD, LikelihoodKind::from_name);
         let sbc = self.resolver.kind() == StudyKind::Sbc;
-        let kind = requested.unwrap_or_else(|| auto_kind(asks_for_hyper(settings), sbc));
+        let joint = settings.given(SAMPLER_HYPER).is_some()
+            && settings.choice(SAMPLER_HYPER, HyperUpdate::from_name) == HyperUpdate::Joint;
+        let kind = requested.unwrap_or_else(|| auto_kind(asks_for_hyper(settings), joint, sbc));
         let source = settings.choice(DATA_SOURCE, DataSource::from_name);
         let is_real = source != DataSource::Simulated;
         self.reject_keys_of_other_source(settings, source)?;
@@ -855,9 +857,11 @@ pub fn default_column(likelihood: LikelihoodKind) -> &'static str {
 /// every shipped real grid (poisson and probit) and whose proposals on gaussian data come from
 /// the exact posterior. A study that infers hyperparameters (a `model.*_prior`, or names
 /// `sampler.hyper`) or runs SBC gets pcn, the kind the hyperparameter updates and the calibration studies were written for
-/// (laplace_hmc cannot host a hyperparameter update).
-pub fn auto_kind(infers_hyper: bool, sbc: bool) -> SamplerKind {
-    if infers_hyper || sbc {
+/// (laplace_hmc cannot host a hyperparameter update), or nuts for `sampler.hyper = "joint"`.
+pub fn auto_kind(infers_hyper: bool, joint: bool, sbc: bool) -> SamplerKind {
+    if joint {
+        SamplerKind::Nuts
+    } else if infers_hyper || sbc {
         SamplerKind::Pcn
     } else {
         SamplerKind::LaplaceHmc

@@ -10,6 +10,7 @@
 //! ([`crate::sampler::hyper`]).
 
 pub mod distribution;
+pub mod joint;
 pub mod priors;
 pub mod values;
 

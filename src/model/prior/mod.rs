@@ -11,10 +11,13 @@
 //!   Matern kernels on 2-D grids, by circulant embedding on a padded torus, products in
 //!   O(P log P); its whitened coordinates live on the torus ([`Prior::latent_dim`] = P > N).
 //!
-//! The kernels themselves (correlation functions, the dense reference matrix) are in `kernel.rs`.
+//! The kernels themselves (correlation functions, the dense reference matrix) are in `kernel.rs`;
+//! [`differentiable`] holds a separable prior's symmetric root as a function of the length scale,
+//! with its exact derivative, for the chains that move hyperparameters by their gradient.
 
 mod circulant;
 mod covariates;
+pub mod differentiable;
 mod kernel;
 mod kronecker;
 pub mod spectral;

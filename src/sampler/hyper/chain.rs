@@ -20,6 +20,27 @@ use crate::sampler::spec::SamplerSpec;
 /// whether they met.
 pub const START_SPREAD: f64 = 0.3;
 
+/// A chain's starting hyperparameters: `start` with each inferred one's unconstrained coordinate
+/// moved by [`START_SPREAD`] times a standard normal from the chain's stream (`start` itself if
+/// that leaves the prior's support).
+pub fn dispersed_start(
+    priors: &HyperPriors,
+    start: Hyperparameters,
+    rng: &mut ChainRng,
+) -> Hyperparameters {
+    let mut z = priors.to_unconstrained(&start);
+    let mut spread = vec![0.0; z.len()];
+    rng.normals(&mut spread);
+    for (zk, s) in z.iter_mut().zip(&spread) {
+        *zk += START_SPREAD * s;
+    }
+    if priors.log_density_unconstrained(&z).is_finite() {
+        priors.from_unconstrained(&z, start)
+    } else {
+        start
+    }
+}
+
 /// A field kind `K` alternating with a hyperparameter update.
 pub struct HyperChain<K> {
     pub(super) field: K,
@@ -198,24 +219,14 @@ impl<K: FieldKernel> Sampler for HyperChain<K> {
         self.state_at(self.start, xi, target)
     }
 
-    /// The start: the model's values, each unconstrained coordinate moved by
-    /// [`START_SPREAD`] times a standard normal from the chain's stream.
+    /// The start: [`dispersed_start`] around the model's values.
     fn start<'t>(
         &'t self,
         xi: Vec<f64>,
         target: &Target<'t>,
         rng: &mut ChainRng,
     ) -> Self::State<'t> {
-        let mut z = self.priors().to_unconstrained(&self.start);
-        let mut spread = vec![0.0; z.len()];
-        rng.normals(&mut spread);
-        for (zk, s) in z.iter_mut().zip(&spread) {
-            *zk += START_SPREAD * s;
-        }
-        let mut values = self.priors().from_unconstrained(&z, self.start);
-        if !self.priors().log_density_unconstrained(&z).is_finite() {
-            values = self.start;
-        }
+        let values = dispersed_start(self.priors(), self.start, rng);
         self.state_at(values, xi, target)
     }
 
@@ -240,6 +251,7 @@ impl<K: FieldKernel> Sampler for HyperChain<K> {
             HyperUpdate::WithinGibbs => self.within_gibbs(state, base, rng),
             HyperUpdate::SurrogateSlice => self.surrogate_slice(state, base, rng),
             HyperUpdate::PseudoMarginal => self.pseudo_marginal(state, base, rng),
+            HyperUpdate::Joint => unreachable!("the joint update is a chain of its own"),
         };
         if state.iteration >= self.burn_in {
             state.kept_updates += 1;

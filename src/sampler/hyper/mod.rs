@@ -13,6 +13,10 @@
 //!   (Filippone & Girolami 2014), with the field carried as the selected importance draw so that
 //!   the joint chain targets p(theta, xi | data) exactly (Andrieu, Doucet & Holenstein 2010).
 //!
+//! - `joint` ([`joint`]): no alternation: NUTS on the joint posterior of the hyperparameters,
+//!   the coefficients and the whitened field, with the separable prior's exact derivative in the
+//!   length scale ([`crate::model::hyper::joint`]).
+//!
 //! The Metropolis-Hastings updates propose with `sampler.hyper_proposal` ([`proposal`]): a
 //! random walk, Haario et al.'s adaptive Metropolis, or Sejdinovic et al.'s kernel-adaptive
 //! Metropolis-Hastings, each adapted during burn-in only and frozen after it.
@@ -25,6 +29,7 @@
 
 pub mod chain;
 pub mod importance;
+pub mod joint;
 pub mod proposal;
 pub mod pseudo_marginal;
 pub mod settings;
@@ -83,6 +88,12 @@ macro_rules! field_kernels {
             }
         }
     };
+}
+
+impl SamplerKind {
+    /// The kinds that move the hyperparameters and the field together (`sampler.hyper =
+    /// "joint"`, [`joint`]).
+    pub const JOINT_KINDS: &'static [SamplerKind] = &[SamplerKind::Nuts];
 }
 
 field_kernels! {

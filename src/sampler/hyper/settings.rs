@@ -21,6 +21,8 @@ crate::closed_names! {
         SurrogateSlice = "surrogate-slice",
         /// Metropolis-Hastings on an importance-sampling estimate of the marginal likelihood.
         PseudoMarginal = "pseudo-marginal",
+        /// One gradient-based chain (nuts) on the hyperparameters and the field together.
+        Joint = "joint",
     }
 }
 

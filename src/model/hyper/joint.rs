@@ -1,0 +1,423 @@
+//! The joint posterior of the hyperparameters, the coefficients and the whitened field, with its
+//! gradient: what a gradient-based chain needs to move them all at once (`sampler.hyper =
+//! "joint"`).
+//!
+//! In the non-centred form a statistician writes for Stan or BlackJAX,
+//!
+//!   u = mean + sqrt(variance) S(l) xi + X (s z_beta),   xi ~ N(0, I), z_beta ~ N(0, I),
+//!
+//! with S(l) the separable prior's symmetric root ([`crate::model::prior::differentiable`]), the
+//! log posterior density of q = (xi, z_beta, z_theta) is
+//!
+//!   loglik(G u) - |xi|^2 / 2 - |z_beta|^2 / 2 + log p(z_theta),
+//!
+//! z_theta the inferred hyperparameters' unconstrained coordinates (log for positive ones) and
+//! log p(z_theta) their prior with its Jacobian. With g = G^T d loglik / d(G u) and
+//! w = sqrt(variance) S xi, the gradient is
+//!
+//! - xi: sqrt(variance) S g - xi; z_beta: s X^T g - z_beta;
+//! - log variance: <g, w> / 2; mean: sum g;
+//! - log l (and log l_y): sqrt(variance) d<g, S(l) xi> / d log l, exact;
+//!
+//! each chained through dx/dz and added to the prior's slope. Every hyperparameter not inferred
+//! keeps its value in `base`. The layout of q puts xi and z_beta first, as every other kind
+//! holds them, so the driver reads coefficients from a joint position as from any other.
+
+use super::{HyperName, HyperPriors, Hyperparameters};
+use crate::model::covariates::Covariates;
+use crate::model::likelihood::Likelihood;
+use crate::model::prior::differentiable::SeparableRoot;
+use crate::model::spec::ModelSpec;
+
+/// The joint posterior density of one job's model and data.
+#[derive(Debug, Clone)]
+pub struct JointDensity<'a> {
+    model: &'a ModelSpec,
+    /// The values of the hyperparameters not inferred (and a fallback for the rest).
+    base: Hyperparameters,
+    likelihood: &'a Likelihood,
+    observed_cells: &'a [usize],
+    buffers: Buffers,
+}
+
+#[derive(Debug, Clone)]
+struct Buffers {
+    /// w = sqrt(variance) S xi.
+    spatial: Vec<f64>,
+    field: Vec<f64>,
+    field_gradient: Vec<f64>,
+    observed: Vec<f64>,
+    observed_gradient: Vec<f64>,
+    scratch: Vec<f64>,
+    product: Vec<f64>,
+}
+
+/// A point of the joint chain: its field, log-likelihood and hyperparameters.
+#[derive(Debug, Clone, Copy)]
+pub struct JointPoint {
+    pub values: Hyperparameters,
+    pub log_likelihood: f64,
+}
+
+impl<'a> JointDensity<'a> {
+    /// The joint density of `model` (grid, kernel, priors, covariates) on data `likelihood`
+    /// observed at `observed_cells`, the hyperparameters not inferred fixed at `base`.
+    pub fn new(
+        model: &'a ModelSpec,
+        base: Hyperparameters,
+        likelihood: &'a Likelihood,
+        observed_cells: &'a [usize],
+    ) -> Self {
+        let n = model.grid.cells();
+        let m = observed_cells.len();
+        Self {
+            model,
+            base,
+            likelihood,
+            observed_cells,
+            buffers: Buffers {
+                spatial: vec![0.0; n],
+                field: vec![0.0; n],
+                field_gradient: vec![0.0; n],
+                observed: vec![0.0; m],
+                observed_gradient: vec![0.0; m],
+                scratch: vec![0.0; n],
+                product: vec![0.0; n],
+            },
+        }
+    }
+
+    /// The model whose posterior this is.
+    pub fn model(&self) -> &'a ModelSpec {
+        self.model
+    }
+
+    /// The field `field` at the observed cells.
+    pub fn observed(&self, field: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; self.observed_cells.len()];
+        gather(field, self.observed_cells, &mut out);
+        out
+    }
+
+    fn priors(&self) -> &HyperPriors {
+        &self.model.hyper
+    }
+
+    fn covariates(&self) -> Option<&Covariates> {
+        self.model.covariates.as_deref()
+    }
+
+    fn cells(&self) -> usize {
+        self.model.grid.cells()
+    }
+
+    /// The whitened coordinates (field and coefficients): the first values of q.
+    pub fn latent_dim(&self) -> usize {
+        self.cells() + self.covariates().map_or(0, Covariates::count)
+    }
+
+    /// The dimension of q.
+    pub fn dim(&self) -> usize {
+        self.latent_dim() + self.priors().len()
+    }
+
+    /// The hyperparameters at q.
+    pub fn values(&self, q: &[f64]) -> Hyperparameters {
+        self.priors()
+            .from_unconstrained(&q[self.latent_dim()..], self.base)
+    }
+
+    /// The unconstrained coordinates of `values`.
+    pub fn unconstrained(&self, values: &Hyperparameters) -> Vec<f64> {
+        self.priors().to_unconstrained(values)
+    }
+
+    /// The field u at q into `field`, with the point's hyperparameters and log-likelihood, or
+    /// `None` where the prior cannot be built (a length scale outside double precision).
+    pub fn point(&mut self, q: &[f64], field: &mut [f64]) -> Option<JointPoint> {
+        let values = self.values(q);
+        let root = self.root(&values)?;
+        self.fill_field(q, &values, &root);
+        field.copy_from_slice(&self.buffers.field);
+        let b = &mut self.buffers;
+        gather(&b.field, self.observed_cells, &mut b.observed);
+        Some(JointPoint {
+            values,
+            log_likelihood: self.likelihood.log_likelihood(&b.observed),
+        })
+    }
+
+    fn root(&self, values: &Hyperparameters) -> Option<SeparableRoot> {
+        SeparableRoot::new(
+            self.model.grid,
+            self.model.kernel.kind,
+            values.length_scale,
+            values.length_scale_y,
+        )
+        .ok()
+    }
+
+    /// buffers.spatial = sqrt(variance) S xi; buffers.field = mean + spatial + X s z_beta.
+    fn fill_field(&mut self, q: &[f64], values: &Hyperparameters, root: &SeparableRoot) {
+        let (n, latent) = (self.cells(), self.latent_dim());
+        let amplitude = values.variance.sqrt();
+        let b = &mut self.buffers;
+        root.apply(&q[..n], &mut b.spatial, &mut b.scratch);
+        crate::simd_state::clear_upper_state();
+        for (u, w) in b.field.iter_mut().zip(b.spatial.iter_mut()) {
+            *w *= amplitude;
+            *u = values.mean + *w;
+        }
+        if let Some(covariates) = self.model.covariates.as_deref() {
+            covariates.add_whitened_effect(&q[n..latent], &mut b.field);
+        }
+    }
+
+    /// log pi(q) (up to a constant) with its gradient written into `gradient`; -inf (gradient
+    /// untouched) where the prior cannot be built or the hyperparameters' density is zero.
+    pub fn log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64 {
+        let (n, latent) = (self.cells(), self.latent_dim());
+        let z = &q[latent..];
+        let log_prior = self.priors().log_density_unconstrained(z);
+        let values = self.values(q);
+        let Some(root) = log_prior.is_finite().then(|| self.root(&values)).flatten() else {
+            return f64::NEG_INFINITY;
+        };
+        let infers_length_scale = self
+            .priors()
+            .names()
+            .any(|name| matches!(name, HyperName::LengthScale | HyperName::LengthScaleY));
+        self.fill_field(q, &values, &root);
+        let b = &mut self.buffers;
+        gather(&b.field, self.observed_cells, &mut b.observed);
+        let log_likelihood = self
+            .likelihood
+            .log_likelihood_and_gradient(&b.observed, &mut b.observed_gradient);
+        b.field_gradient.fill(0.0);
+        for (&g, &c) in b.observed_gradient.iter().zip(self.observed_cells) {
+            b.field_gradient[c] = g;
+        }
+        let amplitude = values.variance.sqrt();
+        crate::simd_state::clear_upper_state();
+        // xi: sqrt(variance) S g - xi.
+        root.apply_transpose(&b.field_gradient, &mut gradient[..n], &mut b.scratch);
+        for g in &mut gradient[..n] {
+            *g *= amplitude;
+        }
+        if let Some(covariates) = self.model.covariates.as_deref() {
+            covariates.whitened_gradient(&b.field_gradient, &mut gradient[n..latent]);
+        }
+        let mut squared = 0.0;
+        for (g, &x) in gradient[..latent].iter_mut().zip(q) {
+            *g -= x;
+            squared += x * x;
+        }
+        let slopes =
+            infers_length_scale.then(|| root.slopes(&q[..n], &b.field_gradient, &mut b.product));
+        let isotropic = values.length_scale_y.is_none();
+        for (k, (name, prior)) in self.model.hyper.iter().enumerate() {
+            let b = &self.buffers;
+            // d log pi / d log x for positive hyperparameters, d / dx for the mean.
+            let value = values.get(*name);
+            let per_value = match name {
+                HyperName::LengthScale => {
+                    let s = slopes.expect("computed when a length scale is inferred");
+                    amplitude * (s.x + if isotropic { s.y } else { 0.0 }) / value
+                }
+                HyperName::LengthScaleY => {
+                    let s = slopes.expect("computed when a length scale is inferred");
+                    amplitude * s.y / value
+                }
+                HyperName::Variance => 0.5 * dot(&b.field_gradient, &b.spatial) / value,
+                HyperName::Mean => b.field_gradient.iter().sum(),
+            };
+            gradient[latent + k] =
+                per_value * prior.value_slope(z[k]) + prior.log_density_unconstrained_slope(z[k]);
+        }
+        log_likelihood - 0.5 * squared + log_prior
+    }
+}
+
+fn gather(field: &[f64], cells: &[usize], out: &mut [f64]) {
+    for (o, &c) in out.iter_mut().zip(cells) {
+        *o = field[c];
+    }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::model::grid::Grid;
+    use crate::model::hyper::HyperPrior;
+    use crate::model::spec::{KernelSpec, LikelihoodKind, MeanSpec};
+
+    fn model(grid: Grid, kernel: KernelSpec, priors: &[(HyperName, &str)]) -> ModelSpec {
+        ModelSpec {
+            grid,
+            kernel,
+            likelihood: LikelihoodKind::Poisson,
+            noise_sd: 0.5,
+            offset: 0.0,
+            evidence_draws: 0,
+            mean: MeanSpec::Value(0.2),
+            hyper: HyperPriors::new(
+                priors
+                    .iter()
+                    .map(|(name, text)| (*name, HyperPrior::parse(text).unwrap()))
+                    .collect(),
+            ),
+            covariates: None,
+        }
+    }
+
+    fn base() -> Hyperparameters {
+        Hyperparameters {
+            length_scale: 0.4,
+            length_scale_y: None,
+            variance: 1.3,
+            mean: 0.2,
+        }
+    }
+
+    /// The joint gradient against central differences of the log density along every
+    /// coordinate, for each likelihood: isotropic with every hyperparameter inferred, and
+    /// anisotropic with covariates on a rectangular grid.
+    #[test]
+    fn joint_gradient_matches_finite_differences() {
+        let all = [
+            (HyperName::LengthScale, "log-normal(-1, 0.8)"),
+            (HyperName::Variance, "gamma(2, 2)"),
+            (HyperName::Mean, "normal(0, 2)"),
+        ];
+        let square = model(
+            Grid::new(4),
+            KernelSpec::squared_exponential(0.4, 1.3),
+            &all,
+        );
+        let mut anisotropic = model(
+            Grid::rectangular(5, 3),
+            KernelSpec {
+                length_scale_y: Some(0.3),
+                ..KernelSpec::squared_exponential(0.4, 1.3)
+            },
+            &[
+                (HyperName::LengthScale, "log-normal(-1, 0.8)"),
+                (HyperName::LengthScaleY, "uniform(0.05, 2)"),
+                (HyperName::Variance, "inverse-gamma(3, 2)"),
+            ],
+        );
+        let cells = anisotropic.grid.cells();
+        anisotropic.covariates = Some(Arc::new(
+            Covariates::new(
+                vec![(
+                    "x".into(),
+                    (0..cells).map(|c| (c as f64 * 0.7).sin()).collect(),
+                )],
+                cells,
+                true,
+                1.5,
+                "test".into(),
+            )
+            .unwrap(),
+        ));
+        for spec in [&square, &anisotropic] {
+            let observed: Vec<usize> = (0..spec.grid.cells()).step_by(2).collect();
+            for likelihood in crate::model::likelihood::one_of_each(observed.len()) {
+                let mut density = JointDensity::new(
+                    spec,
+                    Hyperparameters {
+                        length_scale_y: spec.kernel.length_scale_y,
+                        ..base()
+                    },
+                    &likelihood,
+                    &observed,
+                );
+                let dim = density.dim();
+                let q: Vec<f64> = (0..dim).map(|k| ((k * 7 % 5) as f64 - 2.0) / 4.0).collect();
+                let mut gradient = vec![0.0; dim];
+                let value = density.log_density(&q, &mut gradient);
+                assert!(value.is_finite());
+                let mut scratch = vec![0.0; dim];
+                let h = 1e-6;
+                for k in 0..dim {
+                    let mut moved = q.clone();
+                    moved[k] += h;
+                    let up = density.log_density(&moved, &mut scratch);
+                    moved[k] -= 2.0 * h;
+                    let down = density.log_density(&moved, &mut scratch);
+                    let numeric = (up - down) / (2.0 * h);
+                    assert!(
+                        (numeric - gradient[k]).abs() < 1e-5 * numeric.abs().max(1.0),
+                        "{:?} {} coordinate {k} of {dim}: {} vs {numeric}",
+                        likelihood.kind(),
+                        spec.grid,
+                        gradient[k]
+                    );
+                }
+            }
+        }
+    }
+
+    /// The cost of one joint log density with its gradient on a 32 x 32 and a 64 x 64 grid of
+    /// counts, against the likelihood's share: a measurement, not a check (`cargo test --release
+    /// --lib -- --ignored joint_density_cost --nocapture`).
+    #[test]
+    #[ignore]
+    fn joint_density_cost() {
+        for d in [32, 64] {
+            let all = [
+                (HyperName::LengthScale, "log-normal(-2.3, 1)"),
+                (HyperName::Variance, "log-normal(0, 1)"),
+                (HyperName::Mean, "normal(0, 2)"),
+            ];
+            let spec = model(
+                Grid::new(d),
+                KernelSpec::squared_exponential(0.1, 1.0),
+                &all,
+            );
+            let n = d * d;
+            let counts: Vec<f64> = (0..n).map(|k| (k * 7 % 5) as f64).collect();
+            let likelihood = Likelihood::new(LikelihoodKind::Poisson, counts, 1.0, 0.0);
+            let cells: Vec<usize> = (0..n).collect();
+            let mut density = JointDensity::new(&spec, base(), &likelihood, &cells);
+            let mut q: Vec<f64> = (0..density.dim())
+                .map(|k| ((k * 13 % 7) as f64 - 3.0) / 10.0)
+                .collect();
+            let mut gradient = vec![0.0; q.len()];
+            let reps = 1000;
+            let mut total = 0.0;
+            let start = std::time::Instant::now();
+            for r in 0..reps {
+                q[0] = r as f64 * 1e-9;
+                total += likelihood.log_likelihood_and_gradient(&q[..n], &mut gradient[..n]);
+            }
+            eprintln!(
+                "before any matrix product: likelihood {:.1} us",
+                start.elapsed().as_secs_f64() / reps as f64 * 1e6
+            );
+            let start = std::time::Instant::now();
+            for r in 0..reps {
+                q[n] = -2.3 + r as f64 * 1e-6;
+                total += density.log_density(&q, &mut gradient);
+            }
+            let joint = start.elapsed().as_secs_f64() / reps as f64;
+            let start = std::time::Instant::now();
+            for r in 0..reps {
+                q[0] = r as f64 * 1e-9;
+                total += likelihood.log_likelihood_and_gradient(&q[..n], &mut gradient[..n]);
+            }
+            let alone = start.elapsed().as_secs_f64() / reps as f64;
+            eprintln!(
+                "D = {d}: joint {:.1} us, likelihood {:.1} us ({total:.2})",
+                joint * 1e6,
+                alone * 1e6
+            );
+        }
+    }
+}

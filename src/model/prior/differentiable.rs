@@ -1,0 +1,362 @@
+//! A separable prior's square root as a differentiable function of the length scale, for the
+//! chains that move the hyperparameters and the field together (`sampler.hyper = "joint"`).
+//!
+//! The joint chain moves (log l, log variance, mean, xi) with u = mean + sqrt(variance) S(l) xi,
+//! so it needs d(S(l) xi) / d log l. A Cholesky factor's derivative is awkward and the
+//! eigenvectors' derivatives divide by eigenvalue gaps, which vanish in the long tail of a
+//! squared-exponential kernel's spectrum. The **symmetric** square root has neither problem:
+//! each axis kernel (unit variance, with the constant jitter [`AXIS_JITTER`]) is
+//! K + eps I = Q diag(lambda) Q^T, its root is S = Q diag(sqrt lambda) Q^T, and differentiating
+//! S S = K gives (Daleckii & Krein)
+//!
+//!   dS = Q (H o (Q^T dK Q)) Q^T,   H_ij = 1 / (sqrt lambda_i + sqrt lambda_j),
+//!
+//! a divided difference of the square root with no gap in its denominator: H is bounded by
+//! 1 / (2 sqrt eps) however the eigenvalues cluster. dK / d log l is closed form:
+//! rho(r / l) depends on l through s = r / l, so d rho / d log l = -s rho'(s)
+//! ([`KernelKind::log_length_scale_derivative`]).
+//!
+//! The grid's root is S_y (x) S_x, applied as U = S_x Xi S_y (Xi the nx x ny layout of xi, as in
+//! [`super::KroneckerPrior`]), O(N (nx + ny)); the derivatives of <G, U> with respect to log l_x
+//! and log l_y are <G (Xi S_y)^T, dS_x> and <(S_x Xi)^T G, dS_y>, O(N (nx + ny)) more. Any
+//! square root gives the same prior, so the joint chain's u has the distribution every other
+//! kind's has; only the whitened coordinates differ.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
+
+use super::PriorError;
+use crate::model::grid::{Axis, Grid};
+use crate::model::spec::KernelKind;
+
+/// The jitter added to every unit-variance axis kernel with more than one point: constant, so
+/// that the root stays a smooth function of the length scale (the Cholesky prior's escalating
+/// ladder jumps). The covariance is that of the kernel plus a nugget of about 2e-8 of the
+/// variance.
+pub const AXIS_JITTER: f64 = 1e-8;
+
+impl KernelKind {
+    /// d rho(r / l) / d log l at scaled distance s = r / l: -s rho'(s).
+    pub fn log_length_scale_derivative(self, s: f64) -> f64 {
+        match self {
+            KernelKind::SquaredExponential => s * s * (-0.5 * s * s).exp(),
+            KernelKind::Exponential | KernelKind::Matern12 => s * (-s).exp(),
+            KernelKind::Matern32 => {
+                let a = 3f64.sqrt() * s;
+                a * a * (-a).exp()
+            }
+            KernelKind::Matern52 => {
+                let a = 5f64.sqrt() * s;
+                a * a * (1.0 + a) / 3.0 * (-a).exp()
+            }
+        }
+    }
+}
+
+/// One axis's symmetric root S = (K + eps I)^(1/2) and its derivative in log l.
+#[derive(Debug, Clone)]
+pub struct AxisRoot {
+    pub root: Mat<f64>,
+    pub derivative: Mat<f64>,
+}
+
+impl AxisRoot {
+    /// The root of `kind`'s unit-variance kernel with length scale `length_scale` on `axis`.
+    pub fn new(axis: Axis, kind: KernelKind, length_scale: f64) -> Result<Self, PriorError> {
+        crate::simd_state::clear_upper_state();
+        let n = axis.points();
+        // The points are evenly spaced, so both matrices are Toeplitz: n correlations, not n^2.
+        let scaled: Vec<f64> = (0..n)
+            .map(|k| (axis.coordinate(k) - axis.coordinate(0)).abs() / length_scale)
+            .collect();
+        let correlations: Vec<f64> = scaled.iter().map(|&s| kind.correlation(s)).collect();
+        let slopes: Vec<f64> = scaled
+            .iter()
+            .map(|&s| kind.log_length_scale_derivative(s))
+            .collect();
+        let jitter = if n > 1 { AXIS_JITTER } else { 0.0 };
+        let kernel = Mat::from_fn(n, n, |a, b| {
+            correlations[a.abs_diff(b)] + if a == b { jitter } else { 0.0 }
+        });
+        let slope = Mat::from_fn(n, n, |a, b| slopes[a.abs_diff(b)]);
+        if !(kernel.is_all_finite() && slope.is_all_finite()) {
+            return Err(PriorError::NonFiniteKernel {
+                length_scale,
+                variance: 1.0,
+            });
+        }
+        crate::simd_state::clear_upper_state();
+        let eigen = kernel.self_adjoint_eigen(Side::Lower).map_err(|_| {
+            PriorError::NotPositiveDefinite {
+                grid: format!("{n}-point axis"),
+                length_scale,
+                max_jitter: jitter,
+            }
+        })?;
+        let q = eigen.U();
+        // Rounding can leave an eigenvalue of K + eps I a little below eps (never far).
+        let roots: Vec<f64> = (0..n)
+            .map(|k| eigen.S()[k].max(0.5 * jitter.max(f64::MIN_POSITIVE)).sqrt())
+            .collect();
+        let root = scale_columns(q, &roots) * q.transpose();
+        let rotated = q.transpose() * &slope * q;
+        crate::simd_state::clear_upper_state();
+        let divided = Mat::from_fn(n, n, |i, j| rotated[(i, j)] / (roots[i] + roots[j]));
+        let derivative = q * divided * q.transpose();
+        Ok(Self { root, derivative })
+    }
+}
+
+/// Q diag(d).
+fn scale_columns(q: MatRef<'_, f64>, d: &[f64]) -> Mat<f64> {
+    Mat::from_fn(q.nrows(), q.ncols(), |i, j| q[(i, j)] * d[j])
+}
+
+/// The square root S_y (x) S_x of a separable unit-variance prior on a grid, with its
+/// derivatives in the log length scales.
+#[derive(Debug, Clone)]
+pub struct SeparableRoot {
+    grid: Grid,
+    x: AxisRoot,
+    /// `None` when y has x's matrix (a square grid over a square window, isotropic kernel).
+    y: Option<AxisRoot>,
+}
+
+/// The derivatives of <g, S xi> with respect to log l_x and log l_y.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LengthScaleSlopes {
+    pub x: f64,
+    pub y: f64,
+}
+
+impl SeparableRoot {
+    /// The root of `kind` on `grid` with length scale `length_scale` along x and
+    /// `length_scale_y` along y (`None`: the same).
+    pub fn new(
+        grid: Grid,
+        kind: KernelKind,
+        length_scale: f64,
+        length_scale_y: Option<f64>,
+    ) -> Result<Self, PriorError> {
+        let x = AxisRoot::new(grid.x_axis(), kind, length_scale)?;
+        let ly = length_scale_y.unwrap_or(length_scale);
+        let y = if grid.y_axis() == grid.x_axis() && ly == length_scale {
+            None
+        } else {
+            Some(AxisRoot::new(grid.y_axis(), kind, ly)?)
+        };
+        Ok(Self { grid, x, y })
+    }
+
+    fn y(&self) -> &AxisRoot {
+        self.y.as_ref().unwrap_or(&self.x)
+    }
+
+    /// Scratch values [`SeparableRoot::apply`] and [`SeparableRoot::slopes`] need.
+    pub fn scratch_len(&self) -> usize {
+        self.grid.cells()
+    }
+
+    /// out = S xi = S_x Xi S_y.
+    pub fn apply(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        sandwich(
+            self.grid,
+            self.x.root.as_ref(),
+            self.y().root.as_ref(),
+            xi,
+            out,
+            scratch,
+        );
+    }
+
+    /// out = S^T v = S v (the root is symmetric).
+    pub fn apply_transpose(&self, v: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        self.apply(v, out, scratch);
+    }
+
+    /// d <g, S xi> / d log l_x and d log l_y.
+    pub fn slopes(&self, xi: &[f64], g: &[f64], scratch: &mut [f64]) -> LengthScaleSlopes {
+        let (nx, ny) = (self.grid.nx(), self.grid.ny());
+        let xi = MatRef::from_column_major_slice(xi, nx, ny);
+        let g = MatRef::from_column_major_slice(g, nx, ny);
+        let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..nx * ny], nx, ny);
+        // x: <G, dS_x Xi S_y> = <G (Xi S_y)^T, dS_x>.
+        matmul(
+            half.as_mut(),
+            Accum::Replace,
+            xi,
+            self.y().root.as_ref(),
+            1.0,
+            Par::Seq,
+        );
+        let x = frobenius(&(g * half.as_ref().transpose()), self.x.derivative.as_ref());
+        // y: <G, S_x Xi dS_y> = <(S_x Xi)^T G, dS_y>.
+        matmul(
+            half.as_mut(),
+            Accum::Replace,
+            self.x.root.as_ref(),
+            xi,
+            1.0,
+            Par::Seq,
+        );
+        let y = frobenius(
+            &(half.as_ref().transpose() * g),
+            self.y().derivative.as_ref(),
+        );
+        LengthScaleSlopes { x, y }
+    }
+}
+
+/// out = A Xi B (Xi the nx x ny layout of `xi`).
+fn sandwich(
+    grid: Grid,
+    a: MatRef<'_, f64>,
+    b: MatRef<'_, f64>,
+    xi: &[f64],
+    out: &mut [f64],
+    scratch: &mut [f64],
+) {
+    let (nx, ny) = (grid.nx(), grid.ny());
+    let xi = MatRef::from_column_major_slice(xi, nx, ny);
+    let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..nx * ny], nx, ny);
+    matmul(half.as_mut(), Accum::Replace, a, xi, 1.0, Par::Seq);
+    let out = MatMut::from_column_major_slice_mut(out, nx, ny);
+    matmul(out, Accum::Replace, half.as_ref(), b, 1.0, Par::Seq);
+}
+
+/// sum_ij A_ij B_ij.
+fn frobenius(a: &Mat<f64>, b: MatRef<'_, f64>) -> f64 {
+    let mut sum = 0.0;
+    for j in 0..a.ncols() {
+        for i in 0..a.nrows() {
+            sum += a[(i, j)] * b[(i, j)];
+        }
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::grid::Window;
+    use crate::model::prior::dense_kernel_matrix;
+    use crate::model::spec::KernelSpec;
+
+    fn field(n: usize, salt: usize) -> Vec<f64> {
+        (0..n)
+            .map(|k| (((k * 37 + salt * 11) % 23) as f64 - 11.0) / 7.0)
+            .collect()
+    }
+
+    /// S S^T reproduces the dense kernel (plus the stated nugget): the squared exponential on a
+    /// rectangular window with a length scale per axis, a Matern kernel on a line.
+    #[test]
+    fn the_root_reproduces_the_dense_kernel() {
+        let window = Window {
+            x: (0.0, 10.0),
+            y: (0.0, 6.0),
+        };
+        let anisotropic = KernelSpec {
+            length_scale_y: Some(1.5),
+            ..KernelSpec::squared_exponential(2.5, 1.0)
+        };
+        let matern = KernelSpec {
+            kind: KernelKind::Matern32,
+            ..KernelSpec::squared_exponential(0.3, 1.0)
+        };
+        let cases = [
+            (Grid::over_window(5, 4, window), anisotropic),
+            (Grid::line(7), matern),
+        ];
+        for (grid, kernel) in cases {
+            let root = SeparableRoot::new(
+                grid,
+                kernel.kind,
+                kernel.length_scale,
+                kernel.length_scale_y,
+            )
+            .unwrap();
+            let n = grid.cells();
+            let mut columns = Mat::zeros(n, n);
+            let (mut e, mut col, mut scratch) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            for k in 0..n {
+                e.fill(0.0);
+                e[k] = 1.0;
+                root.apply(&e, &mut col, &mut scratch);
+                for r in 0..n {
+                    columns[(r, k)] = col[r];
+                }
+            }
+            let covariance = &columns * columns.transpose();
+            let err = (&covariance - &dense_kernel_matrix(grid, kernel)).norm_max();
+            assert!(err < 1e-7, "{grid}: {err:e}");
+        }
+    }
+
+    /// The closed-form derivatives of every kernel against central differences in log l.
+    #[test]
+    fn kernel_slopes_match_finite_differences() {
+        for kind in KernelKind::ALL {
+            for r in [0.0, 0.05, 0.4, 1.0, 2.3, 6.0] {
+                let at = |log_l: f64| kind.correlation(r / log_l.exp());
+                let h = 1e-5;
+                let numeric = (at(h) - at(-h)) / (2.0 * h);
+                let exact = kind.log_length_scale_derivative(r);
+                assert!(
+                    (numeric - exact).abs() < 1e-8,
+                    "{kind} r={r}: {exact} vs {numeric}"
+                );
+            }
+        }
+    }
+
+    /// d <g, S(l) xi> / d log l along each axis against central differences, on a square grid
+    /// (one matrix for both axes), a rectangular one, a line, and long and short length scales.
+    #[test]
+    fn length_scale_slopes_match_finite_differences() {
+        let window = Window {
+            x: (0.0, 3.0),
+            y: (0.0, 2.0),
+        };
+        let cases = [
+            (Grid::new(6), KernelKind::SquaredExponential, 0.3, None),
+            (Grid::new(6), KernelKind::SquaredExponential, 2.0, None),
+            (
+                Grid::over_window(7, 4, window),
+                KernelKind::SquaredExponential,
+                0.8,
+                Some(0.5),
+            ),
+            (Grid::line(9), KernelKind::Matern52, 0.2, None),
+            (Grid::line(9), KernelKind::Exponential, 0.6, None),
+        ];
+        for (grid, kind, lx, ly) in cases {
+            let n = grid.cells();
+            let (xi, g) = (field(n, 1), field(n, 2));
+            let value = |log_x: f64, log_y: f64| {
+                let ly = ly.unwrap_or(lx);
+                let root = SeparableRoot::new(grid, kind, lx * log_x.exp(), Some(ly * log_y.exp()))
+                    .unwrap();
+                let (mut out, mut scratch) = (vec![0.0; n], vec![0.0; n]);
+                root.apply(&xi, &mut out, &mut scratch);
+                out.iter().zip(&g).map(|(a, b)| a * b).sum::<f64>()
+            };
+            let root = SeparableRoot::new(grid, kind, lx, ly).unwrap();
+            let slopes = root.slopes(&xi, &g, &mut vec![0.0; n]);
+            let h = 1e-5;
+            let dx = (value(h, 0.0) - value(-h, 0.0)) / (2.0 * h);
+            let dy = (value(0.0, h) - value(0.0, -h)) / (2.0 * h);
+            let scale = value(0.0, 0.0).abs().max(1.0);
+            assert!(
+                (slopes.x - dx).abs() < 1e-6 * scale,
+                "{grid} x: {} vs {dx}",
+                slopes.x
+            );
+            assert!(
+                (slopes.y - dy).abs() < 1e-6 * scale,
+                "{grid} y: {} vs {dy}",
+                slopes.y
+            );
+        }
+    }
+}
