@@ -61,8 +61,11 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
     if let Some(hyper) = request.hyper
         && spec.hyper().update == hyper::HyperUpdate::Joint
     {
-        let nuts = nuts::Nuts::configure(&spec.kind_settings());
-        return run(&hyper::joint::JointNuts::new(nuts, hyper), request, rngs);
+        return run(
+            &hyper::joint::JointNuts::new(hyper, spec.burn_in()),
+            request,
+            rngs,
+        );
     }
     if let Some(hyper) = request.hyper
         && spec.hyper().infers()

@@ -267,6 +267,16 @@ impl Nuts {
 }
 
 impl<D: NutsDensity> NutsState<D> {
+    /// The current point q.
+    pub fn point(&self) -> &[f64] {
+        &self.q
+    }
+
+    /// The density the chain samples.
+    pub fn density(&self) -> &D {
+        &self.density
+    }
+
     /// The nuts-rs chain, made and started at the current point on first use.
     fn chain(&mut self, rng: &mut ChainRng) -> &mut NutsChain<D> {
         let (settings, density, q) = (&self.settings, &self.density, &self.q);

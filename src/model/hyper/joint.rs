@@ -23,11 +23,70 @@
 //! keeps its value in `base`. The layout of q puts xi and z_beta first, as every other kind
 //! holds them, so the driver reads coefficients from a joint position as from any other.
 
+use std::sync::Arc;
+
+use faer::Mat;
+
 use super::{HyperName, HyperPriors, Hyperparameters};
 use crate::model::covariates::Covariates;
 use crate::model::likelihood::Likelihood;
 use crate::model::prior::differentiable::SeparableRoot;
 use crate::model::spec::ModelSpec;
+
+/// A fixed linear change of the whitened coordinates, xi = A eta with
+/// A = I - V diag(d) V^T (V orthonormal columns, 0 <= d < 1), A symmetric with
+/// A^-1 = I + V diag(d / (1 - d)) V^T. With d_k = 1 - (1 + lambda_k)^(-1/2), lambda_k the misfit
+/// Hessian's eigenvalues at a Laplace fit, eta has unit scale along the stiffest directions of the
+/// field's posterior: a dense, low-rank mass matrix NUTS cannot learn from its diagonal. Its
+/// Jacobian is constant, so the joint density in eta differs by a constant only.
+#[derive(Debug, Clone)]
+pub struct Preconditioner {
+    vectors: Mat<f64>,
+    shrink: Vec<f64>,
+}
+
+impl Preconditioner {
+    /// From eigenpairs (the columns of `vectors`, orthonormal) of the misfit Hessian.
+    pub fn from_eigenpairs(vectors: Mat<f64>, values: &[f64]) -> Self {
+        let shrink = values
+            .iter()
+            .map(|&lambda| 1.0 - 1.0 / (1.0 + lambda.max(0.0)).sqrt())
+            .collect();
+        Self { vectors, shrink }
+    }
+
+    /// The number of directions it rescales.
+    pub fn rank(&self) -> usize {
+        self.shrink.len()
+    }
+
+    /// out = A x.
+    pub fn apply(&self, x: &[f64], out: &mut [f64]) {
+        self.low_rank(x, out, |d| -d);
+    }
+
+    /// out = A^-1 x.
+    pub fn apply_inverse(&self, x: &[f64], out: &mut [f64]) {
+        self.low_rank(x, out, |d| d / (1.0 - d));
+    }
+
+    /// out = x + V diag(f(d)) V^T x.
+    fn low_rank(&self, x: &[f64], out: &mut [f64], f: impl Fn(f64) -> f64) {
+        out.copy_from_slice(x);
+        crate::simd_state::clear_upper_state();
+        for (k, &d) in self.shrink.iter().enumerate() {
+            let column = self.vectors.col(k);
+            let mut projection = 0.0;
+            for (i, &xi) in x.iter().enumerate() {
+                projection += column[i] * xi;
+            }
+            let scale = f(d) * projection;
+            for (i, o) in out.iter_mut().enumerate() {
+                *o += scale * column[i];
+            }
+        }
+    }
+}
 
 /// The joint posterior density of one job's model and data.
 #[derive(Debug, Clone)]
@@ -38,6 +97,11 @@ pub struct JointDensity<'a> {
     likelihood: &'a Likelihood,
     observed_cells: &'a [usize],
     buffers: Buffers,
+    /// When set, a point's first coordinates are eta, xi = A eta.
+    preconditioner: Option<Arc<Preconditioner>>,
+    /// [xi, z_theta] of a preconditioned point, and the gradient there.
+    unpreconditioned: Vec<f64>,
+    unpreconditioned_gradient: Vec<f64>,
 }
 
 #[derive(Debug, Clone)]
@@ -84,7 +148,39 @@ impl<'a> JointDensity<'a> {
                 scratch: vec![0.0; n],
                 product: vec![0.0; n],
             },
+            preconditioner: None,
+            unpreconditioned: Vec::new(),
+            unpreconditioned_gradient: Vec::new(),
         }
+    }
+
+    /// The same density in the coordinates eta of `preconditioner` (xi = A eta).
+    pub fn preconditioned(mut self, preconditioner: Arc<Preconditioner>) -> Self {
+        self.unpreconditioned = vec![0.0; self.dim()];
+        self.unpreconditioned_gradient = vec![0.0; self.dim()];
+        self.preconditioner = Some(preconditioner);
+        self
+    }
+
+    /// The point's whitened coordinates and hyperparameters [xi, z_theta], from its own
+    /// coordinates (eta when preconditioned).
+    pub fn whitened(&self, q: &[f64]) -> Vec<f64> {
+        let mut out = q.to_vec();
+        if let Some(p) = &self.preconditioner {
+            let latent = self.latent_dim();
+            p.apply(&q[..latent], &mut out[..latent]);
+        }
+        out
+    }
+
+    /// A point's own coordinates from [xi, z_theta] (the inverse of [`JointDensity::whitened`]).
+    pub fn from_whitened(&self, whitened: &[f64]) -> Vec<f64> {
+        let mut out = whitened.to_vec();
+        if let Some(p) = &self.preconditioner {
+            let latent = self.latent_dim();
+            p.apply_inverse(&whitened[..latent], &mut out[..latent]);
+        }
+        out
     }
 
     /// The model whose posterior this is.
@@ -174,8 +270,29 @@ impl<'a> JointDensity<'a> {
     }
 
     /// log pi(q) (up to a constant) with its gradient written into `gradient`; -inf (gradient
-    /// untouched) where the prior cannot be built or the hyperparameters' density is zero.
+    /// untouched) where the prior cannot be built or the hyperparameters' density is zero. With a
+    /// preconditioner, q = [eta, z_theta] and the gradient is A times xi's.
     pub fn log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64 {
+        let Some(p) = self.preconditioner.clone() else {
+            return self.whitened_log_density(q, gradient);
+        };
+        let latent = self.latent_dim();
+        let mut x = std::mem::take(&mut self.unpreconditioned);
+        let mut g = std::mem::take(&mut self.unpreconditioned_gradient);
+        p.apply(&q[..latent], &mut x[..latent]);
+        x[latent..].copy_from_slice(&q[latent..]);
+        let value = self.whitened_log_density(&x, &mut g);
+        if value.is_finite() {
+            p.apply(&g[..latent], &mut gradient[..latent]);
+            gradient[latent..].copy_from_slice(&g[latent..]);
+        }
+        self.unpreconditioned = x;
+        self.unpreconditioned_gradient = g;
+        value
+    }
+
+    /// log pi at [xi, z_theta].
+    fn whitened_log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64 {
         let (n, latent) = (self.cells(), self.latent_dim());
         let z = &q[latent..];
         let log_prior = self.priors().log_density_unconstrained(z);
@@ -361,6 +478,65 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// A A^-1 = I, A symmetric, and the preconditioned density equals the whitened one at
+    /// xi = A eta with gradient A times xi's.
+    #[test]
+    fn the_preconditioner_is_a_linear_change_of_coordinates() {
+        let all = [
+            (HyperName::LengthScale, "log-normal(-1, 0.8)"),
+            (HyperName::Variance, "gamma(2, 2)"),
+        ];
+        let spec = model(
+            Grid::new(4),
+            KernelSpec::squared_exponential(0.4, 1.3),
+            &all,
+        );
+        let n = 16;
+        // Two orthonormal directions: normalised e_0 + e_1 and e_2 - e_3.
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let vectors = Mat::from_fn(n, 2, |i, k| match (i, k) {
+            (0 | 1, 0) => h,
+            (2, 1) => h,
+            (3, 1) => -h,
+            _ => 0.0,
+        });
+        let p = Arc::new(Preconditioner::from_eigenpairs(vectors, &[8.0, 3.0]));
+        let x: Vec<f64> = (0..n).map(|k| (k as f64 * 0.37).sin()).collect();
+        let (mut ax, mut back) = (vec![0.0; n], vec![0.0; n]);
+        p.apply(&x, &mut ax);
+        p.apply_inverse(&ax, &mut back);
+        for (a, b) in x.iter().zip(&back) {
+            assert!((a - b).abs() < 1e-12);
+        }
+        let y: Vec<f64> = (0..n).map(|k| (k as f64 * 0.91).cos()).collect();
+        let mut ay = vec![0.0; n];
+        p.apply(&y, &mut ay);
+        let (xay, yax): (f64, f64) = (dot(&x, &ay), dot(&y, &ax));
+        assert!((xay - yax).abs() < 1e-12, "A is symmetric");
+        let likelihood = &crate::model::likelihood::one_of_each(16)[2];
+        let cells: Vec<usize> = (0..16).collect();
+        let mut plain = JointDensity::new(&spec, base(), likelihood, &cells);
+        let mut pre =
+            JointDensity::new(&spec, base(), likelihood, &cells).preconditioned(p.clone());
+        let eta: Vec<f64> = (0..pre.dim())
+            .map(|k| ((k * 5 % 7) as f64 - 3.0) / 5.0)
+            .collect();
+        let whitened = pre.whitened(&eta);
+        let (mut g_pre, mut g_plain) = (vec![0.0; eta.len()], vec![0.0; eta.len()]);
+        let value = pre.log_density(&eta, &mut g_pre);
+        assert_eq!(value, plain.log_density(&whitened, &mut g_plain));
+        let mut expected = vec![0.0; n];
+        p.apply(&g_plain[..n], &mut expected);
+        for k in 0..n {
+            assert!((g_pre[k] - expected[k]).abs() < 1e-12);
+        }
+        assert_eq!(g_pre[n..], g_plain[n..]);
+        let round_trip = pre.from_whitened(&whitened);
+        for (a, b) in eta.iter().zip(&round_trip) {
+            assert!((a - b).abs() < 1e-12);
         }
     }
 

@@ -207,6 +207,64 @@ impl SeparableRoot {
     }
 }
 
+/// The separable prior sqrt(variance) S(l) as a [`Prior`]: what the Laplace machinery needs to
+/// fit the joint chain's own whitened coordinates (its preconditioner).
+#[derive(Debug, Clone)]
+pub struct SymmetricPrior {
+    root: SeparableRoot,
+    amplitude: f64,
+    /// S_x S_x and S_y S_y: the axis covariances, for [`Prior::covariance`].
+    covariances: [Mat<f64>; 2],
+}
+
+impl SymmetricPrior {
+    pub fn new(root: SeparableRoot, variance: f64) -> Self {
+        let x = &root.x.root * &root.x.root;
+        let y = &root.y().root * &root.y().root;
+        Self {
+            root,
+            amplitude: variance.sqrt(),
+            covariances: [x, y],
+        }
+    }
+}
+
+impl super::Prior for SymmetricPrior {
+    fn grid(&self) -> Grid {
+        self.root.grid
+    }
+    fn latent_dim(&self) -> usize {
+        self.root.grid.cells()
+    }
+    fn scratch_len(&self) -> usize {
+        self.root.scratch_len()
+    }
+    fn apply_sqrt(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        self.root.apply(xi, out, scratch);
+        crate::simd_state::clear_upper_state();
+        for u in out.iter_mut() {
+            *u *= self.amplitude;
+        }
+    }
+    fn apply_sqrt_transpose(&self, v: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        self.apply_sqrt(v, out, scratch);
+    }
+    fn apply_covariance(&self, x: &[f64], out: &mut [f64]) {
+        let mut half = vec![0.0; x.len()];
+        let mut scratch = vec![0.0; x.len()];
+        self.apply_sqrt(x, &mut half, &mut scratch);
+        self.apply_sqrt(&half, out, &mut scratch);
+    }
+    fn covariance(&self, a: usize, b: usize) -> f64 {
+        let grid = self.root.grid;
+        let ((ia, ja), (ib, jb)) = (grid.cell(a), grid.cell(b));
+        self.amplitude.powi(2) * self.covariances[0][(ia, ib)] * self.covariances[1][(ja, jb)]
+    }
+    fn jitter(&self) -> f64 {
+        AXIS_JITTER
+    }
+}
+
 /// out = A Xi B (Xi the nx x ny layout of `xi`).
 fn sandwich(
     grid: Grid,
@@ -290,6 +348,29 @@ mod tests {
             let covariance = &columns * columns.transpose();
             let err = (&covariance - &dense_kernel_matrix(grid, kernel)).norm_max();
             assert!(err < 1e-7, "{grid}: {err:e}");
+        }
+    }
+
+    /// The symmetric prior as a [`crate::model::prior::Prior`]: its covariance entries are the
+    /// dense kernel's times the variance, and C x is L L^T x.
+    #[test]
+    fn the_symmetric_prior_has_the_dense_covariance() {
+        use crate::model::prior::Prior;
+        let grid = Grid::new(5);
+        let prior = SymmetricPrior::new(
+            SeparableRoot::new(grid, KernelKind::SquaredExponential, 0.3, None).unwrap(),
+            1.7,
+        );
+        let dense = dense_kernel_matrix(grid, KernelSpec::squared_exponential(0.3, 1.7));
+        let x: Vec<f64> = (0..25).map(|k| (k as f64 * 0.3).sin()).collect();
+        let mut cx = vec![0.0; 25];
+        prior.apply_covariance(&x, &mut cx);
+        for a in 0..25 {
+            let expected: f64 = (0..25).map(|b| dense[(a, b)] * x[b]).sum();
+            assert!((cx[a] - expected).abs() < 1e-7, "row {a}");
+            for b in 0..25 {
+                assert!((prior.covariance(a, b) - dense[(a, b)]).abs() < 1e-7);
+            }
         }
     }
 
