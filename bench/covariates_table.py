@@ -20,6 +20,8 @@ import tomllib
 
 import polars as pl
 
+from table_format import fmt
+
 COLUMNS = ["method", "coefficient", "mean", "sd", "q05", "q95", "ess_bulk", "rhat",
            "cpu_seconds", "ess_per_cpu_second"]
 FIELDMC, INLA, GLM, PEER = "fieldmc", "fieldmc_inla", "glm_no_field", "blackjax_nuts"
@@ -38,14 +40,6 @@ def args():
 def close(a, b, rel=1e-9):
     return abs(a - b) <= rel * max(1.0, abs(a), abs(b))
 
-
-def fmt(x, digits=3):
-    """A number for the Markdown table ('—' for none)."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "—"
-    if abs(x) >= 10 ** digits:
-        return f"{x:,.0f}"
-    return f"{x:.{digits}g}" if abs(x) < 1 else f"{x:.{digits + 1}g}"
 
 
 def machine():

@@ -18,6 +18,8 @@ import subprocess
 
 import polars as pl
 
+from table_format import fmt
+
 HYPER = [("length_scale", "l"), ("variance", "sigma2"), ("mean", "mu")]
 COLUMNS = (["grid", "likelihood", "method", "cpu_seconds"]
            + [f"{h}_{s}" for h, _ in HYPER for s in ("mean", "sd", "ess_bulk", "rhat", "ess_per_cpu_second")]
@@ -34,13 +36,6 @@ def args():
     p.add_argument("--fieldmc", default="target/release/fieldmc", help="for its --version")
     return p.parse_args()
 
-
-def fmt(x, digits=3):
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "—"
-    if abs(x) >= 10 ** digits:
-        return f"{x:,.0f}"
-    return f"{x:.{digits}g}" if abs(x) < 1 else f"{x:.{digits + 1}g}"
 
 
 def fieldmc_rows(out, grids):
