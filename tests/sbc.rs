@@ -106,12 +106,12 @@ fn the_coefficients_are_calibrated_on_every_likelihood() {
     assert_calibrated(&jobs, &functionals, "sampler_kind", ALPHA_COEFFICIENTS);
 }
 
-/// The level per p-value of the joint chain's calibration: 3 likelihoods x 12 functionals (the 7
-/// of the field, the three hyperparameters and the two coefficients) = 36 p-values, a
-/// family-wise false-alarm rate of 1e-4 by Bonferroni.
-const ALPHA_JOINT: f64 = 1e-4 / 36.0;
+/// The level per p-value of the joint chains' calibration: 3 likelihoods x 2 chains x 12
+/// functionals (the 7 of the field, the three hyperparameters and the two coefficients) = 72
+/// p-values, a family-wise false-alarm rate of 1e-4 by Bonferroni.
+const ALPHA_JOINT: f64 = 1e-4 / 72.0;
 
-/// The joint chain (`sampler.hyper = "joint"`) on every likelihood: every hyperparameter and
+/// The joint chains (`sampler.hyper = "joint"`, `"joint-spectral"`) on every likelihood: every hyperparameter and
 /// every coefficient drawn from its prior and ranked among the chains' draws.
 #[test]
 fn the_joint_chain_is_calibrated_on_every_likelihood() {
@@ -119,7 +119,7 @@ fn the_joint_chain_is_calibrated_on_every_likelihood() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_joint.toml");
     let out = tempfile::tempdir().unwrap();
     let jobs = run_calibration(&fixture, out.path());
-    assert_eq!(jobs.height(), 3, "3 likelihoods");
+    assert_eq!(jobs.height(), 6, "3 likelihoods x 2 joint chains");
     let functionals: Vec<&str> = FUNCTIONALS
         .iter()
         .copied()

@@ -58,14 +58,18 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
         request: &'r RunRequest<'a>,
         rngs: Vec<ChainRng>,
     }
-    if let Some(hyper) = request.hyper
-        && spec.hyper().update == hyper::HyperUpdate::Joint
-    {
-        return run(
-            &hyper::joint::JointNuts::new(hyper, spec.burn_in()),
-            request,
-            rngs,
-        );
+    if let Some(hyper) = request.hyper {
+        match spec.hyper().update {
+            hyper::HyperUpdate::Joint => {
+                let joint = hyper::joint::JointNuts::new(hyper, spec.burn_in());
+                return run(&joint, request, rngs);
+            }
+            hyper::HyperUpdate::JointSpectral => {
+                let joint = hyper::spectral_joint::SpectralJointNuts::new(hyper, spec.burn_in());
+                return run(&joint, request, rngs);
+            }
+            _ => {}
+        }
     }
     if let Some(hyper) = request.hyper
         && spec.hyper().infers()

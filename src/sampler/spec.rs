@@ -6,7 +6,7 @@
 //! range, adaptation only with a burn-in to adapt in). Errors name the offending key, so the
 //! study layer can point at it in the file.
 
-use super::hyper::settings::{HyperSettings, HyperUpdate};
+use super::hyper::settings::HyperSettings;
 use super::kind::KindSettings;
 use super::kinds::KindVisitor;
 use super::kinds::SamplerKind;
@@ -264,15 +264,16 @@ impl SamplerSettings {
             )
             .help(help));
         }
-        if self.hyper.update == HyperUpdate::Joint && !SamplerKind::JOINT_KINDS.contains(&kind) {
+        if self.hyper.is_joint() && !SamplerKind::JOINT_KINDS.contains(&kind) {
             let kinds: Vec<&str> = SamplerKind::JOINT_KINDS.iter().map(|k| k.name()).collect();
             return Err(SpecError::new(
                 "sampler.kind",
                 &["sampler.hyper"],
                 format!(
-                    "sampler.hyper = \"joint\" moves the hyperparameters and the field together \
+                    "sampler.hyper = \"{}\" moves the hyperparameters and the field together \
                      along the joint posterior's gradient; the {kind} sampler does not integrate \
-                     trajectories"
+                     trajectories",
+                    self.hyper.update
                 ),
             )
             .allowed(kinds.join(", "))
@@ -282,7 +283,7 @@ impl SamplerSettings {
             )));
         }
         if self.hyper.infers()
-            && self.hyper.update != HyperUpdate::Joint
+            && !self.hyper.is_joint()
             && !SamplerKind::FIELD_KINDS.contains(&kind)
         {
             let kinds: Vec<&str> = SamplerKind::FIELD_KINDS.iter().map(|k| k.name()).collect();

@@ -97,7 +97,10 @@ impl Resolution<'_, '_> {
         let likelihood = settings.choice(MODEL_LIKELIHOOD, LikelihoodKind::from_name);
         let sbc = self.resolver.kind() == StudyKind::Sbc;
         let joint = settings.given(SAMPLER_HYPER).is_some()
-            && settings.choice(SAMPLER_HYPER, HyperUpdate::from_name) == HyperUpdate::Joint;
+            && matches!(
+                settings.choice(SAMPLER_HYPER, HyperUpdate::from_name),
+                HyperUpdate::Joint | HyperUpdate::JointSpectral
+            );
         let kind = requested.unwrap_or_else(|| auto_kind(asks_for_hyper(settings), joint, sbc));
         let source = settings.choice(DATA_SOURCE, DataSource::from_name);
         let is_real = source != DataSource::Simulated;

@@ -12,6 +12,7 @@
 pub mod distribution;
 pub mod joint;
 pub mod priors;
+pub mod spectral_joint;
 pub mod values;
 
 pub use distribution::{HyperPrior, PRIOR_FORMS, PriorFamily, PriorSyntaxError, Support};

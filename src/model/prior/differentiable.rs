@@ -53,15 +53,19 @@ impl KernelKind {
     }
 }
 
-/// One axis's symmetric root S = (K + eps I)^(1/2) and its derivative in log l.
+/// One axis's kernel K + eps I = Q diag(lambda) Q^T (unit variance) and the derivative of K in
+/// log l in that eigenbasis, R = Q^T (dK / d log l) Q.
 #[derive(Debug, Clone)]
-pub struct AxisRoot {
-    pub root: Mat<f64>,
-    pub derivative: Mat<f64>,
+pub struct AxisEigen {
+    pub vectors: Mat<f64>,
+    /// lambda, each at least half the jitter (rounding can leave one a little below it).
+    pub values: Vec<f64>,
+    pub rotated_slope: Mat<f64>,
 }
 
-impl AxisRoot {
-    /// The root of `kind`'s unit-variance kernel with length scale `length_scale` on `axis`.
+impl AxisEigen {
+    /// The eigendecomposition of `kind`'s unit-variance kernel with length scale `length_scale`
+    /// on `axis`.
     pub fn new(axis: Axis, kind: KernelKind, length_scale: f64) -> Result<Self, PriorError> {
         crate::simd_state::clear_upper_state();
         let n = axis.points();
@@ -93,16 +97,40 @@ impl AxisRoot {
                 max_jitter: jitter,
             }
         })?;
-        let q = eigen.U();
-        // Rounding can leave an eigenvalue of K + eps I a little below eps (never far).
-        let roots: Vec<f64> = (0..n)
-            .map(|k| eigen.S()[k].max(0.5 * jitter.max(f64::MIN_POSITIVE)).sqrt())
+        let vectors = eigen.U().to_owned();
+        let values = (0..n)
+            .map(|k| eigen.S()[k].max(0.5 * jitter.max(f64::MIN_POSITIVE)))
             .collect();
-        let root = scale_columns(q, &roots) * q.transpose();
-        let rotated = q.transpose() * &slope * q;
+        let rotated_slope = vectors.transpose() * &slope * &vectors;
         crate::simd_state::clear_upper_state();
+        Ok(Self {
+            vectors,
+            values,
+            rotated_slope,
+        })
+    }
+}
+
+/// One axis's symmetric root S = (K + eps I)^(1/2) and its derivative in log l.
+#[derive(Debug, Clone)]
+pub struct AxisRoot {
+    pub root: Mat<f64>,
+    pub derivative: Mat<f64>,
+}
+
+impl AxisRoot {
+    /// The root of `kind`'s unit-variance kernel with length scale `length_scale` on `axis`.
+    pub fn new(axis: Axis, kind: KernelKind, length_scale: f64) -> Result<Self, PriorError> {
+        let AxisEigen {
+            vectors: q,
+            values,
+            rotated_slope: rotated,
+        } = AxisEigen::new(axis, kind, length_scale)?;
+        let n = values.len();
+        let roots: Vec<f64> = values.iter().map(|v| v.sqrt()).collect();
+        let root = scale_columns(q.as_ref(), &roots) * q.transpose();
         let divided = Mat::from_fn(n, n, |i, j| rotated[(i, j)] / (roots[i] + roots[j]));
-        let derivative = q * divided * q.transpose();
+        let derivative = &q * divided * q.transpose();
         Ok(Self { root, derivative })
     }
 }

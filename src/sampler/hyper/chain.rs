@@ -251,7 +251,9 @@ impl<K: FieldKernel> Sampler for HyperChain<K> {
             HyperUpdate::WithinGibbs => self.within_gibbs(state, base, rng),
             HyperUpdate::SurrogateSlice => self.surrogate_slice(state, base, rng),
             HyperUpdate::PseudoMarginal => self.pseudo_marginal(state, base, rng),
-            HyperUpdate::Joint => unreachable!("the joint update is a chain of its own"),
+            HyperUpdate::Joint | HyperUpdate::JointSpectral => {
+                unreachable!("the joint updates are chains of their own")
+            }
         };
         if state.iteration >= self.burn_in {
             state.kept_updates += 1;

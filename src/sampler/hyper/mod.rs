@@ -15,7 +15,9 @@
 //!
 //! - `joint` ([`joint`]): no alternation: NUTS on the joint posterior of the hyperparameters,
 //!   the coefficients and the whitened field, with the separable prior's exact derivative in the
-//!   length scale ([`crate::model::hyper::joint`]).
+//!   length scale ([`crate::model::hyper::joint`]); `joint-spectral` ([`spectral_joint`]) the
+//!   same chain in coordinates partially centred per prior eigenmode
+//!   ([`crate::model::hyper::spectral_joint`]).
 //!
 //! The Metropolis-Hastings updates propose with `sampler.hyper_proposal` ([`proposal`]): a
 //! random walk, Haario et al.'s adaptive Metropolis, or Sejdinovic et al.'s kernel-adaptive
@@ -33,6 +35,7 @@ pub mod joint;
 pub mod proposal;
 pub mod pseudo_marginal;
 pub mod settings;
+pub mod spectral_joint;
 pub mod surrogate;
 pub mod within_gibbs;
 

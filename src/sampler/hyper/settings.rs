@@ -23,6 +23,8 @@ crate::closed_names! {
         PseudoMarginal = "pseudo-marginal",
         /// One gradient-based chain (nuts) on the hyperparameters and the field together.
         Joint = "joint",
+        /// The same chain in coordinates partially centred per prior eigenmode.
+        JointSpectral = "joint-spectral",
     }
 }
 
@@ -65,6 +67,11 @@ impl HyperSettings {
     /// Whether the chains infer hyperparameters.
     pub fn infers(&self) -> bool {
         self.update != HyperUpdate::None
+    }
+
+    /// Whether one gradient chain moves the hyperparameters with the field (no alternation).
+    pub fn is_joint(&self) -> bool {
+        matches!(self.update, HyperUpdate::Joint | HyperUpdate::JointSpectral)
     }
 }
 

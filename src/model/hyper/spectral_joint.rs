@@ -1,0 +1,525 @@
+//! The joint posterior in coordinates partially centred per prior eigenmode
+//! (`sampler.hyper = "joint-spectral"`): a parametrisation of fieldmc's own that follows the
+//! hyperparameters.
+//!
+//! The non-centred chain ([`super::joint`]) moves xi with u = mean + sqrt(v) S(l) xi. Where the data
+//! are strong, xi's posterior is narrow along the prior's leading eigenmodes and its width
+//! there changes with (l, v): a funnel no fixed mass matrix fits. Here the field's whitened
+//! coordinates are eta, with
+//!
+//!   xi = C(K) eta,   C(K) = (I + v w K)^(-1/2),   K = K_y (x) K_x (unit variance, jitter),
+//!
+//! w a constant data curvature (the likelihood's mean curvature per cell). Under a gaussian
+//! likelihood of curvature w the conditional posterior of every eigen-coordinate of eta has unit
+//! variance at every (l, v): eta is centred where the data are strong (v w lambda >> 1) and
+//! non-centred where they are weak, mode by mode (Papaspiliopoulos, Roberts & Skold 2007's
+//! partial non-centring, on the prior's eigenbasis). With K = Q diag(lambda) Q^T,
+//!
+//!   u = mean + Q diag(F(lambda)) Q^T eta + X (s z_beta),   F(x) = sqrt(v x / (1 + v w x)),
+//!   log pi = loglik(G u) - eta^T G(K) eta / 2 - sum log(1 + v w lambda) / 2 - |z_beta|^2 / 2
+//!            + log p(z_theta),   G(x) = 1 / (1 + v w x),
+//!
+//! the log-determinant being the Jacobian of eta -> xi. Every term is a function of K applied
+//! through the axis eigendecompositions (O(N (nx + ny)) per product). The derivative in log l of a
+//! matrix function f(K) is, by Daleckii & Krein, Q (f[1] o (Q^T dK Q)) Q^T with the divided
+//! differences f[1]; for F and G they have closed forms without cancellation,
+//!
+//!   F[1](a, b) = v / ((1 + v w a) (1 + v w b) (F(a) + F(b))),
+//!   G[1](a, b) = -v w / ((1 + v w a) (1 + v w b)),
+//!
+//! and Q^T (dK / d log l_x) Q = Lambda_y (x) R_x (R_x = Q_x^T dK_x Q_x) couples only modes that
+//! share their y index, so the sums cost O(N nx) (and O(N ny) along y).
+
+use super::{HyperName, HyperPriors, Hyperparameters};
+use crate::model::covariates::Covariates;
+use crate::model::likelihood::Likelihood;
+use crate::model::prior::differentiable::AxisEigen;
+use crate::model::spec::ModelSpec;
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
+
+/// The eigenbases of both axes at one length scale.
+struct Spectrum {
+    x: AxisEigen,
+    y: AxisEigen,
+}
+
+impl Spectrum {
+    fn new(model: &ModelSpec, values: &Hyperparameters) -> Option<Self> {
+        let kind = model.kernel.kind;
+        let x = AxisEigen::new(model.grid.x_axis(), kind, values.length_scale).ok()?;
+        let ly = values.length_scale_y.unwrap_or(values.length_scale);
+        let y = AxisEigen::new(model.grid.y_axis(), kind, ly).ok()?;
+        Some(Self { x, y })
+    }
+
+    /// out = Q^T v (or Q v when `back`), v in the grid's nx x ny layout.
+    fn rotate(&self, v: &[f64], out: &mut [f64], scratch: &mut [f64], back: bool) {
+        let (nx, ny) = (self.x.values.len(), self.y.values.len());
+        let (qx, qy) = (self.x.vectors.as_ref(), self.y.vectors.as_ref());
+        let (left, right) = if back {
+            (qx, qy.transpose())
+        } else {
+            (qx.transpose(), qy)
+        };
+        let v = MatRef::from_column_major_slice(v, nx, ny);
+        let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..nx * ny], nx, ny);
+        matmul(half.as_mut(), Accum::Replace, left, v, 1.0, Par::Seq);
+        let out = MatMut::from_column_major_slice_mut(out, nx, ny);
+        matmul(out, Accum::Replace, half.as_ref(), right, 1.0, Par::Seq);
+        crate::simd_state::clear_upper_state();
+    }
+
+    /// lambda of mode (i, j).
+    fn value(&self, i: usize, j: usize) -> f64 {
+        self.x.values[i] * self.y.values[j]
+    }
+}
+
+/// The joint posterior density in the partially centred coordinates; q = [eta, z_beta, z_theta].
+#[derive(Debug, Clone)]
+pub struct SpectralJointDensity<'a> {
+    model: &'a ModelSpec,
+    base: Hyperparameters,
+    likelihood: &'a Likelihood,
+    observed_cells: &'a [usize],
+    /// w: the data's curvature per cell.
+    curvature: f64,
+}
+
+/// The quantities of one point that the gradient reuses.
+struct Point {
+    values: Hyperparameters,
+    spectrum: Spectrum,
+    /// eta rotated to the eigenbasis.
+    rotated: Vec<f64>,
+    /// The field u.
+    field: Vec<f64>,
+    log_likelihood: f64,
+}
+
+impl<'a> SpectralJointDensity<'a> {
+    /// The density of `model` on data `likelihood` observed at `observed_cells`, the
+    /// hyperparameters not inferred fixed at `base`, centred for data curvature `curvature`.
+    pub fn new(
+        model: &'a ModelSpec,
+        base: Hyperparameters,
+        likelihood: &'a Likelihood,
+        observed_cells: &'a [usize],
+        curvature: f64,
+    ) -> Self {
+        Self {
+            model,
+            base,
+            likelihood,
+            observed_cells,
+            curvature,
+        }
+    }
+
+    pub fn model(&self) -> &'a ModelSpec {
+        self.model
+    }
+
+    fn priors(&self) -> &HyperPriors {
+        &self.model.hyper
+    }
+
+    fn covariates(&self) -> Option<&Covariates> {
+        self.model.covariates.as_deref()
+    }
+
+    fn cells(&self) -> usize {
+        self.model.grid.cells()
+    }
+
+    /// The field's and the coefficients' coordinates: the first values of q.
+    pub fn latent_dim(&self) -> usize {
+        self.cells() + self.covariates().map_or(0, Covariates::count)
+    }
+
+    pub fn dim(&self) -> usize {
+        self.latent_dim() + self.priors().len()
+    }
+
+    /// The hyperparameters at q.
+    pub fn values(&self, q: &[f64]) -> Hyperparameters {
+        self.priors()
+            .from_unconstrained(&q[self.latent_dim()..], self.base)
+    }
+
+    /// q at whitened coordinates `xi` (and `z_beta` after them) and hyperparameters `values`:
+    /// eta = C(K)^-1 xi.
+    pub fn from_whitened(&self, xi: &[f64], values: &Hyperparameters) -> Option<Vec<f64>> {
+        let n = self.cells();
+        let spectrum = Spectrum::new(self.model, values)?;
+        let (mut rotated, mut scratch) = (vec![0.0; n], vec![0.0; n]);
+        spectrum.rotate(&xi[..n], &mut rotated, &mut scratch, false);
+        let nx = spectrum.x.values.len();
+        for (k, r) in rotated.iter_mut().enumerate() {
+            let lambda = spectrum.value(k % nx, k / nx);
+            *r *= (1.0 + values.variance * self.curvature * lambda).sqrt();
+        }
+        let mut q = vec![0.0; n];
+        spectrum.rotate(&rotated, &mut q, &mut scratch, true);
+        q.extend_from_slice(&xi[n..]);
+        q.extend(self.priors().to_unconstrained(values));
+        Some(q)
+    }
+
+    /// The whitened coordinates xi = C(K) eta (and z_beta) of q.
+    pub fn whitened(&self, q: &[f64]) -> Option<Vec<f64>> {
+        let n = self.cells();
+        let values = self.values(q);
+        let spectrum = Spectrum::new(self.model, &values)?;
+        let (mut rotated, mut scratch) = (vec![0.0; n], vec![0.0; n]);
+        spectrum.rotate(&q[..n], &mut rotated, &mut scratch, false);
+        let nx = spectrum.x.values.len();
+        for (k, r) in rotated.iter_mut().enumerate() {
+            let lambda = spectrum.value(k % nx, k / nx);
+            *r /= (1.0 + values.variance * self.curvature * lambda).sqrt();
+        }
+        let mut xi = vec![0.0; n];
+        spectrum.rotate(&rotated, &mut xi, &mut scratch, true);
+        xi.extend_from_slice(&q[n..self.latent_dim()]);
+        Some(xi)
+    }
+
+    /// The field at q into `field`, with the point's hyperparameters and log-likelihood.
+    pub fn point(&self, q: &[f64], field: &mut [f64]) -> Option<(Hyperparameters, f64)> {
+        let point = self.evaluate(q)?;
+        field.copy_from_slice(&point.field);
+        Some((point.values, point.log_likelihood))
+    }
+
+    /// The field `field` at the observed cells.
+    pub fn observed(&self, field: &[f64]) -> Vec<f64> {
+        self.observed_cells.iter().map(|&c| field[c]).collect()
+    }
+
+    fn evaluate(&self, q: &[f64]) -> Option<Point> {
+        let (n, latent) = (self.cells(), self.latent_dim());
+        let values = self.values(q);
+        let spectrum = Spectrum::new(self.model, &values)?;
+        let (mut rotated, mut scratch) = (vec![0.0; n], vec![0.0; n]);
+        spectrum.rotate(&q[..n], &mut rotated, &mut scratch, false);
+        let nx = spectrum.x.values.len();
+        let (v, w) = (values.variance, self.curvature);
+        let mut scaled = vec![0.0; n];
+        for (k, (s, r)) in scaled.iter_mut().zip(&rotated).enumerate() {
+            let lambda = spectrum.value(k % nx, k / nx);
+            *s = (v * lambda / (1.0 + v * w * lambda)).sqrt() * r;
+        }
+        let mut field = vec![0.0; n];
+        spectrum.rotate(&scaled, &mut field, &mut scratch, true);
+        for u in &mut field {
+            *u += values.mean;
+        }
+        if let Some(covariates) = self.covariates() {
+            covariates.add_whitened_effect(&q[n..latent], &mut field);
+        }
+        let observed = self.observed(&field);
+        let log_likelihood = self.likelihood.log_likelihood(&observed);
+        Some(Point {
+            values,
+            spectrum,
+            rotated,
+            field,
+            log_likelihood,
+        })
+    }
+
+    /// log pi(q) up to a constant, with its gradient; -inf where the prior cannot be built.
+    pub fn log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64 {
+        let (n, latent) = (self.cells(), self.latent_dim());
+        let z = &q[latent..];
+        let log_prior = self.priors().log_density_unconstrained(z);
+        if !log_prior.is_finite() {
+            return f64::NEG_INFINITY;
+        }
+        let Some(point) = self.evaluate(q) else {
+            return f64::NEG_INFINITY;
+        };
+        let Point {
+            values,
+            spectrum,
+            rotated,
+            field,
+            ..
+        } = point;
+        let observed = self.observed(&field);
+        let mut observed_gradient = vec![0.0; observed.len()];
+        let log_likelihood = self
+            .likelihood
+            .log_likelihood_and_gradient(&observed, &mut observed_gradient);
+        let mut g = vec![0.0; n];
+        for (&d, &c) in observed_gradient.iter().zip(self.observed_cells) {
+            g[c] = d;
+        }
+        let mut scratch = vec![0.0; n];
+        let mut g_rotated = vec![0.0; n];
+        spectrum.rotate(&g, &mut g_rotated, &mut scratch, false);
+        let (nx, v, w) = (spectrum.x.values.len(), values.variance, self.curvature);
+        // Per mode: F, G, and the sums of the log-variance slope and of the prior term.
+        let mut eta_gradient = vec![0.0; n];
+        let (mut quadratic, mut log_det) = (0.0, 0.0);
+        let mut variance_slope = 0.0;
+        for k in 0..n {
+            let lambda = spectrum.value(k % nx, k / nx);
+            let h = v * w * lambda;
+            let shrink = 1.0 / (1.0 + h);
+            let amplitude = (v * lambda * shrink).sqrt();
+            let (e, gr) = (rotated[k], g_rotated[k]);
+            eta_gradient[k] = amplitude * gr - shrink * e;
+            quadratic += shrink * e * e;
+            log_det += h.ln_1p();
+            variance_slope += gr * e * amplitude * shrink / 2.0 + e * e * h * shrink * shrink / 2.0
+                - h * shrink / 2.0;
+        }
+        spectrum.rotate(&eta_gradient, &mut gradient[..n], &mut scratch, true);
+        if let Some(covariates) = self.covariates() {
+            covariates.whitened_gradient(&g, &mut gradient[n..latent]);
+            for (gk, &zk) in gradient[n..latent].iter_mut().zip(&q[n..latent]) {
+                *gk -= zk;
+            }
+        }
+        let beta_squared: f64 = q[n..latent].iter().map(|x| x * x).sum();
+        let infers_length_scale = self
+            .priors()
+            .names()
+            .any(|name| matches!(name, HyperName::LengthScale | HyperName::LengthScaleY));
+        let slopes = infers_length_scale
+            .then(|| self.length_scale_slopes(&spectrum, &values, &rotated, &g_rotated));
+        let isotropic = values.length_scale_y.is_none();
+        for (k, (name, prior)) in self.model.hyper.iter().enumerate() {
+            let value = values.get(*name);
+            let per_value = match name {
+                HyperName::LengthScale => {
+                    let (x, y) = slopes.expect("computed when a length scale is inferred");
+                    (x + if isotropic { y } else { 0.0 }) / value
+                }
+                HyperName::LengthScaleY => {
+                    slopes.expect("computed when a length scale is inferred").1 / value
+                }
+                HyperName::Variance => variance_slope / value,
+                HyperName::Mean => g.iter().sum(),
+            };
+            gradient[latent + k] =
+                per_value * prior.value_slope(z[k]) + prior.log_density_unconstrained_slope(z[k]);
+        }
+        log_likelihood - 0.5 * quadratic - 0.5 * log_det - 0.5 * beta_squared + log_prior
+    }
+
+    /// d log pi / d log l_x and d log l_y, by the divided differences of the module docs.
+    fn length_scale_slopes(
+        &self,
+        spectrum: &Spectrum,
+        values: &Hyperparameters,
+        eta: &[f64],
+        g: &[f64],
+    ) -> (f64, f64) {
+        let (nx, ny) = (spectrum.x.values.len(), spectrum.y.values.len());
+        let (v, w) = (values.variance, self.curvature);
+        let lambda: Vec<f64> = (0..nx * ny)
+            .map(|k| spectrum.value(k % nx, k / nx))
+            .collect();
+        let one_plus: Vec<f64> = lambda.iter().map(|&l| 1.0 + v * w * l).collect();
+        let f: Vec<f64> = lambda
+            .iter()
+            .zip(&one_plus)
+            .map(|(&l, &o)| (v * l / o).sqrt())
+            .collect();
+        // The value's change for Q^T dK Q = D is the sum over mode pairs (a, b) of D_ab times
+        // g_a F[1](a, b) eta_b - eta_a G[1](a, b) eta_b / 2 - [a = b] v w / (2 (1 + v w l_a))
+        // = s_a s_b (v g_a eta_b / (F_a + F_b) + v w eta_a eta_b / 2) - [a = b] v w s_a / 2,
+        // s = 1 / (1 + v w l).
+        let shrink: Vec<f64> = one_plus.iter().map(|o| 1.0 / o).collect();
+        let sg: Vec<f64> = (0..nx * ny).map(|a| v * shrink[a] * g[a]).collect();
+        let se: Vec<f64> = (0..nx * ny).map(|a| shrink[a] * eta[a]).collect();
+        let pair = |a: usize, b: usize| sg[a] * se[b] / (f[a] + f[b]) + 0.5 * v * w * se[a] * se[b];
+        let diagonal = |a: usize| -0.5 * v * w * shrink[a];
+        let mut x_slope = 0.0;
+        let rx = &spectrum.x.rotated_slope;
+        for j in 0..ny {
+            let mu_y = spectrum.y.values[j];
+            let mut sum = 0.0;
+            for i2 in 0..nx {
+                let b = j * nx + i2;
+                for i in 0..nx {
+                    sum += rx[(i, i2)] * pair(j * nx + i, b);
+                }
+                sum += rx[(i2, i2)] * diagonal(b);
+            }
+            x_slope += mu_y * sum;
+        }
+        let mut y_slope = 0.0;
+        let ry = &spectrum.y.rotated_slope;
+        for i in 0..nx {
+            let mu_x = spectrum.x.values[i];
+            let mut sum = 0.0;
+            for j2 in 0..ny {
+                let b = j2 * nx + i;
+                for j in 0..ny {
+                    sum += ry[(j, j2)] * pair(j * nx + i, b);
+                }
+                sum += ry[(j2, j2)] * diagonal(b);
+            }
+            y_slope += mu_x * sum;
+        }
+        (x_slope, y_slope)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::model::grid::Grid;
+    use crate::model::hyper::HyperPrior;
+    use crate::model::spec::{KernelSpec, LikelihoodKind, MeanSpec};
+
+    fn model(grid: Grid, kernel: KernelSpec, priors: &[(HyperName, &str)]) -> ModelSpec {
+        ModelSpec {
+            grid,
+            kernel,
+            likelihood: LikelihoodKind::Poisson,
+            noise_sd: 0.5,
+            offset: 0.0,
+            evidence_draws: 0,
+            mean: MeanSpec::Value(0.2),
+            hyper: HyperPriors::new(
+                priors
+                    .iter()
+                    .map(|(name, text)| (*name, HyperPrior::parse(text).unwrap()))
+                    .collect(),
+            ),
+            covariates: None,
+        }
+    }
+
+    fn base(ly: Option<f64>) -> Hyperparameters {
+        Hyperparameters {
+            length_scale: 0.4,
+            length_scale_y: ly,
+            variance: 1.3,
+            mean: 0.2,
+        }
+    }
+
+    /// The gradient against central differences for each likelihood: isotropic with every
+    /// hyperparameter inferred, and per-axis length scales with a covariate on a rectangle.
+    #[test]
+    fn spectral_joint_gradient_matches_finite_differences() {
+        let square = model(
+            Grid::new(4),
+            KernelSpec::squared_exponential(0.4, 1.3),
+            &[
+                (HyperName::LengthScale, "log-normal(-1, 0.8)"),
+                (HyperName::Variance, "gamma(2, 2)"),
+                (HyperName::Mean, "normal(0, 2)"),
+            ],
+        );
+        let mut anisotropic = model(
+            Grid::rectangular(5, 3),
+            KernelSpec {
+                length_scale_y: Some(0.3),
+                ..KernelSpec::squared_exponential(0.4, 1.3)
+            },
+            &[
+                (HyperName::LengthScale, "log-normal(-1, 0.8)"),
+                (HyperName::LengthScaleY, "uniform(0.05, 2)"),
+                (HyperName::Variance, "inverse-gamma(3, 2)"),
+            ],
+        );
+        let cells = anisotropic.grid.cells();
+        anisotropic.covariates = Some(Arc::new(
+            Covariates::new(
+                vec![(
+                    "x".into(),
+                    (0..cells).map(|c| (c as f64 * 0.7).sin()).collect(),
+                )],
+                cells,
+                true,
+                1.5,
+                "test".into(),
+            )
+            .unwrap(),
+        ));
+        for spec in [&square, &anisotropic] {
+            let observed: Vec<usize> = (0..spec.grid.cells()).step_by(2).collect();
+            for likelihood in crate::model::likelihood::one_of_each(observed.len()) {
+                let mut density = SpectralJointDensity::new(
+                    spec,
+                    base(spec.kernel.length_scale_y),
+                    &likelihood,
+                    &observed,
+                    1.7,
+                );
+                let dim = density.dim();
+                let q: Vec<f64> = (0..dim).map(|k| ((k * 7 % 5) as f64 - 2.0) / 4.0).collect();
+                let mut gradient = vec![0.0; dim];
+                assert!(density.log_density(&q, &mut gradient).is_finite());
+                let mut scratch = vec![0.0; dim];
+                let h = 1e-6;
+                for k in 0..dim {
+                    let mut moved = q.clone();
+                    moved[k] += h;
+                    let up = density.log_density(&moved, &mut scratch);
+                    moved[k] -= 2.0 * h;
+                    let down = density.log_density(&moved, &mut scratch);
+                    let numeric = (up - down) / (2.0 * h);
+                    assert!(
+                        (numeric - gradient[k]).abs() < 1e-5 * numeric.abs().max(1.0),
+                        "{:?} {} coordinate {k} of {dim}: {} vs {numeric}",
+                        likelihood.kind(),
+                        spec.grid,
+                        gradient[k]
+                    );
+                }
+                // The round trip through the whitened coordinates.
+                let values = density.values(&q);
+                let xi = density.whitened(&q).unwrap();
+                let back = density.from_whitened(&xi, &values).unwrap();
+                for (a, b) in q.iter().zip(&back) {
+                    assert!((a - b).abs() < 1e-9, "{a} vs {b}");
+                }
+            }
+        }
+    }
+
+    /// With w = 0 the parametrisation is the non-centred one: the same log density as
+    /// [`super::super::joint::JointDensity`] at the same point.
+    #[test]
+    fn zero_curvature_is_the_non_centred_density() {
+        let spec = model(
+            Grid::new(4),
+            KernelSpec::squared_exponential(0.4, 1.3),
+            &[
+                (HyperName::LengthScale, "log-normal(-1, 0.8)"),
+                (HyperName::Variance, "gamma(2, 2)"),
+            ],
+        );
+        let observed: Vec<usize> = (0..16).collect();
+        let likelihood = &crate::model::likelihood::one_of_each(16)[2];
+        let mut spectral = SpectralJointDensity::new(&spec, base(None), likelihood, &observed, 0.0);
+        let mut plain =
+            super::super::joint::JointDensity::new(&spec, base(None), likelihood, &observed);
+        let q: Vec<f64> = (0..18).map(|k| ((k * 3 % 7) as f64 - 3.0) / 6.0).collect();
+        let (mut a, mut b) = (vec![0.0; 18], vec![0.0; 18]);
+        let (x, y) = (
+            spectral.log_density(&q, &mut a),
+            plain.log_density(&q, &mut b),
+        );
+        assert!((x - y).abs() < 1e-8, "{x} vs {y}");
+        for k in 0..18 {
+            assert!(
+                (a[k] - b[k]).abs() < 1e-7,
+                "coordinate {k}: {} vs {}",
+                a[k],
+                b[k]
+            );
+        }
+    }
+}
