@@ -10,6 +10,8 @@
 //! ([`crate::sampler::hyper`]).
 
 pub mod distribution;
+#[cfg(test)]
+pub(crate) mod fixtures;
 pub mod joint;
 pub mod priors;
 pub mod spectral_joint;

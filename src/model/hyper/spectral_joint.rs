@@ -373,81 +373,16 @@ impl<'a> SpectralJointDensity<'a> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
     use crate::model::grid::Grid;
-    use crate::model::hyper::HyperPrior;
-    use crate::model::spec::{KernelSpec, LikelihoodKind, MeanSpec};
-
-    fn model(grid: Grid, kernel: KernelSpec, priors: &[(HyperName, &str)]) -> ModelSpec {
-        ModelSpec {
-            grid,
-            kernel,
-            likelihood: LikelihoodKind::Poisson,
-            noise_sd: 0.5,
-            offset: 0.0,
-            evidence_draws: 0,
-            mean: MeanSpec::Value(0.2),
-            hyper: HyperPriors::new(
-                priors
-                    .iter()
-                    .map(|(name, text)| (*name, HyperPrior::parse(text).unwrap()))
-                    .collect(),
-            ),
-            covariates: None,
-        }
-    }
-
-    fn base(ly: Option<f64>) -> Hyperparameters {
-        Hyperparameters {
-            length_scale: 0.4,
-            length_scale_y: ly,
-            variance: 1.3,
-            mean: 0.2,
-        }
-    }
+    use crate::model::hyper::fixtures::{base, check_gradient, gradient_models, model};
+    use crate::model::spec::KernelSpec;
 
     /// The gradient against central differences for each likelihood: isotropic with every
     /// hyperparameter inferred, and per-axis length scales with a covariate on a rectangle.
     #[test]
     fn spectral_joint_gradient_matches_finite_differences() {
-        let square = model(
-            Grid::new(4),
-            KernelSpec::squared_exponential(0.4, 1.3),
-            &[
-                (HyperName::LengthScale, "log-normal(-1, 0.8)"),
-                (HyperName::Variance, "gamma(2, 2)"),
-                (HyperName::Mean, "normal(0, 2)"),
-            ],
-        );
-        let mut anisotropic = model(
-            Grid::rectangular(5, 3),
-            KernelSpec {
-                length_scale_y: Some(0.3),
-                ..KernelSpec::squared_exponential(0.4, 1.3)
-            },
-            &[
-                (HyperName::LengthScale, "log-normal(-1, 0.8)"),
-                (HyperName::LengthScaleY, "uniform(0.05, 2)"),
-                (HyperName::Variance, "inverse-gamma(3, 2)"),
-            ],
-        );
-        let cells = anisotropic.grid.cells();
-        anisotropic.covariates = Some(Arc::new(
-            Covariates::new(
-                vec![(
-                    "x".into(),
-                    (0..cells).map(|c| (c as f64 * 0.7).sin()).collect(),
-                )],
-                cells,
-                true,
-                1.5,
-                "test".into(),
-            )
-            .unwrap(),
-        ));
-        for spec in [&square, &anisotropic] {
+        for spec in &gradient_models() {
             let observed: Vec<usize> = (0..spec.grid.cells()).step_by(2).collect();
             for likelihood in crate::model::likelihood::one_of_each(observed.len()) {
                 let mut density = SpectralJointDensity::new(
@@ -457,27 +392,8 @@ mod tests {
                     &observed,
                     1.7,
                 );
-                let dim = density.dim();
-                let q: Vec<f64> = (0..dim).map(|k| ((k * 7 % 5) as f64 - 2.0) / 4.0).collect();
-                let mut gradient = vec![0.0; dim];
-                assert!(density.log_density(&q, &mut gradient).is_finite());
-                let mut scratch = vec![0.0; dim];
-                let h = 1e-6;
-                for k in 0..dim {
-                    let mut moved = q.clone();
-                    moved[k] += h;
-                    let up = density.log_density(&moved, &mut scratch);
-                    moved[k] -= 2.0 * h;
-                    let down = density.log_density(&moved, &mut scratch);
-                    let numeric = (up - down) / (2.0 * h);
-                    assert!(
-                        (numeric - gradient[k]).abs() < 1e-5 * numeric.abs().max(1.0),
-                        "{:?} {} coordinate {k} of {dim}: {} vs {numeric}",
-                        likelihood.kind(),
-                        spec.grid,
-                        gradient[k]
-                    );
-                }
+                let what = format!("{:?} {}", likelihood.kind(), spec.grid);
+                let q = check_gradient(density.dim(), |q, g| density.log_density(q, g), &what);
                 // The round trip through the whitened coordinates.
                 let values = density.values(&q);
                 let xi = density.whitened(&q).unwrap();
