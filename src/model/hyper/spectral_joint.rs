@@ -96,7 +96,6 @@ struct Point {
     rotated: Vec<f64>,
     /// The field u.
     field: Vec<f64>,
-    log_likelihood: f64,
 }
 
 impl<'a> SpectralJointDensity<'a> {
@@ -153,16 +152,7 @@ impl<'a> SpectralJointDensity<'a> {
     /// eta = C(K)^-1 xi.
     pub fn from_whitened(&self, xi: &[f64], values: &Hyperparameters) -> Option<Vec<f64>> {
         let n = self.cells();
-        let spectrum = Spectrum::new(self.model, values)?;
-        let (mut rotated, mut scratch) = (vec![0.0; n], vec![0.0; n]);
-        spectrum.rotate(&xi[..n], &mut rotated, &mut scratch, false);
-        let nx = spectrum.x.values.len();
-        for (k, r) in rotated.iter_mut().enumerate() {
-            let lambda = spectrum.value(k % nx, k / nx);
-            *r *= (1.0 + values.variance * self.curvature * lambda).sqrt();
-        }
-        let mut q = vec![0.0; n];
-        spectrum.rotate(&rotated, &mut q, &mut scratch, true);
+        let mut q = self.scale_modes(&xi[..n], values, false)?;
         q.extend_from_slice(&xi[n..]);
         q.extend(self.priors().to_unconstrained(values));
         Some(q)
@@ -171,26 +161,39 @@ impl<'a> SpectralJointDensity<'a> {
     /// The whitened coordinates xi = C(K) eta (and z_beta) of q.
     pub fn whitened(&self, q: &[f64]) -> Option<Vec<f64>> {
         let n = self.cells();
-        let values = self.values(q);
-        let spectrum = Spectrum::new(self.model, &values)?;
+        let mut xi = self.scale_modes(&q[..n], &self.values(q), true)?;
+        xi.extend_from_slice(&q[n..self.latent_dim()]);
+        Some(xi)
+    }
+
+    /// (I + v w K)^(1/2) x, or (I + v w K)^(-1/2) x when `inverse`, through the axis
+    /// eigenbases at `values`.
+    fn scale_modes(&self, x: &[f64], values: &Hyperparameters, inverse: bool) -> Option<Vec<f64>> {
+        let n = self.cells();
+        let spectrum = Spectrum::new(self.model, values)?;
         let (mut rotated, mut scratch) = (vec![0.0; n], vec![0.0; n]);
-        spectrum.rotate(&q[..n], &mut rotated, &mut scratch, false);
+        spectrum.rotate(x, &mut rotated, &mut scratch, false);
         let nx = spectrum.x.values.len();
         for (k, r) in rotated.iter_mut().enumerate() {
             let lambda = spectrum.value(k % nx, k / nx);
-            *r /= (1.0 + values.variance * self.curvature * lambda).sqrt();
+            let root = (1.0 + values.variance * self.curvature * lambda).sqrt();
+            if inverse {
+                *r /= root;
+            } else {
+                *r *= root;
+            }
         }
-        let mut xi = vec![0.0; n];
-        spectrum.rotate(&rotated, &mut xi, &mut scratch, true);
-        xi.extend_from_slice(&q[n..self.latent_dim()]);
-        Some(xi)
+        let mut out = vec![0.0; n];
+        spectrum.rotate(&rotated, &mut out, &mut scratch, true);
+        Some(out)
     }
 
     /// The field at q into `field`, with the point's hyperparameters and log-likelihood.
     pub fn point(&self, q: &[f64], field: &mut [f64]) -> Option<(Hyperparameters, f64)> {
         let point = self.evaluate(q)?;
         field.copy_from_slice(&point.field);
-        Some((point.values, point.log_likelihood))
+        let log_likelihood = self.likelihood.log_likelihood(&self.observed(&point.field));
+        Some((point.values, log_likelihood))
     }
 
     /// The field `field` at the observed cells.
@@ -219,14 +222,11 @@ impl<'a> SpectralJointDensity<'a> {
         if let Some(covariates) = self.covariates() {
             covariates.add_whitened_effect(&q[n..latent], &mut field);
         }
-        let observed = self.observed(&field);
-        let log_likelihood = self.likelihood.log_likelihood(&observed);
         Some(Point {
             values,
             spectrum,
             rotated,
             field,
-            log_likelihood,
         })
     }
 
@@ -246,7 +246,6 @@ impl<'a> SpectralJointDensity<'a> {
             spectrum,
             rotated,
             field,
-            ..
         } = point;
         let observed = self.observed(&field);
         let mut observed_gradient = vec![0.0; observed.len()];
@@ -339,34 +338,26 @@ impl<'a> SpectralJointDensity<'a> {
         let se: Vec<f64> = (0..nx * ny).map(|a| shrink[a] * eta[a]).collect();
         let pair = |a: usize, b: usize| sg[a] * se[b] / (f[a] + f[b]) + 0.5 * v * w * se[a] * se[b];
         let diagonal = |a: usize| -0.5 * v * w * shrink[a];
-        let mut x_slope = 0.0;
-        let rx = &spectrum.x.rotated_slope;
-        for j in 0..ny {
-            let mu_y = spectrum.y.values[j];
-            let mut sum = 0.0;
-            for i2 in 0..nx {
-                let b = j * nx + i2;
-                for i in 0..nx {
-                    sum += rx[(i, i2)] * pair(j * nx + i, b);
+        // Along x, D = Lambda_y (x) R_x couples modes (i, j) and (i2, j); along y,
+        // D = R_y (x) Lambda_x couples (i, j) and (i, j2).
+        let along = |axis: &AxisEigen, other: &AxisEigen, mode: &dyn Fn(usize, usize) -> usize| {
+            let r = &axis.rotated_slope;
+            let mut total = 0.0;
+            for (o, &mu) in other.values.iter().enumerate() {
+                let mut sum = 0.0;
+                for k2 in 0..axis.values.len() {
+                    let b = mode(k2, o);
+                    for k in 0..axis.values.len() {
+                        sum += r[(k, k2)] * pair(mode(k, o), b);
+                    }
+                    sum += r[(k2, k2)] * diagonal(b);
                 }
-                sum += rx[(i2, i2)] * diagonal(b);
+                total += mu * sum;
             }
-            x_slope += mu_y * sum;
-        }
-        let mut y_slope = 0.0;
-        let ry = &spectrum.y.rotated_slope;
-        for i in 0..nx {
-            let mu_x = spectrum.x.values[i];
-            let mut sum = 0.0;
-            for j2 in 0..ny {
-                let b = j2 * nx + i;
-                for j in 0..ny {
-                    sum += ry[(j, j2)] * pair(j * nx + i, b);
-                }
-                sum += ry[(j2, j2)] * diagonal(b);
-            }
-            y_slope += mu_x * sum;
-        }
+            total
+        };
+        let x_slope = along(&spectrum.x, &spectrum.y, &|i, j| j * nx + i);
+        let y_slope = along(&spectrum.y, &spectrum.x, &|j, i| j * nx + i);
         (x_slope, y_slope)
     }
 }
