@@ -30,6 +30,22 @@ impl KernelKind {
         }
     }
 
+    /// d rho(r / l) / d log l at scaled distance s = r / l: -s rho'(s).
+    pub fn log_length_scale_derivative(self, s: f64) -> f64 {
+        match self {
+            KernelKind::SquaredExponential => s * s * (-0.5 * s * s).exp(),
+            KernelKind::Exponential | KernelKind::Matern12 => s * (-s).exp(),
+            KernelKind::Matern32 => {
+                let a = 3f64.sqrt() * s;
+                a * a * (-a).exp()
+            }
+            KernelKind::Matern52 => {
+                let a = 5f64.sqrt() * s;
+                a * a * (1.0 + a) / 3.0 * (-a).exp()
+            }
+        }
+    }
+
     /// Whether the kernel is a product of one kernel per axis on every grid.
     pub fn is_separable(self) -> bool {
         self == KernelKind::SquaredExponential
@@ -104,6 +120,23 @@ mod tests {
         }
         for family in KernelKind::ALL {
             assert_eq!(family.correlation(0.0), 1.0, "{family}");
+        }
+    }
+
+    /// The closed-form derivatives of every kernel against central differences in log l.
+    #[test]
+    fn kernel_slopes_match_finite_differences() {
+        for kind in KernelKind::ALL {
+            for r in [0.0, 0.05, 0.4, 1.0, 2.3, 6.0] {
+                let at = |log_l: f64| kind.correlation(r / log_l.exp());
+                let h = 1e-5;
+                let numeric = (at(h) - at(-h)) / (2.0 * h);
+                let exact = kind.log_length_scale_derivative(r);
+                assert!(
+                    (numeric - exact).abs() < 1e-8,
+                    "{kind} r={r}: {exact} vs {numeric}"
+                );
+            }
         }
     }
 
