@@ -20,7 +20,7 @@ import tomllib
 
 import polars as pl
 
-from table_format import fmt
+from table_common import fmt, git_commit, machine
 
 COLUMNS = ["method", "coefficient", "mean", "sd", "q05", "q95", "ess_bulk", "rhat",
            "cpu_seconds", "ess_per_cpu_second"]
@@ -40,24 +40,6 @@ def args():
 def close(a, b, rel=1e-9):
     return abs(a - b) <= rel * max(1.0, abs(a), abs(b))
 
-
-
-def machine():
-    model = "unknown CPU"
-    with open("/proc/cpuinfo") as fh:
-        for line in fh:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    return os.cpu_count(), model
-
-
-def git_commit():
-    try:
-        return subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def main():

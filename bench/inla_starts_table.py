@@ -16,7 +16,7 @@ import subprocess
 
 import polars as pl
 
-from table_format import fmt
+from table_common import fmt, git_commit, load_averages, machine
 
 GRIDS = ["hickory", "finpines"]
 COLUMNS = ["grid", "job_id", "start_length_scale", "start_variance", "mode_length_scale",
@@ -69,13 +69,12 @@ def main():
         w = csv.DictWriter(fh, COLUMNS)
         w.writeheader()
         w.writerows(rows)
-    commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
-                            text=True).stdout.strip()
-    load = [open(os.path.join(a.out, f)).read().split("load average:")[1].strip()
-            for f in ("load_before.txt", "load_after.txt")]
+    commit = git_commit()
+    cores, _ = machine()
+    load = load_averages(a.out)
     lines = [
         f"Measured {datetime.date.today()} by `bench/inla_starts.sh` on commit {commit}; "
-        f"{os.cpu_count()} cores, load average before {load[0]}, after {load[1]}.",
+        f"{cores} cores, load average before {load[0]}, after {load[1]}.",
         "",
         "| grid | starts | modes' spread: log length scale / log variance (posterior sds) | mode: length scale, variance | CPU s per start: min, median, max | Laplace fits per start (median) | warnings |",
         "|---|---|---|---|---|---|---|",

@@ -18,7 +18,7 @@ import subprocess
 
 import polars as pl
 
-from table_format import fmt
+from table_common import fmt, git_commit, load_averages, machine
 
 HYPER = [("length_scale", "l"), ("variance", "sigma2"), ("mean", "mu")]
 FITS = [("nuts", "joint"), ("nuts", "joint-spectral"), ("inla", "none")]
@@ -128,16 +128,13 @@ def main():
 
 
 def write_markdown(a, table):
-    commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
-                            text=True).stdout.strip()
+    commit = git_commit()
     version = subprocess.run([a.fieldmc, "--version"], capture_output=True, text=True).stdout.strip()
-    model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
-                  if l.startswith("model name")), "unknown CPU")
-    load = [open(os.path.join(a.out, f)).read().split("load average:")[1].strip()
-            for f in ("load_before.txt", "load_after.txt")]
+    cores, model = machine()
+    load = load_averages(a.out)
     lines = [
         f"Measured {datetime.date.today()} by `bench/joint.sh` on commit {commit} ({version}); "
-        f"{os.cpu_count()} cores, {model}; load average before {load[0]}, after {load[1]}. "
+        f"{cores} cores, {model}; load average before {load[0]}, after {load[1]}. "
         f"fieldmc (one thread, core 0) and the peer (core 1) ran side by side; 4 chains x "
         f"(1,000 warmup + 1,000 draws) each; CPU seconds of the whole job (fieldmc) and of warmup "
         f"+ sampling without JAX's compile (peer).",

@@ -1,0 +1,40 @@
+"""What the bench/*_table.py scripts share: number formatting for their Markdown tables and the
+provenance lines (commit, machine, load) every committed benchmark output carries."""
+import math
+import os
+import subprocess
+
+
+def fmt(x, digits=3):
+    """A number for a Markdown table ('—' for none)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    if abs(x) >= 10 ** digits:
+        return f"{x:,.0f}"
+    return f"{x:.{digits}g}" if abs(x) < 1 else f"{x:.{digits + 1}g}"
+
+
+def git_commit():
+    """`git describe --always --dirty` of the checkout, or 'unknown'."""
+    try:
+        return subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def machine():
+    """(cores, CPU model name)."""
+    model = "unknown CPU"
+    with open("/proc/cpuinfo") as fh:
+        for line in fh:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return os.cpu_count(), model
+
+
+def load_averages(out):
+    """The load averages `uptime` wrote to OUT/load_before.txt and OUT/load_after.txt."""
+    return [open(os.path.join(out, f)).read().split("load average:")[1].strip()
+            for f in ("load_before.txt", "load_after.txt")]
