@@ -6,7 +6,8 @@
 //! pays a false dependency on the full register: measured on this project's 2-core machine, the
 //! Poisson log-likelihood of 1,024 cells (one `exp` each) took 7 us before the first matrix
 //! product and 170 us after it. `vzeroupper` restores the clean state; the hot scalar loops (the
-//! likelihoods) call [`clear_upper_state`] on entry. It changes no number, only time.
+//! likelihoods) call [`clear_upper_state`] on entry, and the joint chains' own products
+//! (`model::prior::differentiable`, `model::hyper::spectral_joint`) on exit. It changes no number, only time.
 
 /// Zero the upper halves of the AVX registers when the CPU has AVX (a no-op elsewhere).
 #[inline]

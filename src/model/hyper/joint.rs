@@ -259,7 +259,6 @@ impl<'a> JointDensity<'a> {
         let amplitude = values.variance.sqrt();
         let b = &mut self.buffers;
         root.apply(&q[..n], &mut b.spatial, &mut b.scratch);
-        crate::simd_state::clear_upper_state();
         for (u, w) in b.field.iter_mut().zip(b.spatial.iter_mut()) {
             *w *= amplitude;
             *u = values.mean + *w;
@@ -315,7 +314,6 @@ impl<'a> JointDensity<'a> {
             b.field_gradient[c] = g;
         }
         let amplitude = values.variance.sqrt();
-        crate::simd_state::clear_upper_state();
         // xi: sqrt(variance) S g - xi.
         root.apply_transpose(&b.field_gradient, &mut gradient[..n], &mut b.scratch);
         for g in &mut gradient[..n] {

@@ -251,7 +251,6 @@ impl super::Prior for SymmetricPrior {
     }
     fn apply_sqrt(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
         self.root.apply(xi, out, scratch);
-        crate::simd_state::clear_upper_state();
         for u in out.iter_mut() {
             *u *= self.amplitude;
         }
@@ -290,10 +289,13 @@ fn sandwich(
     matmul(half.as_mut(), Accum::Replace, a, xi, 1.0, Par::Seq);
     let out = MatMut::from_column_major_slice_mut(out, nx, ny);
     matmul(out, Accum::Replace, half.as_ref(), b, 1.0, Par::Seq);
+    // The callers' scalar loops come next (see crate::simd_state).
+    crate::simd_state::clear_upper_state();
 }
 
 /// sum_ij A_ij B_ij.
 fn frobenius(a: &Mat<f64>, b: MatRef<'_, f64>) -> f64 {
+    crate::simd_state::clear_upper_state();
     let mut sum = 0.0;
     for j in 0..a.ncols() {
         for i in 0..a.nrows() {
