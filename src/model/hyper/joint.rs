@@ -29,6 +29,7 @@ use faer::Mat;
 
 use super::{HyperName, HyperPriors, Hyperparameters};
 use crate::model::covariates::Covariates;
+use crate::model::laplace::cg::dot;
 use crate::model::likelihood::Likelihood;
 use crate::model::prior::differentiable::SeparableRoot;
 use crate::model::spec::ModelSpec;
@@ -357,10 +358,6 @@ fn gather(field: &[f64], cells: &[usize], out: &mut [f64]) {
     for (o, &c) in out.iter_mut().zip(cells) {
         *o = field[c];
     }
-}
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 #[cfg(test)]
