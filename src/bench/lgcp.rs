@@ -551,6 +551,242 @@ pub fn agreement(ours: &CellStats, peer: &PeerResult) -> Agreement {
     }
 }
 
+/// One run's line of the benchmark's CSV (`fieldmc bench lgcp --csv`): the peer's or a kind's,
+/// on one grid at one seed. [`RunRow::COLUMNS`] is the schema; `bench/lgcp_table.py` reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRow {
+    pub grid: String,
+    pub side: usize,
+    pub observed: usize,
+    pub held_out: usize,
+    pub length_scale: f64,
+    pub variance: f64,
+    pub seed: u64,
+    /// A fieldmc kind, `laplace` (the control) or [`PEER_KIND`].
+    pub kind: String,
+    pub burn_in: u64,
+    pub kept: u64,
+    pub chains: usize,
+    pub cpu_seconds: f64,
+    pub min_ess_bulk: f64,
+    pub ess_per_cpu_second: f64,
+    /// ESS per CPU second over the peer's at the same seed (NaN without the peer).
+    pub ratio_to_peer: f64,
+    pub max_rhat: f64,
+    pub acceptance: f64,
+    /// Largest |mean - peer mean| in combined MCSE (NaN without the peer or for the peer).
+    pub max_z: f64,
+    pub cells_beyond_4: usize,
+    pub z_threshold: f64,
+    /// `agree`, `differ` or empty (no peer, or the peer's own row).
+    pub means: &'static str,
+}
+
+/// The `kind` of the peer's rows.
+pub const PEER_KIND: &str = "blackjax_nuts";
+
+impl RunRow {
+    pub const COLUMNS: [&'static str; 21] = [
+        "grid",
+        "side",
+        "observed",
+        "held_out",
+        "length_scale",
+        "variance",
+        "seed",
+        "kind",
+        "burn_in",
+        "kept",
+        "chains",
+        "cpu_seconds",
+        "min_ess_bulk",
+        "ess_per_cpu_second",
+        "ratio_to_peer",
+        "max_rhat",
+        "acceptance",
+        "max_z",
+        "cells_beyond_4",
+        "z_threshold",
+        "means",
+    ];
+
+    fn problem(problem: &LgcpProblem, seed: u64, kind: &str) -> Self {
+        Self {
+            grid: problem.name.clone(),
+            side: problem.grid().nx(),
+            observed: problem.data.observed.len(),
+            held_out: problem.data.held_out.len(),
+            length_scale: problem.model.length_scale,
+            variance: problem.model.variance,
+            seed,
+            kind: kind.to_string(),
+            burn_in: 0,
+            kept: 0,
+            chains: 0,
+            cpu_seconds: f64::NAN,
+            min_ess_bulk: f64::NAN,
+            ess_per_cpu_second: f64::NAN,
+            ratio_to_peer: f64::NAN,
+            max_rhat: f64::NAN,
+            acceptance: f64::NAN,
+            max_z: f64::NAN,
+            cells_beyond_4: 0,
+            z_threshold: f64::NAN,
+            means: "",
+        }
+    }
+
+    /// The peer's row: its own budget (1,000 + 1,000 draws, 4 chains) and diagnostics.
+    pub fn of_peer(problem: &LgcpProblem, seed: u64, peer: &PeerResult) -> Self {
+        let sampler = &peer.json["sampler"];
+        let count = |key: &str| sampler[key].as_u64().unwrap_or(0);
+        Self {
+            burn_in: count("warmup"),
+            kept: count("draws"),
+            chains: count("chains") as usize,
+            cpu_seconds: peer.seconds,
+            min_ess_bulk: peer.min_ess,
+            ess_per_cpu_second: peer.ess_per_second,
+            ratio_to_peer: 1.0,
+            max_rhat: peer.max_rhat,
+            acceptance: sampler["mean_accept"].as_f64().unwrap_or(f64::NAN),
+            ..Self::problem(problem, seed, PEER_KIND)
+        }
+    }
+
+    /// A fieldmc kind's row, or the Laplace control's (no plan), compared with the peer if it
+    /// ran.
+    pub fn of_kind(
+        problem: &LgcpProblem,
+        seed: u64,
+        plan: Option<&KindPlan>,
+        result: &KindResult,
+        peer: Option<&PeerResult>,
+    ) -> Self {
+        let (burn_in, kept, chains) = plan.map_or((0, 0, 0), |plan| {
+            let s = &plan.settings;
+            (s.burn_in, s.iterations - s.burn_in, s.chains)
+        });
+        let check = peer.map(|p| agreement(&result.cells, p));
+        // The control has no draws: no ESS, no rate, no ratio.
+        let sampled = |x: f64| if plan.is_some() { x } else { f64::NAN };
+        let rate = sampled(result.ess_per_second());
+        Self {
+            burn_in,
+            kept,
+            chains,
+            cpu_seconds: result.seconds,
+            min_ess_bulk: sampled(result.cells.min_ess().0),
+            ess_per_cpu_second: rate,
+            ratio_to_peer: peer.map_or(f64::NAN, |p| rate / p.ess_per_second),
+            max_rhat: result.cells.max_rhat(),
+            acceptance: result.acceptance_rate,
+            max_z: check.map_or(f64::NAN, |c| c.max_z),
+            cells_beyond_4: check.map_or(0, |c| c.beyond_four),
+            z_threshold: check.map_or(f64::NAN, |c| c.threshold),
+            means: match check {
+                Some(c) if c.passes() => "agree",
+                Some(_) => "differ",
+                None => "",
+            },
+            ..Self::problem(problem, seed, &result.kind)
+        }
+    }
+
+    /// The row's fields in [`Self::COLUMNS`] order (NaN written as an empty field).
+    fn fields(&self) -> [String; 21] {
+        let number = |x: f64| {
+            if x.is_finite() {
+                format!("{x}")
+            } else {
+                String::new()
+            }
+        };
+        [
+            self.grid.clone(),
+            self.side.to_string(),
+            self.observed.to_string(),
+            self.held_out.to_string(),
+            number(self.length_scale),
+            number(self.variance),
+            self.seed.to_string(),
+            self.kind.clone(),
+            self.burn_in.to_string(),
+            self.kept.to_string(),
+            self.chains.to_string(),
+            number(self.cpu_seconds),
+            number(self.min_ess_bulk),
+            number(self.ess_per_cpu_second),
+            number(self.ratio_to_peer),
+            number(self.max_rhat),
+            number(self.acceptance),
+            number(self.max_z),
+            self.cells_beyond_4.to_string(),
+            number(self.z_threshold),
+            self.means.to_string(),
+        ]
+    }
+}
+
+/// An append-only CSV of [`RunRow`]s: the header is written when the file is new or empty, and
+/// each row is flushed as its run ends, so an interrupted benchmark keeps what it measured.
+#[derive(Debug)]
+pub struct CsvLog {
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+impl CsvLog {
+    pub fn open(path: &Path) -> Result<Self, BenchError> {
+        let io = |source| BenchError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(io)?;
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(io)?;
+        let existing = std::fs::metadata(path).map_err(io)?.len();
+        if existing == 0 {
+            use std::io::Write;
+            writeln!(file, "{}", RunRow::COLUMNS.join(",")).map_err(io)?;
+        } else {
+            let header = std::fs::read_to_string(path)
+                .map_err(io)?
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            if header != RunRow::COLUMNS.join(",") {
+                return Err(BenchError::Data(format!(
+                    "{}: its header is not this version's columns ({}); write to a new file",
+                    path.display(),
+                    RunRow::COLUMNS.join(",")
+                )));
+            }
+        }
+        Ok(Self {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
+    pub fn append(&mut self, row: &RunRow) -> Result<(), BenchError> {
+        use std::io::Write;
+        let line = row.fields().join(",");
+        writeln!(self.file, "{line}")
+            .and_then(|()| self.file.flush())
+            .map_err(|source| BenchError::Io {
+                path: self.path.clone(),
+                source,
+            })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -606,6 +842,59 @@ mod tests {
         }
     }
 
+    fn finpines() -> LgcpProblem {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/finpines_grid32.csv");
+        let model = LgcpModel {
+            length_scale: 0.1,
+            variance: 1.91,
+            holdout: 0.25,
+        };
+        LgcpProblem::load(&path, "finpines", model, 0).unwrap()
+    }
+
+    /// The CSV log writes its header once, one row per append in the schema's order (a NaN as
+    /// an empty field), and refuses a file written with other columns.
+    #[test]
+    fn the_csv_log_appends_rows_under_one_header() {
+        let problem = finpines();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.csv");
+        let control = run_laplace(&problem);
+        for _ in 0..2 {
+            let mut log = CsvLog::open(&path).unwrap();
+            log.append(&RunRow::of_kind(&problem, 7, None, &control, None))
+                .unwrap();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(lines[0], RunRow::COLUMNS.join(","));
+        let fields: Vec<&str> = lines[1].split(',').collect();
+        assert_eq!(fields.len(), RunRow::COLUMNS.len());
+        let field = |name: &str| fields[RunRow::COLUMNS.iter().position(|c| *c == name).unwrap()];
+        assert_eq!(field("grid"), "finpines");
+        assert_eq!(field("side"), "32");
+        assert_eq!(field("seed"), "7");
+        assert_eq!(field("kind"), "laplace");
+        assert_eq!(field("observed"), "768");
+        // The control has no draws, and no peer ran: empty, not NaN or 0.
+        for empty in [
+            "min_ess_bulk",
+            "ess_per_cpu_second",
+            "ratio_to_peer",
+            "max_z",
+            "means",
+        ] {
+            assert_eq!(field(empty), "", "{empty}");
+        }
+        assert!(field("cpu_seconds").parse::<f64>().unwrap() >= 0.0);
+
+        let other = dir.path().join("other.csv");
+        std::fs::write(&other, "grid,kind\nx,y\n").unwrap();
+        let error = CsvLog::open(&other).unwrap_err().to_string();
+        assert!(error.contains("header"), "{error}");
+    }
+
     #[test]
     fn the_bonferroni_threshold_matches_the_normal_tail() {
         // 2 (1 - Phi(4.8916)) = 1e-6: 1e-3 over 1,000 cells.
@@ -614,13 +903,7 @@ mod tests {
 
     #[test]
     fn the_problem_holds_out_a_quarter_and_sets_the_intercept() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/finpines_grid32.csv");
-        let model = LgcpModel {
-            length_scale: 0.1,
-            variance: 1.91,
-            holdout: 0.25,
-        };
-        let problem = LgcpProblem::load(&path, "finpines", model, 0).unwrap();
+        let problem = finpines();
         assert_eq!(problem.data.held_out.len(), 256);
         assert_eq!(problem.data.observed.len(), 768);
         let observed = &problem.data.observed.values;

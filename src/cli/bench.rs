@@ -37,7 +37,7 @@ enum BenchCommand {
         after_help = "Example:\n  fieldmc bench lgcp --peer-python bench/.venv-lgcp/bin/python \
         --peer-script ../shared/peers/lgcp_blackjax.py"
     )]
-    Lgcp(LgcpArgs),
+    Lgcp(Box<LgcpArgs>),
     /// The CPU cost of one step of each kind against the grid size D.
     #[command(after_help = "Example:\n  fieldmc bench steps --sizes 32,64,128,256")]
     Steps(StepsArgs),
@@ -56,6 +56,9 @@ struct StepsArgs {
     steps: usize,
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Also write the table as CSV (kind, side, cells, steps, setup_seconds, micros_per_step).
+    #[arg(long)]
+    csv: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -87,9 +90,12 @@ struct JobArgs {
 
 #[derive(Debug, Args)]
 struct LgcpArgs {
-    /// Grids as NAME=VARIANCE; the file is DATA/NAME_grid32.csv.
+    /// Grids as NAME=VARIANCE; the file is DATA/NAME_gridSIDE.csv.
     #[arg(long = "grid", default_values_t = ["finpines=1.91".to_string(), "lansing=1.0".to_string()])]
     grids: Vec<String>,
+    /// The grids' side D (N = D^2 cells).
+    #[arg(long, default_value_t = 32)]
+    side: usize,
     /// The folder of the grid files.
     #[arg(long, default_value = "data")]
     data: PathBuf,
@@ -123,8 +129,19 @@ struct LgcpArgs {
     /// Where the held-out cells and the peer's outputs go.
     #[arg(long, default_value = "results/bench_lgcp")]
     out: PathBuf,
+    /// Seeds of the chains (fieldmc's and the peer's): each comparison runs once per seed.
+    #[arg(long, value_delimiter = ',', default_values_t = [0u64])]
+    seeds: Vec<u64>,
+    /// Run the peer at these seeds only [default: every seed] (at D = 128 it takes minutes a
+    /// seed); a seed without the peer has no ratio and no mean check.
+    #[arg(long, value_delimiter = ',')]
+    peer_seeds: Option<Vec<u64>>,
+    /// The seed that chooses each grid's held-out cells (the same cells for every chain seed).
     #[arg(long, default_value_t = 0)]
-    seed: u64,
+    data_seed: u64,
+    /// Append one row per run (peer and kinds) to this CSV, written as each run ends.
+    #[arg(long)]
+    csv: Option<PathBuf>,
 }
 
 pub fn bench(args: &BenchArgs) -> ExitCode {
@@ -238,6 +255,7 @@ fn bench_steps(args: &StepsArgs) -> ExitCode {
         Ok(kinds) => kinds,
         Err(code) => return code,
     };
+    let mut csv = String::from("kind,side,cells,steps,setup_seconds,micros_per_step\n");
     println!("| kind | D | N | setup s | us per step |");
     println!("|---|---|---|---|---|");
     for &side in &args.sizes {
@@ -251,7 +269,20 @@ fn bench_steps(args: &StepsArgs) -> ExitCode {
                 cost.setup_seconds,
                 cost.micros_per_step
             );
+            csv += &format!(
+                "{kind},{side},{},{},{},{}\n",
+                side * side,
+                cost.steps,
+                cost.setup_seconds,
+                cost.micros_per_step
+            );
         }
+    }
+    if let Some(path) = &args.csv
+        && let Err(error) = std::fs::write(path, csv)
+    {
+        eprintln!("error: {}: {error}", path.display());
+        return ExitCode::from(1);
     }
     ExitCode::SUCCESS
 }
@@ -260,6 +291,13 @@ fn bench_lgcp(args: &LgcpArgs) -> ExitCode {
     let kinds = match parse_kinds(&args.kinds) {
         Ok(kinds) => kinds,
         Err(code) => return code,
+    };
+    let mut csv = match args.csv.as_deref().map(lgcp::CsvLog::open).transpose() {
+        Ok(csv) => csv,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(2);
+        }
     };
     let mut failed = false;
     for spec in &args.grids {
@@ -275,48 +313,23 @@ fn bench_lgcp(args: &LgcpArgs) -> ExitCode {
             variance,
             holdout: 0.25,
         };
-        let path = args.data.join(format!("{name}_grid32.csv"));
-        let problem = match LgcpProblem::load(&path, &name, model, args.seed) {
+        let path = args.data.join(format!("{name}_grid{}.csv", args.side));
+        let problem = match LgcpProblem::load(&path, &name, model, args.data_seed) {
             Ok(problem) => problem,
             Err(error) => {
                 eprintln!("error: {error}");
                 return ExitCode::from(2);
             }
         };
-        let peer = if args.no_peer {
-            None
-        } else {
-            let settings = PeerSettings {
-                python: args.peer_python.clone(),
-                script: args.peer_script.clone(),
-                core: usize::try_from(args.peer_core).ok(),
-                seed: args.seed,
-                workdir: args.out.clone(),
-            };
-            eprintln!("{name}: running the peer ...");
-            match lgcp::run_peer(&problem, &settings) {
-                Ok(peer) => Some(peer),
+        for &seed in &args.seeds {
+            match compare_on(&problem, &kinds, args, seed, csv.as_mut()) {
+                Ok(differs) => failed |= differs,
                 Err(error) => {
                     eprintln!("error: {error}");
                     return ExitCode::from(1);
                 }
             }
-        };
-        let mut results = vec![lgcp::run_laplace(&problem)];
-        for &kind in &kinds {
-            let default = lgcp::default_plan(kind).settings;
-            let kept = args.kept.unwrap_or(default.iterations - default.burn_in);
-            let mut plan = lgcp::KindPlan::new(
-                kind,
-                args.beta.unwrap_or(default.beta),
-                args.burn_in.unwrap_or(default.burn_in),
-                kept,
-            );
-            plan.settings.target_acceptance = args.target_acceptance.or(default.target_acceptance);
-            eprintln!("{name}: running {kind} ...");
-            results.push(lgcp::run_plan(&problem, &plan, args.seed));
         }
-        failed |= print_table(&problem, peer.as_ref(), &results);
     }
     if failed {
         ExitCode::from(1)
@@ -325,11 +338,84 @@ fn bench_lgcp(args: &LgcpArgs) -> ExitCode {
     }
 }
 
+/// One seed on one grid: the peer, the Laplace control and every kind; the table printed and
+/// each run's row logged as it ends. True when a sampling kind failed the mean check.
+fn compare_on(
+    problem: &LgcpProblem,
+    kinds: &[SamplerKind],
+    args: &LgcpArgs,
+    seed: u64,
+    mut csv: Option<&mut lgcp::CsvLog>,
+) -> Result<bool, lgcp::BenchError> {
+    let name = &problem.name;
+    let side = problem.grid().nx();
+    let mut log = |run: &lgcp::RunRow| match csv.as_deref_mut() {
+        Some(csv) => csv.append(run),
+        None => Ok(()),
+    };
+    let peer_skipped = args
+        .peer_seeds
+        .as_ref()
+        .is_some_and(|seeds| !seeds.contains(&seed));
+    let peer = if args.no_peer || peer_skipped {
+        None
+    } else {
+        let settings = PeerSettings {
+            python: args.peer_python.clone(),
+            script: args.peer_script.clone(),
+            core: usize::try_from(args.peer_core).ok(),
+            seed,
+            workdir: args.out.join(format!("D{side}_seed{seed}")),
+        };
+        eprintln!("{name} (D = {side}, seed {seed}): running the peer ...");
+        let peer = lgcp::run_peer(problem, &settings)?;
+        log(&lgcp::RunRow::of_peer(problem, seed, &peer))?;
+        Some(peer)
+    };
+    let control = lgcp::run_laplace(problem);
+    log(&lgcp::RunRow::of_kind(
+        problem,
+        seed,
+        None,
+        &control,
+        peer.as_ref(),
+    ))?;
+    let mut results = vec![control];
+    for &kind in kinds {
+        let default = lgcp::default_plan(kind).settings;
+        let kept = args.kept.unwrap_or(default.iterations - default.burn_in);
+        let mut plan = lgcp::KindPlan::new(
+            kind,
+            args.beta.unwrap_or(default.beta),
+            args.burn_in.unwrap_or(default.burn_in),
+            kept,
+        );
+        plan.settings.target_acceptance = args.target_acceptance.or(default.target_acceptance);
+        eprintln!("{name} (D = {side}, seed {seed}): running {kind} ...");
+        let result = lgcp::run_plan(problem, &plan, seed);
+        log(&lgcp::RunRow::of_kind(
+            problem,
+            seed,
+            Some(&plan),
+            &result,
+            peer.as_ref(),
+        ))?;
+        results.push(result);
+    }
+    Ok(print_table(problem, seed, peer.as_ref(), &results))
+}
+
 /// Print one grid's table; true when a sampling kind failed the mean check.
-fn print_table(problem: &LgcpProblem, peer: Option<&PeerResult>, results: &[KindResult]) -> bool {
+fn print_table(
+    problem: &LgcpProblem,
+    seed: u64,
+    peer: Option<&PeerResult>,
+    results: &[KindResult],
+) -> bool {
     println!(
-        "\n{} (l = {}, variance = {}, {} observed / {} held out)",
+        "\n{} (D = {}, seed {seed}, l = {}, variance = {}, {} observed / {} held out)",
         problem.name,
+        problem.grid().nx(),
         problem.model.length_scale,
         problem.model.variance,
         problem.data.observed.len(),
