@@ -2,9 +2,9 @@
 """The tables and figure of bench/lgcp.sh: fieldmc's kinds against BlackJAX NUTS on real count
 grids at D = 32, 64 and 128, over chain seeds.
 
-Reads OUT/lgcp.csv (the rows `fieldmc bench lgcp --csv` wrote, one per run; its columns are
+Reads OUT/lgcp.csv of one or more runs (the rows `fieldmc bench lgcp --csv` wrote, one per run; its columns are
 `fieldmc::bench::lgcp::RunRow::COLUMNS`) and OUT/load_*.txt; writes
-- RESULTS/lgcp.csv: those rows, unchanged;
+- RESULTS/lgcp.csv: those rows, merged and ordered by grid size;
 - RESULTS/lgcp.md: per grid size and grid, each kind's medians over the seeds, the range of its
   ratio to the peer, its worst R-hat and how many seeds' means agreed with the peer's, and the
   sentences that say what the numbers show (generated from the same numbers);
@@ -18,7 +18,6 @@ import argparse
 import csv
 import datetime
 import os
-import shutil
 import statistics
 
 from table_common import fmt, git_commit, load_averages, machine
@@ -32,7 +31,9 @@ ESS_FLOOR = 400
 
 def args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--out", required=True, help="bench/lgcp.sh's output directory")
+    p.add_argument("--out", required=True, action="append",
+                   help="bench/lgcp.sh's output directory (repeat to merge runs, e.g. of "
+                        "different SIDES; a (grid, D) must come from one run)")
     p.add_argument("--results", default="bench/results")
     p.add_argument("--figure", default="docs/performance/lgcp_cost.png")
     return p.parse_args()
@@ -146,10 +147,13 @@ def findings(summary, side, grid):
     if peer:
         state = "converged" if converged(peer) else "did not converge"
         parts.append(f"the peer {state} (worst max R-hat {peer['worst_rhat']:.4f}, "
-                     f"min-cell ESS {peer['worst_ess']:.0f} at worst over {peer['seeds']} seed(s));")
+                     f"min-cell ESS {peer['worst_ess']:.0f} at worst over "
+                     f"{peer['seeds']} seed{'s' if peer['seeds'] > 1 else ''});")
     if best:
-        ratio = (f", **{ratio_text(best)}x** the peer's min-cell bulk ESS per CPU second "
-                 f"(median over seeds, range in brackets)" if best["ratio"] == best["ratio"] else "")
+        spread = ("" if best["ratio_low"] == best["ratio_high"] else
+                  f" ({best['ratio_low']:.2f}-{best['ratio_high']:.2f} over the seeds)")
+        ratio = (f", **{best['ratio']:.2f}x** the peer's min-cell bulk ESS per CPU second"
+                 f"{spread}" if best["ratio"] == best["ratio"] else "")
         parts.append(f"the best converged kind whose means agree is `{best['kind']}`{ratio}.")
     else:
         parts.append("no fieldmc kind both converged and agreed with the peer.")
@@ -245,11 +249,16 @@ def figure(path, grid, sides, kinds, cell):
     plt.close(fig)
 
 
-def provenance(out):
+def provenance(outs, rows):
     cores, model = machine()
-    load = load_averages(out)
+    runs = []
+    for out in outs:
+        load = load_averages(out)
+        sides = sorted({r["side"] for r in rows if r["run"] == out})
+        runs.append(f"D = {', '.join(map(str, sides))}: load average before {load[0]}, "
+                    f"after {load[1]}")
     return (f"Measured {datetime.date.today()} by `bench/lgcp.sh` on commit {git_commit()}; "
-            f"{cores} cores, {model}; load average before {load[0]}, after {load[1]}. fieldmc "
+            f"{cores} cores, {model}; {'; '.join(runs)}. fieldmc "
             f"on core 0 (4 chains one after another on one thread), the peer (BlackJAX NUTS, "
             f"float64, 1,000 warmup + 1,000 draws x 4 chains) on core 1, never at the same time. "
             f"CPU seconds: fieldmc's from the prior's factorisation to the last draw; the peer's "
@@ -262,11 +271,31 @@ def provenance(out):
 
 def main():
     a = args()
-    rows = read_rows(os.path.join(a.out, "lgcp.csv"))
+    rows, header, raw_lines = [], None, []
+    for out in a.out:
+        path = os.path.join(out, "lgcp.csv")
+        with open(path, newline="") as fh:
+            first = fh.readline().strip()
+            side = first.split(",").index("side")
+            # The rows as written, merged in the order of grid size (a stable sort).
+            raw_lines += [(int(line.split(",")[side]), line) for line in fh if line.strip()]
+        assert header in (None, first), f"{path}: other columns than the first run's"
+        header = first
+        mine = read_rows(path)
+        for r in mine:
+            r["run"] = out
+        rows += mine
+    owner = {}
+    for r in rows:
+        assert owner.setdefault((r["grid"], r["side"]), r["run"]) == r["run"], \
+            f"{r['grid']} at D = {r['side']} comes from two runs"
     os.makedirs(a.results, exist_ok=True)
-    shutil.copyfile(os.path.join(a.out, "lgcp.csv"), os.path.join(a.results, "lgcp.csv"))
+    with open(os.path.join(a.results, "lgcp.csv"), "w", newline="") as fh:
+        fh.write(header + "\n")
+        for line in sorted(raw_lines, key=lambda side_line: side_line[0]):
+            fh.write(line[1])
     summary = summarise(rows)
-    lines = [provenance(a.out), ""]
+    lines = [provenance(a.out, rows), ""]
     for side in sorted({s["side"] for s in summary}):
         lines += [f"#### D = {side}", ""]
         grids = sorted({s["grid"] for s in summary if s["side"] == side})
