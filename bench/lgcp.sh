@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fieldmc's kinds against BlackJAX NUTS (../shared/peers/lgcp_blackjax.py) on real count grids at
-# D = 32, 64 and 128, over three chain seeds: `fieldmc bench lgcp --csv` pinned to core 0, the peer
-# pinned to core 1 (one after the other, never at once). Rows go to $OUT/lgcp.csv as each run
+# D = 32, 64 and 128, over three chain seeds: `fieldmc bench lgcp --csv` pinned to one core, the
+# peer pinned to one core (one after the other, never at once). Rows go to $OUT/lgcp.csv as each run
 # ends; bench/lgcp_table.py turns them into bench/results/lgcp.{csv,md}.
 #
 # Which grids and kinds:
@@ -19,7 +19,8 @@
 # Environment: PEER_PYTHON (default /work/peer-venv/bin/python: a venv with
 #   ../shared/peers/lgcp_requirements.txt), FIELDMC (default target/release/fieldmc), OUT (default
 #   a new temporary directory), SEEDS (default 0,1,2), SIDES (default "32 64 128"),
-#   PEER_SEEDS_128 (default 0).
+#   PEER_SEEDS_128 (default 0), FIELDMC_CORE and PEER_CORE (default 0 and 1; the two never run at
+#   once, so both may name the same core when the other is busy).
 set -euo pipefail
 
 PEER_PYTHON=${PEER_PYTHON:-/work/peer-venv/bin/python}
@@ -28,6 +29,8 @@ OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/lgcp.XXXXXX")}
 SEEDS=${SEEDS:-0,1,2}
 SIDES=${SIDES:-32 64 128}
 PEER_SEEDS_128=${PEER_SEEDS_128:-0}
+FIELDMC_CORE=${FIELDMC_CORE:-0}
+PEER_CORE=${PEER_CORE:-1}
 PEER=../shared/peers/lgcp_blackjax.py
 RESULTS=bench/results
 
@@ -35,7 +38,8 @@ RESULTS=bench/results
 [ -x "$FIELDMC" ] || { echo "FIELDMC=$FIELDMC is not an executable" >&2; exit 1; }
 mkdir -p "$OUT" "$RESULTS"
 PIN=()
-if command -v taskset >/dev/null; then PIN=(taskset -c 0); fi
+if command -v taskset >/dev/null; then PIN=(taskset -c "$FIELDMC_CORE"); fi
+echo "fieldmc on core $FIELDMC_CORE, the peer on core $PEER_CORE" > "$OUT/cores.txt"
 echo "output in $OUT" >&2
 uptime > "$OUT/load_before.txt"
 
@@ -52,7 +56,7 @@ for side in $SIDES; do
     echo "D = $side: ${grids[*]} ..." >&2
     # Exit 1 means a kind's means differed from the peer's: recorded in the CSV, not fatal here.
     "${PIN[@]}" "$FIELDMC" bench lgcp --side "$side" "${args[@]}" --seeds "$SEEDS" \
-        --peer-python "$PEER_PYTHON" --peer-script "$PEER" --peer-core 1 \
+        --peer-python "$PEER_PYTHON" --peer-script "$PEER" --peer-core "$PEER_CORE" \
         --out "$OUT/work" --csv "$OUT/lgcp.csv" > "$OUT/D$side.log" 2> "$OUT/D$side.err" \
         || [ $? -eq 1 ] || { tail -20 "$OUT/D$side.err" >&2; exit 1; }
 done

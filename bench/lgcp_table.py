@@ -2,8 +2,8 @@
 """The tables and figure of bench/lgcp.sh: fieldmc's kinds against BlackJAX NUTS on real count
 grids at D = 32, 64 and 128, over chain seeds.
 
-Reads OUT/lgcp.csv of one or more runs (the rows `fieldmc bench lgcp --csv` wrote, one per run; its columns are
-`fieldmc::bench::lgcp::RunRow::COLUMNS`) and OUT/load_*.txt; writes
+Reads OUT/lgcp.csv of one or more runs (the rows `fieldmc bench lgcp --csv` wrote, one per
+run; its columns are `fieldmc::bench::lgcp::RunRow::COLUMNS`) and OUT/load_*.txt; writes
 - RESULTS/lgcp.csv: those rows, merged and ordered by grid size;
 - RESULTS/lgcp.md: per grid size and grid, each kind's medians over the seeds, the range of its
   ratio to the peer, its worst R-hat and how many seeds' means agreed with the peer's, and the
@@ -16,11 +16,10 @@ Standard library and matplotlib.
 """
 import argparse
 import csv
-import datetime
 import os
 import statistics
 
-from table_common import fmt, git_commit, load_averages, machine
+from table_common import fmt, load_averages, measured
 
 PEER = "blackjax_nuts"
 CONTROL = "laplace"
@@ -97,6 +96,12 @@ def summarise(rows):
     return out
 
 
+def run_order(summary):
+    """The kinds in the order the benchmark runs them (the peer, the control, then
+    `SamplerKind::ALL`'s order), each once."""
+    return list(dict.fromkeys(s["kind"] for s in summary))
+
+
 def converged(s):
     return s["worst_rhat"] <= RHAT_LIMIT and s["worst_ess"] >= ESS_FLOOR
 
@@ -111,8 +116,8 @@ def ratio_text(s):
 
 def grid_table(summary, side, grid):
     mine = [s for s in summary if s["side"] == side and s["grid"] == grid]
-    order = {PEER: 0, CONTROL: 1}
-    mine.sort(key=lambda s: (order.get(s["kind"], 2), s["kind"]))
+    order = {k: i for i, k in enumerate(run_order(mine))}
+    mine.sort(key=lambda s: order[s["kind"]])
     first = mine[0]
     lines = [
         f"{grid}, D = {side} ({first['observed']:,} observed / {first['held_out']:,} held out, "
@@ -174,8 +179,7 @@ def findings(summary, side, grid):
 
 def cost_table(summary, grid="lansing"):
     sides = sorted({s["side"] for s in summary if s["grid"] == grid})
-    kinds = sorted({s["kind"] for s in summary if s["grid"] == grid} - {CONTROL},
-                   key=lambda k: (k != PEER, k))
+    kinds = [k for k in run_order(s for s in summary if s["grid"] == grid) if k != CONTROL]
     cell = {(s["side"], s["kind"]): s for s in summary if s["grid"] == grid}
     lines = [
         f"CPU milliseconds per effective draw of the worst cell ({grid}, median over seeds; "
@@ -201,7 +205,7 @@ def cost_table(summary, grid="lansing"):
 def ratio_overview(summary):
     """One line per fieldmc kind, one column per (grid, D): the median ratio to the peer."""
     columns = sorted({(s["side"], s["grid"]) for s in summary})
-    kinds = sorted({s["kind"] for s in summary} - {PEER, CONTROL})
+    kinds = [k for k in run_order(summary) if k not in (PEER, CONTROL)]
     cell = {(s["side"], s["grid"], s["kind"]): s for s in summary}
     lines = [
         "Min-cell bulk ESS per CPU second over BlackJAX NUTS's (median over seeds; * where the "
@@ -227,14 +231,22 @@ def figure(path, grid, sides, kinds, cell):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=110)
+    fig, ax = plt.subplots(figsize=(8.0, 4.4), dpi=110)
     for k in kinds:
-        points = [(d * d, cell[(d, k)]["ms_per_draw"]) for d in sides if (d, k) in cell]
-        if not points:
+        runs = [cell[(d, k)] for d in sides if (d, k) in cell]
+        if not runs:
             continue
-        xs, ys = zip(*points)
+        xs = [s["side"] ** 2 for s in runs]
+        ys = [s["ms_per_draw"] for s in runs]
         style = dict(color="black", linewidth=2.2, marker="s") if k == PEER else dict(marker="o")
-        ax.plot(xs, ys, label="BlackJAX NUTS (peer)" if k == PEER else k, **style)
+        line, = ax.plot(xs, ys, label="BlackJAX NUTS (peer)" if k == PEER else k, **style)
+        # Hollow markers where the kind did not converge in every seed.
+        for x, y, s in zip(xs, ys, runs):
+            if not converged(s):
+                ax.plot([x], [y], marker="o", markersize=9, markerfacecolor="white",
+                        color=line.get_color(), linestyle="none")
+    ax.plot([], [], marker="o", markerfacecolor="white", color="grey", linestyle="none",
+            label="not converged")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xticks([d * d for d in sides], [f"{d * d:,}\n(D = {d})" for d in sides])
@@ -242,7 +254,7 @@ def figure(path, grid, sides, kinds, cell):
     ax.set_ylabel("CPU ms per effective draw (worst cell)")
     ax.set_title(f"Cost per effective draw against N: {grid} (lower is better)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fig.savefig(path, metadata={"Software": None})
@@ -250,17 +262,18 @@ def figure(path, grid, sides, kinds, cell):
 
 
 def provenance(outs, rows):
-    cores, model = machine()
     runs = []
     for out in outs:
         load = load_averages(out)
         sides = sorted({r["side"] for r in rows if r["run"] == out})
-        runs.append(f"D = {', '.join(map(str, sides))}: load average before {load[0]}, "
-                    f"after {load[1]}")
-    return (f"Measured {datetime.date.today()} by `bench/lgcp.sh` on commit {git_commit()}; "
-            f"{cores} cores, {model}; {'; '.join(runs)}. fieldmc "
-            f"on core 0 (4 chains one after another on one thread), the peer (BlackJAX NUTS, "
-            f"float64, 1,000 warmup + 1,000 draws x 4 chains) on core 1, never at the same time. "
+        cores_file = os.path.join(out, "cores.txt")
+        cores_text = (open(cores_file).read().strip() + ", "
+                      if os.path.exists(cores_file) else "fieldmc on core 0, the peer on core 1, ")
+        runs.append(f"D = {', '.join(map(str, sides))}: {cores_text}load average before "
+                    f"{load[0]}, after {load[1]}")
+    return (f"{measured('bench/lgcp.sh')}; {'; '.join(runs)}. fieldmc "
+            f"runs 4 chains one after another on one thread, the peer (BlackJAX NUTS, float64, "
+            f"1,000 warmup + 1,000 draws x 4 chains) likewise; the two never run at the same time. "
             f"CPU seconds: fieldmc's from the prior's factorisation to the last draw; the peer's "
             f"warmup and sampling without JAX's compile. Model: l = 0.1 on the unit square, "
             f"`mean = \"auto\"`, the same 25 % of cells held out for every seed. \"x peer\" is the "

@@ -8,12 +8,11 @@ the largest D). Standard library only.
 """
 import argparse
 import csv
-import datetime
 import math
 import os
 import shutil
 
-from table_common import fmt, git_commit, load_averages, machine
+from table_common import fmt, load_averages, measured
 
 
 def main():
@@ -31,11 +30,10 @@ def main():
     cost = {(r["kind"], int(r["side"])): float(r["micros_per_step"]) for r in rows}
     setup = {(r["kind"], int(r["side"])): float(r["setup_seconds"]) for r in rows}
     small, large = sides[0], sides[-1]
-    cores, model = machine()
     load = load_averages(a.out)
     lines = [
-        f"Measured {datetime.date.today()} by `bench/steps.sh` on commit {git_commit()}; {cores} "
-        f"cores, {model}; load average before {load[0]}, after {load[1]}. CPU microseconds per "
+        f"{measured('bench/steps.sh')}; load average before {load[0]}, after {load[1]}. "
+        f"CPU microseconds per "
         f"step, one chain on one pinned core. The exponent is log(cost at D = {large} / cost at "
         f"D = {small}) / log({(large // small) ** 2}): the growth of the step cost as N^exponent.",
         "",

@@ -38,3 +38,11 @@ def load_averages(out):
     """The load averages `uptime` wrote to OUT/load_before.txt and OUT/load_after.txt."""
     return [open(os.path.join(out, f)).read().split("load average:")[1].strip()
             for f in ("load_before.txt", "load_after.txt")]
+
+
+def measured(script):
+    """'Measured DATE by `SCRIPT` on commit C; N cores, CPU': the start of a provenance line."""
+    import datetime
+    cores, model = machine()
+    return (f"Measured {datetime.date.today()} by `{script}` on commit {git_commit()}; "
+            f"{cores} cores, {model}")
