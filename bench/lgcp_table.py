@@ -310,7 +310,7 @@ def main():
     summary = summarise(rows)
     lines = [provenance(a.out, rows), ""]
     for side in sorted({s["side"] for s in summary}):
-        lines += [f"#### D = {side}", ""]
+        lines += [f"### D = {side}", ""]
         grids = sorted({s["grid"] for s in summary if s["side"] == side})
         for grid in grids:
             lines += grid_table(summary, side, grid) + [""]
