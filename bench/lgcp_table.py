@@ -3,7 +3,7 @@
 grids at D = 32, 64 and 128, over chain seeds.
 
 Reads OUT/lgcp.csv of one or more runs (the rows `fieldmc bench lgcp --csv` wrote, one per
-run; its columns are `fieldmc::bench::lgcp::RunRow::COLUMNS`) and OUT/load_*.txt; writes
+run; its columns are `fieldmc::bench::lgcp::RunRow::header`) and OUT/load_*.txt; writes
 - RESULTS/lgcp.csv: those rows, merged and ordered by grid size;
 - RESULTS/lgcp.md: per grid size and grid, each kind's medians over the seeds, the range of its
   ratio to the peer, its worst R-hat and how many seeds' means agreed with the peer's, and the

@@ -555,7 +555,8 @@ pub fn agreement(ours: &CellStats, peer: &PeerResult) -> Agreement {
 }
 
 /// One run's line of the benchmark's CSV (`fieldmc bench lgcp --csv`): the peer's or a kind's,
-/// on one grid at one seed. [`RunRow::COLUMNS`] is the schema; `bench/lgcp_table.py` reads it.
+/// on one grid at one seed. [`RunRow::header`] names the columns; `bench/lgcp_table.py` reads
+/// them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRow {
     pub grid: String,
@@ -585,33 +586,42 @@ pub struct RunRow {
     pub means: &'static str,
 }
 
+/// A column of the benchmark's CSV: its name and how a row writes it.
+type CsvColumn = (&'static str, fn(&RunRow) -> String);
+
 /// The `kind` of the peer's rows.
 pub const PEER_KIND: &str = "blackjax_nuts";
 
 impl RunRow {
-    pub const COLUMNS: [&'static str; 21] = [
-        "grid",
-        "side",
-        "observed",
-        "held_out",
-        "length_scale",
-        "variance",
-        "seed",
-        "kind",
-        "burn_in",
-        "kept",
-        "chains",
-        "cpu_seconds",
-        "min_ess_bulk",
-        "ess_per_cpu_second",
-        "ratio_to_peer",
-        "max_rhat",
-        "acceptance",
-        "max_z",
-        "cells_beyond_4",
-        "z_threshold",
-        "means",
+    /// The CSV's columns: each name beside how the row writes it, so the two cannot drift.
+    const CSV: [CsvColumn; 21] = [
+        ("grid", |r| r.grid.clone()),
+        ("side", |r| r.side.to_string()),
+        ("observed", |r| r.observed.to_string()),
+        ("held_out", |r| r.held_out.to_string()),
+        ("length_scale", |r| csv_number(r.length_scale)),
+        ("variance", |r| csv_number(r.variance)),
+        ("seed", |r| r.seed.to_string()),
+        ("kind", |r| r.kind.clone()),
+        ("burn_in", |r| r.burn_in.to_string()),
+        ("kept", |r| r.kept.to_string()),
+        ("chains", |r| r.chains.to_string()),
+        ("cpu_seconds", |r| csv_number(r.cpu_seconds)),
+        ("min_ess_bulk", |r| csv_number(r.min_ess_bulk)),
+        ("ess_per_cpu_second", |r| csv_number(r.ess_per_cpu_second)),
+        ("ratio_to_peer", |r| csv_number(r.ratio_to_peer)),
+        ("max_rhat", |r| csv_number(r.max_rhat)),
+        ("acceptance", |r| csv_number(r.acceptance)),
+        ("max_z", |r| csv_number(r.max_z)),
+        ("cells_beyond_4", |r| r.cells_beyond_4.to_string()),
+        ("z_threshold", |r| csv_number(r.z_threshold)),
+        ("means", |r| r.means.to_string()),
     ];
+
+    /// The CSV header: the column names, comma-separated.
+    pub fn header() -> String {
+        Self::CSV.map(|(name, _)| name).join(",")
+    }
 
     fn problem(problem: &LgcpProblem, seed: u64, kind: &str) -> Self {
         Self {
@@ -696,38 +706,18 @@ impl RunRow {
         }
     }
 
-    /// The row's fields in [`Self::COLUMNS`] order (NaN written as an empty field).
-    fn fields(&self) -> [String; 21] {
-        let number = |x: f64| {
-            if x.is_finite() {
-                format!("{x}")
-            } else {
-                String::new()
-            }
-        };
-        [
-            self.grid.clone(),
-            self.side.to_string(),
-            self.observed.to_string(),
-            self.held_out.to_string(),
-            number(self.length_scale),
-            number(self.variance),
-            self.seed.to_string(),
-            self.kind.clone(),
-            self.burn_in.to_string(),
-            self.kept.to_string(),
-            self.chains.to_string(),
-            number(self.cpu_seconds),
-            number(self.min_ess_bulk),
-            number(self.ess_per_cpu_second),
-            number(self.ratio_to_peer),
-            number(self.max_rhat),
-            number(self.acceptance),
-            number(self.max_z),
-            self.cells_beyond_4.to_string(),
-            number(self.z_threshold),
-            self.means.to_string(),
-        ]
+    /// The row as one CSV line, in [`Self::header`]'s order.
+    fn csv_line(&self) -> String {
+        Self::CSV.map(|(_, field)| field(self)).join(",")
+    }
+}
+
+/// A number for the CSV: NaN and infinities as an empty field.
+fn csv_number(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x}")
+    } else {
+        String::new()
     }
 }
 
@@ -756,7 +746,7 @@ impl CsvLog {
         let existing = std::fs::metadata(path).map_err(io)?.len();
         if existing == 0 {
             use std::io::Write;
-            writeln!(file, "{}", RunRow::COLUMNS.join(",")).map_err(io)?;
+            writeln!(file, "{}", RunRow::header()).map_err(io)?;
         } else {
             let header = std::fs::read_to_string(path)
                 .map_err(io)?
@@ -764,11 +754,11 @@ impl CsvLog {
                 .next()
                 .unwrap_or_default()
                 .to_string();
-            if header != RunRow::COLUMNS.join(",") {
+            if header != RunRow::header() {
                 return Err(BenchError::Data(format!(
                     "{}: its header is not this version's columns ({}); write to a new file",
                     path.display(),
-                    RunRow::COLUMNS.join(",")
+                    RunRow::header()
                 )));
             }
         }
@@ -780,7 +770,7 @@ impl CsvLog {
 
     pub fn append(&mut self, row: &RunRow) -> Result<(), BenchError> {
         use std::io::Write;
-        let line = row.fields().join(",");
+        let line = row.csv_line();
         writeln!(self.file, "{line}")
             .and_then(|()| self.file.flush())
             .map_err(|source| BenchError::Io {
@@ -890,10 +880,11 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3, "{text}");
-        assert_eq!(lines[0], RunRow::COLUMNS.join(","));
+        assert_eq!(lines[0], RunRow::header());
+        let columns: Vec<&str> = lines[0].split(',').collect();
         let fields: Vec<&str> = lines[1].split(',').collect();
-        assert_eq!(fields.len(), RunRow::COLUMNS.len());
-        let field = |name: &str| fields[RunRow::COLUMNS.iter().position(|c| *c == name).unwrap()];
+        assert_eq!(fields.len(), columns.len());
+        let field = |name: &str| fields[columns.iter().position(|c| *c == name).unwrap()];
         assert_eq!(field("grid"), "finpines");
         assert_eq!(field("side"), "32");
         assert_eq!(field("seed"), "7");
