@@ -89,12 +89,50 @@ impl Preconditioner {
     }
 }
 
+/// How q is laid out for the joint chains, shared by [`JointDensity`] and
+/// [`super::spectral_joint::SpectralJointDensity`]: the field's N coordinates, then the
+/// coefficients', then the unconstrained hyperparameters; `base` holds the values of those not
+/// inferred.
+#[derive(Debug, Clone, Copy)]
+pub struct JointLayout<'a> {
+    pub model: &'a ModelSpec,
+    pub base: Hyperparameters,
+}
+
+impl JointLayout<'_> {
+    pub fn priors(&self) -> &HyperPriors {
+        &self.model.hyper
+    }
+
+    pub fn covariates(&self) -> Option<&Covariates> {
+        self.model.covariates.as_deref()
+    }
+
+    pub fn cells(&self) -> usize {
+        self.model.grid.cells()
+    }
+
+    /// The field's and the coefficients' coordinates: the first values of q.
+    pub fn latent_dim(&self) -> usize {
+        self.cells() + self.covariates().map_or(0, Covariates::count)
+    }
+
+    /// The dimension of q.
+    pub fn dim(&self) -> usize {
+        self.latent_dim() + self.priors().len()
+    }
+
+    /// The hyperparameters at q.
+    pub fn values(&self, q: &[f64]) -> Hyperparameters {
+        self.priors()
+            .from_unconstrained(&q[self.latent_dim()..], self.base)
+    }
+}
+
 /// The joint posterior density of one job's model and data.
 #[derive(Debug, Clone)]
 pub struct JointDensity<'a> {
-    model: &'a ModelSpec,
-    /// The values of the hyperparameters not inferred (and a fallback for the rest).
-    base: Hyperparameters,
+    layout: JointLayout<'a>,
     likelihood: &'a Likelihood,
     observed_cells: &'a [usize],
     buffers: Buffers,
@@ -136,8 +174,7 @@ impl<'a> JointDensity<'a> {
         let n = model.grid.cells();
         let m = observed_cells.len();
         Self {
-            model,
-            base,
+            layout: JointLayout { model, base },
             likelihood,
             observed_cells,
             buffers: Buffers {
@@ -157,8 +194,8 @@ impl<'a> JointDensity<'a> {
 
     /// The same density in the coordinates eta of `preconditioner` (xi = A eta).
     pub fn preconditioned(mut self, preconditioner: Arc<Preconditioner>) -> Self {
-        self.unpreconditioned = vec![0.0; self.dim()];
-        self.unpreconditioned_gradient = vec![0.0; self.dim()];
+        self.unpreconditioned = vec![0.0; self.layout.dim()];
+        self.unpreconditioned_gradient = vec![0.0; self.layout.dim()];
         self.preconditioner = Some(preconditioner);
         self
     }
@@ -168,7 +205,7 @@ impl<'a> JointDensity<'a> {
     pub fn whitened(&self, q: &[f64]) -> Vec<f64> {
         let mut out = q.to_vec();
         if let Some(p) = &self.preconditioner {
-            let latent = self.latent_dim();
+            let latent = self.layout.latent_dim();
             p.apply(&q[..latent], &mut out[..latent]);
         }
         out
@@ -178,7 +215,7 @@ impl<'a> JointDensity<'a> {
     pub fn from_whitened(&self, whitened: &[f64]) -> Vec<f64> {
         let mut out = whitened.to_vec();
         if let Some(p) = &self.preconditioner {
-            let latent = self.latent_dim();
+            let latent = self.layout.latent_dim();
             p.apply_inverse(&whitened[..latent], &mut out[..latent]);
         }
         out
@@ -186,7 +223,11 @@ impl<'a> JointDensity<'a> {
 
     /// The model whose posterior this is.
     pub fn model(&self) -> &'a ModelSpec {
-        self.model
+        self.layout.model
+    }
+
+    pub fn layout(&self) -> &JointLayout<'a> {
+        &self.layout
     }
 
     /// The field `field` at the observed cells.
@@ -196,43 +237,15 @@ impl<'a> JointDensity<'a> {
         out
     }
 
-    fn priors(&self) -> &HyperPriors {
-        &self.model.hyper
-    }
-
-    fn covariates(&self) -> Option<&Covariates> {
-        self.model.covariates.as_deref()
-    }
-
-    fn cells(&self) -> usize {
-        self.model.grid.cells()
-    }
-
-    /// The whitened coordinates (field and coefficients): the first values of q.
-    pub fn latent_dim(&self) -> usize {
-        self.cells() + self.covariates().map_or(0, Covariates::count)
-    }
-
-    /// The dimension of q.
-    pub fn dim(&self) -> usize {
-        self.latent_dim() + self.priors().len()
-    }
-
-    /// The hyperparameters at q.
-    pub fn values(&self, q: &[f64]) -> Hyperparameters {
-        self.priors()
-            .from_unconstrained(&q[self.latent_dim()..], self.base)
-    }
-
     /// The unconstrained coordinates of `values`.
     pub fn unconstrained(&self, values: &Hyperparameters) -> Vec<f64> {
-        self.priors().to_unconstrained(values)
+        self.layout.priors().to_unconstrained(values)
     }
 
     /// The field u at q into `field`, with the point's hyperparameters and log-likelihood, or
     /// `None` where the prior cannot be built (a length scale outside double precision).
     pub fn point(&mut self, q: &[f64], field: &mut [f64]) -> Option<JointPoint> {
-        let values = self.values(q);
+        let values = self.layout.values(q);
         let root = self.root(&values)?;
         self.fill_field(q, &values, &root);
         field.copy_from_slice(&self.buffers.field);
@@ -246,8 +259,8 @@ impl<'a> JointDensity<'a> {
 
     fn root(&self, values: &Hyperparameters) -> Option<SeparableRoot> {
         SeparableRoot::new(
-            self.model.grid,
-            self.model.kernel.kind,
+            self.layout.model.grid,
+            self.layout.model.kernel.kind,
             values.length_scale,
             values.length_scale_y,
         )
@@ -256,7 +269,7 @@ impl<'a> JointDensity<'a> {
 
     /// buffers.spatial = sqrt(variance) S xi; buffers.field = mean + spatial + X s z_beta.
     fn fill_field(&mut self, q: &[f64], values: &Hyperparameters, root: &SeparableRoot) {
-        let (n, latent) = (self.cells(), self.latent_dim());
+        let (n, latent) = (self.layout.cells(), self.layout.latent_dim());
         let amplitude = values.variance.sqrt();
         let b = &mut self.buffers;
         root.apply(&q[..n], &mut b.spatial, &mut b.scratch);
@@ -264,7 +277,7 @@ impl<'a> JointDensity<'a> {
             *w *= amplitude;
             *u = values.mean + *w;
         }
-        if let Some(covariates) = self.model.covariates.as_deref() {
+        if let Some(covariates) = self.layout.model.covariates.as_deref() {
             covariates.add_whitened_effect(&q[n..latent], &mut b.field);
         }
     }
@@ -276,7 +289,7 @@ impl<'a> JointDensity<'a> {
         let Some(p) = self.preconditioner.clone() else {
             return self.whitened_log_density(q, gradient);
         };
-        let latent = self.latent_dim();
+        let latent = self.layout.latent_dim();
         let mut x = std::mem::take(&mut self.unpreconditioned);
         let mut g = std::mem::take(&mut self.unpreconditioned_gradient);
         p.apply(&q[..latent], &mut x[..latent]);
@@ -293,14 +306,15 @@ impl<'a> JointDensity<'a> {
 
     /// log pi at [xi, z_theta].
     fn whitened_log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64 {
-        let (n, latent) = (self.cells(), self.latent_dim());
+        let (n, latent) = (self.layout.cells(), self.layout.latent_dim());
         let z = &q[latent..];
-        let log_prior = self.priors().log_density_unconstrained(z);
-        let values = self.values(q);
+        let log_prior = self.layout.priors().log_density_unconstrained(z);
+        let values = self.layout.values(q);
         let Some(root) = log_prior.is_finite().then(|| self.root(&values)).flatten() else {
             return f64::NEG_INFINITY;
         };
         let infers_length_scale = self
+            .layout
             .priors()
             .names()
             .any(|name| matches!(name, HyperName::LengthScale | HyperName::LengthScaleY));
@@ -320,7 +334,7 @@ impl<'a> JointDensity<'a> {
         for g in &mut gradient[..n] {
             *g *= amplitude;
         }
-        if let Some(covariates) = self.model.covariates.as_deref() {
+        if let Some(covariates) = self.layout.model.covariates.as_deref() {
             covariates.whitened_gradient(&b.field_gradient, &mut gradient[n..latent]);
         }
         let mut squared = 0.0;
@@ -331,7 +345,7 @@ impl<'a> JointDensity<'a> {
         let slopes =
             infers_length_scale.then(|| root.slopes(&q[..n], &b.field_gradient, &mut b.product));
         let isotropic = values.length_scale_y.is_none();
-        for (k, (name, prior)) in self.model.hyper.iter().enumerate() {
+        for (k, (name, prior)) in self.layout.model.hyper.iter().enumerate() {
             let b = &self.buffers;
             // d log pi / d log x for positive hyperparameters, d / dx for the mean.
             let value = values.get(*name);
@@ -386,7 +400,11 @@ mod tests {
                     &observed,
                 );
                 let what = format!("{:?} {}", likelihood.kind(), spec.grid);
-                check_gradient(density.dim(), |q, g| density.log_density(q, g), &what);
+                check_gradient(
+                    density.layout().dim(),
+                    |q, g| density.log_density(q, g),
+                    &what,
+                );
             }
         }
     }
@@ -431,7 +449,7 @@ mod tests {
         let mut plain = JointDensity::new(&spec, base(), likelihood, &cells);
         let mut pre =
             JointDensity::new(&spec, base(), likelihood, &cells).preconditioned(p.clone());
-        let eta: Vec<f64> = (0..pre.dim())
+        let eta: Vec<f64> = (0..pre.layout().dim())
             .map(|k| ((k * 5 % 7) as f64 - 3.0) / 5.0)
             .collect();
         let whitened = pre.whitened(&eta);
@@ -472,7 +490,7 @@ mod tests {
             let likelihood = Likelihood::new(LikelihoodKind::Poisson, counts, 1.0, 0.0);
             let cells: Vec<usize> = (0..n).collect();
             let mut density = JointDensity::new(&spec, base(), &likelihood, &cells);
-            let mut q: Vec<f64> = (0..density.dim())
+            let mut q: Vec<f64> = (0..density.layout().dim())
                 .map(|k| ((k * 13 % 7) as f64 - 3.0) / 10.0)
                 .collect();
             let mut gradient = vec![0.0; q.len()];

@@ -30,8 +30,8 @@
 //! and Q^T (dK / d log l_x) Q = Lambda_y (x) R_x (R_x = Q_x^T dK_x Q_x) couples only modes that
 //! share their y index, so the sums cost O(N nx) (and O(N ny) along y).
 
-use super::{HyperName, HyperPriors, Hyperparameters};
-use crate::model::covariates::Covariates;
+use super::joint::JointLayout;
+use super::{HyperName, Hyperparameters};
 use crate::model::likelihood::Likelihood;
 use crate::model::prior::differentiable::AxisEigen;
 use crate::model::spec::ModelSpec;
@@ -80,8 +80,7 @@ impl Spectrum {
 /// The joint posterior density in the partially centred coordinates; q = [eta, z_beta, z_theta].
 #[derive(Debug, Clone)]
 pub struct SpectralJointDensity<'a> {
-    model: &'a ModelSpec,
-    base: Hyperparameters,
+    layout: JointLayout<'a>,
     likelihood: &'a Likelihood,
     observed_cells: &'a [usize],
     /// w: the data's curvature per cell.
@@ -109,8 +108,7 @@ impl<'a> SpectralJointDensity<'a> {
         curvature: f64,
     ) -> Self {
         Self {
-            model,
-            base,
+            layout: JointLayout { model, base },
             likelihood,
             observed_cells,
             curvature,
@@ -118,59 +116,36 @@ impl<'a> SpectralJointDensity<'a> {
     }
 
     pub fn model(&self) -> &'a ModelSpec {
-        self.model
+        self.layout.model
     }
 
-    fn priors(&self) -> &HyperPriors {
-        &self.model.hyper
-    }
-
-    fn covariates(&self) -> Option<&Covariates> {
-        self.model.covariates.as_deref()
-    }
-
-    fn cells(&self) -> usize {
-        self.model.grid.cells()
-    }
-
-    /// The field's and the coefficients' coordinates: the first values of q.
-    pub fn latent_dim(&self) -> usize {
-        self.cells() + self.covariates().map_or(0, Covariates::count)
-    }
-
-    pub fn dim(&self) -> usize {
-        self.latent_dim() + self.priors().len()
-    }
-
-    /// The hyperparameters at q.
-    pub fn values(&self, q: &[f64]) -> Hyperparameters {
-        self.priors()
-            .from_unconstrained(&q[self.latent_dim()..], self.base)
+    pub fn layout(&self) -> &JointLayout<'a> {
+        &self.layout
     }
 
     /// q at whitened coordinates `xi` (and `z_beta` after them) and hyperparameters `values`:
     /// eta = C(K)^-1 xi.
     pub fn from_whitened(&self, xi: &[f64], values: &Hyperparameters) -> Option<Vec<f64>> {
-        let n = self.cells();
+        let n = self.layout.cells();
         let mut q = self.scale_modes(&xi[..n], values, false)?;
         q.extend_from_slice(&xi[n..]);
-        q.extend(self.priors().to_unconstrained(values));
+        q.extend(self.layout.priors().to_unconstrained(values));
         Some(q)
     }
 
     /// The whitened coordinates xi = C(K) eta (and z_beta) of q.
     pub fn whitened(&self, q: &[f64]) -> Option<Vec<f64>> {
-        let n = self.cells();
-        let mut xi = self.scale_modes(&q[..n], &self.values(q), true)?;
-        xi.extend_from_slice(&q[n..self.latent_dim()]);
+        let n = self.layout.cells();
+        let mut xi = self.scale_modes(&q[..n], &self.layout.values(q), true)?;
+        xi.extend_from_slice(&q[n..self.layout.latent_dim()]);
         Some(xi)
     }
 
     /// (I + v w K)^(1/2) x, or (I + v w K)^(-1/2) x when `inverse`, through the axis
     /// eigenbases at `values`.
     fn scale_modes(&self, x: &[f64], values: &Hyperparameters, inverse: bool) -> Option<Vec<f64>> {
-        let n = self.cells();
-        let spectrum = Spectrum::new(self.model, values)?;
+        let n = self.layout.cells();
+        let spectrum = Spectrum::new(self.layout.model, values)?;
         let (mut rotated, mut scratch) = (vec![0.0; n], vec![0.0; n]);
         spectrum.rotate(x, &mut rotated, &mut scratch, false);
         let nx = spectrum.x.values.len();
@@ -202,9 +177,9 @@ impl<'a> SpectralJointDensity<'a> {
     }
 
     fn evaluate(&self, q: &[f64]) -> Option<Point> {
-        let (n, latent) = (self.cells(), self.latent_dim());
-        let values = self.values(q);
-        let spectrum = Spectrum::new(self.model, &values)?;
+        let (n, latent) = (self.layout.cells(), self.layout.latent_dim());
+        let values = self.layout.values(q);
+        let spectrum = Spectrum::new(self.layout.model, &values)?;
         let (mut rotated, mut scratch) = (vec![0.0; n], vec![0.0; n]);
         spectrum.rotate(&q[..n], &mut rotated, &mut scratch, false);
         let nx = spectrum.x.values.len();
@@ -219,7 +194,7 @@ impl<'a> SpectralJointDensity<'a> {
         for u in &mut field {
             *u += values.mean;
         }
-        if let Some(covariates) = self.covariates() {
+        if let Some(covariates) = self.layout.covariates() {
             covariates.add_whitened_effect(&q[n..latent], &mut field);
         }
         Some(Point {
@@ -232,9 +207,9 @@ impl<'a> SpectralJointDensity<'a> {
 
     /// log pi(q) up to a constant, with its gradient; -inf where the prior cannot be built.
     pub fn log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64 {
-        let (n, latent) = (self.cells(), self.latent_dim());
+        let (n, latent) = (self.layout.cells(), self.layout.latent_dim());
         let z = &q[latent..];
-        let log_prior = self.priors().log_density_unconstrained(z);
+        let log_prior = self.layout.priors().log_density_unconstrained(z);
         if !log_prior.is_finite() {
             return f64::NEG_INFINITY;
         }
@@ -277,7 +252,7 @@ impl<'a> SpectralJointDensity<'a> {
                 - h * shrink / 2.0;
         }
         spectrum.rotate(&eta_gradient, &mut gradient[..n], &mut scratch, true);
-        if let Some(covariates) = self.covariates() {
+        if let Some(covariates) = self.layout.covariates() {
             covariates.whitened_gradient(&g, &mut gradient[n..latent]);
             for (gk, &zk) in gradient[n..latent].iter_mut().zip(&q[n..latent]) {
                 *gk -= zk;
@@ -285,13 +260,14 @@ impl<'a> SpectralJointDensity<'a> {
         }
         let beta_squared: f64 = q[n..latent].iter().map(|x| x * x).sum();
         let infers_length_scale = self
+            .layout
             .priors()
             .names()
             .any(|name| matches!(name, HyperName::LengthScale | HyperName::LengthScaleY));
         let slopes = infers_length_scale
             .then(|| self.length_scale_slopes(&spectrum, &values, &rotated, &g_rotated));
         let isotropic = values.length_scale_y.is_none();
-        for (k, (name, prior)) in self.model.hyper.iter().enumerate() {
+        for (k, (name, prior)) in self.layout.model.hyper.iter().enumerate() {
             let value = values.get(*name);
             let per_value = match name {
                 HyperName::LengthScale => {
@@ -384,9 +360,13 @@ mod tests {
                     1.7,
                 );
                 let what = format!("{:?} {}", likelihood.kind(), spec.grid);
-                let q = check_gradient(density.dim(), |q, g| density.log_density(q, g), &what);
+                let q = check_gradient(
+                    density.layout().dim(),
+                    |q, g| density.log_density(q, g),
+                    &what,
+                );
                 // The round trip through the whitened coordinates.
-                let values = density.values(&q);
+                let values = density.layout().values(&q);
                 let xi = density.whitened(&q).unwrap();
                 let back = density.from_whitened(&xi, &values).unwrap();
                 for (a, b) in q.iter().zip(&back) {

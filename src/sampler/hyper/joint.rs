@@ -53,7 +53,7 @@ pub fn preconditioner_rank(model: &ModelSpec) -> usize {
 
 impl NutsDensity for JointDensity<'_> {
     fn dim(&self) -> usize {
-        JointDensity::dim(self)
+        self.layout().dim()
     }
 
     fn log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64 {
@@ -61,7 +61,7 @@ impl NutsDensity for JointDensity<'_> {
     }
 
     fn position(&mut self, q: &[f64], hyperparameters: &mut Vec<f64>) -> Position {
-        let latent = self.latent_dim();
+        let latent = self.layout().latent_dim();
         let whitened = self.whitened(q);
         let mut field = vec![0.0; self.model().grid.cells()];
         let point = self
@@ -135,7 +135,7 @@ impl JointNuts {
     /// at its current hyperparameters, with a new NUTS adaptation over the rest of burn-in.
     fn precondition<'t>(&'t self, state: &mut JointState<'t>, target: &Target<'t>) {
         let whitened = state.nuts.density().whitened(state.nuts.point());
-        let values = state.nuts.density().values(&whitened);
+        let values = state.nuts.density().layout().values(&whitened);
         let Some(preconditioner) = self.preconditioner(&values, target) else {
             return;
         };

@@ -16,7 +16,7 @@ use crate::sampler::protocol::{ChainRng, Position, Sampler, StepInfo};
 
 impl NutsDensity for SpectralJointDensity<'_> {
     fn dim(&self) -> usize {
-        SpectralJointDensity::dim(self)
+        self.layout().dim()
     }
 
     fn log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64 {
