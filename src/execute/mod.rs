@@ -22,7 +22,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rayon::prelude::*;
 
 use crate::clock::utc_timestamp;
-use crate::job::RunContext;
+use crate::job::{RunContext, Tabulated};
 use crate::plan::Study;
 use crate::plan::{Job, Plan, Shard};
 use crate::sink::{
@@ -382,8 +382,8 @@ fn run_and_record(
     };
     let (computed, wall_seconds) = job.spec.run_and_tabulate(&context, guarded);
     drop(line);
-    let (tables, error) = match computed {
-        Ok(tables) => (tables, None),
+    let (tables, chunked, error) = match computed {
+        Ok(Tabulated { tables, chunked }) => (tables, chunked, None),
         Err(message) => {
             let row = failed_row(&job.header, &message, wall_seconds).map_err(|e| {
                 ExecuteError::Table {
@@ -391,7 +391,7 @@ fn run_and_record(
                     message: e.to_string(),
                 }
             })?;
-            (vec![("jobs", row)], Some(message))
+            (vec![("jobs", row)], Vec::new(), Some(message))
         }
     };
     let record = JobRecord {
@@ -406,7 +406,7 @@ fn run_and_record(
         wall_seconds,
         data: job_data(job, hashes),
     };
-    writer.write_job(&record, &tables)?;
+    writer.write_job_chunked(&record, &tables, chunked)?;
     Ok(error)
 }
 

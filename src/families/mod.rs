@@ -23,7 +23,7 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 use crate::figures::{Context, Figure, ReportColumns, ReportError};
-use crate::job::{DataStream, Finished, NamedTables, RunContext, StudyFamily};
+use crate::job::{DataStream, Finished, RunContext, StudyFamily, Tabulated};
 use crate::sampler::SamplerKind;
 use crate::study::keys::{KeyCatalog, MODEL_FAMILY, RENAMED, SAMPLER_KIND};
 use crate::study::{Key, ParamValue, Resolver, Settings, StudyError};
@@ -160,7 +160,7 @@ macro_rules! study_families {
                 &self,
                 context: &RunContext<'_>,
                 guard: impl Fn(&mut dyn FnMut() -> Result<(), String>) -> Result<(), String>,
-            ) -> (Result<NamedTables, String>, f64) {
+            ) -> (Result<Tabulated, String>, f64) {
                 match self {
                     $(FamilySpec::$variant(spec) => {
                         run_and_tabulate::<$ty>(spec, context, guard)
@@ -223,7 +223,7 @@ fn run_and_tabulate<F: StudyFamily>(
     spec: &F::Spec,
     context: &RunContext<'_>,
     guard: impl Fn(&mut dyn FnMut() -> Result<(), String>) -> Result<(), String>,
-) -> (Result<NamedTables, String>, f64) {
+) -> (Result<Tabulated, String>, f64) {
     let started = std::time::Instant::now();
     let mut output = None;
     let outcome = guard(&mut || {
@@ -231,17 +231,19 @@ fn run_and_tabulate<F: StudyFamily>(
         Ok(())
     });
     let wall_seconds = started.elapsed().as_secs_f64();
-    let tables = outcome.and_then(|()| {
+    let tabulated = outcome.and_then(|()| {
         let output = output.take().ok_or("the job produced no output")?;
-        F::tables(Finished {
+        let tables = F::tables(Finished {
             job: context.job,
             spec,
             output: &output,
             wall_seconds,
         })
-        .map_err(|e| format!("building its tables: {e}"))
+        .map_err(|e| format!("building its tables: {e}"))?;
+        let chunked = F::chunked_tables(context.job, spec, output);
+        Ok(Tabulated { tables, chunked })
     });
-    (tables, wall_seconds)
+    (tabulated, wall_seconds)
 }
 
 study_families! {

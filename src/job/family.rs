@@ -7,10 +7,19 @@ use polars::prelude::{DataFrame, PolarsResult};
 use super::{DataStream, JobHeader, RunContext};
 use crate::figures::{Context, Figure, ReportColumns, ReportError};
 use crate::study::{Key, ParamValue, Resolver, Settings, StudyError};
-use crate::table::{Rows, Table, ok_row};
+use crate::table::{Rows, Table, TableChunks, ok_row};
 
 /// A job's rows of the result tables, by table name (`jobs` always among them).
 pub type NamedTables = Vec<(&'static str, DataFrame)>;
+
+/// A job's tables too large to hold whole, by table name, each as chunks made one at a time.
+pub type ChunkedTables = Vec<(&'static str, TableChunks<'static>)>;
+
+/// Everything a finished job writes: its tables, whole and chunked.
+pub struct Tabulated {
+    pub tables: NamedTables,
+    pub chunked: ChunkedTables,
+}
 
 /// One study family: its keys, how its jobs are resolved, run, written and shown. Every
 /// function is called by the registry (`crate::families`) with the family's own spec, never
@@ -86,6 +95,17 @@ pub trait StudyFamily {
     fn tables(done: Finished<'_, Self>) -> PolarsResult<NamedTables>
     where
         Self: Sized;
+
+    /// The finished job's tables too large to hold whole (the latent field's draws), each as
+    /// chunks made as the writer takes them. Called after [`StudyFamily::tables`], with the output
+    /// itself, so that the chunks may own what they are made from rather than copy it.
+    fn chunked_tables(
+        _job: &JobHeader,
+        _spec: &Self::Spec,
+        _output: Self::Output,
+    ) -> ChunkedTables {
+        Vec::new()
+    }
 
     /// The family's report figures (each family reads its own tables through the context and
     /// returns nothing when they are absent).

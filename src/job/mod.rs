@@ -8,7 +8,7 @@
 
 mod family;
 
-pub use family::{Finished, NamedTables, StudyFamily};
+pub use family::{ChunkedTables, Finished, NamedTables, StudyFamily, Tabulated};
 
 use crate::streams::{Purpose, StreamRng, stream};
 use crate::study::{Key, ParamValue, SbcSpec};

@@ -172,12 +172,14 @@ fn stream_table<W: Write>(
                         message: format!("job {job_id}: {e}"),
                     })
                 })?;
-        }
-        if builder.rows() * width >= CELLS_PER_GROUP {
-            rows += builder.rows();
-            writer
-                .write_batch(&builder.take())
-                .map_err(Failure::Encoder)?;
+            // Checked after each span, not each job: one job's chunked table (the field draws)
+            // may be far larger than a row group.
+            if builder.rows() * width >= CELLS_PER_GROUP {
+                rows += builder.rows();
+                writer
+                    .write_batch(&builder.take())
+                    .map_err(Failure::Encoder)?;
+            }
         }
     }
     if builder.rows() > 0 || rows == 0 {

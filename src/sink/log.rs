@@ -2,13 +2,18 @@
 //! finished jobs, one record per job, as they finish.
 //!
 //! ```text
-//! log     = magic "fieldmc-parts-1\n", header_len: u32, header (JSON RunHeader), record*
+//! log     = magic "fieldmc-parts-2\n", header_len: u32, header (JSON RunHeader), record*
 //! record  = "JOB1", payload_len: u64, blake3(payload): 32 bytes, payload
 //! payload = meta_len: u32, meta (JSON RecordMeta), the tables' encodings (codec), in meta order
 //! ```
 //!
-//! A record is written with one `write` call and no per-record flush to disk, so finishing a
-//! job costs microseconds; the log is flushed to disk (fdatasync) at most every
+//! A table too large to hold whole (the field draws) arrives as chunks, each encoded as it is
+//! made: the meta lists such a table once per chunk, and readers stack a job's chunks of one
+//! table in order. Version 1 logs (`fieldmc-parts-1`, before the codec's compact layouts) are
+//! read as before.
+//!
+//! A record is appended while one lock is held and without a per-record flush to disk, so
+//! finishing a job costs microseconds; the log is flushed to disk (fdatasync) at most every
 //! [`SYNC_INTERVAL`] and when the run closes it. A process killed at any moment (SIGKILL) loses
 //! nothing it wrote: the kernel keeps the written bytes. A power cut may lose the records of the
 //! last interval, and may leave a torn record at the end; readers stop at the first record that
@@ -32,9 +37,11 @@ use serde::{Deserialize, Serialize};
 use super::codec::{self, TableSchema};
 use super::error::{SinkError, check_name};
 use super::fsio;
-use crate::table::JobStatus;
+use crate::table::{JobStatus, TableChunks};
 
-const LOG_MAGIC: &[u8; 16] = b"fieldmc-parts-1\n";
+const LOG_MAGIC: &[u8; 16] = b"fieldmc-parts-2\n";
+/// Logs written before the codec's compact layouts: still read.
+const LOG_MAGIC_V1: &[u8; 16] = b"fieldmc-parts-1\n";
 const RECORD_MAGIC: &[u8; 4] = b"JOB1";
 /// The file name extension of part logs.
 pub(crate) const LOG_EXTENSION: &str = "log";
@@ -162,19 +169,22 @@ impl LogWriter {
         })
     }
 
-    /// Encodes and appends one job's record.
+    /// Encodes and appends one job's record: its whole tables, then each chunked table's chunks
+    /// as they are made.
     pub(crate) fn append_job(
         &self,
         job: &JobRecord,
         tables: &[(&str, DataFrame)],
+        chunked: Vec<(&str, TableChunks<'_>)>,
     ) -> Result<(), SinkError> {
-        let record = encode_job_record(job, tables)?;
+        let (head, blobs) = encode_job_record(job, tables, chunked)?;
         let failed = job.status == JobStatus::Failed;
         let due = {
             let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
             state
                 .file
-                .write_all(&record)
+                .write_all(&head)
+                .and_then(|()| state.file.write_all(&blobs))
                 .map_err(|e| SinkError::io("write results to", &self.path, e))?;
             state.written += 1;
             state.failed += u64::from(failed);
@@ -209,36 +219,65 @@ impl LogWriter {
     }
 }
 
-fn encode_job_record(job: &JobRecord, tables: &[(&str, DataFrame)]) -> Result<Vec<u8>, SinkError> {
+/// A job's record in two parts, written one after the other: the record's head (magic, length,
+/// checksum, meta) and the tables' encodings (not copied into one buffer: with field draws they
+/// run to tens of megabytes).
+fn encode_job_record(
+    job: &JobRecord,
+    tables: &[(&str, DataFrame)],
+    chunked: Vec<(&str, TableChunks<'_>)>,
+) -> Result<(Vec<u8>, Vec<u8>), SinkError> {
     let mut blobs = Vec::new();
     let mut sizes = Vec::with_capacity(tables.len());
-    for (name, frame) in tables {
+    let mut encode = |name: &str, frame: &DataFrame| -> Result<(), SinkError> {
         let before = blobs.len();
         codec::encode_table(name, frame, &mut blobs)?;
         sizes.push((name.to_string(), (blobs.len() - before) as u64));
+        Ok(())
+    };
+    for (name, frame) in tables {
+        encode(name, frame)?;
+    }
+    for (name, chunks) in chunked {
+        for chunk in chunks {
+            let frame = chunk.map_err(|error| SinkError::Encode {
+                table: name.to_string(),
+                message: error.to_string(),
+            })?;
+            encode(name, &frame)?;
+        }
     }
     let meta = RecordMeta::Job {
         job: job.clone(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         tables: sizes,
     };
-    encode_record(&meta, &blobs)
+    let head = record_head(&meta, &blobs)?;
+    Ok((head, blobs))
 }
 
+/// A whole record: its head and its blobs.
 fn encode_record(meta: &RecordMeta, blobs: &[u8]) -> Result<Vec<u8>, SinkError> {
+    let mut record = record_head(meta, blobs)?;
+    record.extend_from_slice(blobs);
+    Ok(record)
+}
+
+/// The bytes of a record before its blobs: magic, payload length, the payload's BLAKE3, meta.
+fn record_head(meta: &RecordMeta, blobs: &[u8]) -> Result<Vec<u8>, SinkError> {
     let json = serde_json::to_vec(meta)?;
     let payload_len = 4 + json.len() + blobs.len();
-    let mut record = Vec::with_capacity(4 + 8 + 32 + payload_len);
-    record.extend_from_slice(RECORD_MAGIC);
-    record.extend_from_slice(&(payload_len as u64).to_le_bytes());
-    record.extend_from_slice(&[0u8; 32]);
-    let payload_start = record.len();
-    record.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    record.extend_from_slice(&json);
-    record.extend_from_slice(blobs);
-    let hash = blake3::hash(&record[payload_start..]);
-    record[payload_start - 32..payload_start].copy_from_slice(hash.as_bytes());
-    Ok(record)
+    let mut head = Vec::with_capacity(4 + 8 + 32 + 4 + json.len());
+    head.extend_from_slice(RECORD_MAGIC);
+    head.extend_from_slice(&(payload_len as u64).to_le_bytes());
+    let mut meta_part = (json.len() as u32).to_le_bytes().to_vec();
+    meta_part.extend_from_slice(&json);
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&meta_part);
+    hasher.update(blobs);
+    head.extend_from_slice(hasher.finalize().as_bytes());
+    head.extend_from_slice(&meta_part);
+    Ok(head)
 }
 
 /// Where one table of one job lies in a log.
@@ -318,7 +357,7 @@ pub(crate) fn scan_log(
     let read_error = |e: std::io::Error| SinkError::io("read", path, e);
     let mut magic = [0u8; 16];
     let mut len = [0u8; 4];
-    if reader.read_exact(&mut magic).is_err() || &magic != LOG_MAGIC {
+    if reader.read_exact(&mut magic).is_err() || (&magic != LOG_MAGIC && &magic != LOG_MAGIC_V1) {
         return Ok(None);
     }
     if reader.read_exact(&mut len).is_err() {
@@ -507,8 +546,12 @@ pub(crate) mod tests {
     fn records_round_trip_and_a_torn_tail_is_ignored() {
         let dir = tempfile::tempdir().unwrap();
         let writer = LogWriter::create(dir.path(), &header("run-a")).unwrap();
-        writer.append_job(&job("j1"), &tables("j1")).unwrap();
-        writer.append_job(&job("j2"), &tables("j2")).unwrap();
+        writer
+            .append_job(&job("j1"), &tables("j1"), Vec::new())
+            .unwrap();
+        writer
+            .append_job(&job("j2"), &tables("j2"), Vec::new())
+            .unwrap();
         writer.close().unwrap();
         let path = dir.path().join("run-a.log");
         let mut interner = Interner::default();
@@ -550,6 +593,12 @@ pub(crate) mod tests {
         std::fs::write(&path, &flipped).unwrap();
         let log = scan_log(&path, &mut Interner::default()).unwrap().unwrap();
         assert!(log.jobs.is_empty());
+        // A version 1 log (before the compact layouts) is read as before.
+        let mut version_1 = bytes.clone();
+        version_1[..16].copy_from_slice(LOG_MAGIC_V1);
+        std::fs::write(&path, &version_1).unwrap();
+        let log = scan_log(&path, &mut Interner::default()).unwrap().unwrap();
+        assert_eq!(log.jobs.len(), 2);
         // Not a log at all.
         std::fs::write(&path, b"fieldmc").unwrap();
         assert!(scan_log(&path, &mut Interner::default()).unwrap().is_none());

@@ -28,6 +28,7 @@ use super::index::{KeyHash, PartIndex, PlannedJob};
 use super::lock::{self, FolderLock, Holder};
 use super::log::{self, JobRecord, LogWriter, RunHeader};
 use super::manifest::Manifest;
+use crate::table::TableChunks;
 
 const PARTS: &str = "parts";
 const PLAN: &str = "plan.tsv";
@@ -64,9 +65,24 @@ impl RunWriter {
         job: &JobRecord,
         tables: &[(&str, DataFrame)],
     ) -> Result<(), SinkError> {
+        self.write_job_chunked(job, tables, Vec::new())
+    }
+
+    /// Records one finished job's tables: `tables` whole, and each of `chunked` (tables too large
+    /// to hold whole) one chunk at a time, encoded as it is made. Names are unique over both.
+    pub fn write_job_chunked(
+        &self,
+        job: &JobRecord,
+        tables: &[(&str, DataFrame)],
+        chunked: Vec<(&str, TableChunks<'_>)>,
+    ) -> Result<(), SinkError> {
         check_name("job id", &job.job_id)?;
-        check_table_names(&job.job_id, tables)?;
-        self.log.append_job(job, tables)
+        let names = tables.iter().map(|(name, _)| *name);
+        check_table_names(
+            &job.job_id,
+            names.chain(chunked.iter().map(|(name, _)| *name)),
+        )?;
+        self.log.append_job(job, tables, chunked)
     }
 
     /// Ends the run: its log is closed and flushed to disk.
@@ -283,11 +299,14 @@ impl ResultsDir {
     }
 }
 
-fn check_table_names(job_id: &str, tables: &[(&str, DataFrame)]) -> Result<(), SinkError> {
+fn check_table_names<'a>(
+    job_id: &str,
+    tables: impl Iterator<Item = &'a str>,
+) -> Result<(), SinkError> {
     let mut seen = BTreeSet::new();
-    for (table, _) in tables {
+    for table in tables {
         check_name("table name", table)?;
-        if !seen.insert(*table) {
+        if !seen.insert(table) {
             return Err(SinkError::DuplicateTable {
                 job_id: job_id.to_string(),
                 table: table.to_string(),
@@ -302,7 +321,7 @@ mod tests {
     use super::*;
     use crate::sink::lock::Purpose;
     use crate::sink::read_parquet;
-    use crate::table::JobStatus;
+    use crate::table::{JobStatus, SchemaError};
     use polars::prelude::*;
 
     fn header(run: &str, started_unix_ms: u64) -> RunHeader {
@@ -554,6 +573,91 @@ mod tests {
             })
             .collect();
         assert_eq!(firsts, ids);
+    }
+
+    /// A chunk of a job's `draws` table: `rows` rows whose `draw` column counts on from `first`.
+    fn draw_chunk(id: &str, first: usize, rows: usize) -> Result<DataFrame, SchemaError> {
+        let draw: Vec<i64> = (first..first + rows).map(|d| d as i64).collect();
+        let value: Vec<f64> = draw.iter().map(|&d| (d as f64).sqrt()).collect();
+        Ok(df!("job_id" => vec![id; rows], "draw" => draw, "value" => value).unwrap())
+    }
+
+    #[test]
+    fn a_chunked_table_is_stacked_in_order_and_spans_row_groups() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ResultsDir::open(tmp.path()).unwrap();
+        let run = dir.start_run(&header("r", 1)).unwrap();
+        // 2 jobs x 40 chunks x 50,000 rows x 3 columns: several row groups within one job.
+        let (chunks, rows) = (40, 50_000);
+        for id in ["b", "a"] {
+            let made = (0..chunks).map(move |k| draw_chunk(id, k * rows, rows));
+            run.write_job_chunked(
+                &record(id, JobStatus::Ok),
+                &ok_job(id),
+                vec![("draws", Box::new(made))],
+            )
+            .unwrap();
+        }
+        run.close().unwrap();
+        let counts = assemble(&dir, &["a", "b"]);
+        assert!(
+            counts
+                .tables
+                .contains(&("draws".to_string(), 2 * chunks * rows))
+        );
+        let draws = read_parquet(&dir.table_path("draws")).unwrap();
+        let ids = draws.column("job_id").unwrap().str().unwrap();
+        let draw = draws.column("draw").unwrap().i64().unwrap();
+        for (k, (id, d)) in ids.iter().zip(draw.iter()).enumerate() {
+            let expected = if k < chunks * rows { "a" } else { "b" };
+            assert_eq!(id, Some(expected), "row {k}");
+            assert_eq!(d, Some((k % (chunks * rows)) as i64), "row {k}");
+        }
+        // The log holds the draws more compactly than the plain values would take.
+        let log_bytes: u64 = fs::read_dir(dir.parts_dir())
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum();
+        assert!(
+            log_bytes < (2 * chunks * rows * 16) as u64 / 2,
+            "{log_bytes}"
+        );
+    }
+
+    #[test]
+    fn a_chunked_table_names_once_and_a_failing_chunk_writes_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ResultsDir::open(tmp.path()).unwrap();
+        let run = dir.start_run(&header("r", 1)).unwrap();
+        let chunks = || -> TableChunks<'static> { Box::new((0..2).map(|k| draw_chunk("j", k, 3))) };
+        let error = run
+            .write_job_chunked(
+                &record("j", JobStatus::Ok),
+                &ok_job("j"),
+                vec![("jobs", chunks())],
+            )
+            .unwrap_err();
+        assert!(matches!(error, SinkError::DuplicateTable { .. }), "{error}");
+        let broken: TableChunks<'static> = Box::new(
+            [
+                draw_chunk("j", 0, 3),
+                Err(SchemaError::Undeclared {
+                    table: "draws".into(),
+                    column: "x".into(),
+                }),
+            ]
+            .into_iter(),
+        );
+        let error = run
+            .write_job_chunked(
+                &record("j", JobStatus::Ok),
+                &ok_job("j"),
+                vec![("draws", broken)],
+            )
+            .unwrap_err();
+        assert!(error.to_string().contains("draws"), "{error}");
+        run.close().unwrap();
+        assert!(dir.index().unwrap().is_empty(), "half a job was recorded");
     }
 
     #[test]

@@ -27,6 +27,10 @@ pub mod shared;
 
 pub use rows::{JobStatus, failed_row, job_rows, ok_row, rows_of};
 
+/// A table too large to hold whole (a job's field draws): its frames, made one at a time as the
+/// writer takes them, so only one chunk and its encoding exist at once.
+pub type TableChunks<'a> = Box<dyn Iterator<Item = Result<DataFrame, SchemaError>> + Send + 'a>;
+
 /// The value type of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

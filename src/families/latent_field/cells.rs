@@ -90,25 +90,9 @@ fn min_over(values: &[Option<f64>]) -> Option<f64> {
     values?.into_iter().reduce(f64::min)
 }
 
-/// `per_chain` evenly spaced stored draws of each chain, every cell: (chain, draw, field).
-pub fn kept_field_draws(run: &RunOutput, per_chain: usize) -> Vec<(usize, usize, Vec<f64>)> {
-    let mut kept = Vec::new();
-    if per_chain == 0 {
-        return kept;
-    }
-    for (c, chain) in run.chains.iter().enumerate() {
-        let draws = &chain.draws;
-        let available = draws.len();
-        let count = per_chain.min(available);
-        for k in 0..count {
-            // Evenly spaced, ending at the last stored draw.
-            let index = (k + 1) * available / count - 1;
-            let field = draws.values[index * draws.cells..(index + 1) * draws.cells]
-                .iter()
-                .map(|&v| f64::from(v))
-                .collect();
-            kept.push((c, k, field));
-        }
-    }
-    kept
+/// Which of a chain's `available` stored draws `output.field_draws = per_chain` keeps: `per_chain`
+/// (or all, if fewer) evenly spaced indices, ending at the last stored draw.
+pub fn kept_draw_indices(available: usize, per_chain: usize) -> impl Iterator<Item = usize> {
+    let count = per_chain.min(available);
+    (0..count).map(move |k| (k + 1) * available / count - 1)
 }

@@ -42,7 +42,9 @@ mod tests;
 use polars::prelude::PolarsResult;
 
 use crate::figures::{Context, Figure, ReportColumns, ReportError};
-use crate::job::{DataStream, Finished, NamedTables, RunContext, StudyFamily};
+use crate::job::{
+    ChunkedTables, DataStream, Finished, JobHeader, NamedTables, RunContext, StudyFamily,
+};
 use crate::model::DataSpec;
 use crate::study::{Key, ParamValue, Resolver, Settings, StudyError};
 use crate::table::Table;
@@ -165,6 +167,20 @@ impl StudyFamily for LatentField {
         }
     }
 
+    fn chunked_tables(
+        header: &JobHeader,
+        spec: &Self::Spec,
+        output: Self::Output,
+    ) -> ChunkedTables {
+        match output {
+            LatentFieldOutput::Chains(result) if spec.output.field_draws > 0 => vec![(
+                "draws",
+                rows::draws(header.clone(), spec.output.field_draws, result),
+            )],
+            _ => Vec::new(),
+        }
+    }
+
     fn figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
         figures::figures(context, notes)
     }
@@ -194,9 +210,6 @@ fn chain_tables(
     }
     if let Some(inla) = rows::inla_outcome(result) {
         named.push(("inla_grid", rows::inla_grid(header, inla)?));
-    }
-    if job.spec.output.field_draws > 0 {
-        named.push(("draws", rows::draws(job, result)?));
     }
     Ok(named)
 }

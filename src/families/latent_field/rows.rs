@@ -8,6 +8,7 @@
 
 use polars::prelude::DataFrame;
 
+use super::cells::kept_draw_indices;
 use super::job::JobResult;
 use super::schema::{
     chains, coefficients, convergence, draws, fields, hyper, inla_grid, jobs, traces,
@@ -18,8 +19,9 @@ use crate::model::hyper::HyperName;
 use crate::model::spec::LikelihoodKind;
 use crate::sampler::PROBES;
 use crate::sampler::approximation::InlaOutcome;
+use crate::sampler::driver::StoredDraws;
 use crate::table::shared::{ACCEPTANCE_RATE, CHAIN, ITERATION, STEP_SIZE, jobs as shared_jobs};
-use crate::table::{JobStatus, Rows, SchemaError, job_rows, rows_of};
+use crate::table::{JobStatus, Rows, SchemaError, TableChunks, job_rows, rows_of};
 
 /// The jobs-table row of a finished simulation-based-calibration job: mean acceptance over its
 /// replications and, per functional, the p-value of the ranks' uniformity (`sbc_p_<functional>`),
@@ -390,25 +392,67 @@ pub fn chains(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaEr
         .finish()
 }
 
+/// Rows per chunk of the draws table: whole draws of one chain, at least this many rows unless
+/// the chain has no more (one draw per chunk from 256 x 256 cells up).
+const DRAW_CHUNK_ROWS: usize = 1 << 16;
+
 /// `output.field_draws` thinned draws per chain of every cell, long: one row per (chain, draw,
-/// cell), the layout ArviZ and R's posterior read (pivot `cell` to columns).
-pub fn draws(job: FieldJob<'_>, result: &JobResult) -> Result<DataFrame, SchemaError> {
-    let kept = super::cells::kept_field_draws(&result.run, job.spec.output.field_draws);
-    let cells = kept.first().map_or(0, |k| k.2.len());
-    let chain = kept
-        .iter()
-        .flat_map(|(c, _, _)| std::iter::repeat_n(*c as i64, cells));
-    let draw = kept
-        .iter()
-        .flat_map(|(_, d, _)| std::iter::repeat_n(*d as i64, cells));
-    let cell = kept.iter().flat_map(|_| (0..cells).map(|c| c as i64));
-    let value = kept.iter().flat_map(|(_, _, field)| field.iter().copied());
-    rows_of(&draws::TABLE, job.header, kept.len() * cells)
-        .set(CHAIN, chain)
-        .set(draws::DRAW, draw)
-        .set(fields::CELL, cell)
-        .set(draws::VALUE, value)
-        .finish()
+/// cell), the layout ArviZ and R's posterior read (pivot `cell` to columns). Made a chunk at a
+/// time from the chains' stored draws, which the chunks own: the table is never whole in memory.
+pub fn draws(header: JobHeader, per_chain: usize, result: Box<JobResult>) -> TableChunks<'static> {
+    let chains = result.run.chains.into_iter().map(|c| c.draws).collect();
+    Box::new(DrawChunks {
+        header,
+        per_chain,
+        chunk_rows: DRAW_CHUNK_ROWS,
+        chains,
+        chain: 0,
+        kept: 0,
+    })
+}
+
+/// The chunks of [`draws`]: the next chunk starts at kept draw `kept` of chain `chain`.
+struct DrawChunks {
+    header: JobHeader,
+    per_chain: usize,
+    chunk_rows: usize,
+    chains: Vec<StoredDraws>,
+    chain: usize,
+    kept: usize,
+}
+
+impl Iterator for DrawChunks {
+    type Item = Result<DataFrame, SchemaError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let stored = self.chains.get(self.chain)?;
+        let indices: Vec<usize> = kept_draw_indices(stored.len(), self.per_chain).collect();
+        if self.kept >= indices.len() {
+            self.chain += 1;
+            self.kept = 0;
+            return self.next();
+        }
+        let cells = stored.cells;
+        let per_chunk = self.chunk_rows.div_ceil(cells.max(1));
+        let chunk = &indices[self.kept..(self.kept + per_chunk).min(indices.len())];
+        let first = self.kept;
+        self.kept += chunk.len();
+        let rows = chunk.len() * cells;
+        let value = chunk.iter().flat_map(|&index| {
+            stored.values[index * cells..(index + 1) * cells]
+                .iter()
+                .map(|&v| f64::from(v))
+        });
+        let draw = (first..first + chunk.len()).flat_map(|k| std::iter::repeat_n(k as i64, cells));
+        Some(
+            rows_of(&draws::TABLE, &self.header, rows)
+                .fill(CHAIN, self.chain as i64)
+                .set(draws::DRAW, draw)
+                .set(fields::CELL, (0..rows).map(|r| (r % cells) as i64))
+                .set(draws::VALUE, value)
+                .finish(),
+        )
+    }
 }
 
 pub fn convergence(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
@@ -421,4 +465,79 @@ pub fn convergence(job: &JobHeader, result: &JobResult) -> Result<DataFrame, Sch
 
 pub fn autocorrelation(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
     crate::table::shared::autocorrelation_rows(job, &result.diagnostics.loglik_autocorrelation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::StreamKeys;
+
+    /// Chunk boundaries fall within a chain and never between a draw's cells, and the chunks
+    /// together hold each kept draw of each chain once, in order.
+    #[test]
+    fn draw_chunks_hold_every_kept_draw_once_in_order() {
+        let cells = 5;
+        let stored = |chain: usize| StoredDraws {
+            thin: 1,
+            cells,
+            values: (0..7 * cells).map(|i| (100 * chain + i) as f32).collect(),
+            loglik: vec![0.0; 7],
+        };
+        let header = JobHeader {
+            id: "0123456789ab".into(),
+            key: "k".into(),
+            replicate: 0,
+            params: Vec::new(),
+            streams: StreamKeys {
+                chain: "k".into(),
+                model_data: "k".into(),
+                data: Vec::new(),
+            },
+        };
+        let chunks = DrawChunks {
+            header,
+            per_chain: 3,
+            chunk_rows: 8, // two draws of 5 cells a chunk
+            chains: vec![stored(0), stored(1)],
+            chain: 0,
+            kept: 0,
+        };
+        let frames: Vec<DataFrame> = chunks.map(Result::unwrap).collect();
+        assert_eq!(
+            frames.iter().map(DataFrame::height).collect::<Vec<_>>(),
+            [10, 5, 10, 5]
+        );
+        let column = |name: &str| -> Vec<f64> {
+            frames
+                .iter()
+                .flat_map(|f| {
+                    let c = f
+                        .column(name)
+                        .unwrap()
+                        .cast(&polars::prelude::DataType::Float64);
+                    c.unwrap()
+                        .f64()
+                        .unwrap()
+                        .into_no_null_iter()
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        let mut expected = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for chain in 0..2 {
+            for (k, index) in kept_draw_indices(7, 3).enumerate() {
+                for cell in 0..cells {
+                    expected.0.push(chain as f64);
+                    expected.1.push(k as f64);
+                    expected.2.push(cell as f64);
+                    expected.3.push((100 * chain + index * cells + cell) as f64);
+                }
+            }
+        }
+        assert_eq!(column("chain"), expected.0);
+        assert_eq!(column("draw"), expected.1);
+        assert_eq!(column("cell"), expected.2);
+        assert_eq!(column("value"), expected.3);
+        assert_eq!(kept_draw_indices(7, 3).collect::<Vec<_>>(), [1, 3, 6]);
+    }
 }
