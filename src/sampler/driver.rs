@@ -502,6 +502,10 @@ fn run_chain<S: Sampler>(
             progress(done / context.chains as u64);
         }
         let info = sampler.step(&mut state, target, &mut rng);
+        // The step may end in faer's AVX-512 products; the recording below is scalar code (an
+        // `exp` per cell for the Poisson functional) that would otherwise run several times
+        // slower (crate::simd_state).
+        crate::simd_state::clear_upper_state();
         output.loglik_evaluations += u64::from(info.loglik_evaluations);
         output.gradient_evaluations += u64::from(info.gradient_evaluations);
         let Some(k) = t.checked_sub(schedule.burn_in) else {
