@@ -298,7 +298,12 @@ fn encode_column(
                 out.extend_from_slice(&(text.len() as u32).to_le_bytes());
                 out.extend_from_slice(text.as_bytes());
             };
-            let first = values.get(0);
+            // `get` panics past the end: an empty column has no first value.
+            let first = if values.is_empty() {
+                None
+            } else {
+                values.get(0)
+            };
             if values.null_count() > 0 {
                 out.push(layout::WITH_NULLS);
                 push_bitmap(values.iter().map(|v| v.is_some()), values.len(), out);
@@ -709,7 +714,13 @@ mod tests {
 
     #[test]
     fn empty_tables_and_zero_columns_round_trip() {
-        let empty = df!("x" => Vec::<f64>::new()).unwrap();
+        let empty = df!(
+            "x" => Vec::<f64>::new(),
+            "s" => Vec::<String>::new(),
+            "b" => Vec::<bool>::new(),
+            "i" => Vec::<i64>::new(),
+        )
+        .unwrap();
         let back = round_trip(&empty);
         assert_eq!(back.height(), 0);
         assert_eq!(back.schema(), empty.schema());
