@@ -160,3 +160,45 @@ fn samplers_of_one_sweep_point_share_truth_and_observations() {
         );
     }
 }
+
+/// A lone job runs its chains on the pool's idle threads (`RunContext::spare_threads`): every
+/// kind, and the hyperparameter updates, give the tables of one thread, bit for bit.
+#[test]
+fn a_lone_jobs_chains_on_several_threads_give_the_tables_of_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let kinds = [
+        "kind = \"grw\"",
+        "kind = \"pcn\"",
+        "kind = \"elliptical\"",
+        "kind = \"mala\"",
+        "kind = \"pcnl\"",
+        "kind = \"nuts\"",
+        "kind = \"gpcn\"",
+        "kind = \"mgrad\"",
+        "kind = \"laplace_hmc\"",
+        "kind = \"pcn\"\nhyper = \"within-gibbs\"",
+        "kind = \"nuts\"\nhyper = \"joint\"",
+    ];
+    for (k, kind) in kinds.iter().enumerate() {
+        let prior = if kind.contains("hyper") {
+            "length_scale_prior = \"log-normal(-1.5, 0.5)\"\n"
+        } else {
+            ""
+        };
+        let study = write_file(
+            tmp.path(),
+            &format!("lone{k}.toml"),
+            &format!(
+                "[study]\nname = \"lone\"\nseed = 11\n[model]\ngrid = 6\nlikelihood = \"poisson\"\n\
+                 {prior}[sampler]\n{kind}\niterations = 300\nburn_in = 100\nchains = 4\n\
+                 [output]\nfield_draws = 20\n"
+            ),
+        );
+        let one = tmp.path().join(format!("one{k}"));
+        let four = tmp.path().join(format!("four{k}"));
+        run_ok(&study, &one, 1);
+        run_ok(&study, &four, 4);
+        eprintln!("{kind}: 1 thread against 4");
+        assert_same_tables(&one, &four);
+    }
+}

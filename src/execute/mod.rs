@@ -290,9 +290,11 @@ pub fn execute(
                 threads,
                 message: e.to_string(),
             })?;
+        // With fewer jobs than threads, a job spreads its chains over the idle ones.
+        let spare_threads = todo.len() < threads;
         let outcomes: Vec<Result<Option<String>, ExecuteError>> = pool.install(|| {
             todo.par_iter()
-                .map(|job| run_and_record(job, study, &writer, &hashes, &progress))
+                .map(|job| run_and_record(job, study, &writer, &hashes, &progress, spare_threads))
                 .collect()
         });
         progress.finish();
@@ -371,6 +373,7 @@ fn run_and_record(
     writer: &RunWriter,
     hashes: &HashMap<PathBuf, DataFile>,
     progress: &StudyProgress,
+    spare_threads: bool,
 ) -> Result<Option<String>, ExecuteError> {
     let line = progress.job(&job_label(job), job.spec.work());
     let report = |done: u64| line.set(done);
@@ -379,6 +382,7 @@ fn run_and_record(
         seed: study.file.seed,
         sbc: study.file.sbc,
         progress: Some(&report),
+        spare_threads,
     };
     let (computed, wall_seconds) = job.spec.run_and_tabulate(&context, guarded);
     drop(line);

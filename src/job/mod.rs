@@ -78,6 +78,9 @@ pub struct RunContext<'a> {
     pub sbc: Option<SbcSpec>,
     /// Called with the units of work done (see [`StudyFamily::work`]).
     pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+    /// The run has fewer jobs than threads: a job may spread its own independent pieces (the
+    /// latent field's chains) over the pool's idle threads. Never changes a number.
+    pub spare_threads: bool,
 }
 
 impl RunContext<'_> {

@@ -132,6 +132,7 @@ fn approximate_run(
         convergence: Vec::new(),
         probe_cells: probe_cells(request.target.prior.grid()),
         sample_seconds: started.elapsed().as_secs_f64(),
+        cpu_seconds: None,
         notes,
         approximation: Some(approximation),
     }

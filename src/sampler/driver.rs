@@ -12,12 +12,16 @@
 //! kept-iteration figure (acceptance rate, estimates, traces, draws) comes from the frozen
 //! chain only.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
+
+use rayon::prelude::*;
 
 use super::adapt::DualAveraging;
 use super::moments::{BatchStatistics, BatchSums, WeightedMoments};
 use super::protocol::{ChainRng, ChainState, Notes, Sampler, TrajectorySummary};
 pub use super::schedule::{Adaptation, Schedule};
+use crate::clock::Stopwatch;
 use crate::model::special::phi;
 use crate::model::target::Target;
 
@@ -101,6 +105,9 @@ pub struct RunRequest<'a> {
     /// The model and starting values, when the spec infers hyperparameters
     /// ([`super::hyper`]).
     pub hyper: Option<super::hyper::settings::HyperModel<'a>>,
+    /// Run the chains on the current rayon pool's threads at once (a job alone on the machine);
+    /// otherwise one after another. The numbers are the same either way.
+    pub chains_in_parallel: bool,
 }
 
 impl<'a> RunRequest<'a> {
@@ -118,6 +125,7 @@ impl<'a> RunRequest<'a> {
             progress: None,
             hyper: None,
             exceedance: &[],
+            chains_in_parallel: false,
         }
     }
 }
@@ -254,6 +262,9 @@ pub struct RunOutput {
     pub convergence: Vec<(u64, f64)>,
     pub probe_cells: [usize; PROBES],
     pub sample_seconds: f64,
+    /// CPU seconds of the run, each chain on the clock of the thread that ran it (chains may run
+    /// on several threads), the pooling of their estimates included; `None` for an approximation.
+    pub cpu_seconds: Option<f64>,
     /// What the kind said about its run ([`super::Sampler::notes`]).
     pub notes: Notes,
     /// For a kind that is not a Markov chain (the Laplace approximation): what it computed
@@ -390,7 +401,10 @@ struct ChainRecord {
     kept_moves: u64,
 }
 
-/// Run one chain per entry of `rngs` with `sampler`, chain c drawing only from `rngs[c]`.
+/// Run one chain per entry of `rngs` with `sampler`, chain c drawing only from `rngs[c]`: one
+/// after another, or at once on the rayon pool with [`RunRequest::chains_in_parallel`]. Either way
+/// every number is the same: a chain reads only its own stream and the shared, immutable
+/// sampler, and what the chains share (the convergence curve) is summed in chain order.
 pub fn run<S: Sampler>(sampler: &S, request: &RunRequest, rngs: Vec<ChainRng>) -> RunOutput {
     let started = Instant::now();
     let target = &request.target;
@@ -401,25 +415,42 @@ pub fn run<S: Sampler>(sampler: &S, request: &RunRequest, rngs: Vec<ChainRng>) -
         Some(_) => log_spaced(schedule.kept()),
         None => Vec::new(),
     };
-    let mut running_means = vec![vec![0.0; target.cells()]; checkpoints.len()];
     let store_thin = request
         .draws
         .thinning(schedule.kept(), target.cells(), count);
-    let records: Vec<ChainRecord> = rngs
-        .into_iter()
-        .enumerate()
-        .map(|(c, rng)| {
-            let context = ChainContext {
-                request,
-                index: c,
-                chains: count,
-                probe_cells: &probe_cells,
-                checkpoints: &checkpoints,
-                store_thin,
-            };
-            run_chain(sampler, &context, rng, &mut running_means)
-        })
-        .collect();
+    let iterations_done = AtomicU64::new(0);
+    let run_one = |rng: ChainRng| {
+        let clock = Stopwatch::start();
+        let context = ChainContext {
+            request,
+            chains: count,
+            probe_cells: &probe_cells,
+            checkpoints: &checkpoints,
+            store_thin,
+            iterations_done: &iterations_done,
+        };
+        let mut running_means = vec![vec![0.0; target.cells()]; checkpoints.len()];
+        let record = run_chain(sampler, &context, rng, &mut running_means);
+        (record, running_means, clock.cpu_seconds())
+    };
+    let chains: Vec<(ChainRecord, Vec<Vec<f64>>, f64)> = if request.chains_in_parallel {
+        rngs.into_par_iter().map(run_one).collect()
+    } else {
+        rngs.into_iter().map(run_one).collect()
+    };
+    let pooling = Stopwatch::start();
+    let mut running_means = vec![vec![0.0; target.cells()]; checkpoints.len()];
+    let mut chains_cpu = 0.0;
+    let mut records = Vec::with_capacity(count);
+    for (record, shares, cpu) in chains {
+        for (total, share) in running_means.iter_mut().zip(&shares) {
+            for (t, s) in total.iter_mut().zip(share) {
+                *t += s;
+            }
+        }
+        chains_cpu += cpu;
+        records.push(record);
+    }
     let convergence = match request.exact_mean {
         Some(exact) => checkpoints
             .iter()
@@ -431,17 +462,19 @@ pub fn run<S: Sampler>(sampler: &S, request: &RunRequest, rngs: Vec<ChainRng>) -
     let sample_seconds = started.elapsed().as_secs_f64();
     let mut output = summarize(records, schedule, probe_cells, convergence, sample_seconds);
     output.notes = sampler.notes();
+    output.cpu_seconds = Some(chains_cpu + pooling.cpu_seconds());
     output
 }
 
 /// What a chain's run needs besides its sampler and stream.
 struct ChainContext<'r, 'a> {
     request: &'r RunRequest<'a>,
-    index: usize,
     chains: usize,
     probe_cells: &'r [usize; PROBES],
     checkpoints: &'r [u64],
     store_thin: u64,
+    /// Iterations done by all chains so far, for the progress callback.
+    iterations_done: &'r AtomicU64,
 }
 
 fn run_chain<S: Sampler>(
@@ -497,8 +530,12 @@ fn run_chain<S: Sampler>(
     for t in 0..schedule.iterations {
         if let Some(progress) = request.progress
             && t % progress_every == 0
+            && t > 0
         {
-            let done = context.index as u64 * schedule.iterations + t;
+            let done = context
+                .iterations_done
+                .fetch_add(progress_every, Ordering::Relaxed)
+                + progress_every;
             progress(done / context.chains as u64);
         }
         let info = sampler.step(&mut state, target, &mut rng);
@@ -649,6 +686,7 @@ fn summarize(
         convergence,
         probe_cells,
         sample_seconds,
+        cpu_seconds: None,
         notes: Notes::default(),
         approximation: None,
     }

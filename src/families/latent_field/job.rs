@@ -115,6 +115,8 @@ pub struct JobOptions<'a> {
     pub exact: bool,
     /// Called with the iterations done, about a hundred times per run.
     pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+    /// Run the chains at once on the rayon pool (see [`RunRequest::chains_in_parallel`]).
+    pub chains_in_parallel: bool,
 }
 
 /// Run `job` of a study with seed `seed`.
@@ -167,11 +169,13 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
             model,
             start: model.hyper.chain_start(fixed_values(model, mean)),
         }),
+        chains_in_parallel: options.chains_in_parallel,
     };
     let request_hyper_start = request.hyper.map(|h| h.start);
     let sampling = Stopwatch::start();
     let output = run_kind(&job.spec.sampler, &request, chain_rngs(job, seed));
-    let cpu_seconds = setup_cpu + sampling.cpu_seconds();
+    // The driver's own count when it ran chains (they may have run on other threads than this).
+    let cpu_seconds = setup_cpu + output.cpu_seconds.unwrap_or_else(|| sampling.cpu_seconds());
     if let Some(error) = output.approximation.as_ref().and_then(|a| a.error.clone()) {
         return Err(JobError::Laplace(error));
     }

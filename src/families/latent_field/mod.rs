@@ -142,6 +142,7 @@ impl StudyFamily for LatentField {
                 let options = JobOptions {
                     exact: true,
                     progress: Some(&report),
+                    chains_in_parallel: context.spare_threads,
                 };
                 run_job(job, context.seed, &options)
                     .map(|r| LatentFieldOutput::Chains(Box::new(r)))

@@ -219,6 +219,7 @@ fn calibrate(
             model,
             start: model.hyper.chain_start(start),
         }),
+        chains_in_parallel: false,
     };
     let output = runner(&request, chain_rngs(job, seed));
     check_finite(&output)?;
