@@ -17,6 +17,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
+. "$here/common.sh"
 PEERS="${PEERS:-$root/../shared/peers}"
 SIZES="${SIZES:-32 64 128 256}"
 T="${T:-10000}"
@@ -43,7 +44,7 @@ out="${OUT:-$root/bench/results/compare_$SAMPLER.csv}"
 mkdir -p "$(dirname "$out")"
 {
   echo "# bench/compare.sh: $SAMPLER, gaussian, T = $T, one chain, one thread; seconds = setup + chain"
-  echo "# measured $(date -u +%FT%TZ), commit $(git -C "$root" rev-parse --short HEAD), $(getconf _NPROCESSORS_ONLN) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
+  (cd "$root" && provenance)
   echo "D,N,fieldmc_s,numpy_batched_s,rows_only_s,seed_style_s,x_best_numpy,x_seed_style,acceptance,load_before"
 } > "$out"
 for D in $SIZES; do

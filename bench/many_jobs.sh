@@ -8,14 +8,12 @@
 #   bench/many_jobs.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --locked --quiet --bin fieldmc
-BIN=${CARGO_TARGET_DIR:-target}/release/fieldmc
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"' EXIT
+. bench/common.sh
+build_fieldmc
 CSV=bench/results/many_jobs.csv
 {
     echo "# bench/many_jobs.sh: bench/many_jobs.toml, --threads 2 --no-report --quiet"
-    echo "# measured $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), $(getconf _NPROCESSORS_ONLN) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
+    provenance
     echo "run,jobs,wall_s,cpu_s,peak_rss_mib,files,megabytes,load_before"
 } > "$CSV"
 measure() { # name jobs study out

@@ -13,14 +13,12 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-/work/peer-venv/bin/python}
 CORE=${CORE:-0}
 SEEDS=${SEEDS:-1 2 3}
-cargo build --release --locked --quiet --bin fieldmc
-BIN=${CARGO_TARGET_DIR:-target}/release/fieldmc
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"' EXIT
+. bench/common.sh
+build_fieldmc
 CSV=bench/results/scale.csv
 {
     echo "# bench/scale.sh: bench/scale128.toml, one job of 4 chains, pinned to one core"
-    echo "# measured $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), $(getconf _NPROCESSORS_ONLN) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
+    provenance
     echo "seed,cpu_s,peak_rss_mib,cell_rhat_max,cell_ess_bulk_min,draws_rows,tables_mb,folder_mb,load_before"
 } > "$CSV"
 for seed in $SEEDS; do
