@@ -42,6 +42,7 @@ if command -v taskset >/dev/null; then PIN=(taskset -c "$FIELDMC_CORE"); fi
 echo "fieldmc on core $FIELDMC_CORE, the peer on core $PEER_CORE" > "$OUT/cores.txt"
 echo "output in $OUT" >&2
 uptime > "$OUT/load_before.txt"
+git describe --always --dirty > "$OUT/commit.txt"
 
 for side in $SIDES; do
     args=()

@@ -269,9 +269,12 @@ def provenance(outs, rows):
         cores_file = os.path.join(out, "cores.txt")
         cores_text = (open(cores_file).read().strip() + ", "
                       if os.path.exists(cores_file) else "fieldmc on core 0, the peer on core 1, ")
-        runs.append(f"D = {', '.join(map(str, sides))}: {cores_text}load average before "
+        commit_file = os.path.join(out, "commit.txt")
+        commit = (f"fieldmc at commit {open(commit_file).read().strip()}, "
+                  if os.path.exists(commit_file) else "")
+        runs.append(f"D = {', '.join(map(str, sides))}: {commit}{cores_text}load average before "
                     f"{load[0]}, after {load[1]}")
-    return (f"{measured('bench/lgcp.sh')}; {'; '.join(runs)}. fieldmc "
+    return (f"{measured('bench/lgcp_table.py', 'Tabulated')}; {'; '.join(runs)}. fieldmc "
             f"runs 4 chains one after another on one thread, the peer (BlackJAX NUTS, float64, "
             f"1,000 warmup + 1,000 draws x 4 chains) likewise; the two never run at the same time. "
             f"CPU seconds: fieldmc's from the prior's factorisation to the last draw; the peer's "

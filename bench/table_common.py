@@ -40,9 +40,10 @@ def load_averages(out):
             for f in ("load_before.txt", "load_after.txt")]
 
 
-def measured(script):
-    """'Measured DATE by `SCRIPT` on commit C; N cores, CPU': the start of a provenance line."""
+def measured(script, verb="Measured"):
+    """'Measured DATE by `SCRIPT` on commit C; N cores, CPU': the start of a provenance line
+    ('Tabulated ...' for a script that tables runs measured earlier, which name their commits)."""
     import datetime
     cores, model = machine()
-    return (f"Measured {datetime.date.today()} by `{script}` on commit {git_commit()}; "
+    return (f"{verb} {datetime.date.today()} by `{script}` on commit {git_commit()}; "
             f"{cores} cores, {model}")
