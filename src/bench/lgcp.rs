@@ -854,6 +854,54 @@ mod tests {
         }
     }
 
+    /// nuts's mass-matrix window on the real grids (not run by default: minutes of CPU). The
+    /// peer's budget: 1,000 tuning + 1,000 kept draws, 4 chains.
+    /// `NUTS_WINDOWS=80,250 SIDE=128 GRIDS=bei=1.0 SEEDS=0,1 cargo test --release --lib
+    /// experiment_nuts -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn experiment_nuts() {
+        use crate::sampler::nuts::Nuts;
+        let list = |name: &str, default: &str| -> Vec<u64> {
+            std::env::var(name)
+                .unwrap_or(default.into())
+                .split(',')
+                .map(|x| x.parse().unwrap())
+                .collect()
+        };
+        let (windows, seeds) = (list("NUTS_WINDOWS", "80"), list("SEEDS", "0"));
+        let side = list("SIDE", "32")[0] as usize;
+        let grids = std::env::var("GRIDS").unwrap_or("bei=1.0".into());
+        for grid in grids.split(',') {
+            let (name, variance) = grid.split_once('=').unwrap();
+            let path =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("data/{name}_grid{side}.csv"));
+            let model = LgcpModel {
+                length_scale: 0.1,
+                variance: variance.parse().unwrap(),
+                holdout: 0.25,
+            };
+            let problem = LgcpProblem::load(&path, name, model, 0).unwrap();
+            for (&window, &seed) in windows
+                .iter()
+                .flat_map(|w| seeds.iter().map(move |s| (w, s)))
+            {
+                let plan = KindPlan::new(SamplerKind::Nuts, 0.5, 1_000, 1_000);
+                let sampler = Nuts::with_mass_matrix_window(1_000, Some(window));
+                let r = run_sampler(&problem, &sampler, &plan, seed);
+                let (ess, cell) = r.cells.min_ess();
+                eprintln!(
+                    "{name} D={side} window {window} seed {seed}: step {:?}, min ESS {ess:.0} \
+                     (cell {cell}), max R-hat {:.4}, {:.2} s, {:.2} ESS/s",
+                    r.step_size,
+                    r.cells.max_rhat(),
+                    r.seconds,
+                    r.ess_per_second()
+                );
+            }
+        }
+    }
+
     fn finpines() -> LgcpProblem {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/finpines_grid32.csv");
         let model = LgcpModel {

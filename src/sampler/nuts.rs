@@ -45,8 +45,17 @@ impl Nuts {
     /// corner cell (whose field value is the first whitened coordinate alone); per CPU second
     /// the variance estimate gave -2 to +29 % (finpines) and +38 to +65 % (lansing).
     pub fn new(tuning_draws: u64) -> Self {
+        Self::with_mass_matrix_window(tuning_draws, None)
+    }
+
+    /// As [`Nuts::new`], with the mass matrix re-estimated every `window` draws after nuts-rs's
+    /// early phase (its `mass_matrix_switch_freq`; `None`: its default, 80).
+    pub fn with_mass_matrix_window(tuning_draws: u64, window: Option<u64>) -> Self {
         let mut adapt_options = DiagNutsSettings::default().adapt_options;
         adapt_options.mass_matrix_options.use_grad_based_estimate = false;
+        if let Some(window) = window {
+            adapt_options.mass_matrix_switch_freq = window;
+        }
         Self {
             settings: DiagNutsSettings {
                 num_tune: tuning_draws,
