@@ -784,44 +784,52 @@ impl CsvLog {
 mod tests {
     use super::*;
 
+    /// An experiment's list setting: the environment variable `name` (comma-separated), or
+    /// `default`.
+    fn env_list(name: &str, default: &str) -> Vec<f64> {
+        std::env::var(name)
+            .unwrap_or(default.into())
+            .split(',')
+            .map(|x| x.parse().unwrap())
+            .collect()
+    }
+
+    /// An experiment's problems: `GRIDS=name=variance,...` (default `default`) at `SIDE` (default
+    /// 32), a quarter of the cells held out by data seed 0. Tune on grids the scoring does not use
+    /// (bench/lgcp.sh scores finpines, lansing and bei).
+    fn env_problems(default: &str) -> Vec<LgcpProblem> {
+        let side = env_list("SIDE", "32")[0] as usize;
+        std::env::var("GRIDS")
+            .unwrap_or(default.into())
+            .split(',')
+            .map(|grid| {
+                let (name, variance) = grid.split_once('=').unwrap();
+                let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join(format!("data/{name}_grid{side}.csv"));
+                let model = LgcpModel {
+                    length_scale: 0.1,
+                    variance: variance.parse().unwrap(),
+                    holdout: 0.25,
+                };
+                LgcpProblem::load(&path, name, model, 0).unwrap()
+            })
+            .collect()
+    }
+
     /// Tuning experiments on the real grids (not run by default: minutes of CPU).
     #[test]
     #[ignore]
     fn experiment_laplace_hmc() {
         use crate::sampler::gpcn::Rank;
         use crate::sampler::laplace_hmc::LaplaceHmc;
-        let list = |name: &str, default: &str| -> Vec<f64> {
-            std::env::var(name)
-                .unwrap_or(default.into())
-                .split(',')
-                .map(|x| x.parse().unwrap())
-                .collect()
-        };
+        let list = env_list;
         let (ranks, angles) = (list("RANKS", "0.5"), list("ANGLES", "1.5707963"));
         let kept = list("KEPT", "1000")[0] as u64;
         let burn_ins = list("BURN_IN", "500");
         let seeds = list("SEEDS", "0");
         let side = list("SIDE", "32")[0] as usize;
-        // GRIDS=name=variance,...: tune on grids the scoring does not use (bench/lgcp.sh scores
-        // finpines, lansing and bei).
-        let grids: Vec<(String, f64)> = std::env::var("GRIDS")
-            .unwrap_or("finpines=1.91,lansing=1.0".into())
-            .split(',')
-            .map(|g| {
-                let (name, variance) = g.split_once('=').unwrap();
-                (name.to_string(), variance.parse().unwrap())
-            })
-            .collect();
-        for (name, variance) in grids {
-            let name = name.as_str();
-            let path =
-                Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("data/{name}_grid{side}.csv"));
-            let model = LgcpModel {
-                length_scale: 0.1,
-                variance,
-                holdout: 0.25,
-            };
-            let problem = LgcpProblem::load(&path, name, model, 0).unwrap();
+        for problem in env_problems("finpines=1.91,lansing=1.0") {
+            let name = problem.name.as_str();
             for &rank in &ranks {
                 let rank = if rank < 1.0 {
                     Rank::Auto { threshold: rank }
@@ -863,25 +871,15 @@ mod tests {
     fn experiment_nuts() {
         use crate::sampler::nuts::Nuts;
         let list = |name: &str, default: &str| -> Vec<u64> {
-            std::env::var(name)
-                .unwrap_or(default.into())
-                .split(',')
-                .map(|x| x.parse().unwrap())
+            env_list(name, default)
+                .into_iter()
+                .map(|x| x as u64)
                 .collect()
         };
         let (windows, seeds) = (list("NUTS_WINDOWS", "80"), list("SEEDS", "0"));
         let side = list("SIDE", "32")[0] as usize;
-        let grids = std::env::var("GRIDS").unwrap_or("bei=1.0".into());
-        for grid in grids.split(',') {
-            let (name, variance) = grid.split_once('=').unwrap();
-            let path =
-                Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("data/{name}_grid{side}.csv"));
-            let model = LgcpModel {
-                length_scale: 0.1,
-                variance: variance.parse().unwrap(),
-                holdout: 0.25,
-            };
-            let problem = LgcpProblem::load(&path, name, model, 0).unwrap();
+        for problem in env_problems("bei=1.0") {
+            let name = problem.name.as_str();
             for (&window, &seed) in windows
                 .iter()
                 .flat_map(|w| seeds.iter().map(move |s| (w, s)))
