@@ -2,8 +2,9 @@
 //! transitions — iterations, burn-in, thinning, recording, the streaming estimates, the stored
 //! draws for per-cell diagnostics, and the step-size adaptation schedule.
 //!
-//! Chains run one after another, each drawing only from its own [`ChainRng`], so a chain's
-//! numbers do not depend on how many chains run beside it. Memory is O(N) per chain for the
+//! Chains run one after another, or at once on the rayon pool when the job is alone
+//! ([`RunRequest::chains_in_parallel`]); each draws only from its own [`ChainRng`], so a chain's
+//! numbers do not depend on how many chains run beside it, or where. Memory is O(N) per chain for the
 //! estimates (see [`super::moments`]), plus the thinned traces and the stored draws, whose size
 //! is capped ([`DrawSettings`]).
 //!
