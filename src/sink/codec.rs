@@ -21,8 +21,8 @@
 //! The writer picks the smallest layout that applies, so a log never holds a large table twice
 //! over: a column repeating one value (a chunk's `job_id`, `chain`) costs one value, and a large
 //! fixed-width column (the field draws) is stored as compressed byte planes, which for posterior
-//! draws is smaller than the assembled Parquet column (measured on a 128 x 128 grid: a part log of
-//! 84 MB for 32.8 million draws, against 122 MB of `draws.parquet`). Layouts 2 and 3 arrived with
+//! draws is smaller than the assembled Parquet column (on a 128 x 128 grid, `bench/scale.sh`: a
+//! results folder of 210 MB for 123 MB of tables, the part log being the difference). Layouts 2 and 3 arrived with
 //! part logs of version 2; version 1 logs (layouts 0 and 1 only) read unchanged.
 //!
 //! The schema bytes come first and are compared by hash, so jobs with the same columns share one
