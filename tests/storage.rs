@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use support::{
     assert_no_panic, assert_same_frame, assert_same_tables, fieldmc, job_ids, lock_files,
-    recorded_jobs, rows_of_job, run_ok, run_output, table, text, tree, wait_until, write_file,
+    recorded_jobs, rows_of_job, run_command, run_ok, run_output, table, text, tree, wait_until,
+    write_file,
 };
 
 fn fixture(name: &str) -> PathBuf {
@@ -463,13 +464,7 @@ fn plan_into_a_pipe_closed_early_exits_quietly() {
 /// Runs `fieldmc run STUDY --out OUT --threads 1 --quiet --no-report` and returns its peak
 /// resident memory in bytes, from the kernel's accounting of that one child (`wait4`).
 fn run_measuring_peak_memory(study: &Path, out: &Path) -> u64 {
-    let child = fieldmc()
-        .args(["run", "--quiet", "--no-report", "--threads", "1"])
-        .arg(study)
-        .arg("--out")
-        .arg(out)
-        .spawn()
-        .unwrap();
+    let child = run_command(study, out, 1).spawn().unwrap();
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: both pointers are to live locals of the types wait4 writes; the child is ours and

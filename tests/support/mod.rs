@@ -33,14 +33,21 @@ pub fn fieldmc() -> std::process::Command {
     std::process::Command::new(binary())
 }
 
-/// `fieldmc run STUDY --out OUT --threads N --quiet --no-report`, waited for.
-pub fn run_output(study: &Path, out: &Path, threads: usize) -> Output {
-    fieldmc()
+/// `fieldmc run STUDY --out OUT --threads N --quiet --no-report`, not started yet.
+pub fn run_command(study: &Path, out: &Path, threads: usize) -> std::process::Command {
+    let mut command = fieldmc();
+    command
         .args(["run", "--quiet", "--no-report", "--threads"])
         .arg(threads.to_string())
         .arg(study)
         .arg("--out")
-        .arg(out)
+        .arg(out);
+    command
+}
+
+/// `fieldmc run STUDY --out OUT --threads N --quiet --no-report`, waited for.
+pub fn run_output(study: &Path, out: &Path, threads: usize) -> Output {
+    run_command(study, out, threads)
         .output()
         .expect("the fieldmc binary starts")
 }
