@@ -28,12 +28,12 @@ measure "first run" 2000 "$SCRATCH/small.toml" "$SCRATCH/small"
 measure "first run" 100000 bench/many_jobs.toml "$SCRATCH/large"
 measure "rerun with nothing to do" 100000 bench/many_jobs.toml "$SCRATCH/large"
 python3 - "$CSV" > bench/results/many_jobs.md <<'PY'
-import csv, sys
+import sys
+sys.path.insert(0, "bench")
+from table_common import measured_csv, provenance_sentence
 path = sys.argv[1]
-lines = open(path).read().splitlines()
-comments = [l[2:] for l in lines if l.startswith("#")]
-rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
-print(f"{comments[1][0].upper()}{comments[1][1:]} (`{path}`).")
+comments, rows = measured_csv(path)
+print(f"{provenance_sentence(comments, path)}.")
 print()
 print("| run | jobs | wall | CPU (user + sys) | CPU per job | peak RSS | files | size | load before |")
 print("|---|---|---|---|---|---|---|---|---|")

@@ -32,12 +32,13 @@ print(f"{j['cpu_seconds']:.2f},{j['setup_seconds']:.3f},{float(user):.2f},{int(r
 PY
 } > "$CSV"
 "$PYTHON" - "$CSV" > bench/results/matern256.md <<'PY'
-import csv, sys
+import sys
+sys.path.insert(0, "bench")
+from table_common import measured_csv, provenance_sentence
 path = sys.argv[1]
-lines = open(path).read().splitlines()
-comments = [l[2:] for l in lines if l.startswith("#")]
-r = next(csv.DictReader(l for l in lines if not l.startswith("#")))
-print(f"{comments[1][0].upper()}{comments[1][1:]} (`{path}`), load average {r['load_before']} before.")
+comments, rows = measured_csv(path)
+r = rows[0]
+print(f"{provenance_sentence(comments, path)}, load average {r['load_before']} before.")
 print()
 print("| | value | requirement |")
 print("|---|---|---|")

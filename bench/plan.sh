@@ -48,12 +48,12 @@ for command in check plan; do
     measure "plan_million_points" 1000000 $command bench/plan_million_points.toml
 done
 python3 - "$CSV" > bench/results/plan.md <<'PY'
-import csv, sys
+import sys
+sys.path.insert(0, "bench")
+from table_common import measured_csv, provenance_sentence
 path = sys.argv[1]
-lines = open(path).read().splitlines()
-comments = [l[2:] for l in lines if l.startswith("#")]
-rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
-print(f"{comments[1][0].upper()}{comments[1][1:]} (`{path}`); {comments[0].split(': ', 1)[1]}. Wall time (user + sys CPU in brackets) and peak RSS.")
+comments, rows = measured_csv(path)
+print(f"{provenance_sentence(comments, path)}; {comments[0].split(': ', 1)[1]}. Wall time (user + sys CPU in brackets) and peak RSS.")
 print()
 print("| study | jobs | `check` | `plan > /dev/null` |")
 print("|---|---|---|---|")

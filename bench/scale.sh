@@ -45,12 +45,12 @@ PY
     tail -1 "$CSV"
 done
 "$PYTHON" - "$CSV" > bench/results/scale.md <<'PY'
-import csv, sys
+import sys
+sys.path.insert(0, "bench")
+from table_common import measured_csv, provenance_sentence
 path = sys.argv[1]
-lines = open(path).read().splitlines()
-comments = [l[2:] for l in lines if l.startswith("#")]
-rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
-print(f"{comments[1][0].upper()}{comments[1][1:]} (`{path}`). One job: lansing at D = 128 "
+comments, rows = measured_csv(path)
+print(f"{provenance_sentence(comments, path)}. One job: lansing at D = 128 "
       f"(16,384 cells), laplace_hmc, 4 chains x (150 + 1,000), 500 field draws per chain kept.")
 print()
 print("| seed | CPU (user + sys) | peak RSS | max cell R-hat | min cell bulk ESS | draws rows | final tables | results folder | folder / tables | load before |")

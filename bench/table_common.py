@@ -1,5 +1,6 @@
 """What the bench/*_table.py scripts share: number formatting for their Markdown tables and the
 provenance lines (commit, machine, load) every committed benchmark output carries."""
+import csv
 import math
 import os
 import subprocess
@@ -47,3 +48,17 @@ def measured(script, verb="Measured"):
     cores, model = machine()
     return (f"{verb} {datetime.date.today()} by `{script}` on commit {git_commit()}; "
             f"{cores} cores, {model}")
+
+
+def measured_csv(path):
+    """A CSV written by a bench/*.sh script: (its comment lines without '# ', its rows as dicts).
+    The comments are the script's own line, then the provenance line of bench/common.sh."""
+    lines = open(path).read().splitlines()
+    comments = [line[2:] for line in lines if line.startswith("#")]
+    rows = list(csv.DictReader(line for line in lines if not line.startswith("#")))
+    return comments, rows
+
+
+def provenance_sentence(comments, path):
+    """'Measured DATE, commit C, N cores, CPU (`PATH`)': a table's first words."""
+    return f"{comments[1][0].upper()}{comments[1][1:]} (`{path}`)"
