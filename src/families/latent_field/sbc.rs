@@ -67,8 +67,8 @@ pub struct SbcRun {
 }
 
 impl SbcRun {
-    /// Per functional ([`FUNCTIONALS`], then the inferred hyperparameters): the chi-square
-    /// p-value that its ranks are uniform.
+    /// Per functional ([`FUNCTIONALS`], then the inferred hyperparameters): the p-value that
+    /// its ranks are uniform ([`rank_uniformity_p_value`]: chi-square and ECDF combined).
     pub fn p_values(&self) -> Vec<(String, Option<f64>)> {
         let names: Vec<String> = match self.replications.first() {
             Some(first) => first.ranks.iter().map(|r| r.0.clone()).collect(),

@@ -67,7 +67,7 @@ crate::declare_table! {
         kind: Kind::Float,
         nullable: true,
         presence: Presence::Optional,
-        doc: "chi-square p-value that the functional's ranks are uniform (SBC studies)",
+        doc: "p-value that the functional's ranks are uniform: chi-square and ECDF tests combined (SBC studies)",
         },
         use shared::jobs::ESS_PER_ITERATION,
         use shared::jobs::AUTOCORRELATION_LAG1,

@@ -1,7 +1,8 @@
 //! The simulation-based calibration figure: for each SBC job (ranks.parquet), one PNG with a
 //! panel per ranked functional (the probe cells and the field's mean) showing the histogram of
 //! the truth's ranks, the count expected if the ranks are uniform, a grey band holding 99% of a
-//! bin's counts under uniformity, and the chi-square p-value from jobs.parquet.
+//! bin's counts under uniformity, and the uniformity p-value (chi-square and ECDF) from
+//! jobs.parquet.
 //!
 //! Bins are those of the p-value itself ([`histogram_bins`] and [`rank_histogram`]), so the
 //! picture and the test agree. Only replications ranked among the job's full L draws are counted
@@ -50,7 +51,7 @@ pub struct RankHistogram {
     pub bin_starts: Vec<usize>,
     /// Ranks per bin (bins need not split 0..=L evenly).
     pub bin_widths: Vec<usize>,
-    /// Chi-square p-value of uniformity.
+    /// The p-value of uniformity (chi-square and ECDF combined).
     pub p_value: Option<f64>,
 }
 
@@ -269,8 +270,8 @@ fn first_caption(job: &JobRanks) -> String {
          of them can be the same cell; field_mean is the mean over the grid): bars \
          count the ranks in {} bins, the dark line is the count expected under uniformity, the \
          grey band holds 99% of a calibrated sampler's bin counts (so about one bar in a hundred \
-         falls outside by chance; bars outside are drawn in red), and p is the chi-square test of \
-         uniformity (red below {ALARM_P}). Read the shape: flat = calibrated; U shape (the truth \
+         falls outside by chance; bars outside are drawn in red), and p is the test of uniformity \
+         (chi-square and ECDF combined; red below {ALARM_P}). Read the shape: flat = calibrated; U shape (the truth \
          often beyond all draws) = posterior too narrow; hump in the middle = posterior too \
          wide; slope = biased (rising: draws too low, falling: draws too high). {}",
         job.replications,
