@@ -1,6 +1,6 @@
 //! Simulation-based calibration can fail: two planted bugs, each a plausible mistake in a
-//! sampler's view of the model, run through the shipped SBC fixture (`sbc_small.toml`, the one
-//! `tests/sbc.rs` calibrates every kind with) at the same per-functional level, must be caught.
+//! sampler's view of the model, run through the power fixture (`sbc_power.toml`) at the
+//! per-functional level `tests/sbc.rs` calibrates every kind with, must be caught.
 //!
 //! - **prior variance doubled**: the chains see a prior of twice the model's variance (L scaled
 //!   by sqrt 2), while the truths are drawn from the model's;
@@ -174,12 +174,38 @@ fn check(likelihood: &str, bug: Bug) -> f64 {
         .iter()
         .map(|(name, p)| format!("{name} {:.2e}", p.unwrap_or(f64::NAN)))
         .collect();
+    let points: Vec<String> = ecdf_at_points(&run)
+        .iter()
+        .map(|(name, below, ranked)| format!("{name} {below:?} of {ranked}"))
+        .collect();
     println!(
-        "seed {} {likelihood} {bug:?}: smallest p {p:e} (alpha {ALPHA:e}); {}",
+        "seed {} {likelihood} {bug:?}: smallest p {p:e} (alpha {ALPHA:e}); {}; ranks below \
+         {QUARTERS:?}: {}",
         study.file.seed,
-        all.join(", ")
+        all.join(", "),
+        points.join(", ")
     );
     p
+}
+
+/// The ranks (on 0..=L, L = 49) at which the ECDF is read: a quarter, half and three quarters
+/// of the L + 1 rank values lie below them.
+const QUARTERS: [usize; 3] = [13, 25, 38];
+
+/// Per functional: how many of its ranks (among the full L draws) lie below each of
+/// [`QUARTERS`], and of how many. The ECDF at points fixed in advance, which
+/// bench/sbc_power_summary.py pools over seeds to bound the fixture's power (docs/testing.md).
+fn ecdf_at_points(run: &SbcRun) -> Vec<(String, [usize; 3], usize)> {
+    let names: Vec<String> = run.p_values().into_iter().map(|(name, _)| name).collect();
+    names
+        .into_iter()
+        .enumerate()
+        .map(|(f, name)| {
+            let ranks = run.full_scale_ranks(f);
+            let below = QUARTERS.map(|point| ranks.iter().filter(|&&r| r < point).count());
+            (name, below, ranks.len())
+        })
+        .collect()
 }
 
 /// The smallest p-value over the fixture's jobs (gaussian and poisson) with `bug` planted: the

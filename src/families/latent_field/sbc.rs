@@ -67,6 +67,17 @@ pub struct SbcRun {
 }
 
 impl SbcRun {
+    /// The ranks of functional `f` (its index in each replication's `ranks`) over the
+    /// replications that ranked it among the full L draws: only those share the rank scale
+    /// 0..=L (a chain shorter than L cannot supply them all).
+    pub fn full_scale_ranks(&self, f: usize) -> Vec<usize> {
+        self.replications
+            .iter()
+            .filter(|c| c.ranks[f].2 == self.draws)
+            .map(|c| c.ranks[f].1)
+            .collect()
+    }
+
     /// Per functional ([`FUNCTIONALS`], then the inferred hyperparameters): the p-value that
     /// its ranks are uniform ([`rank_uniformity_p_value`]: chi-square and ECDF combined).
     pub fn p_values(&self) -> Vec<(String, Option<f64>)> {
@@ -78,14 +89,7 @@ impl SbcRun {
             .iter()
             .enumerate()
             .map(|(f, name)| {
-                // Only replications that ranked among the full L draws (a chain shorter than L
-                // cannot supply them all) share the rank scale 0..=L.
-                let ranks: Vec<usize> = self
-                    .replications
-                    .iter()
-                    .filter(|c| c.ranks[f].2 == self.draws)
-                    .map(|c| c.ranks[f].1)
-                    .collect();
+                let ranks = self.full_scale_ranks(f);
                 let max_rank = self.draws;
                 let bins = histogram_bins(ranks.len(), max_rank);
                 (
