@@ -133,6 +133,22 @@ mod tests {
     use super::*;
     use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
 
+    /// After the hyperparameters move, the chain continues from the position it is handed
+    /// (the field recomputed under the new prior), not from its old one.
+    #[test]
+    fn retargeting_adopts_the_position_handed_over() {
+        let problem = crate::sampler::test_problem::SmallGaussianProblem::new();
+        let target = problem.target();
+        let mut state = Elliptical.init(vec![0.0; 25], &target);
+        let moved: Vec<f64> = (0..25).map(|k| (k as f64 * 0.3).cos()).collect();
+        let mut work = target.workspace();
+        let position = Position::new(moved.clone(), &target, &mut work);
+        let field = position.field.clone();
+        state.retarget(position, &target);
+        assert_eq!(state.current().xi, moved);
+        assert_eq!(state.current().field, field);
+    }
+
     /// The bracket shrinks towards the current state, so finding a narrow slice costs about
     /// log2(2 pi / width) evaluations, not the 2 pi / width of proposing angles anywhere on the
     /// ellipse (which would still be exact, only slow: no posterior moment can tell the two

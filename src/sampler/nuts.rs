@@ -379,3 +379,39 @@ impl Sampler for Nuts {
         state.advance(rng)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sampler::test_problem::SmallGaussianProblem;
+
+    /// The point nuts-rs moves is the position fieldmc records, and the trajectories' summary
+    /// over the kept draws is consistent: every tree has depth 1 to 10 (nuts-rs's limit) and at
+    /// least one leapfrog step per level, and no more divergences than draws.
+    #[test]
+    fn the_recorded_position_and_the_trajectory_summary_follow_the_chain() {
+        let problem = SmallGaussianProblem::new();
+        let target = problem.target();
+        let nuts = Nuts::new(50);
+        let mut rng = ChainRng::keyed(5, "nuts-summary");
+        let mut xi = vec![0.0; 25];
+        rng.normals(&mut xi);
+        let mut state = nuts.init(xi.clone(), &target);
+        assert_eq!(state.point(), xi.as_slice());
+        for _ in 0..150 {
+            nuts.step(&mut state, &target, &mut rng);
+            assert_eq!(state.point(), state.current().xi.as_slice());
+        }
+        let summary = state.trajectory().expect("100 kept draws");
+        assert!(
+            (1.0..=10.0).contains(&summary.mean_tree_depth),
+            "{summary:?}"
+        );
+        assert!(
+            summary.mean_leapfrog_steps >= summary.mean_tree_depth,
+            "{summary:?}"
+        );
+        assert!(summary.divergences <= 100, "{summary:?}");
+        assert!((0.0..=1.0).contains(&summary.mean_tree_accept));
+    }
+}

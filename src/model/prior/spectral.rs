@@ -169,6 +169,22 @@ mod tests {
     /// B = L P: B eta equals L (P eta); B B^T = C, so B's columns are C's eigenvectors scaled by
     /// the square roots of the eigenvalues it reports; P is orthogonal; B^T is B's adjoint. With a
     /// long length scale (jittered, ill-conditioned C_1) too.
+    /// The fallback's basis is the whitened coordinates themselves: the identity covariance,
+    /// one unit eigenvalue per latent coordinate, and B = L.
+    #[test]
+    fn the_whitened_fallback_has_unit_eigenvalues_and_the_priors_root() {
+        let prior =
+            KroneckerPrior::new(Grid::new(4), KernelSpec::squared_exponential(0.4, 1.3)).unwrap();
+        let whitened = WhitenedSpectral::new(&prior);
+        assert_eq!(whitened.eigenvalues(), vec![1.0; 16].as_slice());
+        let mut scratch = vec![0.0; whitened.scratch_len().max(prior.scratch_len())];
+        let eta: Vec<f64> = (0..16).map(|k| (k as f64 * 0.9).sin()).collect();
+        let (mut b_eta, mut l_eta) = (vec![0.0; 16], vec![0.0; 16]);
+        whitened.apply(&eta, &mut b_eta, &mut scratch);
+        Prior::apply_sqrt(&prior, &eta, &mut l_eta, &mut scratch);
+        assert_eq!(b_eta, l_eta);
+    }
+
     #[test]
     fn the_kronecker_spectral_root_is_the_scaled_eigenbasis() {
         for (d, l) in [(5, 0.3), (7, 0.1), (6, 2.0)] {
