@@ -2,7 +2,7 @@
 """Tabulates every cargo-mutants run under bench/results/mutants/ (bench/mutants.sh) into
 bench/results/mutants.md, which docs/testing.md includes (tests/generated_docs.rs holds the two
 equal): outcomes per source file and every mutant the tests missed. A mutant tested in several
-runs counts once, with its latest outcome. Standard library only."""
+runs counts once, with its clean retest's outcome when it has one. Standard library only."""
 import glob
 import json
 import os
@@ -19,8 +19,12 @@ OUTCOMES = {
 
 def latest_outcomes():
     by_name = {}
-    runs = sorted(glob.glob(os.path.join(ROOT, "bench/results/mutants/**/outcomes.json"),
-                            recursive=True), key=os.path.getmtime)
+    # Each shard's latest run (mutants.out; cargo-mutants keeps the one before as
+    # mutants.out.old, which this skips), then the clean retest of what it missed or could not
+    # build (clean/mutants.out), whose verdict replaces the incremental run's.
+    shards = os.path.join(ROOT, "bench/results/mutants/shard-*")
+    runs = sorted(glob.glob(os.path.join(shards, "mutants.out/outcomes.json"))) + sorted(
+        glob.glob(os.path.join(shards, "clean/mutants.out/outcomes.json")))
     for path in runs:
         with open(path) as f:
             for outcome in json.load(f)["outcomes"]:
@@ -42,6 +46,12 @@ def main():
     viable = total["caught"] + total["missed"] + total["timeout"]
     killed = total["caught"] + total["timeout"]
     share = f"{killed / viable:.0%}" if viable else "—"
+    for listing in sorted(glob.glob(os.path.join(ROOT, "bench/results/mutants/shard-*/mutants.out/mutants.json"))):
+        shard = os.path.basename(os.path.dirname(os.path.dirname(listing)))
+        with open(listing) as f:
+            listed = {m["name"] for m in json.load(f)}
+        print(f"{shard.replace('-of-', '/').replace('shard-', 'Shard ')}: "
+              f"{len(listed & set(by_name))} of its {len(listed)} mutants tested.")
     print(f"{len(by_name)} mutants tested: {total['caught']} caught, {total['timeout']} timed out "
           f"(counted as caught: the tests did not pass), {total['missed']} missed, "
           f"{total['unviable']} unviable (did not compile); killed {killed} of {viable} viable "
