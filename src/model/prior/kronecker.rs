@@ -378,6 +378,8 @@ mod tests {
     fn long_length_scales_are_factored_with_recorded_jitter() {
         let prior = KroneckerPrior::new(Grid::new(32), kernel(10.0)).unwrap();
         assert!(prior.jitter() > 0.0);
+        // What the job reports reads it through the trait.
+        assert_eq!(Prior::jitter(&prior), prior.jitter());
         let c1 = prior.axis_covariance();
         let k1 = axis_kernel_matrix(Grid::new(32).x_axis(), kernel(10.0));
         // The factor reproduces the jittered kernel.
