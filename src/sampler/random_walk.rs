@@ -85,10 +85,6 @@ impl RandomWalkState {
             work,
         }
     }
-
-    pub fn beta(&self) -> f64 {
-        self.beta
-    }
 }
 
 impl Retarget for RandomWalkState {
