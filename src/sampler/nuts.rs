@@ -385,6 +385,26 @@ mod tests {
     use super::*;
     use crate::sampler::test_problem::SmallGaussianProblem;
 
+    /// The mass matrix is estimated from the draws' variance (the measured choice documented on
+    /// `Nuts::new`), re-estimated every `window` draws when one is given.
+    #[test]
+    fn the_mass_matrix_comes_from_the_draws_variance() {
+        for (nuts, window) in [
+            (
+                Nuts::new(100),
+                DiagNutsSettings::default()
+                    .adapt_options
+                    .mass_matrix_switch_freq,
+            ),
+            (Nuts::with_mass_matrix_window(100, Some(250)), 250),
+        ] {
+            let adapt = &nuts.settings.adapt_options;
+            assert!(!adapt.mass_matrix_options.use_grad_based_estimate);
+            assert_eq!(adapt.mass_matrix_switch_freq, window);
+            assert_eq!(nuts.settings.num_tune, 100);
+        }
+    }
+
     /// The point nuts-rs moves is the position fieldmc records, and the trajectories' summary
     /// over the kept draws is consistent: every tree has depth 1 to 10 (nuts-rs's limit) and at
     /// least one leapfrog step per level, and no more divergences than draws.
