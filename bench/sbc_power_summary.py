@@ -22,17 +22,20 @@ docs/testing.md includes. Two tables:
 """
 
 import argparse
+import tomllib
 import csv
 import math
 import re
 from collections import defaultdict
 from pathlib import Path
+from statistics import NormalDist
 
 ALPHA = 1e-4 / 189
 CONFIDENCE = 0.999
 HERE = Path(__file__).resolve().parent
 CSV = HERE / "results" / "sbc_power.csv"
 MD = HERE / "results" / "sbc_power.md"
+FIXTURE = HERE.parent / "tests" / "fixtures" / "studies" / "sbc_power.toml"
 BUGS = ["PriorVarianceDoubled", "LikelihoodTempered", "None"]
 COLUMNS = ["seed", "likelihood", "bug", "functional", "p", "below_0", "below_1", "below_2",
            "ranked", "points", "draws"]
@@ -43,6 +46,7 @@ LINE = re.compile(r"seed (\d+) ([a-z]+) ([A-Za-z]+): smallest p \S+ \(alpha \S+\
 
 def parse_logs(folder):
     """The CSV rows of every seed's log under `folder`."""
+    draws = tomllib.loads(FIXTURE.read_text())["sbc"]["draws"]  # L: ranks lie on 0..=L
     rows = []
     for log in sorted(Path(folder).glob("*.log")):
         for line in log.read_text().splitlines():
@@ -56,28 +60,32 @@ def parse_logs(folder):
                 rows.append({
                     "seed": seed, "likelihood": likelihood, "bug": bug, "functional": name,
                     "p": p_of[name], "below_0": b0, "below_1": b1, "below_2": b2,
-                    "ranked": ranked, "points": f"{q0};{q1};{q2}", "draws": 49,
+                    "ranked": ranked, "points": f"{q0};{q1};{q2}", "draws": draws,
                 })
     rows.sort(key=lambda r: (int(r["seed"]), r["likelihood"], r["bug"], r["functional"]))
     return rows
 
 
-def binomial_cdf(k, n, p):
-    """P(X <= k) for X ~ Binomial(n, p), summed in log space."""
-    if k < 0:
-        return 0.0
-    if k >= n:
-        return 1.0
+def binomial_sum(js, n, p):
+    """P(X in js) for X ~ Binomial(n, p), summed in log space (each tail is summed directly: a
+    tail near 1e-12 taken as 1 minus the other would keep only its rounding error)."""
     log_terms = [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1)
                  + (j * math.log(p) if j else 0.0) + ((n - j) * math.log1p(-p) if n - j else 0.0)
-                 for j in range(0, k + 1)]
+                 for j in js]
+    if not log_terms:
+        return 0.0
     top = max(log_terms)
     return min(1.0, math.exp(top) * sum(math.exp(t - top) for t in log_terms))
 
 
+def binomial_cdf(k, n, p):
+    """P(X <= k) for X ~ Binomial(n, p)."""
+    return binomial_sum(range(0, min(k, n) + 1), n, p)
+
+
 def binomial_tail(k, n, p):
     """P(X >= k) for X ~ Binomial(n, p)."""
-    return 1.0 - binomial_cdf(k - 1, n, p) if k > 0 else 1.0
+    return binomial_sum(range(max(k, 0), n + 1), n, p)
 
 
 def solve(f, target):
@@ -94,15 +102,6 @@ def interval(k, n):
     lower = 0.0 if k == 0 else solve(lambda p: binomial_tail(k, n, p), 0.025)
     upper = 1.0 if k == n else solve(lambda p: binomial_tail(k + 1, n, p), 0.975)
     return lower, upper
-
-
-def normal_quantile(q):
-    """The standard normal quantile, by bisection on erfc (accurate far beyond what is needed)."""
-    lo, hi = -40.0, 40.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if 0.5 * math.erfc(-mid / math.sqrt(2)) < q else (lo, mid)
-    return (lo + hi) / 2
 
 
 def miss_bound(f_lo, f_hi, f0, n):
@@ -137,33 +136,44 @@ def failure_table(rows):
     return lines
 
 
+class Pooled:
+    """One job's ranks of one functional under one bug, pooled over seeds."""
+
+    def __init__(self, points, draws):
+        self.points, self.draws = points, draws
+        self.below = [0] * len(points)
+        self.total = 0
+        self.smallest_run = None
+
+    def add(self, row):
+        for i in range(len(self.points)):
+            self.below[i] += int(row[f"below_{i}"])
+        ranked = int(row["ranked"])
+        self.total += ranked
+        self.smallest_run = ranked if self.smallest_run is None else min(self.smallest_run, ranked)
+
+
 def bound_table(rows):
-    pooled = defaultdict(lambda: [0, 0, 0, 0, None, None])  # below x3, ranked, points, min n
+    pooled = {}
     for row in rows:
-        if row["bug"] == "None":
-            continue
-        key = (row["bug"], row["likelihood"], row["functional"])
-        acc = pooled[key]
-        for i in range(3):
-            acc[i] += int(row[f"below_{i}"])
-        acc[3] += int(row["ranked"])
-        acc[4] = [int(x) for x in row["points"].split(";")]
-        acc[5] = int(row["ranked"]) if acc[5] is None else min(acc[5], int(row["ranked"]))
-    intervals = 3 * len(pooled)
-    z = normal_quantile(1 - (1 - CONFIDENCE) / intervals / 2)
+        if row["bug"] != "None":
+            key = (row["bug"], row["likelihood"], row["functional"])
+            points = [int(x) for x in row["points"].split(";")]
+            pooled.setdefault(key, Pooled(points, int(row["draws"]))).add(row)
+    intervals = sum(len(p.points) for p in pooled.values())
+    z = NormalDist().inv_cdf(1 - (1 - CONFIDENCE) / intervals / 2)
     best = {}
-    for (bug, likelihood, functional), (b0, b1, b2, total, points, n) in pooled.items():
-        draws = int(rows[0]["draws"])
-        for below, point in zip((b0, b1, b2), points):
-            f0 = point / (draws + 1)
-            f = below / total
-            half = z * math.sqrt(max(f * (1 - f), 1 / total) / total)
+    for (bug, likelihood, functional), p in pooled.items():
+        n = p.smallest_run
+        for below, point in zip(p.below, p.points):
+            f0 = point / (p.draws + 1)
+            f = below / p.total
+            half = z * math.sqrt(max(f * (1 - f), 1 / p.total) / p.total)
             bound = miss_bound(max(f - half, 0.0), min(f + half, 1.0), f0, n)
-            key = (bug, likelihood)
-            if key not in best or bound < best[key][0]:
-                best[key] = (bound, functional, point, f, f0, total, n)
+            if (bug, likelihood) not in best or bound < best[(bug, likelihood)][0]:
+                best[(bug, likelihood)] = (bound, functional, point, f, f0, p.total, n)
     lines = [
-        f"| planted bug | job | tightest point: functional, rank below | pooled ECDF there (uniform) | ranks pooled | miss bound per run of n = {{n}} |",
+        "| planted bug | job | tightest point: functional, rank below | pooled ECDF there (uniform) | ranks pooled | miss bound per run |",
         "|---|---|---|---|---|---|",
     ]
     fixture = defaultdict(lambda: 1.0)
@@ -171,7 +181,6 @@ def bound_table(rows):
         fixture[bug] *= bound
         lines.append(f"| {bug} | {likelihood} | {functional}, {point} | {f:.4f} ({f0:.2f}) | "
                      f"{total} | {bound:.2e} (n = {n}) |")
-    lines[0] = lines[0].replace(" of n = {n}", "")
     summary = [f"- **{bug}**: the fixture misses with probability at most {fixture[bug]:.2e}, "
                f"so its power is at least 1 - {fixture[bug]:.1e}." for bug in BUGS if bug in fixture]
     return lines, summary, z
