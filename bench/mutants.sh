@@ -3,10 +3,11 @@
 #
 # The scope is what decides a sampler's numbers: the diagnostics (ESS, R-hat, MCSE), the
 # likelihoods, the priors' products and transposes, and every kind's accept/reject, gradients
-# and adaptation: about 1,440 mutants. Each needs a release rebuild of the library (twice: the
-# library and its unit-test harness) and four test binaries, about 45 s on two idle cores
-# with incremental builds, so the whole scope takes a day and a 1/16 shard about an hour. SHARD=k/n runs the round-robin shard k of n (every n-th mutant of the list: a
-# systematic sample spanning every file; 0/16 is 90 mutants), in random order (--shuffle), so
+# and adaptation: about 1,500 mutants. Each needs a release rebuild of the library (twice: the
+# library and its unit-test harness) and four test binaries; with incremental builds a mutant
+# takes about a minute (bench/results/mutants.md gives the median build and test times), so the
+# whole scope takes about a day and a 1/16 shard under two hours. SHARD=k/n runs the round-robin shard k of n (every n-th mutant of the list: a
+# systematic sample spanning every file; 0/16 is about 95 mutants), in random order (--shuffle), so
 # that a run stopped early has still tested a random part of its shard. The tests are the fast exact ones:
 # the library's unit tests, the quadrature references for probit and poisson
 # (tests/quadrature.rs: every Markov kind against a posterior known to 1e-8), the ESS/R-hat
@@ -29,8 +30,8 @@ WORK=${WORK:-/tmp/fieldmc-mutants}
 command -v cargo-mutants > /dev/null || cargo install --locked cargo-mutants@27.1.0
 [ -d "$WORK" ] || git worktree add --detach "$WORK" HEAD
 git -C "$WORK" checkout --quiet --detach "$(git rev-parse HEAD)"
-# Incremental release builds: a mutant then rebuilds in about 35 s instead of 2 minutes. An
-# incremental build once linked test binaries against stale objects after an interrupted build;
+# Incremental release builds: a mutant's build then takes well under half of a scratch build
+# (about 2 minutes). An incremental build once linked test binaries against stale objects after an interrupted build;
 # a stale link can only hide a mutation (a false "missed") or break the link (a false
 # "unviable"), so every mutant reported missed, unviable or failed is retested below from a
 # cleaned target, and that verdict is the one the summary keeps.
@@ -58,17 +59,9 @@ fi
 # the commit this checkout is on now (tests added since the run started count), from a target
 # cleaned of fieldmc's objects, in one uninterrupted run (a fresh incremental cache that no
 # build was cut short in, so nothing stale can be linked; the first mutant builds from scratch,
-# the rest in about 35 s). RETEST_ONLY=1 runs only this part (after a run stopped early).
+# the rest incrementally). RETEST_ONLY=1 runs only this part (after a run stopped early).
 git -C "$WORK" checkout --quiet --force --detach "$(git -C "$ROOT" rev-parse HEAD)"
-RECHECK=$(python3 - "$OUT/mutants.out/outcomes.json" <<'PY'
-import json, sys
-# Missed, unviable, and failures (a build or test killed from outside) are retested.
-outcomes = json.load(open(sys.argv[1]))["outcomes"]
-names = [o["scenario"]["Mutant"]["name"] for o in outcomes
-         if isinstance(o["scenario"], dict) and o["summary"] in ("MissedMutant", "Unviable", "Failure")]
-print("|".join("".join("\\" + c if c in "\\.+*?()|[]{}^$" else c for c in n) for n in names))
-PY
-)
+RECHECK=$(python3 "$ROOT/bench/mutants_summary.py" --retest-regex "$OUT/mutants.out/outcomes.json")
 if [ -n "$RECHECK" ]; then
     mkdir -p "$OUT/clean"
     cargo clean --release -p fieldmc

@@ -2,11 +2,19 @@
 """Tabulates every cargo-mutants run under bench/results/mutants/ (bench/mutants.sh) into
 bench/results/mutants.md, which docs/testing.md includes (tests/generated_docs.rs holds the two
 equal): outcomes per source file and every mutant the tests missed. A mutant tested in several
-runs counts once, with its clean retest's outcome when it has one. Standard library only."""
+runs counts once, with its clean retest's outcome when it has one. Standard library only.
+
+    python3 bench/mutants_summary.py > bench/results/mutants.md
+    python3 bench/mutants_summary.py --retest-regex OUTCOMES_JSON   # what bench/mutants.sh retests
+"""
+import argparse
 import glob
 import json
 import os
+import statistics
 from collections import Counter, defaultdict
+
+from table_common import interval
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 OUTCOMES = {
@@ -15,6 +23,28 @@ OUTCOMES = {
     "Timeout": "timeout",
     "Unviable": "unviable",
 }
+
+
+# Outcomes a clean build retests: a stale incremental link can fake the first two, and a failure
+# is a build or test cut short from outside.
+RETESTED = ("MissedMutant", "Unviable", "Failure")
+
+
+def mutant_outcomes(path):
+    """(mutant, outcome) of every mutant in one cargo-mutants outcomes.json (not the baseline)."""
+    with open(path) as f:
+        for outcome in json.load(f)["outcomes"]:
+            scenario = outcome["scenario"]
+            if isinstance(scenario, dict) and "Mutant" in scenario:
+                yield scenario["Mutant"], outcome
+
+
+def retest_regex(path):
+    """A regex matching exactly the names of the mutants in `path` to retest."""
+    special = set("\\.+*?()|[]{}^$")
+    escape = lambda name: "".join("\\" + c if c in special else c for c in name)
+    names = [m["name"] for m, o in mutant_outcomes(path) if o["summary"] in RETESTED]
+    return "|".join(escape(name) for name in names)
 
 
 def latest_outcomes():
@@ -26,18 +56,28 @@ def latest_outcomes():
     runs = sorted(glob.glob(os.path.join(shards, "mutants.out/outcomes.json"))) + sorted(
         glob.glob(os.path.join(shards, "clean/mutants.out/outcomes.json")))
     for path in runs:
-        with open(path) as f:
-            for outcome in json.load(f)["outcomes"]:
-                mutant = outcome["scenario"]
-                if not isinstance(mutant, dict) or "Mutant" not in mutant:
-                    continue  # the baseline
-                mutant = mutant["Mutant"]
-                by_name[mutant["name"]] = (mutant["file"], OUTCOMES.get(outcome["summary"],
-                                                                         outcome["summary"]))
+        for mutant, outcome in mutant_outcomes(path):
+            by_name[mutant["name"]] = (mutant["file"],
+                                       OUTCOMES.get(outcome["summary"], outcome["summary"]))
     return by_name
 
 
+def median_phase_seconds(phase):
+    """The median duration of `phase` ("Build" or "Test") over the shards' incremental runs."""
+    seconds = [p["duration"]
+               for path in glob.glob(os.path.join(ROOT, "bench/results/mutants/shard-*/mutants.out/outcomes.json"))
+               for _, o in mutant_outcomes(path)
+               for p in o.get("phase_results", []) if p["phase"] == phase]
+    return statistics.median(seconds) if seconds else float("nan")
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--retest-regex", metavar="OUTCOMES_JSON")
+    args = parser.parse_args()
+    if args.retest_regex:
+        print(retest_regex(args.retest_regex))
+        return
     by_name = latest_outcomes()
     per_file = defaultdict(Counter)
     for file, outcome in by_name.values():
@@ -45,7 +85,11 @@ def main():
     total = Counter(outcome for _, outcome in by_name.values())
     viable = total["caught"] + total["missed"] + total["timeout"]
     killed = total["caught"] + total["timeout"]
-    share = f"{killed / viable:.0%}" if viable else "—"
+    if viable:
+        lo, hi = interval(killed, viable)
+        share = f"{killed / viable:.0%}, 95 % interval {lo:.0%}-{hi:.0%}"
+    else:
+        share = "—"
     for listing in sorted(glob.glob(os.path.join(ROOT, "bench/results/mutants/shard-*/mutants.out/mutants.json"))):
         shard = os.path.basename(os.path.dirname(os.path.dirname(listing)))
         with open(listing) as f:
@@ -56,6 +100,8 @@ def main():
           f"(counted as caught: the tests did not pass), {total['missed']} missed, "
           f"{total['unviable']} unviable (did not compile); killed {killed} of {viable} viable "
           f"({share}).")
+    print(f"Median per mutant in the incremental runs: build {median_phase_seconds('Build'):.0f} s, "
+          f"tests {median_phase_seconds('Test'):.0f} s (two cores).")
     print()
     print("| file | caught | timeout | missed | unviable |")
     print("|---|---|---|---|---|")

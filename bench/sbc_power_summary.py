@@ -30,6 +30,8 @@ from collections import defaultdict
 from pathlib import Path
 from statistics import NormalDist
 
+from table_common import binomial_cdf, binomial_tail, interval
+
 ALPHA = 1e-4 / 189
 CONFIDENCE = 0.999
 HERE = Path(__file__).resolve().parent
@@ -64,44 +66,6 @@ def parse_logs(folder):
                 })
     rows.sort(key=lambda r: (int(r["seed"]), r["likelihood"], r["bug"], r["functional"]))
     return rows
-
-
-def binomial_sum(js, n, p):
-    """P(X in js) for X ~ Binomial(n, p), summed in log space (each tail is summed directly: a
-    tail near 1e-12 taken as 1 minus the other would keep only its rounding error)."""
-    log_terms = [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1)
-                 + (j * math.log(p) if j else 0.0) + ((n - j) * math.log1p(-p) if n - j else 0.0)
-                 for j in js]
-    if not log_terms:
-        return 0.0
-    top = max(log_terms)
-    return min(1.0, math.exp(top) * sum(math.exp(t - top) for t in log_terms))
-
-
-def binomial_cdf(k, n, p):
-    """P(X <= k) for X ~ Binomial(n, p)."""
-    return binomial_sum(range(0, min(k, n) + 1), n, p)
-
-
-def binomial_tail(k, n, p):
-    """P(X >= k) for X ~ Binomial(n, p)."""
-    return binomial_sum(range(max(k, 0), n + 1), n, p)
-
-
-def solve(f, target):
-    """The p in [0, 1] where the increasing function f reaches target, by bisection."""
-    lo, hi = 0.0, 1.0
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if f(mid) < target else (lo, mid)
-    return (lo + hi) / 2
-
-
-def interval(k, n):
-    """Clopper-Pearson 95 % interval of a share k / n."""
-    lower = 0.0 if k == 0 else solve(lambda p: binomial_tail(k, n, p), 0.025)
-    upper = 1.0 if k == n else solve(lambda p: binomial_tail(k + 1, n, p), 0.975)
-    return lower, upper
 
 
 def miss_bound(f_lo, f_hi, f0, n):
