@@ -180,20 +180,23 @@ fn check(likelihood: &str, bug: Bug) -> f64 {
         .collect();
     println!(
         "seed {} {likelihood} {bug:?}: smallest p {p:e} (alpha {ALPHA:e}); {}; ranks below \
-         {QUARTERS:?}: {}",
+         {:?}: {}",
         study.file.seed,
         all.join(", "),
+        quarters(run.draws),
         points.join(", ")
     );
     p
 }
 
-/// The ranks (on 0..=L, L = 49) at which the ECDF is read: a quarter, half and three quarters
-/// of the L + 1 rank values lie below them.
-const QUARTERS: [usize; 3] = [13, 25, 38];
+/// The ranks (on 0..=L) at which the ECDF is read: at least a quarter, half and three quarters
+/// of the L + 1 rank values lie below them (13, 25 and 38 for the fixture's L = 49).
+fn quarters(draws: usize) -> [usize; 3] {
+    [1, 2, 3].map(|k| ((draws + 1) * k).div_ceil(4))
+}
 
 /// Per functional: how many of its ranks (among the full L draws) lie below each of
-/// [`QUARTERS`], and of how many. The ECDF at points fixed in advance, which
+/// [`quarters`], and of how many. The ECDF at points fixed in advance, which
 /// bench/sbc_power_summary.py pools over seeds to bound the fixture's power (docs/testing.md).
 fn ecdf_at_points(run: &SbcRun) -> Vec<(String, [usize; 3], usize)> {
     let names: Vec<String> = run.p_values().into_iter().map(|(name, _)| name).collect();
@@ -202,7 +205,8 @@ fn ecdf_at_points(run: &SbcRun) -> Vec<(String, [usize; 3], usize)> {
         .enumerate()
         .map(|(f, name)| {
             let ranks = run.full_scale_ranks(f);
-            let below = QUARTERS.map(|point| ranks.iter().filter(|&&r| r < point).count());
+            let below =
+                quarters(run.draws).map(|point| ranks.iter().filter(|&&r| r < point).count());
             (name, below, ranks.len())
         })
         .collect()
