@@ -22,6 +22,7 @@
 #   SHARD=3/16 bench/mutants.sh      # another sample
 #   SHARD=0/1 bench/mutants.sh       # everything (a day)
 #   RETEST_ONLY=1 bench/mutants.sh   # only the clean retest, after a run stopped early
+#   CONTINUE=1 bench/mutants.sh      # the shard's mutants no run has tested yet, at this commit
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -50,7 +51,21 @@ OUT=$ROOT/bench/results/mutants/shard-${SHARD%/*}-of-${SHARD#*/}
 mkdir -p "$OUT"
 cd "$WORK"
 TESTS=(-C --lib -C --test=quadrature -C --test=diagnostics_arviz -C --test=laplace_kind)
-if [ -z "${RETEST_ONLY:-}" ]; then
+# A run stopped early leaves part of its shard untested. The shard's list is fixed by the code
+# it was drawn from (round-robin over the whole list, so one mutant more or less anywhere
+# reshuffles every shard): CONTINUE=1 keeps that list and tests what is left of it at this
+# commit, under the names the current code gives them (lines move below an edit), into
+# continued/ with its own clean retest in continued/clean/.
+RUN=$OUT
+if [ -n "${CONTINUE:-}" ]; then
+    RUN=$OUT/continued
+    mkdir -p "$RUN"
+    cargo mutants --list --json "${FILES[@]}" > "$RUN/current-list.json"
+    LEFT=$(python3 "$ROOT/bench/mutants_summary.py" --untested-regex "$OUT" "$RUN/current-list.json")
+    [ -n "$LEFT" ] && CARGO_INCREMENTAL=1 cargo mutants --in-place --profile release \
+        "${FILES[@]}" --re "^($LEFT)\$" --timeout 300 --build-timeout 1800 --output "$RUN" \
+        --baseline "${BASELINE:-run}" "${TESTS[@]}" || true
+elif [ -z "${RETEST_ONLY:-}" ]; then
     CARGO_INCREMENTAL=1 cargo mutants --in-place --profile release --shard "$SHARD" \
         --sharding round-robin "${FILES[@]}" --timeout 300 --build-timeout 1800 \
         --output "$OUT" --shuffle --baseline "${BASELINE:-run}" "${TESTS[@]}" || true
@@ -61,12 +76,12 @@ fi
 # build was cut short in, so nothing stale can be linked; the first mutant builds from scratch,
 # the rest incrementally). RETEST_ONLY=1 runs only this part (after a run stopped early).
 git -C "$WORK" checkout --quiet --force --detach "$(git -C "$ROOT" rev-parse HEAD)"
-RECHECK=$(python3 "$ROOT/bench/mutants_summary.py" --retest-regex "$OUT/mutants.out/outcomes.json")
+RECHECK=$(python3 "$ROOT/bench/mutants_summary.py" --retest-regex "$RUN/mutants.out/outcomes.json")
 if [ -n "$RECHECK" ]; then
-    mkdir -p "$OUT/clean"
+    mkdir -p "$RUN/clean"
     cargo clean --release -p fieldmc
     CARGO_INCREMENTAL=1 cargo mutants --in-place --profile release "${FILES[@]}" \
-        --re "^($RECHECK)\$" --timeout 300 --build-timeout 1800 --output "$OUT/clean" \
+        --re "^($RECHECK)\$" --timeout 300 --build-timeout 1800 --output "$RUN/clean" \
         --baseline skip "${TESTS[@]}" || true
 fi
-echo "report: $OUT/mutants.out and $OUT/clean/mutants.out; python3 bench/mutants_summary.py"
+echo "report: $RUN/mutants.out and $RUN/clean/mutants.out; python3 bench/mutants_summary.py"
