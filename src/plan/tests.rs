@@ -84,6 +84,7 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "sampler_hyper",
         "sampler_hyper_proposal",
         "sampler_hyper_importance_draws",
+        "sampler_hyper_preconditioner",
         "output_field_draws",
         "output_exceedance",
         "output_cell_draws",

@@ -61,7 +61,8 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
     if let Some(hyper) = request.hyper {
         match spec.hyper().update {
             hyper::HyperUpdate::Joint => {
-                let joint = hyper::joint::JointNuts::new(hyper, spec.burn_in());
+                let preconditioner = spec.hyper().preconditioner;
+                let joint = hyper::joint::JointNuts::new(hyper, spec.burn_in(), preconditioner);
                 return run(&joint, request, rngs);
             }
             hyper::HyperUpdate::JointSpectral => {

@@ -156,6 +156,8 @@ crate::declare_keys! {
     SAMPLER_HYPER_PROPOSAL = sampler.hyper_proposal { value: ValueType::Choice(crate::sampler::hyper::HyperProposalKind::NAMES), default: Default::Text("adaptive"), keyed: Keyed::UnlessDefault },
     /// Pseudo-marginal: importance draws from the Laplace approximation per estimate of p(data | hyperparameters).
     SAMPLER_HYPER_IMPORTANCE_DRAWS = sampler.hyper_importance_draws { value: ValueType::Integer, rule: Rule::IntRange(1, 100_000), default: Default::Int(16), keyed: Keyed::UnlessDefault },
+    /// The joint chain (hyper = "joint"): laplace (the Laplace approximation's stiffest directions of the field rescaled to unit scale, fitted halfway through burn-in when burn-in is at least 200) or none (the whitened field with NUTS's diagonal mass matrix only).
+    SAMPLER_HYPER_PRECONDITIONER = sampler.hyper_preconditioner { value: ValueType::Choice(crate::sampler::hyper::JointPreconditioner::NAMES), default: Default::Text("laplace"), keyed: Keyed::UnlessDefault },
     /// Thinned draws per chain of every cell kept in draws.parquet (0: none).
     OUTPUT_FIELD_DRAWS = output.field_draws {
         value: ValueType::Integer,

@@ -16,7 +16,7 @@ use crate::model::hyper::{HyperName, HyperPrior, HyperPriors};
 use crate::model::{
     DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec, PointsData,
 };
-use crate::sampler::hyper::{HyperProposalKind, HyperSettings, HyperUpdate};
+use crate::sampler::hyper::{HyperProposalKind, HyperSettings, HyperUpdate, JointPreconditioner};
 use crate::sampler::{Broken, SamplerKind, SamplerSettings, SamplerSpec, SpecError};
 use crate::study::error::ErrorKind;
 use crate::study::keys::{
@@ -916,6 +916,8 @@ fn sampler_settings(settings: &Settings, kind: SamplerKind, auto: bool) -> Sampl
             update: settings.choice(SAMPLER_HYPER, HyperUpdate::from_name),
             proposal: settings.choice(SAMPLER_HYPER_PROPOSAL, HyperProposalKind::from_name),
             importance_draws: settings.int(SAMPLER_HYPER_IMPORTANCE_DRAWS) as usize,
+            preconditioner: settings
+                .choice(SAMPLER_HYPER_PRECONDITIONER, JointPreconditioner::from_name),
         },
     }
 }

@@ -24,7 +24,7 @@
 use std::sync::Arc;
 
 use super::chain::dispersed_start;
-use super::settings::HyperModel;
+use super::settings::{HyperModel, JointPreconditioner};
 use crate::model::hyper::Hyperparameters;
 use crate::model::hyper::joint::{JointDensity, Preconditioner};
 use crate::model::prior::differentiable::{SeparableRoot, SymmetricPrior};
@@ -85,6 +85,7 @@ pub struct JointNuts {
     model: ModelSpec,
     start: Hyperparameters,
     burn_in: u64,
+    preconditioner: JointPreconditioner,
 }
 
 /// A joint chain: its NUTS state, and when it fits its preconditioner.
@@ -96,12 +97,20 @@ pub struct JointState<'t> {
 }
 
 impl JointNuts {
-    pub fn new(hyper: HyperModel, burn_in: u64) -> Self {
+    pub fn new(hyper: HyperModel, burn_in: u64, preconditioner: JointPreconditioner) -> Self {
         Self {
             model: hyper.model.clone(),
             start: hyper.start,
             burn_in,
+            preconditioner,
         }
+    }
+
+    /// The iteration at which a chain fits its preconditioner, if it fits one.
+    fn precondition_at(&self) -> Option<u64> {
+        (self.preconditioner == JointPreconditioner::Laplace
+            && self.burn_in >= MIN_PRECONDITIONED_BURN_IN)
+            .then_some(self.burn_in / 2)
     }
 
     fn density<'t>(&'t self, target: &Target<'t>) -> JointDensity<'t> {
@@ -126,8 +135,7 @@ impl JointNuts {
             sampler: self,
             nuts: Nuts::new(self.burn_in).state(density, q),
             iteration: 0,
-            precondition_at: (self.burn_in >= MIN_PRECONDITIONED_BURN_IN)
-                .then_some(self.burn_in / 2),
+            precondition_at: self.precondition_at(),
         }
     }
 
@@ -227,5 +235,42 @@ impl Sampler for JointNuts {
         }
         state.iteration += 1;
         state.nuts.advance(rng)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::grid::Grid;
+    use crate::model::hyper::HyperName;
+    use crate::model::hyper::fixtures::{base, model};
+    use crate::model::spec::KernelSpec;
+
+    /// The Laplace preconditioner is fitted halfway through a burn-in long enough for it, and
+    /// never with `sampler.hyper_preconditioner = "none"`.
+    #[test]
+    fn the_preconditioner_is_fitted_halfway_through_burn_in_unless_turned_off() {
+        let spec = model(
+            Grid::new(4),
+            KernelSpec::squared_exponential(0.4, 1.3),
+            &[(HyperName::LengthScale, "log-normal(-1.0, 0.5)")],
+        );
+        let hyper = HyperModel {
+            model: &spec,
+            start: base(None),
+        };
+        let at = |burn_in, preconditioner| {
+            JointNuts::new(hyper, burn_in, preconditioner).precondition_at()
+        };
+        assert_eq!(at(1000, JointPreconditioner::Laplace), Some(500));
+        assert_eq!(
+            at(MIN_PRECONDITIONED_BURN_IN, JointPreconditioner::Laplace),
+            Some(100)
+        );
+        assert_eq!(
+            at(MIN_PRECONDITIONED_BURN_IN - 1, JointPreconditioner::Laplace),
+            None
+        );
+        assert_eq!(at(1000, JointPreconditioner::None), None);
     }
 }

@@ -39,7 +39,9 @@ pub mod spectral_joint;
 pub mod surrogate;
 pub mod within_gibbs;
 
-pub use settings::{FieldKernel, HyperModel, HyperProposalKind, HyperSettings, HyperUpdate};
+pub use settings::{
+    FieldKernel, HyperModel, HyperProposalKind, HyperSettings, HyperUpdate, JointPreconditioner,
+};
 
 use super::driver::{RunOutput, RunRequest, run};
 use super::kind::Kind;

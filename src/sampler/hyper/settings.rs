@@ -44,6 +44,17 @@ crate::closed_names! {
     }
 }
 
+crate::closed_names! {
+    /// The joint chain's change of coordinates for the field (`sampler.hyper_preconditioner`).
+    pub enum JointPreconditioner {
+        /// The Laplace approximation's stiffest directions rescaled to unit scale, fitted halfway
+        /// through burn-in ([`super::joint`]).
+        Laplace = "laplace",
+        /// The whitened field as it is, NUTS's diagonal mass matrix only.
+        None = "none",
+    }
+}
+
 /// How a job's chains update their hyperparameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HyperSettings {
@@ -51,6 +62,8 @@ pub struct HyperSettings {
     pub proposal: HyperProposalKind,
     /// Importance draws per estimate of the marginal likelihood (pseudo-marginal).
     pub importance_draws: usize,
+    /// The joint chain's preconditioner of the field (joint).
+    pub preconditioner: JointPreconditioner,
 }
 
 impl Default for HyperSettings {
@@ -59,6 +72,7 @@ impl Default for HyperSettings {
             update: HyperUpdate::None,
             proposal: HyperProposalKind::Adaptive,
             importance_draws: 16,
+            preconditioner: JointPreconditioner::Laplace,
         }
     }
 }
