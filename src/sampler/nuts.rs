@@ -407,7 +407,8 @@ mod tests {
 
     /// The point nuts-rs moves is the position fieldmc records, and the trajectories' summary
     /// over the kept draws is consistent: every tree has depth 1 to 10 (nuts-rs's limit) and at
-    /// least one leapfrog step per level, and no more divergences than draws.
+    /// least one leapfrog step per level, and no more divergences than draws; the step size the
+    /// chain reports is the adapted one, and none before the first draw.
     #[test]
     fn the_recorded_position_and_the_trajectory_summary_follow_the_chain() {
         let problem = SmallGaussianProblem::new();
@@ -418,6 +419,7 @@ mod tests {
         rng.normals(&mut xi);
         let mut state = nuts.init(xi.clone(), &target);
         assert_eq!(state.point(), xi.as_slice());
+        assert_eq!(state.step_size(), None, "no step size before the first draw");
         for _ in 0..150 {
             nuts.step(&mut state, &target, &mut rng);
             assert_eq!(state.point(), state.current().xi.as_slice());
@@ -433,5 +435,8 @@ mod tests {
         );
         assert!(summary.divergences <= 100, "{summary:?}");
         assert!((0.0..=1.0).contains(&summary.mean_tree_accept));
+        // The chains table's step size is the one adaptation settled on.
+        assert_eq!(state.step_size(), Some(summary.step_size));
+        assert!(summary.step_size > 0.0 && summary.step_size.is_finite());
     }
 }
