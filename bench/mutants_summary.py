@@ -113,6 +113,27 @@ def latest_outcomes():
     return by_name
 
 
+def explained_survivors():
+    """{mutant name: (verdict, reason)} from bench/mutants_explained.tsv: survivors shown
+    equivalent, or in code since removed."""
+    explained = {}
+    with open(os.path.join(ROOT, "bench/mutants_explained.tsv")) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                name, verdict, reason = line.rstrip("\n").split("\t")
+                assert verdict in ("equivalent", "removed"), line
+                explained[name] = (verdict, reason)
+    return explained
+
+
+def share(killed, of):
+    """'k of n (p%, 95 % interval lo%-hi%)'."""
+    if not of:
+        return f"{killed} of {of}"
+    lo, hi = interval(killed, of)
+    return f"{killed} of {of} ({killed / of:.0%}, 95 % interval {lo:.0%}-{hi:.0%})"
+
+
 def median_phase_seconds(phase):
     """The median duration of `phase` ("Build" or "Test") over the shards' incremental runs."""
     seconds = [p["duration"]
@@ -141,11 +162,9 @@ def main():
     total = Counter(outcome for _, outcome in by_name.values())
     viable = total["caught"] + total["missed"] + total["timeout"]
     killed = total["caught"] + total["timeout"]
-    if viable:
-        lo, hi = interval(killed, viable)
-        share = f"{killed / viable:.0%}, 95 % interval {lo:.0%}-{hi:.0%}"
-    else:
-        share = "—"
+    explained = explained_survivors()
+    missed = sorted(name for name, (_, outcome) in by_name.items() if outcome == "missed")
+    unkillable = [name for name in missed if name in explained]
     for listing in sorted(glob.glob(os.path.join(ROOT, "bench/results/mutants/shard-*/mutants.out/mutants.json"))):
         shard = os.path.basename(os.path.dirname(os.path.dirname(listing)))
         with open(listing) as f:
@@ -159,8 +178,10 @@ def main():
               f"{len(listed & set(by_name))} of its {len(listed)} mutants tested.")
     print(f"{len(by_name)} mutants tested: {total['caught']} caught, {total['timeout']} timed out "
           f"(counted as caught: the tests did not pass), {total['missed']} missed, "
-          f"{total['unviable']} unviable (did not compile); killed {killed} of {viable} viable "
-          f"({share}).")
+          f"{total['unviable']} unviable (did not compile); killed {share(killed, viable)} viable; "
+          f"setting aside the {len(unkillable)} shown equivalent or since removed "
+          f"(bench/mutants_explained.tsv), killed "
+          f"{share(killed, viable - len(unkillable))}.")
     print(f"Median per mutant in the incremental runs: build {median_phase_seconds('Build'):.0f} s, "
           f"tests {median_phase_seconds('Test'):.0f} s (two cores).")
     print()
@@ -169,13 +190,13 @@ def main():
     for file in sorted(per_file):
         c = per_file[file]
         print(f"| `{file}` | {c['caught']} | {c['timeout']} | {c['missed']} | {c['unviable']} |")
-    missed = sorted(name for name, (_, outcome) in by_name.items() if outcome == "missed")
     if missed:
         print()
         print("Missed:")
         print()
         for name in missed:
-            print(f"- `{name}`")
+            verdict, reason = explained.get(name, ("", ""))
+            print(f"- `{name}`" + (f" ({verdict}: {reason})" if verdict else ""))
 
 
 if __name__ == "__main__":
