@@ -3,14 +3,15 @@
 without its Laplace preconditioner on the grids of
 studies/hyperparameters/joint_preconditioner.toml, three replicates each.
 
-Reads OUT/fieldmc/{jobs,chains}.parquet and OUT/load_*.txt; writes RESULTS/joint_preconditioner.csv (one
-row per job) and RESULTS/joint_preconditioner.md (per grid and setting: the median over the
+Reads OUT/fieldmc/{jobs,chains}.parquet and OUT/load_*.txt; writes RESULTS/NAME.csv (one
+row per job) and RESULTS/NAME.md (per grid and setting: the median over the
 replicates of each measure, and the worst R-hat). Needs polars.
 """
 import argparse
 import csv
 import os
 import statistics
+import tomllib
 
 import polars as pl
 
@@ -27,6 +28,7 @@ def args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True, help="bench/joint_preconditioner.sh's output directory")
     p.add_argument("--results", default="bench/results")
+    p.add_argument("--name", default="joint_preconditioner", help="the results' file name")
     return p.parse_args()
 
 
@@ -69,9 +71,9 @@ MEDIANS = [("cpu_seconds", "CPU s"), ("mean_leapfrog_steps", "leapfrogs / draw")
            ("cell_ess_per_cpu_second", "ESS/s: worst cell")]
 
 
-def markdown(rows, out):
+def markdown(rows, out, study):
     before, after = load_averages(out)
-    lines = [f"{measured('bench/joint_preconditioner.sh')}; load average before {before}, after "
+    lines = [f"{measured('bench/joint_preconditioner.sh')}, study `{study}`; load average before {before}, after "
              f"{after}. 4 chains x (1,000 warmup + 1,000 draws) per job, both cores; the median over "
              f"{len({r['replicate'] for r in rows})} replicates (each its own seeds) of each "
              "measure, and the largest R-hat over the replicates, the hyperparameters and every cell.",
@@ -105,12 +107,14 @@ def main():
     a = args()
     rows = job_rows(a.out)
     os.makedirs(a.results, exist_ok=True)
-    with open(os.path.join(a.results, "joint_preconditioner.csv"), "w", newline="") as fh:
+    with open(os.path.join(a.results, f"{a.name}.csv"), "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=COLUMNS)
         w.writeheader()
         w.writerows(rows)
-    with open(os.path.join(a.results, "joint_preconditioner.md"), "w") as fh:
-        fh.write(markdown(rows, a.out))
+    with open(os.path.join(a.results, f"{a.name}.md"), "w") as fh:
+        with open(os.path.join(a.out, "fieldmc", "study.toml"), "rb") as study:
+            name = tomllib.load(study)["study"]["name"]
+        fh.write(markdown(rows, a.out, name))
 
 
 if __name__ == "__main__":

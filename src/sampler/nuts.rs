@@ -419,7 +419,11 @@ mod tests {
         rng.normals(&mut xi);
         let mut state = nuts.init(xi.clone(), &target);
         assert_eq!(state.point(), xi.as_slice());
-        assert_eq!(state.step_size(), None, "no step size before the first draw");
+        assert_eq!(
+            state.step_size(),
+            None,
+            "no step size before the first draw"
+        );
         for _ in 0..150 {
             nuts.step(&mut state, &target, &mut rng);
             assert_eq!(state.point(), state.current().xi.as_slice());

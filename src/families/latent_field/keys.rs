@@ -150,14 +150,14 @@ crate::declare_keys! {
         default: Default::Int(0),
         keyed: Keyed::UnlessDefault,
     },
-    /// How the chains update the hyperparameters given a `model.*_prior`: within-gibbs (Metropolis-Hastings holding the whitened field fixed), surrogate-slice (Murray & Adams' surrogate-data slice sampler), pseudo-marginal (Metropolis-Hastings on an importance estimate of the marginal likelihood from the Laplace approximation); with a field kind grw, pcn, elliptical, mala or pcnl. joint (NUTS on the hyperparameters and the field together, with a Laplace preconditioner fitted halfway through burn-in) and joint-spectral (the same, partially centred per prior eigenmode); with kind nuts. "none" when every hyperparameter is fixed.
+    /// How the chains update the hyperparameters given a `model.*_prior`: within-gibbs (Metropolis-Hastings holding the whitened field fixed), surrogate-slice (Murray & Adams' surrogate-data slice sampler), pseudo-marginal (Metropolis-Hastings on an importance estimate of the marginal likelihood from the Laplace approximation); with a field kind grw, pcn, elliptical, mala or pcnl. joint (NUTS on the hyperparameters and the field together; `sampler.hyper_preconditioner` adds a Laplace preconditioner) and joint-spectral (the same, partially centred per prior eigenmode); with kind nuts. "none" when every hyperparameter is fixed.
     SAMPLER_HYPER = sampler.hyper { value: ValueType::Choice(crate::sampler::hyper::HyperUpdate::NAMES), default: Default::Text("none"), keyed: Keyed::UnlessDefault },
     /// The proposal of the within-gibbs and pseudo-marginal updates, on log length scale, log variance and mean: random-walk, adaptive (Haario et al.'s covariance from the burn-in), kernel-adaptive (Sejdinovic et al.); each adapts during burn-in only.
     SAMPLER_HYPER_PROPOSAL = sampler.hyper_proposal { value: ValueType::Choice(crate::sampler::hyper::HyperProposalKind::NAMES), default: Default::Text("adaptive"), keyed: Keyed::UnlessDefault },
     /// Pseudo-marginal: importance draws from the Laplace approximation per estimate of p(data | hyperparameters).
     SAMPLER_HYPER_IMPORTANCE_DRAWS = sampler.hyper_importance_draws { value: ValueType::Integer, rule: Rule::IntRange(1, 100_000), default: Default::Int(16), keyed: Keyed::UnlessDefault },
-    /// The joint chain (hyper = "joint"): laplace (the Laplace approximation's stiffest directions of the field rescaled to unit scale, fitted halfway through burn-in when burn-in is at least 200) or none (the whitened field with NUTS's diagonal mass matrix only).
-    SAMPLER_HYPER_PRECONDITIONER = sampler.hyper_preconditioner { value: ValueType::Choice(crate::sampler::hyper::JointPreconditioner::NAMES), default: Default::Text("laplace"), keyed: Keyed::UnlessDefault },
+    /// The joint chain (hyper = "joint"): none (the whitened field with NUTS's diagonal mass matrix only; on five real grids the preconditioner cost as much as it saved, or more) or laplace (the Laplace approximation's stiffest directions of the field rescaled to unit scale, fitted halfway through burn-in when burn-in is at least 200).
+    SAMPLER_HYPER_PRECONDITIONER = sampler.hyper_preconditioner { value: ValueType::Choice(crate::sampler::hyper::JointPreconditioner::NAMES), default: Default::Text("none"), keyed: Keyed::UnlessDefault },
     /// Thinned draws per chain of every cell kept in draws.parquet (0: none).
     OUTPUT_FIELD_DRAWS = output.field_draws {
         value: ValueType::Integer,

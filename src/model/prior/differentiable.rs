@@ -562,7 +562,10 @@ mod tests {
                     let AxisRoot { root, derivative } =
                         AxisRoot::new(axis, kind, length_scale).unwrap();
                     let case = format!("n {n}, {kind:?}, l {length_scale}");
-                    assert!(max_abs_difference(&(&root * &root), &kernel) < 1e-12, "{case}");
+                    assert!(
+                        max_abs_difference(&(&root * &root), &kernel) < 1e-12,
+                        "{case}"
+                    );
                     assert!(max_abs_difference(&root, &root.transpose().to_owned()) < 1e-14);
                     let sylvester = &derivative * &root + &root * &derivative;
                     assert!(max_abs_difference(&sylvester, &slope) < 1e-9, "{case}");

@@ -9,7 +9,9 @@
 //! start ([`super::chain::dispersed_start`]): the prior's median or the study's value, each
 //! coordinate moved by [`super::chain::START_SPREAD`] standard normals.
 //!
-//! **The Laplace preconditioner.** Strong data make the field's posterior stiff along a few
+//! **The Laplace preconditioner** (`sampler.hyper_preconditioner = "laplace"`; off by default:
+//! on five real 32 x 32 grids, three seeds each, it cost as much CPU as it saved, or more; see
+//! docs/hyperparameters.md). Strong data make the field's posterior stiff along a few
 //! smooth directions of xi (the leading eigenvectors of sqrt(v) S W S sqrt(v), W the likelihood's
 //! curvature), which a diagonal mass matrix cannot see: on the Lansing counts NUTS needed steps of
 //! 0.05 and about 100 gradients a draw. Halfway through burn-in each chain therefore fits the

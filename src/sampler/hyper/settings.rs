@@ -62,7 +62,7 @@ pub struct HyperSettings {
     pub proposal: HyperProposalKind,
     /// Importance draws per estimate of the marginal likelihood (pseudo-marginal).
     pub importance_draws: usize,
-    /// The joint chain's preconditioner of the field (joint).
+    /// The joint chain's preconditioner of the field (joint; none unless the study asks).
     pub preconditioner: JointPreconditioner,
 }
 
@@ -72,7 +72,7 @@ impl Default for HyperSettings {
             update: HyperUpdate::None,
             proposal: HyperProposalKind::Adaptive,
             importance_draws: 16,
-            preconditioner: JointPreconditioner::Laplace,
+            preconditioner: JointPreconditioner::None,
         }
     }
 }
