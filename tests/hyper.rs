@@ -241,7 +241,16 @@ fn check_against_quadrature(name: &str, study: &str, jobs_expected: usize, infer
     let fields = support::table(&out, "fields");
     assert_eq!(jobs.height(), jobs_expected);
     let ids = texts(&jobs, "job_id");
-    let updates = texts(&jobs, "sampler_hyper");
+    // The joint chain runs with and without its preconditioner: the label says which.
+    let preconditioners = texts(&jobs, "sampler_hyper_preconditioner");
+    let updates: Vec<String> = texts(&jobs, "sampler_hyper")
+        .into_iter()
+        .zip(&preconditioners)
+        .map(|(update, preconditioner)| match update.as_str() {
+            "joint" => format!("joint (preconditioner {preconditioner})"),
+            _ => update,
+        })
+        .collect();
     let kinds = texts(&jobs, "sampler_kind");
     let field_ids = texts(&fields, "job_id");
     let (xs, ys) = (floats(&fields, "x"), floats(&fields, "y"));
