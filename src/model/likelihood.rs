@@ -5,7 +5,7 @@
 //! on u (normalising constants, log c!) are dropped: the samplers only use differences.
 
 use super::spec::LikelihoodKind;
-use super::special::{log_phi, log_phi_curvature, log_phi_derivative};
+use super::special::{log_phi, log_phi_curvature, log_phi_with_derivative};
 
 /// A likelihood bound to its observed data.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,10 +96,19 @@ impl Likelihood {
                 }
             }
             Self::Probit { labels, noise_sd } => {
+                // One erfc, log and exp per cell for the value and the gradient; the same
+                // terms, summed in the same order, as `log_likelihood`.
                 let inv = 1.0 / noise_sd;
-                for ((g, t), u) in gradient.iter_mut().zip(labels).zip(gu) {
-                    *g = t * inv * log_phi_derivative(t * u * inv);
-                }
+                return gradient
+                    .iter_mut()
+                    .zip(labels)
+                    .zip(gu)
+                    .map(|((g, t), u)| {
+                        let (value, slope) = log_phi_with_derivative(t * u * inv);
+                        *g = t * inv * slope;
+                        value
+                    })
+                    .sum();
             }
             Self::Poisson { counts, offset } => {
                 // One exp per cell for the value and the gradient (the exp is most of a

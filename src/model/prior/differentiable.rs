@@ -23,8 +23,12 @@
 //! gradient of the joint chain pays once per axis, and which dominated its cost).
 //!
 //! The grid's root is S_y (x) S_x, applied as U = S_x Xi S_y (Xi the nx x ny layout of xi, as in
-//! [`super::KroneckerPrior`]), O(N (nx + ny)); the derivatives of <G, U> with respect to log l_x
-//! and log l_y are <G (Xi S_y)^T, dS_x> and <(S_x Xi)^T G, dS_y>, O(N (nx + ny)) more. Any
+//! [`super::KroneckerPrior`]), and since S = P blockdiag(B_even, B_odd) P^T on each axis, as
+//! P_x B_x (P_x^T Xi P_y) B_y P_y^T: the P's are O(N) sums and differences of mirrored rows and
+//! columns, and each B product is two half-size ones, half the flops of the whole matrix's. The
+//! derivatives of <G, U> with respect to log l_x and log l_y reuse the forward and backward
+//! passes' products ([`SeparableRoot::backward`]): a gradient costs six half-size products in all,
+//! O(N (nx + ny)). Any
 //! square root gives the same prior, so the joint chain's u has the distribution every other
 //! kind's has; only the whitened coordinates differ.
 
@@ -33,6 +37,7 @@ use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
 
 use super::PriorError;
 use crate::model::grid::{Axis, Grid};
+use crate::model::laplace::cg::dot;
 use crate::model::spec::KernelKind;
 
 /// The jitter added to every unit-variance axis kernel with more than one point: constant, so
@@ -243,6 +248,82 @@ impl Mirror {
         })
     }
 
+    /// dst = P^T src along the first axis of the column-major rows x columns array `src` (each
+    /// column's even coordinates, then its odd ones).
+    fn halve_rows(&self, src: &[f64], dst: &mut [f64]) {
+        let (n, m, e) = (self.n, self.pairs(), self.even_size());
+        let half = std::f64::consts::FRAC_1_SQRT_2;
+        for (s, d) in src.chunks_exact(n).zip(dst.chunks_exact_mut(n)) {
+            let (even, odd) = d.split_at_mut(e);
+            for k in 0..m {
+                let (a, b) = (s[k], s[n - 1 - k]);
+                even[k] = half * (a + b);
+                odd[k] = half * (a - b);
+            }
+            if e > m {
+                even[m] = s[m];
+            }
+        }
+    }
+
+    /// dst = P src along the first axis (the inverse of [`Mirror::halve_rows`]).
+    fn join_rows(&self, src: &[f64], dst: &mut [f64]) {
+        let (n, m, e) = (self.n, self.pairs(), self.even_size());
+        let half = std::f64::consts::FRAC_1_SQRT_2;
+        for (s, d) in src.chunks_exact(n).zip(dst.chunks_exact_mut(n)) {
+            let (even, odd) = s.split_at(e);
+            for k in 0..m {
+                let (a, b) = (even[k], odd[k]);
+                d[k] = half * (a + b);
+                d[n - 1 - k] = half * (a - b);
+            }
+            if e > m {
+                d[m] = even[m];
+            }
+        }
+    }
+
+    /// dst = P^T src along the second axis of a column-major array of `rows` rows: whole
+    /// columns combined (each a contiguous line of `rows` values).
+    fn halve_columns(&self, src: &[f64], dst: &mut [f64], rows: usize) {
+        let (n, m, e) = (self.n, self.pairs(), self.even_size());
+        let half = std::f64::consts::FRAC_1_SQRT_2;
+        let column = |k: usize| &src[k * rows..(k + 1) * rows];
+        for k in 0..m {
+            let (a, b) = (column(k), column(n - 1 - k));
+            let (even, odd) = dst.split_at_mut((e + k) * rows);
+            let even = &mut even[k * rows..(k + 1) * rows];
+            for (((d_even, d_odd), &a), &b) in even.iter_mut().zip(odd.iter_mut()).zip(a).zip(b) {
+                *d_even = half * (a + b);
+                *d_odd = half * (a - b);
+            }
+        }
+        if e > m {
+            dst[m * rows..e * rows].copy_from_slice(column(m));
+        }
+    }
+
+    /// dst = P src along the second axis (the inverse of [`Mirror::halve_columns`]).
+    fn join_columns(&self, src: &[f64], dst: &mut [f64], rows: usize) {
+        let (n, m, e) = (self.n, self.pairs(), self.even_size());
+        let half = std::f64::consts::FRAC_1_SQRT_2;
+        let column = |k: usize| &src[k * rows..(k + 1) * rows];
+        for k in 0..m {
+            let (even, odd) = (column(k), column(e + k));
+            let (low, high) = dst.split_at_mut((n - 1 - k) * rows);
+            let low = &mut low[k * rows..(k + 1) * rows];
+            for (((d_low, d_high), &a), &b) in
+                low.iter_mut().zip(high.iter_mut()).zip(even).zip(odd)
+            {
+                *d_low = half * (a + b);
+                *d_high = half * (a - b);
+            }
+        }
+        if e > m {
+            dst[m * rows..e * rows].copy_from_slice(column(m));
+        }
+    }
+
     /// P blockdiag(even, odd) P^T: the matrix whose halves are `even` and `odd`.
     fn expand(&self, even: MatRef<'_, f64>, odd: MatRef<'_, f64>) -> Mat<f64> {
         Mat::from_fn(self.n, self.n, |a, b| {
@@ -258,11 +339,15 @@ impl Mirror {
     }
 }
 
-/// One axis's symmetric root S = (K + eps I)^(1/2) and its derivative in log l.
+/// One axis's symmetric root S = (K + eps I)^(1/2) and its derivative in log l, kept as their
+/// blocks on the mirror halves ([`Mirror`]): P^T S P = blockdiag(root[0], root[1]) (even, odd
+/// vectors), and likewise the derivative. The products of the joint chain's gradient run in
+/// that basis, block by block: half the flops of the whole matrices' products.
 #[derive(Debug, Clone)]
 pub struct AxisRoot {
-    pub root: Mat<f64>,
-    pub derivative: Mat<f64>,
+    mirror: Mirror,
+    root: [Mat<f64>; 2],
+    derivative: [Mat<f64>; 2],
 }
 
 impl AxisRoot {
@@ -272,10 +357,109 @@ impl AxisRoot {
         let AxisHalves { mirror, even, odd } = AxisHalves::new(axis, kind, length_scale)?;
         let (even_root, even_derivative) = root_and_derivative(&even);
         let (odd_root, odd_derivative) = root_and_derivative(&odd);
-        let root = mirror.expand(even_root.as_ref(), odd_root.as_ref());
-        let derivative = mirror.expand(even_derivative.as_ref(), odd_derivative.as_ref());
         crate::simd_state::clear_upper_state();
-        Ok(Self { root, derivative })
+        Ok(Self {
+            mirror,
+            root: [even_root, odd_root],
+            derivative: [even_derivative, odd_derivative],
+        })
+    }
+
+    /// The cubic Hermite combination of the roots `a` and `b` at two nodes `h` apart in log l
+    /// ([`super::root_table`]): the root with the basis weights `value` of (a's root, a's
+    /// derivative times h, b's root, b's derivative times h), and its derivative in log l with
+    /// the weights `slope` (the basis's slopes in s) divided by h.
+    pub(super) fn hermite(a: &Self, b: &Self, h: f64, value: [f64; 4], slope: [f64; 4]) -> Self {
+        let blend = |half: usize, w: [f64; 4]| {
+            let (ra, da) = (&a.root[half], &a.derivative[half]);
+            let (rb, db) = (&b.root[half], &b.derivative[half]);
+            let size = ra.nrows();
+            let mut out = Mat::<f64>::zeros(size, size);
+            for j in 0..size {
+                let (ra, da, rb, db) = (
+                    ra.col_as_slice(j),
+                    da.col_as_slice(j),
+                    rb.col_as_slice(j),
+                    db.col_as_slice(j),
+                );
+                let column = out.col_as_slice_mut(j);
+                for i in 0..size {
+                    column[i] = w[0] * ra[i] + w[1] * da[i] + w[2] * rb[i] + w[3] * db[i];
+                }
+            }
+            out
+        };
+        let value = [value[0], value[1] * h, value[2], value[3] * h];
+        let slope = [slope[0] / h, slope[1], slope[2] / h, slope[3]];
+        Self {
+            mirror: a.mirror,
+            root: [blend(0, value), blend(1, value)],
+            derivative: [blend(0, slope), blend(1, slope)],
+        }
+    }
+
+    /// The whole root S, n x n.
+    pub fn root(&self) -> Mat<f64> {
+        self.mirror
+            .expand(self.root[0].as_ref(), self.root[1].as_ref())
+    }
+
+    /// The whole derivative dS / d log l, n x n.
+    pub fn derivative(&self) -> Mat<f64> {
+        self.mirror
+            .expand(self.derivative[0].as_ref(), self.derivative[1].as_ref())
+    }
+
+    /// dst = blockdiag(blocks) src: a product from the left in the mirror basis (src's rows are
+    /// this axis's mirror coordinates).
+    fn left(blocks: &[Mat<f64>; 2], src: MatRef<'_, f64>, dst: MatMut<'_, f64>) {
+        let even = blocks[0].nrows();
+        let (dst_even, dst_odd) = dst.split_at_row_mut(even);
+        let (src_even, src_odd) = src.split_at_row(even);
+        matmul(
+            dst_even,
+            Accum::Replace,
+            blocks[0].as_ref(),
+            src_even,
+            1.0,
+            Par::Seq,
+        );
+        if blocks[1].nrows() > 0 {
+            matmul(
+                dst_odd,
+                Accum::Replace,
+                blocks[1].as_ref(),
+                src_odd,
+                1.0,
+                Par::Seq,
+            );
+        }
+    }
+
+    /// dst = src blockdiag(blocks): a product from the right in the mirror basis (src's columns
+    /// are this axis's mirror coordinates).
+    fn right(blocks: &[Mat<f64>; 2], src: MatRef<'_, f64>, dst: MatMut<'_, f64>) {
+        let even = blocks[0].nrows();
+        let (dst_even, dst_odd) = dst.split_at_col_mut(even);
+        let (src_even, src_odd) = src.split_at_col(even);
+        matmul(
+            dst_even,
+            Accum::Replace,
+            src_even,
+            blocks[0].as_ref(),
+            1.0,
+            Par::Seq,
+        );
+        if blocks[1].nrows() > 0 {
+            matmul(
+                dst_odd,
+                Accum::Replace,
+                src_odd,
+                blocks[1].as_ref(),
+                1.0,
+                Par::Seq,
+            );
+        }
     }
 }
 
@@ -318,6 +502,32 @@ pub struct LengthScaleSlopes {
     pub y: f64,
 }
 
+/// The intermediate products of [`SeparableRoot::forward`] that [`SeparableRoot::backward`]
+/// reuses, all nx x ny in the mirror basis of both axes (primes below): Xi' = P_x^T Xi P_y and
+/// T = B_x Xi', then G' and C = G' B_y (B the root's blocks).
+#[derive(Debug, Clone)]
+pub struct RootWork {
+    xi: Vec<f64>,
+    left: Vec<f64>,
+    gradient: Vec<f64>,
+    right: Vec<f64>,
+    product: Vec<f64>,
+    swap: Vec<f64>,
+}
+
+impl RootWork {
+    pub fn new(cells: usize) -> Self {
+        Self {
+            xi: vec![0.0; cells],
+            left: vec![0.0; cells],
+            gradient: vec![0.0; cells],
+            right: vec![0.0; cells],
+            product: vec![0.0; cells],
+            swap: vec![0.0; cells],
+        }
+    }
+}
+
 impl SeparableRoot {
     /// The root of `kind` on `grid` with length scale `length_scale` along x and
     /// `length_scale_y` along y (`None`: the same).
@@ -337,62 +547,109 @@ impl SeparableRoot {
         Ok(Self { grid, x, y })
     }
 
+    /// The root from its axes' (`y`: `None` when it is x's).
+    pub(super) fn from_axes(grid: Grid, x: AxisRoot, y: Option<AxisRoot>) -> Self {
+        Self { grid, x, y }
+    }
+
     fn y(&self) -> &AxisRoot {
         self.y.as_ref().unwrap_or(&self.x)
     }
 
-    /// Scratch values [`SeparableRoot::apply`] and [`SeparableRoot::slopes`] need.
-    pub fn scratch_len(&self) -> usize {
+    /// The grid's cells, the length of every vector the root acts on.
+    pub fn cells(&self) -> usize {
         self.grid.cells()
     }
 
-    /// out = S xi = S_x Xi S_y.
-    pub fn apply(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
-        sandwich(
-            self.grid,
-            self.x.root.as_ref(),
-            self.y().root.as_ref(),
-            xi,
-            out,
-            scratch,
+    /// out = S xi = S_x Xi S_y, computed as P_x B_x (P_x^T Xi P_y) B_y P_y^T, keeping Xi' and
+    /// B_x Xi' in `work` for [`SeparableRoot::backward`].
+    pub fn forward(&self, xi: &[f64], out: &mut [f64], work: &mut RootWork) {
+        let (nx, ny) = (self.grid.nx(), self.grid.ny());
+        self.enter_mirror_basis(xi, &mut work.xi, &mut work.swap);
+        AxisRoot::left(
+            &self.x.root,
+            MatRef::from_column_major_slice(&work.xi, nx, ny),
+            MatMut::from_column_major_slice_mut(&mut work.left, nx, ny),
         );
+        AxisRoot::right(
+            &self.y().root,
+            MatRef::from_column_major_slice(&work.left, nx, ny),
+            MatMut::from_column_major_slice_mut(&mut work.product, nx, ny),
+        );
+        self.leave_mirror_basis(&work.product, out, &mut work.swap);
     }
 
-    /// out = S^T v = S v (the root is symmetric).
-    pub fn apply_transpose(&self, v: &[f64], out: &mut [f64], scratch: &mut [f64]) {
-        self.apply(v, out, scratch);
+    /// out = S^T g = S g (the root is symmetric), after [`SeparableRoot::forward`] at xi; with
+    /// `slopes`, also d <g, S xi> / d log l_x and d log l_y, from forward's products:
+    /// <G', dB_x Xi' B_y> = <dB_x C, Xi'> with C = G' B_y (the backward pass's own first
+    /// product), and <G', B_x Xi' dB_y> = <T dB_y, G'> with T = B_x Xi'.
+    pub fn backward(
+        &self,
+        g: &[f64],
+        out: &mut [f64],
+        work: &mut RootWork,
+        slopes: bool,
+    ) -> Option<LengthScaleSlopes> {
+        let (nx, ny) = (self.grid.nx(), self.grid.ny());
+        fn view(v: &[f64], nx: usize, ny: usize) -> MatRef<'_, f64> {
+            MatRef::from_column_major_slice(v, nx, ny)
+        }
+        self.enter_mirror_basis(g, &mut work.gradient, &mut work.swap);
+        AxisRoot::right(
+            &self.y().root,
+            view(&work.gradient, nx, ny),
+            MatMut::from_column_major_slice_mut(&mut work.right, nx, ny),
+        );
+        AxisRoot::left(
+            &self.x.root,
+            view(&work.right, nx, ny),
+            MatMut::from_column_major_slice_mut(&mut work.product, nx, ny),
+        );
+        self.leave_mirror_basis(&work.product, out, &mut work.swap);
+        if !slopes {
+            return None;
+        }
+        AxisRoot::left(
+            &self.x.derivative,
+            view(&work.right, nx, ny),
+            MatMut::from_column_major_slice_mut(&mut work.product, nx, ny),
+        );
+        crate::simd_state::clear_upper_state();
+        let x = dot(&work.product, &work.xi);
+        AxisRoot::right(
+            &self.y().derivative,
+            view(&work.left, nx, ny),
+            MatMut::from_column_major_slice_mut(&mut work.product, nx, ny),
+        );
+        crate::simd_state::clear_upper_state();
+        let y = dot(&work.product, &work.gradient);
+        Some(LengthScaleSlopes { x, y })
+    }
+
+    /// out = S xi.
+    pub fn apply(&self, xi: &[f64], out: &mut [f64]) {
+        self.forward(xi, out, &mut RootWork::new(self.cells()));
     }
 
     /// d <g, S xi> / d log l_x and d log l_y.
-    pub fn slopes(&self, xi: &[f64], g: &[f64], scratch: &mut [f64]) -> LengthScaleSlopes {
-        let (nx, ny) = (self.grid.nx(), self.grid.ny());
-        let xi = MatRef::from_column_major_slice(xi, nx, ny);
-        let g = MatRef::from_column_major_slice(g, nx, ny);
-        let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..nx * ny], nx, ny);
-        // x: <G, dS_x Xi S_y> = <G (Xi S_y)^T, dS_x>.
-        matmul(
-            half.as_mut(),
-            Accum::Replace,
-            xi,
-            self.y().root.as_ref(),
-            1.0,
-            Par::Seq,
-        );
-        let x = frobenius(&(g * half.as_ref().transpose()), self.x.derivative.as_ref());
-        // y: <G, S_x Xi dS_y> = <(S_x Xi)^T G, dS_y>.
-        matmul(
-            half.as_mut(),
-            Accum::Replace,
-            self.x.root.as_ref(),
-            xi,
-            1.0,
-            Par::Seq,
-        );
-        let y = frobenius(
-            &(half.as_ref().transpose() * g),
-            self.y().derivative.as_ref(),
-        );
-        LengthScaleSlopes { x, y }
+    pub fn slopes(&self, xi: &[f64], g: &[f64]) -> LengthScaleSlopes {
+        let mut work = RootWork::new(self.cells());
+        let mut out = vec![0.0; self.cells()];
+        self.forward(xi, &mut out, &mut work);
+        self.backward(g, &mut out, &mut work, true)
+            .expect("slopes asked for")
+    }
+
+    /// dst = P_x^T V P_y: the nx x ny field `v` in both axes' mirror bases.
+    fn enter_mirror_basis(&self, v: &[f64], dst: &mut [f64], swap: &mut [f64]) {
+        self.x.mirror.halve_rows(v, swap);
+        self.y().mirror.halve_columns(swap, dst, self.grid.nx());
+    }
+
+    /// dst = P_x V' P_y^T: back from both axes' mirror bases.
+    fn leave_mirror_basis(&self, v: &[f64], dst: &mut [f64], swap: &mut [f64]) {
+        self.x.mirror.join_rows(v, swap);
+        self.y().mirror.join_columns(swap, dst, self.grid.nx());
     }
 }
 
@@ -408,12 +665,11 @@ pub struct SymmetricPrior {
 
 impl SymmetricPrior {
     pub fn new(root: SeparableRoot, variance: f64) -> Self {
-        let x = &root.x.root * &root.x.root;
-        let y = &root.y().root * &root.y().root;
+        let (x, y) = (root.x.root(), root.y().root());
         Self {
-            root,
             amplitude: variance.sqrt(),
-            covariances: [x, y],
+            covariances: [&x * &x, &y * &y],
+            root,
         }
     }
 }
@@ -426,10 +682,10 @@ impl super::Prior for SymmetricPrior {
         self.root.grid.cells()
     }
     fn scratch_len(&self) -> usize {
-        self.root.scratch_len()
+        0
     }
-    fn apply_sqrt(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
-        self.root.apply(xi, out, scratch);
+    fn apply_sqrt(&self, xi: &[f64], out: &mut [f64], _scratch: &mut [f64]) {
+        self.root.apply(xi, out);
         for u in out.iter_mut() {
             *u *= self.amplitude;
         }
@@ -439,9 +695,8 @@ impl super::Prior for SymmetricPrior {
     }
     fn apply_covariance(&self, x: &[f64], out: &mut [f64]) {
         let mut half = vec![0.0; x.len()];
-        let mut scratch = vec![0.0; x.len()];
-        self.apply_sqrt(x, &mut half, &mut scratch);
-        self.apply_sqrt(&half, out, &mut scratch);
+        self.apply_sqrt(x, &mut half, &mut []);
+        self.apply_sqrt(&half, out, &mut []);
     }
     fn covariance(&self, a: usize, b: usize) -> f64 {
         let grid = self.root.grid;
@@ -451,37 +706,6 @@ impl super::Prior for SymmetricPrior {
     fn jitter(&self) -> f64 {
         AXIS_JITTER
     }
-}
-
-/// out = A Xi B (Xi the nx x ny layout of `xi`).
-fn sandwich(
-    grid: Grid,
-    a: MatRef<'_, f64>,
-    b: MatRef<'_, f64>,
-    xi: &[f64],
-    out: &mut [f64],
-    scratch: &mut [f64],
-) {
-    let (nx, ny) = (grid.nx(), grid.ny());
-    let xi = MatRef::from_column_major_slice(xi, nx, ny);
-    let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..nx * ny], nx, ny);
-    matmul(half.as_mut(), Accum::Replace, a, xi, 1.0, Par::Seq);
-    let out = MatMut::from_column_major_slice_mut(out, nx, ny);
-    matmul(out, Accum::Replace, half.as_ref(), b, 1.0, Par::Seq);
-    // The callers' scalar loops come next (see crate::simd_state).
-    crate::simd_state::clear_upper_state();
-}
-
-/// sum_ij A_ij B_ij.
-fn frobenius(a: &Mat<f64>, b: MatRef<'_, f64>) -> f64 {
-    crate::simd_state::clear_upper_state();
-    let mut sum = 0.0;
-    for j in 0..a.ncols() {
-        for i in 0..a.nrows() {
-            sum += a[(i, j)] * b[(i, j)];
-        }
-    }
-    sum
 }
 
 #[cfg(test)]
@@ -550,6 +774,63 @@ mod tests {
         }
     }
 
+    /// The mirror basis changes are P^T and P (P the basis [`Mirror::expand_columns`] builds),
+    /// along the first axis and along the second, and each undoes the other.
+    #[test]
+    fn the_mirror_basis_changes_are_p_transposed_and_p() {
+        for n in [1, 2, 3, 8, 9] {
+            let mirror = Mirror::new(n);
+            let (e, m) = (mirror.even_size(), mirror.pairs());
+            let p = mirror.expand_columns(
+                Mat::<f64>::identity(e, e).as_ref(),
+                Mat::<f64>::identity(m, m).as_ref(),
+            );
+            let other = 3;
+            // n x 3, transformed along its first axis.
+            let x = Mat::from_fn(n, other, |i, j| ((i * 7 + j * 3) % 5) as f64 - 1.7);
+            let flat = |a: &Mat<f64>| -> Vec<f64> {
+                (0..a.ncols())
+                    .flat_map(|j| a.col_as_slice(j).to_vec())
+                    .collect()
+            };
+            let (mut halved, mut joined) = (vec![0.0; n * other], vec![0.0; n * other]);
+            mirror.halve_rows(&flat(&x), &mut halved);
+            let expected = flat(&(p.transpose() * &x));
+            assert!(
+                halved
+                    .iter()
+                    .zip(&expected)
+                    .all(|(a, b)| (a - b).abs() < 1e-14),
+                "n {n}"
+            );
+            mirror.join_rows(&halved, &mut joined);
+            assert!(
+                joined
+                    .iter()
+                    .zip(flat(&x))
+                    .all(|(a, b)| (a - b).abs() < 1e-14)
+            );
+            // 3 x n, transformed along its second axis.
+            let y = x.transpose().to_owned();
+            mirror.halve_columns(&flat(&y), &mut halved, other);
+            let expected = flat(&(&y * &p));
+            assert!(
+                halved
+                    .iter()
+                    .zip(&expected)
+                    .all(|(a, b)| (a - b).abs() < 1e-14),
+                "n {n}"
+            );
+            mirror.join_columns(&halved, &mut joined, other);
+            assert!(
+                joined
+                    .iter()
+                    .zip(flat(&y))
+                    .all(|(a, b)| (a - b).abs() < 1e-14)
+            );
+        }
+    }
+
     /// The root and its derivative from the halves solve S S = K + eps I and
     /// dS S + S dS = dK / d log l (the equation that defines the root's derivative).
     #[test]
@@ -559,8 +840,8 @@ mod tests {
                 for length_scale in [0.1, 0.7] {
                     let axis = Grid::line(n).x_axis();
                     let (kernel, slope) = dense_axis(axis, kind, length_scale);
-                    let AxisRoot { root, derivative } =
-                        AxisRoot::new(axis, kind, length_scale).unwrap();
+                    let axis_root = AxisRoot::new(axis, kind, length_scale).unwrap();
+                    let (root, derivative) = (axis_root.root(), axis_root.derivative());
                     let case = format!("n {n}, {kind:?}, l {length_scale}");
                     assert!(
                         max_abs_difference(&(&root * &root), &kernel) < 1e-12,
@@ -604,11 +885,11 @@ mod tests {
             .unwrap();
             let n = grid.cells();
             let mut columns = Mat::zeros(n, n);
-            let (mut e, mut col, mut scratch) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let (mut e, mut col) = (vec![0.0; n], vec![0.0; n]);
             for k in 0..n {
                 e.fill(0.0);
                 e[k] = 1.0;
-                root.apply(&e, &mut col, &mut scratch);
+                root.apply(&e, &mut col);
                 for r in 0..n {
                     columns[(r, k)] = col[r];
                 }
@@ -669,12 +950,12 @@ mod tests {
                 let ly = ly.unwrap_or(lx);
                 let root = SeparableRoot::new(grid, kind, lx * log_x.exp(), Some(ly * log_y.exp()))
                     .unwrap();
-                let (mut out, mut scratch) = (vec![0.0; n], vec![0.0; n]);
-                root.apply(&xi, &mut out, &mut scratch);
+                let mut out = vec![0.0; n];
+                root.apply(&xi, &mut out);
                 out.iter().zip(&g).map(|(a, b)| a * b).sum::<f64>()
             };
             let root = SeparableRoot::new(grid, kind, lx, ly).unwrap();
-            let slopes = root.slopes(&xi, &g, &mut vec![0.0; n]);
+            let slopes = root.slopes(&xi, &g);
             let h = 1e-5;
             let dx = (value(h, 0.0) - value(-h, 0.0)) / (2.0 * h);
             let dy = (value(0.0, h) - value(0.0, -h)) / (2.0 * h);

@@ -20,6 +20,7 @@ mod covariates;
 pub mod differentiable;
 mod kernel;
 mod kronecker;
+pub mod root_table;
 pub mod spectral;
 mod torus;
 
