@@ -197,6 +197,13 @@ impl<'a> JointDensity<'a> {
         }
     }
 
+    /// The same density with its root's nodes shared with `table`'s other holders (the other
+    /// chains of a job): the same values, computed once.
+    pub fn sharing(mut self, table: SeparableTable) -> Self {
+        self.table = table;
+        self
+    }
+
     /// The same density in the coordinates eta of `preconditioner` (xi = A eta).
     pub fn preconditioned(mut self, preconditioner: Arc<Preconditioner>) -> Self {
         self.unpreconditioned = vec![0.0; self.layout.dim()];
@@ -263,7 +270,7 @@ impl<'a> JointDensity<'a> {
     }
 
     /// The prior's root at `values`' length scales, tabulated ([`SeparableTable`]).
-    fn root(&mut self, values: &Hyperparameters) -> Option<SeparableRoot> {
+    fn root(&self, values: &Hyperparameters) -> Option<SeparableRoot> {
         self.table
             .root(values.length_scale, values.length_scale_y)
             .ok()

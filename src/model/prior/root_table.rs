@@ -24,6 +24,7 @@
 //! chain visits a few hundred nodes, and a table past [`MAX_TABLE_VALUES`] starts afresh.
 
 use std::collections::HashMap;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use super::PriorError;
 use super::differentiable::{AxisRoot, SeparableRoot};
@@ -43,12 +44,14 @@ pub const INTERPOLATION_TOLERANCE: f64 = 1e-10;
 /// starts afresh, which costs recomputation only (a node is a pure function of its index).
 const MAX_TABLE_VALUES: usize = 1 << 24;
 
-/// The exact roots of one axis's kernel at the lattice nodes the chain has needed so far.
+/// The exact roots of one axis's kernel at the lattice nodes needed so far. Clones share their
+/// nodes (a job's chains fill one table between them; with one thread they run one after
+/// another and each reuses the nodes the others computed).
 #[derive(Debug, Clone)]
 pub struct AxisTable {
     axis: Axis,
     kind: KernelKind,
-    nodes: HashMap<i64, AxisRoot>,
+    nodes: Arc<RwLock<HashMap<i64, Arc<AxisRoot>>>>,
 }
 
 /// The cubic Hermite basis at s in [0, 1] and its slope in s: the weights of the left node's
@@ -77,17 +80,20 @@ impl AxisTable {
         Self {
             axis,
             kind,
-            nodes: HashMap::new(),
+            nodes: Arc::default(),
         }
     }
 
     /// The number of nodes computed so far.
     pub fn nodes(&self) -> usize {
-        self.nodes.len()
+        self.nodes
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
     }
 
     /// The tabulated root and its derivative in log l at `length_scale`.
-    pub fn root(&mut self, length_scale: f64) -> Result<AxisRoot, PriorError> {
+    pub fn root(&self, length_scale: f64) -> Result<AxisRoot, PriorError> {
         let position = length_scale.ln() / SPACING;
         if !position.is_finite() || position.abs() > 1e15 {
             return Err(PriorError::NonFiniteKernel {
@@ -98,30 +104,37 @@ impl AxisTable {
         let left = position.floor();
         let s = position - left;
         let k = left as i64;
-        self.node(k)?;
-        self.node(k + 1)?;
+        let (a, b) = (self.node(k)?, self.node(k + 1)?);
         let (value, slope) = hermite(s);
-        let (a, b) = (&self.nodes[&k], &self.nodes[&(k + 1)]);
-        Ok(AxisRoot::hermite(a, b, SPACING, value, slope))
+        Ok(AxisRoot::hermite(&a, &b, SPACING, value, slope))
     }
 
-    /// Computes node k if the table lacks it.
-    fn node(&mut self, k: i64) -> Result<(), PriorError> {
-        if !self.nodes.contains_key(&k) {
-            let n = self.axis.points();
-            if (self.nodes.len() + 1) * n * n > MAX_TABLE_VALUES {
-                self.nodes.clear();
-            }
-            let length_scale = (k as f64 * SPACING).exp();
-            let root = AxisRoot::new(self.axis, self.kind, length_scale)?;
-            self.nodes.insert(k, root);
+    /// Node k, computed (outside the lock: a node is a pure function of k, so two chains that
+    /// race compute the same values) if the table lacks it.
+    fn node(&self, k: i64) -> Result<Arc<AxisRoot>, PriorError> {
+        let known = self
+            .nodes
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&k)
+            .cloned();
+        if let Some(node) = known {
+            return Ok(node);
         }
-        Ok(())
+        let length_scale = (k as f64 * SPACING).exp();
+        let node = Arc::new(AxisRoot::new(self.axis, self.kind, length_scale)?);
+        let mut nodes = self.nodes.write().unwrap_or_else(PoisonError::into_inner);
+        let n = self.axis.points();
+        if (nodes.len() + 1) * n * n > MAX_TABLE_VALUES {
+            nodes.clear();
+        }
+        nodes.insert(k, node.clone());
+        Ok(node)
     }
 }
 
 /// The tables of a grid's two axes (one when y is x's axis: a square grid over a square window),
-/// giving the separable root at any pair of length scales.
+/// giving the separable root at any pair of length scales. Clones share their nodes.
 #[derive(Debug, Clone)]
 pub struct SeparableTable {
     grid: Grid,
@@ -141,13 +154,13 @@ impl SeparableTable {
     /// The tabulated root with length scale `length_scale` along x and `length_scale_y` along y
     /// (`None`: the same).
     pub fn root(
-        &mut self,
+        &self,
         length_scale: f64,
         length_scale_y: Option<f64>,
     ) -> Result<SeparableRoot, PriorError> {
         let x = self.x.root(length_scale)?;
         let ly = length_scale_y.unwrap_or(length_scale);
-        let y = match &mut self.y {
+        let y = match &self.y {
             Some(table) => Some(table.root(ly)?),
             None if ly == length_scale => None,
             None => Some(self.x.root(ly)?),
@@ -188,7 +201,7 @@ mod tests {
         for n in [2, 3, 7, 32, 64, 128] {
             let axis = Grid::line(n).x_axis();
             for kind in kinds {
-                let mut table = AxisTable::new(axis, kind);
+                let table = AxisTable::new(axis, kind);
                 for log_l in [-5.0, -3.1, -2.3, -1.0, 0.2, 1.5, 3.0] {
                     for fraction in [0.13, 0.5, 0.77] {
                         let length_scale = f64::exp(log_l + fraction * SPACING);
@@ -219,7 +232,7 @@ mod tests {
     #[test]
     fn at_a_node_the_table_is_exact_and_keeps_only_the_nodes_it_needed() {
         let axis = Grid::line(9).x_axis();
-        let mut table = AxisTable::new(axis, KernelKind::SquaredExponential);
+        let table = AxisTable::new(axis, KernelKind::SquaredExponential);
         let length_scale = (-96.0 * SPACING).exp();
         let tabulated = table.root(length_scale).unwrap();
         let exact = AxisRoot::new(axis, KernelKind::SquaredExponential, length_scale).unwrap();
@@ -228,6 +241,10 @@ mod tests {
         assert_eq!(table.nodes(), 2);
         table.root(length_scale * 1.001).unwrap();
         assert_eq!(table.nodes(), 2);
+        // A clone shares the nodes.
+        let clone = table.clone();
+        clone.root(length_scale * 1.01).unwrap();
+        assert_eq!(table.nodes(), 4);
         assert!(table.root(0.0).is_err() && table.root(f64::NAN).is_err());
     }
 }

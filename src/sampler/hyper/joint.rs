@@ -30,6 +30,7 @@ use super::settings::{HyperModel, JointPreconditioner};
 use crate::model::hyper::Hyperparameters;
 use crate::model::hyper::joint::{JointDensity, Preconditioner};
 use crate::model::prior::differentiable::{SeparableRoot, SymmetricPrior};
+use crate::model::prior::root_table::SeparableTable;
 use crate::model::prior::{Prior, WithCovariates};
 use crate::model::spec::ModelSpec;
 use crate::model::target::Target;
@@ -88,6 +89,8 @@ pub struct JointNuts {
     start: Hyperparameters,
     burn_in: u64,
     preconditioner: JointPreconditioner,
+    /// The prior root's nodes, shared by the job's chains.
+    table: SeparableTable,
 }
 
 /// A joint chain: its NUTS state, and when it fits its preconditioner.
@@ -105,6 +108,7 @@ impl JointNuts {
             start: hyper.start,
             burn_in,
             preconditioner,
+            table: SeparableTable::new(hyper.model.grid, hyper.model.kernel.kind),
         }
     }
 
@@ -122,6 +126,7 @@ impl JointNuts {
             target.likelihood,
             target.observed_cells,
         )
+        .sharing(self.table.clone())
     }
 
     fn state_at<'t>(
