@@ -437,29 +437,10 @@ impl AxisRoot {
     }
 
     /// dst = src blockdiag(blocks): a product from the right in the mirror basis (src's columns
-    /// are this axis's mirror coordinates).
+    /// are this axis's mirror coordinates). The blocks are symmetric, so this is
+    /// dst^T = blockdiag(blocks) src^T.
     fn right(blocks: &[Mat<f64>; 2], src: MatRef<'_, f64>, dst: MatMut<'_, f64>) {
-        let even = blocks[0].nrows();
-        let (dst_even, dst_odd) = dst.split_at_col_mut(even);
-        let (src_even, src_odd) = src.split_at_col(even);
-        matmul(
-            dst_even,
-            Accum::Replace,
-            src_even,
-            blocks[0].as_ref(),
-            1.0,
-            Par::Seq,
-        );
-        if blocks[1].nrows() > 0 {
-            matmul(
-                dst_odd,
-                Accum::Replace,
-                src_odd,
-                blocks[1].as_ref(),
-                1.0,
-                Par::Seq,
-            );
-        }
+        Self::left(blocks, src.transpose(), dst.transpose_mut());
     }
 }
 
