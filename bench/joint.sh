@@ -5,15 +5,17 @@
 # pinned core, and ../shared/peers/lgcp_joint_peer.py --infer l,sigma2,mu on the other (the same
 # cell centres, the same priors, the same symmetric square root with jitter 1e-8, NUTS over the
 # log hyperparameters and the whitened field; 4 chains x 1,000 warmup + 1,000 draws, fieldmc's
-# budget). bench/joint_table.py turns both into bench/results/joint.{csv,md}.
+# budget), once per replicate of the study (three: fieldmc's jobs with their own seeds, the peer
+# with seeds SEED, SEED + 1, SEED + 2). bench/joint_table.py turns both into
+# bench/results/joint.{csv,md}: every replicate, and the medians.
 #
-# Takes about 5 minutes on the 2-core VM (fieldmc ~3 CPU min for six jobs, the peer ~1.5 min per
-# grid).
+# Takes about 15 minutes on the 2-core VM (fieldmc ~12 CPU min for 18 jobs, INLA and the spectral
+# chain most of it; the peer ~1 min per grid and seed).
 #
 # Run from the repository root:  bench/joint.sh
 # Environment: PEER_PYTHON (default /work/peer-venv/bin/python: a venv with
 #   ../shared/peers/lgcp_requirements.txt plus polars and pyarrow), FIELDMC (default
-#   target/release/fieldmc), OUT (default a new temporary directory), SEED (the peer's, default 0).
+#   target/release/fieldmc), OUT (default a new temporary directory), SEED (the peer's first seed, default 0).
 set -euo pipefail
 
 PEER_PYTHON=${PEER_PYTHON:-/work/peer-venv/bin/python}
@@ -31,6 +33,10 @@ FIELDMC_PIN=() PEER_PIN=()
 if command -v taskset >/dev/null; then FIELDMC_PIN=(taskset -c 0) PEER_PIN=(taskset -c 1); fi
 echo "output in $OUT" >&2
 uptime > "$OUT/load_before.txt"
+
+# The study's replicates (each fieldmc job runs that many times with its own seeds; the peer
+# runs once per replicate with seeds SEED, SEED + 1, ...).
+REPLICATES=$("$PEER_PYTHON" -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["study"].get("replicates", 1))' "$STUDY")
 
 # The study's datasets and priors, read from the TOML only: one line per grid,
 # "path likelihood l_mu,l_sigma sigma2_mu,sigma2_sigma mu_mean,mu_sd".
@@ -60,12 +66,14 @@ rm -rf "$OUT/fieldmc"
     > "$OUT/fieldmc.log" 2>&1; echo $? > "$OUT/fieldmc.rc" ) &
 k=0
 while read -r path likelihood l_prior s_prior mu_prior; do
-    echo "peer on $path ($likelihood) ..." >&2
-    "${PEER_PIN[@]}" "$PEER_PYTHON" "$PEER" --data "$path" --likelihood "$likelihood" \
-        --coords csv --infer l,sigma2,mu --l-prior "$l_prior" --sigma2-prior "$s_prior" \
-        --mu-prior "$mu_prior" --chains 4 --warmup 1000 --iters 1000 --seed "$SEED" \
-        --out "$OUT/peer_$k.json" > "$OUT/peer_$k.log" 2>&1 \
-        || { tail -20 "$OUT/peer_$k.log" >&2; exit 1; }
+    for r in $(seq 0 $((REPLICATES - 1))); do
+        echo "peer on $path ($likelihood), seed $((SEED + r)) ..." >&2
+        "${PEER_PIN[@]}" "$PEER_PYTHON" "$PEER" --data "$path" --likelihood "$likelihood" \
+            --coords csv --infer l,sigma2,mu --l-prior "$l_prior" --sigma2-prior "$s_prior" \
+            --mu-prior "$mu_prior" --chains 4 --warmup 1000 --iters 1000 --seed "$((SEED + r))" \
+            --out "$OUT/peer_${k}_$r.json" > "$OUT/peer_${k}_$r.log" 2>&1 \
+            || { tail -20 "$OUT/peer_${k}_$r.log" >&2; exit 1; }
+    done
     k=$((k + 1))
 done < "$OUT/grids.txt"
 wait

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The joint chain run long enough to converge: studies/hyperparameters/joint_converge.toml (three
+# real 32 x 32 grids, log-normal priors on the length scale and the variance, 4 chains x (1,000
+# warmup + 4,000 draws), INLA beside each) on one pinned core. bench/joint_converge_table.py
+# writes bench/results/joint_converge.{csv,md}: per grid the chain's CPU seconds, its largest
+# R-hat and smallest bulk ESS over the hyperparameters and every cell, and how far INLA's means
+# lie from the chain's (in the chain's posterior sds). docs/hyperparameters.md includes the table.
+#
+# Takes about 5 minutes on the 2-core VM.
+#
+# Run from the repository root:  bench/joint_converge.sh
+# Environment: PYTHON (default python3, with polars), FIELDMC (default target/release/fieldmc),
+#   OUT (default a new temporary directory).
+set -euo pipefail
+
+PYTHON=${PYTHON:-python3}
+FIELDMC=${FIELDMC:-target/release/fieldmc}
+OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/joint_converge.XXXXXX")}
+STUDY=studies/hyperparameters/joint_converge.toml
+
+[ -f "$STUDY" ] || { echo "run from the repository root ($STUDY not found)" >&2; exit 1; }
+[ -x "$FIELDMC" ] || { echo "FIELDMC=$FIELDMC is not an executable" >&2; exit 1; }
+PIN=()
+if command -v taskset >/dev/null; then PIN=(taskset -c 0); fi
+mkdir -p "$OUT"
+echo "output in $OUT" >&2
+uptime > "$OUT/load_before.txt"
+rm -rf "$OUT/fieldmc"
+"${PIN[@]}" "$FIELDMC" run "$STUDY" --out "$OUT/fieldmc" --threads 1 --quiet
+uptime > "$OUT/load_after.txt"
+"$PYTHON" bench/joint_converge_table.py --out "$OUT" --results bench/results --fieldmc "$FIELDMC"
+echo "wrote bench/results/joint_converge.csv and .md" >&2
