@@ -545,19 +545,33 @@ impl SeparableRoot {
     /// out = S xi = S_x Xi S_y, computed as P_x B_x (P_x^T Xi P_y) B_y P_y^T, keeping Xi' and
     /// B_x Xi' in `work` for [`SeparableRoot::backward`].
     pub fn forward(&self, xi: &[f64], out: &mut [f64], work: &mut RootWork) {
+        let RootWork {
+            xi: mirrored,
+            left,
+            product,
+            swap,
+            ..
+        } = work;
+        self.product(xi, out, [mirrored, left, product, swap]);
+    }
+
+    /// out = S xi through the buffers [Xi', B_x Xi', the product in the mirror basis, a swap
+    /// buffer], each of the grid's cells.
+    fn product(&self, xi: &[f64], out: &mut [f64], buffers: [&mut [f64]; 4]) {
         let (nx, ny) = (self.grid.nx(), self.grid.ny());
-        self.enter_mirror_basis(xi, &mut work.xi, &mut work.swap);
+        let [mirrored, left, product, swap] = buffers;
+        self.enter_mirror_basis(xi, mirrored, swap);
         AxisRoot::left(
             &self.x.root,
-            MatRef::from_column_major_slice(&work.xi, nx, ny),
-            MatMut::from_column_major_slice_mut(&mut work.left, nx, ny),
+            MatRef::from_column_major_slice(mirrored, nx, ny),
+            MatMut::from_column_major_slice_mut(left, nx, ny),
         );
         AxisRoot::right(
             &self.y().root,
-            MatRef::from_column_major_slice(&work.left, nx, ny),
-            MatMut::from_column_major_slice_mut(&mut work.product, nx, ny),
+            MatRef::from_column_major_slice(left, nx, ny),
+            MatMut::from_column_major_slice_mut(product, nx, ny),
         );
-        self.leave_mirror_basis(&work.product, out, &mut work.swap);
+        self.leave_mirror_basis(product, out, swap);
     }
 
     /// out = S^T g = S g (the root is symmetric), after [`SeparableRoot::forward`] at xi; with
@@ -607,18 +621,19 @@ impl SeparableRoot {
         Some(LengthScaleSlopes { x, y })
     }
 
-    /// out = S xi.
-    pub fn apply(&self, xi: &[f64], out: &mut [f64]) {
-        self.forward(xi, out, &mut RootWork::new(self.cells()));
+    /// Scratch values [`SeparableRoot::apply`] needs.
+    pub fn scratch_len(&self) -> usize {
+        4 * self.cells()
     }
 
-    /// d <g, S xi> / d log l_x and d log l_y.
-    pub fn slopes(&self, xi: &[f64], g: &[f64]) -> LengthScaleSlopes {
-        let mut work = RootWork::new(self.cells());
-        let mut out = vec![0.0; self.cells()];
-        self.forward(xi, &mut out, &mut work);
-        self.backward(g, &mut out, &mut work, true)
-            .expect("slopes asked for")
+    /// out = S xi, on `scratch` ([`SeparableRoot::scratch_len`] values) rather than a
+    /// [`RootWork`]: for the callers that need no backward pass.
+    pub fn apply(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        let n = self.cells();
+        let (a, rest) = scratch[..4 * n].split_at_mut(n);
+        let (b, rest) = rest.split_at_mut(n);
+        let (c, d) = rest.split_at_mut(n);
+        self.product(xi, out, [a, b, c, d]);
     }
 
     /// dst = P_x^T V P_y: the nx x ny field `v` in both axes' mirror bases.
@@ -663,10 +678,10 @@ impl super::Prior for SymmetricPrior {
         self.root.grid.cells()
     }
     fn scratch_len(&self) -> usize {
-        0
+        self.root.scratch_len()
     }
-    fn apply_sqrt(&self, xi: &[f64], out: &mut [f64], _scratch: &mut [f64]) {
-        self.root.apply(xi, out);
+    fn apply_sqrt(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        self.root.apply(xi, out, scratch);
         for u in out.iter_mut() {
             *u *= self.amplitude;
         }
@@ -676,8 +691,9 @@ impl super::Prior for SymmetricPrior {
     }
     fn apply_covariance(&self, x: &[f64], out: &mut [f64]) {
         let mut half = vec![0.0; x.len()];
-        self.apply_sqrt(x, &mut half, &mut []);
-        self.apply_sqrt(&half, out, &mut []);
+        let mut scratch = vec![0.0; self.scratch_len()];
+        self.apply_sqrt(x, &mut half, &mut scratch);
+        self.apply_sqrt(&half, out, &mut scratch);
     }
     fn covariance(&self, a: usize, b: usize) -> f64 {
         let grid = self.root.grid;
@@ -867,10 +883,11 @@ mod tests {
             let n = grid.cells();
             let mut columns = Mat::zeros(n, n);
             let (mut e, mut col) = (vec![0.0; n], vec![0.0; n]);
+            let mut scratch = vec![0.0; root.scratch_len()];
             for k in 0..n {
                 e.fill(0.0);
                 e[k] = 1.0;
-                root.apply(&e, &mut col);
+                root.apply(&e, &mut col, &mut scratch);
                 for r in 0..n {
                     columns[(r, k)] = col[r];
                 }
@@ -932,11 +949,15 @@ mod tests {
                 let root = SeparableRoot::new(grid, kind, lx * log_x.exp(), Some(ly * log_y.exp()))
                     .unwrap();
                 let mut out = vec![0.0; n];
-                root.apply(&xi, &mut out);
+                root.apply(&xi, &mut out, &mut vec![0.0; root.scratch_len()]);
                 out.iter().zip(&g).map(|(a, b)| a * b).sum::<f64>()
             };
             let root = SeparableRoot::new(grid, kind, lx, ly).unwrap();
-            let slopes = root.slopes(&xi, &g);
+            // The backward pass after the forward one at xi, as the joint density runs them.
+            let mut work = RootWork::new(n);
+            let mut out = vec![0.0; n];
+            root.forward(&xi, &mut out, &mut work);
+            let slopes = root.backward(&g, &mut out, &mut work, true).unwrap();
             let h = 1e-5;
             let dx = (value(h, 0.0) - value(-h, 0.0)) / (2.0 * h);
             let dy = (value(0.0, h) - value(0.0, -h)) / (2.0 * h);
