@@ -134,6 +134,34 @@ fn the_joint_chain_is_calibrated_on_every_likelihood() {
     assert_calibrated(&jobs, &functionals, "sampler_hyper", ALPHA_JOINT);
 }
 
+/// The level per p-value of the circulant joint chain's calibration: 3 likelihoods x 12
+/// functionals = 36 p-values, a family-wise false-alarm rate of 1e-4 by Bonferroni.
+const ALPHA_JOINT_CIRCULANT: f64 = 1e-4 / 36.0;
+
+/// The joint chain on a circulant kernel (Matern 3/2, the field on the chain's torus) on every
+/// likelihood: every hyperparameter (the length scale from its prior truncated where the torus
+/// stops embedding the kernel) and every coefficient ranked among the chains' draws.
+#[test]
+fn the_circulant_joint_chain_is_calibrated_on_every_likelihood() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_joint_matern.toml");
+    let out = tempfile::tempdir().unwrap();
+    let jobs = run_calibration(&fixture, out.path());
+    assert_eq!(jobs.height(), 3, "3 likelihoods");
+    let functionals: Vec<&str> = FUNCTIONALS
+        .iter()
+        .copied()
+        .chain([
+            "length_scale",
+            "variance",
+            "mean",
+            "coef_slope",
+            "coef_bump",
+        ])
+        .collect();
+    assert_calibrated(&jobs, &functionals, "model_kernel", ALPHA_JOINT_CIRCULANT);
+}
+
 /// Runs an SBC study through the binary into `out` and returns its jobs table.
 fn run_calibration(study: &Path, out: &Path) -> DataFrame {
     Command::cargo_bin("fieldmc")

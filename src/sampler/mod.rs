@@ -62,7 +62,8 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
         match spec.hyper().update {
             hyper::HyperUpdate::Joint => {
                 let preconditioner = spec.hyper().preconditioner;
-                let joint = hyper::joint::JointNuts::new(hyper, spec.burn_in(), preconditioner);
+                let joint = hyper::joint::JointNuts::new(hyper, spec.burn_in(), preconditioner)
+                    .expect("a checked study's joint chain has a root (resolve checks it)");
                 return run(&joint, request, rngs);
             }
             hyper::HyperUpdate::JointSpectral => {

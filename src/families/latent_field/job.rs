@@ -6,11 +6,12 @@ use crate::diagnostics;
 use crate::model::data::{DataError, DataStreams, Dataset, Simulation};
 use crate::model::evidence::{LogEvidence, log_evidence};
 use crate::model::exact::{ExactError, ExactPosterior, MAX_EXACT_OBSERVATIONS, gaussian_posterior};
+use crate::model::hyper::joint::truncation_warning;
 use crate::model::hyper::{HyperName, fixed_values};
 use crate::model::prior::{Embedding, PriorError, build_prior};
 use crate::model::{DataSpec, Likelihood, LikelihoodKind, PointsData, Prior, Target};
 use crate::sampler::driver::StoredDraws;
-use crate::sampler::hyper::HyperModel;
+use crate::sampler::hyper::{HyperModel, HyperUpdate};
 use crate::sampler::{
     ChainRng, DrawSettings, Functional, PROBES, RunOutput, RunRequest, SamplerSpec, run_kind,
 };
@@ -190,6 +191,15 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
     }
     warnings.extend(run_warnings(&job.spec.sampler, &output, &cells));
     warnings.extend(hyper_warnings(&hyper));
+    if let Some(start) = request_hyper_start
+        && job.spec.sampler.hyper().update == HyperUpdate::Joint
+    {
+        let q95 = hyper
+            .iter()
+            .find(|s| s.name == HyperName::LengthScale)
+            .map(|s| s.posterior.q95);
+        warnings.extend(truncation_warning(model, start, q95));
+    }
     warnings.extend(coefficient_warnings(&coefficients));
     let mut scores = score(
         model.likelihood,

@@ -12,7 +12,8 @@ use super::points_csv::{POINT_LIKELIHOODS, PointsSource, read_points};
 use super::spec::{AUTO, LatentFieldSpec, NAME, OutputSpec};
 use crate::model::covariates::{Covariates, coefficient_prior_sd};
 use crate::model::grid::{Grid, Window};
-use crate::model::hyper::{HyperName, HyperPrior, HyperPriors};
+use crate::model::hyper::joint::JointRoot;
+use crate::model::hyper::{HyperName, HyperPrior, HyperPriors, fixed_values};
 use crate::model::{
     DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec, PointsData,
 };
@@ -271,15 +272,36 @@ impl Resolution<'_, '_> {
                 "use model.kernel = \"squared-exponential\", or one length scale".into(),
             );
         }
-        if !given.is_empty() && !separable {
+        if !given.is_empty() && !separable && update != HyperUpdate::Joint {
             return conflict(
                 &[given[0], MODEL_KERNEL],
                 format!(
-                    "inferring hyperparameters needs a separable prior (a Kronecker product), but the {} kernel on a 2-D grid is a circulant embedding whose torus changes with the length scale",
+                    "inferring hyperparameters with sampler.hyper = \"{update}\" needs a separable prior (a Kronecker product), but the {} kernel on a 2-D grid is a circulant embedding whose torus changes with the length scale",
                     model.kernel.kind
                 ),
-                "use model.kernel = \"squared-exponential\" (or a 1-D grid), or fix the hyperparameters".into(),
+                "use sampler.hyper = \"joint\" (one torus for the whole chain), model.kernel = \"squared-exponential\" (or a 1-D grid), or fix the hyperparameters".into(),
             );
+        }
+        if !given.is_empty() && !separable {
+            if sampler.hyper().preconditioner == JointPreconditioner::Laplace {
+                return conflict(
+                    &[SAMPLER_HYPER_PRECONDITIONER, MODEL_KERNEL],
+                    format!(
+                        "sampler.hyper_preconditioner = \"laplace\" needs a separable prior, but the {} kernel on a 2-D grid is a circulant embedding",
+                        model.kernel.kind
+                    ),
+                    "remove sampler.hyper_preconditioner, or use model.kernel = \"squared-exponential\"".into(),
+                );
+            }
+            if let Err(error) =
+                JointRoot::for_model(model, model.hyper.chain_start(fixed_values(model, 0.0)))
+            {
+                return conflict(
+                    &[MODEL_KERNEL],
+                    error.to_string(),
+                    "use model.kernel = \"squared-exponential\"".into(),
+                );
+            }
         }
         Ok(())
     }

@@ -22,12 +22,13 @@ use crate::diagnostics::calibration::{
     histogram_bins, rank_of, rank_uniformity_p_value, spaced_draws, spacing_from_ess,
 };
 use crate::job::JobHeader;
-use crate::model::hyper::{Hyperparameters, fixed_values, prior_at};
+use crate::model::hyper::joint::length_scale_limit;
+use crate::model::hyper::{HyperName, Hyperparameters, fixed_values, prior_at};
 use crate::model::likelihood::Likelihood;
 use crate::model::prior::build_prior;
 use crate::model::{MeanSpec, ModelSpec, Target};
 use crate::sampler::driver::probe_cells;
-use crate::sampler::hyper::HyperModel;
+use crate::sampler::hyper::{HyperModel, HyperUpdate};
 use crate::sampler::{
     ChainOutput, DrawSettings, Kind, KindVisitor, PROBES, RunOutput, RunRequest, run,
 };
@@ -251,16 +252,29 @@ fn calibrate(
     })
 }
 
-/// The truth's hyperparameters: the model's, with each inferred one drawn from its prior.
+/// The truth's hyperparameters: the model's, with each inferred one drawn from its prior. A
+/// joint chain on a circulant kernel samples the length-scale prior truncated where its torus
+/// stops embedding the kernel ([`length_scale_limit`]), so the truth's length scale is drawn
+/// from that truncated prior (by rejection) and the ranks test the chain against its own model.
 fn true_hyperparameters(job: FieldJob<'_>, seed: u64, fixed: Hyperparameters) -> Hyperparameters {
+    let model = &job.spec.model;
     let mut rng = stream(
         seed,
         Purpose::Truth,
         &format!("{};hyperparameters", job.header.streams.data(&TRUTH)),
     );
+    let limit = if job.spec.sampler.hyper().update == HyperUpdate::Joint {
+        length_scale_limit(model, model.hyper.chain_start(fixed))
+    } else {
+        f64::INFINITY
+    };
     let mut values = fixed;
-    for (name, prior) in job.spec.model.hyper.iter() {
-        values.set(*name, prior.sample(&mut rng));
+    for (name, prior) in model.hyper.iter() {
+        let mut value = prior.sample(&mut rng);
+        while *name == HyperName::LengthScale && value > limit {
+            value = prior.sample(&mut rng);
+        }
+        values.set(*name, value);
     }
     values
 }

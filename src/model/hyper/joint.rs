@@ -31,9 +31,12 @@ use faer::Mat;
 
 use super::{HyperName, HyperPriors, Hyperparameters};
 use crate::model::covariates::Covariates;
+use crate::model::grid::Grid;
 use crate::model::laplace::cg::dot;
 use crate::model::likelihood::Likelihood;
-use crate::model::prior::differentiable::{RootWork, SeparableRoot};
+use crate::model::prior::PriorError;
+use crate::model::prior::circulant_root::{CirculantRoot, CirculantWork};
+use crate::model::prior::differentiable::{LengthScaleSlopes, RootWork, SeparableRoot};
 use crate::model::prior::root_table::SeparableTable;
 use crate::model::spec::ModelSpec;
 
@@ -100,9 +103,20 @@ impl Preconditioner {
 pub struct JointLayout<'a> {
     pub model: &'a ModelSpec,
     pub base: Hyperparameters,
+    /// The whitened field's coordinates: the grid's cells, or a circulant root's torus cells.
+    pub field_dim: usize,
 }
 
-impl JointLayout<'_> {
+impl<'a> JointLayout<'a> {
+    /// The layout of a field with one whitened coordinate a cell.
+    pub fn new(model: &'a ModelSpec, base: Hyperparameters) -> Self {
+        Self {
+            model,
+            base,
+            field_dim: model.grid.cells(),
+        }
+    }
+
     pub fn priors(&self) -> &HyperPriors {
         &self.model.hyper
     }
@@ -111,13 +125,14 @@ impl JointLayout<'_> {
         self.model.covariates.as_deref()
     }
 
-    pub fn cells(&self) -> usize {
-        self.model.grid.cells()
+    /// The whitened field's coordinates: the first values of q.
+    pub fn field_dim(&self) -> usize {
+        self.field_dim
     }
 
     /// The field's and the coefficients' coordinates: the first values of q.
     pub fn latent_dim(&self) -> usize {
-        self.cells() + self.covariates().map_or(0, Covariates::count)
+        self.field_dim + self.covariates().map_or(0, Covariates::count)
     }
 
     /// The dimension of q.
@@ -138,8 +153,8 @@ pub struct JointDensity<'a> {
     layout: JointLayout<'a>,
     likelihood: &'a Likelihood,
     observed_cells: &'a [usize],
-    /// The root's exact values at the length scales visited so far, interpolated between.
-    table: SeparableTable,
+    /// The prior's root as a function of the length scale, shared with the job's other chains.
+    root: JointRoot,
     buffers: Buffers,
     /// When set, a point's first coordinates are eta, xi = A eta.
     preconditioner: Option<Arc<Preconditioner>>,
@@ -156,8 +171,125 @@ struct Buffers {
     field_gradient: Vec<f64>,
     observed: Vec<f64>,
     observed_gradient: Vec<f64>,
-    /// The root's products, shared by the forward and backward passes.
+    /// The separable root's products, shared by the forward and backward passes.
     root: RootWork,
+    /// The circulant root's multipliers and transforms (a circulant root only).
+    circulant: Option<CirculantWork>,
+}
+
+/// The prior's root as the joint chains hold it: one value shared by a job's chains.
+#[derive(Debug, Clone)]
+pub enum JointRoot {
+    /// The separable root, tabulated in log l: the squared exponential, or any kernel on a 1-D
+    /// grid.
+    Separable(SeparableTable),
+    /// A circulant kernel's root on the torus fixed for the chains: the exponential and Matern
+    /// kernels on a 2-D grid.
+    Circulant(Arc<CirculantRoot>),
+}
+
+impl JointRoot {
+    /// The root of `model`'s prior. A circulant root's torus embeds the kernel at
+    /// [`length_scale_reach`] when a torus within
+    /// [`crate::model::prior::circulant_root::MAX_CHAIN_TORUS_FACTOR`] times the minimal
+    /// one can; beyond its [`CirculantRoot::largest_length_scale`] the density is zero.
+    pub fn for_model(model: &ModelSpec, base: Hyperparameters) -> Result<Self, PriorError> {
+        let (grid, kind) = (model.grid, model.kernel.kind);
+        if kind.is_separable() || grid.nx() == 1 || grid.ny() == 1 {
+            return Ok(Self::Separable(SeparableTable::new(grid, kind)));
+        }
+        let reach = length_scale_reach(&model.hyper, base);
+        let root = CirculantRoot::for_chain(grid, kind, reach)?;
+        Ok(Self::Circulant(Arc::new(root)))
+    }
+
+    /// The whitened field's coordinates under this root on `grid`.
+    pub fn field_dim(&self, grid: Grid) -> usize {
+        match self {
+            Self::Separable(_) => grid.cells(),
+            Self::Circulant(root) => root.latent_dim(),
+        }
+    }
+
+    /// The circulant root, if it is one.
+    pub fn circulant(&self) -> Option<&CirculantRoot> {
+        match self {
+            Self::Separable(_) => None,
+            Self::Circulant(root) => Some(root),
+        }
+    }
+}
+
+/// The upper quantile of the length scale's prior a circulant chain's torus is sized for (z
+/// of the 99th percentile of a standard normal).
+const REACH_QUANTILE_Z: f64 = 2.326;
+
+/// The length scale a chain should be able to reach: its prior's 99th percentile on the
+/// unconstrained scale (the median moved by 2.326 standard deviations: exact for a log-normal
+/// prior), or the value it starts from, whichever is larger; the start when it is not inferred.
+pub fn length_scale_reach(priors: &HyperPriors, base: Hyperparameters) -> f64 {
+    let Some(prior) = priors.prior(HyperName::LengthScale) else {
+        return base.length_scale;
+    };
+    let z = prior.to_unconstrained(prior.median()) + REACH_QUANTILE_Z * prior.unconstrained_sd();
+    let reach = prior.from_unconstrained(z);
+    if reach.is_finite() {
+        reach.max(base.length_scale)
+    } else {
+        base.length_scale
+    }
+}
+
+/// The largest length scale a joint chain on `model`'s prior reaches from `start`: where its
+/// circulant root's torus stops embedding the kernel, infinite for a separable root.
+pub fn length_scale_limit(model: &ModelSpec, start: Hyperparameters) -> f64 {
+    JointRoot::for_model(model, start)
+        .ok()
+        .and_then(|root| root.circulant().map(CirculantRoot::largest_length_scale))
+        .unwrap_or(f64::INFINITY)
+}
+
+/// The prior mass (on the unconstrained scale, in standard deviations past the median) above
+/// the largest length scale a circulant chain's torus embeds beyond which the truncation is
+/// reported: 3.09, the 99.9th percentile.
+const TRUNCATION_NOTICE_Z: f64 = 3.09;
+
+/// A circulant joint chain's length-scale truncation, when it matters: the torus embeds the
+/// kernel only up to a length scale below the prior's 99.9th percentile, or the posterior's 95th
+/// percentile (`posterior_q95`) reaches half of it.
+pub fn truncation_warning(
+    model: &ModelSpec,
+    start: Hyperparameters,
+    posterior_q95: Option<f64>,
+) -> Option<String> {
+    let root = JointRoot::for_model(model, start).ok()?;
+    let circulant = root.circulant()?;
+    let largest = circulant.largest_length_scale();
+    let prior = model.hyper.prior(HyperName::LengthScale)?;
+    let z = (prior.to_unconstrained(largest) - prior.to_unconstrained(prior.median()))
+        / prior.unconstrained_sd();
+    let pressed = posterior_q95.is_some_and(|q| q > 0.5 * largest);
+    if z >= TRUNCATION_NOTICE_Z && !pressed {
+        return None;
+    }
+    let (px, py) = circulant.torus();
+    Some(format!(
+        "the joint chain's {px} x {py} torus embeds the {} kernel only up to length scale {largest:.3}, \
+         {z:.1} prior sds above the prior's median: the length-scale prior is truncated there{}",
+        model.kernel.kind,
+        if pressed {
+            " and the posterior reaches towards it (95th percentile above half of it); use the \
+             squared-exponential kernel, or a prior with less mass at long length scales"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// The root at one length scale, ready for its products.
+enum RootAt {
+    Separable(Box<SeparableRoot>),
+    Circulant,
 }
 
 /// A point of the joint chain: its field, log-likelihood and hyperparameters.
@@ -169,20 +301,25 @@ pub struct JointPoint {
 
 impl<'a> JointDensity<'a> {
     /// The joint density of `model` (grid, kernel, priors, covariates) on data `likelihood`
-    /// observed at `observed_cells`, the hyperparameters not inferred fixed at `base`.
+    /// observed at `observed_cells`, the hyperparameters not inferred fixed at `base`, with
+    /// the prior's `root` ([`JointRoot::for_model`], shared with the job's other chains).
     pub fn new(
         model: &'a ModelSpec,
         base: Hyperparameters,
         likelihood: &'a Likelihood,
         observed_cells: &'a [usize],
+        root: JointRoot,
     ) -> Self {
         let n = model.grid.cells();
         let m = observed_cells.len();
         Self {
-            layout: JointLayout { model, base },
+            layout: JointLayout {
+                model,
+                base,
+                field_dim: root.field_dim(model.grid),
+            },
             likelihood,
             observed_cells,
-            table: SeparableTable::new(model.grid, model.kernel.kind),
             buffers: Buffers {
                 spatial: vec![0.0; n],
                 field: vec![0.0; n],
@@ -190,18 +327,13 @@ impl<'a> JointDensity<'a> {
                 observed: vec![0.0; m],
                 observed_gradient: vec![0.0; m],
                 root: RootWork::new(n),
+                circulant: root.circulant().map(CirculantRoot::work),
             },
+            root,
             preconditioner: None,
             unpreconditioned: Vec::new(),
             unpreconditioned_gradient: Vec::new(),
         }
-    }
-
-    /// The same density with its root's nodes shared with `table`'s other holders (the other
-    /// chains of a job): the same values, computed once.
-    pub fn sharing(mut self, table: SeparableTable) -> Self {
-        self.table = table;
-        self
     }
 
     /// The same density in the coordinates eta of `preconditioner` (xi = A eta).
@@ -258,7 +390,7 @@ impl<'a> JointDensity<'a> {
     /// `None` where the prior cannot be built (a length scale outside double precision).
     pub fn point(&mut self, q: &[f64], field: &mut [f64]) -> Option<JointPoint> {
         let values = self.layout.values(q);
-        let root = self.root(&values)?;
+        let root = self.root(&values, false)?;
         self.fill_field(q, &values, &root);
         field.copy_from_slice(&self.buffers.field);
         let b = &mut self.buffers;
@@ -269,19 +401,36 @@ impl<'a> JointDensity<'a> {
         })
     }
 
-    /// The prior's root at `values`' length scales, tabulated ([`SeparableTable`]).
-    fn root(&self, values: &Hyperparameters) -> Option<SeparableRoot> {
-        self.table
-            .root(values.length_scale, values.length_scale_y)
-            .ok()
+    /// The prior's root at `values`' length scales (its slopes' filters too with `slopes`), or
+    /// `None` where it does not exist (a length scale outside double precision, or beyond what
+    /// a circulant root's torus embeds).
+    fn root(&mut self, values: &Hyperparameters, slopes: bool) -> Option<RootAt> {
+        match &self.root {
+            JointRoot::Separable(table) => table
+                .root(values.length_scale, values.length_scale_y)
+                .ok()
+                .map(|root| RootAt::Separable(Box::new(root))),
+            JointRoot::Circulant(root) => {
+                let work = self.buffers.circulant.as_mut().expect("made with the root");
+                root.prepare(values.length_scale, work, slopes)
+                    .then_some(RootAt::Circulant)
+            }
+        }
     }
 
-    /// buffers.spatial = sqrt(variance) S xi; buffers.field = mean + spatial + X s z_beta.
-    fn fill_field(&mut self, q: &[f64], values: &Hyperparameters, root: &SeparableRoot) {
-        let (n, latent) = (self.layout.cells(), self.layout.latent_dim());
+    /// buffers.spatial = sqrt(variance) R S xi; buffers.field = mean + spatial + X s z_beta.
+    fn fill_field(&mut self, q: &[f64], values: &Hyperparameters, root: &RootAt) {
+        let (n, latent) = (self.layout.field_dim(), self.layout.latent_dim());
         let amplitude = values.variance.sqrt();
         let b = &mut self.buffers;
-        root.forward(&q[..n], &mut b.spatial, &mut b.root);
+        match (root, &self.root) {
+            (RootAt::Separable(root), _) => root.forward(&q[..n], &mut b.spatial, &mut b.root),
+            (RootAt::Circulant, JointRoot::Circulant(root)) => {
+                let work = b.circulant.as_mut().expect("made with the root");
+                root.forward(&q[..n], &mut b.spatial, work);
+            }
+            (RootAt::Circulant, JointRoot::Separable(_)) => unreachable!("prepared by its root"),
+        }
         for (u, w) in b.field.iter_mut().zip(b.spatial.iter_mut()) {
             *w *= amplitude;
             *u = values.mean + *w;
@@ -315,18 +464,22 @@ impl<'a> JointDensity<'a> {
 
     /// log pi at [xi, z_theta].
     fn whitened_log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64 {
-        let (n, latent) = (self.layout.cells(), self.layout.latent_dim());
+        let (n, latent) = (self.layout.field_dim(), self.layout.latent_dim());
         let z = &q[latent..];
         let log_prior = self.layout.priors().log_density_unconstrained(z);
         let values = self.layout.values(q);
-        let Some(root) = log_prior.is_finite().then(|| self.root(&values)).flatten() else {
-            return f64::NEG_INFINITY;
-        };
         let infers_length_scale = self
             .layout
             .priors()
             .names()
             .any(|name| matches!(name, HyperName::LengthScale | HyperName::LengthScaleY));
+        let Some(root) = log_prior
+            .is_finite()
+            .then(|| self.root(&values, infers_length_scale))
+            .flatten()
+        else {
+            return f64::NEG_INFINITY;
+        };
         self.fill_field(q, &values, &root);
         let b = &mut self.buffers;
         gather(&b.field, self.observed_cells, &mut b.observed);
@@ -339,12 +492,23 @@ impl<'a> JointDensity<'a> {
         }
         let amplitude = values.variance.sqrt();
         // xi: sqrt(variance) S g - xi, with the length scales' slopes from the same products.
-        let slopes = root.backward(
-            &b.field_gradient,
-            &mut gradient[..n],
-            &mut b.root,
-            infers_length_scale,
-        );
+        let slopes = match (&root, &self.root) {
+            (RootAt::Separable(root), _) => root.backward(
+                &b.field_gradient,
+                &mut gradient[..n],
+                &mut b.root,
+                infers_length_scale,
+            ),
+            (RootAt::Circulant, JointRoot::Circulant(root)) => {
+                let work = b.circulant.as_mut().expect("made with the root");
+                let g = &b.field_gradient;
+                let slope =
+                    root.backward(g, &q[..n], &mut gradient[..n], work, infers_length_scale);
+                // One length scale: all of its slope on x (isotropic, see below).
+                slope.map(|x| LengthScaleSlopes { x, y: 0.0 })
+            }
+            (RootAt::Circulant, JointRoot::Separable(_)) => unreachable!("prepared by its root"),
+        };
         for g in &mut gradient[..n] {
             *g *= amplitude;
         }
@@ -391,7 +555,7 @@ mod tests {
     use super::*;
     use crate::model::grid::Grid;
     use crate::model::hyper::fixtures::{self, check_gradient, gradient_models, model};
-    use crate::model::spec::{KernelSpec, LikelihoodKind};
+    use crate::model::spec::{KernelKind, KernelSpec, LikelihoodKind};
 
     fn base() -> Hyperparameters {
         fixtures::base(None)
@@ -405,16 +569,58 @@ mod tests {
         for spec in &gradient_models() {
             let observed: Vec<usize> = (0..spec.grid.cells()).step_by(2).collect();
             for likelihood in crate::model::likelihood::one_of_each(observed.len()) {
-                let mut density = JointDensity::new(
-                    spec,
-                    fixtures::base(spec.kernel.length_scale_y),
-                    &likelihood,
-                    &observed,
-                );
+                let base = fixtures::base(spec.kernel.length_scale_y);
+                let root = JointRoot::for_model(spec, base).unwrap();
+                let mut density = JointDensity::new(spec, base, &likelihood, &observed, root);
                 let what = format!("{:?} {}", likelihood.kind(), spec.grid);
                 check_gradient(
                     density.layout().dim(),
                     |q, g| density.log_density(q, g),
+                    &what,
+                );
+            }
+        }
+    }
+
+    /// The joint gradient of the circulant kernels (the field on the chain's torus) against
+    /// central differences, for each likelihood, with the length scale, the variance and the
+    /// mean inferred; the point's log length scale is moved to -2.2 (l = 0.11), inside what the
+    /// torus embeds.
+    #[test]
+    fn circulant_joint_gradient_matches_finite_differences() {
+        let priors = [
+            (HyperName::LengthScale, "log-normal(-2, 0.5)"),
+            (HyperName::Variance, "gamma(2, 2)"),
+            (HyperName::Mean, "normal(0, 2)"),
+        ];
+        for kind in [
+            KernelKind::Exponential,
+            KernelKind::Matern32,
+            KernelKind::Matern52,
+        ] {
+            let kernel = KernelSpec {
+                kind,
+                ..KernelSpec::squared_exponential(0.2, 1.3)
+            };
+            let spec = model(Grid::rectangular(5, 4), kernel, &priors);
+            let observed: Vec<usize> = (0..spec.grid.cells()).step_by(2).collect();
+            let root = JointRoot::for_model(&spec, base()).unwrap();
+            let torus = root.circulant().expect("a circulant root").latent_dim();
+            assert!(torus > spec.grid.cells());
+            for likelihood in crate::model::likelihood::one_of_each(observed.len()) {
+                let mut density =
+                    JointDensity::new(&spec, base(), &likelihood, &observed, root.clone());
+                let dim = density.layout().dim();
+                assert_eq!(dim, torus + 3);
+                let log_l = torus;
+                let what = format!("{kind} {:?}", likelihood.kind());
+                check_gradient(
+                    dim,
+                    |q, g| {
+                        let mut moved = q.to_vec();
+                        moved[log_l] -= 2.2;
+                        density.log_density(&moved, g)
+                    },
                     &what,
                 );
             }
@@ -458,9 +664,10 @@ mod tests {
         assert!((xay - yax).abs() < 1e-12, "A is symmetric");
         let likelihood = &crate::model::likelihood::one_of_each(16)[2];
         let cells: Vec<usize> = (0..16).collect();
-        let mut plain = JointDensity::new(&spec, base(), likelihood, &cells);
+        let root = JointRoot::for_model(&spec, base()).unwrap();
+        let mut plain = JointDensity::new(&spec, base(), likelihood, &cells, root.clone());
         let mut pre =
-            JointDensity::new(&spec, base(), likelihood, &cells).preconditioned(p.clone());
+            JointDensity::new(&spec, base(), likelihood, &cells, root).preconditioned(p.clone());
         let eta: Vec<f64> = (0..pre.layout().dim())
             .map(|k| ((k * 5 % 7) as f64 - 3.0) / 5.0)
             .collect();
@@ -501,7 +708,8 @@ mod tests {
             let counts: Vec<f64> = (0..n).map(|k| (k * 7 % 5) as f64).collect();
             let likelihood = Likelihood::new(LikelihoodKind::Poisson, counts, 1.0, 0.0);
             let cells: Vec<usize> = (0..n).collect();
-            let mut density = JointDensity::new(&spec, base(), &likelihood, &cells);
+            let root = JointRoot::for_model(&spec, base()).unwrap();
+            let mut density = JointDensity::new(&spec, base(), &likelihood, &cells, root);
             let mut q: Vec<f64> = (0..density.layout().dim())
                 .map(|k| ((k * 13 % 7) as f64 - 3.0) / 10.0)
                 .collect();

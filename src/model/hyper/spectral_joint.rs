@@ -108,7 +108,7 @@ impl<'a> SpectralJointDensity<'a> {
         curvature: f64,
     ) -> Self {
         Self {
-            layout: JointLayout { model, base },
+            layout: JointLayout::new(model, base),
             likelihood,
             observed_cells,
             curvature,
@@ -126,7 +126,7 @@ impl<'a> SpectralJointDensity<'a> {
     /// q at whitened coordinates `xi` (and `z_beta` after them) and hyperparameters `values`:
     /// eta = C(K)^-1 xi.
     pub fn from_whitened(&self, xi: &[f64], values: &Hyperparameters) -> Option<Vec<f64>> {
-        let n = self.layout.cells();
+        let n = self.layout.field_dim();
         let mut q = self.scale_modes(&xi[..n], values, false)?;
         q.extend_from_slice(&xi[n..]);
         q.extend(self.layout.priors().to_unconstrained(values));
@@ -135,7 +135,7 @@ impl<'a> SpectralJointDensity<'a> {
 
     /// The whitened coordinates xi = C(K) eta (and z_beta) of q.
     pub fn whitened(&self, q: &[f64]) -> Option<Vec<f64>> {
-        let n = self.layout.cells();
+        let n = self.layout.field_dim();
         let mut xi = self.scale_modes(&q[..n], &self.layout.values(q), true)?;
         xi.extend_from_slice(&q[n..self.layout.latent_dim()]);
         Some(xi)
@@ -144,7 +144,7 @@ impl<'a> SpectralJointDensity<'a> {
     /// (I + v w K)^(1/2) x, or (I + v w K)^(-1/2) x when `inverse`, through the axis
     /// eigenbases at `values`.
     fn scale_modes(&self, x: &[f64], values: &Hyperparameters, inverse: bool) -> Option<Vec<f64>> {
-        let n = self.layout.cells();
+        let n = self.layout.field_dim();
         let spectrum = Spectrum::new(self.layout.model, values)?;
         let (mut rotated, mut scratch) = (vec![0.0; n], vec![0.0; n]);
         spectrum.rotate(x, &mut rotated, &mut scratch, false);
@@ -177,7 +177,7 @@ impl<'a> SpectralJointDensity<'a> {
     }
 
     fn evaluate(&self, q: &[f64]) -> Option<Point> {
-        let (n, latent) = (self.layout.cells(), self.layout.latent_dim());
+        let (n, latent) = (self.layout.field_dim(), self.layout.latent_dim());
         let values = self.layout.values(q);
         let spectrum = Spectrum::new(self.layout.model, &values)?;
         let (mut rotated, mut scratch) = (vec![0.0; n], vec![0.0; n]);
@@ -207,7 +207,7 @@ impl<'a> SpectralJointDensity<'a> {
 
     /// log pi(q) up to a constant, with its gradient; -inf where the prior cannot be built.
     pub fn log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64 {
-        let (n, latent) = (self.layout.cells(), self.layout.latent_dim());
+        let (n, latent) = (self.layout.field_dim(), self.layout.latent_dim());
         let z = &q[latent..];
         let log_prior = self.layout.priors().log_density_unconstrained(z);
         if !log_prior.is_finite() {
@@ -391,8 +391,13 @@ mod tests {
         let observed: Vec<usize> = (0..16).collect();
         let likelihood = &crate::model::likelihood::one_of_each(16)[2];
         let mut spectral = SpectralJointDensity::new(&spec, base(None), likelihood, &observed, 0.0);
-        let mut plain =
-            super::super::joint::JointDensity::new(&spec, base(None), likelihood, &observed);
+        let mut plain = super::super::joint::JointDensity::new(
+            &spec,
+            base(None),
+            likelihood,
+            &observed,
+            super::super::joint::JointRoot::for_model(&spec, base(None)).unwrap(),
+        );
         let q: Vec<f64> = (0..18).map(|k| ((k * 3 % 7) as f64 - 3.0) / 6.0).collect();
         let (mut a, mut b) = (vec![0.0; 18], vec![0.0; 18]);
         let (x, y) = (

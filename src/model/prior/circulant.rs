@@ -191,23 +191,31 @@ impl CirculantPrior {
         self.kernel
     }
 
-    /// Copy the grid's cells out of the torus field in `scratch` into `out`.
     fn restrict(&self, scratch: &mut [f64], out: &mut [f64]) {
-        let (nx, px) = (self.grid.nx(), self.torus.size().0);
-        let field = self.torus.field(scratch);
-        for (row, torus_row) in out.chunks_exact_mut(nx).zip(field.chunks_exact(px)) {
-            row.copy_from_slice(&torus_row[..nx]);
-        }
+        restrict(self.grid, &self.torus, scratch, out);
     }
 
-    /// Write `v` (N values) into the torus field of `scratch`, zero elsewhere.
     fn embed(&self, v: &[f64], scratch: &mut [f64]) {
-        let (nx, px) = (self.grid.nx(), self.torus.size().0);
-        let field = self.torus.field(scratch);
-        field.fill(0.0);
-        for (row, torus_row) in v.chunks_exact(nx).zip(field.chunks_exact_mut(px)) {
-            torus_row[..nx].copy_from_slice(row);
-        }
+        embed(self.grid, &self.torus, v, scratch);
+    }
+}
+
+/// Copy the grid's cells out of the torus field in `scratch` into `out`.
+pub(super) fn restrict(grid: Grid, torus: &TorusFft, scratch: &mut [f64], out: &mut [f64]) {
+    let (nx, px) = (grid.nx(), torus.size().0);
+    let field = torus.field(scratch);
+    for (row, torus_row) in out.chunks_exact_mut(nx).zip(field.chunks_exact(px)) {
+        row.copy_from_slice(&torus_row[..nx]);
+    }
+}
+
+/// Write `v` (the grid's N values) into the torus field of `scratch`, zero elsewhere.
+pub(super) fn embed(grid: Grid, torus: &TorusFft, v: &[f64], scratch: &mut [f64]) {
+    let (nx, px) = (grid.nx(), torus.size().0);
+    let field = torus.field(scratch);
+    field.fill(0.0);
+    for (row, torus_row) in v.chunks_exact(nx).zip(field.chunks_exact_mut(px)) {
+        torus_row[..nx].copy_from_slice(row);
     }
 }
 
@@ -222,24 +230,31 @@ impl Candidate {
             });
         }
         let eigenvalues = torus.eigenvalues(&lag_kernel);
-        // The spectrum holds kx = 0..=px/2 only; kx and px - kx carry the same eigenvalue, so
-        // every column but kx = 0 (and kx = px/2) counts twice in the full sum.
-        let half = px / 2 + 1;
-        let weight = |kx: usize| if kx == 0 || kx == half - 1 { 1.0 } else { 2.0 };
-        let weighted_negative: f64 = eigenvalues
-            .chunks_exact(py)
-            .enumerate()
-            .map(|(kx, column)| weight(kx) * column.iter().map(|&l| (-l).max(0.0)).sum::<f64>())
-            .sum();
         let most_negative = eigenvalues.iter().copied().fold(0.0, f64::min);
         Ok(Self {
-            clipped_change: weighted_negative / torus.cells() as f64,
+            clipped_change: clipped_change(&eigenvalues, px, py),
             most_negative,
             torus,
             lag_kernel,
             eigenvalues,
         })
     }
+}
+
+/// sum(max(-lambda, 0)) / P over the whole spectrum of a `px x py` torus, from its half
+/// `[kx][ky]` layout: the largest change of a covariance entry when the negative eigenvalues
+/// are clipped to zero.
+pub(super) fn clipped_change(eigenvalues: &[f64], px: usize, py: usize) -> f64 {
+    // The spectrum holds kx = 0..=px/2 only; kx and px - kx carry the same eigenvalue, so
+    // every column but kx = 0 (and kx = px/2) counts twice in the full sum.
+    let half = px / 2 + 1;
+    let weight = |kx: usize| if kx == 0 || kx == half - 1 { 1.0 } else { 2.0 };
+    let weighted_negative: f64 = eigenvalues
+        .chunks_exact(py)
+        .enumerate()
+        .map(|(kx, column)| weight(kx) * column.iter().map(|&l| (-l).max(0.0)).sum::<f64>())
+        .sum();
+    weighted_negative / (px * py) as f64
 }
 
 /// The kernel at every lag of a `px x py` torus, x fastest, at the wrapped physical distance.
@@ -256,9 +271,23 @@ fn lag_kernel(grid: Grid, kernel: KernelSpec, px: usize, py: usize) -> Vec<f64> 
     out
 }
 
+/// The wrapped physical distance of every lag of a `px x py` torus, x fastest.
+pub(super) fn lag_distances(grid: Grid, px: usize, py: usize) -> Vec<f64> {
+    let (hx, hy) = grid.spacing();
+    let mut out = Vec::with_capacity(px * py);
+    for ty in 0..py {
+        let dy = ty.min(py - ty) as f64 * hy;
+        for tx in 0..px {
+            let dx = tx.min(px - tx) as f64 * hx;
+            out.push((dx * dx + dy * dy).sqrt());
+        }
+    }
+    out
+}
+
 /// The smallest torus that embeds the grid: 2 (n - 1) points per axis (at least 2 along x, 1
 /// along y on a 1-D grid), rounded up to a fast size.
-fn minimal_torus(grid: Grid) -> (usize, usize) {
+pub(super) fn minimal_torus(grid: Grid) -> (usize, usize) {
     torus_for_padding(grid, 0.0)
 }
 
@@ -285,7 +314,7 @@ fn torus_for_padding(grid: Grid, width: f64) -> (usize, usize) {
 }
 
 /// The tori to try, smallest first, each distinct and within [`MAX_TORUS_CELLS`].
-fn torus_sizes(grid: Grid, length_scale: f64) -> Vec<(usize, usize)> {
+pub(super) fn torus_sizes(grid: Grid, length_scale: f64) -> Vec<(usize, usize)> {
     let mut sizes: Vec<(usize, usize)> = Vec::new();
     for factor in PADDING_LADDER {
         let size = torus_for_padding(grid, factor * length_scale);

@@ -13,9 +13,11 @@
 //!
 //! The kernels themselves (correlation functions, the dense reference matrix) are in `kernel.rs`;
 //! [`differentiable`] holds a separable prior's symmetric root as a function of the length scale,
-//! with its exact derivative, for the chains that move hyperparameters by their gradient.
+//! with its exact derivative, for the chains that move hyperparameters by their gradient;
+//! [`circulant_root`] holds the same for the circulant kernels, on one torus fixed for a chain.
 
 mod circulant;
+pub mod circulant_root;
 mod covariates;
 pub mod differentiable;
 mod kernel;
@@ -86,6 +88,15 @@ pub enum PriorError {
         change: f64,
         allowed: f64,
         max_cells: usize,
+    },
+    #[error(
+        "the {kernel} kernel has no length scale the joint chain's {torus} torus embeds on the \
+         {grid} grid: use the squared-exponential kernel (separable, any length scale)"
+    )]
+    NoChainTorus {
+        kernel: &'static str,
+        grid: String,
+        torus: String,
     },
 }
 

@@ -178,9 +178,17 @@ impl TorusFft {
     /// even in both axes): its unnormalised DFT, real, in the spectrum's `[kx][ky]` layout,
     /// made exactly even in ky. Allocates; called once per torus tried.
     pub fn eigenvalues(&self, field: &[f64]) -> Vec<f64> {
-        let half = self.px / 2 + 1;
+        let mut values = vec![0.0; self.spectrum_len()];
         let mut scratch = vec![0.0; self.scratch_len()];
-        let b = self.buffers(&mut scratch);
+        self.eigenvalues_into(field, &mut values, &mut scratch);
+        values
+    }
+
+    /// [`TorusFft::eigenvalues`] into `values` (`spectrum_len` long), with the caller's
+    /// `scratch` (`scratch_len` long).
+    pub fn eigenvalues_into(&self, field: &[f64], values: &mut [f64], scratch: &mut [f64]) {
+        let half = self.px / 2 + 1;
+        let b = self.buffers(scratch);
         b.real.copy_from_slice(field);
         for (row, out) in b
             .real
@@ -200,7 +208,9 @@ impl TorusFft {
             }
         };
         let py = self.py;
-        let mut values: Vec<f64> = spectrum.iter().map(|c| c.re).collect();
+        for (v, c) in values.iter_mut().zip(spectrum.iter()) {
+            *v = c.re;
+        }
         for column in values.chunks_exact_mut(py) {
             for ky in 1..py.div_ceil(2) {
                 let mean = 0.5 * (column[ky] + column[py - ky]);
@@ -208,7 +218,6 @@ impl TorusFft {
                 column[py - ky] = mean;
             }
         }
-        values
     }
 }
 

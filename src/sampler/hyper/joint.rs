@@ -28,10 +28,9 @@ use std::sync::Arc;
 use super::chain::dispersed_start;
 use super::settings::{HyperModel, JointPreconditioner};
 use crate::model::hyper::Hyperparameters;
-use crate::model::hyper::joint::{JointDensity, Preconditioner};
+use crate::model::hyper::joint::{JointDensity, JointRoot, Preconditioner};
 use crate::model::prior::differentiable::{SeparableRoot, SymmetricPrior};
-use crate::model::prior::root_table::SeparableTable;
-use crate::model::prior::{Prior, WithCovariates};
+use crate::model::prior::{Prior, PriorError, WithCovariates};
 use crate::model::spec::ModelSpec;
 use crate::model::target::Target;
 use crate::sampler::gpcn::{LaplaceGaussian, Rank};
@@ -89,8 +88,8 @@ pub struct JointNuts {
     start: Hyperparameters,
     burn_in: u64,
     preconditioner: JointPreconditioner,
-    /// The prior root's nodes, shared by the job's chains.
-    table: SeparableTable,
+    /// The prior's root, shared by the job's chains.
+    root: JointRoot,
 }
 
 /// A joint chain: its NUTS state, and when it fits its preconditioner.
@@ -102,14 +101,20 @@ pub struct JointState<'t> {
 }
 
 impl JointNuts {
-    pub fn new(hyper: HyperModel, burn_in: u64, preconditioner: JointPreconditioner) -> Self {
-        Self {
+    /// The chains of `hyper`'s model, or why its prior has no root for them (a circulant
+    /// kernel no torus within the limit embeds).
+    pub fn new(
+        hyper: HyperModel,
+        burn_in: u64,
+        preconditioner: JointPreconditioner,
+    ) -> Result<Self, PriorError> {
+        Ok(Self {
             model: hyper.model.clone(),
             start: hyper.start,
             burn_in,
             preconditioner,
-            table: SeparableTable::new(hyper.model.grid, hyper.model.kernel.kind),
-        }
+            root: JointRoot::for_model(hyper.model, hyper.start)?,
+        })
     }
 
     /// The iteration at which a chain fits its preconditioner, if it fits one.
@@ -125,8 +130,8 @@ impl JointNuts {
             self.start,
             target.likelihood,
             target.observed_cells,
+            self.root.clone(),
         )
-        .sharing(self.table.clone())
     }
 
     fn state_at<'t>(
@@ -136,8 +141,9 @@ impl JointNuts {
         target: &Target<'t>,
     ) -> JointState<'t> {
         let density = self.density(target);
+        assert_eq!(xi.len(), density.layout().latent_dim(), "a whitened point");
         let mut q = xi;
-        q.extend(density.unconstrained(values));
+        q.extend(density.unconstrained(&self.inside_torus(*values)));
         JointState {
             sampler: self,
             nuts: Nuts::new(self.burn_in).state(density, q),
@@ -164,6 +170,9 @@ impl JointNuts {
     /// The Laplace preconditioner of the field at hyperparameters `values`, or `None` where the
     /// prior cannot be built there.
     fn preconditioner(&self, values: &Hyperparameters, target: &Target) -> Option<Preconditioner> {
+        if !matches!(self.root, JointRoot::Separable(_)) {
+            return None;
+        }
         let root = SeparableRoot::new(
             self.model.grid,
             self.model.kernel.kind,
@@ -196,6 +205,38 @@ impl JointNuts {
     }
 }
 
+impl JointNuts {
+    /// `values` with a length scale beyond what a circulant root's torus embeds reflected (on
+    /// the log scale) about 0.95 of that limit, so that a chain starts where its density is
+    /// positive and dispersed starts stay dispersed.
+    fn inside_torus(&self, mut values: Hyperparameters) -> Hyperparameters {
+        if let Some(root) = self.root.circulant() {
+            let edge = 0.95 * root.largest_length_scale();
+            if values.length_scale > edge {
+                values.length_scale = edge * edge / values.length_scale;
+            }
+        }
+        values
+    }
+
+    /// `xi` (the target prior's field coordinates, then the coefficients') with the field's
+    /// part cut or extended (by `extend(count)`) to the chain root's field dimension.
+    fn fitted(&self, xi: Vec<f64>, extend: impl FnOnce(usize) -> Vec<f64>) -> Vec<f64> {
+        let wanted = self.root.field_dim(self.model.grid);
+        let coefficients = self.model.covariates.as_ref().map_or(0, |c| c.count());
+        let field = xi.len() - coefficients;
+        if field == wanted {
+            return xi;
+        }
+        let mut out: Vec<f64> = xi[..field.min(wanted)].to_vec();
+        if wanted > field {
+            out.extend(extend(wanted - field));
+        }
+        out.extend_from_slice(&xi[field..]);
+        out
+    }
+}
+
 impl ChainState for JointState<'_> {
     fn current(&self) -> &Position {
         self.nuts.current()
@@ -217,16 +258,26 @@ impl Sampler for JointNuts {
     where
         Self: 't;
 
+    /// `xi` as the target's prior holds it; a circulant root's torus may differ from the
+    /// target's, and then the field's coordinates are cut or padded with zeros to the chain's.
     fn init<'t>(&'t self, xi: Vec<f64>, target: &Target<'t>) -> Self::State<'t> {
+        let xi = self.fitted(xi, |extra| vec![0.0; extra]);
         self.state_at(xi, &self.start, target)
     }
 
+    /// As for every kind, but a circulant root's torus may differ from the target prior's: the
+    /// field's coordinates are then cut, or extended by draws from the chain's stream.
     fn start<'t>(
         &'t self,
         xi: Vec<f64>,
         target: &Target<'t>,
         rng: &mut ChainRng,
     ) -> Self::State<'t> {
+        let xi = self.fitted(xi, |extra| {
+            let mut more = vec![0.0; extra];
+            rng.normals(&mut more);
+            more
+        });
         let values = dispersed_start(&self.model.hyper, self.start, rng);
         self.state_at(xi, &values, target)
     }
@@ -267,7 +318,9 @@ mod tests {
             start: base(None),
         };
         let at = |burn_in, preconditioner| {
-            JointNuts::new(hyper, burn_in, preconditioner).precondition_at()
+            JointNuts::new(hyper, burn_in, preconditioner)
+                .unwrap()
+                .precondition_at()
         };
         assert_eq!(at(1000, JointPreconditioner::Laplace), Some(500));
         assert_eq!(
