@@ -153,7 +153,6 @@ impl CirculantRoot {
             *m = lambda.max(0.0).sqrt() * scale;
         }
         if slopes {
-            self.fill_lags(length_scale, work, true);
             let CirculantWork {
                 lag_slopes,
                 eigenvalue_slopes,
@@ -179,9 +178,10 @@ impl CirculantRoot {
         true
     }
 
-    /// work.eigenvalues at l, and whether clipping them stays within the tolerance.
+    /// work.eigenvalues at l (and the kernel's slopes at the lags, work.lag_slopes), and
+    /// whether clipping them stays within the tolerance.
     fn is_valid(&self, length_scale: f64, work: &mut CirculantWork) -> bool {
-        self.fill_lags(length_scale, work, false);
+        self.fill_lags(length_scale, work);
         let CirculantWork {
             lags,
             eigenvalues,
@@ -194,30 +194,22 @@ impl CirculantRoot {
         change.is_finite() && change <= EMBEDDING_TOLERANCE
     }
 
-    /// The kernel (or with `slopes`, its derivative in log l) at every torus lag. A lag's
-    /// distance repeats at its mirror images, so each is computed once.
-    fn fill_lags(&self, length_scale: f64, work: &mut CirculantWork, slopes: bool) {
+    /// The kernel and its derivative in log l at every torus lag. A lag's distance repeats at
+    /// its mirror images, so each is computed once.
+    fn fill_lags(&self, length_scale: f64, work: &mut CirculantWork) {
         let (px, py) = self.torus.size();
-        let out = if slopes {
-            &mut work.lag_slopes
-        } else {
-            &mut work.lags
-        };
+        let (lags, slopes) = (&mut work.lags, &mut work.lag_slopes);
         let inverse = 1.0 / length_scale;
         for ty in 0..py {
             let source_y = ty.min(py - ty);
             for tx in 0..px {
                 let source_x = tx.min(px - tx);
                 let t = ty * px + tx;
-                out[t] = if source_x == tx && source_y == ty {
-                    let s = self.distances[t] * inverse;
-                    if slopes {
-                        self.kind.log_length_scale_derivative(s)
-                    } else {
-                        self.kind.correlation(s)
-                    }
+                (lags[t], slopes[t]) = if source_x == tx && source_y == ty {
+                    self.kind.correlation_and_slope(self.distances[t] * inverse)
                 } else {
-                    out[source_y * px + source_x]
+                    let source = source_y * px + source_x;
+                    (lags[source], slopes[source])
                 };
             }
         }

@@ -46,6 +46,31 @@ impl KernelKind {
         }
     }
 
+    /// (rho(s), -s rho'(s)): [`Self::correlation`] and [`Self::log_length_scale_derivative`]
+    /// from one exponential.
+    pub fn correlation_and_slope(self, s: f64) -> (f64, f64) {
+        match self {
+            KernelKind::SquaredExponential => {
+                let e = (-0.5 * s * s).exp();
+                (e, s * s * e)
+            }
+            KernelKind::Exponential | KernelKind::Matern12 => {
+                let e = (-s).exp();
+                (e, s * e)
+            }
+            KernelKind::Matern32 => {
+                let a = 3f64.sqrt() * s;
+                let e = (-a).exp();
+                ((1.0 + a) * e, a * a * e)
+            }
+            KernelKind::Matern52 => {
+                let a = 5f64.sqrt() * s;
+                let e = (-a).exp();
+                ((1.0 + a + a * a / 3.0) * e, a * a * (1.0 + a) / 3.0 * e)
+            }
+        }
+    }
+
     /// Whether the kernel is a product of one kernel per axis on every grid.
     pub fn is_separable(self) -> bool {
         self == KernelKind::SquaredExponential
@@ -136,6 +161,19 @@ mod tests {
                     (numeric - exact).abs() < 1e-8,
                     "{kind} r={r}: {exact} vs {numeric}"
                 );
+            }
+        }
+    }
+
+    /// The fused pair is the two functions, to rounding.
+    #[test]
+    fn correlation_and_slope_are_the_two_functions() {
+        for kind in KernelKind::ALL {
+            for s in [0.0, 0.05, 0.4, 1.0, 2.3, 6.0] {
+                let (value, slope) = kind.correlation_and_slope(s);
+                assert!((value - kind.correlation(s)).abs() < 1e-15, "{kind} {s}");
+                let expected = kind.log_length_scale_derivative(s);
+                assert!((slope - expected).abs() < 1e-15, "{kind} {s}");
             }
         }
     }
