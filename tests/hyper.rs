@@ -299,8 +299,13 @@ fn exact(
 }
 
 /// Runs `study` and checks every job's posterior means against the quadrature (the z-scores are
-/// printed, one line each).
-fn check_against_quadrature(name: &str, study: &str, jobs_expected: usize, inferred: &Inferred) {
+/// printed, one line each); returns the jobs table.
+fn check_against_quadrature(
+    name: &str,
+    study: &str,
+    jobs_expected: usize,
+    inferred: &Inferred,
+) -> DataFrame {
     let dir = tempfile::tempdir().unwrap();
     let study = support::write_file(dir.path(), &format!("{name}.toml"), study);
     let out = dir.path().join("out");
@@ -387,6 +392,7 @@ fn check_against_quadrature(name: &str, study: &str, jobs_expected: usize, infer
         }
     }
     eprintln!("{}", report.join("\n"));
+    jobs
 }
 
 /// 3 updates x 2 field kinds x 3 z-scores.
@@ -454,5 +460,10 @@ fn the_circulant_joint_chain_agrees_with_the_exact_gaussian_posterior() {
         covariance: matern32,
         first_below: root.largest_length_scale().ln(),
     };
-    check_against_quadrature("joint_exact_matern", MATERN_JOINT, 1, &inferred);
+    let jobs = check_against_quadrature("joint_exact_matern", MATERN_JOINT, 1, &inferred);
+    // The jobs table reports the chain's torus, not the start prior's.
+    let column = |name: &str| jobs.column(name).unwrap().i64().unwrap().get(0).unwrap() as usize;
+    let (px, py) = root.torus();
+    assert_eq!((column("torus_x"), column("torus_y")), (px, py));
+    assert_eq!(column("latent_dim"), px * py);
 }

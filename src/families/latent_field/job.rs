@@ -6,7 +6,7 @@ use crate::diagnostics;
 use crate::model::data::{DataError, DataStreams, Dataset, Simulation};
 use crate::model::evidence::{LogEvidence, log_evidence};
 use crate::model::exact::{ExactError, ExactPosterior, MAX_EXACT_OBSERVATIONS, gaussian_posterior};
-use crate::model::hyper::joint::truncation_warning;
+use crate::model::hyper::joint::{JointRoot, truncation_warning};
 use crate::model::hyper::{HyperName, fixed_values};
 use crate::model::prior::{Embedding, PriorError, build_prior};
 use crate::model::{DataSpec, Likelihood, LikelihoodKind, PointsData, Prior, Target};
@@ -191,14 +191,17 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
     }
     warnings.extend(run_warnings(&job.spec.sampler, &output, &cells));
     warnings.extend(hyper_warnings(&hyper));
-    if let Some(start) = request_hyper_start
-        && job.spec.sampler.hyper().update == HyperUpdate::Joint
-    {
+    // A joint chain on a circulant kernel ran on its own torus, not the target prior's.
+    let chain_torus = request_hyper_start
+        .filter(|_| job.spec.sampler.hyper().update == HyperUpdate::Joint)
+        .and_then(|start| JointRoot::for_model(model, start).ok())
+        .and_then(|root| root.circulant().cloned());
+    if let Some(circulant) = &chain_torus {
         let q95 = hyper
             .iter()
             .find(|s| s.name == HyperName::LengthScale)
             .map(|s| s.posterior.q95);
-        warnings.extend(truncation_warning(model, start, q95));
+        warnings.extend(truncation_warning(model, circulant, q95));
     }
     warnings.extend(coefficient_warnings(&coefficients));
     let mut scores = score(
@@ -252,8 +255,13 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
         exact_seconds,
         dataset,
         jitter: prior.jitter(),
-        embedding: prior.embedding(),
-        latent_dim: prior.latent_dim(),
+        embedding: match (&chain_torus, request_hyper_start) {
+            (Some(circulant), Some(start)) => {
+                Some(circulant.embedding_at(start.length_scale, start.variance))
+            }
+            _ => prior.embedding(),
+        },
+        latent_dim: chain_torus.map_or(prior.latent_dim(), |c| c.latent_dim()),
         exact,
         run: output,
         scores,

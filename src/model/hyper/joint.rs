@@ -254,16 +254,15 @@ pub fn length_scale_limit(model: &ModelSpec, start: Hyperparameters) -> f64 {
 /// reported: 3.09, the 99.9th percentile.
 const TRUNCATION_NOTICE_Z: f64 = 3.09;
 
-/// A circulant joint chain's length-scale truncation, when it matters: the torus embeds the
+/// A circulant joint chain's length-scale truncation (`circulant`, its root), when it matters:
+/// the torus embeds the
 /// kernel only up to a length scale below the prior's 99.9th percentile, or the posterior's 95th
 /// percentile (`posterior_q95`) reaches half of it.
 pub fn truncation_warning(
     model: &ModelSpec,
-    start: Hyperparameters,
+    circulant: &CirculantRoot,
     posterior_q95: Option<f64>,
 ) -> Option<String> {
-    let root = JointRoot::for_model(model, start).ok()?;
-    let circulant = root.circulant()?;
     let largest = circulant.largest_length_scale();
     let prior = model.hyper.prior(HyperName::LengthScale)?;
     let z = (prior.to_unconstrained(largest) - prior.to_unconstrained(prior.median()))

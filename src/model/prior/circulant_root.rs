@@ -26,7 +26,7 @@ use super::circulant::{
     clipped_change, embed, lag_distances, minimal_torus, restrict, torus_sizes,
 };
 use super::torus::TorusFft;
-use super::{EMBEDDING_TOLERANCE, PriorError};
+use super::{EMBEDDING_TOLERANCE, Embedding, PriorError};
 use crate::model::grid::Grid;
 use crate::model::spec::KernelKind;
 
@@ -119,6 +119,26 @@ impl CirculantRoot {
     /// bisection in log l; validity shrinks as l grows).
     pub fn largest_length_scale(&self) -> f64 {
         self.largest_length_scale
+    }
+
+    /// The torus and what clipping its eigenvalues costs at `length_scale` and `variance`, in
+    /// the terms every circulant prior reports.
+    pub fn embedding_at(&self, length_scale: f64, variance: f64) -> Embedding {
+        let mut work = self.work();
+        self.is_valid(length_scale, &mut work);
+        let (px, py) = self.torus.size();
+        let eigenvalues = &work.eigenvalues;
+        Embedding {
+            torus_x: px,
+            torus_y: py,
+            most_negative_eigenvalue: variance * eigenvalues.iter().copied().fold(0.0, f64::min),
+            largest_eigenvalue: variance
+                * eigenvalues
+                    .iter()
+                    .copied()
+                    .fold(f64::NEG_INFINITY, f64::max),
+            covariance_change: variance * clipped_change(eigenvalues, px, py),
+        }
     }
 
     /// Buffers for [`Self::prepare`], [`Self::forward`] and [`Self::backward`].
