@@ -24,7 +24,7 @@ crate::declare_table! {
         LOGLIK_EVALS_PER_ITERATION: f64 = optional("loglik_evals_per_iteration", "log-likelihood evaluations per iteration, over all chains"),
         GRADIENT_EVALS_PER_ITERATION: f64 = optional("gradient_evals_per_iteration", "gradient evaluations per iteration, over all chains"),
         JITTER: f64 = optional("jitter", "diagonal jitter added to the axis kernel to factor it (0 when none was needed)"),
-        LATENT_DIM: i64 = optional("latent_dim", "whitened coordinates of a state: the grid's cells (Kronecker prior) or the padded torus's points (circulant embedding)"),
+        LATENT_DIM: i64 = optional("latent_dim", "whitened coordinates of a state: the grid's cells (Kronecker prior) or the padded torus's points (circulant embedding; a joint chain's own torus)"),
         TORUS_X: i64 = optional("torus_x", "points of the circulant embedding's padded torus along x; null for a Kronecker prior"),
         TORUS_Y: i64 = optional("torus_y", "points of the circulant embedding's padded torus along y; null for a Kronecker prior"),
         CLIPPED_EIGENVALUE: f64 = optional("clipped_eigenvalue", "the most negative eigenvalue of the circulant embedding, clipped to 0 (0 when none was negative); null for a Kronecker prior"),
