@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The joint chain run long enough to converge: studies/hyperparameters/joint_converge.toml (three
 # real 32 x 32 grids, log-normal priors on the length scale and the variance, 4 chains x (1,000
-# warmup + 4,000 draws), INLA beside each) on one pinned core. bench/joint_converge_table.py
+# warmup + 6,000 draws), INLA beside each) on one pinned core. bench/joint_converge_table.py
 # writes bench/results/joint_converge.{csv,md}: per grid the chain's CPU seconds, its largest
 # R-hat and smallest bulk ESS over the hyperparameters and every cell, and how far INLA's means
 # lie from the chain's (in the chain's posterior sds). docs/hyperparameters.md includes the table.
@@ -10,7 +10,7 @@
 #
 # Run from the repository root:  bench/joint_converge.sh
 # Environment: PYTHON (default python3, with polars), FIELDMC (default target/release/fieldmc),
-#   OUT (default a new temporary directory).
+#   OUT (default a new temporary directory), CORE (the core to pin to, default 0).
 set -euo pipefail
 
 PYTHON=${PYTHON:-python3}
@@ -21,7 +21,7 @@ STUDY=studies/hyperparameters/joint_converge.toml
 [ -f "$STUDY" ] || { echo "run from the repository root ($STUDY not found)" >&2; exit 1; }
 [ -x "$FIELDMC" ] || { echo "FIELDMC=$FIELDMC is not an executable" >&2; exit 1; }
 PIN=()
-if command -v taskset >/dev/null; then PIN=(taskset -c 0); fi
+if command -v taskset >/dev/null; then PIN=(taskset -c "${CORE:-0}"); fi
 mkdir -p "$OUT"
 echo "output in $OUT" >&2
 uptime > "$OUT/load_before.txt"

@@ -11,7 +11,7 @@
 #
 # Run from the repository root:  bench/joint_kernels.sh
 # Environment: PYTHON (default python3, with polars), FIELDMC (default target/release/fieldmc),
-#   OUT (default a new temporary directory).
+#   OUT (default a new temporary directory), CORE (the core to pin to, default 0).
 set -euo pipefail
 
 PYTHON=${PYTHON:-python3}
@@ -22,7 +22,7 @@ STUDY=studies/hyperparameters/joint_kernels.toml
 [ -f "$STUDY" ] || { echo "run from the repository root ($STUDY not found)" >&2; exit 1; }
 [ -x "$FIELDMC" ] || { echo "FIELDMC=$FIELDMC is not an executable" >&2; exit 1; }
 PIN=()
-if command -v taskset >/dev/null; then PIN=(taskset -c 0); fi
+if command -v taskset >/dev/null; then PIN=(taskset -c "${CORE:-0}"); fi
 mkdir -p "$OUT"
 echo "output in $OUT" >&2
 uptime > "$OUT/load_before.txt"

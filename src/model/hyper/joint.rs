@@ -22,13 +22,25 @@
 //! - log l (and log l_y): sqrt(variance) d<g, S(l) xi> / d log l, exact;
 //!
 //! each chained through dx/dz and added to the prior's slope. Every hyperparameter not inferred
-//! keeps its value in `base`. The layout of q puts xi and z_beta first, as every other kind
+//! keeps its value in `base`.
+//!
+//! **The mean is centred on the field's average.** With a length scale near the window, the
+//! field's smooth modes and the mean describe the same thing (the overall level), and in the
+//! non-centred coordinates that is a ridge whose direction moves with (l, variance): on the
+//! Lansing counts NUTS diverged thousands of times and the mean's R-hat stayed above 1.2. So an
+//! inferred mean on the whole line (a normal prior) is held as m' = mean + avg(w), avg over the
+//! grid's cells, the level the data see; mean = m' - avg(w). The map (m', xi, theta) -> (mean,
+//! xi, theta) is a shift with unit Jacobian, so the posterior is the same. u = m' + w - avg(w),
+//! and with s the mean prior's slope the gradients become: w's, h = g - (sum g + s) / N (so xi's is
+//! sqrt(variance) S h - xi, and the variance's and length scales' use h for g); m''s,
+//! sum g + s. The coefficients' gradient keeps g (their effect is not averaged out). The layout of q puts xi and z_beta first, as every other kind
 //! holds them, so the driver reads coefficients from a joint position as from any other.
 
 use std::sync::Arc;
 
 use faer::Mat;
 
+use super::distribution::Support;
 use super::{HyperName, HyperPriors, Hyperparameters};
 use crate::model::covariates::Covariates;
 use crate::model::grid::Grid;
@@ -155,6 +167,9 @@ pub struct JointDensity<'a> {
     observed_cells: &'a [usize],
     /// The prior's root as a function of the length scale, shared with the job's other chains.
     root: JointRoot,
+    /// The position of the mean among the hyperparameters when its coordinate is centred on the
+    /// field's average (see [`JointDensity::new`]).
+    centred_mean: Option<usize>,
     buffers: Buffers,
     /// When set, a point's first coordinates are eta, xi = A eta.
     preconditioner: Option<Arc<Preconditioner>>,
@@ -329,6 +344,9 @@ impl<'a> JointDensity<'a> {
                 circulant: root.circulant().map(CirculantRoot::work),
             },
             root,
+            centred_mean: model.hyper.iter().position(|(name, prior)| {
+                *name == HyperName::Mean && prior.support() == Support::Real
+            }),
             preconditioner: None,
             unpreconditioned: Vec::new(),
             unpreconditioned_gradient: Vec::new(),
@@ -380,17 +398,27 @@ impl<'a> JointDensity<'a> {
         out
     }
 
-    /// The unconstrained coordinates of `values`.
-    pub fn unconstrained(&self, values: &Hyperparameters) -> Vec<f64> {
-        self.layout.priors().to_unconstrained(values)
+    /// The point q of whitened coordinates `xi` (the field's, then the coefficients') and
+    /// hyperparameters `values`: their unconstrained coordinates, a centred mean's moved by the
+    /// field's average. `None` where the prior cannot be built at `values`.
+    pub fn point_at(&mut self, xi: &[f64], values: &Hyperparameters) -> Option<Vec<f64>> {
+        let mut q = xi.to_vec();
+        q.extend(self.layout.priors().to_unconstrained(values));
+        if let Some(k) = self.centred_mean {
+            let root = self.root(values, false)?;
+            let mut moved = *values;
+            self.fill_field(&q, &mut moved, &root);
+            q[self.layout.latent_dim() + k] += values.mean - moved.mean;
+        }
+        Some(q)
     }
 
     /// The field u at q into `field`, with the point's hyperparameters and log-likelihood, or
     /// `None` where the prior cannot be built (a length scale outside double precision).
     pub fn point(&mut self, q: &[f64], field: &mut [f64]) -> Option<JointPoint> {
-        let values = self.layout.values(q);
+        let mut values = self.layout.values(q);
         let root = self.root(&values, false)?;
-        self.fill_field(q, &values, &root);
+        self.fill_field(q, &mut values, &root);
         field.copy_from_slice(&self.buffers.field);
         let b = &mut self.buffers;
         gather(&b.field, self.observed_cells, &mut b.observed);
@@ -417,8 +445,10 @@ impl<'a> JointDensity<'a> {
         }
     }
 
-    /// buffers.spatial = sqrt(variance) R S xi; buffers.field = mean + spatial + X s z_beta.
-    fn fill_field(&mut self, q: &[f64], values: &Hyperparameters, root: &RootAt) {
+    /// buffers.spatial = sqrt(variance) R S xi; buffers.field = mean + spatial + X s z_beta. A
+    /// centred mean's coordinate is the mean plus the average of spatial: `values.mean` becomes
+    /// the mean itself.
+    fn fill_field(&mut self, q: &[f64], values: &mut Hyperparameters, root: &RootAt) {
         let (n, latent) = (self.layout.field_dim(), self.layout.latent_dim());
         let amplitude = values.variance.sqrt();
         let b = &mut self.buffers;
@@ -430,8 +460,13 @@ impl<'a> JointDensity<'a> {
             }
             (RootAt::Circulant, JointRoot::Separable(_)) => unreachable!("prepared by its root"),
         }
-        for (u, w) in b.field.iter_mut().zip(b.spatial.iter_mut()) {
+        for w in b.spatial.iter_mut() {
             *w *= amplitude;
+        }
+        if self.centred_mean.is_some() {
+            values.mean -= b.spatial.iter().sum::<f64>() / b.spatial.len() as f64;
+        }
+        for (u, w) in b.field.iter_mut().zip(&b.spatial) {
             *u = values.mean + *w;
         }
         if let Some(covariates) = self.layout.model.covariates.as_deref() {
@@ -466,7 +501,7 @@ impl<'a> JointDensity<'a> {
         let (n, latent) = (self.layout.field_dim(), self.layout.latent_dim());
         let z = &q[latent..];
         let log_prior = self.layout.priors().log_density_unconstrained(z);
-        let values = self.layout.values(q);
+        let mut values = self.layout.values(q);
         let infers_length_scale = self
             .layout
             .priors()
@@ -479,7 +514,18 @@ impl<'a> JointDensity<'a> {
         else {
             return f64::NEG_INFINITY;
         };
-        self.fill_field(q, &values, &root);
+        self.fill_field(q, &mut values, &root);
+        // A centred mean's prior is at the mean itself.
+        let mut z_mean = None;
+        let log_prior = match self.centred_mean {
+            None => log_prior,
+            Some(k) => {
+                let mut moved = z.to_vec();
+                moved[k] = values.mean;
+                z_mean = Some(values.mean);
+                self.layout.priors().log_density_unconstrained(&moved)
+            }
+        };
         let b = &mut self.buffers;
         gather(&b.field, self.observed_cells, &mut b.observed);
         let log_likelihood = self
@@ -488,6 +534,27 @@ impl<'a> JointDensity<'a> {
         b.field_gradient.fill(0.0);
         for (&g, &c) in b.observed_gradient.iter().zip(self.observed_cells) {
             b.field_gradient[c] = g;
+        }
+        if let Some(covariates) = self.layout.model.covariates.as_deref() {
+            covariates.whitened_gradient(&b.field_gradient, &mut gradient[n..latent]);
+        }
+        let field_sum: f64 = b.field_gradient.iter().sum();
+        let mut mean_slope = field_sum;
+        if let (Some(k), Some(mean)) = (self.centred_mean, z_mean) {
+            // u = m' - avg(w) + w with the mean m' - avg(w): d log pi / d w is
+            // g - (sum g + d log p(mean) / d mean) / N, and d / d m' is sum g + that slope.
+            let prior_slope = self
+                .layout
+                .model
+                .hyper
+                .iter()
+                .nth(k)
+                .map_or(0.0, |(_, p)| p.log_density_unconstrained_slope(mean));
+            mean_slope += prior_slope;
+            let shift = mean_slope / b.field_gradient.len() as f64;
+            for g in &mut b.field_gradient {
+                *g -= shift;
+            }
         }
         let amplitude = values.variance.sqrt();
         // xi: sqrt(variance) S g - xi, with the length scales' slopes from the same products.
@@ -511,9 +578,6 @@ impl<'a> JointDensity<'a> {
         for g in &mut gradient[..n] {
             *g *= amplitude;
         }
-        if let Some(covariates) = self.layout.model.covariates.as_deref() {
-            covariates.whitened_gradient(&b.field_gradient, &mut gradient[n..latent]);
-        }
         let mut squared = 0.0;
         for (g, &x) in gradient[..latent].iter_mut().zip(q) {
             *g -= x;
@@ -534,7 +598,11 @@ impl<'a> JointDensity<'a> {
                     amplitude * s.y / value
                 }
                 HyperName::Variance => 0.5 * dot(&b.field_gradient, &b.spatial) / value,
-                HyperName::Mean => b.field_gradient.iter().sum(),
+                HyperName::Mean if self.centred_mean.is_some() => {
+                    gradient[latent + k] = mean_slope;
+                    continue;
+                }
+                HyperName::Mean => field_sum,
             };
             gradient[latent + k] =
                 per_value * prior.value_slope(z[k]) + prior.log_density_unconstrained_slope(z[k]);

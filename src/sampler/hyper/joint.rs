@@ -140,10 +140,11 @@ impl JointNuts {
         values: &Hyperparameters,
         target: &Target<'t>,
     ) -> JointState<'t> {
-        let density = self.density(target);
+        let mut density = self.density(target);
         assert_eq!(xi.len(), density.layout().latent_dim(), "a whitened point");
-        let mut q = xi;
-        q.extend(density.unconstrained(&self.inside_torus(*values)));
+        let q = density
+            .point_at(&xi, &self.inside_torus(*values))
+            .expect("a chain starts where its prior exists");
         JointState {
             sampler: self,
             nuts: Nuts::new(self.burn_in).state(density, q),
@@ -156,7 +157,11 @@ impl JointNuts {
     /// at its current hyperparameters, with a new NUTS adaptation over the rest of burn-in.
     fn precondition<'t>(&'t self, state: &mut JointState<'t>, target: &Target<'t>) {
         let whitened = state.nuts.density().whitened(state.nuts.point());
-        let values = state.nuts.density().layout().values(&whitened);
+        let mut field = vec![0.0; self.model.grid.cells()];
+        let Some(point) = self.density(target).point(&whitened, &mut field) else {
+            return;
+        };
+        let values = point.values;
         let Some(preconditioner) = self.preconditioner(&values, target) else {
             return;
         };
