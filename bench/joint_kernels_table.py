@@ -38,11 +38,13 @@ def args():
 
 def rows(out):
     jobs = pl.read_parquet(os.path.join(out, "fieldmc", "jobs.parquet"))
+    chains = pl.read_parquet(os.path.join(out, "fieldmc", "chains.parquet"))
+    divergences = dict(chains.group_by("job_id").agg(pl.col("divergences").sum()).iter_rows())
     table = []
     for job in jobs.iter_rows(named=True):
         r = {"grid": os.path.basename(job["data_path"]).removesuffix(".csv"),
              "likelihood": job["model_likelihood"], "kernel": job["model_kernel"],
-             "cpu_seconds": job["cpu_seconds"], "divergences": job["divergences"]}
+             "cpu_seconds": job["cpu_seconds"], "divergences": divergences[job["job_id"]]}
         measures = {"cells": (job["cell_rhat_max"], job["cell_ess_bulk_min"])}
         for h in HYPER:
             for s in ("mean", "sd", "ess_bulk", "rhat"):
@@ -78,9 +80,10 @@ def main():
         "One thread on one core; 4 chains x (1,000 warmup + 1,000 draws) per job; CPU seconds of "
         "the whole job.",
         "",
-        "| grid | kernel | CPU s | max R-hat | min bulk ESS (where) | length scale ESS / CPU s | "
-        "length scale mean (sd) | prior truncated at (prior sds above the median; torus) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| grid | kernel | CPU s | max R-hat | min bulk ESS (where) | divergences | "
+        "length scale ESS / CPU s | length scale mean (sd) | "
+        "prior truncated at (prior sds above the median; torus) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in table:
         truncation = (f"{fmt(r['truncated_at'])} ({r['truncated_at_prior_sds']:.1f}; "
@@ -88,7 +91,7 @@ def main():
         lines.append(
             f"| {r['grid']} ({r['likelihood']}) | {r['kernel']} | {fmt(r['cpu_seconds'])} | "
             f"{fmt(r['max_rhat'], 4)} | {fmt(r['min_ess_bulk'])} ({r['worst']}) | "
-            f"{fmt(r['length_scale_ess_per_cpu_second'])} | "
+            f"{r['divergences']} | {fmt(r['length_scale_ess_per_cpu_second'])} | "
             f"{fmt(r['length_scale_mean'])} ({fmt(r['length_scale_sd'])}) | {truncation} |")
     lines.append("")
     for grid in dict.fromkeys(r["grid"] for r in table):

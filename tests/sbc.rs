@@ -115,23 +115,8 @@ const ALPHA_JOINT: f64 = 1e-4 / 72.0;
 /// every coefficient drawn from its prior and ranked among the chains' draws.
 #[test]
 fn the_joint_chain_is_calibrated_on_every_likelihood() {
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_joint.toml");
-    let out = tempfile::tempdir().unwrap();
-    let jobs = run_calibration(&fixture, out.path());
-    assert_eq!(jobs.height(), 6, "3 likelihoods x 2 joint chains");
-    let functionals: Vec<&str> = FUNCTIONALS
-        .iter()
-        .copied()
-        .chain([
-            "length_scale",
-            "variance",
-            "mean",
-            "coef_slope",
-            "coef_bump",
-        ])
-        .collect();
-    assert_calibrated(&jobs, &functionals, "sampler_hyper", ALPHA_JOINT);
+    let jobs = assert_joint_calibrated("sbc_joint.toml", "sampler_hyper", ALPHA_JOINT);
+    assert_eq!(jobs, 6, "3 likelihoods x 2 joint chains");
 }
 
 /// The level per p-value of the circulant joint chain's calibration: 3 likelihoods x 12
@@ -143,11 +128,23 @@ const ALPHA_JOINT_CIRCULANT: f64 = 1e-4 / 36.0;
 /// stops embedding the kernel) and every coefficient ranked among the chains' draws.
 #[test]
 fn the_circulant_joint_chain_is_calibrated_on_every_likelihood() {
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_joint_matern.toml");
+    let jobs = assert_joint_calibrated(
+        "sbc_joint_matern.toml",
+        "model_kernel",
+        ALPHA_JOINT_CIRCULANT,
+    );
+    assert_eq!(jobs, 3, "3 likelihoods");
+}
+
+/// Runs the joint chains' SBC study `fixture` (with the three hyperparameters and two
+/// coefficients inferred) and checks every functional's ranks at level `alpha`; returns the
+/// number of jobs.
+fn assert_joint_calibrated(fixture: &str, varied: &str, alpha: f64) -> usize {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/studies")
+        .join(fixture);
     let out = tempfile::tempdir().unwrap();
     let jobs = run_calibration(&fixture, out.path());
-    assert_eq!(jobs.height(), 3, "3 likelihoods");
     let functionals: Vec<&str> = FUNCTIONALS
         .iter()
         .copied()
@@ -159,7 +156,8 @@ fn the_circulant_joint_chain_is_calibrated_on_every_likelihood() {
             "coef_bump",
         ])
         .collect();
-    assert_calibrated(&jobs, &functionals, "model_kernel", ALPHA_JOINT_CIRCULANT);
+    assert_calibrated(&jobs, &functionals, varied, alpha);
+    jobs.height()
 }
 
 /// Runs an SBC study through the binary into `out` and returns its jobs table.

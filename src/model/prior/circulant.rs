@@ -259,16 +259,10 @@ pub(super) fn clipped_change(eigenvalues: &[f64], px: usize, py: usize) -> f64 {
 
 /// The kernel at every lag of a `px x py` torus, x fastest, at the wrapped physical distance.
 fn lag_kernel(grid: Grid, kernel: KernelSpec, px: usize, py: usize) -> Vec<f64> {
-    let (hx, hy) = grid.spacing();
-    let mut out = Vec::with_capacity(px * py);
-    for ty in 0..py {
-        let dy = ty.min(py - ty) as f64 * hy;
-        for tx in 0..px {
-            let dx = tx.min(px - tx) as f64 * hx;
-            out.push(kernel.at_squared_distance(dx * dx + dy * dy));
-        }
-    }
-    out
+    lag_distances(grid, px, py)
+        .into_iter()
+        .map(|r| kernel.at_distance(r))
+        .collect()
 }
 
 /// The wrapped physical distance of every lag of a `px x py` torus, x fastest.

@@ -78,6 +78,15 @@ impl KernelKind {
 }
 
 impl KernelSpec {
+    /// k at distance `r`: variance * rho(r / l), the same value [`Self::at_squared_distance`]
+    /// gives at r^2 for every kernel but the squared exponential (whose legacy form takes d2).
+    pub fn at_distance(&self, r: f64) -> f64 {
+        match self.kind {
+            KernelKind::SquaredExponential => self.at_squared_distance(r * r),
+            family => self.variance * family.correlation(r / self.length_scale),
+        }
+    }
+
     /// k at squared distance `d2`. The squared exponential is evaluated as
     /// variance * exp(-d2 / (2 l^2)), the form the Kronecker prior has always used.
     pub fn at_squared_distance(&self, d2: f64) -> f64 {
