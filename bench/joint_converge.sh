@@ -6,7 +6,7 @@
 # R-hat and smallest bulk ESS over the hyperparameters and every cell, and how far INLA's means
 # lie from the chain's (in the chain's posterior sds). docs/hyperparameters.md includes the table.
 #
-# Takes about 5 minutes on the 2-core VM.
+# Takes about 15 minutes on the 2-core VM (every job three times: the study's replicates).
 #
 # Run from the repository root:  bench/joint_converge.sh
 # Environment: PYTHON (default python3, with polars), FIELDMC (default target/release/fieldmc),
