@@ -254,8 +254,7 @@ impl Resolution<'_, '_> {
                 );
             }
         }
-        let separable =
-            model.kernel.kind.is_separable() || model.grid.nx() == 1 || model.grid.ny() == 1;
+        let separable = model.kernel.kind.is_separable_on(model.grid);
         let anisotropic = [MODEL_LENGTH_SCALE_Y, MODEL_LENGTH_SCALE_Y_PRIOR]
             .into_iter()
             .find(|&key| settings.given(key).is_some());

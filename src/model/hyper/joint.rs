@@ -33,7 +33,9 @@
 //! xi, theta) is a shift with unit Jacobian, so the posterior is the same. u = m' + w - avg(w),
 //! and with s the mean prior's slope the gradients become: w's, h = g - (sum g + s) / N (so xi's is
 //! sqrt(variance) S h - xi, and the variance's and length scales' use h for g); m''s,
-//! sum g + s. The coefficients' gradient keeps g (their effect is not averaged out). The layout of q puts xi and z_beta first, as every other kind
+//! sum g + s. The coefficients' gradient keeps g (their effect is not averaged out).
+//!
+//! The layout of q puts xi and z_beta first, as every other kind
 //! holds them, so the driver reads coefficients from a joint position as from any other.
 
 use std::sync::Arc;
@@ -41,7 +43,7 @@ use std::sync::Arc;
 use faer::Mat;
 
 use super::distribution::Support;
-use super::{HyperName, HyperPriors, Hyperparameters};
+use super::{HyperName, HyperPrior, HyperPriors, Hyperparameters};
 use crate::model::covariates::Covariates;
 use crate::model::grid::Grid;
 use crate::model::laplace::cg::dot;
@@ -167,9 +169,8 @@ pub struct JointDensity<'a> {
     observed_cells: &'a [usize],
     /// The prior's root as a function of the length scale, shared with the job's other chains.
     root: JointRoot,
-    /// The position of the mean among the hyperparameters when its coordinate is centred on the
-    /// field's average (see [`JointDensity::new`]).
-    centred_mean: Option<usize>,
+    /// The mean, when its coordinate is centred on the field's average (see the module docs).
+    centred_mean: Option<CentredMean>,
     buffers: Buffers,
     /// When set, a point's first coordinates are eta, xi = A eta.
     preconditioner: Option<Arc<Preconditioner>>,
@@ -190,6 +191,9 @@ struct Buffers {
     root: RootWork,
     /// The circulant root's multipliers and transforms (a circulant root only).
     circulant: Option<CirculantWork>,
+    /// The hyperparameters' unconstrained coordinates with a centred mean's replaced by the
+    /// mean itself, where its prior is evaluated.
+    hyper: Vec<f64>,
 }
 
 /// The prior's root as the joint chains hold it: one value shared by a job's chains.
@@ -210,7 +214,7 @@ impl JointRoot {
     /// one can; beyond its [`CirculantRoot::largest_length_scale`] the density is zero.
     pub fn for_model(model: &ModelSpec, base: Hyperparameters) -> Result<Self, PriorError> {
         let (grid, kind) = (model.grid, model.kernel.kind);
-        if kind.is_separable() || grid.nx() == 1 || grid.ny() == 1 {
+        if kind.is_separable_on(grid) {
             return Ok(Self::Separable(SeparableTable::new(grid, kind)));
         }
         let reach = length_scale_reach(&model.hyper, base);
@@ -300,10 +304,18 @@ pub fn truncation_warning(
     ))
 }
 
-/// The root at one length scale, ready for its products.
+/// The root at one length scale, ready for its products (a circulant root's multipliers are in
+/// the density's [`CirculantWork`]).
 enum RootAt {
     Separable(Box<SeparableRoot>),
-    Circulant,
+    Circulant(Arc<CirculantRoot>),
+}
+
+/// An inferred mean held as m' = mean + avg(w): its place among the hyperparameters and its prior.
+#[derive(Debug, Clone, Copy)]
+struct CentredMean {
+    index: usize,
+    prior: HyperPrior,
 }
 
 /// A point of the joint chain: its field, log-likelihood and hyperparameters.
@@ -342,11 +354,21 @@ impl<'a> JointDensity<'a> {
                 observed_gradient: vec![0.0; m],
                 root: RootWork::new(n),
                 circulant: root.circulant().map(CirculantRoot::work),
+                hyper: vec![0.0; model.hyper.len()],
             },
             root,
-            centred_mean: model.hyper.iter().position(|(name, prior)| {
-                *name == HyperName::Mean && prior.support() == Support::Real
-            }),
+            centred_mean: model
+                .hyper
+                .iter()
+                .enumerate()
+                .find_map(|(index, (name, prior))| {
+                    (*name == HyperName::Mean && prior.support() == Support::Real).then_some(
+                        CentredMean {
+                            index,
+                            prior: *prior,
+                        },
+                    )
+                }),
             preconditioner: None,
             unpreconditioned: Vec::new(),
             unpreconditioned_gradient: Vec::new(),
@@ -404,11 +426,11 @@ impl<'a> JointDensity<'a> {
     pub fn point_at(&mut self, xi: &[f64], values: &Hyperparameters) -> Option<Vec<f64>> {
         let mut q = xi.to_vec();
         q.extend(self.layout.priors().to_unconstrained(values));
-        if let Some(k) = self.centred_mean {
+        if let Some(centred) = self.centred_mean {
             let root = self.root(values, false)?;
             let mut moved = *values;
             self.fill_field(&q, &mut moved, &root);
-            q[self.layout.latent_dim() + k] += values.mean - moved.mean;
+            q[self.layout.latent_dim() + centred.index] += values.mean - moved.mean;
         }
         Some(q)
     }
@@ -440,7 +462,7 @@ impl<'a> JointDensity<'a> {
             JointRoot::Circulant(root) => {
                 let work = self.buffers.circulant.as_mut().expect("made with the root");
                 root.prepare(values.length_scale, work, slopes)
-                    .then_some(RootAt::Circulant)
+                    .then(|| RootAt::Circulant(root.clone()))
             }
         }
     }
@@ -452,13 +474,12 @@ impl<'a> JointDensity<'a> {
         let (n, latent) = (self.layout.field_dim(), self.layout.latent_dim());
         let amplitude = values.variance.sqrt();
         let b = &mut self.buffers;
-        match (root, &self.root) {
-            (RootAt::Separable(root), _) => root.forward(&q[..n], &mut b.spatial, &mut b.root),
-            (RootAt::Circulant, JointRoot::Circulant(root)) => {
+        match root {
+            RootAt::Separable(root) => root.forward(&q[..n], &mut b.spatial, &mut b.root),
+            RootAt::Circulant(root) => {
                 let work = b.circulant.as_mut().expect("made with the root");
                 root.forward(&q[..n], &mut b.spatial, work);
             }
-            (RootAt::Circulant, JointRoot::Separable(_)) => unreachable!("prepared by its root"),
         }
         for w in b.spatial.iter_mut() {
             *w *= amplitude;
@@ -515,18 +536,16 @@ impl<'a> JointDensity<'a> {
             return f64::NEG_INFINITY;
         };
         self.fill_field(q, &mut values, &root);
+        let b = &mut self.buffers;
         // A centred mean's prior is at the mean itself.
-        let mut z_mean = None;
         let log_prior = match self.centred_mean {
             None => log_prior,
-            Some(k) => {
-                let mut moved = z.to_vec();
-                moved[k] = values.mean;
-                z_mean = Some(values.mean);
-                self.layout.priors().log_density_unconstrained(&moved)
+            Some(centred) => {
+                b.hyper.copy_from_slice(z);
+                b.hyper[centred.index] = values.mean;
+                self.layout.priors().log_density_unconstrained(&b.hyper)
             }
         };
-        let b = &mut self.buffers;
         gather(&b.field, self.observed_cells, &mut b.observed);
         let log_likelihood = self
             .likelihood
@@ -540,17 +559,10 @@ impl<'a> JointDensity<'a> {
         }
         let field_sum: f64 = b.field_gradient.iter().sum();
         let mut mean_slope = field_sum;
-        if let (Some(k), Some(mean)) = (self.centred_mean, z_mean) {
+        if let Some(centred) = self.centred_mean {
             // u = m' - avg(w) + w with the mean m' - avg(w): d log pi / d w is
             // g - (sum g + d log p(mean) / d mean) / N, and d / d m' is sum g + that slope.
-            let prior_slope = self
-                .layout
-                .model
-                .hyper
-                .iter()
-                .nth(k)
-                .map_or(0.0, |(_, p)| p.log_density_unconstrained_slope(mean));
-            mean_slope += prior_slope;
+            mean_slope += centred.prior.log_density_unconstrained_slope(values.mean);
             let shift = mean_slope / b.field_gradient.len() as f64;
             for g in &mut b.field_gradient {
                 *g -= shift;
@@ -558,14 +570,14 @@ impl<'a> JointDensity<'a> {
         }
         let amplitude = values.variance.sqrt();
         // xi: sqrt(variance) S g - xi, with the length scales' slopes from the same products.
-        let slopes = match (&root, &self.root) {
-            (RootAt::Separable(root), _) => root.backward(
+        let slopes = match &root {
+            RootAt::Separable(root) => root.backward(
                 &b.field_gradient,
                 &mut gradient[..n],
                 &mut b.root,
                 infers_length_scale,
             ),
-            (RootAt::Circulant, JointRoot::Circulant(root)) => {
+            RootAt::Circulant(root) => {
                 let work = b.circulant.as_mut().expect("made with the root");
                 let g = &b.field_gradient;
                 let slope =
@@ -573,7 +585,6 @@ impl<'a> JointDensity<'a> {
                 // One length scale: all of its slope on x (isotropic, see below).
                 slope.map(|x| LengthScaleSlopes { x, y: 0.0 })
             }
-            (RootAt::Circulant, JointRoot::Separable(_)) => unreachable!("prepared by its root"),
         };
         for g in &mut gradient[..n] {
             *g *= amplitude;

@@ -71,6 +71,12 @@ impl KernelKind {
         }
     }
 
+    /// Whether the kernel is a product of one kernel per axis on `grid`: everywhere for the
+    /// squared exponential, and for every kernel on a grid with one point along an axis.
+    pub fn is_separable_on(self, grid: Grid) -> bool {
+        self.is_separable() || grid.nx() == 1 || grid.ny() == 1
+    }
+
     /// Whether the kernel is a product of one kernel per axis on every grid.
     pub fn is_separable(self) -> bool {
         self == KernelKind::SquaredExponential

@@ -135,13 +135,13 @@ pub fn model_prior(model: &ModelSpec, kernel: KernelSpec) -> Result<Box<dyn Prio
 /// squared exponential, or any kernel on a grid with one point along an axis), else the circulant
 /// embedding.
 pub fn prior_for(grid: Grid, kernel: KernelSpec) -> Result<Box<dyn Prior>, PriorError> {
-    let one_dimensional = grid.nx() == 1 || grid.ny() == 1;
-    if !kernel.is_isotropic() && !kernel.kind.is_separable() && !one_dimensional {
+    let separable = kernel.kind.is_separable_on(grid);
+    if !kernel.is_isotropic() && !separable {
         return Err(PriorError::AnisotropicNotSeparable {
             kernel: kernel.kind.name(),
         });
     }
-    if kernel.kind.is_separable() || one_dimensional {
+    if separable {
         Ok(Box::new(KroneckerPrior::new(grid, kernel)?))
     } else {
         Ok(Box::new(CirculantPrior::new(grid, kernel)?))
