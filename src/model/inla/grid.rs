@@ -11,7 +11,7 @@
 //! Points are listed in the order they were found: the mode first (point 0, z = 0), then the
 //! axis points, then the rest of the product grid in lexicographic order of z.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet, VecDeque};
 
 use faer::{Mat, Side};
 
@@ -110,6 +110,12 @@ pub fn explore(
             walk.try_point(index, &mut visit)?;
         }
     }
+    truncated_axes.extend(walk.flood(&mut visit)?);
+    let truncated_axes = truncated_axes
+        .into_iter()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
     let (mut points, laplace_fits, failed_points) =
         (walk.points, walk.evaluator.fits, walk.failed_points);
     let axes = walk.axes;
@@ -164,6 +170,37 @@ fn product(extents: &[(i64, i64)]) -> Vec<Vec<i64>> {
                 })
                 .collect()
         })
+}
+
+/// Flood fill on the integer lattice from the `kept` points: every neighbour (one step along one
+/// axis) of a kept point is offered to `try_point` (`Ok(None)`: seen before; `Ok(Some(kept))`:
+/// evaluated now), and a newly kept point's neighbours in turn, breadth first, until no kept
+/// point has an unoffered neighbour. Neighbours more than `steps` from the origin along their
+/// axis are not offered; the axes (with the step's sign) where that happened are returned, each
+/// once, in order.
+fn flood_fill(
+    kept: Vec<Vec<i64>>,
+    steps: i64,
+    mut try_point: impl FnMut(&[i64]) -> Result<Option<bool>, InlaError>,
+) -> Result<Vec<(usize, i64)>, InlaError> {
+    let mut queue: VecDeque<Vec<i64>> = kept.into();
+    let mut truncated = BTreeSet::new();
+    while let Some(index) = queue.pop_front() {
+        for axis in 0..index.len() {
+            for sign in [1i64, -1] {
+                let mut next = index.clone();
+                next[axis] += sign;
+                if next[axis].abs() > steps {
+                    truncated.insert((axis, sign));
+                    continue;
+                }
+                if try_point(&next)? == Some(true) {
+                    queue.push_back(next);
+                }
+            }
+        }
+    }
+    Ok(truncated.into_iter().collect())
 }
 
 /// Weights exp(log p~) normalised over `points`.
@@ -232,6 +269,28 @@ impl Walk<'_, '_, '_> {
         Ok((steps, true))
     }
 
+    /// Grow the kept set by its lattice neighbours until it is closed ([`flood_fill`]).
+    fn flood(
+        &mut self,
+        visit: &mut impl FnMut(&GridPoint, &Evaluation, &LaplaceMarginals),
+    ) -> Result<Vec<(usize, i64)>, InlaError> {
+        let kept: Vec<Vec<i64>> = self.points.iter().map(|p| self.index(&p.z)).collect();
+        let steps = self.settings.max_axis_steps as i64;
+        flood_fill(kept, steps, |index| {
+            if self.seen.contains(index) {
+                return Ok(None);
+            }
+            self.try_point(index.to_vec(), visit).map(Some)
+        })
+    }
+
+    /// The integer index of the kept point at `z`.
+    fn index(&self, z: &[f64]) -> Vec<i64> {
+        z.iter()
+            .map(|&x| (x / self.settings.delta_z).round() as i64)
+            .collect()
+    }
+
     /// Evaluate the point `index` and keep it when within the threshold; whether it was kept.
     /// A point where log p~ cannot be evaluated is counted in `failed_points` and not kept.
     fn try_point(
@@ -278,5 +337,67 @@ impl Walk<'_, '_, '_> {
         visit(&point, evaluation, &marginals);
         self.points.push(point);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod flood_tests {
+    use super::*;
+
+    /// A bent log density: along z0 wide, across it narrow about the parabola z1 = z0^2 / 20
+    /// (the lattice's band across the ridge, at least 5 points wide, climbs at most 1.2 points
+    /// a step, so it is face-connected; a ridge that climbs faster than its band is wide is
+    /// not, and no local search follows it).
+    fn banana(z: &[i64]) -> f64 {
+        let (a, b) = (z[0] as f64, z[1] as f64);
+        -a * a / 2.0 / 36.0 - (b - a * a / 20.0).powi(2) / 2.0
+    }
+
+    const THRESHOLD: f64 = 4.5;
+
+    /// The box around the axes that the walk along each axis finds, and the flood from it.
+    fn flooded(steps: i64) -> (HashSet<Vec<i64>>, Vec<(usize, i64)>) {
+        let within = |z: &[i64]| -banana(z) <= THRESHOLD;
+        let kept: Vec<Vec<i64>> = product(&[(-steps, steps), (-3, 3)])
+            .into_iter()
+            .filter(|z| within(z))
+            .collect();
+        let mut seen: HashSet<Vec<i64>> =
+            product(&[(-steps, steps), (-3, 3)]).into_iter().collect();
+        let mut all: HashSet<Vec<i64>> = kept.iter().cloned().collect();
+        let truncated = flood_fill(kept, steps, |z| {
+            if !seen.insert(z.to_vec()) {
+                return Ok(None);
+            }
+            let keep = within(z);
+            if keep {
+                all.insert(z.to_vec());
+            }
+            Ok(Some(keep))
+        })
+        .unwrap();
+        (all, truncated)
+    }
+
+    #[test]
+    fn the_flood_reaches_every_point_of_a_bent_superlevel_set() {
+        let steps = 40;
+        let (kept, truncated) = flooded(steps);
+        let everything: HashSet<Vec<i64>> = product(&[(-steps, steps), (-steps, steps)])
+            .into_iter()
+            .filter(|z| -banana(z) <= THRESHOLD)
+            .collect();
+        assert_eq!(kept, everything);
+        // The ridge climbs to z1 = 144 / 20 at |z0| = 12 (the superlevel set's end): beyond
+        // the box's |z1| <= 3, and nothing was cut.
+        assert!(kept.iter().any(|z| z[1] >= 7));
+        assert!(truncated.is_empty(), "{truncated:?}");
+    }
+
+    #[test]
+    fn a_flood_stopped_by_the_step_limit_says_where() {
+        let (kept, truncated) = flooded(5);
+        assert!(kept.iter().all(|z| z[0].abs() <= 5 && z[1].abs() <= 5));
+        assert_eq!(truncated, vec![(0, -1), (0, 1)]);
     }
 }

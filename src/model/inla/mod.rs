@@ -12,8 +12,9 @@
 //! - [`grid`]: the z-parametrised grid theta(z) = mode + V Lambda^-1/2 z (H = V Lambda V^T the
 //!   negative Hessian), explored along each axis in steps of [`InlaSettings::delta_z`] until
 //!   log p~ drops more than [`InlaSettings::threshold`] below the mode, then the full product
-//!   of those axis points, keeping the points within the threshold; weights proportional to
-//!   exp(log p~) (equal cell volumes in z);
+//!   of those axis points, keeping the points within the threshold, then grown by flood fill
+//!   until every neighbour of a kept point is below the threshold (a posterior that bends away
+//!   from the Hessian's ellipse); weights proportional to exp(log p~) (equal cell volumes in z);
 //! - [`summary`]: the hyperparameters' posterior mean, sd and 5 % / 95 % quantiles on the
 //!   natural scale from the weighted points, and the model's log evidence from the grid.
 //!
@@ -48,8 +49,8 @@ pub struct InlaSettings {
     pub gradient_tolerance: f64,
     /// BFGS iterations at most.
     pub max_iterations: usize,
-    /// Steps along one axis direction at most (a posterior flatter than that along an axis is
-    /// cut there, with a warning).
+    /// Steps from the mode along one axis at most, for the axis walk and the flood fill (a
+    /// posterior wider than that along an axis is cut there, with a warning).
     pub max_axis_steps: usize,
 }
 
