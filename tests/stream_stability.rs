@@ -4,6 +4,7 @@
 //! do not update the numbers unless that is intended and announced (it breaks reproducibility
 //! of published studies).
 
+use fieldmc::sampler::protocol::ChainRng;
 use fieldmc::streams::{Purpose, derive_seed, stream};
 use rand::{Rng, RngExt};
 use rand_distr::{Distribution, StandardNormal};
@@ -314,7 +315,7 @@ fn inla_over_hyperparameters_is_pinned() {
         }),
         ..RunRequest::new(target, spec)
     };
-    let run = run_kind(spec, &request, Vec::new());
+    let run = run_kind(spec, &request, vec![ChainRng::keyed(1, "inla-check")]);
     let approximation = run.approximation.as_ref().unwrap();
     let inla = approximation.inla.as_ref().unwrap();
     let mut values: Vec<f64> = inla.marginals.iter().flat_map(|m| [m.mean, m.sd]).collect();

@@ -24,4 +24,6 @@ pub struct InlaOutcome {
     pub names: Vec<HyperName>,
     pub grid: HyperGrid,
     pub marginals: Vec<HyperMarginal>,
+    /// The importance-sampling check of the Laplace evidence at the heaviest grid points.
+    pub laplace_check: super::inla_check::LaplaceCheck,
 }

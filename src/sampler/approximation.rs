@@ -17,7 +17,8 @@
 
 pub use super::approximated::{Approximation, InlaOutcome};
 use super::driver::{Functional, RunOutput, RunRequest, probe_cells};
-use super::protocol::Notes;
+use super::inla_check::check_laplace;
+use super::protocol::{ChainRng, Notes};
 use crate::model::inla::{HyperProblem, InlaSettings, explore, log_evidence, marginals};
 use crate::model::laplace::{
     LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, NewtonSettings, SdMethod,
@@ -158,7 +159,8 @@ fn failed_run(request: &RunRequest, error: String, started: std::time::Instant) 
 
 /// INLA over the hyperparameters `request` infers ([`crate::model::inla`]); the Laplace
 /// approximation when it infers none.
-pub fn inla_run(request: &RunRequest) -> RunOutput {
+/// The first of `rngs` drives the check of the Laplace evidence ([`check_laplace`]).
+pub fn inla_run(request: &RunRequest, rngs: Vec<ChainRng>) -> RunOutput {
     let Some(hyper) = request.hyper.filter(|h| h.model.hyper.any()) else {
         return laplace_run(request);
     };
@@ -174,23 +176,25 @@ pub fn inla_run(request: &RunRequest) -> RunOutput {
     // The coefficients' marginals mix as the cells' do: each point's Laplace gaussian, weighted.
     let covariates = target.prior.covariates().map_or(0, |c| c.count());
     let mut coefficients = CellMixture::new(covariates, None);
-    let explored = explore(
-        &problem,
-        &InlaSettings::default(),
-        |point, evaluation, laplace| {
-            mixture.add(point.log_density, &evaluation.fit().field, laplace);
-            mixture.note_fit(evaluation.fit().newton.iterations);
-            if covariates > 0 {
-                let at = coefficient_marginals(&evaluation.target(&problem), evaluation.fit());
-                let (mean, sd): (Vec<f64>, Vec<f64>) = at.into_iter().unzip();
-                coefficients.add_gaussians(point.log_density, &mean, &sd, SdMethod::Exact);
-            }
-        },
-    );
+    let settings = InlaSettings::default();
+    let explored = explore(&problem, &settings, |point, evaluation, laplace| {
+        mixture.add(point.log_density, &evaluation.fit().field, laplace);
+        mixture.note_fit(evaluation.fit().newton.iterations);
+        if covariates > 0 {
+            let at = coefficient_marginals(&evaluation.target(&problem), evaluation.fit());
+            let (mean, sd): (Vec<f64>, Vec<f64>) = at.into_iter().unzip();
+            coefficients.add_gaussians(point.log_density, &mean, &sd, SdMethod::Exact);
+        }
+    });
     let grid = match explored {
         Ok(grid) => grid,
         Err(error) => return failed_run(request, error.to_string(), started),
     };
+    let mut rng = rngs
+        .into_iter()
+        .next()
+        .expect("a run has at least one chain's streams");
+    let laplace_check = check_laplace(&problem, &settings, &grid, &mut rng);
     let notes = mixture.notes();
     let approximation = Approximation {
         log_evidence: log_evidence(&grid),
@@ -200,6 +204,7 @@ pub fn inla_run(request: &RunRequest) -> RunOutput {
             names: hyper.model.hyper.names().collect(),
             marginals: marginals(&grid, &hyper.model.hyper),
             grid,
+            laplace_check,
         }),
     };
     let mut run = approximate_run(request, mixture.finish(), notes, approximation, started);

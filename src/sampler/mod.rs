@@ -23,6 +23,7 @@ pub mod elliptical;
 pub mod gpcn;
 pub mod grw;
 pub mod hyper;
+pub mod inla_check;
 pub mod kind;
 pub mod kinds;
 pub mod langevin;
@@ -88,7 +89,7 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
         fn approximation(self, kind: SamplerKind) -> RunOutput {
             match kind {
                 SamplerKind::Laplace => approximation::laplace_run(self.request),
-                SamplerKind::Inla => approximation::inla_run(self.request),
+                SamplerKind::Inla => approximation::inla_run(self.request, self.rngs),
                 _ => unreachable!("{kind} is a Markov chain"),
             }
         }

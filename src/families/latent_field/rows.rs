@@ -20,6 +20,7 @@ use crate::model::spec::LikelihoodKind;
 use crate::sampler::PROBES;
 use crate::sampler::approximation::InlaOutcome;
 use crate::sampler::driver::StoredDraws;
+use crate::sampler::inla_check::CheckedPoint;
 use crate::table::shared::{ACCEPTANCE_RATE, CHAIN, ITERATION, STEP_SIZE, jobs as shared_jobs};
 use crate::table::{JobStatus, Rows, SchemaError, TableChunks, job_rows, rows_of};
 
@@ -242,6 +243,12 @@ pub fn inla_grid(job: &JobHeader, inla: &InlaOutcome) -> Result<DataFrame, Schem
             .iter()
             .map(move |p| inferred.then(|| p.values.get(name)))
     };
+    let checked = |field: fn(&CheckedPoint) -> f64| {
+        (0..points.len()).map(move |k| {
+            let at = inla.laplace_check.points.iter().find(|c| c.point == k);
+            at.map(field)
+        })
+    };
     rows_of(&inla_grid::TABLE, job, points.len())
         .set(inla_grid::POINT, (0..points.len()).map(|k| k as i64))
         .set(inla_grid::LENGTH_SCALE, value(HyperName::LengthScale))
@@ -253,6 +260,11 @@ pub fn inla_grid(job: &JobHeader, inla: &InlaOutcome) -> Result<DataFrame, Schem
         .set(
             inla_grid::LOG_EVIDENCE,
             points.iter().map(|p| p.log_evidence),
+        )
+        .set(inla_grid::LAPLACE_ERROR, checked(|c| c.laplace_error))
+        .set(
+            inla_grid::IMPORTANCE_EFFECTIVE_DRAWS,
+            checked(|c| c.effective_draws),
         )
         .finish()
 }

@@ -186,7 +186,7 @@ crate::declare_table! {
     pub mod inla_grid = "inla_grid", one row per "INLA job and kept grid point of its hyperparameters" {
         use shared::JOB_ID,
         POINT: i64 = required("point", "the grid point, 0 upwards: 0 is the mode of log p~(theta | data) (z = 0), then the \
-         points along the z axes, then the rest of the product grid").index(),
+         points along the z axes, then the rest of the product grid, then the points the flood fill added").index(),
         LENGTH_SCALE: f64 = nullable("length_scale", "the length scale at the point; null when the model fixes it"),
         LENGTH_SCALE_Y: f64 = nullable("length_scale_y", "the length scale along y at the point (an anisotropic kernel with model.length_scale_y_prior); null when not inferred"),
         VARIANCE: f64 = nullable("variance", "the kernel variance at the point; null when the model fixes it"),
@@ -197,6 +197,11 @@ crate::declare_table! {
          weights sum to 1"),
         LOG_EVIDENCE: f64 = required("log_evidence", "the Laplace log marginal likelihood log p~(data | theta) at the point (the \
          likelihood's dropped constants dropped)"),
+        LAPLACE_ERROR: f64 = nullable("laplace_error", "at the heaviest points (docs/hyperparameters.md, \"Does INLA apply?\"): log p(data | theta) \
+         estimated by importance sampling from the Laplace gaussian minus `log_evidence`; its spread over the points is how \
+         far INLA's weights are off (the job warns when it is large); null at the other points"),
+        IMPORTANCE_EFFECTIVE_DRAWS: f64 = nullable("importance_effective_draws", "where `laplace_error` is given: Kish's effective \
+         number of the importance draws (the job warns when too few for the estimate to be trusted)"),
     }
 }
 

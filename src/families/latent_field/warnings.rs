@@ -137,7 +137,11 @@ fn approximation_warnings(
 ) -> Vec<String> {
     use crate::model::laplace::SdMethod;
     let mut found = match &approximation.inla {
-        Some(inla) => inla_warnings(&inla.grid),
+        Some(inla) => {
+            let mut found = inla_warnings(&inla.grid);
+            found.extend(inla.laplace_check.warnings());
+            found
+        }
         None => vec![
             "Laplace approximation: post_mean is the posterior mode, not a Monte Carlo mean"
                 .to_string(),

@@ -261,7 +261,8 @@ fn inla_kind_run(problem: &Problem) -> crate::sampler::RunOutput {
         }),
         ..RunRequest::new(target, &spec)
     };
-    crate::sampler::run_kind(&spec, &request, Vec::new())
+    let rngs = vec![crate::sampler::protocol::ChainRng::keyed(5, "inla-check")];
+    crate::sampler::run_kind(&spec, &request, rngs)
 }
 
 fn relative(estimate: f64, reference: f64) -> f64 {
@@ -521,7 +522,11 @@ fn the_coefficients_agree_with_a_dense_quadrature_over_the_variance() {
         }),
         ..RunRequest::new(target, &spec)
     };
-    let run = crate::sampler::run_kind(&spec, &request, Vec::new());
+    let run = crate::sampler::run_kind(
+        &spec,
+        &request,
+        vec![crate::sampler::protocol::ChainRng::keyed(5, "inla-check")],
+    );
     assert_eq!(run.coefficient_marginals.len(), 2);
     for (k, (&(mean, sd), &(m_exact, sd_exact))) in
         run.coefficient_marginals.iter().zip(&exact).enumerate()
@@ -530,4 +535,27 @@ fn the_coefficients_agree_with_a_dense_quadrature_over_the_variance() {
         assert!((mean - m_exact).abs() < 5e-3 * sd_exact, "beta_{k} mean");
         assert!((sd - sd_exact).abs() < 5e-3 * sd_exact, "beta_{k} sd");
     }
+}
+
+/// On a gaussian model the Laplace evidence is exact and the importance distribution is the
+/// posterior itself (25 cells: every eigenpair kept), so every weight is the same and the
+/// check's error is zero up to rounding: a constant dropped on one side and not the other, or a
+/// wrong log q, would show here.
+#[test]
+fn the_laplace_check_finds_no_error_on_a_gaussian_model() {
+    use crate::sampler::inla_check::{CHECK_DRAWS, CHECK_WEIGHT};
+    let problem = problem();
+    let run = inla_kind_run(&problem);
+    let inla = run.approximation.unwrap().inla.unwrap();
+    let check = &inla.laplace_check;
+    assert!(check.points.len() > 1 && check.failures.is_empty());
+    assert!(check.weight >= CHECK_WEIGHT.min(0.5), "{}", check.weight);
+    for point in &check.points {
+        assert!(point.laplace_error.abs() < 1e-6, "{point:?}");
+        assert!(
+            point.effective_draws > CHECK_DRAWS as f64 * (1.0 - 1e-9),
+            "{point:?}"
+        );
+    }
+    assert!(check.warnings().is_empty(), "{:?}", check.warnings());
 }

@@ -22,6 +22,11 @@ pub enum LaplaceError {
         iterations: usize,
         gradient_norm: f64,
     },
+    #[error(
+        "a draw's conjugate-gradient solve with H = I + L^T G^T W G L stopped after \
+         {iterations} products at residual {residual:e}"
+    )]
+    DrawNotSolved { iterations: usize, residual: f64 },
     #[error("I + W^1/2 G C G^T W^1/2 is not positive definite (a curvature is not a number?)")]
     NotPositiveDefinite,
 }

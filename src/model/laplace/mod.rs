@@ -22,6 +22,7 @@
 //! [`crate::model::evidence`]'s Monte Carlo estimate on the same data), exact for gaussian.
 
 pub mod cg;
+pub mod draw;
 mod error;
 pub mod hessian;
 pub mod newton;
