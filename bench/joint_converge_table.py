@@ -2,7 +2,9 @@
 """The table of bench/joint_converge.sh: the joint chain (sampler.hyper = "joint") run to
 convergence on the grids of studies/hyperparameters/joint_converge.toml, against the issue's bar
 (largest R-hat <= 1.01 and smallest bulk ESS >= 400 over the hyperparameters and every cell, under
-120 CPU seconds a job, the hyperparameters' means within 0.5 posterior sd of INLA's).
+120 CPU seconds a job, the hyperparameters' means within 0.5 posterior sd of INLA's where INLA
+applies: where its own check of the Laplace evidence, src/sampler/inla_check.rs, does not say
+"INLA does not apply here").
 
 Reads OUT/fieldmc/jobs.parquet and OUT/load_*.txt; writes RESULTS/joint_converge.csv (one row per
 grid and replicate) and RESULTS/joint_converge.md (the table, one row per replicate, and a
@@ -24,7 +26,11 @@ COLUMNS = (["grid", "replicate", "likelihood", "cpu_seconds", "chains", "draws_p
             "min_ess_bulk", "worst"]
            + [f"{h}_{s}" for h in HYPER for s in ("mean", "sd", "ess_bulk", "rhat", "inla_mean",
                                                    "inla_gap_sd")]
-           + ["cell_ess_bulk_min", "cell_rhat_max", "meets_bar"])
+           + ["cell_ess_bulk_min", "cell_rhat_max", "meets_bar", "inla_cpu_seconds", "inla_applies",
+              "inla_grid_cut"])
+# The phrases of INLA's warnings (src/sampler/inla_check.rs, src/families/latent_field/warnings.rs).
+INLA_DOES_NOT_APPLY = "INLA does not apply here"
+INLA_GRID_CUT = "INLA: the grid was cut"
 
 
 def args():
@@ -42,7 +48,10 @@ def replicate_row(path, chain, inla):
          "chains": chain["sampler_chains"],
          "draws_per_chain": chain["sampler_iterations"] - chain["sampler_burn_in"],
          "cell_ess_bulk_min": chain["cell_ess_bulk_min"],
-         "cell_rhat_max": chain["cell_rhat_max"]}
+         "cell_rhat_max": chain["cell_rhat_max"],
+         "inla_cpu_seconds": inla["cpu_seconds"],
+         "inla_applies": INLA_DOES_NOT_APPLY not in (inla["warnings"] or ""),
+         "inla_grid_cut": INLA_GRID_CUT in (inla["warnings"] or "")}
     measures = {"cells": (chain["cell_rhat_max"], chain["cell_ess_bulk_min"])}
     for h in HYPER:
         r[f"{h}_mean"] = chain[f"hyper_{h}_mean"]
@@ -72,6 +81,14 @@ def rows(out):
     return table
 
 
+def threads(out):
+    """How the jobs ran, from bench/joint_converge.sh's OUT/threads.txt."""
+    path = os.path.join(out, "threads.txt")
+    n = int(open(path).read().strip()) if os.path.exists(path) else 1
+    return ("One thread on one core" if n == 1
+            else f"{n} jobs at once, each on one thread of {n} pinned cores")
+
+
 def main():
     a = args()
     table = rows(a.out)
@@ -88,9 +105,9 @@ def main():
     lines = [
         f"Measured {datetime.date.today()} by `bench/joint_converge.sh` on commit {git_commit()} "
         f"({version}); {cores} cores, {model}; load average before {load[0]}, after {load[1]}. "
-        f"One thread on one core; {r0['chains']} chains x (1,000 warmup + "
+        f"{threads(a.out)}; {r0['chains']} chains x (1,000 warmup + "
         f"{r0['draws_per_chain']:,} draws) per job, each job in every replicate (its own seeds); "
-        "CPU seconds of the whole job.",
+        "CPU seconds of the whole job (its thread's).",
         "",
         "| grid | replicate | CPU s | max R-hat | min bulk ESS (where) | length scale mean (sd) / INLA | "
         "variance mean (sd) / INLA | mean mean (sd) / INLA | bar met |",
@@ -113,6 +130,12 @@ def main():
                   if max(r[f"{h}_inla_gap_sd"] for r in reps) > INLA_BAR]
         agreement = (f"within {INLA_BAR} for every one" if not beyond
                      else f"beyond {INLA_BAR} for the {', '.join(beyond)}")
+        if not reps[0]["inla_applies"]:
+            agreement += (" (INLA's check of its Laplace evidence says INLA does not apply here: "
+                          "not held to the bar)")
+        if reps[0]["inla_grid_cut"]:
+            agreement += "; INLA's grid was cut before the threshold along some axis (its warning)"
+        agreement += f"; INLA took {reps[0]['inla_cpu_seconds']:.0f} CPU s"
         lines.append(
             f"- **{grid}**: {met} of {len(reps)} replicates meet the bar (R-hat <= {RHAT_BAR}, bulk "
             f"ESS >= {ESS_BAR:.0f} for every hyperparameter and cell, under {CPU_BAR:.0f} CPU s): "
