@@ -28,6 +28,7 @@ if command -v taskset >/dev/null; then PIN=(taskset -c "${CORE:-0}"); fi
 mkdir -p "$OUT"
 echo "output in $OUT" >&2
 uptime > "$OUT/load_before.txt"
+git describe --always --dirty > "$OUT/commit.txt" 2>/dev/null || echo unknown > "$OUT/commit.txt"
 rm -rf "$OUT/fieldmc"
 echo "${THREADS:-1}" > "$OUT/threads.txt"
 "${PIN[@]}" "$FIELDMC" run "$STUDY" --out "$OUT/fieldmc" --threads "${THREADS:-1}" --quiet

@@ -6,7 +6,8 @@ convergence on the grids of studies/hyperparameters/joint_converge.toml, against
 applies: where its own check of the Laplace evidence, src/sampler/inla_check.rs, does not say
 "INLA does not apply here").
 
-Reads OUT/fieldmc/jobs.parquet and OUT/load_*.txt; writes RESULTS/joint_converge.csv (one row per
+Reads OUT/fieldmc/jobs.parquet, OUT/fieldmc/inla_grid.parquet (the check of INLA's Laplace
+evidence at its heaviest points) and OUT/load_*.txt; writes RESULTS/joint_converge.csv (one row per
 grid and replicate) and RESULTS/joint_converge.md (the table, one row per replicate, and a
 sentence per grid over its replicates, from the same numbers). Needs polars.
 """
@@ -27,7 +28,8 @@ COLUMNS = (["grid", "replicate", "likelihood", "cpu_seconds", "chains", "draws_p
            + [f"{h}_{s}" for h in HYPER for s in ("mean", "sd", "ess_bulk", "rhat", "inla_mean",
                                                    "inla_gap_sd")]
            + ["cell_ess_bulk_min", "cell_rhat_max", "meets_bar", "inla_cpu_seconds", "inla_applies",
-              "inla_grid_cut"])
+              "inla_grid_cut", "inla_grid_points", "inla_laplace_error_min", "inla_laplace_error_max",
+              "inla_importance_effective_draws_min"])
 # The phrases of INLA's warnings (src/sampler/inla_check.rs, src/families/latent_field/warnings.rs).
 INLA_DOES_NOT_APPLY = "INLA does not apply here"
 INLA_GRID_CUT = "INLA: the grid was cut"
@@ -69,15 +71,28 @@ def replicate_row(path, chain, inla):
     return r
 
 
+def inla_check(grid, job_id):
+    """INLA's grid size and its Laplace check (the checked points' errors and effective draws)."""
+    points = grid.filter(pl.col("job_id") == job_id)
+    checked = points.filter(pl.col("laplace_error").is_not_null())
+    return {"inla_grid_points": points.height,
+            "inla_laplace_error_min": checked["laplace_error"].min(),
+            "inla_laplace_error_max": checked["laplace_error"].max(),
+            "inla_importance_effective_draws_min": checked["importance_effective_draws"].min()}
+
+
 def rows(out):
     """Per grid, one row per replicate of the chain (each its own seeds), INLA's fit beside."""
     jobs = pl.read_parquet(os.path.join(out, "fieldmc", "jobs.parquet"))
+    inla_grid = pl.read_parquet(os.path.join(out, "fieldmc", "inla_grid.parquet"))
     table = []
     for path in jobs["data_path"].unique(maintain_order=True):
         grid = jobs.filter(pl.col("data_path") == path)
         inla = grid.filter(pl.col("sampler_kind") == "inla").row(0, named=True)
         chains = grid.filter(pl.col("sampler_hyper") == "joint").sort("replicate")
-        table.extend(replicate_row(path, chain, inla) for chain in chains.iter_rows(named=True))
+        check = inla_check(inla_grid, inla["job_id"])
+        table.extend(replicate_row(path, chain, inla) | check
+                     for chain in chains.iter_rows(named=True))
     return table
 
 
@@ -103,7 +118,7 @@ def main():
     load = load_averages(a.out)
     r0 = table[0]
     lines = [
-        f"Measured {datetime.date.today()} by `bench/joint_converge.sh` on commit {git_commit()} "
+        f"Measured {datetime.date.today()} by `bench/joint_converge.sh` on commit {git_commit(a.out)} "
         f"({version}); {cores} cores, {model}; load average before {load[0]}, after {load[1]}. "
         f"{threads(a.out)}; {r0['chains']} chains x (1,000 warmup + "
         f"{r0['draws_per_chain']:,} draws) per job, each job in every replicate (its own seeds); "
@@ -135,7 +150,12 @@ def main():
                           "not held to the bar)")
         if reps[0]["inla_grid_cut"]:
             agreement += "; INLA's grid was cut before the threshold along some axis (its warning)"
-        agreement += f"; INLA took {reps[0]['inla_cpu_seconds']:.0f} CPU s"
+        r = reps[0]
+        agreement += (f"; INLA took {r['inla_cpu_seconds']:.0f} CPU s and kept "
+                      f"{r['inla_grid_points']:,} grid points; its Laplace check: errors "
+                      f"{r['inla_laplace_error_min']:.2f} to {r['inla_laplace_error_max']:.2f} nats, "
+                      f"at least {r['inla_importance_effective_draws_min']:.1f} effective draws "
+                      "(of 256) at a point")
         lines.append(
             f"- **{grid}**: {met} of {len(reps)} replicates meet the bar (R-hat <= {RHAT_BAR}, bulk "
             f"ESS >= {ESS_BAR:.0f} for every hyperparameter and cell, under {CPU_BAR:.0f} CPU s): "

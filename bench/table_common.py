@@ -16,8 +16,12 @@ def fmt(x, digits=3):
     return f"{x:.{digits}g}" if abs(x) < 1 else f"{x:.{digits + 1}g}"
 
 
-def git_commit():
-    """`git describe --always --dirty` of the checkout, or 'unknown'."""
+def git_commit(out=None):
+    """The commit the run was made on: OUT/commit.txt when the bench script wrote one at run time,
+    else `git describe --always --dirty` of the checkout now, or 'unknown'."""
+    recorded = os.path.join(out, "commit.txt") if out else None
+    if recorded and os.path.exists(recorded):
+        return open(recorded).read().strip()
     try:
         return subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
                               text=True, check=True).stdout.strip()
