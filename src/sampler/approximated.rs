@@ -24,6 +24,7 @@ pub struct InlaOutcome {
     pub names: Vec<HyperName>,
     pub grid: HyperGrid,
     pub marginals: Vec<HyperMarginal>,
-    /// The importance-sampling check of the Laplace evidence at the heaviest grid points.
-    pub laplace_check: super::inla_check::LaplaceCheck,
+    /// The importance-sampling check of the Laplace evidence at the heaviest grid points (none
+    /// when the run was given no streams).
+    pub laplace_check: Option<super::inla_check::LaplaceCheck>,
 }

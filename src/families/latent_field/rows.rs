@@ -243,11 +243,12 @@ pub fn inla_grid(job: &JobHeader, inla: &InlaOutcome) -> Result<DataFrame, Schem
             .iter()
             .map(move |p| inferred.then(|| p.values.get(name)))
     };
+    let checked_points = inla
+        .laplace_check
+        .as_ref()
+        .map_or(&[][..], |c| &c.points[..]);
     let checked = |field: fn(&CheckedPoint) -> f64| {
-        (0..points.len()).map(move |k| {
-            let at = inla.laplace_check.points.iter().find(|c| c.point == k);
-            at.map(field)
-        })
+        (0..points.len()).map(move |k| checked_points.iter().find(|c| c.point == k).map(field))
     };
     rows_of(&inla_grid::TABLE, job, points.len())
         .set(inla_grid::POINT, (0..points.len()).map(|k| k as i64))

@@ -139,7 +139,7 @@ fn approximation_warnings(
     let mut found = match &approximation.inla {
         Some(inla) => {
             let mut found = inla_warnings(&inla.grid);
-            found.extend(inla.laplace_check.warnings());
+            found.extend(inla.laplace_check.iter().flat_map(|check| check.warnings()));
             found
         }
         None => vec![

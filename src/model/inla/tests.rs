@@ -547,7 +547,10 @@ fn the_laplace_check_finds_no_error_on_a_gaussian_model() {
     let problem = problem();
     let run = inla_kind_run(&problem);
     let inla = run.approximation.unwrap().inla.unwrap();
-    let check = &inla.laplace_check;
+    let check = inla
+        .laplace_check
+        .as_ref()
+        .expect("the run was given streams");
     assert!(check.points.len() > 1 && check.failures.is_empty());
     assert!(check.weight >= CHECK_WEIGHT.min(0.5), "{}", check.weight);
     for point in &check.points {
