@@ -33,6 +33,7 @@ FIELDMC_PIN=() PEER_PIN=()
 if command -v taskset >/dev/null; then FIELDMC_PIN=(taskset -c 0) PEER_PIN=(taskset -c 1); fi
 echo "output in $OUT" >&2
 uptime > "$OUT/load_before.txt"
+git describe --always --dirty > "$OUT/commit.txt" 2>/dev/null || echo unknown > "$OUT/commit.txt"
 
 # The study's replicates (each fieldmc job runs that many times with its own seeds; the peer
 # runs once per replicate with seeds SEED, SEED + 1, ...).

@@ -163,7 +163,7 @@ def medians(table):
 
 
 def write_markdown(a, table):
-    commit = git_commit()
+    commit = git_commit(a.out)
     version = subprocess.run([a.fieldmc, "--version"], capture_output=True, text=True).stdout.strip()
     cores, model = machine()
     load = load_averages(a.out)
