@@ -203,3 +203,49 @@ fn importance_evidence(
     let log_evidence = top + (sum / CHECK_DRAWS as f64).ln();
     Ok((log_evidence, sum * sum / squares))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(points: &[(f64, f64)]) -> LaplaceCheck {
+        LaplaceCheck {
+            points: points
+                .iter()
+                .enumerate()
+                .map(|(point, &(laplace_error, effective_draws))| CheckedPoint {
+                    point,
+                    laplace_error,
+                    effective_draws,
+                })
+                .collect(),
+            weight: 0.5,
+            failures: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_constant_error_cancels_and_raises_nothing() {
+        assert!(
+            check(&[(-3.0, 200.0), (-3.4, 180.0), (-2.6, 250.0)])
+                .warnings()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn an_error_spread_past_a_nat_says_inla_does_not_apply() {
+        let warnings = check(&[(0.1, 200.0), (1.3, 180.0)]).warnings();
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("varies by 1.2 nats"), "{warnings:?}");
+        assert!(warnings[0].contains("INLA does not apply here"));
+    }
+
+    #[test]
+    fn degenerate_weights_are_said_once_without_their_biased_spread() {
+        let warnings = check(&[(-60.0, 1.0), (-30.0, 3.0), (0.0, 200.0)]).warnings();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("degenerates (1.0 effective draws at worst)"));
+        assert!(warnings[0].contains("INLA does not apply here"));
+    }
+}
