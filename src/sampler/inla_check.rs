@@ -19,6 +19,7 @@
 //!
 //! The streams are the job's first chain's, so the check is reproducible like a chain.
 
+use crate::model::evidence::{LogEvidence, summarize};
 use crate::model::inla::{Evaluation, HyperGrid, HyperProblem, InlaSettings};
 use crate::model::laplace::LaplaceError;
 use crate::model::laplace::draw::LaplaceDraws;
@@ -155,7 +156,7 @@ pub fn check_laplace(
             }
         };
         let target = evaluation.target(problem);
-        let (log_evidence, effective_draws) = match importance_evidence(&evaluation, &target, rng) {
+        let estimate = match importance_evidence(&evaluation, &target, rng) {
             Ok(estimate) => estimate,
             Err(error) => {
                 check.failures.push((point, error.to_string()));
@@ -165,43 +166,38 @@ pub fn check_laplace(
         check.weight += grid.points[point].weight;
         check.points.push(CheckedPoint {
             point,
-            laplace_error: log_evidence - evaluation.log_evidence,
-            effective_draws,
+            laplace_error: estimate.estimate - evaluation.log_evidence,
+            effective_draws: estimate.effective_draws,
         });
     }
     check
 }
 
-/// log p(data | theta) estimated from [`CHECK_DRAWS`] draws of `evaluation`'s Laplace gaussian,
-/// and Kish's effective number of them, (sum w)^2 / sum w^2. The weights are
-/// w = p(data | xi) N(xi; 0, I) / q(xi), every 2 pi constant dropped as the Laplace evidence
-/// drops them, and q's log det H is the one that evidence used.
+/// log p(data | theta) estimated from [`CHECK_DRAWS`] draws of `evaluation`'s Laplace gaussian:
+/// the mean of the weights w = p(data | xi) N(xi; 0, I) / q(xi) and their effective number,
+/// summarised as the prior-draw evidence estimator's are ([`summarize`]). Every 2 pi constant is
+/// dropped as the Laplace evidence drops them, and q's log det H is the one that evidence used.
 fn importance_evidence(
     evaluation: &Evaluation,
     target: &Target,
     rng: &mut ChainRng,
-) -> Result<(f64, f64), LaplaceError> {
+) -> Result<LogEvidence, LaplaceError> {
     let fit = evaluation.fit();
-    let log_det =
-        2.0 * (fit.log_likelihood - 0.5 * dot(&fit.mode, &fit.mode) - evaluation.log_evidence);
+    let log_det = fit.log_det_behind(evaluation.log_evidence);
     let mut draws = LaplaceDraws::new(fit, target, log_det);
     let mut work = target.workspace();
     let mut z1 = vec![0.0; draws.field_normals()];
     let mut z2 = vec![0.0; draws.observation_normals()];
-    let mut weights = Vec::with_capacity(CHECK_DRAWS);
+    let mut log_weights = Vec::with_capacity(CHECK_DRAWS);
     for _ in 0..CHECK_DRAWS {
         rng.normals(&mut z1);
         rng.normals(&mut z2);
         let draw = draws.draw(&z1, &z2)?;
         let position = Position::new(draw.xi, target, &mut work);
         let prior = -0.5 * dot(&position.xi, &position.xi);
-        weights.push(position.log_likelihood + prior - draw.log_density);
+        log_weights.push(position.log_likelihood + prior - draw.log_density);
     }
-    let top = weights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let sum: f64 = weights.iter().map(|w| (w - top).exp()).sum();
-    let squares: f64 = weights.iter().map(|w| (2.0 * (w - top)).exp()).sum();
-    let log_evidence = top + (sum / CHECK_DRAWS as f64).ln();
-    Ok((log_evidence, sum * sum / squares))
+    Ok(summarize(&log_weights))
 }
 
 #[cfg(test)]

@@ -86,6 +86,7 @@ pub fn explore(
         axes,
         settings,
         points: Vec::new(),
+        kept: Vec::new(),
         seen: HashSet::new(),
         failed_points: 0,
     };
@@ -111,11 +112,8 @@ pub fn explore(
         }
     }
     truncated_axes.extend(walk.flood(&mut visit)?);
-    let truncated_axes = truncated_axes
-        .into_iter()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    truncated_axes.sort_unstable();
+    truncated_axes.dedup();
     let (mut points, laplace_fits, failed_points) =
         (walk.points, walk.evaluator.fits, walk.failed_points);
     let axes = walk.axes;
@@ -223,6 +221,8 @@ struct Walk<'w, 'p, 'a> {
     axes: Vec<f64>,
     settings: &'w InlaSettings,
     points: Vec<GridPoint>,
+    /// The kept points' integer z-indices, in the order of `points`.
+    kept: Vec<Vec<i64>>,
     /// The integer z-indices evaluated so far.
     seen: HashSet<Vec<i64>>,
     failed_points: usize,
@@ -274,21 +274,13 @@ impl Walk<'_, '_, '_> {
         &mut self,
         visit: &mut impl FnMut(&GridPoint, &Evaluation, &LaplaceMarginals),
     ) -> Result<Vec<(usize, i64)>, InlaError> {
-        let kept: Vec<Vec<i64>> = self.points.iter().map(|p| self.index(&p.z)).collect();
         let steps = self.settings.max_axis_steps as i64;
-        flood_fill(kept, steps, |index| {
+        flood_fill(self.kept.clone(), steps, |index| {
             if self.seen.contains(index) {
                 return Ok(None);
             }
             self.try_point(index.to_vec(), visit).map(Some)
         })
-    }
-
-    /// The integer index of the kept point at `z`.
-    fn index(&self, z: &[f64]) -> Vec<i64> {
-        z.iter()
-            .map(|&x| (x / self.settings.delta_z).round() as i64)
-            .collect()
     }
 
     /// Evaluate the point `index` and keep it when within the threshold; whether it was kept.
@@ -333,7 +325,8 @@ impl Walk<'_, '_, '_> {
             log_evidence: evaluation.log_evidence,
             weight: 0.0,
         };
-        self.seen.insert(index);
+        self.seen.insert(index.clone());
+        self.kept.push(index);
         visit(&point, evaluation, &marginals);
         self.points.push(point);
         Ok(())

@@ -543,7 +543,7 @@ fn the_coefficients_agree_with_a_dense_quadrature_over_the_variance() {
 /// wrong log q, would show here.
 #[test]
 fn the_laplace_check_finds_no_error_on_a_gaussian_model() {
-    use crate::sampler::inla_check::{CHECK_DRAWS, CHECK_WEIGHT};
+    use crate::sampler::inla_check::CHECK_DRAWS;
     let problem = problem();
     let run = inla_kind_run(&problem);
     let inla = run.approximation.unwrap().inla.unwrap();
@@ -552,7 +552,9 @@ fn the_laplace_check_finds_no_error_on_a_gaussian_model() {
         .as_ref()
         .expect("the run was given streams");
     assert!(check.points.len() > 1 && check.failures.is_empty());
-    assert!(check.weight >= CHECK_WEIGHT.min(0.5), "{}", check.weight);
+    // The grid's mass is spread: the 12 heaviest points need not reach CHECK_WEIGHT, but on this
+    // small posterior they hold most of it.
+    assert!(check.weight >= 0.5, "{}", check.weight);
     for point in &check.points {
         assert!(point.laplace_error.abs() < 1e-6, "{point:?}");
         assert!(

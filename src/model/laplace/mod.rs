@@ -270,6 +270,13 @@ impl LaplaceFit {
     fn evidence_with(&self, log_det: f64) -> f64 {
         self.log_likelihood - 0.5 * cg::dot(&self.mode, &self.mode) - 0.5 * log_det
     }
+
+    /// The log det(I + L^T G^T W G L) behind `log_evidence`, a value [`Self::log_evidence`]
+    /// returned for this fit: the inverse of the evidence's formula, so that a gaussian built
+    /// from the fit ([`draw::LaplaceDraws`]) carries the normalisation the evidence used.
+    pub fn log_det_behind(&self, log_evidence: f64) -> f64 {
+        2.0 * (self.log_likelihood - 0.5 * cg::dot(&self.mode, &self.mode) - log_evidence)
+    }
 }
 
 /// Lanczos steps for `rank` eigenpairs of a `dim`-dimensional operator: twice the rank plus 20,
