@@ -24,12 +24,12 @@ from table_common import fmt, git_commit, load_averages, machine
 HYPER = ["length_scale", "variance", "mean"]
 RHAT_BAR, ESS_BAR, CPU_BAR, INLA_BAR = 1.01, 400.0, 120.0, 0.5
 COLUMNS = (["grid", "replicate", "likelihood", "cpu_seconds", "chains", "draws_per_chain", "max_rhat",
-            "min_ess_bulk", "worst"]
+            "min_ess_bulk", "worst", "divergences"]
            + [f"{h}_{s}" for h in HYPER for s in ("mean", "sd", "ess_bulk", "rhat", "inla_mean",
                                                    "inla_gap_sd")]
            + ["cell_ess_bulk_min", "cell_rhat_max", "meets_bar", "inla_cpu_seconds", "inla_applies",
               "inla_grid_cut", "inla_grid_points", "inla_laplace_error_min", "inla_laplace_error_max",
-              "inla_importance_effective_draws_min"])
+              "inla_importance_effective_draws_min", "inla_length_scale_max"])
 # The phrases of INLA's warnings (src/sampler/inla_check.rs, src/families/latent_field/warnings.rs).
 INLA_DOES_NOT_APPLY = "INLA does not apply here"
 INLA_GRID_CUT = "INLA: the grid was cut"
@@ -43,9 +43,11 @@ def args():
     return p.parse_args()
 
 
-def replicate_row(path, chain, inla):
-    """One replicate's chain against the bar, and INLA's distance from it."""
+def replicate_row(path, chain, inla, divergences):
+    """One replicate's chain against the bar (with its divergent trajectories after burn-in,
+    summed over its chains), and INLA's distance from it."""
     r = {"grid": os.path.basename(path).removesuffix(".csv"), "replicate": chain["replicate"],
+         "divergences": divergences[chain["job_id"]],
          "likelihood": chain["model_likelihood"], "cpu_seconds": chain["cpu_seconds"],
          "chains": chain["sampler_chains"],
          "draws_per_chain": chain["sampler_iterations"] - chain["sampler_burn_in"],
@@ -72,10 +74,12 @@ def replicate_row(path, chain, inla):
 
 
 def inla_check(grid, job_id):
-    """INLA's grid size and its Laplace check (the checked points' errors and effective draws)."""
+    """INLA's grid size and reach in the length scale, and its Laplace check (the checked points'
+    errors and effective draws)."""
     points = grid.filter(pl.col("job_id") == job_id)
     checked = points.filter(pl.col("laplace_error").is_not_null())
     return {"inla_grid_points": points.height,
+            "inla_length_scale_max": points["length_scale"].max(),
             "inla_laplace_error_min": checked["laplace_error"].min(),
             "inla_laplace_error_max": checked["laplace_error"].max(),
             "inla_importance_effective_draws_min": checked["importance_effective_draws"].min()}
@@ -85,13 +89,15 @@ def rows(out):
     """Per grid, one row per replicate of the chain (each its own seeds), INLA's fit beside."""
     jobs = pl.read_parquet(os.path.join(out, "fieldmc", "jobs.parquet"))
     inla_grid = pl.read_parquet(os.path.join(out, "fieldmc", "inla_grid.parquet"))
+    chain_rows = pl.read_parquet(os.path.join(out, "fieldmc", "chains.parquet"))
+    divergences = dict(chain_rows.group_by("job_id").agg(pl.col("divergences").sum()).iter_rows())
     table = []
     for path in jobs["data_path"].unique(maintain_order=True):
         grid = jobs.filter(pl.col("data_path") == path)
         inla = grid.filter(pl.col("sampler_kind") == "inla").row(0, named=True)
         chains = grid.filter(pl.col("sampler_hyper") == "joint").sort("replicate")
         check = inla_check(inla_grid, inla["job_id"])
-        table.extend(replicate_row(path, chain, inla) | check
+        table.extend(replicate_row(path, chain, inla, divergences) | check
                      for chain in chains.iter_rows(named=True))
     return table
 
@@ -124,16 +130,17 @@ def main():
         f"{r0['draws_per_chain']:,} draws) per job, each job in every replicate (its own seeds); "
         "CPU seconds of the whole job (its thread's).",
         "",
-        "| grid | replicate | CPU s | max R-hat | min bulk ESS (where) | length scale mean (sd) / INLA | "
-        "variance mean (sd) / INLA | mean mean (sd) / INLA | bar met |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| grid | replicate | CPU s | max R-hat | min bulk ESS (where) | divergences | "
+        "length scale mean (sd) / INLA | variance mean (sd) / INLA | mean mean (sd) / INLA | bar met |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in table:
         hyper = " | ".join(f"{fmt(r[f'{h}_mean'])} ({fmt(r[f'{h}_sd'])}) / {fmt(r[f'{h}_inla_mean'])}"
                            for h in HYPER)
         lines.append(
             f"| {r['grid']} ({r['likelihood']}) | {r['replicate']} | {fmt(r['cpu_seconds'])} | "
-            f"{fmt(r['max_rhat'], 4)} | {fmt(r['min_ess_bulk'])} ({r['worst']}) | {hyper} | "
+            f"{fmt(r['max_rhat'], 4)} | {fmt(r['min_ess_bulk'])} ({r['worst']}) | "
+            f"{r['divergences']:,} | {hyper} | "
             f"{'yes' if r['meets_bar'] else 'no'} |")
     lines.append("")
     for grid in dict.fromkeys(r["grid"] for r in table):
@@ -152,10 +159,11 @@ def main():
             agreement += "; INLA's grid was cut before the threshold along some axis (its warning)"
         r = reps[0]
         agreement += (f"; INLA took {r['inla_cpu_seconds']:.0f} CPU s and kept "
-                      f"{r['inla_grid_points']:,} grid points; its Laplace check: errors "
+                      f"{r['inla_grid_points']:,} grid points, reaching length scale "
+                      f"{r['inla_length_scale_max']:.3g}; its Laplace check: errors "
                       f"{r['inla_laplace_error_min']:.2f} to {r['inla_laplace_error_max']:.2f} nats, "
-                      f"at least {r['inla_importance_effective_draws_min']:.1f} effective draws "
-                      "(of 256) at a point")
+                      f"at least {r['inla_importance_effective_draws_min']:.1f} effective draws at a "
+                      "point")
         lines.append(
             f"- **{grid}**: {met} of {len(reps)} replicates meet the bar (R-hat <= {RHAT_BAR}, bulk "
             f"ESS >= {ESS_BAR:.0f} for every hyperparameter and cell, under {CPU_BAR:.0f} CPU s): "

@@ -3,13 +3,20 @@
 //! With H = V Lambda V^T the eigendecomposition of the negative Hessian of log p~ at the mode,
 //! theta(z) = mode + V Lambda^-1/2 z: under the Hessian's gaussian z is standard normal. Each
 //! axis of z is walked in both directions in steps of delta_z until log p~ drops more than the
-//! threshold below the mode (or cannot be evaluated); the grid is then the full product of the
-//! axis points so found, and a point is kept when its log p~ is within the threshold of the
-//! mode's. Every kept point's weight is exp(log p~) normalised over the kept points: the z-cells
-//! have equal volumes, delta_z^d each.
+//! threshold below the mode (or cannot be evaluated); then the full product of the axis points so
+//! found is evaluated, a point kept when its log p~ is within the threshold of the mode's. Last,
+//! the kept set grows by flood fill (`flood_fill`): every lattice neighbour (one step along one
+//! axis) of a kept point is evaluated, and kept when within the threshold, until no kept point
+//! has an unevaluated neighbour. The box follows the Hessian's ellipse; the flood fill follows a
+//! posterior that bends away from it (on the Lansing counts the length scale and the variance
+//! rise together along a ridge the box alone cut short, docs/hyperparameters.md). No point more
+//! than [`InlaSettings::max_axis_steps`] from the mode along an axis is evaluated; a kept point at
+//! that limit makes the axis reported cut. Every kept point's weight is exp(log p~) normalised
+//! over the kept points: the z-cells have equal volumes, delta_z^d each.
 //!
 //! Points are listed in the order they were found: the mode first (point 0, z = 0), then the
-//! axis points, then the rest of the product grid in lexicographic order of z.
+//! axis points, then the rest of the product grid in lexicographic order of z, then the flood
+//! fill's in breadth-first order.
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
 
