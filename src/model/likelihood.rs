@@ -5,7 +5,7 @@
 //! on u (normalising constants, log c!) are dropped: the samplers only use differences.
 
 use super::spec::LikelihoodKind;
-use super::special::{log_phi, log_phi_curvature, log_phi_with_derivative};
+use super::special::{LOG_PHI_BATCH, add_log_phi_replacing_by_slopes, log_phi_curvature};
 
 /// A likelihood bound to its observed data.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,12 +65,19 @@ impl Likelihood {
                 -0.5 * squares / (noise_sd * noise_sd)
             }
             Self::Probit { labels, noise_sd } => {
+                // The batched log Phi, a stack buffer at a time; the same terms, added in the
+                // same order from 0, as `log_likelihood_and_gradient`.
                 let inv = 1.0 / noise_sd;
-                labels
-                    .iter()
-                    .zip(gu)
-                    .map(|(t, u)| log_phi(t * u * inv))
-                    .sum()
+                let mut arguments = [0.0; LOG_PHI_BATCH];
+                let mut total = 0.0;
+                for (labels, gu) in labels.chunks(LOG_PHI_BATCH).zip(gu.chunks(LOG_PHI_BATCH)) {
+                    let arguments = &mut arguments[..labels.len()];
+                    for ((x, t), u) in arguments.iter_mut().zip(labels).zip(gu) {
+                        *x = t * u * inv;
+                    }
+                    total = add_log_phi_replacing_by_slopes(total, arguments);
+                }
+                total
             }
             Self::Poisson { counts, offset } => counts
                 .iter()
@@ -96,19 +103,18 @@ impl Likelihood {
                 }
             }
             Self::Probit { labels, noise_sd } => {
-                // One erfc, log and exp per cell for the value and the gradient; the same
-                // terms, summed in the same order, as `log_likelihood`.
+                // The arguments go into `gradient`, which the batched log Phi turns into slopes
+                // (one erfcx and a log, or an exp and a ln1p, per cell); the same terms, summed
+                // in the same order, as `log_likelihood`.
                 let inv = 1.0 / noise_sd;
-                return gradient
-                    .iter_mut()
-                    .zip(labels)
-                    .zip(gu)
-                    .map(|((g, t), u)| {
-                        let (value, slope) = log_phi_with_derivative(t * u * inv);
-                        *g = t * inv * slope;
-                        value
-                    })
-                    .sum();
+                for ((g, t), u) in gradient.iter_mut().zip(labels).zip(gu) {
+                    *g = t * u * inv;
+                }
+                let total = add_log_phi_replacing_by_slopes(0.0, gradient);
+                for (g, t) in gradient.iter_mut().zip(labels) {
+                    *g *= t * inv;
+                }
+                return total;
             }
             Self::Poisson { counts, offset } => {
                 // One exp per cell for the value and the gradient (the exp is most of a
@@ -194,6 +200,31 @@ mod tests {
         let l = Likelihood::new(LikelihoodKind::Poisson, vec![3.0], 1.0, 0.5);
         let eta: f64 = 0.2 + 0.5;
         assert!((l.log_likelihood(&[0.2]) - (3.0 * eta - eta.exp())).abs() < 1e-15);
+    }
+
+    /// The probit's batched value and gradient, over more cells than one batch, are the
+    /// cell-by-cell ln Phi and its slope bit for bit, and the value-only path adds the same terms
+    /// in the same order.
+    #[test]
+    fn probit_batches_are_the_cell_by_cell_terms() {
+        let n = 3 * crate::model::special::LOG_PHI_BATCH + 17;
+        let labels: Vec<f64> = (0..n)
+            .map(|i| if i % 3 == 0 { -1.0 } else { 1.0 })
+            .collect();
+        let gu: Vec<f64> = (0..n).map(|i| (i as f64 * 0.61).sin() * 4.0).collect();
+        let noise_sd = 0.8;
+        let likelihood = Likelihood::new(LikelihoodKind::Probit, labels.clone(), noise_sd, 0.0);
+        let mut gradient = vec![0.0; n];
+        let value = likelihood.log_likelihood_and_gradient(&gu, &mut gradient);
+        assert_eq!(value.to_bits(), likelihood.log_likelihood(&gu).to_bits());
+        let inv = 1.0 / noise_sd;
+        let mut expected = 0.0;
+        for ((t, u), g) in labels.iter().zip(&gu).zip(&gradient) {
+            let (term, slope) = crate::model::special::log_phi_with_derivative(t * u * inv);
+            expected += term;
+            assert_eq!(g.to_bits(), (slope * (t * inv)).to_bits());
+        }
+        assert_eq!(value.to_bits(), expected.to_bits());
     }
 
     /// Gradient and curvature of every likelihood against central differences of the value.
