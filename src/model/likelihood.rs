@@ -104,7 +104,7 @@ impl Likelihood {
             }
             Self::Probit { labels, noise_sd } => {
                 // The arguments go into `gradient`, which the batched log Phi turns into slopes
-                // (one erfcx and a log, or an exp and a ln1p, per cell); the same terms, summed
+                // (erfcx, an exp and a log per cell, in vector registers); the same terms, summed
                 // in the same order, as `log_likelihood`.
                 let inv = 1.0 / noise_sd;
                 for ((g, t), u) in gradient.iter_mut().zip(labels).zip(gu) {
