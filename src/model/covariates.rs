@@ -190,14 +190,6 @@ impl Covariates {
     }
 }
 
-/// s of a coefficient prior written `"normal(0, s)"` (s > 0); None for any other text.
-pub fn coefficient_prior_sd(text: &str) -> Option<f64> {
-    match super::hyper::HyperPrior::parse(text) {
-        Ok(super::hyper::HyperPrior::Normal { mean, sd }) if mean == 0.0 && sd > 0.0 => Some(sd),
-        _ => None,
-    }
-}
-
 /// The mean and population sd (ddof 0) of `values`.
 fn population_moments(values: &[f64]) -> (f64, f64) {
     let n = values.len().max(1) as f64;

@@ -413,6 +413,15 @@ fn softplus(x: f64) -> f64 {
     }
 }
 
+/// s of a covariate coefficient's prior written `"normal(0, s)"` (s > 0); None for any other
+/// text (`model.coefficient_prior`).
+pub fn coefficient_prior_sd(text: &str) -> Option<f64> {
+    match HyperPrior::parse(text) {
+        Ok(HyperPrior::Normal { mean, sd }) if mean == 0.0 && sd > 0.0 => Some(sd),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,7 +17,9 @@ pub mod priors;
 pub mod spectral_joint;
 pub mod values;
 
-pub use distribution::{HyperPrior, PRIOR_FORMS, PriorFamily, PriorSyntaxError, Support};
+pub use distribution::{
+    HyperPrior, PRIOR_FORMS, PriorFamily, PriorSyntaxError, Support, coefficient_prior_sd,
+};
 pub use priors::{FAR_START_SDS, HyperPriors};
 pub use values::{HyperName, Hyperparameters};
 

@@ -262,7 +262,7 @@ pub enum Rule {
     /// ([`crate::model::hyper::HyperPrior`]).
     HyperPrior,
     /// `"normal(0, s)"` with s > 0: the covariate coefficients' prior
-    /// ([`crate::model::covariates::coefficient_prior_sd`]).
+    /// ([`crate::model::hyper::coefficient_prior_sd`]).
     CoefficientPrior,
 }
 
@@ -302,7 +302,7 @@ impl Rule {
                 &**t == FIXED || crate::model::hyper::HyperPrior::parse(t).is_ok()
             }
             (Rule::CoefficientPrior, ParamValue::Text(t)) => {
-                crate::model::covariates::coefficient_prior_sd(t).is_some()
+                crate::model::hyper::coefficient_prior_sd(t).is_some()
             }
             _ => false,
         }
