@@ -147,7 +147,7 @@ fn grid_likelihood_and_data_alone_converge_on_the_shipped_label_grid() {
 /// The kind `auto` picks and its budget, as the study resolves them; a named kind is kept, and
 /// the budget of an automatic kind gives way to what the study sets.
 #[test]
-fn auto_picks_laplace_hmc_and_a_named_kind_is_kept() {
+fn auto_picks_laplace_hmc_and_a_named_kind_keeps_its_own_budget() {
     let dir = tempfile::tempdir().unwrap();
     let resolved = |name: &str, extra: &str| -> (String, usize, u64, u64) {
         let study = write_file(dir.path(), name, &format!("[model]\ngrid = 8\n{extra}"));
@@ -180,8 +180,32 @@ fn auto_picks_laplace_hmc_and_a_named_kind_is_kept() {
         resolved("short.toml", short),
         auto("laplace_hmc", 2, 300, 150)
     );
+    // A named kind runs with its own budget, the one docs/keys.md's table shows.
     let named = "likelihood = \"poisson\"\n[sampler]\nkind = \"pcn\"\n";
-    assert_eq!(resolved("named.toml", named), auto("pcn", 1, 10_000, 0));
+    assert_eq!(resolved("named.toml", named), auto("pcn", 4, 10_000, 5_000));
+    for &kind in fieldmc::sampler::SamplerKind::ALL {
+        if !kind.is_markov_chain() {
+            continue;
+        }
+        let budget = kind.budget();
+        let named = format!("likelihood = \"poisson\"\n[sampler]\nkind = \"{kind}\"\n");
+        assert_eq!(
+            resolved(&format!("{kind}.toml"), &named),
+            auto(
+                kind.name(),
+                budget.chains,
+                budget.iterations,
+                budget.burn_in
+            ),
+            "{kind} named alone"
+        );
+    }
+    // laplace_hmc named runs exactly as auto's choice does.
+    let named = "likelihood = \"poisson\"\n[sampler]\nkind = \"laplace_hmc\"\n";
+    assert_eq!(
+        resolved("laplace_hmc_named.toml", named),
+        auto("laplace_hmc", 4, 2_000, 1_000)
+    );
     let written = "likelihood = \"probit\"\n[sampler]\nkind = \"auto\"\n";
     assert_eq!(
         resolved("written.toml", written),
@@ -189,4 +213,36 @@ fn auto_picks_laplace_hmc_and_a_named_kind_is_kept() {
     );
     let hyper = "variance_prior = \"log-normal(0, 1)\"\n[sampler]\nhyper = \"within-gibbs\"\n";
     assert_eq!(resolved("hyper.toml", hyper).0, "pcn");
+}
+
+/// A study that names laplace_hmc or nuts and sets nothing else of the sampler (no chains,
+/// iterations or burn-in) runs each kind's own budget and converges on a shipped real grid, with
+/// no warning, as `auto` does.
+#[test]
+fn a_named_laplace_hmc_or_nuts_alone_converges_on_a_shipped_grid() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = write_file(
+        dir.path(),
+        "named.toml",
+        &format!(
+            "[model]\ngrid = 32\nlikelihood = \"poisson\"\n\
+             [data]\nsource = \"csv\"\npath = {:?}\n\
+             [sweep]\n\"sampler.kind\" = [\"laplace_hmc\", \"nuts\"]\n",
+            data("redwood_grid32.csv")
+        ),
+    );
+    let out = dir.path().join("named");
+    support::run_without_warnings(&study, &out, 2);
+    let jobs = table(&out, "jobs");
+    assert_eq!(strings(&jobs, "sampler_kind"), ["laplace_hmc", "nuts"]);
+    assert!(ints(&jobs, "sampler_chains").iter().all(|c| *c == Some(4)));
+    for (rhat, ess) in floats(&jobs, "cell_rhat_max")
+        .into_iter()
+        .zip(floats(&jobs, "cell_ess_bulk_min"))
+    {
+        assert!(
+            rhat.unwrap() <= 1.01 && ess.unwrap() >= 400.0,
+            "{rhat:?} {ess:?}"
+        );
+    }
 }

@@ -184,14 +184,36 @@ fn the_key_reference_is_generated_from_the_declarations() {
         .find(end)
         .expect("docs/keys.md has the keys:end marker");
     let table = fieldmc::families::catalog().markdown_table();
-    if std::env::var_os("FIELDMC_UPDATE_KEYS").is_some() {
+    let text = if std::env::var_os("FIELDMC_UPDATE_KEYS").is_some() {
         let updated = format!("{}{table}{}", &text[..start], &text[stop..]);
+        std::fs::write(&path, &updated).unwrap();
+        updated
+    } else {
+        assert_eq!(
+            &text[start..stop],
+            table,
+            "docs/keys.md's key table is out of date: run FIELDMC_UPDATE_KEYS=1 cargo test --release --test studies"
+        );
+        text
+    };
+    // The latent field's per-kind defaults (budgets, adaptation), from the kinds' declarations.
+    let (begin, end) = ("<!-- kinds:begin -->\n", "<!-- kinds:end -->");
+    let start = text
+        .find(begin)
+        .expect("docs/keys.md has the kinds:begin marker")
+        + begin.len();
+    let stop = text
+        .find(end)
+        .expect("docs/keys.md has the kinds:end marker");
+    let kinds = fieldmc::families::latent_field::kind_defaults_table();
+    if std::env::var_os("FIELDMC_UPDATE_KEYS").is_some() {
+        let updated = format!("{}{kinds}{}", &text[..start], &text[stop..]);
         std::fs::write(&path, updated).unwrap();
         return;
     }
     assert_eq!(
         &text[start..stop],
-        table,
-        "docs/keys.md's key table is out of date: run FIELDMC_UPDATE_KEYS=1 cargo test --release --test studies"
+        kinds,
+        "docs/keys.md's sampler-kind table is out of date: run FIELDMC_UPDATE_KEYS=1 cargo test --release --test studies"
     );
 }

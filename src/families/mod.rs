@@ -83,6 +83,13 @@ macro_rules! study_families {
                 }
             }
 
+            /// The defaults it gives shared keys (see [`StudyFamily::default_notes`]).
+            pub fn default_notes(self) -> Vec<(Key, String)> {
+                match self {
+                    $(Family::$variant => <$ty as StudyFamily>::default_notes()),+
+                }
+            }
+
             /// Whether it runs simulation-based calibration studies.
             pub fn calibrates(self) -> bool {
                 match self {
@@ -308,6 +315,15 @@ pub fn catalog() -> &'static KeyCatalog {
                 (SAMPLER_KIND, &SAMPLER_KIND_WORDS[..]),
             ],
             RENAMED.to_vec(),
+            Family::ALL
+                .iter()
+                .flat_map(|family| {
+                    family
+                        .default_notes()
+                        .into_iter()
+                        .map(move |(key, note)| (family.name(), key, note))
+                })
+                .collect(),
         )
     });
     &CATALOG

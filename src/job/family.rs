@@ -52,6 +52,13 @@ pub trait StudyFamily {
     /// other families have already been rejected.
     fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError>;
 
+    /// The defaults the family gives shared keys where they differ from the key's declared
+    /// default (the latent field's per-kind budgets, each family's sampler kind), in words for
+    /// `fieldmc keys` and docs/keys.md. The family's resolution applies them; this only says so.
+    fn default_notes() -> Vec<(Key, String)> {
+        Vec::new()
+    }
+
     /// The point's parameters: each of [`StudyFamily::KEYS`] with its value, in that order. By
     /// default the given value or the key's default; a family with derived defaults resolves
     /// them here.

@@ -133,7 +133,7 @@ fn canonical_keys_are_sorted_pairs_and_ids_hash_seed_and_key() {
         "data.length_scale=0.3;data.noise_sd=1.0;data.source=simulated;data.subsample=4;\
          model.evidence_draws=0;model.grid=16;model.kernel=squared-exponential;model.length_scale=0.3;\
          model.likelihood=gaussian;model.offset=0.0;model.variance=1.0;replicate=0;\
-         sampler.beta=0.1;sampler.burn_in=0;sampler.chains=1;sampler.iterations=10000;\
+         sampler.beta=0.1;sampler.burn_in=5000;sampler.chains=4;sampler.iterations=10000;\
          sampler.kind=grw;sampler.thin=10;study.kind=mcmc"
     );
     let mut material = study.file.seed.to_le_bytes().to_vec();

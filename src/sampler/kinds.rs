@@ -2,7 +2,7 @@
 //! below: its word, its type, and what follows from the type (tuning, rank, whether it is a
 //! Markov chain, how to build it).
 
-use super::kind::{Kind, KindSettings};
+use super::kind::{Budget, Kind, KindSettings};
 use super::protocol::StepTuning;
 
 /// Something to do with a configured sampler of any kind (see [`SamplerKind::visit`]).
@@ -41,6 +41,15 @@ macro_rules! sampler_kinds {
                 match self {
                     $(SamplerKind::$variant => <$ty as Kind>::TUNING,)+
                     $(SamplerKind::$avariant => None),+
+                }
+            }
+
+            /// The chains, iterations and burn-in the kind runs where a study leaves them out
+            /// (an approximation: [`Budget::NO_CHAIN`]).
+            pub fn budget(self) -> Budget {
+                match self {
+                    $(SamplerKind::$variant => <$ty as Kind>::BUDGET,)+
+                    $(SamplerKind::$avariant => Budget::NO_CHAIN),+
                 }
             }
 

@@ -3,7 +3,7 @@
 //! N(0, I) contributes -xi). The kept fraction of xi therefore shrinks with h, and the step size
 //! that keeps the acceptance rate fixed falls as the dimension grows (about N^(-1/6)).
 
-use super::kind::{Kind, KindSettings};
+use super::kind::{Budget, Kind, KindSettings};
 use super::langevin::{Drift, LangevinKind};
 use super::protocol::StepTuning;
 
@@ -17,8 +17,10 @@ impl Kind for Mala {
     const TUNING: Option<StepTuning> = Some(StepTuning {
         target_acceptance: 0.574,
         max_step: None,
+        min_step: None,
         adapts_by_default: true,
     });
+    const BUDGET: Budget = Budget::LONG;
 
     fn configure(settings: &KindSettings) -> Self {
         Self {

@@ -7,7 +7,7 @@
 //! pCN plus a gradient drift. The proposal is well defined on the function space, so its
 //! acceptance rate does not collapse as the grid is refined; with a flat likelihood it is pCN.
 
-use super::kind::{Kind, KindSettings};
+use super::kind::{Budget, Kind, KindSettings};
 use super::langevin::{Drift, LangevinKind};
 use super::protocol::StepTuning;
 
@@ -21,8 +21,10 @@ impl Kind for Pcnl {
     const TUNING: Option<StepTuning> = Some(StepTuning {
         target_acceptance: 0.574,
         max_step: Some(1.0),
+        min_step: None,
         adapts_by_default: true,
     });
+    const BUDGET: Budget = Budget::LONG;
 
     fn configure(settings: &KindSettings) -> Self {
         Self {

@@ -5,7 +5,7 @@
 
 use std::marker::PhantomData;
 
-use super::kind::{Kind, KindSettings};
+use super::kind::{Budget, Kind, KindSettings};
 use super::protocol::{ChainRng, Position, Sampler, StepInfo, StepTuning};
 use super::shared::{PriorDraws, Retarget};
 use crate::model::target::{Target, Workspace};
@@ -39,6 +39,7 @@ impl<P: Proposal> RandomWalk<P> {
 
 impl<P: Proposal> Kind for RandomWalk<P> {
     const TUNING: Option<StepTuning> = Some(P::TUNING);
+    const BUDGET: Budget = Budget::LONG;
 
     fn configure(settings: &KindSettings) -> Self {
         Self::new(settings.step)

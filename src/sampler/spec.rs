@@ -38,15 +38,17 @@ pub struct SamplerSettings {
 }
 
 impl SamplerSettings {
-    /// The defaults of a study file for `kind`.
+    /// The defaults of a study file for `kind`: its budget ([`SamplerKind::budget`]), the step
+    /// 0.2 and its default adaptation.
     pub fn new(kind: SamplerKind) -> Self {
+        let budget = kind.budget();
         Self {
             kind,
             beta: 0.2,
-            iterations: 10_000,
-            burn_in: 0,
+            iterations: budget.iterations,
+            burn_in: budget.burn_in,
             thin: 10,
-            chains: 1,
+            chains: budget.chains,
             adapt: None,
             target_acceptance: None,
             rank: None,
@@ -166,20 +168,36 @@ impl SamplerSettings {
         let tuning = kind.tuning();
         if let Some(tuning) = tuning {
             let beta = self.beta;
-            let in_range =
-                beta.is_finite() && beta > 0.0 && tuning.max_step.is_none_or(|max| beta <= max);
+            let in_range = beta.is_finite()
+                && beta > 0.0
+                && tuning.max_step.is_none_or(|max| beta <= max)
+                && tuning.min_step.is_none_or(|min| beta >= min);
             if !in_range {
-                let allowed = match tuning.max_step {
-                    Some(max) => format!("for {kind}: 0 < beta <= {max}"),
-                    None => format!("for {kind}: beta > 0"),
+                let low = match tuning.min_step {
+                    Some(min) => format!("{min:.6} <="),
+                    None => "0 <".to_string(),
                 };
-                return Err(SpecError::new(
+                let allowed = match tuning.max_step {
+                    Some(max) => format!("for {kind}: {low} beta <= {max}"),
+                    None => format!("for {kind}: {low} beta"),
+                };
+                let error = SpecError::new(
                     "sampler.beta",
                     &["sampler.kind"],
                     format!("sampler.beta = {beta:?} is out of range for the {kind} sampler"),
                 )
                 .range()
-                .allowed(allowed));
+                .allowed(allowed);
+                return Err(match tuning.min_step {
+                    Some(min) if beta.is_finite() && beta > 0.0 && beta < min => {
+                        error.help(format!(
+                            "the {kind} sampler's work per iteration grows as its step shrinks; \
+                             below {min:.6} an iteration would exceed its cap (see \
+                             docs/samplers.md)"
+                        ))
+                    }
+                    _ => error,
+                });
             }
         }
         let adapt = match (self.adapt, tuning) {
@@ -318,6 +336,7 @@ impl SamplerSettings {
             Some(tuning) if adapt => Some(Adaptation {
                 target_acceptance: self.target_acceptance.unwrap_or(tuning.target_acceptance),
                 max_step: tuning.max_step,
+                min_step: tuning.min_step,
             }),
             _ => None,
         };
@@ -466,5 +485,40 @@ mod tests {
         let mut target = settings(SamplerKind::Mala);
         target.target_acceptance = Some(1.0);
         assert_eq!(target.check().unwrap_err().key, "sampler.target_acceptance");
+    }
+
+    /// laplace_hmc takes ceil((pi/2) / beta) leapfrog steps an iteration: a beta that would
+    /// exceed its cap on them (1e-9: 1.6e9 steps, an iteration without end) is refused with the
+    /// reason, adapting or not; the smallest admitted beta is accepted.
+    #[test]
+    fn a_laplace_hmc_step_below_the_cap_on_leapfrog_steps_is_refused() {
+        use crate::sampler::laplace_hmc::{MAX_LEAPFROG_STEPS, MIN_STEP};
+        for adapt in [Some(false), Some(true)] {
+            let mut tiny = settings(SamplerKind::LaplaceHmc);
+            tiny.beta = 1e-9;
+            tiny.adapt = adapt;
+            let error = tiny.check().unwrap_err();
+            assert_eq!(error.key, "sampler.beta");
+            assert_eq!(error.broken, Broken::Range);
+            let help = error.help.as_deref().unwrap_or_default();
+            assert!(help.contains("cap"), "{help}");
+            assert!(
+                error
+                    .allowed
+                    .as_deref()
+                    .unwrap_or_default()
+                    .contains("0.001534"),
+                "{:?}",
+                error.allowed
+            );
+        }
+        let mut smallest = settings(SamplerKind::LaplaceHmc);
+        smallest.beta = MIN_STEP;
+        let spec = smallest.check().unwrap();
+        assert_eq!(spec.adaptation().unwrap().min_step, Some(MIN_STEP));
+        assert_eq!(
+            (std::f64::consts::FRAC_PI_2 / MIN_STEP).ceil() as u32,
+            MAX_LEAPFROG_STEPS
+        );
     }
 }

@@ -341,7 +341,12 @@ pub struct BayesNetOutput {
     estimates: Vec<Estimate>,
     kept: usize,
     sample_seconds: f64,
+    /// CPU seconds of the job's thread while it sampled.
+    cpu_seconds: f64,
 }
+
+/// The sampler kind a study of this family runs when it names none.
+const DEFAULT_METHOD: Method = Method::SystematicGibbs;
 
 impl StudyFamily for BayesNet {
     const NAME: &'static str = NAME;
@@ -356,6 +361,10 @@ impl StudyFamily for BayesNet {
     .named_by(&[SAMPLER_KIND]);
     type Spec = BayesNetSpec;
     type Output = BayesNetOutput;
+
+    fn default_notes() -> Vec<(Key, String)> {
+        vec![(SAMPLER_KIND, format!("`\"{}\"`", DEFAULT_METHOD.name()))]
+    }
 
     fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError> {
         let Some(_) = settings.given(MODEL_NETWORK) else {
@@ -389,7 +398,7 @@ impl StudyFamily for BayesNet {
         let method = resolver.sampler_kind(
             settings,
             NAME,
-            Method::SystematicGibbs,
+            DEFAULT_METHOD,
             Method::from_name,
             Method::NAMES,
         )?;
@@ -436,6 +445,7 @@ impl StudyFamily for BayesNet {
         let evidence = net.evidence(&spec.evidence)?;
         let exact = enumerate(&net, &evidence)?;
         let started = std::time::Instant::now();
+        let cpu = crate::clock::Stopwatch::start();
         let chains: Vec<Vec<Vec<usize>>> = (0..spec.chains)
             .map(|c| {
                 let mut rng = context.chain_stream(Purpose::Chain, &format!("chain={c}"));
@@ -453,6 +463,7 @@ impl StudyFamily for BayesNet {
             estimates,
             kept,
             sample_seconds,
+            cpu_seconds: cpu.cpu_seconds(),
         })
     }
 
@@ -474,6 +485,7 @@ impl StudyFamily for BayesNet {
         let jobs_row = done
             .jobs_row(&jobs::TABLE, &[])
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
+            .fill(jobs::CPU_SECONDS, output.cpu_seconds)
             .fill(jobs::MARGINAL_MAX_Z, max_z)
             .fill(
                 jobs::ESS_PER_ITERATION,

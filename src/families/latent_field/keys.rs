@@ -125,7 +125,7 @@ crate::declare_keys! {
     /// The prior of each covariate coefficient, "normal(0, s)" (on the standardised scale when data.standardize).
     MODEL_COEFFICIENT_PRIOR = model.coefficient_prior { value: ValueType::Text, rule: Rule::CoefficientPrior, default: Default::Text("normal(0, 1)"), keyed: Keyed::UnlessDefault },
     use SAMPLER_KIND,
-    /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) in (0, pi/2]. Unused by elliptical, laplace and inla, and by nuts (nuts adapts its step size and mass matrix itself during burn-in).
+    /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) from 0.001534 (a quarter turn in at most 1,024 leapfrog steps, its cap) to pi/2. Unused by elliptical, laplace and inla, and by nuts (nuts adapts its step size and mass matrix itself during burn-in).
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2), label: Label::new("β", "step size β") },
     use SAMPLER_ITERATIONS,
     use SAMPLER_BURN_IN,
@@ -134,13 +134,13 @@ crate::declare_keys! {
     /// Adapt the step size during burn-in, then freeze it.
     SAMPLER_ADAPT = sampler.adapt {
         value: ValueType::Bool,
-        default: Default::Derived("true for mala, pcnl, gpcn, mgrad and laplace_hmc; false for grw and pcn"),
+        default: Default::Derived("by kind (see docs/keys.md's kind table)"),
         keyed: Keyed::UnlessDefault,
     },
     /// The acceptance rate adaptation aims at.
     SAMPLER_TARGET_ACCEPTANCE = sampler.target_acceptance {
         rule: Rule::OpenUnitInterval,
-        default: Default::Derived("grw 0.234, pcn and gpcn 0.25, mala and pcnl 0.574, mgrad 0.55, laplace_hmc 0.8"),
+        default: Default::Derived("by kind (see docs/keys.md's kind table)"),
         keyed: Keyed::UnlessDefault,
     },
     /// gpcn and laplace_hmc: eigenpairs of the misfit Hessian the Laplace proposal keeps (0: from the spectrum, every converged eigenvalue above the kind's threshold, at most 8 sqrt(N)).

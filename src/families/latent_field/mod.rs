@@ -5,7 +5,9 @@
 //! [`crate::diagnostics`]; this folder holds the engine that puts them to work on one job and
 //! everything the family owns, in the order a job walks it:
 //!
-//! - [`keys`]: its study keys; [`resolve`]: a sweep point's settings into a job's spec, with
+//! - [`keys`]: its study keys; [`resolve`]: a sweep point's settings into a job's spec (the
+//!   sampler's in `sampler_keys`, the hyperparameters' in `hyper_keys`, the job row's parameters
+//!   in `params`), with
 //!   [`grid_csv`] to read a real grid and [`points_csv`] to read a point pattern and count it
 //!   on the grid (both give the same in-memory grid);
 //! - [`schema`]: its result tables and their columns;
@@ -23,12 +25,16 @@ pub mod coefficients;
 pub mod figures;
 pub mod grid_csv;
 pub mod hyper;
+mod hyper_keys;
 pub mod job;
 pub mod keys;
+mod params;
 pub mod points_csv;
 pub mod resolve;
 pub mod risk;
 pub mod rows;
+mod sampler_keys;
+pub use sampler_keys::kind_defaults_table;
 pub mod sbc;
 pub mod schema;
 pub mod score;
@@ -89,12 +95,16 @@ impl StudyFamily for LatentField {
         resolve::resolve(settings, resolver)
     }
 
+    fn default_notes() -> Vec<(Key, String)> {
+        sampler_keys::default_notes()
+    }
+
     fn params(spec: &Self::Spec, settings: &Settings) -> Vec<(Key, ParamValue)> {
-        resolve::params(settings, spec)
+        params::params(settings, spec)
     }
 
     fn is_default(spec: &Self::Spec, key: Key, value: &ParamValue) -> bool {
-        resolve::is_default(spec, key, value)
+        params::is_default(spec, key, value)
     }
 
     fn cautions(spec: &Self::Spec) -> Vec<String> {

@@ -1,28 +1,31 @@
 //! A latent-field point, from settings to the job's spec: defaults that follow other keys, checks
 //! that involve more than one key, the memory estimate, the data file checks (a grid CSV read, a
-//! points file read once per file, columns and window), and the parameters the job's row and
-//! canonical key show. Run on every sweep point when a study is loaded, so a study
-//! that loads can be planned and run without further validation.
+//! points file read once per file, columns and window). Run on every sweep point when a study is
+//! loaded, so a study that loads can be planned and run without further validation. The sampler
+//! keys resolve in [`super::sampler_keys`], the hyperparameters' in [`super::hyper_keys`], and
+//! the parameters the job's row and canonical key show in [`super::params`].
 
 use std::sync::Arc;
 
 use super::grid_csv::read_grid_csv;
+use super::hyper_keys::{PRIOR_KEYS, hyper_priors, hyper_values_set, value_key};
 use super::keys::*;
 use super::points_csv::{POINT_LIKELIHOODS, PointsSource, read_points};
+use super::sampler_keys::{asks_for_hyper, auto_kind, sampler_settings};
 use super::spec::{AUTO, LatentFieldSpec, NAME, OutputSpec};
-use crate::model::covariates::{Covariates, coefficient_prior_sd};
+use crate::model::covariates::Covariates;
 use crate::model::grid::{Grid, Window};
+use crate::model::hyper::coefficient_prior_sd;
 use crate::model::hyper::joint::JointRoot;
-use crate::model::hyper::{HyperName, HyperPrior, HyperPriors, fixed_values};
+use crate::model::hyper::{HyperName, fixed_values};
 use crate::model::{
     DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec, PointsData,
 };
-use crate::sampler::hyper::{HyperProposalKind, HyperSettings, HyperUpdate, JointPreconditioner};
-use crate::sampler::{Broken, SamplerKind, SamplerSettings, SamplerSpec, SpecError};
+use crate::sampler::hyper::{HyperUpdate, JointPreconditioner};
+use crate::sampler::{Broken, SamplerKind, SamplerSpec, SpecError};
 use crate::study::error::ErrorKind;
 use crate::study::keys::{
-    Applies, FIXED, SAMPLER_BURN_IN, SAMPLER_CHAINS, SAMPLER_ITERATIONS, SAMPLER_KIND,
-    SAMPLER_THIN, quoted_words,
+    Applies, FIXED, SAMPLER_CHAINS, SAMPLER_ITERATIONS, SAMPLER_KIND, quoted_words,
 };
 use crate::study::shape::{self, GridShape, WindowSpec};
 use crate::study::{Key, ParamValue, Resolver, Settings, StudyError, StudyKind};
@@ -37,16 +40,23 @@ const WINDOW_ASPECT_TOLERANCE: f64 = 1e-3;
 /// Above this many observations the exact gaussian posterior is not formed densely.
 const EXACT_OBSERVATIONS_CAP: f64 = 2500.0;
 
+/// Bytes one kept state of one chain holds for the job's diagnostics: the log-likelihood, the
+/// probe cells and up to four inferred hyperparameters, 8 bytes each (see
+/// [`crate::sampler::KeptSeries`]).
+const KEPT_STATE_BYTES: f64 = 8.0 * (1.0 + crate::sampler::PROBES as f64 + 4.0);
+
 /// Estimated peak bytes of one job: the chains' state and running sums (16 vectors of N per
-/// chain plus 8 shared), and for the gaussian likelihood the dense exact posterior over at most
-/// 2500 observations: 8 N (16 chains + 8) + 8 min(M, 2500)^2.
+/// chain plus 8 shared), the scalars of every kept state, and for the gaussian likelihood the
+/// dense exact posterior over at most 2500 observations:
+/// 8 N (16 chains + 8) + 80 chains kept + 8 min(M, 2500)^2.
 pub fn estimated_job_bytes(
     cells: f64,
     chains: f64,
+    kept: f64,
     likelihood: LikelihoodKind,
     observed: f64,
 ) -> f64 {
-    let sampler = 8.0 * cells * (16.0 * chains + 8.0);
+    let sampler = 8.0 * cells * (16.0 * chains + 8.0) + KEPT_STATE_BYTES * chains * kept;
     let exact = match likelihood {
         LikelihoodKind::Gaussian => 8.0 * observed.min(EXACT_OBSERVATIONS_CAP).powi(2),
         LikelihoodKind::Probit | LikelihoodKind::Poisson => 0.0,
@@ -116,7 +126,10 @@ impl Resolution<'_, '_> {
         } else {
             (cells / settings.int(DATA_SUBSAMPLE).max(1) as f64).floor()
         };
-        self.check_memory(settings, shape, likelihood, observed)?;
+        let sampler = sampler_settings(settings, kind, requested.is_none())
+            .check()
+            .map_err(|error| self.spec_error(settings, error))?;
+        self.check_memory(settings, shape, likelihood, observed, &sampler)?;
         // Below the memory limit the grid has at most a few hundred million cells.
         let cells = cells as usize;
         if is_real {
@@ -124,9 +137,6 @@ impl Resolution<'_, '_> {
         } else {
             self.check_subsample(settings, shape)?;
         }
-        let sampler = sampler_settings(settings, kind, requested.is_none())
-            .check()
-            .map_err(|error| self.spec_error(settings, error))?;
         let (data, data_window) = match source {
             DataSource::Csv => self.csv_data(settings, shape, likelihood)?,
             // The grid's window is model.window, which the points data require.
@@ -191,6 +201,51 @@ impl Resolution<'_, '_> {
                 .error_at(settings, keys, ErrorKind::Conflict, message)
                 .help(help))
         };
+        // A value the study set is where the chains start: it must be one the prior allows.
+        let model_values = fixed_values(model, 0.0);
+        for &(_, name) in &PRIOR_KEYS {
+            let key = value_key(name);
+            let (Some(prior), Some(_)) = (model.hyper.prior(name), settings.given(key)) else {
+                continue;
+            };
+            if name == HyperName::Mean && !matches!(model.mean, MeanSpec::Value(_)) {
+                continue;
+            }
+            let value = model_values.get(name);
+            if !prior.log_density(value).is_finite() {
+                return Err(self
+                    .resolver
+                    .error_at(
+                        settings,
+                        &[key],
+                        ErrorKind::Conflict,
+                        format!(
+                            "{} = {value} is where the chains start the inferred {name}, but its \
+                             prior {} puts no mass there",
+                            key.dotted(),
+                            prior.canonical()
+                        ),
+                    )
+                    .help(format!(
+                        "give a start inside the prior's support, or leave {} out to start at \
+                         the prior's median {}",
+                        key.dotted(),
+                        prior.median()
+                    )));
+            }
+        }
+        // The chains' first prior (the mean only shifts it, so any mean will do): a covariance
+        // that cannot be factored there (extreme prior parameters) is refused now, not mid-run.
+        if model.hyper.any()
+            && let Err(error) =
+                crate::model::hyper::prior_at(model, &model.hyper.chain_start(model_values))
+        {
+            return conflict(
+                &given,
+                format!("the chains cannot start: the prior at their first hyperparameters fails ({error})"),
+                "give priors whose median (or the study's value) is a usable length scale and variance".into(),
+            );
+        }
         let kind = sampler.kind();
         if kind == SamplerKind::Inla && given.is_empty() {
             return conflict(
@@ -374,9 +429,13 @@ impl Resolution<'_, '_> {
         shape: GridShape,
         likelihood: LikelihoodKind,
         observed: f64,
+        sampler: &SamplerSpec,
     ) -> Result<(), StudyError> {
-        let chains = settings.int(SAMPLER_CHAINS) as f64;
-        let bytes = estimated_job_bytes(shape.cells(), chains, likelihood, observed);
+        let (chains, kept) = match sampler.kind().is_markov_chain() {
+            true => (sampler.chains() as f64, sampler.schedule().kept() as f64),
+            false => (1.0, 0.0),
+        };
+        let bytes = estimated_job_bytes(shape.cells(), chains, kept, likelihood, observed);
         if bytes <= MEMORY_LIMIT_BYTES {
             return Ok(());
         }
@@ -386,10 +445,10 @@ impl Resolution<'_, '_> {
             format_bytes(bytes),
             format_bytes(MEMORY_LIMIT_BYTES)
         );
-        let keys = [MODEL_GRID, SAMPLER_CHAINS];
+        let keys = [MODEL_GRID, SAMPLER_CHAINS, SAMPLER_ITERATIONS];
         Err(self.resolver.error_at(settings, &keys, ErrorKind::TooLarge, message)
-            .note("estimate: 8 N (16 chains + 8) bytes, plus 8 min(M, 2500)^2 for the exact gaussian posterior")
-            .help("use a smaller grid or fewer chains"))
+            .note("estimate: 8 N (16 chains + 8) bytes, 80 bytes per kept iteration of each chain, plus 8 min(M, 2500)^2 for the exact gaussian posterior")
+            .help("use a smaller grid, fewer chains or fewer iterations"))
     }
 
     fn check_subsample(&self, settings: &Settings, shape: GridShape) -> Result<(), StudyError> {
@@ -821,7 +880,7 @@ fn offset(settings: &Settings, source: DataSource, grid: &Grid) -> f64 {
 }
 
 /// The truth's length scale: data.length_scale if given, else the model's.
-fn truth_length_scale(settings: &Settings) -> f64 {
+pub(super) fn truth_length_scale(settings: &Settings) -> f64 {
     match settings.given(DATA_LENGTH_SCALE) {
         Some(_) => settings.float(DATA_LENGTH_SCALE),
         None => simulated_length_scale(settings),
@@ -859,7 +918,7 @@ fn model_length_scale(settings: &Settings, source: DataSource, grid: &Grid) -> f
 }
 
 /// The CSV column: data.column if given, else by likelihood.
-fn data_column(settings: &Settings, likelihood: LikelihoodKind) -> String {
+pub(super) fn data_column(settings: &Settings, likelihood: LikelihoodKind) -> String {
     match settings.given(DATA_COLUMN) {
         Some(_) => settings.text(DATA_COLUMN),
         None => default_column(likelihood).to_string(),
@@ -875,119 +934,6 @@ pub fn default_column(likelihood: LikelihoodKind) -> &'static str {
     }
 }
 
-/// The sampler settings as written, kind defaults left to the spec's check.
-/// The kind `sampler.kind = "auto"` (the default) chooses, from what measured best
-/// (docs/samplers.md): laplace_hmc, HMC around the Laplace approximation, which converged on
-/// every shipped real grid (poisson and probit) and whose proposals on gaussian data come from
-/// the exact posterior. A study that infers hyperparameters (a `model.*_prior`, or names
-/// `sampler.hyper`) or runs SBC gets pcn, the kind the hyperparameter updates and the calibration studies were written for
-/// (laplace_hmc cannot host a hyperparameter update), or nuts for `sampler.hyper = "joint"`.
-pub fn auto_kind(infers_hyper: bool, joint: bool, sbc: bool) -> SamplerKind {
-    if joint {
-        SamplerKind::Nuts
-    } else if infers_hyper || sbc {
-        SamplerKind::Pcn
-    } else {
-        SamplerKind::LaplaceHmc
-    }
-}
-
-/// Whether a study infers hyperparameters (a `model.*_prior`) or names a hyperparameter update
-/// (`sampler.hyper`): `auto` then gives the kind those updates alternate with.
-fn asks_for_hyper(settings: &Settings) -> bool {
-    hyper_priors(settings).any() || settings.given(SAMPLER_HYPER).is_some()
-}
-
-/// The budget of an automatic kind where the study leaves it out: chains, iterations and
-/// burn-in (Stan's and PyMC's four chains; 1,000 kept iterations each, after 1,000 of burn-in;
-/// the burn-in is at most half the iterations, so a study that sets only a short chain keeps
-/// half of it).
-pub const AUTO_CHAINS: i64 = 4;
-pub const AUTO_ITERATIONS: i64 = 2_000;
-pub const AUTO_BURN_IN: i64 = 1_000;
-
-fn sampler_settings(settings: &Settings, kind: SamplerKind, auto: bool) -> SamplerSettings {
-    // A key the study gives wins; an automatic kind's budget replaces the shared defaults.
-    let budget = |key: Key, auto_value: i64| match (auto, settings.given(key)) {
-        (true, None) => auto_value,
-        _ => settings.int(key),
-    };
-    let iterations = budget(SAMPLER_ITERATIONS, AUTO_ITERATIONS);
-    let burn_in = budget(SAMPLER_BURN_IN, AUTO_BURN_IN.min(iterations / 2));
-    // A chain too short for any burn-in (one iteration) runs the automatic kind at its
-    // starting step instead of refusing to adapt.
-    let adapt = match settings.bool(SAMPLER_ADAPT) {
-        None if auto && burn_in == 0 => Some(false),
-        given => given,
-    };
-    SamplerSettings {
-        kind,
-        beta: settings.float(SAMPLER_BETA),
-        iterations: iterations as u64,
-        burn_in: burn_in as u64,
-        thin: settings.int(SAMPLER_THIN) as u64,
-        chains: budget(SAMPLER_CHAINS, AUTO_CHAINS) as usize,
-        adapt,
-        target_acceptance: settings.given_float(SAMPLER_TARGET_ACCEPTANCE),
-        rank: match settings.int(SAMPLER_RANK) {
-            0 => None,
-            rank => Some(rank as usize),
-        },
-        hyper: HyperSettings {
-            update: settings.choice(SAMPLER_HYPER, HyperUpdate::from_name),
-            proposal: settings.choice(SAMPLER_HYPER_PROPOSAL, HyperProposalKind::from_name),
-            importance_draws: settings.int(SAMPLER_HYPER_IMPORTANCE_DRAWS) as usize,
-            preconditioner: settings
-                .choice(SAMPLER_HYPER_PRECONDITIONER, JointPreconditioner::from_name),
-        },
-    }
-}
-
-/// The `model.*_prior` keys, with the hyperparameter each infers.
-pub const PRIOR_KEYS: [(Key, HyperName); 4] = [
-    (MODEL_LENGTH_SCALE_PRIOR, HyperName::LengthScale),
-    (MODEL_LENGTH_SCALE_Y_PRIOR, HyperName::LengthScaleY),
-    (MODEL_VARIANCE_PRIOR, HyperName::Variance),
-    (MODEL_MEAN_PRIOR, HyperName::Mean),
-];
-
-/// The key that sets a hyperparameter's value (fixed, or the start of its chains).
-fn value_key(name: HyperName) -> Key {
-    match name {
-        HyperName::LengthScale => MODEL_LENGTH_SCALE,
-        HyperName::LengthScaleY => MODEL_LENGTH_SCALE_Y,
-        HyperName::Variance => MODEL_VARIANCE,
-        HyperName::Mean => MODEL_MEAN,
-    }
-}
-
-/// The hyperparameters whose value the study set: its key given, or `model.mean = "auto"` (the
-/// intercept read from the data). An inferred one starts its chains there, the others at their
-/// prior's median.
-fn hyper_values_set(settings: &Settings, mean: MeanSpec) -> Vec<HyperName> {
-    HyperName::ALL
-        .iter()
-        .copied()
-        .filter(|&name| {
-            settings.given(value_key(name)).is_some()
-                || (name == HyperName::Mean && mean == MeanSpec::Auto)
-        })
-        .collect()
-}
-
-/// The priors given (each key's text already admitted by its rule).
-fn hyper_priors(settings: &Settings) -> HyperPriors {
-    HyperPriors::new(
-        PRIOR_KEYS
-            .iter()
-            .filter_map(|&(key, name)| {
-                let text = settings.text(key);
-                (text != FIXED).then(|| HyperPrior::parse(&text).ok().map(|p| (name, p)))?
-            })
-            .collect(),
-    )
-}
-
 /// `model.mean`: a number, "auto", or by default "auto" for real counts and gaussian values
 /// and 0 otherwise (a simulated truth has mean 0, probit labels carry no level).
 fn mean_spec(settings: &Settings, source: DataSource, likelihood: LikelihoodKind) -> MeanSpec {
@@ -998,7 +944,7 @@ fn mean_spec(settings: &Settings, source: DataSource, likelihood: LikelihoodKind
     }
 }
 
-fn default_mean(source: DataSource, likelihood: LikelihoodKind) -> MeanSpec {
+pub(super) fn default_mean(source: DataSource, likelihood: LikelihoodKind) -> MeanSpec {
     match (source, likelihood) {
         (DataSource::Csv, LikelihoodKind::Poisson | LikelihoodKind::Gaussian)
         | (DataSource::Points, LikelihoodKind::Poisson) => MeanSpec::Auto,
@@ -1006,98 +952,11 @@ fn default_mean(source: DataSource, likelihood: LikelihoodKind) -> MeanSpec {
     }
 }
 
-fn mean_param(mean: MeanSpec) -> ParamValue {
+pub(super) fn mean_param(mean: MeanSpec) -> ParamValue {
     match mean {
         MeanSpec::Auto => ParamValue::text("auto"),
         MeanSpec::Value(mean) => ParamValue::Float(mean),
     }
-}
-
-/// Every parameter of a latent-field point in column order, defaults applied, `Null` where a
-/// key does not apply to its data source.
-pub fn params(settings: &Settings, spec: &LatentFieldSpec) -> Vec<(Key, ParamValue)> {
-    let (sampler, model) = (&spec.sampler, &spec.model);
-    let source = spec.data.source();
-    let derived = |key: Key| -> Option<ParamValue> {
-        let value = if key == DATA_LENGTH_SCALE {
-            ParamValue::Float(truth_length_scale(settings))
-        } else if key == DATA_COLUMN {
-            ParamValue::text(&data_column(settings, model.likelihood))
-        } else if key == MODEL_MEAN {
-            mean_param(model.mean)
-        } else if key == MODEL_LENGTH_SCALE {
-            ParamValue::Float(model.kernel.length_scale)
-        } else if key == MODEL_LENGTH_SCALE_Y {
-            ParamValue::Float(model.kernel.along_y().length_scale)
-        } else if key == MODEL_OFFSET {
-            ParamValue::Float(model.offset)
-        } else if key == SAMPLER_KIND {
-            ParamValue::word(sampler.kind().name())
-        } else if key == SAMPLER_CHAINS {
-            ParamValue::Int(sampler.chains() as i64)
-        } else if key == SAMPLER_ITERATIONS {
-            ParamValue::Int(sampler.iterations() as i64)
-        } else if key == SAMPLER_BURN_IN {
-            ParamValue::Int(sampler.schedule().burn_in as i64)
-        } else if key == SAMPLER_ADAPT {
-            ParamValue::Bool(sampler.adaptation().is_some())
-        } else if key == SAMPLER_TARGET_ACCEPTANCE {
-            sampler
-                .adaptation()
-                .map_or(ParamValue::Null, |a| ParamValue::Float(a.target_acceptance))
-        } else if let Some(&(_, name)) = PRIOR_KEYS.iter().find(|(k, _)| *k == key) {
-            model
-                .hyper
-                .prior(name)
-                .map_or(ParamValue::word(FIXED), |p| {
-                    ParamValue::text(&p.canonical())
-                })
-        } else {
-            return None;
-        };
-        Some(value)
-    };
-    KEYS.iter()
-        .map(|&key| {
-            let applies = match key.applies() {
-                Applies::Always => true,
-                Applies::Source(only) => only.contains(&source.name()),
-            };
-            let value = if applies {
-                derived(key).unwrap_or_else(|| settings.value(key))
-            } else {
-                ParamValue::Null
-            };
-            (key, value)
-        })
-        .collect()
-}
-
-/// Whether `key`'s resolved `value` is the one it takes when not given: derived defaults
-/// computed from the point's spec. Keys declared `Keyed::UnlessDefault` leave the canonical
-/// job key when it is.
-pub fn is_default(spec: &LatentFieldSpec, key: Key, value: &ParamValue) -> bool {
-    if let Some(default) = key.default_value() {
-        return *value == default;
-    }
-    if key == MODEL_LENGTH_SCALE_Y {
-        return *value == ParamValue::Float(spec.model.kernel.length_scale);
-    }
-    if key == MODEL_MEAN {
-        let default = default_mean(spec.data.source(), spec.model.likelihood);
-        return *value == mean_param(default);
-    }
-    if key == SAMPLER_ADAPT || key == SAMPLER_TARGET_ACCEPTANCE {
-        let Some(tuning) = spec.sampler.kind().tuning() else {
-            return value.is_null() || *value == ParamValue::Bool(false);
-        };
-        return if key == SAMPLER_ADAPT {
-            *value == ParamValue::Bool(tuning.adapts_by_default)
-        } else {
-            value.is_null() || *value == ParamValue::Float(tuning.target_acceptance)
-        };
-    }
-    false
 }
 
 #[cfg(test)]
@@ -1107,10 +966,10 @@ mod tests {
     #[test]
     fn memory_estimate_follows_the_formula() {
         let n = 256.0 * 256.0;
-        let gaussian = estimated_job_bytes(n, 2.0, LikelihoodKind::Gaussian, n / 4.0);
+        let gaussian = estimated_job_bytes(n, 2.0, 0.0, LikelihoodKind::Gaussian, n / 4.0);
         assert_eq!(gaussian, 8.0 * n * 40.0 + 8.0 * 2500.0 * 2500.0);
-        let poisson = estimated_job_bytes(n, 2.0, LikelihoodKind::Poisson, n / 4.0);
-        assert_eq!(poisson, 8.0 * n * 40.0);
+        let poisson = estimated_job_bytes(n, 2.0, 1000.0, LikelihoodKind::Poisson, n / 4.0);
+        assert_eq!(poisson, 8.0 * n * 40.0 + 80.0 * 2.0 * 1000.0);
         assert_eq!(format_bytes(12.0 * 1024.0 * 1024.0 * 1024.0), "12.0 GiB");
         assert_eq!(format_bytes(512.0), "512.0 B");
     }

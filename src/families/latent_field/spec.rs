@@ -9,7 +9,7 @@ use crate::sampler::SamplerSpec;
 pub const NAME: &str = "latent-field";
 
 /// The `sampler.kind` word that lets the family choose the kind and its budget
-/// ([`super::resolve::auto_kind`]); the default.
+/// ([`super::sampler_keys::auto_kind`]); the default.
 pub const AUTO: &str = "auto";
 
 /// A latent-field job's settings.

@@ -80,6 +80,9 @@ impl PartitionSpec {
     }
 }
 
+/// The sampler kind a study of this family runs when it names none.
+const DEFAULT_KIND: PartitionKind = PartitionKind::Flip;
+
 impl StudyFamily for PartitionFamily {
     const NAME: &'static str = NAME;
     const KEYS: &'static [Key] = super::keys::KEYS;
@@ -91,6 +94,10 @@ impl StudyFamily for PartitionFamily {
     ];
     type Spec = PartitionSpec;
     type Output = PartitionOutcome;
+
+    fn default_notes() -> Vec<(Key, String)> {
+        vec![(SAMPLER_KIND, format!("`\"{}\"`", DEFAULT_KIND.name()))]
+    }
 
     fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError> {
         resolve_spec(settings, resolver)
@@ -477,7 +484,7 @@ fn resolve_kind(settings: &Settings, resolver: &Resolver<'_>) -> Result<Partitio
     resolver.sampler_kind(
         settings,
         NAME,
-        PartitionKind::Flip,
+        DEFAULT_KIND,
         PartitionKind::from_name,
         PartitionKind::NAMES,
     )

@@ -22,15 +22,18 @@ pub struct KeyCatalog {
     /// Keys renamed after their first release: (the old "section.key", the key that replaced
     /// it). An old name is an unknown key whose error names the new one.
     renamed: Vec<(&'static str, Key)>,
+    /// Defaults families give shared keys, in words: (family, key, default).
+    family_defaults: Vec<(&'static str, Key, String)>,
 }
 
 impl KeyCatalog {
     /// The catalog of `families` (name and keys, the default family first), with the words of
-    /// the registry-listed keys and the renamed keys.
+    /// the registry-listed keys, the renamed keys and the defaults families give shared keys.
     pub fn new(
         families: Vec<(&'static str, &'static [Key])>,
         words: Vec<(Key, &'static [&'static str])>,
         renamed: Vec<(&'static str, Key)>,
+        family_defaults: Vec<(&'static str, Key, String)>,
     ) -> Self {
         let mut keys: Vec<Key> = Vec::new();
         for key in families.iter().flat_map(|(_, keys)| keys.iter()) {
@@ -45,6 +48,7 @@ impl KeyCatalog {
             families,
             words,
             renamed,
+            family_defaults,
         }
     }
 
@@ -153,10 +157,37 @@ impl KeyCatalog {
         }
         KeyHelp {
             dotted: key.dotted(),
-            default: key.decl().default.describe(),
+            default: self.default_text(key),
             allowed,
             doc: format!("{}{applies}", key.doc()),
         }
+    }
+
+    /// `key`'s default in words: the declared one, or, where families give their own, each
+    /// family's (those that give none keep the declared one).
+    fn default_text(&self, key: Key) -> String {
+        let declared = key.decl().default.describe();
+        let notes: Vec<&(&str, Key, String)> = self
+            .family_defaults
+            .iter()
+            .filter(|(_, k, _)| *k == key)
+            .collect();
+        if notes.is_empty() {
+            return declared;
+        }
+        let mut parts: Vec<String> = notes
+            .iter()
+            .map(|(family, _, note)| format!("{family}: {note}"))
+            .collect();
+        let others: Vec<&str> = self
+            .families_of(key)
+            .into_iter()
+            .filter(|family| !notes.iter().any(|(noted, _, _)| noted == family))
+            .collect();
+        if !others.is_empty() {
+            parts.push(format!("{}: {declared}", others.join(", ")));
+        }
+        parts.join("; ")
     }
 
     /// The key reference: one Markdown row per key.

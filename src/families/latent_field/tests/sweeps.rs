@@ -212,7 +212,7 @@ fn jobs_too_large_for_memory_are_refused_with_the_estimate() {
     let error = parse_err("[model]\ngrid = 100000\n");
     assert_eq!(error.kind, ErrorKind::TooLarge);
     let shown = error.to_string();
-    assert!(shown.starts_with("studies/t.toml:2:8: a job on a 100000 x 100000 grid with 1 chain(s) needs an estimated "), "{shown}");
+    assert!(shown.starts_with("studies/t.toml:2:8: a job on a 100000 x 100000 grid with 4 chain(s) needs an estimated "), "{shown}");
     assert!(
         shown.contains("TiB of memory, above the limit of 12.0 GiB"),
         "{shown}"
@@ -473,10 +473,13 @@ fn a_study_file_over_the_size_limit_is_refused() {
 
 #[test]
 fn the_keys_added_with_the_sampler_protocol_are_validated_where_they_stand() {
+    // mala named alone runs its own budget, burn-in included; told to adapt with none, it is
+    // refused where the burn-in is written.
     assert_eq!(
-        headline("[sampler]\nkind = \"mala\"\n"),
-        "studies/t.toml:2:8: the mala sampler adapts its step size during burn-in, but sampler.burn_in = 0"
+        headline("[sampler]\nkind = \"mala\"\nburn_in = 0\n"),
+        "studies/t.toml:3:11: the mala sampler adapts its step size during burn-in, but sampler.burn_in = 0"
     );
+    parse_ok("[sampler]\nkind = \"mala\"\n");
     assert_eq!(
         headline("[sampler]\nkind = \"elliptical\"\nburn_in = 10\nadapt = true\n"),
         "studies/t.toml:4:9: the elliptical sampler has no step size to adapt"
