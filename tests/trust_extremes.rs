@@ -493,6 +493,17 @@ fn a_log_likelihood_that_is_never_finite_fails_the_job() {
                 csv_study("gaussian", 0.0, "values.csv"),
                 NEVER_FINITE,
             ),
+            // nuts-rs refuses such a start itself: a typed error naming the chain and the
+            // iteration, not a panic.
+            (
+                "values_1e200_nuts",
+                format!(
+                    "[model]\ngrid = 4\nlikelihood = \"gaussian\"\nmean = 0.0\n\
+                     [data]\nsource = \"csv\"\npath = \"values.csv\"\n\
+                     [sampler]\nkind = \"nuts\"\niterations = 40\nchains = 2\n"
+                ),
+                Outcome::Failed("chain 0 stopped at iteration 1: NUTS cannot start"),
+            ),
         ],
         &files,
     );

@@ -50,6 +50,7 @@ pub fn laplace_run(request: &RunRequest) -> RunOutput {
             let notes = Notes {
                 rank: rank_of(method),
                 newton_iterations: Some(fit.newton.iterations),
+                laplace_error: None,
             };
             let approximation = Approximation {
                 log_evidence,
@@ -284,6 +285,7 @@ impl CellMixture {
         Notes {
             rank: rank_of(self.sd_method),
             newton_iterations: self.mode_newton_iterations,
+            laplace_error: None,
         }
     }
 

@@ -103,7 +103,12 @@ impl LaplaceGaussians {
     pub fn notes(&self) -> Notes {
         self.prepared.last().map_or_else(Notes::default, |g| Notes {
             rank: Some(g.rank()),
-            newton_iterations: Some(g.report.newton_iterations),
+            newton_iterations: g
+                .report
+                .error
+                .is_none()
+                .then_some(g.report.newton_iterations),
+            laplace_error: g.report.error.clone(),
         })
     }
 }
@@ -129,6 +134,7 @@ impl Kind for Gpcn {
     const TUNING: Option<StepTuning> = Some(StepTuning {
         target_acceptance: 0.25,
         max_step: Some(1.0),
+        min_step: None,
         adapts_by_default: true,
     });
     const HAS_RANK: bool = true;
@@ -409,5 +415,31 @@ mod tests {
             assert!(values.len() >= 13 && values[12] > 1e-3);
             assert!(values[13..].iter().all(|&d| d < 1e-8));
         });
+    }
+
+    /// A Laplace fit that fails (here: gaussian data of 1e200, whose misfit overflows at the
+    /// fit's start) is not silent: the notes the job reads carry its cause, and no Newton
+    /// iterations are claimed for it.
+    #[test]
+    fn a_failed_laplace_fit_is_in_the_notes() {
+        use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
+        let prior =
+            KroneckerPrior::new(Grid::new(3), KernelSpec::squared_exponential(0.3, 1.0)).unwrap();
+        let cells: Vec<usize> = (0..9).collect();
+        let likelihood = Likelihood::new(LikelihoodKind::Gaussian, vec![1e200; 9], 0.5, 0.0);
+        let target = Target {
+            prior: &prior,
+            likelihood: &likelihood,
+            observed_cells: &cells,
+            mean: 0.0,
+        };
+        let laplace = LaplaceGaussians::new(Rank::Fixed(3));
+        let gaussian = laplace.of(&target);
+        assert_eq!(gaussian.rank(), 0, "the fallback is the prior's geometry");
+        let notes = laplace.notes();
+        let error = notes.laplace_error.expect("the failure is noted");
+        assert!(!error.is_empty());
+        assert_eq!(notes.newton_iterations, None);
+        assert_eq!(notes.rank, Some(0));
     }
 }

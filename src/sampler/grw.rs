@@ -19,6 +19,7 @@ impl Proposal for Symmetric {
     const TUNING: StepTuning = StepTuning {
         target_acceptance: 0.234,
         max_step: None,
+        min_step: None,
         adapts_by_default: false,
     };
 

@@ -27,13 +27,28 @@ use std::sync::Arc;
 use super::gpcn::{LaplaceGaussian, LaplaceGaussians, Rank};
 use super::kind::{Kind, KindSettings};
 use super::protocol::Position;
-use super::protocol::{ChainRng, Notes, Sampler, StepInfo, StepTuning, dot};
+use super::protocol::{
+    ChainRng, ChainState, Notes, Sampler, StepInfo, StepTuning, TrajectorySummary, dot,
+};
 use crate::model::target::{Target, Workspace};
 
 /// Misfit eigenvalues kept by default: directions the data shrink by at least a third
 /// (d / (1 + d) >= 1/3). A direction left out is integrated by the kicks alone, stably while
 /// h sqrt(d) stays well below 2, which d < 1/2 allows at every step up to pi/2.
 pub const RANK_THRESHOLD: f64 = 0.5;
+
+/// The most leapfrog steps one iteration takes (Stan's cap of 1,023 at tree depth 10, rounded
+/// up): a step angle adapted or set below [`MIN_STEP`] would otherwise make one iteration
+/// arbitrarily long. A trajectory cut at the cap counts as a divergence.
+pub const MAX_LEAPFROG_STEPS: u32 = 1024;
+
+/// The smallest step angle: a quarter turn in [`MAX_LEAPFROG_STEPS`] steps. `sampler.beta`
+/// below it is refused when a study is checked, and adaptation never goes below it.
+pub const MIN_STEP: f64 = FRAC_PI_2 / MAX_LEAPFROG_STEPS as f64;
+
+/// An energy error above this many nats is a divergence (Stan's threshold): the integrator left
+/// the region where it tracks the Hamiltonian, and the proposal is rejected.
+const DIVERGENCE_ENERGY: f64 = 1000.0;
 
 /// Split HMC from the Laplace approximation, with its starting step angle h in (0, pi/2].
 #[derive(Debug)]
@@ -58,6 +73,7 @@ impl Kind for LaplaceHmc {
     const TUNING: Option<StepTuning> = Some(StepTuning {
         target_acceptance: 0.8,
         max_step: Some(FRAC_PI_2),
+        min_step: Some(MIN_STEP),
         adapts_by_default: true,
     });
     const HAS_RANK: bool = true;
@@ -92,9 +108,54 @@ pub struct LaplaceHmcState {
     gradient: Vec<f64>,
     coefficients: Vec<f64>,
     work: Workspace,
+    /// What the trajectories did since burn-in ended.
+    sums: TrajectorySums,
 }
 
-super::protocol::chain_state_with_step!(LaplaceHmcState, current.position, step);
+/// Sums over the kept iterations' trajectories, for the chain's [`TrajectorySummary`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct TrajectorySums {
+    draws: u64,
+    leapfrog_steps: u64,
+    divergences: u64,
+}
+
+impl ChainState for LaplaceHmcState {
+    fn current(&self) -> &Position {
+        &self.current.position
+    }
+    fn step_size(&self) -> Option<f64> {
+        Some(self.step)
+    }
+    fn set_step_size(&mut self, step: f64) {
+        self.step = step;
+    }
+    fn burn_in_over(&mut self) {
+        self.sums = TrajectorySums::default();
+    }
+    fn trajectory(&self) -> Option<TrajectorySummary> {
+        let s = &self.sums;
+        (s.draws > 0).then(|| TrajectorySummary {
+            step_size: self.step,
+            mean_tree_depth: None,
+            mean_leapfrog_steps: s.leapfrog_steps as f64 / s.draws as f64,
+            divergences: s.divergences,
+            mean_tree_accept: None,
+        })
+    }
+}
+
+/// The leapfrog steps of one trajectory turning through `angle` with steps of at most `step`,
+/// and whether the cap cut it short (then it takes [`MAX_LEAPFROG_STEPS`] steps of `step`,
+/// turning through less than `angle`).
+fn leapfrog_steps(angle: f64, step: f64) -> (u32, f64, bool) {
+    let wanted = (angle / step).ceil().max(1.0);
+    if wanted > f64::from(MAX_LEAPFROG_STEPS) || wanted.is_nan() {
+        (MAX_LEAPFROG_STEPS, step, true)
+    } else {
+        (wanted as u32, angle / wanted, false)
+    }
+}
 
 /// The field, log-likelihood and Gamma grad Phi of `phase.position.xi` (its projection set).
 fn evaluate(
@@ -216,6 +277,7 @@ impl Sampler for LaplaceHmc {
             gradient,
             coefficients,
             work,
+            sums: TrajectorySums::default(),
         }
     }
 
@@ -230,8 +292,7 @@ impl Sampler for LaplaceHmc {
         target: &Target<'t>,
         rng: &mut ChainRng,
     ) -> StepInfo {
-        let steps = (self.angle / state.step).ceil().max(1.0);
-        let h = self.angle / steps;
+        let (steps, h, cut) = leapfrog_steps(self.angle, state.step);
         // v = Gamma^1/2 z: z + V ((1 / sqrt(1 + d) - 1) V^T z), V^T v = V^T z / sqrt(1 + d).
         let gaussian = Arc::clone(&state.gaussian);
         rng.normals(&mut state.centred);
@@ -248,7 +309,7 @@ impl Sampler for LaplaceHmc {
         state.trial.clone_from(&state.current);
         let start = state.energy();
         let mut finite = true;
-        for _ in 0..steps as usize {
+        for _ in 0..steps {
             state.kick(0.5 * h);
             state.rotate(h);
             let LaplaceHmcState {
@@ -265,16 +326,26 @@ impl Sampler for LaplaceHmc {
             }
             state.kick(0.5 * h);
         }
-        let log_ratio = if finite {
-            start - state.energy()
+        let energy_error = if finite {
+            state.energy() - start
         } else {
+            f64::INFINITY
+        };
+        let diverged = !(energy_error <= DIVERGENCE_ENERGY);
+        let log_ratio = if diverged {
             f64::NEG_INFINITY
+        } else {
+            -energy_error
         };
         let moved = rng.accept(log_ratio);
         if moved {
             std::mem::swap(&mut state.current, &mut state.trial);
         }
-        StepInfo::metropolis(moved, log_ratio, 0, steps as u32)
+        let sums = &mut state.sums;
+        sums.draws += 1;
+        sums.leapfrog_steps += u64::from(steps);
+        sums.divergences += u64::from(diverged || cut);
+        StepInfo::metropolis(moved, log_ratio, 0, steps)
     }
 }
 
@@ -291,5 +362,26 @@ mod tests {
             let name = format!("hmc step {step}");
             crate::sampler::test_problem::assert_every_move_accepted(&sampler, &name, 100, |_| {});
         }
+    }
+
+    /// A step below the smallest takes the cap's steps of that step (a shorter turn), and says
+    /// the trajectory was cut; at or above it, the quarter turn in ceil(angle / step) steps.
+    #[test]
+    fn the_leapfrog_steps_stop_at_the_cap() {
+        assert_eq!(leapfrog_steps(FRAC_PI_2, FRAC_PI_2), (1, FRAC_PI_2, false));
+        let (steps, h, cut) = leapfrog_steps(FRAC_PI_2, 0.3);
+        assert_eq!((steps, cut), (6, false));
+        assert!((h * 6.0 - FRAC_PI_2).abs() < 1e-15);
+        let (steps, h, cut) = leapfrog_steps(FRAC_PI_2, MIN_STEP);
+        assert_eq!((steps, cut), (MAX_LEAPFROG_STEPS, false));
+        assert!((h - MIN_STEP).abs() < 1e-15);
+        assert_eq!(
+            leapfrog_steps(FRAC_PI_2, 1e-9),
+            (MAX_LEAPFROG_STEPS, 1e-9, true)
+        );
+        assert_eq!(
+            leapfrog_steps(FRAC_PI_2, 0.0),
+            (MAX_LEAPFROG_STEPS, 0.0, true)
+        );
     }
 }

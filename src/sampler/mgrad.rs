@@ -63,6 +63,7 @@ impl Kind for Mgrad {
     const TUNING: Option<StepTuning> = Some(StepTuning {
         target_acceptance: 0.55,
         max_step: None,
+        min_step: None,
         adapts_by_default: true,
     });
 

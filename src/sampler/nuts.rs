@@ -255,6 +255,9 @@ pub struct NutsState<D: NutsDensity> {
     hyperparameters: Vec<f64>,
     step_size: Option<f64>,
     sums: TrajectorySums,
+    /// Why nuts-rs could not go on (a start or a draw it refused), once it could not: the chain
+    /// then stays where it is and the driver stops it ([`ChainState::failure`]).
+    failure: Option<String>,
 }
 
 impl Nuts {
@@ -271,6 +274,7 @@ impl Nuts {
             hyperparameters,
             step_size: None,
             sums: TrajectorySums::default(),
+            failure: None,
         }
     }
 }
@@ -286,27 +290,32 @@ impl<D: NutsDensity> NutsState<D> {
         &self.density
     }
 
-    /// The nuts-rs chain, made and started at the current point on first use.
-    fn chain(&mut self, rng: &mut ChainRng) -> &mut NutsChain<D> {
-        let (settings, density, q) = (&self.settings, &self.density, &self.q);
-        self.chain.get_or_insert_with(|| {
-            let math = CpuMath::new(Bridge(density.clone()));
-            let mut chain = settings
+    /// The nuts-rs chain, made and started at the current point on first use, or why it could
+    /// not be (a start whose density or gradient is not finite).
+    fn chain(&mut self, rng: &mut ChainRng) -> Result<&mut NutsChain<D>, String> {
+        if self.chain.is_none() {
+            let math = CpuMath::new(Bridge(self.density.clone()));
+            let mut chain = self
+                .settings
                 .new_chain(0, math, &mut SeedWords(rng))
-                .unwrap_or_else(|e| panic!("nuts-rs rejected its settings: {e}"));
-            chain
-                .set_position(q)
-                .unwrap_or_else(|e| panic!("NUTS cannot start at the prior draw: {e}"));
-            chain
-        })
+                .map_err(|e| format!("nuts-rs rejected its settings: {e}"))?;
+            chain.set_position(&self.q).map_err(|e| {
+                format!(
+                    "NUTS cannot start at the chain's first point (its log density or gradient \
+                     is not finite there): {e}"
+                )
+            })?;
+            self.chain = Some(chain);
+        }
+        Ok(self.chain.as_mut().expect("made above"))
     }
 
     /// One nuts-rs draw: the new point and what its trajectory did.
-    fn draw(&mut self, rng: &mut ChainRng) -> (Box<[f64]>, Trajectory) {
+    fn draw(&mut self, rng: &mut ChainRng) -> Result<(Box<[f64]>, Trajectory), String> {
         let (q, _, stats, progress) = self
-            .chain(rng)
+            .chain(rng)?
             .expanded_draw()
-            .unwrap_or_else(|e| panic!("NUTS failed: {e}"));
+            .map_err(|e| format!("NUTS failed: {e}"))?;
         let trajectory = Trajectory {
             tuning: progress.tuning,
             depth: stats.depth,
@@ -315,12 +324,28 @@ impl<D: NutsDensity> NutsState<D> {
             step_size_bar: stats.adapt.step_size.step_size_bar,
             gradients: progress.num_gradients,
         };
-        (q, trajectory)
+        Ok((q, trajectory))
     }
 
-    /// One transition: a nuts-rs draw, and the chain's position at it.
+    /// One transition: a nuts-rs draw, and the chain's position at it. A draw nuts-rs refuses
+    /// leaves the chain where it is, with its [`ChainState::failure`] set.
     pub fn advance(&mut self, rng: &mut ChainRng) -> StepInfo {
-        let (q, trajectory) = self.draw(rng);
+        let failed = StepInfo {
+            moved: false,
+            acceptance_probability: None,
+            loglik_evaluations: 0,
+            gradient_evaluations: 0,
+        };
+        if self.failure.is_some() {
+            return failed;
+        }
+        let (q, trajectory) = match self.draw(rng) {
+            Ok(draw) => draw,
+            Err(reason) => {
+                self.failure = Some(reason);
+                return failed;
+            }
+        };
         self.sums.add(&trajectory);
         self.step_size = Some(trajectory.step_size_bar);
         let moved = *q != *self.q;
@@ -350,15 +375,18 @@ impl<D: NutsDensity> ChainState for NutsState<D> {
     fn hyperparameters(&self) -> &[f64] {
         &self.hyperparameters
     }
+    fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
+    }
     fn trajectory(&self) -> Option<TrajectorySummary> {
         let s = &self.sums;
         let per_draw = |total: u64| total as f64 / s.draws.max(1) as f64;
         (s.draws > 0).then(|| TrajectorySummary {
             step_size: s.step_size,
-            mean_tree_depth: per_draw(s.depth),
+            mean_tree_depth: Some(per_draw(s.depth)),
             mean_leapfrog_steps: per_draw(s.leapfrog_steps),
             divergences: s.divergences,
-            mean_tree_accept: s.tree_accept / s.draws as f64,
+            mean_tree_accept: Some(s.tree_accept / s.draws as f64),
         })
     }
 }
@@ -429,16 +457,12 @@ mod tests {
             assert_eq!(state.point(), state.current().xi.as_slice());
         }
         let summary = state.trajectory().expect("100 kept draws");
-        assert!(
-            (1.0..=10.0).contains(&summary.mean_tree_depth),
-            "{summary:?}"
-        );
-        assert!(
-            summary.mean_leapfrog_steps >= summary.mean_tree_depth,
-            "{summary:?}"
-        );
+        let depth = summary.mean_tree_depth.expect("NUTS builds trees");
+        assert!((1.0..=10.0).contains(&depth), "{summary:?}");
+        assert!(summary.mean_leapfrog_steps >= depth, "{summary:?}");
         assert!(summary.divergences <= 100, "{summary:?}");
-        assert!((0.0..=1.0).contains(&summary.mean_tree_accept));
+        let accept = summary.mean_tree_accept.expect("NUTS builds trees");
+        assert!((0.0..=1.0).contains(&accept));
         // The chains table's step size is the one adaptation settled on.
         assert_eq!(state.step_size(), Some(summary.step_size));
         assert!(summary.step_size > 0.0 && summary.step_size.is_finite());

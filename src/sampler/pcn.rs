@@ -20,6 +20,7 @@ impl Proposal for CrankNicolson {
     const TUNING: StepTuning = StepTuning {
         target_acceptance: 0.25,
         max_step: Some(1.0),
+        min_step: None,
         adapts_by_default: false,
     };
 

@@ -86,6 +86,10 @@ pub struct StepTuning {
     pub target_acceptance: f64,
     /// The largest step size the kind admits (pCN: beta <= 1), if bounded.
     pub max_step: Option<f64>,
+    /// The smallest step size the kind admits, if bounded below: where the work of one
+    /// iteration grows as the step shrinks (laplace_hmc takes ceil(angle / step) leapfrog steps),
+    /// the step whose iteration would exceed the kind's cap on that work.
+    pub min_step: Option<f64>,
     /// Whether the kind adapts by default (false where it would change existing results).
     pub adapts_by_default: bool,
 }
@@ -130,12 +134,16 @@ pub trait Sampler: Sync {
 }
 
 /// What a kind says about its run besides the chains (see [`Sampler::notes`]).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Notes {
     /// Eigenpairs a low-rank approximation kept.
     pub rank: Option<usize>,
-    /// Newton iterations of a Laplace fit.
+    /// Newton iterations of a Laplace fit (`None` where it failed).
     pub newton_iterations: Option<usize>,
+    /// Why the Laplace fit a kind builds on failed, if it did: the kind then ran with the
+    /// prior's geometry (gpcn as plain pCN, laplace_hmc as HMC around N(0, I)), and the job
+    /// warns with this cause.
+    pub laplace_error: Option<String>,
 }
 
 /// Implements [`ChainState`] for a state that keeps its position and its step size in fields:
@@ -191,26 +199,38 @@ pub trait ChainState {
         None
     }
     /// What the chain's trajectories did after burn-in, for kinds that integrate trajectories
-    /// (NUTS).
+    /// (NUTS, laplace_hmc).
     fn trajectory(&self) -> Option<TrajectorySummary> {
         None
     }
+    /// Why the chain cannot go on, once it cannot (a library kind that refused its start or a
+    /// draw: NUTS at a point whose density is not finite). The driver stops the chain there and
+    /// the job fails with this reason, the chain and the iteration named. `None` by default.
+    fn failure(&self) -> Option<&str> {
+        None
+    }
+    /// Told once, before the first kept iteration: a kind that sums what its kept iterations
+    /// did (laplace_hmc's trajectories) starts its sums here. Nothing by default.
+    fn burn_in_over(&mut self) {}
 }
 
-/// The trajectories of a chain's kept iterations, for kinds that build them (NUTS).
+/// The trajectories of a chain's kept iterations, for kinds that build them (NUTS, laplace_hmc).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrajectorySummary {
     /// The adapted step size the kept iterations used.
     pub step_size: f64,
-    /// Mean tree depth (NUTS: a trajectory of depth d has at most 2^d - 1 leapfrog steps).
-    pub mean_tree_depth: f64,
+    /// Mean tree depth (NUTS: a trajectory of depth d has at most 2^d - 1 leapfrog steps);
+    /// `None` for kinds that build no tree.
+    pub mean_tree_depth: Option<f64>,
     /// Mean leapfrog steps (gradient evaluations) per iteration.
     pub mean_leapfrog_steps: f64,
-    /// Iterations whose trajectory diverged (an energy error beyond the kind's limit).
+    /// Iterations whose trajectory diverged: an energy error beyond the kind's limit, a
+    /// non-finite density on the way, or (laplace_hmc) a trajectory cut at the cap on leapfrog
+    /// steps.
     pub divergences: u64,
     /// Mean over iterations of the trajectory's mean acceptance statistic (Stan's
-    /// `accept_stat`; what NUTS's step-size adaptation aims at 0.8).
-    pub mean_tree_accept: f64,
+    /// `accept_stat`; what NUTS's step-size adaptation aims at 0.8); `None` without a tree.
+    pub mean_tree_accept: Option<f64>,
 }
 
 /// The random streams of one chain: standard normals from its proposal stream and uniforms from

@@ -25,4 +25,6 @@ pub struct Adaptation {
     pub target_acceptance: f64,
     /// The largest admissible step size, if bounded.
     pub max_step: Option<f64>,
+    /// The smallest admissible step size, if bounded (see [`super::protocol::StepTuning`]).
+    pub min_step: Option<f64>,
 }

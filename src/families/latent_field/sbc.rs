@@ -198,7 +198,7 @@ fn calibrate(
         MeanSpec::Auto => 0.0,
     };
     let start = fixed_values(model, fixed_mean);
-    let true_hyper = true_hyperparameters(job, seed, start);
+    let true_hyper = true_hyperparameters(job, seed, start)?;
     let prior = prior_at(model, &true_hyper)?;
     let dataset = simulate_from_model_prior(job, seed, prior.as_ref(), true_hyper.mean)?;
     let likelihood = likelihood_of(model, &dataset);
@@ -256,7 +256,11 @@ fn calibrate(
 /// joint chain on a circulant kernel samples the length-scale prior truncated where its torus
 /// stops embedding the kernel ([`length_scale_limit`]), so the truth's length scale is drawn
 /// from that truncated prior (by rejection) and the ranks test the chain against its own model.
-fn true_hyperparameters(job: FieldJob<'_>, seed: u64, fixed: Hyperparameters) -> Hyperparameters {
+fn true_hyperparameters(
+    job: FieldJob<'_>,
+    seed: u64,
+    fixed: Hyperparameters,
+) -> Result<Hyperparameters, JobError> {
     let model = &job.spec.model;
     let mut rng = stream(
         seed,
@@ -271,13 +275,27 @@ fn true_hyperparameters(job: FieldJob<'_>, seed: u64, fixed: Hyperparameters) ->
     let mut values = fixed;
     for (name, prior) in model.hyper.iter() {
         let mut value = prior.sample(&mut rng);
+        let mut attempts = 1;
         while *name == HyperName::LengthScale && value > limit {
+            if attempts == MAX_TRUTH_ATTEMPTS {
+                return Err(JobError::TruncatedPrior {
+                    attempts,
+                    limit,
+                    prior: prior.canonical(),
+                });
+            }
             value = prior.sample(&mut rng);
+            attempts += 1;
         }
         values.set(*name, value);
     }
-    values
+    Ok(values)
 }
+
+/// Draws of a truth's length scale from its prior before giving up on the prior truncated at the
+/// chain torus's limit: past this, less than about 1e-4 of the prior's mass lies below the limit
+/// and calibration against that truncated prior would say little.
+const MAX_TRUTH_ATTEMPTS: usize = 10_000;
 
 /// What a replication's draws are ranked against.
 struct Truth<'a> {

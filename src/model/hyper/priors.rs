@@ -41,15 +41,31 @@ impl HyperPriors {
     }
 
     /// Where the chains start: `model` (the model's values) with every inferred hyperparameter
-    /// the study did not set moved to its prior's median.
+    /// the study did not set moved to its prior's median, and so is one the study set outside
+    /// its prior's support (`model.mean = "auto"` read from data the prior excludes; a value
+    /// given in the study file is refused before this, when the study is checked).
     pub fn chain_start(&self, model: Hyperparameters) -> Hyperparameters {
         let mut start = model;
         for (name, prior) in &self.priors {
-            if !self.set_by_study.contains(name) {
+            let outside = !prior.log_density(model.get(*name)).is_finite();
+            if !self.set_by_study.contains(name) || outside {
                 start.set(*name, prior.median());
             }
         }
         start
+    }
+
+    /// The inferred hyperparameters the study set to a value (in `model`) outside their prior's
+    /// support, with that value: their chains start at the prior's median instead
+    /// ([`HyperPriors::chain_start`]).
+    pub fn set_outside_support(&self, model: &Hyperparameters) -> Vec<(HyperName, f64)> {
+        self.priors
+            .iter()
+            .filter(|(name, prior)| {
+                self.set_by_study.contains(name) && !prior.log_density(model.get(*name)).is_finite()
+            })
+            .map(|(name, _)| (*name, model.get(*name)))
+            .collect()
     }
 
     /// The inferred hyperparameters of `start` more than [`FAR_START_SDS`] prior standard

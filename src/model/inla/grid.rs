@@ -145,9 +145,13 @@ fn z_axes(hessian: &[f64], d: usize) -> Result<(Vec<f64>, Vec<f64>), InlaError> 
         return Ok((Vec::new(), Vec::new()));
     }
     let negative = Mat::from_fn(d, d, |i, j| -hessian[i * d + j]);
+    // faer fails only on a matrix that is not finite: a Hessian whose finite differences
+    // overflowed is as unusable as one that is not concave.
     let eigen = negative
         .self_adjoint_eigen(Side::Lower)
-        .expect("the eigendecomposition of a symmetric matrix of order <= 3 converges");
+        .map_err(|_| InlaError::NotConcave {
+            eigenvalue: f64::NAN,
+        })?;
     let eigenvalues: Vec<f64> = (0..d).map(|j| eigen.S()[j]).collect();
     if let Some(&eigenvalue) = eigenvalues.iter().find(|&&l| l.is_nan() || l <= 0.0) {
         return Err(InlaError::NotConcave { eigenvalue });

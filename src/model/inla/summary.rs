@@ -104,7 +104,9 @@ impl SmoothMarginal {
             .sum()
     }
 
-    /// The `p` quantile, by bisection to 1e-12 of the centres' range.
+    /// The `p` quantile, by bisection to 1e-12 of the centres' range (at most
+    /// [`MAX_BISECTIONS`] halvings: where the range is far wider than the spread, neighbouring
+    /// floats stop the bisection before the tolerance does).
     pub fn quantile(&self, p: f64) -> f64 {
         let low = self.centres.iter().copied().fold(f64::INFINITY, f64::min);
         let high = self
@@ -114,8 +116,11 @@ impl SmoothMarginal {
             .fold(f64::NEG_INFINITY, f64::max);
         let (mut low, mut high) = (low - 10.0 * self.sd, high + 10.0 * self.sd);
         let tolerance = 1e-12 * (high - low).max(1e-300);
-        while high - low > tolerance {
+        for _ in 0..MAX_BISECTIONS {
             let middle = 0.5 * (low + high);
+            if high - low <= tolerance || middle <= low || middle >= high {
+                break;
+            }
             if self.cdf(middle) < p {
                 low = middle;
             } else {
@@ -125,6 +130,9 @@ impl SmoothMarginal {
         0.5 * (low + high)
     }
 }
+
+/// Halvings of a quantile's bracket: from any finite bracket to neighbouring floats.
+const MAX_BISECTIONS: usize = 2_100;
 
 /// log p(y) from the grid (see the module doc).
 pub fn log_evidence(grid: &Grid) -> f64 {

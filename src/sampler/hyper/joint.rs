@@ -255,6 +255,9 @@ impl ChainState for JointState<'_> {
     fn trajectory(&self) -> Option<TrajectorySummary> {
         self.nuts.trajectory()
     }
+    fn failure(&self) -> Option<&str> {
+        self.nuts.failure()
+    }
 }
 
 impl Sampler for JointNuts {
