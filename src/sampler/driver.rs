@@ -185,6 +185,48 @@ impl Trace {
     }
 }
 
+/// The scalars of every kept iteration of one chain, in order: what the job's ESS, R-hat and
+/// MCSE of the log-likelihood, the probe cells' ESS and the inferred hyperparameters' summaries
+/// are computed from. `sampler.thin` thins only the [`Trace`] a study stores, never these.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KeptSeries {
+    /// The 1-based iteration of the first kept state (burn-in included in the count).
+    pub first_iteration: u64,
+    pub loglik: Vec<f64>,
+    pub probes: Vec<[f64; PROBES]>,
+    /// The inferred hyperparameters, row by row (one value per inferred hyperparameter; empty
+    /// when none is inferred).
+    pub hyper: Vec<f64>,
+}
+
+impl KeptSeries {
+    fn with_capacity(first_iteration: u64, kept: usize, hypers: usize) -> Self {
+        Self {
+            first_iteration,
+            loglik: Vec::with_capacity(kept),
+            probes: Vec::with_capacity(kept),
+            hyper: Vec::with_capacity(kept * hypers),
+        }
+    }
+
+    fn record<S: ChainState>(&mut self, state: &S, probe_cells: &[usize; PROBES]) {
+        let u = state.field();
+        self.loglik.push(state.log_likelihood());
+        self.probes.push(probe_cells.map(|c| u[c]));
+        self.hyper.extend_from_slice(state.hyperparameters());
+    }
+
+    /// The series of probe cell `probe`.
+    pub fn probe_series(&self, probe: usize) -> Vec<f64> {
+        self.probes.iter().map(|row| row[probe]).collect()
+    }
+
+    /// The series of the `index`-th of `count` inferred hyperparameters.
+    pub fn hyper_series(&self, index: usize, count: usize) -> Vec<f64> {
+        interleaved_series(&self.hyper, index, count)
+    }
+}
+
 /// The stored kept draws of one chain: every `thin`-th kept iteration, every cell (f32).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StoredDraws {
@@ -227,16 +269,32 @@ pub struct ChainOutput {
     /// Whether adaptation wanted a step above the kind's largest late in burn-in (see
     /// [`super::adapt::DualAveraging::capped`]); `None` without adaptation.
     pub step_capped: Option<bool>,
-    /// The kept iterations' trajectories, for kinds that build them (NUTS).
+    /// Whether adaptation wanted a step below the kind's smallest late in burn-in (see
+    /// [`super::adapt::DualAveraging::floored`]); `None` without adaptation.
+    pub step_floored: Option<bool>,
+    /// The kept iterations' trajectories, for kinds that build them (NUTS, laplace_hmc).
     pub trajectory: Option<TrajectorySummary>,
     /// The share of kept hyperparameter updates that moved, when hyperparameters are inferred.
     pub hyper_acceptance_rate: Option<f64>,
     pub loglik_evaluations: u64,
     pub gradient_evaluations: u64,
+    /// Why the chain stopped early, if it did ([`ChainState::failure`]): the job then fails.
+    pub failure: Option<ChainFailure>,
+    /// Every kept iteration's scalars (diagnostics).
+    pub kept: KeptSeries,
+    /// Every `sampler.thin`-th kept iteration (the traces table).
     pub trace: Trace,
     pub draws: StoredDraws,
     /// The coefficients at the stored draws (empty without covariates).
     pub coefficients: CoefficientDraws,
+}
+
+/// A chain that could not go on: at which iteration (1-based, burn-in included; 0 for its
+/// start) and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainFailure {
+    pub iteration: u64,
+    pub reason: String,
 }
 
 /// What a run returns.
@@ -499,19 +557,30 @@ fn run_chain<S: Sampler>(
     let mut state = sampler.start(xi, target, &mut rng);
     let mut adapter = request.adaptation.and_then(|a| {
         let step = state.step_size()?;
-        (schedule.burn_in > 0).then(|| DualAveraging::new(step, a.target_acceptance, a.max_step))
+        (schedule.burn_in > 0)
+            .then(|| DualAveraging::new(step, a.target_acceptance, a.max_step, a.min_step))
     });
     let mut estimates = ChainEstimates::new(target.cells(), request.functional, request.exceedance);
     estimates.hold(target, &state);
+    if schedule.burn_in == 0 {
+        state.burn_in_over();
+    }
     let mut output = ChainOutput {
         acceptance_rate: 0.0,
         mean_acceptance_probability: None,
         step_size: None,
         step_capped: None,
+        step_floored: None,
         trajectory: None,
         hyper_acceptance_rate: None,
         loglik_evaluations: 0,
         gradient_evaluations: 0,
+        failure: None,
+        kept: KeptSeries::with_capacity(
+            schedule.burn_in + 1,
+            usize::try_from(kept).unwrap_or(0),
+            state.hyperparameters().len(),
+        ),
         trace: Trace::default(),
         coefficients: CoefficientDraws::default(),
         draws: StoredDraws {
@@ -540,6 +609,13 @@ fn run_chain<S: Sampler>(
             progress(done / context.chains as u64);
         }
         let info = sampler.step(&mut state, target, &mut rng);
+        if let Some(reason) = state.failure() {
+            output.failure = Some(ChainFailure {
+                iteration: t + 1,
+                reason: reason.to_string(),
+            });
+            break;
+        }
         // The step may end in faer's AVX-512 products; the recording below is scalar code (an
         // `exp` per cell for the Poisson functional) that would otherwise run several times
         // slower (crate::simd_state).
@@ -554,6 +630,7 @@ fn run_chain<S: Sampler>(
                 if let Some(adapter) = &adapter {
                     state.set_step_size(adapter.final_step());
                 }
+                state.burn_in_over();
                 estimates.hold(target, &state);
             }
             continue;
@@ -571,6 +648,7 @@ fn run_chain<S: Sampler>(
             estimates.flush();
             estimates.batches.close(&mut estimates.batch);
         }
+        output.kept.record(&state, context.probe_cells);
         if k % schedule.thin == 0 {
             record_trace(&mut output.trace, &state, t, context.probe_cells);
         }
@@ -601,6 +679,7 @@ fn run_chain<S: Sampler>(
         (acceptance_count > 0).then(|| acceptance_sum / acceptance_count as f64);
     output.step_size = state.step_size();
     output.step_capped = adapter.as_ref().map(DualAveraging::capped);
+    output.step_floored = adapter.as_ref().map(DualAveraging::floored);
     output.trajectory = state.trajectory();
     output.hyper_acceptance_rate = state.hyper_acceptance_rate();
     ChainRecord {

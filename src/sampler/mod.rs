@@ -42,10 +42,10 @@ pub mod shared;
 pub mod spec;
 
 pub use driver::{
-    Adaptation, ChainOutput, DrawSettings, Functional, PROBES, RunOutput, RunRequest, Schedule,
-    Trace, run,
+    Adaptation, ChainFailure, ChainOutput, DrawSettings, Functional, KeptSeries, PROBES, RunOutput,
+    RunRequest, Schedule, Trace, run,
 };
-pub use kind::Kind;
+pub use kind::{Budget, Kind};
 pub use kinds::{KindVisitor, SamplerKind};
 pub use protocol::{
     ChainRng, ChainState, Notes, Position, Sampler, StepInfo, StepTuning, TrajectorySummary,

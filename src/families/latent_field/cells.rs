@@ -18,6 +18,8 @@ pub struct CellDiagnostics {
     /// Stored draws per chain they were computed from, and the thinning of the kept iterations.
     pub draws_per_chain: usize,
     pub thin: u64,
+    /// Chains the draws came from (0 for an approximation).
+    pub chains: usize,
 }
 
 impl CellDiagnostics {
@@ -39,6 +41,7 @@ impl CellDiagnostics {
         let mut out = Self {
             draws_per_chain,
             thin: first.draws.thin,
+            chains: run.chains.len(),
             ..Self::default()
         };
         // Cells are independent, so they may share the job's thread with idle rayon workers;
@@ -78,10 +81,27 @@ impl CellDiagnostics {
         min_over(&self.ess_tail)
     }
 
-    /// The largest R-hat over cells (None with one chain).
+    /// The largest R-hat over cells: `None` with fewer than two chains; infinite where some
+    /// cell's R-hat is undefined (its draws are constant over every chain, or too few), as
+    /// ArviZ reports it: such a cell has not been shown to converge.
     pub fn max_rhat(&self) -> Option<f64> {
-        let values: Option<Vec<f64>> = self.rhat.iter().copied().collect();
-        values?.into_iter().reduce(f64::max)
+        if self.chains < 2 {
+            return None;
+        }
+        self.rhat
+            .iter()
+            .map(|r| r.unwrap_or(f64::INFINITY))
+            .reduce(f64::max)
+    }
+
+    /// The cells whose R-hat is undefined though two or more chains ran.
+    pub fn undefined_rhat_cells(&self) -> Vec<usize> {
+        if self.chains < 2 {
+            return Vec::new();
+        }
+        (0..self.rhat.len())
+            .filter(|&cell| self.rhat[cell].is_none())
+            .collect()
     }
 }
 

@@ -1,4 +1,5 @@
-//! The posterior of the inferred hyperparameters, summarised from the chains' traces: mean, sd,
+//! The posterior of the inferred hyperparameters, summarised from every kept state of the chains
+//! ([`crate::sampler::KeptSeries`]): mean, sd,
 //! 5 % and 95 % quantiles, bulk ESS and R-hat of each (the `hyper_<name>_<statistic>` columns of
 //! jobs.parquet), and their series (hyper.parquet); or, for an INLA run, from its weighted grid
 //! ([`crate::model::inla::summary`]: no ESS or R-hat).
@@ -7,7 +8,7 @@ use crate::diagnostics;
 use crate::model::hyper::HyperName;
 use crate::sampler::RunOutput;
 
-/// One inferred hyperparameter's posterior, over the kept traced draws of every chain.
+/// One inferred hyperparameter's posterior, over every kept state of every chain.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HyperSummary {
     pub name: HyperName,
@@ -73,11 +74,11 @@ impl SeriesSummary {
     }
 }
 
-/// The traced series of the `index`-th of `count` inferred hyperparameters, one per chain.
+/// The kept series of the `index`-th of `count` inferred hyperparameters, one per chain.
 pub fn series(run: &RunOutput, index: usize, count: usize) -> Vec<Vec<f64>> {
     run.chains
         .iter()
-        .map(|c| c.trace.hyper_series(index, count))
+        .map(|c| c.kept.hyper_series(index, count))
         .collect()
 }
 

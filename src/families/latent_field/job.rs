@@ -27,7 +27,8 @@ use super::score::{Estimates, Predictive, Scores, heldout_log_predictive, score}
 use super::spec::FieldJob;
 use super::units::unit_warnings;
 use super::warnings::{
-    coefficient_warnings, far_start_warnings, hyper_warnings, warnings as run_warnings,
+    coefficient_warnings, far_start_warnings, hyper_warnings, outside_support_warnings,
+    warnings as run_warnings,
 };
 use crate::clock::Stopwatch;
 
@@ -55,22 +56,39 @@ pub enum JobError {
     },
     #[error("the Laplace approximation failed: {0}")]
     Laplace(String),
+    #[error("chain {chain} stopped at iteration {iteration}: {reason}")]
+    ChainFailed {
+        chain: usize,
+        iteration: u64,
+        reason: String,
+    },
+    #[error(
+        "no draw of {attempts} from the length-scale prior {prior} fell below {limit:.4}, the \
+         longest length scale the joint chain's torus embeds: the prior puts almost no mass \
+         where the chain can go (use a squared-exponential kernel or a prior on shorter scales)"
+    )]
+    TruncatedPrior {
+        attempts: usize,
+        limit: f64,
+        prior: String,
+    },
     #[error("simulation-based calibration needs a Markov chain; {0} is an approximation")]
     NotAMarkovChain(crate::sampler::SamplerKind),
 }
 
-/// Diagnostics of a run, from its thinned traces.
+/// Diagnostics of a run, from every kept state of every chain ([`crate::sampler::KeptSeries`];
+/// `sampler.thin` thins only the stored traces).
 #[derive(Debug, Clone, Default)]
 pub struct JobDiagnostics {
     pub ess_bulk: Option<f64>,
     pub ess_tail: Option<f64>,
     pub rhat: Option<f64>,
-    /// Min and median bulk ESS over the traced probe cells.
+    /// Min and median bulk ESS over the probe cells.
     pub cell_ess_min: Option<f64>,
     pub cell_ess_median: Option<f64>,
     /// The largest batch-means MCSE of a cell's posterior mean.
     pub mcse_mean_max: Option<f64>,
-    /// Autocorrelation of the log-likelihood, averaged over chains, by thinned lag.
+    /// Autocorrelation of the log-likelihood, averaged over chains, by lag in kept iterations.
     pub loglik_autocorrelation: Vec<f64>,
 }
 
@@ -187,6 +205,10 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
     let coefficients = coefficients::summarize(prior.covariates(), &output);
     let mut warnings = unit_warnings(model, &job.spec.data);
     if let Some(start) = &request_hyper_start {
+        warnings.extend(outside_support_warnings(
+            &model.hyper,
+            &fixed_values(model, mean),
+        ));
         warnings.extend(far_start_warnings(&model.hyper, start));
     }
     warnings.extend(run_warnings(&job.spec.sampler, &output, &cells));
@@ -419,11 +441,20 @@ fn exact_posterior(
 /// ratios are NaN and the chain never moves) and every estimate is a number.
 pub fn check_finite(output: &RunOutput) -> Result<(), JobError> {
     for (chain, c) in output.chains.iter().enumerate() {
-        if let Some(k) = c.trace.loglik.iter().position(|x| !x.is_finite()) {
+        if let Some(failure) = &c.failure {
+            return Err(JobError::ChainFailed {
+                chain,
+                iteration: failure.iteration,
+                reason: failure.reason.clone(),
+            });
+        }
+    }
+    for (chain, c) in output.chains.iter().enumerate() {
+        if let Some(k) = c.kept.loglik.iter().position(|x| !x.is_finite()) {
             return Err(JobError::NonFiniteLikelihood {
                 chain,
-                iteration: c.trace.iteration[k],
-                value: c.trace.loglik[k],
+                iteration: c.kept.first_iteration + k as u64,
+                value: c.kept.loglik[k],
             });
         }
     }
@@ -447,7 +478,7 @@ fn diagnose(output: &RunOutput) -> JobDiagnostics {
     let loglik: Vec<&[f64]> = output
         .chains
         .iter()
-        .map(|c| c.trace.loglik.as_slice())
+        .map(|c| c.kept.loglik.as_slice())
         .collect();
     let summary = diagnostics::summarize(&loglik);
     let mut cell_ess: Vec<f64> = (0..PROBES)
@@ -455,7 +486,7 @@ fn diagnose(output: &RunOutput) -> JobDiagnostics {
             let draws: Vec<Vec<f64>> = output
                 .chains
                 .iter()
-                .map(|c| c.trace.probes.iter().map(|row| row[p]).collect())
+                .map(|c| c.kept.probe_series(p))
                 .collect();
             let views: Vec<&[f64]> = draws.iter().map(Vec::as_slice).collect();
             diagnostics::ess_bulk(&views)

@@ -48,7 +48,14 @@ pub fn warnings(spec: &SamplerSpec, run: &RunOutput, cells: &CellDiagnostics) ->
         return approximation_warnings(approximation);
     }
     let mut found = Vec::new();
+    let undefined = cells.undefined_rhat_cells();
     match cells.max_rhat() {
+        Some(_) if !undefined.is_empty() => found.push(format!(
+            "R-hat undefined for {} cells (first: cell {}; their draws do not vary, or are too \
+             few): counted as not converged",
+            undefined.len(),
+            undefined[0]
+        )),
         Some(rhat) if rhat > RHAT_LIMIT => found.push(format!(
             "max cell R-hat {rhat:.3} > {RHAT_LIMIT}: the chains disagree"
         )),
@@ -75,6 +82,22 @@ pub fn warnings(spec: &SamplerSpec, run: &RunOutput, cells: &CellDiagnostics) ->
         run.mean_step_size(),
         capped,
     ));
+    if let Some(error) = &run.notes.laplace_error {
+        found.push(format!(
+            "the Laplace fit the {} sampler builds on failed ({error}): it ran with the prior's \
+             geometry instead and mixes far more slowly; try nuts",
+            spec.kind()
+        ));
+    }
+    let floored = run.chains.iter().any(|c| c.step_floored == Some(true));
+    if let (true, Some(min)) = (floored, spec.adaptation().and_then(|a| a.min_step)) {
+        found.push(format!(
+            "step adaptation wanted a step below the {} sampler's smallest ({min:.6}, where an \
+             iteration takes the most work the kind allows): its acceptance stays low; the \
+             posterior is far from what the kind assumes, try nuts",
+            spec.kind()
+        ));
+    }
     let divergences: u64 = run
         .chains
         .iter()
@@ -264,6 +287,25 @@ fn acceptance_warnings(
     found
 }
 
+/// A warning per inferred hyperparameter whose value the study set (`model.mean = "auto"`, read
+/// from the data) lies outside its prior's support: its chains start at the prior's median
+/// instead ([`HyperPriors::chain_start`]).
+pub fn outside_support_warnings(priors: &HyperPriors, model: &Hyperparameters) -> Vec<String> {
+    priors
+        .set_outside_support(model)
+        .into_iter()
+        .filter_map(|(name, value)| {
+            let prior = priors.prior(name)?;
+            Some(format!(
+                "the study's {name} {value:.4} lies outside the support of its prior {}: the \
+                 chains start at the prior's median {:.4} instead (check the prior's units)",
+                prior.canonical(),
+                prior.median(),
+            ))
+        })
+        .collect()
+}
+
 /// A warning per inferred hyperparameter whose chains start more than
 /// [`crate::model::hyper::FAR_START_SDS`] prior standard deviations from its prior's median (a value the study set
 /// far out in the prior's tail, or in other units than the prior's).
@@ -307,6 +349,7 @@ mod tests {
     const LAPLACE_HMC: Adaptation = Adaptation {
         target_acceptance: 0.8,
         max_step: Some(std::f64::consts::FRAC_PI_2),
+        min_step: None,
     };
 
     /// A step at its kind's limit with a high acceptance is a nearly exact proposal, not a
