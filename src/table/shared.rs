@@ -17,7 +17,7 @@ pub const ITERATION: Col<i64> = Col::required(
 .index();
 pub const ACCEPTANCE_RATE: Col<f64> = Col::optional(
     "acceptance_rate",
-    "share of accepted proposals over all iterations, burn-in included (jobs: over all chains)",
+    "share of the kept iterations (after burn-in) whose proposal was accepted: the chain moved; jobs: over all chains; the same in every family",
 );
 
 pub const STEP_SIZE: Col<f64> = Col::optional(
@@ -51,11 +51,12 @@ crate::declare_table! {
         WARNINGS: String = required("warnings", "why a finished job's answer may not be trusted (R-hat, ESS, acceptance, drift, a length scale in the wrong units), `; `-separated; empty when none"),
         use ACCEPTANCE_RATE,
         WALL_SECONDS: f64 = required("wall_seconds", "wall time of the whole job, writing excluded").timing(),
-        SAMPLE_SECONDS: f64 = optional("sample_seconds", "time spent in the chains").timing(),
-        ITERATIONS_PER_SECOND: f64 = optional("iterations_per_second", "chain iterations (all chains) per second of sampling").timing(),
+        SAMPLE_SECONDS: f64 = optional("sample_seconds", "wall time spent in the chains").timing(),
+        CPU_SECONDS: f64 = optional("cpu_seconds", "CPU time of the job's work (latent field: setup and sampling, every thread its chains ran on; other families: sampling): the clock every `*_per_second` rate divides by, as the benchmarks do").timing(),
+        ITERATIONS_PER_SECOND: f64 = optional("iterations_per_second", "chain iterations (all chains, burn-in included) per CPU second (`cpu_seconds`)").timing(),
         use STEP_SIZE,
-        ESS_BULK: f64 = optional("ess_bulk", "bulk effective sample size of the log-likelihood across chains"),
-        ESS_BULK_PER_SECOND: f64 = optional("ess_bulk_per_second", "`ess_bulk` per second of sampling").timing(),
+        ESS_BULK: f64 = optional("ess_bulk", "bulk effective sample size of the log-likelihood across chains, from every kept state (`sampler.thin` thins only the traces)"),
+        ESS_BULK_PER_SECOND: f64 = optional("ess_bulk_per_second", "`ess_bulk` per CPU second (`cpu_seconds`)").timing(),
         ESS_PER_ITERATION: f64 = optional("ess_per_iteration", "bulk ESS per kept iteration over all chains: gaussian of x1, bayes-net the smallest over latent nodes' indicators"),
         AUTOCORRELATION_LAG1: f64 = optional("autocorrelation_lag1", "lag-1 autocorrelation of the traced quantity, averaged over chains (gaussian: x1)"),
     }

@@ -137,7 +137,7 @@ pub fn run_chain_from(spec: &GaussianSpec, start: Vec<f64>, rng: &mut StreamRng)
 }
 
 /// Runs one chain of `spec` from `start`, calling `keep` with every state after burn-in;
-/// returns the final state and the number of accepted RWMH proposals.
+/// returns the final state and the number of accepted RWMH proposals after burn-in.
 pub fn run_chain_with(
     spec: &GaussianSpec,
     start: Vec<f64>,
@@ -165,7 +165,8 @@ pub fn run_chain_with(
                 conditionals.update(&mut y, i, z)
             }),
             (None, _) => {
-                if rwmh_step(spec, &mut y, &mut proposal, rng) {
+                let moved = rwmh_step(spec, &mut y, &mut proposal, rng);
+                if moved && iteration >= spec.burn_in {
                     accepted += 1;
                 }
             }
@@ -206,6 +207,8 @@ pub struct GaussianOutput {
     spec: GaussianSpec,
     chains: Vec<ChainRun>,
     sample_seconds: f64,
+    /// CPU seconds of the job's thread while it sampled.
+    cpu_seconds: f64,
 }
 
 impl GaussianOutput {
@@ -248,6 +251,9 @@ impl GaussianOutput {
     }
 }
 
+/// The sampler kind a study of this family runs when it names none.
+const DEFAULT_METHOD: Method = Method::SystematicGibbs;
+
 impl StudyFamily for GaussianTarget {
     const NAME: &'static str = NAME;
     const KEYS: &'static [Key] = keys::KEYS;
@@ -264,6 +270,10 @@ impl StudyFamily for GaussianTarget {
     type Spec = GaussianSpec;
     type Output = GaussianOutput;
 
+    fn default_notes() -> Vec<(Key, String)> {
+        vec![(SAMPLER_KIND, format!("`\"{}\"`", DEFAULT_METHOD.name()))]
+    }
+
     fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError> {
         let structure = structure(settings, resolver)?;
         let mean = mean_vector(settings, resolver, structure.dimension())?;
@@ -274,7 +284,7 @@ impl StudyFamily for GaussianTarget {
             method: resolver.sampler_kind(
                 settings,
                 NAME,
-                Method::SystematicGibbs,
+                DEFAULT_METHOD,
                 Method::from_name,
                 Method::NAMES,
             )?,
@@ -319,6 +329,7 @@ impl StudyFamily for GaussianTarget {
 
     fn run(spec: &Self::Spec, context: &RunContext<'_>) -> Result<Self::Output, String> {
         let started = std::time::Instant::now();
+        let cpu = crate::clock::Stopwatch::start();
         let chains = (0..spec.chains)
             .map(|c| {
                 let mut rng = context.chain_stream(Purpose::Chain, &format!("chain={c}"));
@@ -331,6 +342,7 @@ impl StudyFamily for GaussianTarget {
             spec: spec.clone(),
             chains,
             sample_seconds: started.elapsed().as_secs_f64(),
+            cpu_seconds: cpu.cpu_seconds(),
         })
     }
 
@@ -339,7 +351,8 @@ impl StudyFamily for GaussianTarget {
         let spec = &output.spec;
         let acceptance = (spec.method == Method::Rwmh).then(|| {
             let accepted: u64 = output.chains.iter().map(|c| c.accepted).sum();
-            accepted as f64 / (spec.iterations * spec.chains as u64) as f64
+            let kept = spec.iterations.saturating_sub(spec.burn_in).max(1);
+            accepted as f64 / (kept * spec.chains as u64) as f64
         });
         let acf = output.autocorrelation();
         let iterations = (spec.iterations * spec.chains as u64) as f64;
@@ -347,10 +360,8 @@ impl StudyFamily for GaussianTarget {
             .jobs_row(&jobs::TABLE, &[])
             .fill(ACCEPTANCE_RATE, acceptance)
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
-            .fill(
-                jobs::ITERATIONS_PER_SECOND,
-                iterations / output.sample_seconds,
-            )
+            .fill(jobs::CPU_SECONDS, output.cpu_seconds)
+            .fill(jobs::ITERATIONS_PER_SECOND, iterations / output.cpu_seconds)
             .fill(jobs::ESS_PER_ITERATION, output.ess_per_iteration())
             .fill(jobs::EXACT_ESS_PER_ITERATION, spec.exact_ess_per_draw())
             .fill(jobs::AUTOCORRELATION_LAG1, acf.get(1).copied())

@@ -90,9 +90,9 @@ pub fn job_row(
         .fill(jobs::EXACT_SECONDS, result.exact_seconds)
         .fill(
             shared_jobs::ITERATIONS_PER_SECOND,
-            iterations / run.sample_seconds,
+            iterations / result.cpu_seconds,
         )
-        .fill(jobs::CPU_SECONDS, result.cpu_seconds)
+        .fill(shared_jobs::CPU_SECONDS, result.cpu_seconds)
         .fill(STEP_SIZE, run.mean_step_size())
         .fill(jobs::LOGLIK_EVALS_PER_ITERATION, loglik_evaluations)
         .fill(jobs::GRADIENT_EVALS_PER_ITERATION, gradient_evaluations)
@@ -116,7 +116,7 @@ pub fn job_row(
         .fill(jobs::RHAT, d.rhat)
         .fill(
             shared_jobs::ESS_BULK_PER_SECOND,
-            d.ess_bulk.map(|e| e / run.sample_seconds),
+            d.ess_bulk.map(|e| e / result.cpu_seconds),
         )
         .fill(jobs::CELL_ESS_MIN, d.cell_ess_min)
         .fill(jobs::CELL_ESS_MEDIAN, d.cell_ess_median)
@@ -380,7 +380,7 @@ pub fn chains(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaEr
         .set(STEP_SIZE, chains.iter().map(|c| c.step_size))
         .set(
             chains::MEAN_TREE_DEPTH,
-            trajectories().map(|t| t.map(|t| t.mean_tree_depth)),
+            trajectories().map(|t| t.and_then(|t| t.mean_tree_depth)),
         )
         .set(
             chains::MEAN_LEAPFROG_STEPS,
@@ -392,7 +392,7 @@ pub fn chains(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaEr
         )
         .set(
             chains::MEAN_TREE_ACCEPT,
-            trajectories().map(|t| t.map(|t| t.mean_tree_accept)),
+            trajectories().map(|t| t.and_then(|t| t.mean_tree_accept)),
         )
         .set(
             chains::LOGLIK_EVALUATIONS,

@@ -396,7 +396,12 @@ pub struct LdaOutput {
     burn_in: usize,
     perplexity: f64,
     sample_seconds: f64,
+    /// CPU seconds of the job's thread while it sampled.
+    cpu_seconds: f64,
 }
+
+/// The sampler kind a study of this family runs when it names none.
+const DEFAULT_SCHEME: Scheme = Scheme::Collapsed;
 
 impl StudyFamily for Lda {
     const NAME: &'static str = NAME;
@@ -418,6 +423,10 @@ impl StudyFamily for Lda {
     type Spec = LdaSpec;
     type Output = LdaOutput;
 
+    fn default_notes() -> Vec<(Key, String)> {
+        vec![(SAMPLER_KIND, format!("`\"{}\"`", DEFAULT_SCHEME.name()))]
+    }
+
     fn resolve(settings: &Settings, resolver: &mut Resolver<'_>) -> Result<Self::Spec, StudyError> {
         let (iterations, burn_in) = super::common::iterations_and_burn_in(settings, resolver)?;
         Ok(LdaSpec {
@@ -427,7 +436,7 @@ impl StudyFamily for Lda {
             scheme: resolver.sampler_kind(
                 settings,
                 NAME,
-                Scheme::Collapsed,
+                DEFAULT_SCHEME,
                 Scheme::from_name,
                 Scheme::NAMES,
             )?,
@@ -470,6 +479,7 @@ impl StudyFamily for Lda {
             CorpusSource::Csv(path) => read_corpus(path).map_err(|e| e.to_string())?,
         };
         let started = std::time::Instant::now();
+        let cpu = crate::clock::Stopwatch::start();
         let mut rng = context.chain_stream(Purpose::Chain, "chain=0");
         let run = run_lda(spec, &corpus, &mut rng);
         context.report(spec.iterations);
@@ -482,6 +492,7 @@ impl StudyFamily for Lda {
             burn_in: spec.burn_in as usize,
             perplexity,
             sample_seconds,
+            cpu_seconds: cpu.cpu_seconds(),
         })
     }
 
@@ -503,10 +514,11 @@ impl StudyFamily for Lda {
         let jobs_row = done
             .jobs_row(&jobs::TABLE, &[])
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
+            .fill(jobs::CPU_SECONDS, output.cpu_seconds)
             .fill(jobs::ESS_BULK, ess)
             .fill(
                 jobs::ESS_BULK_PER_SECOND,
-                ess.map(|e| e / output.sample_seconds),
+                ess.map(|e| e / output.cpu_seconds),
             )
             .fill(jobs::AUTOCORRELATION_LAG1, acf.get(1).copied())
             .fill(jobs::TOPIC_TV_MAX, tv_max)

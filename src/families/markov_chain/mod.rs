@@ -242,6 +242,8 @@ pub struct MarkovOutput {
     checkpoints: Vec<u64>,
     simulation_tv: Vec<f64>,
     sample_seconds: f64,
+    /// CPU seconds of the job's thread while it sampled.
+    cpu_seconds: f64,
 }
 
 impl StudyFamily for MarkovChain {
@@ -320,6 +322,7 @@ impl StudyFamily for MarkovChain {
         let (eigen, lambda2) = eigen_solve(&p)?;
         let power = power_method(&p, spec.tolerance, &eigen);
         let started = std::time::Instant::now();
+        let cpu = crate::clock::Stopwatch::start();
         let checkpoints = checkpoints(spec.steps);
         let mut rng = context.chain_stream(Purpose::Chain, "chain=0");
         let (simulation_tv, simulated) = simulate(&p, spec.steps, &checkpoints, &eigen, &mut rng);
@@ -333,6 +336,7 @@ impl StudyFamily for MarkovChain {
             checkpoints,
             simulation_tv,
             sample_seconds: started.elapsed().as_secs_f64(),
+            cpu_seconds: cpu.cpu_seconds(),
         })
     }
 
@@ -348,6 +352,7 @@ impl StudyFamily for MarkovChain {
         let jobs_row = done
             .jobs_row(&jobs::TABLE, &[])
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
+            .fill(jobs::CPU_SECONDS, output.cpu_seconds)
             .fill(jobs::LAMBDA2, output.lambda2)
             .fill(jobs::POWER_ITERATIONS, output.power.iterations as i64)
             .fill(jobs::POWER_EIGEN_MAX_DIFF, max_diff)

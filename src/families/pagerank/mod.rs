@@ -283,6 +283,8 @@ pub struct PageRankOutput {
     checkpoints: Vec<u64>,
     surfer_tv: Vec<f64>,
     sample_seconds: f64,
+    /// CPU seconds of the job's thread while it sampled.
+    cpu_seconds: f64,
 }
 
 impl StudyFamily for PageRank {
@@ -378,6 +380,7 @@ impl StudyFamily for PageRank {
             None
         };
         let started = std::time::Instant::now();
+        let cpu = crate::clock::Stopwatch::start();
         let checkpoints = checkpoints(spec.steps);
         let mut rng = context.chain_stream(Purpose::Chain, "surfer");
         let n = graph.names.len();
@@ -414,6 +417,7 @@ impl StudyFamily for PageRank {
             checkpoints,
             surfer_tv,
             sample_seconds: started.elapsed().as_secs_f64(),
+            cpu_seconds: cpu.cpu_seconds(),
         })
     }
 
@@ -428,6 +432,7 @@ impl StudyFamily for PageRank {
         let jobs_row = done
             .jobs_row(&jobs::TABLE, &[])
             .fill(jobs::SAMPLE_SECONDS, output.sample_seconds)
+            .fill(jobs::CPU_SECONDS, output.cpu_seconds)
             .fill(jobs::NODES, output.graph.names.len() as i64)
             .fill(jobs::EDGES, output.graph.edge_count() as i64)
             .fill(jobs::DANGLING_NODES, output.graph.dangling() as i64)
