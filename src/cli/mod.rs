@@ -382,6 +382,9 @@ fn merge(results: &Path, no_report: bool, deny_warnings: bool) -> ExitCode {
             return ExitCode::from(FAILURE);
         }
     };
+    for note in &outcome.ignored_tails {
+        eprintln!("{note}");
+    }
     let total = outcome.plan.len();
     if !outcome.missing.is_empty() {
         eprintln!(

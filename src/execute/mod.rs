@@ -7,7 +7,11 @@
 //! data files whose content (BLAKE3) is what is on disk now. Anything else is recomputed, and
 //! `force` recomputes everything. A job that fails — an error or a panic — records its error in
 //! its row and the others go on; [`ExecuteSummary::failed`] counts them so the command line can
-//! exit 1.
+//! exit 1. A job whose results cannot be recorded (a full disk) stops the run: no further job
+//! starts, the jobs already running finish but are not recorded after the failed one, and
+//! [`ExecuteError::Stopped`] names the cause and how many jobs were recorded, all of which a rerun
+//! reuses. Bytes that the folder's part logs end with and no reader uses (a torn record) are
+//! noted on stderr when the run starts.
 //!
 //! Jobs never share mutable state and draw only from streams derived from their own keys, so the
 //! tables do not depend on the thread count, the shards or the order in which jobs finish.
@@ -17,6 +21,8 @@ pub mod progress;
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
@@ -90,6 +96,57 @@ pub enum ExecuteError {
     Threads { threads: usize, message: String },
     #[error("building the tables of job {job}: {message}")]
     Table { job: String, message: String },
+    /// A job's results could not be recorded, so the run stopped.
+    #[error(
+        "{cause}\nthe run stopped: {recorded} of the {todo} jobs it had to run were recorded \
+         (and are kept), the others were not run or not recorded; once the cause is fixed, the \
+         same command runs only those"
+    )]
+    Stopped {
+        cause: Box<ExecuteError>,
+        recorded: usize,
+        todo: usize,
+    },
+}
+
+/// How one job of the run ended.
+enum Outcome {
+    /// Recorded; with its error when it failed.
+    Recorded(Option<String>),
+    /// Not recorded: the run had stopped before it started, or its record was refused.
+    NotRecorded,
+}
+
+/// The first failure to record a job, shared by the workers, and whether there was one.
+#[derive(Default)]
+struct Stop {
+    stopped: AtomicBool,
+    cause: Mutex<Option<ExecuteError>>,
+}
+
+impl Stop {
+    fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::Acquire)
+    }
+
+    /// Stops the run. The first cause is kept, except that a refusal to append after an earlier
+    /// failed write ([`SinkError::Stopped`]) gives way to that failure itself.
+    fn stop(&self, error: ExecuteError) {
+        self.stopped.store(true, Ordering::Release);
+        let mut cause = self.cause.lock().unwrap_or_else(|e| e.into_inner());
+        let secondary =
+            |e: &ExecuteError| matches!(e, ExecuteError::Sink(SinkError::Stopped { .. }));
+        if cause
+            .as_ref()
+            .is_none_or(|kept| secondary(kept) && !secondary(&error))
+        {
+            *cause = Some(error);
+        }
+    }
+
+    fn into_cause(self) -> Option<ExecuteError> {
+        self.cause.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// The data files a job reads (its family says which).
@@ -232,6 +289,12 @@ pub fn execute(
         .collect();
     let hashes = hash_data_files(selected.iter().copied())?;
     let index = results.index()?;
+    // With live shards alongside, a log's last record may be one being written: say nothing then.
+    let ignored_tails = if lock.alone {
+        index.ignored_tails()
+    } else {
+        Vec::new()
+    };
     let mut stale = StaleCounts::default();
     let mut todo = Vec::new();
     for job in &selected {
@@ -280,6 +343,9 @@ pub fn execute(
             .map_or(0, |d| d.as_millis() as u64),
     };
     let progress = StudyProgress::new(todo.len() as u64, resumed as u64, options.quiet);
+    for note in &ignored_tails {
+        progress.note(note);
+    }
     let mut failed = 0;
     if !todo.is_empty() {
         let writer = results.start_run(&header)?;
@@ -292,29 +358,45 @@ pub fn execute(
             })?;
         // With fewer jobs than threads, a job spreads its chains over the idle ones.
         let spare_threads = todo.len() < threads;
-        let outcomes: Vec<Result<Option<String>, ExecuteError>> = pool.install(|| {
+        let stop = Stop::default();
+        let outcomes: Vec<Outcome> = pool.install(|| {
             todo.par_iter()
-                .map(|job| run_and_record(job, study, &writer, &hashes, &progress, spare_threads))
+                .map(|job| {
+                    if stop.stopped() {
+                        return Outcome::NotRecorded;
+                    }
+                    let recorded =
+                        run_and_record(job, study, &writer, &hashes, &progress, spare_threads);
+                    recorded.map_or_else(
+                        |error| {
+                            stop.stop(error);
+                            Outcome::NotRecorded
+                        },
+                        Outcome::Recorded,
+                    )
+                })
                 .collect()
         });
         progress.finish();
-        let mut first_error = None;
+        let mut recorded = 0;
         for (job, outcome) in todo.iter().zip(outcomes) {
-            match outcome {
-                Ok(Some(error)) => {
+            if let Outcome::Recorded(error) = outcome {
+                recorded += 1;
+                if let Some(error) = error {
                     failed += 1;
                     progress.note(&format!("job {} failed: {error}", job.header.id));
                 }
-                Ok(None) => {}
-                Err(error) => {
-                    first_error.get_or_insert(error);
-                }
             }
         }
-        writer.close()?;
-        if let Some(error) = first_error {
-            return Err(error);
+        let closed = writer.close();
+        if let Some(cause) = stop.into_cause() {
+            return Err(ExecuteError::Stopped {
+                cause: Box::new(cause),
+                recorded,
+                todo: todo.len(),
+            });
         }
+        closed?;
     } else {
         progress.finish();
     }

@@ -18,6 +18,27 @@ pub enum SinkError {
         #[source]
         source: io::Error,
     },
+    /// A write failed in the middle of a record and cutting the partial record off failed too:
+    /// readers ignore it (a torn tail), and nothing more is appended.
+    #[error(
+        "cannot write results to {}: {reason}; cutting off the partial record failed too \
+         ({cut}), so readers will ignore it as a torn tail",
+        path.display()
+    )]
+    TornAppend {
+        path: PathBuf,
+        reason: String,
+        cut: String,
+        #[source]
+        source: io::Error,
+    },
+    /// A part log whose writer stopped appending after a failed write or flush.
+    #[error(
+        "not appended to {}: an earlier write to it failed ({reason}), and nothing is appended \
+         after a failed write",
+        path.display()
+    )]
+    Stopped { path: PathBuf, reason: String },
     /// polars refused to encode or decode a table for a reason other than I/O.
     #[error("cannot {action} {}: {message}", path.display())]
     Parquet {
@@ -101,7 +122,9 @@ impl SinkError {
     /// The I/O error kind behind this error, if it is one.
     pub fn io_kind(&self) -> Option<io::ErrorKind> {
         match self {
-            SinkError::Io { source, .. } => Some(source.kind()),
+            SinkError::Io { source, .. } | SinkError::TornAppend { source, .. } => {
+                Some(source.kind())
+            }
             _ => None,
         }
     }

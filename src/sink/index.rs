@@ -79,6 +79,23 @@ pub struct IndexedRun {
     pub log: PathBuf,
     /// `(finished, jobs written, jobs failed)` when the run closed normally.
     pub closed: Option<(String, u64, u64)>,
+    /// Bytes after the log's last complete record (a torn or damaged record), ignored.
+    pub ignored_bytes: u64,
+}
+
+impl IndexedRun {
+    /// A note on the bytes this run's log ends with that no reader uses, if there are any.
+    pub fn ignored_tail(&self) -> Option<String> {
+        (self.ignored_bytes > 0).then(|| {
+            format!(
+                "note: ignored the last {} bytes of {}: they are not a complete record (its run \
+                 was killed or lost power while writing it, or the disk damaged it); any job \
+                 they held counts as not recorded",
+                self.ignored_bytes,
+                self.log.display()
+            )
+        })
+    }
 }
 
 /// Everything the logs of a folder hold, newest record per job.
@@ -145,6 +162,7 @@ impl PartIndex {
                 header: log.header,
                 log: log.path,
                 closed: log.closed,
+                ignored_bytes: log.ignored_bytes,
             });
         }
         Ok(index)
@@ -162,6 +180,14 @@ impl PartIndex {
 
     pub fn is_empty(&self) -> bool {
         self.jobs.is_empty()
+    }
+
+    /// The notes on the logs' ignored tails ([`IndexedRun::ignored_tail`]), in run order.
+    pub fn ignored_tails(&self) -> Vec<String> {
+        self.runs
+            .iter()
+            .filter_map(IndexedRun::ignored_tail)
+            .collect()
     }
 
     /// The names of every table some record holds.

@@ -12,12 +12,22 @@
 //! table in order. Version 1 logs (`fieldmc-parts-1`, before the codec's compact layouts) are
 //! read as before.
 //!
-//! A record is appended while one lock is held and without a per-record flush to disk, so
-//! finishing a job costs microseconds; the log is flushed to disk (fdatasync) at most every
-//! [`SYNC_INTERVAL`] and when the run closes it. A process killed at any moment (SIGKILL) loses
-//! nothing it wrote: the kernel keeps the written bytes. A power cut may lose the records of the
-//! last interval, and may leave a torn record at the end; readers stop at the first record that
-//! is incomplete or fails its checksum, so those jobs count as missing and are recomputed.
+//! Durability. A record is appended while one lock is held and without a flush to disk of its
+//! own, so finishing a job costs microseconds. A background flusher ([`super::flush`]) flushes
+//! the log to disk (fdatasync) on its own file handle a quarter second after the oldest record
+//! not yet on disk, whether or not another job follows, so every record reaches the disk within
+//! [`SYNC_INTERVAL`](super::flush::SYNC_INTERVAL) (one second) of being appended, given a disk
+//! that completes a flush within a third of a second; the run's close flushes the rest. A process
+//! killed at any moment (SIGKILL) loses nothing it appended: the kernel keeps the written bytes.
+//! A power cut loses at most the records of the last second, and may leave a torn record at the
+//! end.
+//!
+//! A write that fails (a full disk) in the middle of a record is cut back: the log is truncated
+//! to the end of its last complete record before anything else can be appended, and the writer
+//! appends nothing more (later appends and the close fail with [`SinkError::Stopped`]); a failed
+//! flush stops it likewise. Readers stop at the first record that is incomplete or fails its
+//! checksum and count the bytes from there to the end as ignored ([`ScannedLog::ignored_bytes`],
+//! reported at resume and merge); the jobs such a tail held count as missing and are recomputed.
 //!
 //! Each run writes only its own log, named after its host, process and start time, so runs of
 //! shards on different machines sharing a file system never write to the same file. A run that
@@ -27,15 +37,14 @@ use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use polars::prelude::DataFrame;
 use serde::{Deserialize, Serialize};
 
 use super::codec::{self, TableSchema};
-use super::error::{SinkError, check_name};
+use super::error::{SinkError, check_name, describe_io_error};
+use super::flush::Flusher;
 use super::fsio;
 use crate::table::{JobStatus, TableChunks};
 
@@ -45,8 +54,6 @@ const LOG_MAGIC_V1: &[u8; 16] = b"fieldmc-parts-1\n";
 const RECORD_MAGIC: &[u8; 4] = b"JOB1";
 /// The file name extension of part logs.
 pub(crate) const LOG_EXTENSION: &str = "log";
-/// The longest a finished job's record stays only in the page cache.
-pub const SYNC_INTERVAL: Duration = Duration::from_secs(1);
 /// Records larger than this are refused when read (a corrupt length must not allocate wildly).
 const MAX_RECORD_BYTES: u64 = 1 << 36;
 
@@ -126,46 +133,66 @@ pub(crate) enum RecordMeta {
 pub(crate) struct LogWriter {
     path: PathBuf,
     state: Mutex<WriterState>,
-    /// A second handle on the log, flushed to disk outside the lock so that appends go on
-    /// meanwhile; `syncing` lets one thread at a time do it.
-    sync_handle: File,
-    syncing: AtomicBool,
+    /// Flushes the log to disk in the background; stopped and joined when the writer goes.
+    flusher: Flusher,
 }
 
 struct WriterState {
     file: File,
-    last_sync: Instant,
+    /// The end of the last complete record: where the next one starts.
+    len: u64,
     written: u64,
     failed: u64,
+    /// Why appending stopped (a write or a flush failed), once it has.
+    broken: Option<String>,
+    /// Tests only: bytes the "disk" still takes before a write fails with a full disk.
+    #[cfg(test)]
+    space_left: Option<u64>,
 }
 
 impl LogWriter {
     /// Creates `dir/<header.run>.log` (which must not exist) and writes its header, durably.
+    /// A header that cannot be written whole leaves no file behind.
     pub(crate) fn create(dir: &Path, header: &RunHeader) -> Result<Self, SinkError> {
         check_name("run name", &header.origin.run)?;
         let path = dir.join(format!("{}.{LOG_EXTENSION}", header.origin.run));
-        let mut file = fsio::create_new(&path)?;
         let json = serde_json::to_vec(header)?;
         let mut bytes = LOG_MAGIC.to_vec();
         bytes.extend_from_slice(&(json.len() as u32).to_le_bytes());
         bytes.extend_from_slice(&json);
-        file.write_all(&bytes)
-            .map_err(|e| SinkError::io("write results to", &path, e))?;
-        fsio::sync_file(&file, &path)?;
-        fsio::sync_dir(dir)?;
-        let sync_handle = file
-            .try_clone()
-            .map_err(|e| SinkError::io("write results to", &path, e))?;
+        let mut file = fsio::create_new(&path)?;
+        let started = file
+            .write_all(&bytes)
+            .map_err(|e| SinkError::io("write results to", &path, e))
+            .and_then(|()| fsio::sync_file(&file, &path))
+            .and_then(|()| fsio::sync_dir(dir))
+            .and_then(|()| {
+                let handle = file
+                    .try_clone()
+                    .map_err(|e| SinkError::io("write results to", &path, e))?;
+                Flusher::start(handle, bytes.len() as u64)
+                    .map_err(|e| SinkError::io("start the flusher of", &path, e))
+            });
+        let flusher = match started {
+            Ok(flusher) => flusher,
+            Err(error) => {
+                drop(file);
+                let _ = fsio::remove_path(&path);
+                return Err(error);
+            }
+        };
         Ok(LogWriter {
             path,
             state: Mutex::new(WriterState {
                 file,
-                last_sync: Instant::now(),
+                len: bytes.len() as u64,
                 written: 0,
                 failed: 0,
+                broken: None,
+                #[cfg(test)]
+                space_left: None,
             }),
-            sync_handle,
-            syncing: AtomicBool::new(false),
+            flusher,
         })
     }
 
@@ -178,45 +205,95 @@ impl LogWriter {
         chunked: Vec<(&str, TableChunks<'_>)>,
     ) -> Result<(), SinkError> {
         let (head, blobs) = encode_job_record(job, tables, chunked)?;
-        let failed = job.status == JobStatus::Failed;
-        let due = {
-            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            state
-                .file
-                .write_all(&head)
-                .and_then(|()| state.file.write_all(&blobs))
-                .map_err(|e| SinkError::io("write results to", &self.path, e))?;
-            state.written += 1;
-            state.failed += u64::from(failed);
-            let due = state.last_sync.elapsed() >= SYNC_INTERVAL;
-            if due {
-                state.last_sync = Instant::now();
-            }
-            due
-        };
-        if due && !self.syncing.swap(true, Ordering::AcqRel) {
-            let synced = self.sync_handle.sync_data();
-            self.syncing.store(false, Ordering::Release);
-            synced.map_err(|e| SinkError::io("flush to disk", &self.path, e))?;
-        }
+        let mut state = self.lock();
+        self.append(&mut state, &[&head, &blobs])?;
+        state.written += 1;
+        state.failed += u64::from(job.status == JobStatus::Failed);
         Ok(())
     }
 
-    /// Appends the close record and flushes everything to disk.
+    /// Appends the close record and flushes everything to disk. A writer that stopped appending
+    /// (a failed write or flush) appends no close record: the error says why.
     pub(crate) fn close(self) -> Result<(), SinkError> {
-        let mut state = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut state = self.lock();
         let meta = RecordMeta::Close {
             finished: crate::clock::utc_timestamp(std::time::SystemTime::now()),
             jobs_written: state.written,
             jobs_failed: state.failed,
         };
         let record = encode_record(&meta, &[])?;
-        state
-            .file
-            .write_all(&record)
-            .map_err(|e| SinkError::io("write results to", &self.path, e))?;
-        fsio::sync_file(&state.file, &self.path)
+        self.append(&mut state, &[&record])?;
+        fsio::sync_file(&state.file, &self.path)?;
+        self.flusher.flushed(state.len);
+        Ok(())
     }
+
+    fn lock(&self) -> MutexGuard<'_, WriterState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Appends one record made of `parts`, or, if a write fails part way, cuts the log back to
+    /// the end of its last complete record and stops appending.
+    fn append(&self, state: &mut WriterState, parts: &[&[u8]]) -> Result<(), SinkError> {
+        if let Some(reason) = &state.broken {
+            return Err(SinkError::Stopped {
+                path: self.path.clone(),
+                reason: reason.clone(),
+            });
+        }
+        if let Some(error) = self.flusher.take_error() {
+            state.broken = Some(describe_io_error(&error));
+            return Err(SinkError::io("flush to disk", &self.path, error));
+        }
+        let mut written = Ok(());
+        for part in parts {
+            written = write_part(state, part);
+            if written.is_err() {
+                break;
+            }
+        }
+        let Err(error) = written else {
+            state.len += parts.iter().map(|p| p.len() as u64).sum::<u64>();
+            self.flusher.appended(state.len);
+            return Ok(());
+        };
+        state.broken = Some(describe_io_error(&error));
+        let complete = state.len;
+        let cut = state
+            .file
+            .set_len(complete)
+            .and_then(|()| state.file.seek(SeekFrom::Start(complete)));
+        match cut {
+            Ok(_) => Err(SinkError::io("write results to", &self.path, error)),
+            Err(cut_error) => Err(SinkError::TornAppend {
+                path: self.path.clone(),
+                reason: describe_io_error(&error),
+                cut: describe_io_error(&cut_error),
+                source: error,
+            }),
+        }
+    }
+
+    /// How far the log's complete records reach, and how far the disk is known to hold it.
+    #[cfg(test)]
+    fn lengths(&self) -> (u64, u64) {
+        (self.lock().len, self.flusher.synced())
+    }
+}
+
+/// Writes `bytes` at the log's end.
+fn write_part(state: &mut WriterState, bytes: &[u8]) -> std::io::Result<()> {
+    #[cfg(test)]
+    if let Some(left) = state.space_left.as_mut() {
+        if bytes.len() as u64 > *left {
+            let fits = *left as usize;
+            *left = 0;
+            state.file.write_all(&bytes[..fits])?;
+            return Err(std::io::ErrorKind::StorageFull.into());
+        }
+        *left -= bytes.len() as u64;
+    }
+    state.file.write_all(bytes)
 }
 
 /// A job's record in two parts, written one after the other: the record's head (magic, length,
@@ -540,6 +617,113 @@ pub(crate) mod tests {
                 df!("job_id" => [id, id], "cell" => [0i64, 1]).unwrap(),
             ),
         ]
+    }
+
+    /// Polls `done` every 10 ms for up to 30 s (far beyond the one-second promise: a loaded
+    /// machine must not make this fail); returns whether it held.
+    fn eventually(mut done: impl FnMut() -> bool) -> bool {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::time::Instant::now() < deadline {
+            if done() {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        done()
+    }
+
+    #[test]
+    fn a_record_reaches_the_disk_with_no_later_append_and_no_close() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = LogWriter::create(dir.path(), &header("run-a")).unwrap();
+        let (header_len, synced) = writer.lengths();
+        assert_eq!(synced, header_len, "the header is flushed at creation");
+        writer
+            .append_job(&job("j1"), &tables("j1"), Vec::new())
+            .unwrap();
+        let (appended, _) = writer.lengths();
+        assert!(appended > header_len);
+        assert!(
+            eventually(|| writer.lengths().1 >= appended),
+            "the record was never flushed: {:?}",
+            writer.lengths()
+        );
+        // The flusher keeps going: a second record after a quiet spell is flushed too.
+        writer
+            .append_job(&job("j2"), &tables("j2"), Vec::new())
+            .unwrap();
+        let (appended, _) = writer.lengths();
+        assert!(eventually(|| writer.lengths().1 >= appended));
+        writer.close().unwrap();
+    }
+
+    #[test]
+    fn a_write_failing_mid_record_is_cut_back_and_nothing_follows_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = LogWriter::create(dir.path(), &header("run-a")).unwrap();
+        let path = dir.path().join("run-a.log");
+        writer
+            .append_job(&job("j1"), &tables("j1"), Vec::new())
+            .unwrap();
+        let complete = writer.lengths().0;
+        // The disk takes 60 more bytes: the next record is torn inside its head.
+        writer.lock().space_left = Some(60);
+        let error = writer
+            .append_job(&job("j2"), &tables("j2"), Vec::new())
+            .unwrap_err();
+        assert_eq!(error.io_kind(), Some(std::io::ErrorKind::StorageFull));
+        let text = error.to_string();
+        assert!(
+            text.contains(&*path.to_string_lossy()) && text.contains("no space left on device"),
+            "{text}"
+        );
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), complete);
+        // Space again, but the writer appends nothing after a failed write, nor a close record.
+        writer.lock().space_left = None;
+        let refused = writer
+            .append_job(&job("j3"), &tables("j3"), Vec::new())
+            .unwrap_err();
+        assert!(matches!(refused, SinkError::Stopped { .. }), "{refused}");
+        assert!(refused.to_string().contains("no space left on device"));
+        assert!(matches!(writer.close(), Err(SinkError::Stopped { .. })));
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), complete);
+        let log = scan_log(&path, &mut Interner::default()).unwrap().unwrap();
+        assert_eq!(log.jobs.len(), 1);
+        assert_eq!(log.jobs[0].job, job("j1"));
+        assert_eq!((log.closed, log.ignored_bytes), (None, 0));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_failed_flush_stops_the_writer_with_an_error_naming_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut writer = LogWriter::create(dir.path(), &header("run-a")).unwrap();
+        // A pipe cannot be flushed to disk (EINVAL): the flusher's flush fails.
+        let (_reader, pipe) = std::io::pipe().unwrap();
+        let pipe = File::from(std::os::fd::OwnedFd::from(pipe));
+        writer.flusher = Flusher::start(pipe, writer.lengths().0).unwrap();
+        writer
+            .append_job(&job("j1"), &tables("j1"), Vec::new())
+            .unwrap();
+        let mut reported = None;
+        eventually(|| {
+            let outcome = writer.append_job(&job("j2"), &tables("j2"), Vec::new());
+            reported = outcome.err();
+            reported.is_some()
+        });
+        let text = reported
+            .expect("the failed flush was never reported")
+            .to_string();
+        let path = dir.path().join("run-a.log");
+        assert!(
+            text.starts_with(&format!("cannot flush to disk {}: ", path.display())),
+            "{text}"
+        );
+        let refused = writer
+            .append_job(&job("j3"), &tables("j3"), Vec::new())
+            .unwrap_err();
+        assert!(matches!(refused, SinkError::Stopped { .. }), "{refused}");
+        assert!(writer.close().is_err());
     }
 
     #[test]

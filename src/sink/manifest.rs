@@ -35,7 +35,8 @@ pub struct Manifest {
     pub started: String,
     /// When the run finished; `None` while it runs.
     pub finished: Option<String>,
-    /// Every run (a whole study, or one shard of it) whose results the tables hold.
+    /// Every run (a whole study, or one shard of it) whose results the tables hold, and any
+    /// whose part log ends in ignored bytes.
     #[serde(default)]
     pub runs: Vec<RunSummary>,
     /// The data files the jobs read, with the BLAKE3 hash of their content.
@@ -57,6 +58,14 @@ pub struct RunSummary {
     pub jobs: usize,
     /// The data files as the run found them when it started.
     pub data: Vec<DataFile>,
+    /// Bytes at the end of the run's part log that are not a complete record (a torn or
+    /// damaged one), ignored; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ignored_bytes: u64,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 /// How one job ended and how long it took.

@@ -27,6 +27,8 @@ pub struct MergeOutcome {
     pub failed: usize,
     /// Shard counts seen in the runs (to say which shard a missing job belongs to).
     pub shard_counts: Vec<u32>,
+    /// A note for each part log that ends in bytes no reader uses (a torn record).
+    pub ignored_tails: Vec<String>,
     pub lock: FolderLock,
 }
 
@@ -69,6 +71,7 @@ pub fn merge(root: &Path) -> Result<MergeOutcome, SinkError> {
         missing,
         failed,
         shard_counts,
+        ignored_tails: index.ignored_tails(),
         lock,
     };
     if !outcome.missing.is_empty() {
@@ -220,13 +223,18 @@ pub fn manifest_of(
         .runs
         .iter()
         .zip(jobs_per_run)
-        .filter(|(run, jobs)| *jobs > 0 || current_run == Some(run.header.origin.run.as_str()))
+        .filter(|(run, jobs)| {
+            *jobs > 0
+                || run.ignored_bytes > 0
+                || current_run == Some(run.header.origin.run.as_str())
+        })
         .map(|(run, jobs)| RunSummary {
             origin: run.header.origin.clone(),
             started: run.header.started.clone(),
             finished: run.closed.as_ref().map(|c| c.0.clone()),
             jobs,
             data: run.header.data.clone(),
+            ignored_bytes: run.ignored_bytes,
         })
         .collect();
     manifest.data = data.into_keys().collect();

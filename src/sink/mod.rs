@@ -3,8 +3,10 @@
 //!
 //! [`ResultsDir`] owns a results folder. Each run (a whole study, or one shard of it) appends
 //! its finished jobs — any set of named tables per job, any columns of the supported types —
-//! to its own part log ([`RunWriter`]); the logs are indexed ([`PartIndex`], newest record per
-//! job) to resume, and assembled into one Parquet file per table in plan order
+//! to its own part log ([`RunWriter`]), which a background thread flushes to disk within
+//! [`SYNC_INTERVAL`] of each append (a failed write is cut back and stops the run's appends);
+//! the logs are indexed ([`PartIndex`], newest record per job, and the bytes a log ends with
+//! that no reader uses) to resume, and assembled into one Parquet file per table in plan order
 //! ([`ResultsDir::assemble`], [`merge()`]), along with `study.toml` and `manifest.json`
 //! ([`Manifest`]). A lock file per process ([`lock`]) keeps incompatible processes apart and
 //! detects stale ones. Failures are [`SinkError`]s that name the path and, for a full disk or a
@@ -15,6 +17,7 @@
 mod assemble;
 mod codec;
 mod error;
+mod flush;
 mod fsio;
 mod index;
 pub mod lock;
@@ -26,10 +29,11 @@ mod read;
 mod results_dir;
 
 pub use error::SinkError;
+pub use flush::SYNC_INTERVAL;
 pub use fsio::atomic_write;
 pub use index::{IndexedJob, IndexedRun, KeyHash, PartIndex, PlannedJob};
 pub use lock::{FolderLock, Holder, Purpose};
-pub use log::{DataFile, JobRecord, RunHeader, RunOrigin, SYNC_INTERVAL};
+pub use log::{DataFile, JobRecord, RunHeader, RunOrigin};
 pub use manifest::{GIT_REVISION, JobTiming, Manifest, RunSummary};
 pub use merge::{MergeOutcome, check_consistent, manifest_of, merge};
 pub use parquet::read_parquet;

@@ -467,6 +467,32 @@ mod tests {
     }
 
     #[test]
+    fn a_torn_tail_is_noted_with_its_log_and_size_and_kept_in_the_manifest() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = ResultsDir::open(tmp.path()).unwrap();
+        let run = dir.start_run(&header("r", 1)).unwrap();
+        run.write_job(&record("a", JobStatus::Ok), &ok_job("a"))
+            .unwrap();
+        run.close().unwrap();
+        assert!(dir.index().unwrap().ignored_tails().is_empty());
+        let log = dir.parts_dir().join("r.log");
+        let mut file = fs::OpenOptions::new().append(true).open(&log).unwrap();
+        std::io::Write::write_all(&mut file, b"JOB1\x07torn").unwrap();
+        let index = dir.index().unwrap();
+        assert_eq!(index.len(), 1, "the complete record still counts");
+        let notes = index.ignored_tails();
+        assert_eq!(notes.len(), 1);
+        let expected = format!("ignored the last 9 bytes of {}:", log.display());
+        assert!(notes[0].contains(&expected), "{}", notes[0]);
+        let manifest =
+            crate::sink::manifest_of("s", 1, 1, &planned(&["a"]), &index, Some("another run"));
+        assert_eq!(manifest.runs.len(), 1);
+        assert_eq!(manifest.runs[0].ignored_bytes, 9);
+        let json = serde_json::to_string(&manifest).unwrap();
+        assert!(json.contains("\"ignored_bytes\":9"), "{json}");
+    }
+
+    #[test]
     fn the_plan_round_trips() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = ResultsDir::open(tmp.path()).unwrap();
