@@ -394,12 +394,10 @@ mod tests {
                     gradient[i]
                 );
             }
-            for k in 0..gaussian.rank() {
+            for (carried, projected) in phase.kick_projection.iter().zip(&projected) {
                 assert!(
-                    (phase.kick_projection[k] - projected[k]).abs() <= 1e-9 * scale,
-                    "point {p}: V^T kick carried as {} but is {}",
-                    phase.kick_projection[k],
-                    projected[k]
+                    (carried - projected).abs() <= 1e-9 * scale,
+                    "point {p}: V^T kick carried as {carried} but is {projected}"
                 );
             }
         }

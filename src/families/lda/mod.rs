@@ -198,29 +198,20 @@ pub struct LdaRun {
     pub sweep_tv: Vec<Option<f64>>,
 }
 
-/// One kept sweep's state, as [`run_lda_observed`] hands it over.
-pub(crate) struct Sweep<'a> {
-    /// The topic of every training token, per document in corpus order.
-    pub z: &'a [Vec<usize>],
-    /// The topics' word distributions: the sweep's draw (uncollapsed), or their posterior
-    /// mean given `z` (collapsed).
-    pub phi: &'a [Vec<f64>],
-    /// The documents' topic mixtures, drawn or given `z` as `phi` is.
-    pub theta: &'a [Vec<f64>],
-}
-
 /// Runs one chain of `spec` on the training tokens of `corpus`.
 pub fn run_lda(spec: &LdaSpec, corpus: &Corpus, rng: &mut StreamRng) -> LdaRun {
-    run_lda_observed(spec, corpus, rng, |_| {})
+    run_lda_observed(spec, corpus, rng, |_, _, _| {})
 }
 
 /// [`run_lda`], showing `observe` the state after each kept sweep (the tests compare it with
-/// the exact posterior of a tiny corpus).
+/// the exact posterior of a tiny corpus): `observe(z, phi, theta)` with z the topic of every
+/// training token per document, phi and theta the sweep's topics and mixtures (drawn, for
+/// uncollapsed; their posterior means given z, for collapsed).
 pub(crate) fn run_lda_observed(
     spec: &LdaSpec,
     corpus: &Corpus,
     rng: &mut StreamRng,
-    mut observe: impl FnMut(&Sweep<'_>),
+    mut observe: impl FnMut(&[Vec<usize>], &[Vec<f64>], &[Vec<f64>]),
 ) -> LdaRun {
     let (k_topics, v) = (spec.topics, corpus.words.len());
     let train: Vec<Vec<usize>> = corpus
@@ -323,11 +314,7 @@ pub(crate) fn run_lda_observed(
         if sweep >= spec.burn_in {
             add(&mut phi_sum, &phi);
             add(&mut theta_sum, &theta);
-            observe(&Sweep {
-                z: &z,
-                phi: &phi,
-                theta: &theta,
-            });
+            observe(&z, &phi, &theta);
         }
     }
     let kept = spec.iterations.saturating_sub(spec.burn_in).max(1) as f64;

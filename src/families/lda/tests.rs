@@ -172,10 +172,10 @@ fn chain_estimates(
     };
     let mut series: Vec<Vec<f64>> = Vec::new();
     let mut rng = stream(seed, Purpose::Chain, &format!("tiny {scheme}"));
-    run_lda_observed(&spec, corpus, &mut rng, |sweep| {
-        let z: Vec<usize> = sweep.z.iter().flatten().copied().collect();
+    run_lda_observed(&spec, corpus, &mut rng, |z, phi, theta| {
+        let z: Vec<usize> = z.iter().flatten().copied().collect();
         assert_eq!(z.len(), tokens, "every token is trained on");
-        let values = functionals(&z, sweep.theta, sweep.phi);
+        let values = functionals(&z, theta, phi);
         series.resize_with(values.len(), || Vec::with_capacity(sweeps as usize));
         for (s, f) in series.iter_mut().zip(values) {
             s.push(f);
