@@ -105,7 +105,7 @@ mod tests {
     }
 
     #[test]
-    fn known_instants() {
+    fn utc_timestamps_of_known_instants_are_their_calendar_dates() {
         assert_eq!(at(0), "1970-01-01T00:00:00Z");
         assert_eq!(at(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(at(1_709_218_799), "2024-02-29T14:59:59Z");

@@ -66,7 +66,7 @@ fn compare(
 }
 
 #[test]
-fn fixture_covers_the_cases_the_brief_asks_for() {
+fn the_arviz_fixture_has_every_named_case_and_a_stuck_chain_with_a_large_rhat() {
     let fixture = load_fixture();
     assert!(
         fixture.arviz_version.starts_with("0."),

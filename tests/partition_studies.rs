@@ -413,6 +413,9 @@ fn the_out_of_sample_tables_in_the_docs_are_the_committed_csv() {
         if std::env::var_os("FIELDMC_BLESS").is_some() {
             let updated = format!("{}{rendered}{}", &doc[..start], &doc[end..]);
             std::fs::write(&path, updated).unwrap();
+            eprintln!(
+                "FIELDMC_BLESS is set: docs/partitions.md differed from {OOS_CSV} and was rewritten"
+            );
         } else {
             panic!(
                 "docs/partitions.md's out-of-sample tables differ from {OOS_CSV}; rerun with \

@@ -583,7 +583,7 @@ fn write_probit_and_poisson_study(dir: &Path) {
 }
 
 #[test]
-fn probit_and_poisson_fields_and_a_log_length_scale_sweep() {
+fn probit_and_poisson_jobs_get_their_field_figures_and_a_swept_length_scale_one_sweep_figure() {
     let temp = tempfile::tempdir().expect("tempdir");
     let dir = match std::env::var_os("FIELDMC_REPORT_DEMO_DIR") {
         Some(demo) => PathBuf::from(demo).join("probit-poisson"),

@@ -188,6 +188,9 @@ fn the_table_reference_lists_the_tables_as_the_schema_declares_them() {
         if std::env::var_os("FIELDMC_BLESS").is_some() {
             let updated = format!("{}{generated}{}", &text[..start], &text[end..]);
             std::fs::write(&path, updated).unwrap();
+            eprintln!(
+                "FIELDMC_BLESS is set: docs/tables.md differed from the schema and was rewritten"
+            );
         } else {
             panic!(
                 "docs/tables.md's result tables differ from the schema; rerun with FIELDMC_BLESS=1:\n{generated}"

@@ -194,7 +194,7 @@ fn a_near_singular_prior_runs_and_reports_its_jitter() {
 }
 
 #[test]
-fn a_near_white_prior_runs() {
+fn a_near_white_prior_runs_without_jitter() {
     let study = format!(
         "[model]\ngrid = 8\nlength_scale = 0.005\n[data]\nsubsample = 2\n{}",
         sampler(ALL_LIKELIHOODS)
@@ -206,7 +206,7 @@ fn a_near_white_prior_runs() {
 }
 
 #[test]
-fn pcn_with_beta_one_proposes_independent_prior_draws() {
+fn pcn_with_beta_one_runs_and_accepts_some_proposals() {
     let study = format!(
         "[model]\ngrid = 6\n[sampler]\nkind = \"pcn\"\nbeta = 1.0\niterations = 1500\nchains = 2\n\
          [sweep]\n{ALL_LIKELIHOODS}"
@@ -217,7 +217,7 @@ fn pcn_with_beta_one_proposes_independent_prior_draws() {
 }
 
 #[test]
-fn grids_of_one_and_two_points_per_axis_run() {
+fn grids_of_one_and_two_points_per_axis_run_and_give_a_field_row_per_cell() {
     for grid in [1, 2] {
         let study = format!(
             "[model]\ngrid = {grid}\n[data]\nsubsample = 1\n{}",
@@ -231,7 +231,7 @@ fn grids_of_one_and_two_points_per_axis_run() {
 }
 
 #[test]
-fn a_single_observed_cell_is_enough() {
+fn a_single_observed_cell_is_enough_for_every_likelihood() {
     let study = format!(
         "[model]\ngrid = 4\n[data]\nsubsample = 16\n{}",
         sampler(ALL_LIKELIHOODS)
@@ -260,7 +260,7 @@ fn grid_csv(column: &str, values: [i64; 16]) -> String {
 }
 
 #[test]
-fn poisson_counts_up_to_ten_to_the_five_with_an_offset() {
+fn poisson_counts_up_to_ten_to_the_five_with_an_offset_give_finite_expected_counts() {
     let counts = [
         0, 100_000, 99_999, 5, 1_000, 100_000, 0, 42, 7, 100_000, 3, 0, 65_536, 1, 100_000, 12_345,
     ];
@@ -282,7 +282,7 @@ fn poisson_counts_up_to_ten_to_the_five_with_an_offset() {
 }
 
 #[test]
-fn probit_with_every_label_equal() {
+fn probit_with_every_label_one_gives_p_positive_of_at_least_a_half() {
     let study = format!(
         "[model]\ngrid = 4\nlikelihood = \"probit\"\n\
          [data]\nsource = \"csv\"\npath = \"ones.csv\"\n{}",
@@ -305,7 +305,7 @@ fn probit_with_every_label_equal() {
 }
 
 #[test]
-fn gaussian_noise_of_one_in_a_million() {
+fn gaussian_noise_of_one_in_a_million_pins_the_exact_mean_to_the_data() {
     let study = format!(
         "[model]\ngrid = 6\n[data]\nsubsample = 2\nnoise_sd = 1e-6\n{}",
         sampler("")
@@ -444,7 +444,7 @@ fn csv_study(likelihood: &str, offset: f64, path: &str) -> String {
 /// Poisson counts of 10^5 under offsets of +-1000 with the mean fixed at 0: the rate overflows
 /// to +inf (the log-likelihood is -inf and the job fails) or vanishes (the job runs).
 #[test]
-fn poisson_offsets_that_overflow_or_vanish() {
+fn a_poisson_offset_that_overflows_fails_the_job_and_one_that_vanishes_runs() {
     let files = [("counts.csv", grid_csv("count", [100_000; 16]))];
     run_all(
         vec![

@@ -147,7 +147,7 @@ mod tests {
     }
 
     #[test]
-    fn ranks_and_histograms() {
+    fn ranks_count_smaller_draws_and_the_uniformity_test_passes_even_ranks_and_fails_piled_ones() {
         assert_eq!(rank_of(0.5, &[0.1, 0.9, 0.4, 0.6]), 2);
         let hist = rank_histogram(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10], 10, 4);
         assert_eq!(hist.iter().sum::<usize>(), 12);

@@ -384,4 +384,120 @@ mod tests {
             (MAX_LEAPFROG_STEPS, 0.0, true)
         );
     }
+
+    /// Phi(xi) = log pi(xi) + (xi - m)^T Gamma^-1 (xi - m) / 2, the residual whose flow the
+    /// kicks integrate, with log pi(xi) = loglik(mean + L xi) - |xi|^2 / 2 and Gamma^-1 the dense
+    /// I + V diag(d) V^T of `gaussian` (built entry by entry, not through `project`/`expand`).
+    fn residual(target: &Target, gaussian: &LaplaceGaussian, xi: &[f64]) -> f64 {
+        let mut work = target.workspace();
+        let mut field = vec![0.0; target.cells()];
+        target.field(xi, &mut field, &mut work);
+        let centred: Vec<f64> = xi.iter().zip(&gaussian.mode).map(|(x, m)| x - m).collect();
+        let projection: Vec<f64> = (0..gaussian.rank())
+            .map(|k| {
+                (0..xi.len())
+                    .map(|i| gaussian.vectors[(i, k)] * centred[i])
+                    .sum()
+            })
+            .collect();
+        let misfit: f64 = gaussian
+            .values
+            .iter()
+            .zip(&projection)
+            .map(|(d, s)| d * s * s)
+            .sum();
+        target.log_likelihood(&field, &mut work) - 0.5 * dot(xi, xi)
+            + 0.5 * (dot(&centred, &centred) + misfit)
+    }
+
+    /// Below full rank (5 of 16 eigenpairs) with a poisson likelihood on a 4 x 4 grid, at the
+    /// start and at the points of three trajectories (whose s = V^T (xi - m) is carried through
+    /// the rotations, not recomputed): Gamma^-1 times the kick the sampler computed (`evaluate`)
+    /// equals grad Phi by central differences, so the velocity update v += t kick is the flow of
+    /// -Phi under the mass Gamma^-1 that the rotations assume. At h = 1e-5 the differences err by
+    /// h^2 |Phi'''| / 6 (about 1e-10 |Phi'''|) plus rounding of about 1e-16 |Phi| / h (1e-11
+    /// |Phi|), far inside the tolerance of 1e-6 of the gradient's largest entry (at least 1);
+    /// a term of the kick lost or of the wrong sign misses by the size of that term.
+    #[test]
+    fn the_kick_below_full_rank_is_gamma_times_the_residual_gradient_on_poisson_counts() {
+        use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
+        let prior =
+            KroneckerPrior::new(Grid::new(4), KernelSpec::squared_exponential(0.4, 1.0)).unwrap();
+        let cells: Vec<usize> = (0..16).collect();
+        let counts: Vec<f64> = cells.iter().map(|&c| ((c * 7) % 5) as f64).collect();
+        let likelihood = Likelihood::new(LikelihoodKind::Poisson, counts, 0.0, 0.0);
+        let target = Target {
+            prior: &prior,
+            likelihood: &likelihood,
+            observed_cells: &cells,
+            mean: 0.3,
+        };
+        let sampler = LaplaceHmc::new(0.4, Rank::Fixed(5));
+        let mut rng = ChainRng::keyed(3, "laplace_hmc kick");
+        let mut xi = vec![0.0; target.dim()];
+        rng.normals(&mut xi);
+        let mut state = sampler.init(xi, &target);
+        let gaussian = Arc::clone(&state.gaussian);
+        assert_eq!(gaussian.rank(), 5, "below the dimension {}", target.dim());
+        assert!(
+            gaussian.values.iter().all(|&d| d > 0.05),
+            "every kept direction shapes the kick: {:?}",
+            gaussian.values
+        );
+        let mut phases = vec![state.current.clone()];
+        for _ in 0..3 {
+            sampler.step(&mut state, &target, &mut rng);
+            phases.push(state.current.clone());
+            phases.push(state.trial.clone());
+        }
+        let mut ends: Vec<&Vec<f64>> = phases.iter().map(|p| &p.position.xi).collect();
+        ends.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        ends.dedup();
+        assert!(ends.len() >= 4, "the start and three trajectories' ends");
+        let h = 1e-5;
+        let dim = target.dim();
+        let mut worst = 0.0f64;
+        for (p, phase) in phases.iter().enumerate() {
+            let xi = &phase.position.xi;
+            let gradient: Vec<f64> = (0..dim)
+                .map(|j| {
+                    let (mut up, mut down) = (xi.clone(), xi.clone());
+                    up[j] += h;
+                    down[j] -= h;
+                    (residual(&target, &gaussian, &up) - residual(&target, &gaussian, &down))
+                        / (2.0 * h)
+                })
+                .collect();
+            // Gamma^-1 kick = kick + V diag(d) V^T kick.
+            let kick = &phase.kick;
+            let projected: Vec<f64> = (0..gaussian.rank())
+                .map(|k| (0..dim).map(|i| gaussian.vectors[(i, k)] * kick[i]).sum())
+                .collect();
+            let scale = gradient.iter().fold(1.0f64, |a, g| a.max(g.abs()));
+            for i in 0..dim {
+                let low_rank: f64 = (0..gaussian.rank())
+                    .map(|k| gaussian.vectors[(i, k)] * gaussian.values[k] * projected[k])
+                    .sum();
+                let force = kick[i] + low_rank;
+                worst = worst.max((force - gradient[i]).abs() / scale);
+                assert!(
+                    (force - gradient[i]).abs() <= 1e-6 * scale,
+                    "point {p}, coordinate {i}: Gamma^-1 kick {force} against grad Phi {}",
+                    gradient[i]
+                );
+            }
+            for (carried, projected) in phase.kick_projection.iter().zip(&projected) {
+                assert!(
+                    (carried - projected).abs() <= 1e-9 * scale,
+                    "point {p}: V^T kick carried as {carried} but is {projected}"
+                );
+            }
+        }
+        eprintln!(
+            "d = {:?}; worst |Gamma^-1 kick - grad Phi| over {} points: {worst:.1e} of the \
+             gradient's largest entry",
+            gaussian.values,
+            phases.len()
+        );
+    }
 }
