@@ -74,3 +74,67 @@ fn blocks_are_found_with_their_sources() {
         ]
     );
 }
+
+/// `n` with a comma between thousands, as the docs write numbers.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Numbers the prose states that the code defines appear in their documents as the code has
+/// them: changing one of these constants without its sentence fails here.
+#[test]
+fn the_numbers_the_docs_state_are_the_codes() {
+    use fieldmc::sampler::SamplerKind;
+    use fieldmc::sampler::laplace_hmc::{MAX_LEAPFROG_STEPS, MIN_STEP};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let laplace_hmc = SamplerKind::LaplaceHmc.budget();
+    let interval = fieldmc::sink::SYNC_INTERVAL;
+    assert_eq!(
+        interval.as_secs(),
+        1,
+        "docs/running.md says 'within a second'"
+    );
+    let cases = [
+        (
+            "docs/studies.md",
+            format!(
+                "at most {} leapfrog steps",
+                thousands(u64::from(MAX_LEAPFROG_STEPS))
+            ),
+        ),
+        ("docs/studies.md", format!("below {MIN_STEP:.6}")),
+        (
+            "docs/samplers.md",
+            format!(
+                "{} chains of {} iterations with {} of burn-in",
+                laplace_hmc.chains,
+                thousands(laplace_hmc.iterations),
+                thousands(laplace_hmc.burn_in)
+            ),
+        ),
+        ("docs/running.md", "within a second".to_string()),
+    ];
+    for (document, phrase) in cases {
+        let text = std::fs::read_to_string(root.join(document)).unwrap();
+        let prose = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            prose.contains(&phrase),
+            "{document} does not say \"{phrase}\""
+        );
+    }
+}
+
+#[test]
+fn thousands_are_separated_by_commas() {
+    assert_eq!(thousands(7), "7");
+    assert_eq!(thousands(1_024), "1,024");
+    assert_eq!(thousands(10_000_000), "10,000,000");
+}

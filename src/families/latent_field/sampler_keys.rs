@@ -178,8 +178,10 @@ pub fn kind_defaults_table() -> String {
             Some(t) => {
                 let low = t
                     .min_step
-                    .map_or("0 <".to_string(), |m| format!("{m:.6} <="));
-                let high = t.max_step.map_or(String::new(), |m| format!(" <= {m:.6}"));
+                    .map_or("0 <".to_string(), |m| format!("{} <=", short(m)));
+                let high = t
+                    .max_step
+                    .map_or(String::new(), |m| format!(" <= {}", short(m)));
                 (
                     if t.adapts_by_default { "yes" } else { "no" },
                     t.target_acceptance.to_string(),
@@ -200,4 +202,10 @@ pub fn kind_defaults_table() -> String {
         ));
     }
     table
+}
+
+/// `x` to six decimals without trailing zeros: 1, 1.570796, 0.001534.
+fn short(x: f64) -> String {
+    let text = format!("{x:.6}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
