@@ -34,6 +34,20 @@ fn strings(df: &polars::prelude::DataFrame, column: &str) -> Vec<String> {
         .collect()
 }
 
+/// Every job ran 4 chains and converged: every cell's R-hat <= 1.01, bulk ESS >= 400.
+fn assert_four_converged_chains(jobs: &polars::prelude::DataFrame) {
+    assert!(ints(jobs, "sampler_chains").iter().all(|c| *c == Some(4)));
+    for (rhat, ess) in floats(jobs, "cell_rhat_max")
+        .into_iter()
+        .zip(floats(jobs, "cell_ess_bulk_min"))
+    {
+        assert!(
+            rhat.unwrap() <= 1.01 && ess.unwrap() >= 400.0,
+            "{rhat:?} {ess:?}"
+        );
+    }
+}
+
 /// A study of `[model] grid, likelihood` and `[data] source, path` sweeping `grids` (data/
 /// files of D x D cells): every job laplace_hmc with 4 chains, converged with no warning.
 fn converges_by_default(name: &str, d: usize, grids: &[&str]) {
@@ -59,16 +73,7 @@ fn converges_by_default(name: &str, d: usize, grids: &[&str]) {
             .iter()
             .all(|k| k == "laplace_hmc")
     );
-    assert!(ints(&jobs, "sampler_chains").iter().all(|c| *c == Some(4)));
-    for (rhat, ess) in floats(&jobs, "cell_rhat_max")
-        .into_iter()
-        .zip(floats(&jobs, "cell_ess_bulk_min"))
-    {
-        assert!(
-            rhat.unwrap() <= 1.01 && ess.unwrap() >= 400.0,
-            "{rhat:?} {ess:?}"
-        );
-    }
+    assert_four_converged_chains(&jobs);
 }
 
 #[test]
@@ -235,14 +240,5 @@ fn a_named_laplace_hmc_or_nuts_alone_converges_on_a_shipped_grid() {
     support::run_without_warnings(&study, &out, 2);
     let jobs = table(&out, "jobs");
     assert_eq!(strings(&jobs, "sampler_kind"), ["laplace_hmc", "nuts"]);
-    assert!(ints(&jobs, "sampler_chains").iter().all(|c| *c == Some(4)));
-    for (rhat, ess) in floats(&jobs, "cell_rhat_max")
-        .into_iter()
-        .zip(floats(&jobs, "cell_ess_bulk_min"))
-    {
-        assert!(
-            rhat.unwrap() <= 1.01 && ess.unwrap() >= 400.0,
-            "{rhat:?} {ess:?}"
-        );
-    }
+    assert_four_converged_chains(&jobs);
 }

@@ -169,52 +169,51 @@ fn acceptance_scaling_lets_the_observations_grow_with_the_grid() {
     }
 }
 
-/// The key table of docs/keys.md is the one the key declarations generate. Run with
-/// `FIELDMC_UPDATE_KEYS=1` to rewrite it after adding or changing a key.
+/// Replace (with `FIELDMC_UPDATE_KEYS`) or check the block of `text` between `begin` and `end`
+/// against `generated`; the text as it stands afterwards.
+fn generated_block(path: &Path, text: String, begin: &str, end: &str, generated: &str) -> String {
+    let start = text
+        .find(begin)
+        .unwrap_or_else(|| panic!("docs/keys.md has the marker {begin:?}"))
+        + begin.len();
+    let stop = text
+        .find(end)
+        .unwrap_or_else(|| panic!("docs/keys.md has the marker {end:?}"));
+    if std::env::var_os("FIELDMC_UPDATE_KEYS").is_some() {
+        let updated = format!("{}{generated}{}", &text[..start], &text[stop..]);
+        std::fs::write(path, &updated).unwrap();
+        eprintln!("FIELDMC_UPDATE_KEYS: rewrote {begin:?} of docs/keys.md; nothing was compared");
+        return updated;
+    }
+    assert_eq!(
+        &text[start..stop],
+        generated,
+        "docs/keys.md's {begin:?} block is out of date: run FIELDMC_UPDATE_KEYS=1 cargo test --release --test studies"
+    );
+    text
+}
+
+/// The key table of docs/keys.md is the one the key declarations generate, and its table of the
+/// latent field's sampler kinds the one the kinds' declarations generate. Run with
+/// `FIELDMC_UPDATE_KEYS=1` to rewrite them after adding or changing a key or a kind.
 #[test]
 fn the_key_reference_is_generated_from_the_declarations() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/keys.md");
     let text = std::fs::read_to_string(&path).unwrap();
-    let (begin, end) = ("<!-- keys:begin -->\n", "<!-- keys:end -->");
-    let start = text
-        .find(begin)
-        .expect("docs/keys.md has the keys:begin marker")
-        + begin.len();
-    let stop = text
-        .find(end)
-        .expect("docs/keys.md has the keys:end marker");
-    let table = fieldmc::families::catalog().markdown_table();
-    let text = if std::env::var_os("FIELDMC_UPDATE_KEYS").is_some() {
-        let updated = format!("{}{table}{}", &text[..start], &text[stop..]);
-        std::fs::write(&path, &updated).unwrap();
-        updated
-    } else {
-        assert_eq!(
-            &text[start..stop],
-            table,
-            "docs/keys.md's key table is out of date: run FIELDMC_UPDATE_KEYS=1 cargo test --release --test studies"
-        );
-        text
-    };
-    // The latent field's per-kind defaults (budgets, adaptation), from the kinds' declarations.
-    let (begin, end) = ("<!-- kinds:begin -->\n", "<!-- kinds:end -->");
-    let start = text
-        .find(begin)
-        .expect("docs/keys.md has the kinds:begin marker")
-        + begin.len();
-    let stop = text
-        .find(end)
-        .expect("docs/keys.md has the kinds:end marker");
+    let keys = fieldmc::families::catalog().markdown_table();
+    let text = generated_block(
+        &path,
+        text,
+        "<!-- keys:begin -->\n",
+        "<!-- keys:end -->",
+        &keys,
+    );
     let kinds = fieldmc::families::latent_field::kind_defaults_table();
-    if std::env::var_os("FIELDMC_UPDATE_KEYS").is_some() {
-        let updated = format!("{}{kinds}{}", &text[..start], &text[stop..]);
-        std::fs::write(&path, updated).unwrap();
-        eprintln!("FIELDMC_UPDATE_KEYS is set: rewrote docs/keys.md's key table, compared nothing");
-        return;
-    }
-    assert_eq!(
-        &text[start..stop],
-        kinds,
-        "docs/keys.md's sampler-kind table is out of date: run FIELDMC_UPDATE_KEYS=1 cargo test --release --test studies"
+    generated_block(
+        &path,
+        text,
+        "<!-- kinds:begin -->\n",
+        "<!-- kinds:end -->",
+        &kinds,
     );
 }

@@ -79,46 +79,41 @@ pub(super) fn sampler_settings(
     }
 }
 
+/// "by kind: V (kind, kind), W (kind)": the kinds grouped by their value, in kind order.
+fn by_kind<'a>(values: impl Iterator<Item = (&'a str, String)>) -> String {
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for (kind, value) in values {
+        match groups.iter_mut().find(|(known, _)| *known == value) {
+            Some((_, kinds)) => kinds.push(kind),
+            None => groups.push((value, vec![kind])),
+        }
+    }
+    let groups: Vec<String> = groups
+        .iter()
+        .map(|(value, kinds)| format!("{value} ({})", kinds.join(", ")))
+        .collect();
+    format!("by kind: {}", groups.join(", "))
+}
+
 /// The defaults of the sampler keys in words, from the kinds' budgets ([`SamplerKind::budget`])
 /// and [`auto_kind`]: what `fieldmc keys` and docs/keys.md print for the latent field.
 pub(super) fn default_notes() -> Vec<(Key, String)> {
-    let chains = SamplerKind::ALL
-        .iter()
-        .filter(|kind| kind.is_markov_chain());
-    let by_budget = |value: fn(Budget) -> u64| -> String {
-        let mut groups: Vec<(u64, Vec<&str>)> = Vec::new();
-        for kind in chains.clone() {
-            let v = value(kind.budget());
-            match groups.iter_mut().find(|(known, _)| *known == v) {
-                Some((_, kinds)) => kinds.push(kind.name()),
-                None => groups.push((v, vec![kind.name()])),
-            }
-        }
-        let groups: Vec<String> = groups
+    let chains = || {
+        SamplerKind::ALL
             .iter()
-            .map(|(v, kinds)| format!("{v} ({})", kinds.join(", ")))
-            .collect();
-        format!("by kind: {}", groups.join(", "))
+            .filter(|kind| kind.is_markov_chain())
+    };
+    let by_budget = |value: fn(Budget) -> u64| {
+        by_kind(chains().map(|kind| (kind.name(), value(kind.budget()).to_string())))
+    };
+    let tuned = |value: fn(&StepTuning) -> String| {
+        by_kind(
+            SamplerKind::ALL
+                .iter()
+                .filter_map(|kind| Some((kind.name(), value(&kind.tuning()?)))),
+        )
     };
     let no_chain = "; laplace and inla run no chain";
-    let tuned = |value: fn(&StepTuning) -> String| -> String {
-        let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
-        for kind in SamplerKind::ALL {
-            let Some(tuning) = kind.tuning() else {
-                continue;
-            };
-            let v = value(&tuning);
-            match groups.iter_mut().find(|(known, _)| *known == v) {
-                Some((_, kinds)) => kinds.push(kind.name()),
-                None => groups.push((v, vec![kind.name()])),
-            }
-        }
-        let groups: Vec<String> = groups
-            .iter()
-            .map(|(v, kinds)| format!("{v} ({})", kinds.join(", ")))
-            .collect();
-        format!("by kind: {}", groups.join(", "))
-    };
     vec![
         (
             SAMPLER_KIND,
