@@ -62,7 +62,7 @@ impl CsvError {
 /// The text of a data file, checked to be UTF-8 text without NUL bytes and with its quotes
 /// closed, and the path messages name it by.
 #[derive(Debug, Clone)]
-pub struct CsvText {
+pub(crate) struct CsvText {
     path: PathBuf,
     text: String,
 }
@@ -149,9 +149,7 @@ impl CsvText {
         rows.header = Header { names, line };
         Ok(rows)
     }
-}
 
-impl CsvText {
     /// The number of rows after the header.
     pub fn row_count(&self, what: &str) -> Result<usize, CsvError> {
         let mut rows = self.rows(what)?;
@@ -202,14 +200,14 @@ fn unclosed_quote(text: &str) -> Option<usize> {
 
 /// The header of a data file: its column names as written (unquoted, trimmed).
 #[derive(Debug, Clone, Default)]
-pub struct Header {
+pub(crate) struct Header {
     names: Vec<String>,
     line: usize,
 }
 
 /// A column of the header, found by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Column(usize);
+pub(crate) struct Column(usize);
 
 impl Column {
     /// The column's 0-based place in a row.
@@ -281,7 +279,7 @@ impl Header {
 
 /// The rows of a data file after its header, read one at a time (a points file may hold
 /// millions).
-pub struct CsvRows<'a> {
+pub(crate) struct CsvRows<'a> {
     path: &'a Path,
     /// The text after any byte-order mark (the reader's byte offsets are into it).
     text: &'a str,
@@ -295,10 +293,6 @@ pub struct CsvRows<'a> {
 impl<'a> CsvRows<'a> {
     pub fn header(&self) -> &Header {
         &self.header
-    }
-
-    pub fn path(&self) -> &'a Path {
-        self.path
     }
 
     /// The column named `name`: an error at the header's line listing the columns and
@@ -386,7 +380,7 @@ impl<'a> CsvRows<'a> {
 
 /// One row of a data file: its fields by column, its line, and errors located at both.
 #[derive(Debug, Clone, Copy)]
-pub struct Row<'a> {
+pub(crate) struct Row<'a> {
     path: &'a Path,
     header: &'a Header,
     record: &'a csv::StringRecord,
@@ -396,6 +390,10 @@ pub struct Row<'a> {
 
 /// The words that mean "no value" in a field that may be missing: R's `NA` (pandas writes an
 /// empty field).
+#[allow(
+    dead_code,
+    reason = "for the region and sites readers to come (issue 47)"
+)]
 const MISSING: &str = "NA";
 
 impl<'a> Row<'a> {
@@ -459,6 +457,10 @@ impl<'a> Row<'a> {
     }
 
     /// `column` as a finite number, or None where it is empty or `NA`.
+    #[allow(
+        dead_code,
+        reason = "for the region and sites readers to come (issue 47)"
+    )]
     pub fn optional_finite(&self, column: Column) -> Result<Option<f64>, CsvError> {
         if self.is_missing(column) {
             return Ok(None);
@@ -467,6 +469,10 @@ impl<'a> Row<'a> {
     }
 
     /// `column` as a `T`, or None where it is empty or `NA`.
+    #[allow(
+        dead_code,
+        reason = "for the region and sites readers to come (issue 47)"
+    )]
     pub fn optional<T: std::str::FromStr>(
         &self,
         column: Column,
@@ -479,6 +485,10 @@ impl<'a> Row<'a> {
     }
 
     /// Whether `column` holds no value: empty or `NA`.
+    #[allow(
+        dead_code,
+        reason = "for the region and sites readers to come (issue 47)"
+    )]
     pub fn is_missing(&self, column: Column) -> bool {
         let text = self.text(column);
         text.is_empty() || text == MISSING
@@ -490,7 +500,10 @@ mod tests {
     use super::*;
 
     /// Each row's line and fields of `text` (header first, with line 0 standing for its own).
-    fn read(text: &str) -> Result<(Vec<String>, Vec<(usize, Vec<String>)>), CsvError> {
+    /// A file's header names and its rows, each with its line.
+    type Read = (Vec<String>, Vec<(usize, Vec<String>)>);
+
+    fn read(text: &str) -> Result<Read, CsvError> {
         let csv = CsvText::new(text, Path::new("d.csv"))?;
         let mut rows = csv.rows("data file")?;
         let header = rows.header().names().to_vec();
@@ -634,7 +647,7 @@ mod tests {
             message("x,y\n1,2\n3,\"open\n4,5\n")
                 .starts_with("d.csv:3: a quoted field is not closed")
         );
-        assert!(message("x,y\n1,\02\n").starts_with("d.csv:2: not a text file: it holds a NUL"));
+        assert!(message("x,y\n1,\x002\n").starts_with("d.csv:2: not a text file: it holds a NUL"));
         // Quotes inside an unquoted field are text, and close nothing.
         let (_, rows) = read("x,y\n1,a\"b\n").unwrap();
         assert_eq!(rows, vec![(2, owned(&["1", "a\"b"]))]);

@@ -436,6 +436,25 @@ mod tests {
         );
     }
 
+    /// R's `write.csv`: quoted names, a first column of quoted row names under an empty name,
+    /// CR LF (on Windows); pandas' `QUOTE_ALL`: every field quoted.
+    #[test]
+    fn grids_written_by_r_and_pandas_read_like_the_plain_file() {
+        let r = "\"\",\"i\",\"j\",\"x_center\",\"y_center\",\"count\"\r\n\
+                 \"1\",0,0,0.25,0.25,3\r\n\"2\",1,0,0.75,0.25,0\r\n\
+                 \"3\",0,1,0.25,0.75,7\r\n\"4\",1,1,0.75,0.75,1\r\n";
+        let pandas = "\u{feff}\"\",\"i\",\"j\",\"count\"\n\"0\",\"1\",\"1\",\"1\"\n\
+                      \"1\",\"0\",\"0\",\"3\"\n\"2\",\"1\",\"0\",\"0\"\n\"3\",\"0\",\"1\",\"7\"\n";
+        let plain = parse(COUNTS_2X2, "count", 2, Poisson).unwrap();
+        assert_eq!(parse(r, "count", 2, Poisson).unwrap(), plain);
+        assert_eq!(parse(pandas, "count", 2, Poisson).unwrap(), plain);
+        let duplicate = r.replace("\"4\",1,1", "\"4\",1,0");
+        assert_eq!(
+            message(&duplicate, "count", 2, Poisson),
+            "data/x.csv:5: duplicate cell (i = 1, j = 0), first given on line 3"
+        );
+    }
+
     #[test]
     fn probit_labels_map_zero_to_minus_one() {
         let text = "i,j,label\n0,0,1\n1,0,0\n0,1,0\n1,1,1\n";
