@@ -148,7 +148,8 @@ fn bad_corpora_are_located_errors() {
     let head = "[model]\nfamily = \"lda\"\n[data]\n";
     let zero = parse_err(&format!("{head}corpus = \"zero.csv\"\n"), dir.path());
     assert!(
-        zero.contains("s.toml:4:10:") && zero.contains("zero.csv line 3: count \"0\""),
+        zero.contains("s.toml:4:10:")
+            && zero.contains("zero.csv:3: count = `0` is not an integer >= 1"),
         "{zero}"
     );
     let header = parse_err(&format!("{head}corpus = \"header.csv\"\n"), dir.path());

@@ -36,6 +36,7 @@ use crate::sampler::{
     ChainRng, Kind, KindVisitor, RunOutput, RunRequest, Sampler, SamplerKind, SamplerSettings, run,
 };
 use crate::streams::{Purpose, stream};
+use crate::study::csv::{CsvError, CsvText};
 
 /// The family-wise false-alarm rate of one mean-agreement comparison (one kind on one grid,
 /// every cell).
@@ -84,7 +85,9 @@ impl LgcpProblem {
             path: path.to_path_buf(),
             source,
         })?;
-        let rows = text.lines().filter(|l| !l.trim().is_empty()).count() - 1;
+        let rows = CsvText::new(text.as_str(), path)
+            .and_then(|csv| csv.row_count("data file"))
+            .map_err(|e| BenchError::Data(e.to_string()))?;
         let side = (rows as f64).sqrt().round() as usize;
         let values = crate::families::latent_field::grid_csv::parse_grid_csv(
             &text,
@@ -464,27 +467,27 @@ fn read_peer_cells(path: &Path, cells: usize) -> Result<(Vec<f64>, Vec<f64>), Be
         path: path.to_path_buf(),
         source,
     })?;
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
-    let column = |name: &str| {
-        header
-            .iter()
-            .position(|h| *h == name)
-            .ok_or_else(|| BenchError::Peer(format!("{}: no column {name}", path.display())))
-    };
-    let (cell_col, mean_col, mcse_col) = (column("cell")?, column("mean")?, column("mcse_mean")?);
+    let peer = |e: CsvError| BenchError::Peer(e.to_string());
+    let csv = CsvText::new(text, path).map_err(peer)?;
+    let mut rows = csv.rows("peer's cell table").map_err(peer)?;
+    let [cell_col, mean_col, mcse_col] =
+        ["cell", "mean", "mcse_mean"].map(|name| rows.column(name));
+    let (cell_col, mean_col, mcse_col) = (
+        cell_col.map_err(peer)?,
+        mean_col.map_err(peer)?,
+        mcse_col.map_err(peer)?,
+    );
     let mut mean = vec![f64::NAN; cells];
     let mut mcse = vec![f64::NAN; cells];
-    for line in lines.filter(|l| !l.is_empty()) {
-        let fields: Vec<&str> = line.split(',').collect();
-        let parse = |k: usize| fields.get(k).and_then(|f| f.parse::<f64>().ok());
-        let bad = || BenchError::Peer(format!("{}: unreadable row {line}", path.display()));
-        let cell = parse(cell_col).ok_or_else(bad)? as usize;
+    while let Some(row) = rows.next_row().map_err(peer)? {
+        let cell: usize = row
+            .parse(cell_col, "a cell index (a whole number >= 0)")
+            .map_err(peer)?;
         if cell >= cells {
-            return Err(bad());
+            return Err(peer(row.not(cell_col, &format!("a cell of the {cells}"))));
         }
-        mean[cell] = parse(mean_col).ok_or_else(bad)?;
-        mcse[cell] = parse(mcse_col).ok_or_else(bad)?;
+        mean[cell] = row.number(mean_col).map_err(peer)?;
+        mcse[cell] = row.number(mcse_col).map_err(peer)?;
     }
     Ok((mean, mcse))
 }

@@ -74,7 +74,7 @@ pub enum ErrorKind {
     Sweep,
     /// A job too large for memory, or a study with too many jobs.
     TooLarge,
-    /// The grid CSV a study names is missing or malformed.
+    /// A data file a study names (a grid, points or covariates CSV...) is missing or malformed.
     Data,
 }
 

@@ -25,6 +25,7 @@
 //! outermost). `[sweep.paired.<name>]` tables hold lists of one length that move together as a
 //! single axis. A study expands to at most 1 000 000 jobs (points times replicates).
 
+pub mod csv;
 mod document;
 pub mod error;
 pub mod events;

@@ -1,7 +1,8 @@
 //! Reading a real grid from CSV (the format of `data/README.md`): a header line naming the
 //! columns, then one row per cell with its indices `i` (x) and `j` (y; may be left out on a 1-D
 //! grid), optionally its centre `x_center`, `y_center`, and a value column (`count`, `label`, or
-//! any other named column). Plain comma-separated text without quoting.
+//! any other named column; covariates read several). The dialect (quoting, CR LF, a byte-order
+//! mark, R's unnamed row-names column) is [`crate::study::csv`]'s.
 //!
 //! The reader is strict, because a silently misread data file poisons every result built on it:
 //! every cell of the model's `nx x ny` grid must appear exactly once, and the values must suit
@@ -11,20 +12,16 @@
 //! the cells tile, [first centre - h/2, last centre + h/2] along each axis with h the spacing:
 //! that window is what length scales are measured in. Errors name the file and the 1-based line.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::model::LikelihoodKind;
 use crate::model::grid::Window;
+use crate::study::csv::{Column, CsvRows, CsvText, Row};
+
+pub use crate::study::csv::CsvError;
 
 /// A grid CSV that cannot be used, with the file and (when the problem is in one row) the line.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
-pub struct GridCsvError {
-    pub path: PathBuf,
-    /// 1-based line in the file.
-    pub line: Option<usize>,
-    pub message: String,
-}
+pub type GridCsvError = CsvError;
 
 /// A grid read from CSV.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +30,15 @@ pub struct GridData {
     pub values: Vec<f64>,
     /// The window the cells tile, from the cell centres (None when the file has none, or a
     /// single cell along x). On a 1-D grid its y range is (0, 0).
+    pub window: Option<Window>,
+}
+
+/// Several value columns of one grid CSV (covariates), read in one pass.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GridColumns {
+    /// Per named column, the value of every cell at `j * nx + i`.
+    pub columns: Vec<Vec<f64>>,
+    /// As [`GridData::window`].
     pub window: Option<Window>,
 }
 
@@ -59,65 +65,23 @@ pub fn read_grid_csv(
     column: &str,
     dims: (usize, usize),
     likelihood: LikelihoodKind,
-) -> Result<GridData, GridCsvError> {
-    parse_grid_csv(&read_text(path, dims)?, path, column, dims, likelihood)
+) -> Result<GridData, CsvError> {
+    let grid = read_grid_columns(path, &[column], dims, likelihood)?;
+    Ok(single(grid))
 }
 
-/// The text of the CSV at `path`, refused unread when the file is too large for a grid of `dims`.
-fn read_text(path: &Path, dims: (usize, usize)) -> Result<String, GridCsvError> {
-    let cells = dims.0.saturating_mul(dims.1);
-    let limit = max_csv_bytes(cells);
-    let why = format!("for a grid of {cells} cells ({CSV_BYTES_PER_CELL} bytes per cell allowed)");
-    read_text_at_most(path, limit, &why).map_err(|(line, message)| GridCsvError {
-        path: path.to_path_buf(),
-        line,
-        message,
-    })
-}
-
-/// The text of the data file at `path`, refused unread when it is larger than `limit` bytes
-/// (`why` says why that is the limit), or when it is not text (invalid UTF-8, a NUL byte). A
-/// problem is its 1-based line, when one line is to blame, and a sentence. Shared by the
-/// readers of this family's data files.
-pub(super) fn read_text_at_most(
+/// The grid `dims` of each of the columns `names` read from the CSV at `path`, every value as
+/// `likelihood` reads it (covariates: gaussian, finite numbers).
+pub fn read_grid_columns(
     path: &Path,
-    limit: u64,
-    why: &str,
-) -> Result<String, (Option<usize>, String)> {
-    let bytes = crate::study::read_at_most(path, limit)
-        .map_err(|e| (None, format!("cannot read the data file: {e}")))?
-        .ok_or_else(|| {
-            (
-                None,
-                format!("the data file is larger than {limit} bytes, too large {why}"),
-            )
-        })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
-        (Some(line), "not a text file: invalid UTF-8".to_string())
-    })?;
-    check_no_nul(&text)?;
-    Ok(text)
-}
-
-/// A text with a NUL byte is not a CSV: the line it is on.
-fn check_no_nul(text: &str) -> Result<(), (Option<usize>, String)> {
-    match text.find('\0') {
-        Some(offset) => Err((
-            Some(text[..offset].matches('\n').count() + 1),
-            "not a text file: it holds a NUL byte".to_string(),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// The non-blank lines of `text`, each with its 1-based line number, line endings trimmed.
-pub(super) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.split('\n')
-        .enumerate()
-        .map(|(index, line)| (index + 1, line.trim_end_matches('\r')))
-        .filter(|(_, line)| !line.trim().is_empty())
+    names: &[&str],
+    dims: (usize, usize),
+    likelihood: LikelihoodKind,
+) -> Result<GridColumns, CsvError> {
+    let cells = dims.0.saturating_mul(dims.1);
+    let why = format!("for a grid of {cells} cells ({CSV_BYTES_PER_CELL} bytes per cell allowed)");
+    let text = CsvText::open(path, max_csv_bytes(cells), &why)?;
+    parse_grid(&text, names, dims, likelihood)
 }
 
 /// [`read_grid_csv`] on text already in memory; `path` is used in messages only.
@@ -127,94 +91,95 @@ pub fn parse_grid_csv(
     column: &str,
     dims: (usize, usize),
     likelihood: LikelihoodKind,
-) -> Result<GridData, GridCsvError> {
-    let fail = |line: Option<usize>, message: String| GridCsvError {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
-    check_no_nul(text).map_err(|(line, m)| fail(line, m))?;
-    let mut lines = numbered_lines(text);
-    let Some((header_line, header)) = lines.next() else {
-        return Err(fail(None, "the data file is empty".to_string()));
-    };
-    let columns = Header::parse(header, column, dims).map_err(|m| fail(Some(header_line), m))?;
-    let mut labels = LabelConvention::default();
+) -> Result<GridData, CsvError> {
+    let text = CsvText::new(text, path)?;
+    parse_grid(&text, &[column], dims, likelihood).map(single)
+}
+
+fn single(mut grid: GridColumns) -> GridData {
+    GridData {
+        values: grid.columns.pop().unwrap_or_default(),
+        window: grid.window,
+    }
+}
+
+fn parse_grid(
+    text: &CsvText,
+    names: &[&str],
+    dims: (usize, usize),
+    likelihood: LikelihoodKind,
+) -> Result<GridColumns, CsvError> {
+    let path = text.path();
+    let mut rows = text.rows("data file")?;
+    let columns = Header::find(&rows, names, dims)?;
+    let mut labels: Vec<LabelConvention> = names.iter().map(|_| Default::default()).collect();
     let mut cells = Vec::new();
-    for (line, row) in lines {
-        let cell = columns
-            .read_row(row, likelihood, &mut labels)
-            .map_err(|m| fail(Some(line), m))?;
-        cells.push((line, cell));
+    let mut values = Vec::new();
+    while let Some(row) = rows.next_row()? {
+        let cell = columns.read_row(&row, likelihood, &mut labels, &mut values)?;
+        cells.push((row.line, cell));
     }
     if cells.is_empty() {
-        return Err(fail(
-            None,
-            "the data file has a header but no rows".to_string(),
+        return Err(CsvError::file(
+            path,
+            "the data file has a header but no rows",
         ));
     }
-    let values = place_cells(&cells, dims).map_err(|(line, m)| fail(line, m))?;
+    let fail = |(line, message): RowError| match line {
+        Some(line) => CsvError::at_line(path, line, message),
+        None => CsvError::file(path, message),
+    };
+    let width = names.len();
+    let columns_read = (0..width)
+        .map(|k| {
+            let column = values.iter().skip(k).step_by(width).copied();
+            place_cells(&cells, column, dims).map_err(fail)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let window = if columns.has_centres() {
-        window_of(&cells, dims).map_err(|(line, m)| fail(line, m))?
+        window_of(&cells, dims).map_err(fail)?
     } else {
         None
     };
-    Ok(GridData { values, window })
+    Ok(GridColumns {
+        columns: columns_read,
+        window,
+    })
 }
 
 /// Where the needed columns are in each row.
 struct Header {
-    width: usize,
-    i: usize,
+    i: Column,
     /// None on a 1-D grid whose file has no `j` (every row is j = 0).
-    j: Option<usize>,
-    x_center: Option<usize>,
-    y_center: Option<usize>,
-    value: usize,
-    value_name: String,
+    j: Option<Column>,
+    x_center: Option<Column>,
+    y_center: Option<Column>,
+    values: Vec<Column>,
 }
 
 impl Header {
-    fn parse(line: &str, column: &str, dims: (usize, usize)) -> Result<Header, String> {
-        let names: Vec<&str> = line
-            .trim_start_matches('\u{feff}')
-            .split(',')
-            .map(str::trim)
-            .collect();
-        for (index, name) in names.iter().enumerate() {
-            if names[..index].contains(name) {
-                return Err(format!("the header names the column `{name}` twice"));
-            }
-        }
-        let position = |wanted: &str| names.iter().position(|n| *n == wanted);
-        let find = |wanted: &str| {
-            position(wanted).ok_or_else(|| {
-                format!(
-                    "no column `{wanted}`; the columns are: {}",
-                    names.join(", ")
-                )
-            })
-        };
+    fn find(rows: &CsvRows<'_>, names: &[&str], dims: (usize, usize)) -> Result<Header, CsvError> {
         let line_grid = dims.1 == 1;
+        let header = rows.header();
         let header = Header {
-            width: names.len(),
-            i: find("i")?,
+            i: rows.column("i")?,
             j: if line_grid {
-                position("j")
+                header.find("j")
             } else {
-                Some(find("j")?)
+                Some(rows.column("j")?)
             },
-            x_center: position("x_center"),
-            y_center: position("y_center"),
-            value: find(column)?,
-            value_name: column.to_string(),
+            x_center: header.find("x_center"),
+            y_center: header.find("y_center"),
+            values: names
+                .iter()
+                .map(|name| rows.column(name))
+                .collect::<Result<_, _>>()?,
         };
         if !line_grid && header.x_center.is_some() != header.y_center.is_some() {
-            return Err(
+            return Err(rows.header_error(
                 "the header gives one of x_center and y_center but not the other: give both \
-                 (the cell centres) or neither"
-                    .to_string(),
-            );
+                 (the cell centres) or neither",
+            ));
         }
         Ok(header)
     }
@@ -224,56 +189,35 @@ impl Header {
         self.x_center.is_some()
     }
 
+    /// The cell of one row; its values (one per value column) pushed onto `values`.
     fn read_row(
         &self,
-        row: &str,
+        row: &Row<'_>,
         likelihood: LikelihoodKind,
-        labels: &mut LabelConvention,
-    ) -> Result<Cell, String> {
-        let fields: Vec<&str> = row.split(',').map(str::trim).collect();
-        if fields.len() != self.width {
-            return Err(format!(
-                "the row has {} fields, the header has {}",
-                fields.len(),
-                self.width
-            ));
+        labels: &mut [LabelConvention],
+        values: &mut Vec<f64>,
+    ) -> Result<Cell, CsvError> {
+        for (&column, labels) in self.values.iter().zip(labels) {
+            let number = row.number(column)?;
+            let value = match likelihood {
+                LikelihoodKind::Poisson => check_count(row, column, number)?,
+                LikelihoodKind::Probit => labels.read(row, column, number)?,
+                LikelihoodKind::Gaussian if number.is_finite() => number,
+                LikelihoodKind::Gaussian => return Err(row.not(column, "a finite number")),
+            };
+            values.push(value);
         }
-        let index = |name: &str, text: &str| {
-            text.parse::<usize>()
-                .map_err(|_| format!("{name} = `{text}` is not a cell index (a whole number >= 0)"))
-        };
-        let centre = |name: &str, at: Option<usize>| -> Result<Option<f64>, String> {
-            let Some(at) = at else { return Ok(None) };
-            let text = fields[at];
-            match text.parse::<f64>() {
-                Ok(v) if v.is_finite() => Ok(Some(v)),
-                _ => Err(format!("{name} = `{text}` is not a finite number")),
-            }
-        };
-        let raw = fields[self.value];
-        let number: f64 = raw
-            .parse()
-            .map_err(|_| format!("{} = `{raw}` is not a number", self.value_name))?;
-        let value = match likelihood {
-            LikelihoodKind::Poisson => check_count(&self.value_name, raw, number)?,
-            LikelihoodKind::Probit => labels.read(&self.value_name, raw, number)?,
-            LikelihoodKind::Gaussian if number.is_finite() => number,
-            LikelihoodKind::Gaussian => {
-                return Err(format!(
-                    "{} = `{raw}` is not a finite number",
-                    self.value_name
-                ));
-            }
-        };
+        let index =
+            |column: Column| row.parse::<usize>(column, "a cell index (a whole number >= 0)");
+        let centre = |column: Option<Column>| column.map(|c| row.finite(c)).transpose();
         Ok(Cell {
-            i: index("i", fields[self.i])?,
+            i: index(self.i)?,
             j: match self.j {
-                Some(at) => index("j", fields[at])?,
+                Some(column) => index(column)?,
                 None => 0,
             },
-            x: centre("x_center", self.x_center)?,
-            y: centre("y_center", self.y_center)?,
-            value,
+            x: centre(self.x_center)?,
+            y: centre(self.y_center)?,
         })
     }
 }
@@ -283,17 +227,14 @@ struct Cell {
     j: usize,
     x: Option<f64>,
     y: Option<f64>,
-    value: f64,
 }
 
 /// Counts beyond 2^53 are not exact in a double.
 const MAX_COUNT: f64 = 9_007_199_254_740_992.0;
 
-fn check_count(name: &str, raw: &str, number: f64) -> Result<f64, String> {
+fn check_count(row: &Row<'_>, column: Column, number: f64) -> Result<f64, CsvError> {
     if !number.is_finite() || number < 0.0 || number.fract() != 0.0 || number > MAX_COUNT {
-        return Err(format!(
-            "{name} = `{raw}` is not a count (Poisson data must be whole numbers >= 0)"
-        ));
+        return Err(row.not(column, "a count (Poisson data must be whole numbers >= 0)"));
     }
     Ok(number)
 }
@@ -306,20 +247,21 @@ struct LabelConvention {
 }
 
 impl LabelConvention {
-    fn read(&mut self, name: &str, raw: &str, number: f64) -> Result<f64, String> {
+    fn read(&mut self, row: &Row<'_>, column: Column, number: f64) -> Result<f64, CsvError> {
         if number == 0.0 {
             self.zero_one = true;
         } else if number == -1.0 {
             self.signed = true;
         } else if number != 1.0 {
-            return Err(format!(
-                "{name} = `{raw}` is not a label (probit data must be 0/1 or -1/+1)"
-            ));
+            return Err(row.not(column, "a label (probit data must be 0/1 or -1/+1)"));
         }
         if self.zero_one && self.signed {
-            return Err(format!(
-                "{name} = `{raw}` mixes label conventions: the file uses both 0 and -1"
-            ));
+            let message = format!(
+                "{} = `{}` mixes label conventions: the file uses both 0 and -1",
+                row.name(column),
+                row.text(column)
+            );
+            return Err(row.error(column, message));
         }
         Ok(if number == 1.0 { 1.0 } else { -1.0 })
     }
@@ -328,15 +270,20 @@ impl LabelConvention {
 /// A problem with the file, at a line when one row is to blame.
 type RowError = (Option<usize>, String);
 
-/// Put each cell's value at j * nx + i, checking the file covers the grid exactly once.
-fn place_cells(cells: &[(usize, Cell)], (nx, ny): (usize, usize)) -> Result<Vec<f64>, RowError> {
+/// Put each cell's value (`values`, in the order of `cells`) at j * nx + i, checking the file
+/// covers the grid exactly once.
+fn place_cells(
+    cells: &[(usize, Cell)],
+    values: impl Iterator<Item = f64>,
+    (nx, ny): (usize, usize),
+) -> Result<Vec<f64>, RowError> {
     let expected = nx.saturating_mul(ny);
     if cells.len() != expected {
         return Err((None, wrong_size_message(cells.len(), (nx, ny))));
     }
-    let mut values = vec![f64::NAN; expected];
+    let mut placed = vec![f64::NAN; expected];
     let mut first_line = vec![0usize; expected];
-    for (line, cell) in cells {
+    for ((line, cell), value) in cells.iter().zip(values) {
         if cell.i >= nx || cell.j >= ny {
             return Err((
                 Some(*line),
@@ -361,9 +308,9 @@ fn place_cells(cells: &[(usize, Cell)], (nx, ny): (usize, usize)) -> Result<Vec<
             ));
         }
         first_line[index] = *line;
-        values[index] = cell.value;
+        placed[index] = value;
     }
-    Ok(values)
+    Ok(placed)
 }
 
 /// The window the cell centres imply, checking they lie on a regular grid.
@@ -486,6 +433,25 @@ mod tests {
         assert_eq!(
             parse(shuffled, "count", 2, Poisson).unwrap(),
             vec![3.0, 0.0, 7.0, 1.0]
+        );
+    }
+
+    /// R's `write.csv`: quoted names, a first column of quoted row names under an empty name,
+    /// CR LF (on Windows); pandas' `QUOTE_ALL`: every field quoted.
+    #[test]
+    fn grids_written_by_r_and_pandas_read_like_the_plain_file() {
+        let r = "\"\",\"i\",\"j\",\"x_center\",\"y_center\",\"count\"\r\n\
+                 \"1\",0,0,0.25,0.25,3\r\n\"2\",1,0,0.75,0.25,0\r\n\
+                 \"3\",0,1,0.25,0.75,7\r\n\"4\",1,1,0.75,0.75,1\r\n";
+        let pandas = "\u{feff}\"\",\"i\",\"j\",\"count\"\n\"0\",\"1\",\"1\",\"1\"\n\
+                      \"1\",\"0\",\"0\",\"3\"\n\"2\",\"1\",\"0\",\"0\"\n\"3\",\"0\",\"1\",\"7\"\n";
+        let plain = parse(COUNTS_2X2, "count", 2, Poisson).unwrap();
+        assert_eq!(parse(r, "count", 2, Poisson).unwrap(), plain);
+        assert_eq!(parse(pandas, "count", 2, Poisson).unwrap(), plain);
+        let duplicate = r.replace("\"4\",1,1", "\"4\",1,0");
+        assert_eq!(
+            message(&duplicate, "count", 2, Poisson),
+            "data/x.csv:5: duplicate cell (i = 1, j = 0), first given on line 3"
         );
     }
 

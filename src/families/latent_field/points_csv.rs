@@ -5,8 +5,8 @@
 //!
 //! The file: a header line naming the columns, then one row per event. Two columns (`data.x`,
 //! `data.y`, by default `x` and `y`) hold the coordinates, finite numbers in the units of
-//! `model.window`; other columns (marks, dates) are ignored and may be quoted (`"a, b"`, with
-//! `""` for a quote inside).
+//! `model.window`; other columns (marks, dates) are ignored. The dialect (quoting, CR LF, a
+//! byte-order mark, R's unnamed row-names column) is [`crate::study::csv`]'s.
 //!
 //! The binning (the convention of the grid files in `data/`): the window [x0, x1] x [y0, y1] is
 //! cut into nx x ny cells, cell (i, j) = [x0 + i dx, x0 + (i + 1) dx) x [y0 + j dy,
@@ -18,21 +18,15 @@
 //! Errors name the file and, when one row is to blame, its 1-based line: a point outside the
 //! window, a coordinate that is not a finite number, a missing coordinate column, a short row.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::grid_csv::{GridData, numbered_lines, read_text_at_most};
+use super::grid_csv::GridData;
 use crate::model::LikelihoodKind;
 use crate::model::grid::Window;
+use crate::study::csv::{Column, CsvError, CsvRows, CsvText, Row};
 
 /// A points file that cannot be used, with the file and (when one row is to blame) the line.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
-pub struct PointsCsvError {
-    pub path: PathBuf,
-    /// 1-based line in the file.
-    pub line: Option<usize>,
-    pub message: String,
-}
+pub type PointsCsvError = CsvError;
 
 /// Where a point pattern is and how to read it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -53,14 +47,10 @@ pub fn read_points(
     path: &Path,
     source: PointsSource<'_>,
 ) -> Result<Vec<(f64, f64)>, PointsCsvError> {
-    let text = read_text_at_most(path, MAX_POINTS_BYTES, "for a points file").map_err(
-        |(line, message)| PointsCsvError {
-            path: path.to_path_buf(),
-            line,
-            message,
-        },
-    )?;
-    parse_points(&text, path, source)
+    points_of(
+        &CsvText::open(path, MAX_POINTS_BYTES, "for a points file")?,
+        source,
+    )
 }
 
 /// The grid `dims` = (nx, ny) of the events of the CSV at `path` counted in the cells of
@@ -128,116 +118,52 @@ pub fn parse_points(
     path: &Path,
     source: PointsSource<'_>,
 ) -> Result<Vec<(f64, f64)>, PointsCsvError> {
-    let fail = |line: Option<usize>, message: String| PointsCsvError {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
-    let mut lines = numbered_lines(text);
-    let Some((header_line, header)) = lines.next() else {
-        return Err(fail(None, "the points file is empty".to_string()));
-    };
-    let columns = Columns::parse(header, source).map_err(|m| fail(Some(header_line), m))?;
+    points_of(&CsvText::new(text, path)?, source)
+}
+
+fn points_of(text: &CsvText, source: PointsSource<'_>) -> Result<Vec<(f64, f64)>, CsvError> {
+    let mut rows = text.rows("points file")?;
+    let columns = Columns::find(&rows, source)?;
     let mut points = Vec::new();
-    for (line, row) in lines {
-        let point = columns
-            .read_row(row, source.window)
-            .map_err(|m| fail(Some(line), m))?;
-        points.push(point);
+    while let Some(row) = rows.next_row()? {
+        points.push(columns.read_row(&row, source.window)?);
     }
     if points.is_empty() {
-        return Err(fail(
-            None,
-            "the points file has a header but no points".to_string(),
+        return Err(CsvError::file(
+            text.path(),
+            "the points file has a header but no points",
         ));
     }
     Ok(points)
 }
 
 /// Where the coordinates are in each row.
-struct Columns<'a> {
-    width: usize,
-    x: usize,
-    y: usize,
-    names: (&'a str, &'a str),
+struct Columns {
+    x: Column,
+    y: Column,
 }
 
-impl<'a> Columns<'a> {
-    fn parse(line: &str, source: PointsSource<'a>) -> Result<Self, String> {
-        let names = split_fields(line.trim_start_matches('\u{feff}'))?;
-        let find = |wanted: &str, key: &str| {
-            let mut found = names.iter().enumerate().filter(|(_, n)| *n == wanted);
-            match (found.next(), found.next()) {
-                (Some((at, _)), None) => Ok(at),
-                (Some(_), Some(_)) => Err(format!("the header names the column `{wanted}` twice")),
-                (None, _) => Err(format!(
-                    "no column `{wanted}` ({key}); the columns are: {}",
-                    names.join(", ")
-                )),
-            }
-        };
+impl Columns {
+    fn find(rows: &CsvRows<'_>, source: PointsSource<'_>) -> Result<Self, CsvError> {
         Ok(Columns {
-            width: names.len(),
-            x: find(source.x, "data.x")?,
-            y: find(source.y, "data.y")?,
-            names: (source.x, source.y),
+            x: rows.column_for(source.x, "data.x")?,
+            y: rows.column_for(source.y, "data.y")?,
         })
     }
 
     /// The event of one row, checked to be finite and in the window.
-    fn read_row(&self, row: &str, window: Window) -> Result<(f64, f64), String> {
-        let fields = split_fields(row)?;
-        if fields.len() != self.width {
-            return Err(format!(
-                "the row has {} fields, the header has {}",
-                fields.len(),
-                self.width
-            ));
-        }
-        let coordinate = |name: &str, text: &str| match text.parse::<f64>() {
-            Ok(v) if v.is_finite() => Ok(v),
-            _ => Err(format!("{name} = `{text}` is not a finite number")),
-        };
-        let x = coordinate(self.names.0, &fields[self.x])?;
-        let y = coordinate(self.names.1, &fields[self.y])?;
+    fn read_row(&self, row: &Row<'_>, window: Window) -> Result<(f64, f64), CsvError> {
+        let (x, y) = (row.finite(self.x)?, row.finite(self.y)?);
         let inside = |v: f64, (lo, hi): (f64, f64)| lo <= v && v <= hi;
         if !inside(x, window.x) || !inside(y, window.y) {
-            return Err(format!(
+            return Err(row.line_error(format!(
                 "the point ({x}, {y}) is outside model.window = {}: every point must lie in it \
                  (edges included)",
                 crate::study::shape::window_text(&window, false)
-            ));
+            )));
         }
         Ok((x, y))
     }
-}
-
-/// The fields of one CSV line, trimmed; a field may be quoted (`"a, b"`, `""` a quote inside).
-fn split_fields(line: &str) -> Result<Vec<String>, String> {
-    let mut fields = Vec::new();
-    let mut field = String::new();
-    let mut chars = line.chars().peekable();
-    let mut quoted = false;
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                chars.next();
-                field.push('"');
-            }
-            (true, '"') => quoted = false,
-            (false, '"') if field.trim().is_empty() => {
-                field.clear();
-                quoted = true;
-            }
-            (false, ',') => fields.push(std::mem::take(&mut field).trim().to_string()),
-            _ => field.push(c),
-        }
-    }
-    if quoted {
-        return Err("a quoted field is not closed on its line".to_string());
-    }
-    fields.push(field.trim().to_string());
-    Ok(fields)
 }
 
 #[cfg(test)]

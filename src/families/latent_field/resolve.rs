@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use super::grid_csv::read_grid_csv;
+use super::grid_csv::{read_grid_columns, read_grid_csv};
 use super::hyper_keys::{PRIOR_KEYS, hyper_priors, hyper_values_set, value_key};
 use super::keys::*;
 use super::points_csv::{POINT_LIKELIHOODS, PointsSource, read_points};
@@ -616,9 +616,12 @@ impl Resolution<'_, '_> {
         };
         let dims = (grid.nx(), grid.ny());
         let cache_key = format!("covariates {path:?} {names:?} {dims:?}");
-        let read = self
-            .resolver
-            .cached(cache_key, || read_covariate_columns(&path, &names, dims));
+        let read = self.resolver.cached(cache_key, || {
+            let wanted: Vec<&str> = names.iter().map(String::as_str).collect();
+            read_grid_columns(&path, &wanted, dims, LikelihoodKind::Gaussian)
+                .map(|grid| (grid.columns, grid.window))
+                .map_err(|e| e.to_string())
+        });
         let key = if settings.given(DATA_COVARIATES_PATH).is_some() {
             DATA_COVARIATES_PATH
         } else {
@@ -833,24 +836,6 @@ impl Resolution<'_, '_> {
         }
         Ok(Grid::over_window(nx, ny, window))
     }
-}
-
-/// Each named column of the grid CSV at `path` on a grid of `dims` (every cell once, finite
-/// values), and the window its cell centres give: a problem as the file, line and sentence.
-fn read_covariate_columns(
-    path: &std::path::Path,
-    names: &[String],
-    dims: (usize, usize),
-) -> Result<(Vec<Vec<f64>>, Option<Window>), String> {
-    let mut window = None;
-    let mut columns = Vec::with_capacity(names.len());
-    for name in names {
-        let grid =
-            read_grid_csv(path, name, dims, LikelihoodKind::Gaussian).map_err(|e| e.to_string())?;
-        window = grid.window;
-        columns.push(grid.values);
-    }
-    Ok((columns, window))
 }
 
 /// Whether two windows agree to a millionth of their extent (centres written to six or seven

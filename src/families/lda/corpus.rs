@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::{categorical, dirichlet};
 use crate::streams::StreamRng;
+use crate::study::csv::{CsvError, CsvText};
 
 /// Side of the bars vocabulary grid.
 pub const BARS_SIDE: usize = 5;
@@ -73,82 +74,52 @@ pub fn bars_corpus(documents: usize, length: usize, rng: &mut StreamRng) -> Corp
     }
 }
 
-/// Why a corpus CSV cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum CorpusError {
-    #[error("{path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path}: the header must be `{CSV_HEADER}`, not {found:?}")]
-    Header { path: PathBuf, found: String },
-    #[error("{path} line {line}: {problem}")]
-    Line {
-        path: PathBuf,
-        line: usize,
-        problem: String,
-    },
-    #[error("{path} holds no words")]
-    Empty { path: PathBuf },
-}
+/// Why a corpus CSV cannot be read: the file, the line and why.
+pub type CorpusError = CsvError;
 
-/// Reads a corpus CSV: `doc_id,word,count` rows, `count` an integer >= 1. Documents keep the
-/// order in which they first appear; the vocabulary is sorted; each document's tokens are its
-/// rows' words in row order, each repeated `count` times.
+/// The largest corpus read: 256 MiB. Past it a wrong path (a device, an unrelated huge file) is
+/// refused before it exhausts memory.
+const MAX_CORPUS_BYTES: u64 = 1 << 28;
+
+/// Reads a corpus CSV: `doc_id,word,count` rows, `count` an integer >= 1, in the dialect of
+/// [`crate::study::csv`] (a column with an empty name, R's row names, is ignored). Documents
+/// keep the order in which they first appear; the vocabulary is sorted; each document's tokens
+/// are its rows' words in row order, each repeated `count` times.
 pub fn read_corpus(path: &Path) -> Result<Corpus, CorpusError> {
-    let text = std::fs::read_to_string(path).map_err(|source| CorpusError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let header = lines.next().map_or("", |(_, l)| l.trim());
-    if header != CSV_HEADER {
-        return Err(CorpusError::Header {
-            path: path.to_path_buf(),
-            found: header.to_string(),
-        });
+    let text = CsvText::open(path, MAX_CORPUS_BYTES, "for a corpus")?;
+    let mut read = text.rows("corpus file")?;
+    let named: Vec<&str> = read
+        .header()
+        .names()
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !n.is_empty())
+        .collect();
+    if named.join(",") != CSV_HEADER {
+        let found = named.join(",");
+        return Err(read.header_error(format!("the header must be `{CSV_HEADER}`, not {found:?}")));
     }
+    let [doc, word, count] = ["doc_id", "word", "count"].map(|n| read.column(n));
+    let (doc, word, count) = (doc?, word?, count?);
     let mut rows = Vec::new();
-    for (index, line) in lines {
-        let row = parse_row(line).map_err(|problem| CorpusError::Line {
-            path: path.to_path_buf(),
-            line: index + 1,
-            problem,
-        })?;
-        rows.push(row);
+    while let Some(row) = read.next_row()? {
+        if row.text(doc).is_empty() || row.text(word).is_empty() {
+            return Err(row.line_error("empty doc_id or word"));
+        }
+        let n: usize = row.parse(count, "an integer >= 1")?;
+        if n == 0 {
+            return Err(row.not(count, "an integer >= 1"));
+        }
+        rows.push((row.text(doc).to_string(), row.text(word).to_string(), n));
     }
     if rows.is_empty() {
-        return Err(CorpusError::Empty {
-            path: path.to_path_buf(),
-        });
+        return Err(CsvError::file(path, "the corpus holds no words"));
     }
     Ok(corpus_of_rows(&rows))
 }
 
-/// One `doc_id,word,count` row.
-fn parse_row(line: &str) -> Result<(&str, &str, usize), String> {
-    let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-    let [doc, word, count] = fields.as_slice() else {
-        return Err(format!(
-            "expected `{CSV_HEADER}`, found {} fields",
-            fields.len()
-        ));
-    };
-    if doc.is_empty() || word.is_empty() {
-        return Err("empty doc_id or word".to_string());
-    }
-    match count.parse::<usize>() {
-        Ok(n) if n >= 1 => Ok((doc, word, n)),
-        _ => Err(format!("count {count:?} is not an integer >= 1")),
-    }
-}
-
-fn corpus_of_rows(rows: &[(&str, &str, usize)]) -> Corpus {
-    let mut words: Vec<String> = rows.iter().map(|r| r.1.to_string()).collect();
+fn corpus_of_rows(rows: &[(String, String, usize)]) -> Corpus {
+    let mut words: Vec<String> = rows.iter().map(|r| r.1.clone()).collect();
     words.sort();
     words.dedup();
     let index: HashMap<&str, usize> = words
@@ -158,12 +129,12 @@ fn corpus_of_rows(rows: &[(&str, &str, usize)]) -> Corpus {
         .collect();
     let mut order: HashMap<&str, usize> = HashMap::new();
     let mut documents: Vec<Vec<usize>> = Vec::new();
-    for &(doc, word, count) in rows {
-        let d = *order.entry(doc).or_insert_with(|| {
+    for (doc, word, count) in rows {
+        let d = *order.entry(doc.as_str()).or_insert_with(|| {
             documents.push(Vec::new());
             documents.len() - 1
         });
-        documents[d].extend(std::iter::repeat_n(index[word], count));
+        documents[d].extend(std::iter::repeat_n(index[word.as_str()], *count));
     }
     Corpus {
         words,

@@ -38,6 +38,7 @@ use crate::figures::{Context, Figure, FigureKind, ReportColumns, ReportError};
 use crate::job::{Finished, JobHeader, NamedTables, RunContext, StudyFamily};
 use crate::streams::Purpose;
 use crate::study::Resolver;
+use crate::study::csv::{Column, CsvError, CsvRows, CsvText};
 use crate::study::keys::*;
 use crate::study::{ErrorKind, Settings, StudyError};
 use crate::table::Table;
@@ -145,46 +146,56 @@ pub fn parse_inline(text: &str) -> Result<Graph, String> {
     Ok(Graph::from_edges(edges))
 }
 
-/// A graph CSV: `from,to` or `x0,y0,x1,y1` (see the module docs).
+/// The largest graph CSV read: 256 MiB. Past it a wrong path (a device, an unrelated huge file)
+/// is refused before it exhausts memory.
+const MAX_GRAPH_BYTES: u64 = 1 << 28;
+
+/// A graph CSV: `from,to` or `x0,y0,x1,y1` (see the module docs), in the dialect of
+/// [`crate::study::csv`] (a column with an empty name, R's row names, is ignored).
 pub fn read_graph(path: &Path) -> Result<Graph, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let header: Vec<&str> = lines
-        .next()
-        .ok_or_else(|| format!("{} is empty", path.display()))?
-        .split(',')
-        .map(str::trim)
+    let text =
+        CsvText::open(path, MAX_GRAPH_BYTES, "for a graph file").map_err(|e| e.to_string())?;
+    let mut rows = text.rows("graph file").map_err(|e| e.to_string())?;
+    let named: Vec<&str> = rows
+        .header()
+        .names()
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !n.is_empty())
         .collect();
-    let rows: Vec<(usize, Vec<&str>)> = lines
-        .enumerate()
-        .map(|(k, l)| (k + 2, l.split(',').map(str::trim).collect()))
-        .collect();
-    match header.as_slice() {
+    let columns = |names: &[&str]| -> Vec<Column> {
+        names.iter().filter_map(|n| rows.header().find(n)).collect()
+    };
+    match named.as_slice() {
         ["from", "to"] => {
-            let mut edges = Vec::new();
-            for (line, fields) in &rows {
-                match fields.as_slice() {
-                    [a, b] if !a.is_empty() && !b.is_empty() => edges.push((*a, *b)),
-                    _ => {
-                        return Err(format!(
-                            "{} line {line}: expected `from,to`",
-                            path.display()
-                        ));
-                    }
+            let [from, to] = columns(&["from", "to"])[..] else {
+                unreachable!("both columns are named")
+            };
+            let mut pairs = Vec::new();
+            while let Some(row) = rows.next_row().map_err(|e| e.to_string())? {
+                let (a, b) = (row.text(from), row.text(to));
+                if a.is_empty() || b.is_empty() {
+                    return Err(row.line_error("expected `from,to`, two node names").to_string());
                 }
+                pairs.push((a.to_string(), b.to_string()));
             }
-            Ok(Graph::from_edges(edges))
+            Ok(Graph::from_edges(pairs.iter().map(|(a, b)| (a.as_str(), b.as_str()))))
         }
-        ["x0", "y0", "x1", "y1"] => segments(path, &rows),
-        _ => Err(format!(
-            "{}: the header must be `from,to` (directed edges) or `x0,y0,x1,y1` (segments), not {:?}",
-            path.display(),
-            header.join(",")
-        )),
+        ["x0", "y0", "x1", "y1"] => {
+            let ends = columns(&["x0", "y0", "x1", "y1"]);
+            segments(&mut rows, &ends).map_err(|e| e.to_string())
+        }
+        _ => Err(rows
+            .header_error(format!(
+                "the header must be `from,to` (directed edges) or `x0,y0,x1,y1` (segments), not {:?}",
+                named.join(",")
+            ))
+            .to_string()),
     }
 }
 
-fn segments(path: &Path, rows: &[(usize, Vec<&str>)]) -> Result<Graph, String> {
+/// The street segments of `rows`, `ends` their columns x0, y0, x1, y1.
+fn segments(rows: &mut CsvRows<'_>, ends: &[Column]) -> Result<Graph, CsvError> {
     let mut graph = Graph {
         names: Vec::new(),
         coordinates: Some(Vec::new()),
@@ -192,22 +203,21 @@ fn segments(path: &Path, rows: &[(usize, Vec<&str>)]) -> Result<Graph, String> {
         segments: Vec::new(),
     };
     let mut index = HashMap::new();
-    for (line, fields) in rows {
-        let numbers: Vec<f64> = fields.iter().filter_map(|f| f.parse().ok()).collect();
-        let [x0, y0, x1, y1] = numbers[..] else {
-            return Err(format!(
-                "{} line {line}: expected four numbers x0,y0,x1,y1",
-                path.display()
-            ));
-        };
+    while let Some(row) = rows.next_row()? {
+        let mut numbers = [0.0; 4];
+        for (number, &column) in numbers.iter_mut().zip(ends) {
+            *number = row.finite(column)?;
+        }
+        let [x0, y0, x1, y1] = numbers;
+        let text = |k: usize| row.text(ends[k]);
         let a = graph.node(
             &mut index,
-            &format!("{} {}", fields[0], fields[1]),
+            &format!("{} {}", text(0), text(1)),
             Some((x0, y0)),
         );
         let b = graph.node(
             &mut index,
-            &format!("{} {}", fields[2], fields[3]),
+            &format!("{} {}", text(2), text(3)),
             Some((x1, y1)),
         );
         if a != b {

@@ -3,23 +3,21 @@
 //! Areas: a header line, then one row per area with an id column, the feature columns, a target
 //! column, optionally two coordinate columns and an administrative region column. Adjacency: an
 //! edge list whose first two columns are area ids (one row per undirected pair; a pair given
-//! twice is kept once). Plain comma-separated text without quoting. Errors name the file, the
-//! 1-based line and the column.
+//! twice is kept once). The dialect (quoting, CR LF, a byte-order mark, R's unnamed row-names
+//! column) is [`crate::study::csv`]'s. Errors name the file, the 1-based line and the column.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::graph::Adjacency;
+use crate::study::csv::{CsvError, CsvText, Header};
 
 /// A CSV of areas or edges that cannot be used: file, line (when one row is at fault) and why.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
-pub struct AreaCsvError {
-    pub path: PathBuf,
-    /// 1-based line in the file.
-    pub line: Option<usize>,
-    pub message: String,
-}
+pub type AreaCsvError = CsvError;
+
+/// The largest areas or edges file read: 64 MiB, far more than any region's areas. Past it a
+/// wrong path (a device, an unrelated huge file) is refused before it exhausts memory.
+const MAX_AREA_BYTES: u64 = 1 << 26;
 
 /// Which columns of the areas CSV hold what.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,63 +74,29 @@ impl Areas {
 
 /// A parsed CSV: header names and rows of fields, each with its 1-based line.
 struct Table {
-    header: Vec<String>,
+    header: Header,
     rows: Vec<(usize, Vec<String>)>,
 }
 
 fn read_table(path: &Path) -> Result<Table, AreaCsvError> {
-    let fail = |line, message: String| AreaCsvError {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| fail(None, format!("cannot read the file: {e}")))?;
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let (_, header) = lines
-        .next()
-        .ok_or_else(|| fail(None, "the file is empty; a header line is needed".into()))?;
-    let header: Vec<String> = header.split(',').map(|h| h.trim().to_string()).collect();
+    let text = CsvText::open(path, MAX_AREA_BYTES, "for an areas or edges file")?;
+    let mut read = text.rows("file")?;
     let mut rows = Vec::new();
-    for (index, line) in lines {
-        if line.contains('"') {
-            return Err(fail(
-                Some(index + 1),
-                "quoted fields are not supported; write plain comma-separated values".into(),
-            ));
-        }
-        let fields: Vec<String> = line.split(',').map(|f| f.trim().to_string()).collect();
-        if fields.len() != header.len() {
-            return Err(fail(
-                Some(index + 1),
-                format!(
-                    "{} fields, but the header names {}",
-                    fields.len(),
-                    header.len()
-                ),
-            ));
-        }
-        rows.push((index + 1, fields));
+    while let Some(row) = read.next_row()? {
+        rows.push((row.line, row.fields().map(str::to_string).collect()));
     }
-    Ok(Table { header, rows })
+    Ok(Table {
+        header: read.header().clone(),
+        rows,
+    })
 }
 
 impl Table {
     fn column(&self, path: &Path, name: &str) -> Result<usize, AreaCsvError> {
         self.header
-            .iter()
-            .position(|h| h == name)
-            .ok_or_else(|| AreaCsvError {
-                path: path.to_path_buf(),
-                line: Some(1),
-                message: format!(
-                    "no column `{name}`; the columns are: {}",
-                    self.header.join(", ")
-                ),
-            })
+            .find(name)
+            .map(|c| c.index())
+            .ok_or_else(|| self.header.missing(path, name, ""))
     }
 
     fn numbers(&self, path: &Path, name: &str) -> Result<Vec<f64>, AreaCsvError> {
@@ -144,10 +108,13 @@ impl Table {
                     .parse::<f64>()
                     .ok()
                     .filter(|v| v.is_finite())
-                    .ok_or_else(|| AreaCsvError {
-                        path: path.to_path_buf(),
-                        line: Some(*line),
-                        message: format!("column `{name}`: `{}` is not a finite number", fields[c]),
+                    .ok_or_else(|| CsvError {
+                        column: Some(name.to_string()),
+                        ..CsvError::at_line(
+                            path,
+                            *line,
+                            format!("column `{name}`: `{}` is not a finite number", fields[c]),
+                        )
                     })
             })
             .collect()
@@ -163,11 +130,10 @@ impl Table {
 pub fn read_areas(path: &Path, columns: &AreaColumns) -> Result<Areas, AreaCsvError> {
     let table = read_table(path)?;
     if table.rows.is_empty() {
-        return Err(AreaCsvError {
-            path: path.to_path_buf(),
-            line: None,
-            message: "no areas: the file has a header but no rows".into(),
-        });
+        return Err(CsvError::file(
+            path,
+            "no areas: the file has a header but no rows",
+        ));
     }
     let ids = table.texts(path, &columns.id)?;
     check_unique_ids(path, &table, &ids, &columns.id)?;
@@ -210,38 +176,41 @@ fn check_unique_ids(
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for ((line, _), id) in table.rows.iter().zip(ids) {
         if id.is_empty() {
-            return Err(AreaCsvError {
-                path: path.to_path_buf(),
-                line: Some(*line),
-                message: format!("column `{column}`: an empty id"),
+            return Err(CsvError {
+                column: Some(column.to_string()),
+                ..CsvError::at_line(path, *line, format!("column `{column}`: an empty id"))
             });
         }
         if let Some(first) = seen.insert(id, *line) {
-            return Err(AreaCsvError {
-                path: path.to_path_buf(),
-                line: Some(*line),
-                message: format!("column `{column}`: id `{id}` already on line {first}"),
+            let message = format!("column `{column}`: id `{id}` already on line {first}");
+            return Err(CsvError {
+                column: Some(column.to_string()),
+                ..CsvError::at_line(path, *line, message)
             });
         }
     }
     Ok(())
 }
 
-/// Read an edge-list CSV (first two columns: area ids) into the adjacency of `areas`.
+/// Read an edge-list CSV (first two named columns: area ids) into the adjacency of `areas`.
 /// Unknown ids and self-loops are errors.
 pub fn read_adjacency(path: &Path, areas: &Areas) -> Result<Adjacency, AreaCsvError> {
     let table = read_table(path)?;
-    let fail = |line, message: String| AreaCsvError {
-        path: path.to_path_buf(),
+    let fail = |line, message: String| CsvError {
         line,
-        message,
+        ..CsvError::file(path, message)
     };
-    if table.header.len() < 2 {
+    // The first two named columns (an unnamed one holds R's row names).
+    let named: Vec<usize> = (0..table.header.names().len())
+        .filter(|&k| !table.header.names()[k].is_empty())
+        .take(2)
+        .collect();
+    let &[first, second] = named.as_slice() else {
         return Err(fail(
-            Some(1),
+            Some(table.header.line()),
             "an edge list needs two columns of area ids".into(),
         ));
-    }
+    };
     let index = areas.index_of_ids();
     let mut edges = Vec::with_capacity(table.rows.len());
     for (line, fields) in &table.rows {
@@ -251,16 +220,17 @@ pub fn read_adjacency(path: &Path, areas: &Areas) -> Result<Adjacency, AreaCsvEr
                     Some(*line),
                     format!(
                         "column `{}`: `{}` is not an area id of the areas file",
-                        table.header[k], fields[k]
+                        table.header.names()[k],
+                        fields[k]
                     ),
                 )
             })
         };
-        let (a, b) = (lookup(0)?, lookup(1)?);
+        let (a, b) = (lookup(first)?, lookup(second)?);
         if a == b {
             return Err(fail(
                 Some(*line),
-                format!("area `{}` is listed as its own neighbour", fields[0]),
+                format!("area `{}` is listed as its own neighbour", fields[first]),
             ));
         }
         edges.push((a as u32, b as u32));
