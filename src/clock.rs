@@ -6,7 +6,7 @@
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// CPU seconds the calling thread has used so far.
-pub fn thread_cpu_seconds() -> f64 {
+pub(crate) fn thread_cpu_seconds() -> f64 {
     let mut spec = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -22,31 +22,31 @@ pub fn thread_cpu_seconds() -> f64 {
 
 /// Wall and thread-CPU time since it started.
 #[derive(Debug, Clone, Copy)]
-pub struct Stopwatch {
+pub(crate) struct Stopwatch {
     wall: Instant,
     cpu: f64,
 }
 
 impl Stopwatch {
-    pub fn start() -> Self {
+    pub(crate) fn start() -> Self {
         Self {
             wall: Instant::now(),
             cpu: thread_cpu_seconds(),
         }
     }
 
-    pub fn wall_seconds(&self) -> f64 {
+    pub(crate) fn wall_seconds(&self) -> f64 {
         self.wall.elapsed().as_secs_f64()
     }
 
     /// CPU seconds of this thread since the start (call from the thread that started it).
-    pub fn cpu_seconds(&self) -> f64 {
+    pub(crate) fn cpu_seconds(&self) -> f64 {
         thread_cpu_seconds() - self.cpu
     }
 }
 
 /// `time` as UTC ISO-8601 with second precision, e.g. `2024-02-29T13:05:09Z`.
-pub fn utc_timestamp(time: SystemTime) -> String {
+pub(crate) fn utc_timestamp(time: SystemTime) -> String {
     let seconds = match time.duration_since(UNIX_EPOCH) {
         Ok(after) => after.as_secs() as i64,
         Err(before) => -(before.duration().as_secs_f64().ceil() as i64),

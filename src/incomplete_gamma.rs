@@ -6,7 +6,7 @@
 //! summed to double precision and the other function is one minus it.
 
 /// P(a, x) for a > 0: 0 at x <= 0, rising to 1.
-pub fn lower_regularized_gamma(a: f64, x: f64) -> f64 {
+pub(crate) fn lower_regularized_gamma(a: f64, x: f64) -> f64 {
     match evaluate(a, x) {
         Side::Lower(p) => p,
         Side::Upper(q) => 1.0 - q,
@@ -15,7 +15,7 @@ pub fn lower_regularized_gamma(a: f64, x: f64) -> f64 {
 }
 
 /// Q(a, x) = 1 - P(a, x) for a > 0: 1 at x <= 0, falling to 0.
-pub fn upper_regularized_gamma(a: f64, x: f64) -> f64 {
+pub(crate) fn upper_regularized_gamma(a: f64, x: f64) -> f64 {
     match evaluate(a, x) {
         Side::Lower(p) => 1.0 - p,
         Side::Upper(q) => q,

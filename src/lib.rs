@@ -10,23 +10,23 @@
 //! distribution functions the priors and the calibration share;
 //! [`bench`] times the samplers against peers.
 
-pub mod bench;
+pub(crate) mod bench;
 pub mod cli;
-pub mod clock;
-pub mod compare;
+pub(crate) mod clock;
+pub(crate) mod compare;
 pub mod diagnostics;
-pub mod execute;
+pub(crate) mod execute;
 pub mod families;
-pub mod figures;
-pub mod incomplete_gamma;
-pub mod job;
+pub(crate) mod figures;
+pub(crate) mod incomplete_gamma;
+pub(crate) mod job;
 pub mod model;
-pub mod names;
-pub mod normals;
+pub(crate) mod names;
+pub(crate) mod normals;
 pub mod plan;
 pub mod report;
 pub mod sampler;
-pub mod simd_state;
+pub(crate) mod simd_state;
 pub mod sink;
 pub mod streams;
 pub mod study;

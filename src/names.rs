@@ -4,7 +4,7 @@
 //! strings, and there is no `_ =>` branch that turns an unknown name into a default.
 
 /// An enum of words: what [`closed_names!`] declares.
-pub trait ClosedNames: Copy + 'static {
+pub(crate) trait ClosedNames: Copy + 'static {
     /// The words, in declaration order.
     const WORDS: &'static [&'static str];
     /// The variant written as `word`, if any.
@@ -42,6 +42,7 @@ macro_rules! closed_names {
 
         impl $name {
             /// Every variant, in declaration order.
+            #[allow(dead_code)]
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
             /// The words, in declaration order.
             pub const NAMES: &'static [&'static str] = &[$($word),+];

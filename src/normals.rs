@@ -31,7 +31,7 @@ const EXPONENT_TWO: u64 = 1024 << 52;
 /// Standard normals drawn from one ChaCha8 stream, identical to repeated
 /// `StandardNormal.sample(&mut rng)` on that stream.
 #[derive(Debug, Clone)]
-pub struct NormalStream {
+pub(crate) struct NormalStream {
     rng: StreamRng,
     words: Vec<u64>,
     bytes: Vec<u8>,
@@ -41,7 +41,7 @@ pub struct NormalStream {
 
 impl NormalStream {
     /// Take over `rng` at its current position.
-    pub fn new(rng: StreamRng) -> Self {
+    pub(crate) fn new(rng: StreamRng) -> Self {
         Self {
             rng,
             words: vec![0; BUFFER_WORDS],
@@ -51,7 +51,7 @@ impl NormalStream {
     }
 
     /// Fill `out` with the next `out.len()` standard normals of the stream.
-    pub fn fill(&mut self, out: &mut [f64]) {
+    pub(crate) fn fill(&mut self, out: &mut [f64]) {
         let mut done = 0;
         while done < out.len() {
             if self.next == self.words.len() {

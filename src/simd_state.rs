@@ -14,7 +14,7 @@
 
 /// Zero the upper halves of the AVX registers when the CPU has AVX (a no-op elsewhere).
 #[inline]
-pub fn clear_upper_state() {
+pub(crate) fn clear_upper_state() {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx") {

@@ -14,7 +14,7 @@
 use rand::SeedableRng;
 
 /// The generator behind every stream.
-pub type StreamRng = rand_chacha::ChaCha8Rng;
+pub(crate) type StreamRng = rand_chacha::ChaCha8Rng;
 
 /// What a stream is for. Each purpose has its own derivation context, so two purposes with
 /// the same key still get independent streams.

@@ -499,11 +499,10 @@ fn a_log_likelihood_that_is_never_finite_fails_the_job() {
             // iteration, not a panic.
             (
                 "values_1e200_nuts",
-                format!(
-                    "[model]\ngrid = 4\nlikelihood = \"gaussian\"\nmean = 0.0\n\
-                     [data]\nsource = \"csv\"\npath = \"values.csv\"\n\
-                     [sampler]\nkind = \"nuts\"\niterations = 40\nchains = 2\n"
-                ),
+                "[model]\ngrid = 4\nlikelihood = \"gaussian\"\nmean = 0.0\n\
+                 [data]\nsource = \"csv\"\npath = \"values.csv\"\n\
+                 [sampler]\nkind = \"nuts\"\niterations = 40\nchains = 2\n"
+                    .to_string(),
                 Outcome::Failed("chain 0 stopped at iteration 1: NUTS cannot start"),
             ),
         ],

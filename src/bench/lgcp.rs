@@ -40,11 +40,11 @@ use crate::study::csv::{CsvError, CsvText};
 
 /// The family-wise false-alarm rate of one mean-agreement comparison (one kind on one grid,
 /// every cell).
-pub const AGREEMENT_FAMILY_RATE: f64 = 1e-3;
+pub(crate) const AGREEMENT_FAMILY_RATE: f64 = 1e-3;
 
 /// Why a benchmark could not run.
 #[derive(Debug, thiserror::Error)]
-pub enum BenchError {
+pub(crate) enum BenchError {
     #[error("{0}")]
     Data(String),
     #[error("the peer failed: {0}")]
@@ -58,23 +58,23 @@ pub enum BenchError {
 
 /// The model of one grid.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LgcpModel {
-    pub length_scale: f64,
-    pub variance: f64,
+pub(crate) struct LgcpModel {
+    pub(crate) length_scale: f64,
+    pub(crate) variance: f64,
     /// Share of the cells held out.
-    pub holdout: f64,
+    pub(crate) holdout: f64,
 }
 
 /// A count grid with its held-out cells and the model's intercept.
 #[derive(Debug, Clone)]
-pub struct LgcpProblem {
-    pub name: String,
-    pub path: PathBuf,
-    pub model: LgcpModel,
-    pub data: Dataset,
-    pub likelihood: Likelihood,
+pub(crate) struct LgcpProblem {
+    pub(crate) name: String,
+    pub(crate) path: PathBuf,
+    pub(crate) model: LgcpModel,
+    pub(crate) data: Dataset,
+    pub(crate) likelihood: Likelihood,
     /// mu = log(mean observed count) - variance / 2.
-    pub mean: f64,
+    pub(crate) mean: f64,
 }
 
 impl LgcpProblem {
@@ -123,17 +123,17 @@ impl LgcpProblem {
         })
     }
 
-    pub fn grid(&self) -> Grid {
+    pub(crate) fn grid(&self) -> Grid {
         self.data.grid
     }
 
     /// The prior (factored afresh: benchmarks time it).
-    pub fn prior(&self) -> KroneckerPrior {
+    pub(crate) fn prior(&self) -> KroneckerPrior {
         let kernel = KernelSpec::squared_exponential(self.model.length_scale, self.model.variance);
         KroneckerPrior::new(self.grid(), kernel).expect("the squared-exponential kernel factors")
     }
 
-    pub fn target<'a>(&'a self, prior: &'a KroneckerPrior) -> Target<'a> {
+    pub(crate) fn target<'a>(&'a self, prior: &'a KroneckerPrior) -> Target<'a> {
         Target {
             prior,
             likelihood: &self.likelihood,
@@ -143,7 +143,7 @@ impl LgcpProblem {
     }
 
     /// The held-out cells, one index j*D + i per line (the peer's `--heldout-cells` format).
-    pub fn heldout_text(&self) -> String {
+    pub(crate) fn heldout_text(&self) -> String {
         self.data
             .held_out
             .cells
@@ -155,13 +155,13 @@ impl LgcpProblem {
 
 /// How one kind is run: its settings (chains and schedule included).
 #[derive(Debug, Clone, PartialEq)]
-pub struct KindPlan {
-    pub settings: SamplerSettings,
+pub(crate) struct KindPlan {
+    pub(crate) settings: SamplerSettings,
 }
 
 impl KindPlan {
     /// 4 chains of `burn_in + kept` iterations, the kind's default adaptation.
-    pub fn new(kind: SamplerKind, beta: f64, burn_in: u64, kept: u64) -> Self {
+    pub(crate) fn new(kind: SamplerKind, beta: f64, burn_in: u64, kept: u64) -> Self {
         Self {
             settings: SamplerSettings {
                 beta,
@@ -178,7 +178,7 @@ impl KindPlan {
 /// The schedule each Markov chain kind runs with in the benchmark: long enough that every cell's
 /// bulk ESS exceeds 400 over 4 chains, with a burn-in that covers the adaptation. Every kind has
 /// its arm, so a new kind must be given its budget here.
-pub fn default_plan(kind: SamplerKind) -> KindPlan {
+pub(crate) fn default_plan(kind: SamplerKind) -> KindPlan {
     match kind {
         // The peer's budget: 1,000 tuning and 1,000 kept draws per chain.
         SamplerKind::Nuts => KindPlan::new(kind, 0.2, 1_000, 1_000),
@@ -203,17 +203,17 @@ pub fn default_plan(kind: SamplerKind) -> KindPlan {
 
 /// Per-cell posterior summaries and diagnostics (NaN where a diagnostic is undefined).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct CellStats {
-    pub mean: Vec<f64>,
-    pub sd: Vec<f64>,
-    pub mcse: Vec<f64>,
-    pub ess_bulk: Vec<f64>,
-    pub rhat: Vec<f64>,
+pub(crate) struct CellStats {
+    pub(crate) mean: Vec<f64>,
+    pub(crate) sd: Vec<f64>,
+    pub(crate) mcse: Vec<f64>,
+    pub(crate) ess_bulk: Vec<f64>,
+    pub(crate) rhat: Vec<f64>,
 }
 
 impl CellStats {
     /// The smallest bulk ESS and its cell (a NaN ESS counts as zero: undefined is not good).
-    pub fn min_ess(&self) -> (f64, usize) {
+    pub(crate) fn min_ess(&self) -> (f64, usize) {
         self.ess_bulk
             .iter()
             .enumerate()
@@ -222,7 +222,7 @@ impl CellStats {
     }
 
     /// The largest R-hat (NaN counts as infinite).
-    pub fn max_rhat(&self) -> f64 {
+    pub(crate) fn max_rhat(&self) -> f64 {
         self.rhat
             .iter()
             .map(|&r| if r.is_nan() { f64::INFINITY } else { r })
@@ -230,7 +230,7 @@ impl CellStats {
     }
 
     /// Diagnostics of every cell from the stored draws of a run.
-    pub fn from_run(output: &RunOutput) -> Self {
+    pub(crate) fn from_run(output: &RunOutput) -> Self {
         let cells = CellDiagnostics::of(output);
         let nan =
             |v: &[Option<f64>]| -> Vec<f64> { v.iter().map(|x| x.unwrap_or(f64::NAN)).collect() };
@@ -246,23 +246,23 @@ impl CellStats {
 
 /// One kind's run on one grid.
 #[derive(Debug, Clone)]
-pub struct KindResult {
-    pub kind: String,
+pub(crate) struct KindResult {
+    pub(crate) kind: String,
     /// CPU seconds of the calling thread: prior, preparation, adaptation and sampling of all
     /// chains.
-    pub seconds: f64,
-    pub wall_seconds: f64,
-    pub iterations: u64,
-    pub acceptance_rate: f64,
-    pub step_size: Option<f64>,
-    pub cells: CellStats,
+    pub(crate) seconds: f64,
+    pub(crate) acceptance_rate: f64,
+    // Read by the tests (a kind's adapted step is reported); the tables show acceptance.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) step_size: Option<f64>,
+    pub(crate) cells: CellStats,
     /// What the kind says about itself (rank, Newton iterations, ...).
-    pub notes: String,
+    pub(crate) notes: String,
 }
 
 impl KindResult {
     /// The worst cell's bulk ESS per second (0 for a kind without draws).
-    pub fn ess_per_second(&self) -> f64 {
+    pub(crate) fn ess_per_second(&self) -> f64 {
         let (ess, _) = self.cells.min_ess();
         if ess.is_finite() {
             ess / self.seconds
@@ -273,7 +273,7 @@ impl KindResult {
 }
 
 /// Run `plan` on `problem`: chain c draws from the streams keyed by the grid, kind and c.
-pub fn run_plan(problem: &LgcpProblem, plan: &KindPlan, seed: u64) -> KindResult {
+pub(crate) fn run_plan(problem: &LgcpProblem, plan: &KindPlan, seed: u64) -> KindResult {
     struct Runner<'p> {
         problem: &'p LgcpProblem,
         plan: &'p KindPlan,
@@ -294,7 +294,7 @@ pub fn run_plan(problem: &LgcpProblem, plan: &KindPlan, seed: u64) -> KindResult
 }
 
 /// Run `sampler` with the schedule, chains and adaptation of `plan` on `problem`.
-pub fn run_sampler<S: Sampler>(
+pub(crate) fn run_sampler<S: Sampler>(
     problem: &LgcpProblem,
     sampler: &S,
     plan: &KindPlan,
@@ -313,12 +313,9 @@ pub fn run_sampler<S: Sampler>(
     let request = RunRequest::new(problem.target(&prior), &spec);
     let output = run(sampler, &request, rngs);
     let seconds = clock.cpu_seconds();
-    let wall_seconds = clock.wall_seconds();
     KindResult {
         kind: kind.to_string(),
         seconds,
-        wall_seconds,
-        iterations: spec.iterations(),
         acceptance_rate: output.acceptance_rate,
         step_size: output.mean_step_size(),
         cells: CellStats::from_run(&output),
@@ -328,7 +325,7 @@ pub fn run_sampler<S: Sampler>(
 
 /// The Laplace approximation as a (deliberately wrong) "sampler": its mode as the mean, no
 /// Monte Carlo error. The negative control of the mean check.
-pub fn run_laplace(problem: &LgcpProblem) -> KindResult {
+pub(crate) fn run_laplace(problem: &LgcpProblem) -> KindResult {
     let clock = Stopwatch::start();
     let prior = problem.prior();
     let target = problem.target(&prior);
@@ -348,8 +345,6 @@ pub fn run_laplace(problem: &LgcpProblem) -> KindResult {
     KindResult {
         kind: "laplace".into(),
         seconds,
-        wall_seconds: clock.wall_seconds(),
-        iterations: 0,
         acceptance_rate: f64::NAN,
         step_size: None,
         cells: CellStats {
@@ -365,33 +360,36 @@ pub fn run_laplace(problem: &LgcpProblem) -> KindResult {
 
 /// How to run the peer.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PeerSettings {
+pub(crate) struct PeerSettings {
     /// The Python interpreter of the peer's virtual environment.
-    pub python: PathBuf,
+    pub(crate) python: PathBuf,
     /// `lgcp_blackjax.py`.
-    pub script: PathBuf,
+    pub(crate) script: PathBuf,
     /// Pin the peer to this core (`taskset -c`), if any.
-    pub core: Option<usize>,
-    pub seed: u64,
+    pub(crate) core: Option<usize>,
+    pub(crate) seed: u64,
     /// Where the held-out file, the per-cell CSV and the JSON go.
-    pub workdir: PathBuf,
+    pub(crate) workdir: PathBuf,
 }
 
 /// The peer's answer on one grid.
 #[derive(Debug, Clone)]
-pub struct PeerResult {
-    pub mean: Vec<f64>,
-    pub mcse: Vec<f64>,
-    pub min_ess: f64,
-    pub max_rhat: f64,
+pub(crate) struct PeerResult {
+    pub(crate) mean: Vec<f64>,
+    pub(crate) mcse: Vec<f64>,
+    pub(crate) min_ess: f64,
+    pub(crate) max_rhat: f64,
     /// CPU seconds of warmup and sampling (the peer's own count; compile excluded).
-    pub seconds: f64,
-    pub ess_per_second: f64,
-    pub json: serde_json::Value,
+    pub(crate) seconds: f64,
+    pub(crate) ess_per_second: f64,
+    pub(crate) json: serde_json::Value,
 }
 
 /// Run the peer on `problem` with fieldmc's held-out cells.
-pub fn run_peer(problem: &LgcpProblem, settings: &PeerSettings) -> Result<PeerResult, BenchError> {
+pub(crate) fn run_peer(
+    problem: &LgcpProblem,
+    settings: &PeerSettings,
+) -> Result<PeerResult, BenchError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| BenchError::Io { path, source }
@@ -494,25 +492,25 @@ fn read_peer_cells(path: &Path, cells: usize) -> Result<(Vec<f64>, Vec<f64>), Be
 
 /// Posterior means of every cell against the peer's.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Agreement {
+pub(crate) struct Agreement {
     /// The largest |mean - peer| / sqrt(mcse^2 + mcse_peer^2) over cells.
-    pub max_z: f64,
-    pub worst_cell: usize,
+    pub(crate) max_z: f64,
+    pub(crate) worst_cell: usize,
     /// Cells beyond 4 combined MCSE.
-    pub beyond_four: usize,
+    pub(crate) beyond_four: usize,
     /// The pass threshold on `max_z`.
-    pub threshold: f64,
+    pub(crate) threshold: f64,
 }
 
 impl Agreement {
-    pub fn passes(&self) -> bool {
+    pub(crate) fn passes(&self) -> bool {
         self.max_z <= self.threshold
     }
 }
 
 /// The two-sided z threshold for `cells` z-scores at family-wise rate
 /// [`AGREEMENT_FAMILY_RATE`] (Bonferroni): erfc(z / sqrt 2) = rate / cells.
-pub fn agreement_threshold(cells: usize) -> f64 {
+pub(crate) fn agreement_threshold(cells: usize) -> f64 {
     let target = AGREEMENT_FAMILY_RATE / cells.max(1) as f64;
     let (mut low, mut high) = (0.0f64, 40.0f64);
     for _ in 0..200 {
@@ -527,7 +525,7 @@ pub fn agreement_threshold(cells: usize) -> f64 {
 }
 
 /// Compare `ours` with the peer cell by cell.
-pub fn agreement(ours: &CellStats, peer: &PeerResult) -> Agreement {
+pub(crate) fn agreement(ours: &CellStats, peer: &PeerResult) -> Agreement {
     let mut max_z = 0.0f64;
     let mut worst_cell = 0;
     let mut beyond_four = 0;
@@ -561,39 +559,39 @@ pub fn agreement(ours: &CellStats, peer: &PeerResult) -> Agreement {
 /// on one grid at one seed. [`RunRow::header`] names the columns; `bench/lgcp_table.py` reads
 /// them.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RunRow {
-    pub grid: String,
-    pub side: usize,
-    pub observed: usize,
-    pub held_out: usize,
-    pub length_scale: f64,
-    pub variance: f64,
-    pub seed: u64,
+pub(crate) struct RunRow {
+    pub(crate) grid: String,
+    pub(crate) side: usize,
+    pub(crate) observed: usize,
+    pub(crate) held_out: usize,
+    pub(crate) length_scale: f64,
+    pub(crate) variance: f64,
+    pub(crate) seed: u64,
     /// A fieldmc kind, `laplace` (the control) or [`PEER_KIND`].
-    pub kind: String,
-    pub burn_in: u64,
-    pub kept: u64,
-    pub chains: usize,
-    pub cpu_seconds: f64,
-    pub min_ess_bulk: f64,
-    pub ess_per_cpu_second: f64,
+    pub(crate) kind: String,
+    pub(crate) burn_in: u64,
+    pub(crate) kept: u64,
+    pub(crate) chains: usize,
+    pub(crate) cpu_seconds: f64,
+    pub(crate) min_ess_bulk: f64,
+    pub(crate) ess_per_cpu_second: f64,
     /// ESS per CPU second over the peer's at the same seed (NaN without the peer).
-    pub ratio_to_peer: f64,
-    pub max_rhat: f64,
-    pub acceptance: f64,
+    pub(crate) ratio_to_peer: f64,
+    pub(crate) max_rhat: f64,
+    pub(crate) acceptance: f64,
     /// Largest |mean - peer mean| in combined MCSE (NaN without the peer or for the peer).
-    pub max_z: f64,
-    pub cells_beyond_4: usize,
-    pub z_threshold: f64,
+    pub(crate) max_z: f64,
+    pub(crate) cells_beyond_4: usize,
+    pub(crate) z_threshold: f64,
     /// `agree`, `differ` or empty (no peer, or the peer's own row).
-    pub means: &'static str,
+    pub(crate) means: &'static str,
 }
 
 /// A column of the benchmark's CSV: its name and how a row writes it.
 type CsvColumn = (&'static str, fn(&RunRow) -> String);
 
 /// The `kind` of the peer's rows.
-pub const PEER_KIND: &str = "blackjax_nuts";
+pub(crate) const PEER_KIND: &str = "blackjax_nuts";
 
 impl RunRow {
     /// The CSV's columns: each name beside how the row writes it, so the two cannot drift.
@@ -622,7 +620,7 @@ impl RunRow {
     ];
 
     /// The CSV header: the column names, comma-separated.
-    pub fn header() -> String {
+    pub(crate) fn header() -> String {
         Self::CSV.map(|(name, _)| name).join(",")
     }
 
@@ -653,7 +651,7 @@ impl RunRow {
     }
 
     /// The peer's row: its own budget (1,000 + 1,000 draws, 4 chains) and diagnostics.
-    pub fn of_peer(problem: &LgcpProblem, seed: u64, peer: &PeerResult) -> Self {
+    pub(crate) fn of_peer(problem: &LgcpProblem, seed: u64, peer: &PeerResult) -> Self {
         let sampler = &peer.json["sampler"];
         let count = |key: &str| sampler[key].as_u64().unwrap_or(0);
         Self {
@@ -672,7 +670,7 @@ impl RunRow {
 
     /// A fieldmc kind's row, or the Laplace control's (no plan), compared with the peer if it
     /// ran.
-    pub fn of_kind(
+    pub(crate) fn of_kind(
         problem: &LgcpProblem,
         seed: u64,
         plan: Option<&KindPlan>,
@@ -727,13 +725,13 @@ fn csv_number(x: f64) -> String {
 /// An append-only CSV of [`RunRow`]s: the header is written when the file is new or empty, and
 /// each row is flushed as its run ends, so an interrupted benchmark keeps what it measured.
 #[derive(Debug)]
-pub struct CsvLog {
+pub(crate) struct CsvLog {
     path: PathBuf,
     file: std::fs::File,
 }
 
 impl CsvLog {
-    pub fn open(path: &Path) -> Result<Self, BenchError> {
+    pub(crate) fn open(path: &Path) -> Result<Self, BenchError> {
         let io = |source| BenchError::Io {
             path: path.to_path_buf(),
             source,
@@ -771,7 +769,7 @@ impl CsvLog {
         })
     }
 
-    pub fn append(&mut self, row: &RunRow) -> Result<(), BenchError> {
+    pub(crate) fn append(&mut self, row: &RunRow) -> Result<(), BenchError> {
         use std::io::Write;
         let line = row.csv_line();
         writeln!(self.file, "{line}")

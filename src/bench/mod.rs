@@ -3,5 +3,5 @@
 //! grid size ([`steps`]). Timing is CPU time of the calling thread ([`crate::clock`]); results are ratios
 //! to what ran beside them, never absolute targets.
 
-pub mod lgcp;
-pub mod steps;
+pub(crate) mod lgcp;
+pub(crate) mod steps;

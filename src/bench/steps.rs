@@ -15,26 +15,26 @@ use crate::sampler::{ChainRng, Kind, KindVisitor, Sampler, SamplerKind, SamplerS
 
 /// The cost of one kind at one grid size.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StepCost {
-    pub kind: SamplerKind,
-    pub side: usize,
+pub(crate) struct StepCost {
+    pub(crate) kind: SamplerKind,
+    pub(crate) side: usize,
     /// CPU seconds of the sampler's preparation and first init.
-    pub setup_seconds: f64,
+    pub(crate) setup_seconds: f64,
     /// CPU microseconds per step.
-    pub micros_per_step: f64,
-    pub steps: usize,
+    pub(crate) micros_per_step: f64,
+    pub(crate) steps: usize,
 }
 
 /// The simulated problem at grid side `side`.
-pub struct StepProblem {
-    pub prior: KroneckerPrior,
-    pub data: Dataset,
-    pub likelihood: Likelihood,
-    pub mean: f64,
+pub(crate) struct StepProblem {
+    pub(crate) prior: KroneckerPrior,
+    pub(crate) data: Dataset,
+    pub(crate) likelihood: Likelihood,
+    pub(crate) mean: f64,
 }
 
 impl StepProblem {
-    pub fn new(side: usize, seed: u64) -> Self {
+    pub(crate) fn new(side: usize, seed: u64) -> Self {
         let prior = KroneckerPrior::new(Grid::new(side), KernelSpec::squared_exponential(0.1, 1.0))
             .expect("the kernel factors");
         let key = format!("bench steps;D={side}");
@@ -62,7 +62,7 @@ impl StepProblem {
         }
     }
 
-    pub fn target(&self) -> Target<'_> {
+    pub(crate) fn target(&self) -> Target<'_> {
         Target {
             prior: &self.prior,
             likelihood: &self.likelihood,
@@ -73,7 +73,12 @@ impl StepProblem {
 }
 
 /// Time `steps` steps of `kind` (its default step size) on `problem`.
-pub fn step_cost(problem: &StepProblem, kind: SamplerKind, steps: usize, seed: u64) -> StepCost {
+pub(crate) fn step_cost(
+    problem: &StepProblem,
+    kind: SamplerKind,
+    steps: usize,
+    seed: u64,
+) -> StepCost {
     struct Timer<'p> {
         problem: &'p StepProblem,
         steps: usize,

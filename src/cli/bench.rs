@@ -23,7 +23,7 @@ use crate::sampler::SamplerKind;
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
-pub struct BenchArgs {
+pub(crate) struct BenchArgs {
     #[command(subcommand)]
     command: Option<Box<BenchCommand>>,
     #[command(flatten)]
@@ -144,7 +144,7 @@ struct LgcpArgs {
     csv: Option<PathBuf>,
 }
 
-pub fn bench(args: &BenchArgs) -> ExitCode {
+pub(crate) fn bench(args: &BenchArgs) -> ExitCode {
     match args.command.as_deref() {
         Some(BenchCommand::Lgcp(lgcp)) => bench_lgcp(lgcp),
         Some(BenchCommand::Steps(steps)) => bench_steps(steps),

@@ -9,7 +9,7 @@ use super::{BAD_INPUT, FAILURE};
 use crate::compare::{CompareOptions, DEFAULT_FALSE_ALARM, Tolerance, Verdict, compare, render};
 
 #[derive(Debug, clap::Args)]
-pub struct CompareArgs {
+pub(crate) struct CompareArgs {
     /// A results folder (or a folder of reference tables with its jobs.parquet).
     a: PathBuf,
     /// The folder to compare it with.

@@ -33,7 +33,7 @@ use crate::study;
         fieldmc slurm studies/coursework/acceptance.toml --shards 8 --submit\n  \
         fieldmc report results/acceptance"
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
 }

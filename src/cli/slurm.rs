@@ -18,7 +18,7 @@ use super::{BAD_INPUT, FAILURE, load};
 use crate::execute::default_out;
 
 #[derive(Debug, Args)]
-pub struct SlurmArgs {
+pub(crate) struct SlurmArgs {
     /// The study file.
     study: PathBuf,
     /// K: shards, one array task each.
@@ -50,7 +50,7 @@ struct Scripts {
     merge: PathBuf,
 }
 
-pub fn slurm(args: &SlurmArgs) -> ExitCode {
+pub(crate) fn slurm(args: &SlurmArgs) -> ExitCode {
     let study = match load(Some(&args.study)) {
         Ok(study) => study,
         Err(code) => return code,

@@ -6,7 +6,7 @@ use crate::sink::SinkError;
 
 /// Why two folders could not be compared (exit code 2).
 #[derive(Debug, Error)]
-pub enum CompareError {
+pub(crate) enum CompareError {
     #[error("{0}")]
     BadInput(String),
     #[error(transparent)]

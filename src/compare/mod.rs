@@ -13,31 +13,31 @@
 
 mod error;
 mod pairing;
-pub mod render;
+pub(crate) mod render;
 mod table;
 mod tolerance;
 
 use std::path::{Path, PathBuf};
 
-pub use error::CompareError;
-pub use pairing::JobPair;
-pub use table::{Difference, JobOutcome, TableOutcome};
-pub use tolerance::{DEFAULT_FALSE_ALARM, Tolerance, bonferroni_bound};
+pub(crate) use error::CompareError;
+pub(crate) use pairing::JobPair;
+pub(crate) use table::{Difference, TableOutcome};
+pub(crate) use tolerance::{DEFAULT_FALSE_ALARM, Tolerance};
 
 use crate::families::tables;
 use crate::sink::{Manifest, read_table};
 
 /// What to compare and how.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CompareOptions {
-    pub tolerance: Tolerance,
+pub(crate) struct CompareOptions {
+    pub(crate) tolerance: Tolerance,
     /// Only these tables (names without `.parquet`); every declared table when empty.
-    pub tables: Vec<String>,
+    pub(crate) tables: Vec<String>,
 }
 
 /// The verdict on one job in one table, or on everything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Identical,
     /// Differs only in columns without a stored MCSE: nothing the tolerance can judge.
     NotJudged,
@@ -46,7 +46,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Verdict::Identical => "identical",
             Verdict::NotJudged => "differing only where no MCSE is stored",
@@ -58,37 +58,37 @@ impl Verdict {
 
 /// What a folder's manifest says of its run, when it has one.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Provenance {
-    pub path: PathBuf,
-    pub manifest: Option<Manifest>,
+pub(crate) struct Provenance {
+    pub(crate) path: PathBuf,
+    pub(crate) manifest: Option<Manifest>,
 }
 
 /// Everything `fieldmc compare` found.
 #[derive(Debug, Clone)]
-pub struct Comparison {
-    pub a: Provenance,
-    pub b: Provenance,
-    pub tolerance: Tolerance,
-    pub pairs: Vec<JobPair>,
+pub(crate) struct Comparison {
+    pub(crate) a: Provenance,
+    pub(crate) b: Provenance,
+    pub(crate) tolerance: Tolerance,
+    pub(crate) pairs: Vec<JobPair>,
     /// Jobs (id and key) found in one folder only.
-    pub only_in_a: Vec<String>,
-    pub only_in_b: Vec<String>,
-    pub tables: Vec<TableOutcome>,
+    pub(crate) only_in_a: Vec<String>,
+    pub(crate) only_in_b: Vec<String>,
+    pub(crate) tables: Vec<TableOutcome>,
     /// Tables present in one folder only.
-    pub tables_only_in_a: Vec<String>,
-    pub tables_only_in_b: Vec<String>,
+    pub(crate) tables_only_in_a: Vec<String>,
+    pub(crate) tables_only_in_b: Vec<String>,
     /// Values measured in MCSEs over every table and job.
-    pub judged: usize,
+    pub(crate) judged: usize,
 }
 
 impl Comparison {
     /// The bound on a judged value's MCSE-scaled difference (none for exact comparison).
-    pub fn bound(&self) -> Option<f64> {
+    pub(crate) fn bound(&self) -> Option<f64> {
         self.tolerance.bound(self.judged)
     }
 
     /// The verdict on job pair `index` in `table`.
-    pub fn job_verdict(&self, table: &TableOutcome, index: usize) -> Option<Verdict> {
+    pub(crate) fn job_verdict(&self, table: &TableOutcome, index: usize) -> Option<Verdict> {
         let job = table.jobs[index].as_ref()?;
         let pair = &self.pairs[index];
         let same_columns = table.only_in_a.is_empty() && table.only_in_b.is_empty();
@@ -111,7 +111,7 @@ impl Comparison {
     }
 
     /// The largest MCSE-scaled difference in `table` over the jobs within tolerance.
-    pub fn worst_within(&self, table: &TableOutcome) -> f64 {
+    pub(crate) fn worst_within(&self, table: &TableOutcome) -> f64 {
         (0..self.pairs.len())
             .filter(|&i| self.job_verdict(table, i) == Some(Verdict::WithinTolerance))
             .filter_map(|i| table.jobs[i].as_ref())
@@ -120,7 +120,7 @@ impl Comparison {
     }
 
     /// The verdict on a whole table.
-    pub fn table_verdict(&self, table: &TableOutcome) -> Verdict {
+    pub(crate) fn table_verdict(&self, table: &TableOutcome) -> Verdict {
         (0..self.pairs.len())
             .filter_map(|index| self.job_verdict(table, index))
             .max()
@@ -129,7 +129,7 @@ impl Comparison {
 
     /// The verdict on everything: the worst table's; different when a job or a table is in one
     /// folder only, or when values differ and none of them carries an MCSE to judge by.
-    pub fn verdict(&self) -> Verdict {
+    pub(crate) fn verdict(&self) -> Verdict {
         let unpaired = !(self.only_in_a.is_empty()
             && self.only_in_b.is_empty()
             && self.tables_only_in_a.is_empty()
@@ -150,7 +150,11 @@ impl Comparison {
 }
 
 /// Compares results folder `a` with `b`.
-pub fn compare(a: &Path, b: &Path, options: &CompareOptions) -> Result<Comparison, CompareError> {
+pub(crate) fn compare(
+    a: &Path,
+    b: &Path,
+    options: &CompareOptions,
+) -> Result<Comparison, CompareError> {
     let provenance = [Provenance::read(a)?, Provenance::read(b)?];
     same_study(&provenance)?;
     let jobs_a = pairing::JobList::read(a)?;

@@ -16,16 +16,16 @@ use crate::table::shared::jobs::{PARAMETERS, REPLICATE, STATUS};
 
 /// One folder's jobs: their ids in table order, what each is, and how it ended.
 #[derive(Debug, Clone)]
-pub struct JobList {
-    pub ids: Vec<String>,
+pub(crate) struct JobList {
+    pub(crate) ids: Vec<String>,
     /// `replicate=0; model_grid=16; ...`: the job's parameters, sorted by column.
-    pub keys: Vec<String>,
-    pub statuses: Vec<String>,
+    pub(crate) keys: Vec<String>,
+    pub(crate) statuses: Vec<String>,
 }
 
 impl JobList {
     /// Reads `jobs.parquet` of `folder`.
-    pub fn read(folder: &Path) -> Result<Self, CompareError> {
+    pub(crate) fn read(folder: &Path) -> Result<Self, CompareError> {
         let frame = read_table(folder, jobs_table(), None)?.ok_or_else(|| {
             CompareError::BadInput(format!(
                 "{} holds no jobs.parquet: compare pairs the jobs of two results folders \
@@ -69,15 +69,15 @@ impl JobList {
 
 /// A job present in both folders.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JobPair {
-    pub a: String,
-    pub b: String,
-    pub status_a: String,
-    pub status_b: String,
+pub(crate) struct JobPair {
+    pub(crate) a: String,
+    pub(crate) b: String,
+    pub(crate) status_a: String,
+    pub(crate) status_b: String,
 }
 
 /// The jobs of `a` and `b` paired by key, in `a`'s order, and the keys found on one side only.
-pub fn pair_jobs(a: &JobList, b: &JobList) -> (Vec<JobPair>, Vec<String>, Vec<String>) {
+pub(crate) fn pair_jobs(a: &JobList, b: &JobList) -> (Vec<JobPair>, Vec<String>, Vec<String>) {
     let in_b: HashMap<&str, usize> = b
         .keys
         .iter()

@@ -6,10 +6,10 @@ use std::fmt::Write;
 use super::{Comparison, Difference, Provenance, TableOutcome, Tolerance, Verdict};
 
 /// Differing jobs listed per table unless every one is asked for.
-pub const LISTED_JOBS: usize = 5;
+pub(crate) const LISTED_JOBS: usize = 5;
 
 /// The whole text; `all` lists every differing job rather than the first [`LISTED_JOBS`].
-pub fn render(comparison: &Comparison, all: bool) -> String {
+pub(crate) fn render(comparison: &Comparison, all: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "A: {}", origin(&comparison.a));
     let _ = writeln!(out, "B: {}", origin(&comparison.b));
@@ -103,7 +103,7 @@ fn table_lines(out: &mut String, comparison: &Comparison, table: &TableOutcome, 
 }
 
 /// The last line: the verdict and what it rests on.
-pub fn summary(comparison: &Comparison) -> String {
+pub(crate) fn summary(comparison: &Comparison) -> String {
     let verdict = comparison.verdict();
     let tables = comparison.tables.len();
     let jobs = comparison.pairs.len();

@@ -71,19 +71,19 @@ impl Values {
 
 /// One value that differs, as the report names it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Difference {
-    pub column: String,
+pub(crate) struct Difference {
+    pub(crate) column: String,
     /// The row among the job's rows of the table, 0 upwards.
-    pub row: usize,
+    pub(crate) row: usize,
     /// The row's integer columns in `a` (`cell=17, i=1, j=4`), to find it again.
-    pub locator: String,
-    pub a: String,
-    pub b: String,
+    pub(crate) locator: String,
+    pub(crate) a: String,
+    pub(crate) b: String,
     /// |a - b| in combined MCSEs, for a column with one; infinite when a value is null on one
     /// side only.
-    pub z: Option<f64>,
+    pub(crate) z: Option<f64>,
     /// |a - b| for floats.
-    pub gap: Option<f64>,
+    pub(crate) gap: Option<f64>,
 }
 
 /// How bad a difference is, to keep the worst: MCSE units first, then the gap.
@@ -99,25 +99,25 @@ impl Difference {
 
 /// One job pair's comparison in one table.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct JobOutcome {
+pub(crate) struct JobOutcome {
     /// Rows of the job in `a` and `b`, when they differ.
-    pub rows: Option<(usize, usize)>,
+    pub(crate) rows: Option<(usize, usize)>,
     /// Values that are not bit-identical.
-    pub differing: usize,
+    pub(crate) differing: usize,
     /// Values measured in MCSEs (differing or not).
-    pub judged: usize,
+    pub(crate) judged: usize,
     /// The largest MCSE-scaled difference seen (0 when all judged values were equal).
-    pub worst_z: f64,
+    pub(crate) worst_z: f64,
     /// The worst difference among judged values.
-    pub worst_judged: Option<Difference>,
+    pub(crate) worst_judged: Option<Difference>,
     /// The worst difference in a column the tolerance cannot judge (no MCSE).
-    pub worst_unjudged: Option<Difference>,
+    pub(crate) worst_unjudged: Option<Difference>,
     /// The first row whose index columns differ: the rows do not describe the same things.
-    pub misaligned: Option<Difference>,
+    pub(crate) misaligned: Option<Difference>,
 }
 
 impl JobOutcome {
-    pub fn identical(&self) -> bool {
+    pub(crate) fn identical(&self) -> bool {
         self.rows.is_none() && self.differing == 0
     }
 
@@ -156,15 +156,15 @@ impl JobOutcome {
 
 /// One table of both folders.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TableOutcome {
-    pub name: String,
+pub(crate) struct TableOutcome {
+    pub(crate) name: String,
     /// Columns in one folder's table only (timing columns aside).
-    pub only_in_a: Vec<String>,
-    pub only_in_b: Vec<String>,
+    pub(crate) only_in_a: Vec<String>,
+    pub(crate) only_in_b: Vec<String>,
     /// Per job pair (same order as the pairs given), `None` when neither folder has rows of it.
-    pub jobs: Vec<Option<JobOutcome>>,
+    pub(crate) jobs: Vec<Option<JobOutcome>>,
     /// Differing values per column that carries no MCSE, in column order.
-    pub unjudged: Vec<(String, usize)>,
+    pub(crate) unjudged: Vec<(String, usize)>,
 }
 
 /// Row indices of each job id in a table.
@@ -211,7 +211,12 @@ fn locator(index: &[(String, Values)], row: usize) -> String {
 }
 
 /// Compares table `name` of `a` and `b` over `pairs`.
-pub fn compare_table(name: &str, a: &DataFrame, b: &DataFrame, pairs: &[JobPair]) -> TableOutcome {
+pub(crate) fn compare_table(
+    name: &str,
+    a: &DataFrame,
+    b: &DataFrame,
+    pairs: &[JobPair],
+) -> TableOutcome {
     let columns_a = compared_columns(name, a);
     let columns_b = compared_columns(name, b);
     let only = |these: &[String], those: &[String]| -> Vec<String> {

@@ -8,11 +8,11 @@ use crate::diagnostics::standard_normal_quantile;
 
 /// The family-wise false-alarm rate of `mcse` comparisons unless `--false-alarm` says otherwise:
 /// the rate the test suite's statistical checks use.
-pub const DEFAULT_FALSE_ALARM: f64 = 1e-4;
+pub(crate) const DEFAULT_FALSE_ALARM: f64 = 1e-4;
 
 /// What counts as "the same".
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Tolerance {
+pub(crate) enum Tolerance {
     /// Every value bit-identical (nulls equal to nulls), timing columns aside.
     Exact,
     /// A value with a stored Monte Carlo standard error may differ by
@@ -24,7 +24,7 @@ pub enum Tolerance {
 impl Tolerance {
     /// The bound on |a - b| / sqrt(mcse_a^2 + mcse_b^2) when `judged` values are compared:
     /// `None` for exact comparison.
-    pub fn bound(&self, judged: usize) -> Option<f64> {
+    pub(crate) fn bound(&self, judged: usize) -> Option<f64> {
         match *self {
             Tolerance::Exact => None,
             Tolerance::Mcse { floor, false_alarm } => {
@@ -34,7 +34,7 @@ impl Tolerance {
     }
 
     /// The same tolerance at another family-wise rate (exact stays exact).
-    pub fn with_false_alarm(self, rate: f64) -> Self {
+    pub(crate) fn with_false_alarm(self, rate: f64) -> Self {
         match self {
             Tolerance::Exact => Tolerance::Exact,
             Tolerance::Mcse { floor, .. } => Tolerance::Mcse {
@@ -47,7 +47,7 @@ impl Tolerance {
 
 /// The two-sided z bound that `n` independent standard normals all stay within with
 /// probability at least 1 - `rate` (Bonferroni: each at rate / n).
-pub fn bonferroni_bound(n: usize, rate: f64) -> f64 {
+pub(crate) fn bonferroni_bound(n: usize, rate: f64) -> f64 {
     let per_value = rate / n.max(1) as f64;
     -standard_normal_quantile(per_value / 2.0)
 }

@@ -7,13 +7,13 @@
 //! posterior), and the two are combined into one p-value per functional.
 
 /// The rank of `truth` among `draws`: how many draws are smaller.
-pub fn rank_of(truth: f64, draws: &[f64]) -> usize {
+pub(crate) fn rank_of(truth: f64, draws: &[f64]) -> usize {
     draws.iter().filter(|&&d| d < truth).count()
 }
 
 /// `wanted` draws spaced `spacing` apart, taken from the end of `chain` (the best-mixed part).
 /// Fewer when the chain is too short.
-pub fn spaced_draws(chain: &[f64], wanted: usize, spacing: usize) -> Vec<f64> {
+pub(crate) fn spaced_draws(chain: &[f64], wanted: usize, spacing: usize) -> Vec<f64> {
     let spacing = spacing.max(1);
     let available = chain.len().div_ceil(spacing);
     let count = wanted.min(available);
@@ -23,7 +23,7 @@ pub fn spaced_draws(chain: &[f64], wanted: usize, spacing: usize) -> Vec<f64> {
 }
 
 /// The thinning that makes draws roughly independent: ceil(len / ESS).
-pub fn spacing_from_ess(len: usize, ess: Option<f64>) -> usize {
+pub(crate) fn spacing_from_ess(len: usize, ess: Option<f64>) -> usize {
     match ess {
         Some(ess) if ess > 0.0 => ((len as f64 / ess).ceil() as usize).max(1),
         _ => 1,
@@ -36,7 +36,7 @@ fn bin_of(r: usize, max_rank: usize, bins: usize) -> usize {
 }
 
 /// Counts of `ranks` (each in 0..=max_rank) in `bins` bins of (nearly) equal width.
-pub fn rank_histogram(ranks: &[usize], max_rank: usize, bins: usize) -> Vec<usize> {
+pub(crate) fn rank_histogram(ranks: &[usize], max_rank: usize, bins: usize) -> Vec<usize> {
     let mut counts = vec![0; bins];
     for &r in ranks {
         counts[bin_of(r, max_rank, bins)] += 1;
@@ -50,7 +50,11 @@ pub fn rank_histogram(ranks: &[usize], max_rank: usize, bins: usize) -> Vec<usiz
 /// the mark of a posterior too wide or too narrow, which a histogram spreads over its degrees of
 /// freedom). The smaller, doubled (Bonferroni over the two), so a uniform sample falls below
 /// alpha with probability at most alpha. None for fewer than two bins or no ranks.
-pub fn rank_uniformity_p_value(ranks: &[usize], max_rank: usize, bins: usize) -> Option<f64> {
+pub(crate) fn rank_uniformity_p_value(
+    ranks: &[usize],
+    max_rank: usize,
+    bins: usize,
+) -> Option<f64> {
     let chi_square = chi_square_rank_p_value(ranks, max_rank, bins)?;
     let ecdf = ecdf_rank_p_value(ranks, max_rank)?;
     Some((2.0 * chi_square.min(ecdf)).min(1.0))
@@ -59,7 +63,11 @@ pub fn rank_uniformity_p_value(ranks: &[usize], max_rank: usize, bins: usize) ->
 /// The p-value of Pearson's chi-square test that `ranks` are uniform on 0..=max_rank, over
 /// `bins` bins; a bin's expected count is proportional to how many ranks it holds, so bins
 /// need not divide max_rank + 1 evenly. None for fewer than two bins or no ranks.
-pub fn chi_square_rank_p_value(ranks: &[usize], max_rank: usize, bins: usize) -> Option<f64> {
+pub(crate) fn chi_square_rank_p_value(
+    ranks: &[usize],
+    max_rank: usize,
+    bins: usize,
+) -> Option<f64> {
     let bins = bins.min(max_rank + 1);
     if bins < 2 || ranks.is_empty() {
         return None;
@@ -84,7 +92,7 @@ pub fn chi_square_rank_p_value(ranks: &[usize], max_rank: usize, bins: usize) ->
 /// The largest gap between the ranks' empirical CDF and the uniform CDF on 0..=max_rank:
 /// max over r of |#{ranks <= r} / n - (r + 1) / (max_rank + 1)| (both CDFs are steps at the
 /// integers, so the gap's supremum is taken there). None for no ranks.
-pub fn ecdf_gap(ranks: &[usize], max_rank: usize) -> Option<f64> {
+pub(crate) fn ecdf_gap(ranks: &[usize], max_rank: usize) -> Option<f64> {
     if ranks.is_empty() {
         return None;
     }
@@ -110,7 +118,7 @@ pub fn ecdf_gap(ranks: &[usize], max_rank: usize) -> Option<f64> {
 /// 2 exp(-2 n d^2): exact as a bound for every n and every F, discrete ones included, so the
 /// test is never liberal (it is slightly conservative where the Kolmogorov distribution's tail
 /// is below the bound). None for no ranks.
-pub fn ecdf_rank_p_value(ranks: &[usize], max_rank: usize) -> Option<f64> {
+pub(crate) fn ecdf_rank_p_value(ranks: &[usize], max_rank: usize) -> Option<f64> {
     let gap = ecdf_gap(ranks, max_rank)?;
     let n = ranks.len() as f64;
     Some((2.0 * (-2.0 * n * gap * gap).exp()).min(1.0))
@@ -118,7 +126,7 @@ pub fn ecdf_rank_p_value(ranks: &[usize], max_rank: usize) -> Option<f64> {
 
 /// Bins for a rank histogram of `replications` ranks: at most 10, and at least 5 expected
 /// counts per bin.
-pub fn histogram_bins(replications: usize, max_rank: usize) -> usize {
+pub(crate) fn histogram_bins(replications: usize, max_rank: usize) -> usize {
     (replications / 5).clamp(2, 10).min(max_rank + 1)
 }
 

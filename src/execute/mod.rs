@@ -16,7 +16,7 @@
 //! Jobs never share mutable state and draw only from streams derived from their own keys, so the
 //! tables do not depend on the thread count, the shards or the order in which jobs finish.
 
-pub mod progress;
+pub(crate) mod progress;
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -40,56 +40,56 @@ use progress::StudyProgress;
 
 /// How to run a study.
 #[derive(Debug, Clone)]
-pub struct ExecuteOptions {
-    pub out: PathBuf,
+pub(crate) struct ExecuteOptions {
+    pub(crate) out: PathBuf,
     /// Worker threads; 0 = one per core.
-    pub threads: usize,
+    pub(crate) threads: usize,
     /// Recompute every job (of the shard), even where a valid earlier result exists. Without a
     /// shard the folder's earlier results are removed first.
-    pub force: bool,
+    pub(crate) force: bool,
     /// No progress display.
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Run only this shard's jobs and leave the assembly to `fieldmc merge`.
-    pub shard: Option<Shard>,
+    pub(crate) shard: Option<Shard>,
 }
 
 /// What a run did.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ExecuteSummary {
+pub(crate) struct ExecuteSummary {
     /// Jobs of the plan, or of the shard.
-    pub jobs: usize,
-    pub ran: usize,
-    pub resumed: usize,
+    pub(crate) jobs: usize,
+    pub(crate) ran: usize,
+    pub(crate) resumed: usize,
     /// Jobs that failed now (their rows say why).
-    pub failed: usize,
+    pub(crate) failed: usize,
     /// Jobs recomputed although a record existed, by reason.
-    pub stale: StaleCounts,
-    pub out: PathBuf,
-    pub shard: Option<Shard>,
+    pub(crate) stale: StaleCounts,
+    pub(crate) out: PathBuf,
+    pub(crate) shard: Option<Shard>,
     /// Whether the tables were assembled (always, without a shard).
-    pub assembled: bool,
+    pub(crate) assembled: bool,
     /// Holders of stale locks that this run took over.
-    pub taken_over: Vec<String>,
+    pub(crate) taken_over: Vec<String>,
 }
 
 /// Why earlier records were not reused.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct StaleCounts {
-    pub failed: usize,
-    pub data_changed: usize,
-    pub other_version: usize,
-    pub other_key: usize,
-    pub forced: usize,
+pub(crate) struct StaleCounts {
+    pub(crate) failed: usize,
+    pub(crate) data_changed: usize,
+    pub(crate) other_version: usize,
+    pub(crate) other_key: usize,
+    pub(crate) forced: usize,
 }
 
 impl StaleCounts {
-    pub fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.failed + self.data_changed + self.other_version + self.other_key + self.forced
     }
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum ExecuteError {
+pub(crate) enum ExecuteError {
     #[error(transparent)]
     Sink(#[from] SinkError),
     #[error("cannot start {threads} worker threads: {message}")]
@@ -258,7 +258,7 @@ fn run_name(started: &str, shard: Option<Shard>, host: &str) -> String {
 
 /// Run every job of `plan` (or of its shard) that has no valid result in `options.out`, then,
 /// without a shard, assemble the tables.
-pub fn execute(
+pub(crate) fn execute(
     study: &Study,
     plan: &Plan,
     options: &ExecuteOptions,
@@ -516,6 +516,6 @@ fn job_label(job: &Job) -> String {
 }
 
 /// The default output folder of a study: `results/<name>`.
-pub fn default_out(study: &Study) -> PathBuf {
+pub(crate) fn default_out(study: &Study) -> PathBuf {
     Path::new("results").join(&study.file.name)
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Progress of a study run.
-pub struct StudyProgress {
+pub(crate) struct StudyProgress {
     multi: MultiProgress,
     overall: ProgressBar,
     visible: bool,
@@ -16,7 +16,7 @@ pub struct StudyProgress {
 
 impl StudyProgress {
     /// `total` jobs to run, `skipped` already finished (resumed).
-    pub fn new(total: u64, skipped: u64, quiet: bool) -> Self {
+    pub(crate) fn new(total: u64, skipped: u64, quiet: bool) -> Self {
         let visible = !quiet && std::io::stderr().is_terminal();
         let target = if visible {
             ProgressDrawTarget::stderr_with_hz(4)
@@ -44,7 +44,7 @@ impl StudyProgress {
     }
 
     /// A line for a job that has started; it disappears when dropped.
-    pub fn job(&self, label: &str, iterations: u64) -> JobProgress {
+    pub(crate) fn job(&self, label: &str, iterations: u64) -> JobProgress {
         let bar = if self.visible {
             let bar = self
                 .multi
@@ -66,7 +66,7 @@ impl StudyProgress {
     }
 
     /// A message above the bars (or on stderr when hidden).
-    pub fn note(&self, message: &str) {
+    pub(crate) fn note(&self, message: &str) {
         if self.visible {
             self.overall.println(message);
         } else {
@@ -74,19 +74,19 @@ impl StudyProgress {
         }
     }
 
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         self.overall.finish_and_clear();
     }
 }
 
 /// Progress of one running job.
-pub struct JobProgress {
+pub(crate) struct JobProgress {
     bar: ProgressBar,
     overall: ProgressBar,
 }
 
 impl JobProgress {
-    pub fn set(&self, iterations_done: u64) {
+    pub(crate) fn set(&self, iterations_done: u64) {
         self.bar.set_position(iterations_done);
     }
 }

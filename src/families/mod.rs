@@ -11,7 +11,7 @@
 //! every result table ([`tables`], [`table`], [`jobs_table`]) and the metrics the report shows.
 
 pub mod bayes_net;
-pub mod common;
+pub(crate) mod common;
 pub mod gaussian;
 pub mod latent_field;
 pub mod lda;
@@ -104,8 +104,10 @@ macro_rules! study_families {
             }
         }
 
-        /// A job's resolved settings, by family.
+        /// A job's resolved settings, by family. The latent field's is the largest by far; a
+        /// plan holds one per job, so boxing it would save little and cost an allocation a job.
         #[derive(Debug, Clone, PartialEq)]
+        #[allow(clippy::large_enum_variant)]
         pub enum FamilySpec {
             $( $(#[$doc])* $variant(<$ty as StudyFamily>::Spec) ),+
         }
@@ -384,19 +386,19 @@ pub fn column_spec(table: &str, column: &str) -> Option<Spec> {
 }
 
 /// The table named `name`.
-pub fn table(name: &str) -> Option<&'static Table> {
+pub(crate) fn table(name: &str) -> Option<&'static Table> {
     tables().iter().copied().find(|t| t.name == name)
 }
 
 /// What the report shows of the jobs table, every family's in registry order, each once.
-pub fn report_columns() -> &'static ReportColumns {
+pub(crate) fn report_columns() -> &'static ReportColumns {
     static COLUMNS: LazyLock<ReportColumns> =
         LazyLock::new(|| ReportColumns::united(Family::ALL.iter().map(|family| family.report())));
     &COLUMNS
 }
 
 /// The headline keys of `families`, each once, in registry order (the default family's first).
-pub fn headline_keys(families: &[Family]) -> Vec<Key> {
+pub(crate) fn headline_keys(families: &[Family]) -> Vec<Key> {
     let mut keys = Vec::new();
     for family in Family::ALL.iter().filter(|f| families.contains(f)) {
         for key in family.headline() {

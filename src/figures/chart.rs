@@ -15,7 +15,8 @@ use super::tables::format_number;
 use super::text::{Area, DrawResult, INK, Label, register_fonts, tick_style};
 
 /// A chart whose both axes are [`Axis`] coordinates.
-pub type Chart<'a, 'b> = ChartContext<'a, BitMapBackend<'b>, Cartesian2d<AxisCoord, AxisCoord>>;
+pub(crate) type Chart<'a, 'b> =
+    ChartContext<'a, BitMapBackend<'b>, Cartesian2d<AxisCoord, AxisCoord>>;
 
 /// Colour of grid lines.
 const GRID_LINE: RGBColor = RGBColor(228, 228, 228);
@@ -23,7 +24,7 @@ const GRID_LINE: RGBColor = RGBColor(228, 228, 228);
 /// A linear f64 coordinate whose ticks are placed by us (plotters' own float coordinate picks
 /// its ticks itself, and its key-point wrapper cannot be given label formatters).
 #[derive(Debug, Clone, PartialEq)]
-pub struct AxisCoord {
+pub(crate) struct AxisCoord {
     range: Range<f64>,
     ticks: Vec<f64>,
 }
@@ -59,17 +60,17 @@ impl Ranged for AxisCoord {
 /// axis), and how to label a tick.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Axis {
-    pub lo: f64,
-    pub hi: f64,
-    pub log: bool,
-    pub ticks: Vec<f64>,
+    pub(crate) lo: f64,
+    pub(crate) hi: f64,
+    pub(crate) log: bool,
+    pub(crate) ticks: Vec<f64>,
     /// Names of the positions 0, 1, ... of a categorical axis (empty for a numeric one).
     categories: Vec<String>,
 }
 
 impl Axis {
     /// A linear axis over `[lo, hi]` with ticks exactly at `ticks`.
-    pub fn fixed(lo: f64, hi: f64, ticks: Vec<f64>) -> Self {
+    pub(crate) fn fixed(lo: f64, hi: f64, ticks: Vec<f64>) -> Self {
         Axis {
             lo,
             hi,
@@ -80,20 +81,20 @@ impl Axis {
     }
 
     /// A linear axis over `[lo, hi]` (widened when degenerate) with about six ticks.
-    pub fn linear(lo: f64, hi: f64) -> Self {
+    pub(crate) fn linear(lo: f64, hi: f64) -> Self {
         let (lo, hi) = widen(lo, hi);
         Axis::fixed(lo, hi, nice_ticks(lo, hi, 6))
     }
 
     /// A linear axis over the values padded by 5% of their span on each side.
-    pub fn padded(lo: f64, hi: f64) -> Self {
+    pub(crate) fn padded(lo: f64, hi: f64) -> Self {
         let (lo, hi) = widen(lo, hi);
         let pad = 0.05 * (hi - lo);
         Axis::linear(lo - pad, hi + pad)
     }
 
     /// A log10 axis over positive `[lo, hi]`, padded by a few percent of a decade.
-    pub fn log(lo: f64, hi: f64) -> Self {
+    pub(crate) fn log(lo: f64, hi: f64) -> Self {
         let (lo, hi) = (
             lo.max(f64::MIN_POSITIVE).log10(),
             hi.max(f64::MIN_POSITIVE).log10(),
@@ -112,7 +113,7 @@ impl Axis {
     }
 
     /// Log when all values are positive and span more than `ratio`, else padded linear.
-    pub fn auto(values: &[f64], ratio: f64) -> Self {
+    pub(crate) fn auto(values: &[f64], ratio: f64) -> Self {
         match finite_range(values.iter().copied()) {
             None => Axis::linear(0.0, 1.0),
             Some((lo, hi)) if lo > 0.0 && hi / lo > ratio => Axis::log(lo, hi),
@@ -121,7 +122,7 @@ impl Axis {
     }
 
     /// One position per name, at 0, 1, ..., each labelled with its name.
-    pub fn categories(names: Vec<String>) -> Self {
+    pub(crate) fn categories(names: Vec<String>) -> Self {
         let n = names.len();
         Axis {
             categories: names,
@@ -130,7 +131,7 @@ impl Axis {
     }
 
     /// A value in plot space (`None` when it cannot be shown, e.g. non-positive on a log axis).
-    pub fn place(&self, value: f64) -> Option<f64> {
+    pub(crate) fn place(&self, value: f64) -> Option<f64> {
         match (self.log, value.is_finite()) {
             (_, false) => None,
             (true, _) if value <= 0.0 => None,
@@ -140,7 +141,7 @@ impl Axis {
     }
 
     /// The tick label of a plot-space position.
-    pub fn label(&self, position: f64) -> String {
+    pub(crate) fn label(&self, position: f64) -> String {
         if !self.categories.is_empty() {
             let k = position.round();
             return (k >= 0.0)
@@ -156,7 +157,7 @@ impl Axis {
     }
 
     /// A title marked "(log scale)" when the axis is logarithmic.
-    pub fn title(&self, title: &str) -> String {
+    pub(crate) fn title(&self, title: &str) -> String {
         if self.log {
             format!("{title} (log scale)")
         } else {
@@ -183,7 +184,7 @@ fn widen(lo: f64, hi: f64) -> (f64, f64) {
 }
 
 /// Ticks at multiples of 1, 2 or 5 times a power of ten, about `target` of them.
-pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
+pub(crate) fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
     if !lo.is_finite() || !hi.is_finite() || hi <= lo {
         return Vec::new();
     }
@@ -209,7 +210,7 @@ pub fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
 
 /// Ticks for a log10 axis over plot-space `[lo, hi]`: decades, then 1-2-5, then 1..9 when the
 /// range is too short to show at least three ticks.
-pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let mantissa_sets: [&[f64]; 3] = [
         &[1.0],
         &[1.0, 2.0, 5.0],
@@ -235,7 +236,7 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
 /// A figure: a PNG of `size` pixels, white, with `title` centred in a band of `title_height`
 /// pixels at the top; `draw` gets the whole image (for pixel-placed labels) and the area below
 /// the title. Drawing errors become [`ReportError::Draw`] naming the file.
-pub fn figure(
+pub(crate) fn figure(
     path: &Path,
     size: (u32, u32),
     (title, title_height): (&str, u32),
@@ -259,7 +260,7 @@ pub fn figure(
 }
 
 /// `area` split into a grid of `count` panels, at most `columns` per row, in reading order.
-pub fn panels<'a>(area: &Area<'a>, count: usize, columns: usize) -> Vec<Area<'a>> {
+pub(crate) fn panels<'a>(area: &Area<'a>, count: usize, columns: usize) -> Vec<Area<'a>> {
     let columns = count.clamp(1, columns.max(1));
     area.split_evenly((count.div_ceil(columns).max(1), columns))
 }
@@ -267,7 +268,7 @@ pub fn panels<'a>(area: &Area<'a>, count: usize, columns: usize) -> Vec<Area<'a>
 /// A figure of `count` panels of `panel` pixels each, at most `columns` a row, below its title
 /// and, when `legend` has entries, a legend strip of `legend_height` pixels; `draw` gets the
 /// whole image, a panel's area and the panel's index.
-pub fn panel_figure(
+pub(crate) fn panel_figure(
     path: &Path,
     (title, title_height): (&str, u32),
     (legend_height, entries): (u32, &[(String, RGBColor)]),
@@ -295,20 +296,20 @@ pub fn panel_figure(
 /// How a plot sits in its area: margins and label areas in pixels, tick and title sizes,
 /// whether grid lines are drawn.
 #[derive(Debug, Clone, Copy)]
-pub struct Frame {
-    pub margin: u32,
-    pub top: u32,
-    pub right: u32,
-    pub x_labels: u32,
-    pub y_labels: u32,
-    pub tick_size: f64,
-    pub title_size: f32,
-    pub grid: bool,
+pub(crate) struct Frame {
+    pub(crate) margin: u32,
+    pub(crate) top: u32,
+    pub(crate) right: u32,
+    pub(crate) x_labels: u32,
+    pub(crate) y_labels: u32,
+    pub(crate) tick_size: f64,
+    pub(crate) title_size: f32,
+    pub(crate) grid: bool,
 }
 
 impl Frame {
     /// Curves against numbers: grid lines on.
-    pub const LINES: Frame = Frame {
+    pub(crate) const LINES: Frame = Frame {
         margin: 12,
         top: 40,
         right: 12,
@@ -319,13 +320,13 @@ impl Frame {
         grid: true,
     };
     /// Heat maps: no grid lines.
-    pub const HEAT: Frame = Frame {
+    pub(crate) const HEAT: Frame = Frame {
         grid: false,
         ..Frame::LINES
     };
 
     /// With margins of `margin` pixels, `top` above the plot and `right` right of it.
-    pub const fn margins(self, margin: u32, top: u32, right: u32) -> Frame {
+    pub(crate) const fn margins(self, margin: u32, top: u32, right: u32) -> Frame {
         Frame {
             margin,
             top,
@@ -335,7 +336,7 @@ impl Frame {
     }
 
     /// With label areas of `x` pixels below the plot and `y` pixels left of it.
-    pub const fn labels(self, x_labels: u32, y_labels: u32) -> Frame {
+    pub(crate) const fn labels(self, x_labels: u32, y_labels: u32) -> Frame {
         Frame {
             x_labels,
             y_labels,
@@ -344,7 +345,7 @@ impl Frame {
     }
 
     /// With tick labels of `tick_size` pixels and titles of `title_size`.
-    pub const fn text(self, tick_size: f64, title_size: f32) -> Frame {
+    pub(crate) const fn text(self, tick_size: f64, title_size: f32) -> Frame {
         Frame {
             tick_size,
             title_size,
@@ -355,28 +356,28 @@ impl Frame {
 
 /// The plotting rectangle of a chart in absolute pixels.
 #[derive(Debug, Clone)]
-pub struct PlotBox {
-    pub x: Range<i32>,
-    pub y: Range<i32>,
+pub(crate) struct PlotBox {
+    pub(crate) x: Range<i32>,
+    pub(crate) y: Range<i32>,
 }
 
 impl PlotBox {
-    pub fn centre_x(&self) -> i32 {
+    pub(crate) fn centre_x(&self) -> i32 {
         (self.x.start + self.x.end) / 2
     }
 }
 
 /// Titles of a plot: above it, under the x axis, left of the y axis (empty: none).
 #[derive(Debug, Clone, Copy)]
-pub struct Titles<'t> {
-    pub title: &'t str,
-    pub x: &'t str,
-    pub y: &'t str,
+pub(crate) struct Titles<'t> {
+    pub(crate) title: &'t str,
+    pub(crate) x: &'t str,
+    pub(crate) y: &'t str,
 }
 
 /// A plot in `area` over the two axes, with ticks, tick labels and titles drawn; returns the
 /// chart to draw series on and its plotting rectangle.
-pub fn plot<'a, 'b>(
+pub(crate) fn plot<'a, 'b>(
     root: &Area,
     area: &'a Area<'b>,
     (x, y): (&Axis, &Axis),
@@ -427,7 +428,7 @@ fn draw_titles(root: &Area, plot: &PlotBox, frame: Frame, titles: Titles) -> Dra
 }
 
 /// A polyline of `width` pixels, with dots of `dot` pixels' radius at its points (0: none).
-pub fn curve(
+pub(crate) fn curve(
     chart: &mut Chart,
     points: &[(f64, f64)],
     colour: impl Color,
@@ -443,7 +444,7 @@ pub fn curve(
 
 /// A dashed polyline: each step between two points becomes `pieces` pieces, every other one
 /// drawn.
-pub fn dashed(
+pub(crate) fn dashed(
     chart: &mut Chart,
     points: &[(f64, f64)],
     colour: RGBColor,
@@ -474,7 +475,13 @@ fn dashes(points: &[(f64, f64)], pieces: usize) -> Vec<Vec<(f64, f64)>> {
 
 /// A vertical colour bar right of `plot` (`gap` pixels away) with ticks on its right and a
 /// rotated label further right.
-pub fn colour_bar(root: &Area, plot: &PlotBox, gap: i32, scale: &Scale, label: &str) -> DrawResult {
+pub(crate) fn colour_bar(
+    root: &Area,
+    plot: &PlotBox,
+    gap: i32,
+    scale: &Scale,
+    label: &str,
+) -> DrawResult {
     const WIDTH: i32 = 14;
     let (x, top, bottom) = (plot.x.end + gap, plot.y.start, plot.y.end);
     let height = (bottom - top).max(1);
@@ -513,7 +520,7 @@ pub fn colour_bar(root: &Area, plot: &PlotBox, gap: i32, scale: &Scale, label: &
 
 /// A horizontal legend: a short coloured line and a label per entry, centred in `area`,
 /// wrapping onto further rows when needed.
-pub fn legend(area: &Area, entries: &[(String, RGBColor)]) -> DrawResult {
+pub(crate) fn legend(area: &Area, entries: &[(String, RGBColor)]) -> DrawResult {
     let (width, height) = area.dim_in_pixel();
     let (width, height) = (width as i32, height as i32);
     let label = Label::new(15.0).anchor(HPos::Left, VPos::Center);

@@ -7,11 +7,11 @@
 use plotters::style::RGBColor;
 
 /// Grey used for missing (null or non-finite) values.
-pub const MISSING: RGBColor = RGBColor(175, 175, 175);
+pub(crate) const MISSING: RGBColor = RGBColor(175, 175, 175);
 /// Dark grey for reference lines.
-pub const INK_GREY: RGBColor = RGBColor(90, 90, 90);
+pub(crate) const INK_GREY: RGBColor = RGBColor(90, 90, 90);
 /// Near-white used for cells that carry no value by design (unobserved cells).
-pub const BLANK: RGBColor = RGBColor(246, 246, 246);
+pub(crate) const BLANK: RGBColor = RGBColor(246, 246, 246);
 
 /// Matplotlib's viridis sampled at 17 evenly spaced points.
 const VIRIDIS: [u32; 17] = [
@@ -36,7 +36,7 @@ const PALETTE: [u32; 10] = [
 ];
 
 /// The line colour of the `index`-th series (cycles after ten).
-pub fn series_colour(index: usize) -> RGBColor {
+pub(crate) fn series_colour(index: usize) -> RGBColor {
     rgb(PALETTE[index % PALETTE.len()])
 }
 
@@ -47,7 +47,7 @@ fn rgb(hex: u32) -> RGBColor {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColourMap {
+pub(crate) enum ColourMap {
     Viridis,
     Sequential,
     Diverging,
@@ -63,7 +63,7 @@ impl ColourMap {
     }
 
     /// The colour at position `t` in [0, 1] (clamped), linearly interpolated between stops.
-    pub fn at(self, t: f64) -> RGBColor {
+    pub(crate) fn at(self, t: f64) -> RGBColor {
         let stops = self.stops();
         let t = if t.is_finite() {
             t.clamp(0.0, 1.0)
@@ -81,22 +81,25 @@ impl ColourMap {
 
 /// A value range mapped onto a colour map.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Scale {
-    pub lo: f64,
-    pub hi: f64,
-    pub map: ColourMap,
+pub(crate) struct Scale {
+    pub(crate) lo: f64,
+    pub(crate) hi: f64,
+    pub(crate) map: ColourMap,
 }
 
 impl Scale {
     /// A scale spanning the finite values given; a degenerate or empty range is widened so
     /// that the scale is always usable.
-    pub fn spanning<'a>(values: impl IntoIterator<Item = &'a Option<f64>>, map: ColourMap) -> Self {
+    pub(crate) fn spanning<'a>(
+        values: impl IntoIterator<Item = &'a Option<f64>>,
+        map: ColourMap,
+    ) -> Self {
         let (lo, hi) = finite_range(values.into_iter().filter_map(|v| *v)).unwrap_or((0.0, 1.0));
         Scale::fixed(lo, hi, map)
     }
 
     /// A scale over `[lo, hi]`, widened when `lo == hi`.
-    pub fn fixed(lo: f64, hi: f64, map: ColourMap) -> Self {
+    pub(crate) fn fixed(lo: f64, hi: f64, map: ColourMap) -> Self {
         if hi > lo {
             return Scale { lo, hi, map };
         }
@@ -108,7 +111,7 @@ impl Scale {
         }
     }
 
-    pub fn colour(&self, value: Option<f64>) -> RGBColor {
+    pub(crate) fn colour(&self, value: Option<f64>) -> RGBColor {
         match value {
             Some(v) if v.is_finite() => self.map.at((v - self.lo) / (self.hi - self.lo)),
             _ => MISSING,
@@ -117,7 +120,7 @@ impl Scale {
 }
 
 /// The (min, max) of the finite values, or `None` when there are none.
-pub fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+pub(crate) fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
     values
         .into_iter()
         .filter(|v| v.is_finite())
@@ -128,7 +131,7 @@ pub fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)>
 }
 
 /// Relative luminance in [0, 1], to choose dark or light text over a colour.
-pub fn luminance(colour: RGBColor) -> f64 {
+pub(crate) fn luminance(colour: RGBColor) -> f64 {
     let RGBColor(r, g, b) = colour;
     (0.2126 * r as f64 + 0.7152 * g as f64 + 0.0722 * b as f64) / 255.0
 }

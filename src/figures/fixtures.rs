@@ -3,17 +3,17 @@
 
 use super::tables::{Table, Values};
 
-pub fn text(values: &[&str]) -> Values {
+pub(crate) fn text(values: &[&str]) -> Values {
     Values::Text(values.iter().map(|s| Some(s.to_string())).collect())
 }
 
 /// Numbers; NaN stands for a null.
-pub fn nums(values: &[f64]) -> Values {
+pub(crate) fn nums(values: &[f64]) -> Values {
     Values::Num(values.iter().map(|v| (!v.is_nan()).then_some(*v)).collect())
 }
 
 /// A results folder without tables.
-pub struct NoTables;
+pub(crate) struct NoTables;
 
 impl crate::figures::TableSource for NoTables {
     fn read(
@@ -34,7 +34,7 @@ impl crate::figures::TableSource for NoTables {
 
 /// Names as the latent field's keys declare them, for the kit's tests (the kit knows no
 /// family).
-pub fn naming() -> crate::figures::shape::Naming {
+pub(crate) fn naming() -> crate::figures::shape::Naming {
     use crate::study::keys::Label;
     let label = |short, title| Label { short, title };
     crate::figures::shape::Naming {
@@ -51,13 +51,13 @@ pub fn naming() -> crate::figures::shape::Naming {
 }
 
 /// Whether a test table's column is a parameter: `model_`, `data_`, `sampler_` or `output_`.
-pub fn parameter_prefix(name: &str) -> bool {
+pub(crate) fn parameter_prefix(name: &str) -> bool {
     ["model_", "data_", "sampler_", "output_"]
         .iter()
         .any(|prefix| name.starts_with(prefix))
 }
 
-pub fn table(columns: Vec<(&str, Values)>) -> Table {
+pub(crate) fn table(columns: Vec<(&str, Values)>) -> Table {
     Table::from_columns(
         columns
             .into_iter()

@@ -19,7 +19,7 @@ pub enum Metric {
 
 impl Metric {
     /// The column name, or the derived metric's name (the y-axis title).
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Metric::Column(column) => column.name(),
             Metric::Ratio { name, .. } => name,
@@ -27,7 +27,7 @@ impl Metric {
     }
 
     /// The jobs column, when the metric is one.
-    pub fn column(&self) -> Option<Col<f64>> {
+    pub(crate) fn column(&self) -> Option<Col<f64>> {
         match self {
             Metric::Column(column) => Some(*column),
             Metric::Ratio { .. } => None,
@@ -35,7 +35,7 @@ impl Metric {
     }
 
     /// The metric of one job, when it is a finite number.
-    pub fn value(&self, jobs: &Table, row: usize) -> Option<f64> {
+    pub(crate) fn value(&self, jobs: &Table, row: usize) -> Option<f64> {
         match self {
             Metric::Column(column) => jobs.finite(*column, row),
             Metric::Ratio {
@@ -59,21 +59,21 @@ pub type Baseline = (Col<f64>, Col<f64>, &'static str);
 pub struct ReportColumns {
     /// Plotted against each swept numeric parameter, one panel each with its title, and listed
     /// first among the jobs table's metrics.
-    pub swept: &'static [(Metric, &'static str)],
+    pub(crate) swept: &'static [(Metric, &'static str)],
     /// Further columns the page's jobs table lists when a job has a value.
-    pub listed: &'static [&'static str],
+    pub(crate) listed: &'static [&'static str],
     /// Metrics drawn with their baseline.
-    pub baselines: &'static [Baseline],
+    pub(crate) baselines: &'static [Baseline],
     /// The keys that name one of its jobs, swept or not (figure titles, the choice of the
     /// representative jobs whose fields and traces are drawn).
-    pub named_by: &'static [Key],
+    pub(crate) named_by: &'static [Key],
     /// The parameters the page's jobs table shows when the study swept nothing.
-    pub unswept: &'static [Key],
+    pub(crate) unswept: &'static [Key],
 }
 
 impl ReportColumns {
     /// Nothing beyond the shared columns.
-    pub const NONE: ReportColumns = ReportColumns {
+    pub(crate) const NONE: ReportColumns = ReportColumns {
         swept: &[],
         listed: &[],
         baselines: &[],
@@ -83,7 +83,7 @@ impl ReportColumns {
 
     /// A family's report that lists `columns` in the page's jobs table and nothing more; the
     /// builders below add the rest.
-    pub const fn listing(columns: &'static [&'static str]) -> ReportColumns {
+    pub(crate) const fn listing(columns: &'static [&'static str]) -> ReportColumns {
         ReportColumns {
             listed: columns,
             ..ReportColumns::NONE
@@ -91,7 +91,7 @@ impl ReportColumns {
     }
 
     /// The same, with the keys that name one of its jobs.
-    pub const fn named_by(self, keys: &'static [Key]) -> ReportColumns {
+    pub(crate) const fn named_by(self, keys: &'static [Key]) -> ReportColumns {
         ReportColumns {
             named_by: keys,
             ..self
@@ -99,7 +99,9 @@ impl ReportColumns {
     }
 
     /// The columns of `families`, each once, in order.
-    pub fn united<'a>(families: impl IntoIterator<Item = &'a ReportColumns>) -> ReportColumns {
+    pub(crate) fn united<'a>(
+        families: impl IntoIterator<Item = &'a ReportColumns>,
+    ) -> ReportColumns {
         let mut swept: Vec<(Metric, &'static str)> = Vec::new();
         let mut listed: Vec<&'static str> = Vec::new();
         let mut baselines: Vec<Baseline> = Vec::new();
@@ -130,7 +132,7 @@ impl ReportColumns {
     }
 
     /// The baseline column of a metric and what it is, if the metric has one.
-    pub fn baseline_of(&self, metric: Metric) -> Option<(Col<f64>, &'static str)> {
+    pub(crate) fn baseline_of(&self, metric: Metric) -> Option<(Col<f64>, &'static str)> {
         self.baselines
             .iter()
             .find(|(m, _, _)| Some(*m) == metric.column())

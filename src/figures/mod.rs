@@ -13,13 +13,13 @@
 //!   curves, heat panels, word lists and maps several families draw), [`metrics`] (the jobs-table
 //!   metrics a family's report shows).
 
-pub mod chart;
-pub mod colour;
-pub mod metrics;
-pub mod plots;
-pub mod shape;
-pub mod tables;
-pub mod text;
+pub(crate) mod chart;
+pub(crate) mod colour;
+pub(crate) mod metrics;
+pub(crate) mod plots;
+pub(crate) mod shape;
+pub(crate) mod tables;
+pub(crate) mod text;
 
 #[cfg(test)]
 pub(crate) mod fixtures;
@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::DataFrame;
 
 use crate::table::shared::JOB_ID;
-pub use metrics::{Baseline, Metric, ReportColumns};
+pub use metrics::{Metric, ReportColumns};
 use shape::StudyShape;
 use tables::Table;
 
@@ -82,7 +82,7 @@ pub struct Figure {
 }
 
 /// Where figure builders read result tables from: a results folder, through the sink.
-pub trait TableSource {
+pub(crate) trait TableSource {
     /// The rows of `table` (only those of `jobs`, when given), `None` when the folder has no
     /// such table.
     fn read(
@@ -97,26 +97,26 @@ pub trait TableSource {
 
 /// The inputs every figure builder reads.
 pub struct Context<'a> {
-    pub jobs: &'a Table,
-    pub shape: &'a StudyShape,
-    pub report_dir: &'a Path,
-    pub source: &'a dyn TableSource,
+    pub(crate) jobs: &'a Table,
+    pub(crate) shape: &'a StudyShape,
+    pub(crate) report_dir: &'a Path,
+    pub(crate) source: &'a dyn TableSource,
 }
 
 impl Context<'_> {
     /// The jobs table (empty when the folder has none).
-    pub fn jobs_table(&self) -> &Table {
+    pub(crate) fn jobs_table(&self) -> &Table {
         self.jobs
     }
 
     /// The jobs.parquet row of a job id.
-    pub fn job_row(&self, job_id: &str) -> Option<usize> {
+    pub(crate) fn job_row(&self, job_id: &str) -> Option<usize> {
         self.jobs.rows_of_job(job_id).first().copied()
     }
 
     /// A job's title: likelihood, sampler, grid, the swept parameters and the replicate (the
     /// job id when jobs.parquet does not list it).
-    pub fn describe(&self, job_id: &str) -> String {
+    pub(crate) fn describe(&self, job_id: &str) -> String {
         match self.job_row(job_id) {
             Some(row) => shape::job_description(self.jobs, self.shape, row),
             None => format!("job {job_id}"),
@@ -124,13 +124,13 @@ impl Context<'_> {
     }
 
     /// Where the figure file `file` goes.
-    pub fn path(&self, file: &str) -> PathBuf {
+    pub(crate) fn path(&self, file: &str) -> PathBuf {
         self.report_dir.join(file)
     }
 
     /// `table` as the figures see it (only the rows of `jobs`, when given), `None` when the
     /// results folder has no such table.
-    pub fn read(
+    pub(crate) fn read(
         &self,
         table: &crate::table::Table,
         jobs: Option<&HashSet<String>>,
@@ -141,13 +141,16 @@ impl Context<'_> {
     }
 
     /// The ids of the jobs with rows in `table`, `None` when it is absent.
-    pub fn job_ids(&self, table: &crate::table::Table) -> Result<Option<Vec<String>>, ReportError> {
+    pub(crate) fn job_ids(
+        &self,
+        table: &crate::table::Table,
+    ) -> Result<Option<Vec<String>>, ReportError> {
         self.source.job_ids(table)
     }
 
     /// The jobs whose rows of `table` are drawn: representative ok jobs that have rows there,
     /// or, without a jobs table, the first job ids of the table itself.
-    pub fn representative_job_ids(
+    pub(crate) fn representative_job_ids(
         &self,
         table: &crate::table::Table,
         notes: &mut Vec<String>,
@@ -189,7 +192,7 @@ impl Context<'_> {
 }
 
 /// A file-name-safe version of a job id.
-pub fn file_safe(id: &str) -> String {
+pub(crate) fn file_safe(id: &str) -> String {
     id.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {

@@ -14,16 +14,16 @@ use super::colour::{ColourMap, INK_GREY, Scale, series_colour};
 use super::text::Label;
 
 /// Curves against a common x axis.
-pub struct Curves {
-    pub title: String,
-    pub x_title: String,
-    pub y_title: String,
-    pub log_x: bool,
-    pub log_y: bool,
+pub(crate) struct Curves {
+    pub(crate) title: String,
+    pub(crate) x_title: String,
+    pub(crate) y_title: String,
+    pub(crate) log_x: bool,
+    pub(crate) log_y: bool,
     /// Solid curves, each with its legend label.
-    pub curves: Vec<(String, Vec<(f64, f64)>)>,
+    pub(crate) curves: Vec<(String, Vec<(f64, f64)>)>,
     /// Dashed reference curves (drawn in grey), each with its legend label.
-    pub references: Vec<(String, Vec<(f64, f64)>)>,
+    pub(crate) references: Vec<(String, Vec<(f64, f64)>)>,
 }
 
 const FRAME: Frame = Frame::LINES.labels(56, 86);
@@ -54,7 +54,7 @@ fn placed(points: &[(f64, f64)], x: &Axis, y: &Axis) -> Vec<(f64, f64)> {
 
 impl Curves {
     /// Draws the curves into `path` (nothing to draw: no file, `Ok(false)`).
-    pub fn draw(&self, path: &Path) -> Result<bool, ReportError> {
+    pub(crate) fn draw(&self, path: &Path) -> Result<bool, ReportError> {
         let all = || {
             self.curves
                 .iter()
@@ -108,15 +108,15 @@ impl Curves {
 }
 
 /// One small heat map: a title and `rows` x `cols` values, row-major, row 0 at the top.
-pub struct Heat {
-    pub title: String,
-    pub rows: usize,
-    pub cols: usize,
-    pub values: Vec<f64>,
+pub(crate) struct Heat {
+    pub(crate) title: String,
+    pub(crate) rows: usize,
+    pub(crate) cols: usize,
+    pub(crate) values: Vec<f64>,
 }
 
 /// Heat maps side by side on one colour scale from 0 to the largest value.
-pub fn heat_panels(
+pub(crate) fn heat_panels(
     path: &Path,
     title: &str,
     heats: &[Heat],
@@ -161,7 +161,7 @@ pub fn heat_panels(
 
 /// Lists of words side by side, at most `columns` a row: each a bold heading over its words,
 /// one a line (e.g. a topic's most probable words).
-pub fn word_lists(
+pub(crate) fn word_lists(
     path: &Path,
     title: &str,
     lists: &[(String, Vec<String>)],
@@ -190,15 +190,15 @@ pub fn word_lists(
 }
 
 /// A map: grey line segments and labelled points coloured by weight (largest darkest).
-pub struct Map {
-    pub title: String,
-    pub segments: Vec<((f64, f64), (f64, f64))>,
+pub(crate) struct Map {
+    pub(crate) title: String,
+    pub(crate) segments: Vec<((f64, f64), (f64, f64))>,
     /// (x, y, weight, label); the label is drawn when not empty.
-    pub points: Vec<(f64, f64, f64, String)>,
+    pub(crate) points: Vec<(f64, f64, f64, String)>,
 }
 
 impl Map {
-    pub fn draw(&self, path: &Path) -> Result<(), ReportError> {
+    pub(crate) fn draw(&self, path: &Path) -> Result<(), ReportError> {
         let xs = self
             .segments
             .iter()

@@ -15,29 +15,29 @@ use crate::table::{ColumnName, JobStatus};
 /// How the figures name parameters and jobs, from the keys' declarations and the families'
 /// report columns.
 #[derive(Debug, Clone, Default)]
-pub struct Naming {
+pub(crate) struct Naming {
     /// The label of each parameter column whose key declares one.
-    pub labels: Vec<(&'static str, Label)>,
+    pub(crate) labels: Vec<(&'static str, Label)>,
     /// The columns that name a job, swept or not: representative jobs are distinct in these
     /// first, and figure titles name them.
-    pub named_by: Vec<&'static str>,
+    pub(crate) named_by: Vec<&'static str>,
 }
 
 /// At most this many representative jobs get field and trace figures.
-pub const MAX_REPRESENTATIVES: usize = 12;
+pub(crate) const MAX_REPRESENTATIVES: usize = 12;
 /// Extra swept columns are added to the representative key while this many jobs suffice.
 const REPRESENTATIVE_GROWTH: usize = 6;
 
 /// One value of a parameter column, ordered numbers first (numerically), then text, then null.
 #[derive(Debug, Clone)]
-pub enum Cell {
+pub(crate) enum Cell {
     Num(f64),
     Text(String),
     Null,
 }
 
 impl Cell {
-    pub fn of(table: &Table, column: impl ColumnName, row: usize) -> Cell {
+    pub(crate) fn of(table: &Table, column: impl ColumnName, row: usize) -> Cell {
         if let Some(values) = table.num(&column) {
             return values
                 .get(row)
@@ -51,14 +51,14 @@ impl Cell {
         }
     }
 
-    pub fn as_f64(&self) -> Option<f64> {
+    pub(crate) fn as_f64(&self) -> Option<f64> {
         match self {
             Cell::Num(x) if x.is_finite() => Some(*x),
             _ => None,
         }
     }
 
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         match self {
             Cell::Num(x) => format_number(*x),
             Cell::Text(s) => s.clone(),
@@ -99,34 +99,38 @@ impl Ord for Cell {
 /// A swept parameter column and the columns that move in lock-step with it (paired axes, or
 /// a data length scale that follows the model's).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Swept {
-    pub column: String,
-    pub values: Vec<Cell>,
-    pub companions: Vec<String>,
+pub(crate) struct Swept {
+    pub(crate) column: String,
+    pub(crate) values: Vec<Cell>,
+    pub(crate) companions: Vec<String>,
 }
 
 impl Swept {
     /// True when every value is a number (such an axis can be plotted against).
-    pub fn is_numeric(&self) -> bool {
+    pub(crate) fn is_numeric(&self) -> bool {
         self.values.iter().all(|v| matches!(v, Cell::Num(_)))
     }
 }
 
 /// The facts about a study the figures are chosen from.
 #[derive(Debug, Clone, Default)]
-pub struct StudyShape {
+pub(crate) struct StudyShape {
     /// Rows of jobs.parquet whose status is ok (all rows when there is no status column).
-    pub ok_rows: Vec<usize>,
+    pub(crate) ok_rows: Vec<usize>,
     /// Swept columns in table order, companions folded into the first of their set.
-    pub swept: Vec<Swept>,
+    pub(crate) swept: Vec<Swept>,
     /// How parameters and jobs are named.
-    pub naming: Naming,
+    pub(crate) naming: Naming,
 }
 
 impl StudyShape {
     /// The shape of `jobs`, whose parameter columns are those `is_parameter` names, named by
     /// `naming`.
-    pub fn of(jobs: &Table, is_parameter: &dyn Fn(&str) -> bool, naming: Naming) -> StudyShape {
+    pub(crate) fn of(
+        jobs: &Table,
+        is_parameter: &dyn Fn(&str) -> bool,
+        naming: Naming,
+    ) -> StudyShape {
         let ok_rows = ok_rows(jobs);
         let all_rows: Vec<usize> = (0..jobs.height).collect();
         let swept = swept_columns(jobs, &all_rows, is_parameter);
@@ -137,23 +141,23 @@ impl StudyShape {
         }
     }
 
-    pub fn swept(&self, column: &str) -> Option<&Swept> {
+    pub(crate) fn swept(&self, column: &str) -> Option<&Swept> {
         self.swept.iter().find(|s| s.column == column)
     }
 
     /// The number of distinct values of a column among the swept ones (1 when not swept).
-    pub fn levels(&self, column: impl ColumnName) -> usize {
+    pub(crate) fn levels(&self, column: impl ColumnName) -> usize {
         self.swept(column.column_name())
             .map_or(1, |s| s.values.len())
     }
 
-    pub fn swept_names(&self) -> Vec<&str> {
+    pub(crate) fn swept_names(&self) -> Vec<&str> {
         self.swept.iter().map(|s| s.column.as_str()).collect()
     }
 }
 
 /// Rows with status "ok" (every row when the table has no status column).
-pub fn ok_rows(jobs: &Table) -> Vec<usize> {
+pub(crate) fn ok_rows(jobs: &Table) -> Vec<usize> {
     (0..jobs.height)
         .filter(|&row| {
             jobs.str_at(STATUS, row)
@@ -163,7 +167,7 @@ pub fn ok_rows(jobs: &Table) -> Vec<usize> {
 }
 
 /// Parameter columns (model_*, data_*, sampler_*) in table order.
-pub fn param_columns(jobs: &Table, is_parameter: &dyn Fn(&str) -> bool) -> Vec<String> {
+pub(crate) fn param_columns(jobs: &Table, is_parameter: &dyn Fn(&str) -> bool) -> Vec<String> {
     jobs.column_names()
         .iter()
         .filter(|name| is_parameter(name))
@@ -172,7 +176,7 @@ pub fn param_columns(jobs: &Table, is_parameter: &dyn Fn(&str) -> bool) -> Vec<S
 }
 
 /// Distinct values of a column over the given rows, sorted.
-pub fn distinct(jobs: &Table, column: &str, rows: &[usize]) -> Vec<Cell> {
+pub(crate) fn distinct(jobs: &Table, column: &str, rows: &[usize]) -> Vec<Cell> {
     let mut values: Vec<Cell> = rows
         .iter()
         .map(|&row| Cell::of(jobs, Found(column), row))
@@ -242,7 +246,7 @@ fn moves_together(jobs: &Table, rows: &[usize], a: &str, b: &str) -> bool {
 }
 
 /// The key of a row over some columns.
-pub fn key_of(jobs: &Table, row: usize, columns: &[&str]) -> Vec<Cell> {
+pub(crate) fn key_of(jobs: &Table, row: usize, columns: &[&str]) -> Vec<Cell> {
     columns
         .iter()
         .map(|c| Cell::of(jobs, Found(c), row))
@@ -250,7 +254,11 @@ pub fn key_of(jobs: &Table, row: usize, columns: &[&str]) -> Vec<Cell> {
 }
 
 /// Groups rows by their values in `columns`, groups ordered by key; rows keep their order.
-pub fn group_rows(jobs: &Table, rows: &[usize], columns: &[&str]) -> Vec<(Vec<Cell>, Vec<usize>)> {
+pub(crate) fn group_rows(
+    jobs: &Table,
+    rows: &[usize],
+    columns: &[&str],
+) -> Vec<(Vec<Cell>, Vec<usize>)> {
     let mut groups: BTreeMap<Vec<Cell>, Vec<usize>> = BTreeMap::new();
     for &row in rows {
         groups
@@ -270,7 +278,11 @@ fn naming_columns<'a>(jobs: &Table, shape: &'a StudyShape) -> Vec<&'a str> {
 /// The first replicate of each distinct (likelihood, sampler, grid), extended by further swept
 /// columns while that keeps the count small; at most [`MAX_REPRESENTATIVES`] rows, in plan
 /// order. Only rows in `candidates` (e.g. ok jobs with fields) are considered.
-pub fn representative_rows(jobs: &Table, shape: &StudyShape, candidates: &[usize]) -> Vec<usize> {
+pub(crate) fn representative_rows(
+    jobs: &Table,
+    shape: &StudyShape,
+    candidates: &[usize],
+) -> Vec<usize> {
     let mut key = naming_columns(jobs, shape);
     for swept in &shape.swept {
         if key.contains(&swept.column.as_str()) {
@@ -293,7 +305,7 @@ pub fn representative_rows(jobs: &Table, shape: &StudyShape, candidates: &[usize
 }
 
 /// The row of the lowest replicate (the first such row on a tie).
-pub fn first_replicate(jobs: &Table, rows: &[usize]) -> Option<usize> {
+pub(crate) fn first_replicate(jobs: &Table, rows: &[usize]) -> Option<usize> {
     rows.iter().copied().min_by(|&a, &b| {
         let replicate = |row| jobs.finite(REPLICATE, row).unwrap_or(0.0);
         replicate(a).total_cmp(&replicate(b)).then(a.cmp(&b))
@@ -311,7 +323,7 @@ impl Naming {
 
     /// A short name for a parameter in legends ("D", "β", ...); empty when the value speaks
     /// for itself (sampler kind, likelihood).
-    pub fn short_name(&self, column: &str) -> String {
+    pub(crate) fn short_name(&self, column: &str) -> String {
         match self.label_of(column) {
             Some(label) => label.short.to_string(),
             None => column
@@ -322,14 +334,14 @@ impl Naming {
     }
 
     /// A descriptive axis title for a parameter column.
-    pub fn axis_title(&self, column: &str) -> String {
+    pub(crate) fn axis_title(&self, column: &str) -> String {
         self.label_of(column)
             .map_or_else(|| column.replace('_', " "), |label| label.title.to_string())
     }
 
     /// "name=value" for a legend ("β=0.2", or just "pcn"; a data file by its name without
     /// folder and extension).
-    pub fn label(&self, column: &str, value: &Cell) -> String {
+    pub(crate) fn label(&self, column: &str, value: &Cell) -> String {
         if let (true, Cell::Text(path)) = (column.ends_with("_path"), value) {
             return file_stem(path);
         }
@@ -342,7 +354,7 @@ impl Naming {
     }
 
     /// Labels of several columns joined ("pcn, D=16, β=0.2"); "all jobs" when empty.
-    pub fn joined_label(&self, columns: &[&str], key: &[Cell]) -> String {
+    pub(crate) fn joined_label(&self, columns: &[&str], key: &[Cell]) -> String {
         if columns.is_empty() {
             return "all jobs".into();
         }
@@ -357,7 +369,7 @@ impl Naming {
 
 /// Orders columns for legends: the sampler kind first (it is what studies compare), the rest
 /// in table order.
-pub fn sampler_first(columns: &mut [String]) {
+pub(crate) fn sampler_first(columns: &mut [String]) {
     columns.sort_by_key(|c| c != SAMPLER_KIND.column());
 }
 
@@ -370,7 +382,7 @@ fn file_stem(path: &str) -> String {
 
 /// A job's description from its swept parameters plus likelihood, sampler and grid
 /// (used in figure titles).
-pub fn job_description(jobs: &Table, shape: &StudyShape, row: usize) -> String {
+pub(crate) fn job_description(jobs: &Table, shape: &StudyShape, row: usize) -> String {
     let mut columns = naming_columns(jobs, shape);
     for swept in &shape.swept {
         if !columns.contains(&swept.column.as_str()) {

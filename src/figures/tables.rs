@@ -14,7 +14,7 @@ use crate::table::shared::JOB_ID;
 /// A column name found in the data at run time (a swept parameter discovered in the jobs
 /// table), as opposed to one the code names through the schema.
 #[derive(Debug, Clone, Copy)]
-pub struct Found<'a>(pub &'a str);
+pub(crate) struct Found<'a>(pub &'a str);
 
 impl ColumnName for Found<'_> {
     fn column_name(&self) -> &str {
@@ -24,7 +24,7 @@ impl ColumnName for Found<'_> {
 
 /// The values of one column, nulls as `None` (non-finite numbers are kept as they are).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Values {
+pub(crate) enum Values {
     Num(Vec<Option<f64>>),
     Text(Vec<Option<String>>),
     Bool(Vec<Option<bool>>),
@@ -40,7 +40,7 @@ impl Values {
     }
 
     /// The value at `row` as a display string (`None` for null).
-    pub fn display(&self, row: usize) -> Option<String> {
+    pub(crate) fn display(&self, row: usize) -> Option<String> {
         match self {
             Values::Num(v) => v.get(row).copied().flatten().map(format_number),
             Values::Text(v) => v.get(row).cloned().flatten(),
@@ -52,7 +52,7 @@ impl Values {
 /// A table read from `results_dir/<name>.parquet`.
 #[derive(Debug, Clone, Default)]
 pub struct Table {
-    pub height: usize,
+    pub(crate) height: usize,
     columns: BTreeMap<String, Values>,
     /// Column names in file order.
     order: Vec<String>,
@@ -60,7 +60,7 @@ pub struct Table {
 
 impl Table {
     /// Builds a table from named columns of equal length (used by tests and by the reader).
-    pub fn from_columns(columns: Vec<(String, Values)>) -> Self {
+    pub(crate) fn from_columns(columns: Vec<(String, Values)>) -> Self {
         let height = columns.first().map_or(0, |(_, v)| v.len());
         let order = columns.iter().map(|(n, _)| n.clone()).collect();
         Table {
@@ -70,20 +70,20 @@ impl Table {
         }
     }
 
-    pub fn column_names(&self) -> &[String] {
+    pub(crate) fn column_names(&self) -> &[String] {
         &self.order
     }
 
-    pub fn has(&self, name: impl ColumnName) -> bool {
+    pub(crate) fn has(&self, name: impl ColumnName) -> bool {
         self.columns.contains_key(name.column_name())
     }
 
-    pub fn values(&self, name: impl ColumnName) -> Option<&Values> {
+    pub(crate) fn values(&self, name: impl ColumnName) -> Option<&Values> {
         self.columns.get(name.column_name())
     }
 
     /// A numeric column, or `None` when absent or not numeric.
-    pub fn num(&self, name: impl ColumnName) -> Option<&[Option<f64>]> {
+    pub(crate) fn num(&self, name: impl ColumnName) -> Option<&[Option<f64>]> {
         match self.columns.get(name.column_name()) {
             Some(Values::Num(v)) => Some(v),
             _ => None,
@@ -91,7 +91,7 @@ impl Table {
     }
 
     /// A text column, or `None` when absent or not text.
-    pub fn text(&self, name: impl ColumnName) -> Option<&[Option<String>]> {
+    pub(crate) fn text(&self, name: impl ColumnName) -> Option<&[Option<String>]> {
         match self.columns.get(name.column_name()) {
             Some(Values::Text(v)) => Some(v),
             _ => None,
@@ -99,7 +99,7 @@ impl Table {
     }
 
     /// A boolean column, or `None` when absent or not boolean.
-    pub fn boolean(&self, name: impl ColumnName) -> Option<&[Option<bool>]> {
+    pub(crate) fn boolean(&self, name: impl ColumnName) -> Option<&[Option<bool>]> {
         match self.columns.get(name.column_name()) {
             Some(Values::Bool(v)) => Some(v),
             _ => None,
@@ -107,21 +107,21 @@ impl Table {
     }
 
     /// The finite value of a numeric column at a row.
-    pub fn finite(&self, name: impl ColumnName, row: usize) -> Option<f64> {
+    pub(crate) fn finite(&self, name: impl ColumnName, row: usize) -> Option<f64> {
         self.num(name)
             .and_then(|v| v.get(row).copied().flatten())
             .filter(|x| x.is_finite())
     }
 
     /// The text value of a column at a row.
-    pub fn str_at(&self, name: impl ColumnName, row: usize) -> Option<&str> {
+    pub(crate) fn str_at(&self, name: impl ColumnName, row: usize) -> Option<&str> {
         self.text(name)
             .and_then(|v| v.get(row))
             .and_then(|s| s.as_deref())
     }
 
     /// Rows whose `job_id` equals `job_id`, in table order.
-    pub fn rows_of_job(&self, job_id: &str) -> Vec<usize> {
+    pub(crate) fn rows_of_job(&self, job_id: &str) -> Vec<usize> {
         let Some(ids) = self.text(JOB_ID) else {
             return Vec::new();
         };
@@ -133,7 +133,7 @@ impl Table {
     }
 
     /// Distinct job ids in order of first appearance.
-    pub fn job_ids(&self) -> Vec<String> {
+    pub(crate) fn job_ids(&self) -> Vec<String> {
         let mut seen = HashSet::new();
         self.text(JOB_ID)
             .unwrap_or(&[])
@@ -147,7 +147,7 @@ impl Table {
 
 /// Formats a number compactly for tables and labels: integers plainly, others to 3-4
 /// significant digits, very small or large in scientific notation.
-pub fn format_number(x: f64) -> String {
+pub(crate) fn format_number(x: f64) -> String {
     if !x.is_finite() {
         return format!("{x}");
     }
@@ -169,7 +169,7 @@ pub fn format_number(x: f64) -> String {
 
 impl Table {
     /// The table of `frame`, read from `name`.parquet; skipped columns are noted in `notes`.
-    pub fn from_frame(frame: &DataFrame, name: &str, notes: &mut Vec<String>) -> Table {
+    pub(crate) fn from_frame(frame: &DataFrame, name: &str, notes: &mut Vec<String>) -> Table {
         let mut columns = Vec::new();
         for column in frame.columns() {
             let column_name = column.name().to_string();

@@ -23,13 +23,13 @@ const BOLD: &[u8] = include_bytes!("../../assets/DejaVuSans-Bold.ttf");
 /// The family name the embedded font is registered under for plotters' tick labels.
 const FONT: &str = "sans-serif";
 /// Colour of all text and axes.
-pub const INK: RGBColor = RGBColor(34, 34, 34);
+pub(crate) const INK: RGBColor = RGBColor(34, 34, 34);
 
-pub type DrawResult<T = ()> = Result<T, Box<dyn Error>>;
-pub type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+pub(crate) type DrawResult<T = ()> = Result<T, Box<dyn Error>>;
+pub(crate) type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
 
 /// Registers the embedded font with plotters once per process.
-pub fn register_fonts() -> Result<(), ReportError> {
+pub(crate) fn register_fonts() -> Result<(), ReportError> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok = *REGISTERED.get_or_init(|| {
         plotters::style::register_font(FONT, FontStyle::Normal, REGULAR).is_ok()
@@ -39,7 +39,7 @@ pub fn register_fonts() -> Result<(), ReportError> {
 }
 
 /// plotters' text style for tick labels (numbers), `size` pixels.
-pub fn tick_style(size: f64) -> TextStyle<'static> {
+pub(crate) fn tick_style(size: f64) -> TextStyle<'static> {
     (FONT, size).into_font().color(&INK)
 }
 
@@ -60,7 +60,7 @@ fn font(bold: bool) -> Option<&'static FontRef<'static>> {
 
 /// How a piece of text is drawn and anchored.
 #[derive(Clone, Copy)]
-pub struct Label {
+pub(crate) struct Label {
     size: f32,
     bold: bool,
     colour: RGBColor,
@@ -72,7 +72,7 @@ pub struct Label {
 
 impl Label {
     /// Regular ink-coloured text of `size` pixels, centred on its anchor.
-    pub fn new(size: f32) -> Self {
+    pub(crate) fn new(size: f32) -> Self {
         Label {
             size,
             bold: false,
@@ -83,20 +83,20 @@ impl Label {
         }
     }
 
-    pub fn bold(self) -> Self {
+    pub(crate) fn bold(self) -> Self {
         Label { bold: true, ..self }
     }
 
-    pub fn colour(self, colour: RGBColor) -> Self {
+    pub(crate) fn colour(self, colour: RGBColor) -> Self {
         Label { colour, ..self }
     }
 
     /// Where the anchor point sits on the text box (along the reading direction, across it).
-    pub fn anchor(self, h: HPos, v: VPos) -> Self {
+    pub(crate) fn anchor(self, h: HPos, v: VPos) -> Self {
         Label { h, v, ..self }
     }
 
-    pub fn vertical(self) -> Self {
+    pub(crate) fn vertical(self) -> Self {
         Label {
             vertical: true,
             ..self
@@ -123,13 +123,13 @@ impl Label {
     }
 
     /// The advance width of `text` in pixels.
-    pub fn width(&self, text: &str) -> f32 {
+    pub(crate) fn width(&self, text: &str) -> f32 {
         font(self.bold).map_or(0.0, |font| self.layout(font, text).1)
     }
 
     /// Draws `text` with its anchor at pixel `at` in `area`'s own coordinates (absolute pixels
     /// when `area` is the root).
-    pub fn draw(&self, area: &Area, text: &str, at: (i32, i32)) -> DrawResult {
+    pub(crate) fn draw(&self, area: &Area, text: &str, at: (i32, i32)) -> DrawResult {
         let Some(font) = font(self.bold) else {
             return Ok(());
         };

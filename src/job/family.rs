@@ -17,8 +17,8 @@ pub type ChunkedTables = Vec<(&'static str, TableChunks<'static>)>;
 
 /// Everything a finished job writes: its tables, whole and chunked.
 pub struct Tabulated {
-    pub tables: NamedTables,
-    pub chunked: ChunkedTables,
+    pub(crate) tables: NamedTables,
+    pub(crate) chunked: ChunkedTables,
 }
 
 /// One study family: its keys, how its jobs are resolved, run, written and shown. Every
@@ -126,17 +126,17 @@ pub trait StudyFamily {
 
 /// A job that ran: what its family turns into table rows.
 pub struct Finished<'a, F: StudyFamily> {
-    pub job: &'a JobHeader,
-    pub spec: &'a F::Spec,
-    pub output: &'a F::Output,
+    pub(crate) job: &'a JobHeader,
+    pub(crate) spec: &'a F::Spec,
+    pub(crate) output: &'a F::Output,
     /// The wall time of the run, measured around [`StudyFamily::run`] by the executor.
-    pub wall_seconds: f64,
+    pub(crate) wall_seconds: f64,
 }
 
 impl<F: StudyFamily> Finished<'_, F> {
     /// The start of the job's row of `table` (its family's jobs table): header, parameters,
     /// status `ok`, `warnings` and the wall time.
-    pub fn jobs_row(&self, table: &'static Table, warnings: &[String]) -> Rows {
+    pub(crate) fn jobs_row(&self, table: &'static Table, warnings: &[String]) -> Rows {
         ok_row(table, self.job, warnings, self.wall_seconds)
     }
 }

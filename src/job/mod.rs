@@ -17,34 +17,34 @@ use crate::study::{Key, ParamValue, SbcSpec};
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobHeader {
     /// First 12 hex digits of BLAKE3(seed ++ key): short, stable, unique within a study.
-    pub id: String,
+    pub(crate) id: String,
     /// The canonical key (see [`crate::plan`]).
-    pub key: String,
-    pub replicate: u32,
+    pub(crate) key: String,
+    pub(crate) replicate: u32,
     /// The parameters of the job's family, in column order; `Null` where a key of the family
     /// does not apply to this job (a csv-only key for simulated data). Each becomes the column
     /// `section_key` of the jobs table.
     pub params: Vec<(Key, ParamValue)>,
-    pub streams: StreamKeys,
+    pub(crate) streams: StreamKeys,
 }
 
 /// The keys the job's random streams are seeded with: `streams::stream(seed, purpose, &key)`.
 /// Each is the job's canonical key restricted to what the stream's draws depend on, so jobs that
 /// share those see the same draws (common random numbers).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StreamKeys {
+pub(crate) struct StreamKeys {
     /// The full canonical key: the chains' streams (a job's own).
-    pub chain: String,
+    pub(crate) chain: String,
     /// The `[model]` and `[data]` keys and the replicate: a family's generated data (a matrix,
     /// a corpus), shared by jobs that differ only in their sampler.
-    pub model_data: String,
+    pub(crate) model_data: String,
     /// The family's own data streams ([`StudyFamily::DATA_STREAMS`]), by name.
-    pub data: Vec<(&'static str, String)>,
+    pub(crate) data: Vec<(&'static str, String)>,
 }
 
 impl StreamKeys {
     /// The key of the family's data stream `stream` (a family asks for its own streams only).
-    pub fn data(&self, stream: &DataStream) -> &str {
+    pub(crate) fn data(&self, stream: &DataStream) -> &str {
         self.data
             .iter()
             .find(|(name, _)| *name == stream.name)
@@ -57,13 +57,13 @@ impl StreamKeys {
 /// replicate): the stream's key is the job's canonical key restricted to those.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DataStream {
-    pub name: &'static str,
-    pub keys: &'static [Key],
+    pub(crate) name: &'static str,
+    pub(crate) keys: &'static [Key],
 }
 
 impl JobHeader {
     /// The value of `key` for this job (`Null` where the key is not one of its family's).
-    pub fn param(&self, key: Key) -> &ParamValue {
+    pub(crate) fn param(&self, key: Key) -> &ParamValue {
         ParamValue::of(&self.params, key)
     }
 }
@@ -71,22 +71,22 @@ impl JobHeader {
 /// What a family's job may read besides its own spec.
 pub struct RunContext<'a> {
     /// The job being run.
-    pub job: &'a JobHeader,
+    pub(crate) job: &'a JobHeader,
     /// The study seed.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// The `[sbc]` settings of a simulation-based-calibration study.
-    pub sbc: Option<SbcSpec>,
+    pub(crate) sbc: Option<SbcSpec>,
     /// Called with the units of work done (see [`StudyFamily::work`]).
-    pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+    pub(crate) progress: Option<&'a (dyn Fn(u64) + Sync)>,
     /// The run has fewer jobs than threads: a job may spread its own independent pieces (the
     /// latent field's chains) over the pool's idle threads. Never changes a number.
-    pub spare_threads: bool,
+    pub(crate) spare_threads: bool,
 }
 
 impl RunContext<'_> {
     /// A chain's random stream: seeded from the study seed and the job's full canonical key
     /// extended by `detail` (e.g. `chain=2`), never from thread or order.
-    pub fn chain_stream(&self, purpose: Purpose, detail: &str) -> StreamRng {
+    pub(crate) fn chain_stream(&self, purpose: Purpose, detail: &str) -> StreamRng {
         stream(
             self.seed,
             purpose,
@@ -97,13 +97,13 @@ impl RunContext<'_> {
     /// A data stream (a generated matrix, a corpus): seeded from the job's `[model]` and
     /// `[data]` keys and its replicate only, so jobs that differ in their sampler see the same
     /// data (common random numbers).
-    pub fn data_stream(&self, detail: &str) -> StreamRng {
+    pub(crate) fn data_stream(&self, detail: &str) -> StreamRng {
         let key = extended(&self.job.streams.model_data, detail);
         stream(self.seed, Purpose::Truth, &key)
     }
 
     /// Reports `done` units of work to the progress display.
-    pub fn report(&self, done: u64) {
+    pub(crate) fn report(&self, done: u64) {
         if let Some(progress) = self.progress {
             progress(done);
         }

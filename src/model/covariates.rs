@@ -43,13 +43,13 @@ pub struct Covariates {
     /// and [`Covariates::scales`] say so).
     pub columns: Vec<Vec<f64>>,
     /// What standardising subtracted from each column (0 when not standardised).
-    pub centres: Vec<f64>,
+    pub(crate) centres: Vec<f64>,
     /// What standardising divided each column by (1 when not standardised).
-    pub scales: Vec<f64>,
+    pub(crate) scales: Vec<f64>,
     /// s: beta_k ~ N(0, s^2) a priori.
-    pub prior_sd: f64,
+    pub(crate) prior_sd: f64,
     /// The file the values were read from (its content is part of the job's data hash).
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
 impl Covariates {
@@ -113,14 +113,14 @@ impl Covariates {
 
     /// The coefficients of a position whose last [`Covariates::count`] whitened coordinates are
     /// the coefficients' (beta = s z), into `out`.
-    pub fn coefficients_of(&self, xi: &[f64], out: &mut [f64]) {
+    pub(crate) fn coefficients_of(&self, xi: &[f64], out: &mut [f64]) {
         for (b, &z) in out.iter_mut().zip(self.whitened_coefficients(xi)) {
             *b = self.prior_sd * z;
         }
     }
 
     /// The coefficients of a position, as a new vector.
-    pub fn coefficients(&self, xi: &[f64]) -> Vec<f64> {
+    pub(crate) fn coefficients(&self, xi: &[f64]) -> Vec<f64> {
         let mut out = vec![0.0; self.count()];
         self.coefficients_of(xi, &mut out);
         out
@@ -139,14 +139,14 @@ impl Covariates {
     }
 
     /// out += X (s z): the fixed effect of the coefficients' whitened coordinates `z`.
-    pub fn add_whitened_effect(&self, z: &[f64], out: &mut [f64]) {
+    pub(crate) fn add_whitened_effect(&self, z: &[f64], out: &mut [f64]) {
         self.add_scaled(z, self.prior_sd, out);
     }
 
     /// out -= X (s z): a field without the fixed effect of the position whose last
     /// [`Covariates::count`] whitened coordinates are `z` (no allocation: the driver calls it on
     /// every move).
-    pub fn remove_whitened_effect(&self, z: &[f64], out: &mut [f64]) {
+    pub(crate) fn remove_whitened_effect(&self, z: &[f64], out: &mut [f64]) {
         self.add_scaled(z, -self.prior_sd, out);
     }
 
@@ -161,14 +161,14 @@ impl Covariates {
     }
 
     /// The coefficients' whitened coordinates of a position: its last [`Covariates::count`].
-    pub fn whitened_coefficients<'x>(&self, xi: &'x [f64]) -> &'x [f64] {
+    pub(crate) fn whitened_coefficients<'x>(&self, xi: &'x [f64]) -> &'x [f64] {
         &xi[xi.len() - self.count()..]
     }
 
     /// out = s X^T v: the gradient with respect to the coefficients' whitened coordinates of a
     /// function whose gradient with respect to the field is `v` (the transpose of
     /// [`Covariates::add_whitened_effect`]).
-    pub fn whitened_gradient(&self, v: &[f64], out: &mut [f64]) {
+    pub(crate) fn whitened_gradient(&self, v: &[f64], out: &mut [f64]) {
         for (o, column) in out.iter_mut().zip(&self.columns) {
             *o = self.prior_sd * column.iter().zip(v).map(|(x, v)| x * v).sum::<f64>();
         }

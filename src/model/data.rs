@@ -25,11 +25,11 @@ pub struct Observations {
 }
 
 impl Observations {
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.cells.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.cells.is_empty()
     }
 }
@@ -37,15 +37,15 @@ impl Observations {
 /// The data of one job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dataset {
-    pub grid: Grid,
+    pub(crate) grid: Grid,
     /// The field that generated the data (simulated only).
-    pub truth: Option<Vec<f64>>,
+    pub(crate) truth: Option<Vec<f64>>,
     /// The covariates' coefficients that generated the data (simulated with covariates only).
-    pub truth_coefficients: Option<Vec<f64>>,
+    pub(crate) truth_coefficients: Option<Vec<f64>>,
     /// Cells and values used in fitting.
     pub observed: Observations,
     /// Cells and values kept out of fitting (real data), used to score predictions.
-    pub held_out: Observations,
+    pub(crate) held_out: Observations,
 }
 
 /// The random streams simulated data draw from.
@@ -169,7 +169,7 @@ impl Dataset {
     }
 
     /// The data value at every cell (observed or held out), None where there is none.
-    pub fn value_by_cell(&self) -> Vec<Option<f64>> {
+    pub(crate) fn value_by_cell(&self) -> Vec<Option<f64>> {
         let mut out = vec![None; self.grid.cells()];
         for part in [&self.observed, &self.held_out] {
             for (&c, &v) in part.cells.iter().zip(&part.values) {
@@ -186,7 +186,7 @@ pub fn draw_prior_field(prior: &dyn Prior, rng: &mut StreamRng) -> Vec<f64> {
 }
 
 /// A prior draw: its whitened coordinates xi ~ N(0, I) drawn from `rng`, and u = L xi.
-pub fn draw_prior(prior: &dyn Prior, rng: &mut StreamRng) -> (Vec<f64>, Vec<f64>) {
+pub(crate) fn draw_prior(prior: &dyn Prior, rng: &mut StreamRng) -> (Vec<f64>, Vec<f64>) {
     let xi: Vec<f64> = (0..prior.latent_dim())
         .map(|_| StandardNormal.sample(rng))
         .collect();
@@ -197,7 +197,7 @@ pub fn draw_prior(prior: &dyn Prior, rng: &mut StreamRng) -> (Vec<f64>, Vec<f64>
 }
 
 /// `count` distinct cells of `0..n`, in increasing order (partial Fisher-Yates).
-pub fn choose_cells(n: usize, count: usize, rng: &mut StreamRng) -> Vec<usize> {
+pub(crate) fn choose_cells(n: usize, count: usize, rng: &mut StreamRng) -> Vec<usize> {
     let mut all: Vec<usize> = (0..n).collect();
     for k in 0..count {
         let pick = rng.random_range(k..n);

@@ -20,12 +20,12 @@ const BLOCK: usize = 64;
 
 /// A Monte Carlo estimate of log p(data | model).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LogEvidence {
-    pub estimate: f64,
+pub(crate) struct LogEvidence {
+    pub(crate) estimate: f64,
     /// Delta-method standard error of `estimate`.
-    pub standard_error: f64,
+    pub(crate) standard_error: f64,
     /// Effective number of prior draws: (sum w)^2 / sum w^2 of the likelihood weights.
-    pub effective_draws: f64,
+    pub(crate) effective_draws: f64,
 }
 
 /// Estimate log p(data | model) from `draws` prior draws.
@@ -56,7 +56,7 @@ pub fn log_evidence(target: &Target, draws: usize, rng: &mut StreamRng) -> LogEv
 }
 
 /// log of the mean of exp(ll), with its delta-method standard error.
-pub fn summarize(logliks: &[f64]) -> LogEvidence {
+pub(crate) fn summarize(logliks: &[f64]) -> LogEvidence {
     let k = logliks.len() as f64;
     let max = logliks.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let weights: Vec<f64> = logliks.iter().map(|ll| (ll - max).exp()).collect();

@@ -17,7 +17,7 @@ use super::prior::Prior;
 
 /// The largest M the exact posterior is computed for: K takes 8 M^2 bytes (50 MB at 2500) and
 /// the variances cost M^2 N multiply-adds.
-pub const MAX_EXACT_OBSERVATIONS: usize = 2500;
+pub(crate) const MAX_EXACT_OBSERVATIONS: usize = 2500;
 
 /// Cells per block when accumulating the posterior variances.
 const VARIANCE_BLOCK: usize = 256;

@@ -58,17 +58,17 @@ impl Axis {
     }
 
     /// Points on this axis.
-    pub fn points(&self) -> usize {
+    pub(crate) fn points(&self) -> usize {
         self.points
     }
 
     /// The coordinate of point `k`.
-    pub fn coordinate(&self, k: usize) -> f64 {
+    pub(crate) fn coordinate(&self, k: usize) -> f64 {
         self.origin + self.span * (k as f64 / self.divisor)
     }
 
     /// The distance between neighbouring points (and the width of a cell).
-    pub fn spacing(&self) -> f64 {
+    pub(crate) fn spacing(&self) -> f64 {
         self.span / self.divisor
     }
 }
@@ -136,7 +136,7 @@ impl Grid {
 
     /// The window the cells tile: each axis from its first point minus half a spacing to its
     /// last plus half (a 1-D grid's y range is its single point).
-    pub fn window(&self) -> Window {
+    pub(crate) fn window(&self) -> Window {
         let range = |axis: &Axis| {
             let half = axis.spacing() / 2.0;
             (
@@ -151,27 +151,27 @@ impl Grid {
     }
 
     /// Points along x.
-    pub fn nx(&self) -> usize {
+    pub(crate) fn nx(&self) -> usize {
         self.x.points
     }
 
     /// Points along y (1 on a 1-D grid).
-    pub fn ny(&self) -> usize {
+    pub(crate) fn ny(&self) -> usize {
         self.y.points
     }
 
     /// The x axis.
-    pub fn x_axis(&self) -> Axis {
+    pub(crate) fn x_axis(&self) -> Axis {
         self.x
     }
 
     /// The y axis.
-    pub fn y_axis(&self) -> Axis {
+    pub(crate) fn y_axis(&self) -> Axis {
         self.y
     }
 
     /// Whether the grid is 1-D (a single point along y).
-    pub fn is_line(&self) -> bool {
+    pub(crate) fn is_line(&self) -> bool {
         self.y.points == 1
     }
 
@@ -195,12 +195,12 @@ impl Grid {
     }
 
     /// The field index of cell (i, j).
-    pub fn index(&self, i: usize, j: usize) -> usize {
+    pub(crate) fn index(&self, i: usize, j: usize) -> usize {
         j * self.x.points + i
     }
 
     /// The cell (i, j) of field index `n`.
-    pub fn cell(&self, n: usize) -> (usize, usize) {
+    pub(crate) fn cell(&self, n: usize) -> (usize, usize) {
         (n % self.x.points, n / self.x.points)
     }
 
@@ -212,7 +212,7 @@ impl Grid {
 
     /// `count` cells spread along the diagonal from (0, 0) to (nx - 1, ny - 1): cell k is
     /// (round(k (nx - 1) / (count - 1)), round(k (ny - 1) / (count - 1))).
-    pub fn diagonal_cells<const COUNT: usize>(&self) -> [usize; COUNT] {
+    pub(crate) fn diagonal_cells<const COUNT: usize>(&self) -> [usize; COUNT] {
         let along = |points: usize, k: usize| {
             ((k * (points - 1)) as f64 / (COUNT.max(2) - 1) as f64).round() as usize
         };

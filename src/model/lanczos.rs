@@ -23,24 +23,27 @@ use faer::{Accum, Mat, MatRef, Par, Side};
 
 /// Ritz pairs of a symmetric operator, largest first.
 #[derive(Debug, Clone)]
-pub struct RitzPairs {
+pub(crate) struct RitzPairs {
     /// Ritz values, in decreasing order.
-    pub values: Vec<f64>,
+    pub(crate) values: Vec<f64>,
     /// Ritz vectors as columns (n x values.len()), orthonormal.
-    pub vectors: Mat<f64>,
+    pub(crate) vectors: Mat<f64>,
     /// |A y_j - theta_j y_j| for each pair.
-    pub residuals: Vec<f64>,
+    pub(crate) residuals: Vec<f64>,
     /// Lanczos steps taken (products with A).
-    pub steps: usize,
+    pub(crate) steps: usize,
     /// Whether the Krylov space became invariant (then the Ritz pairs are exact eigenpairs of A
     /// restricted to it).
-    pub invariant: bool,
+    // Read by the tests (a low-rank operator ends in an invariant subspace); the callers only
+    // need the pairs.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) invariant: bool,
 }
 
 impl RitzPairs {
     /// How many leading pairs have value >= `threshold` and residual <= `relative` x value:
     /// the converged dominant eigenpairs.
-    pub fn converged_above(&self, threshold: f64, relative: f64) -> usize {
+    pub(crate) fn converged_above(&self, threshold: f64, relative: f64) -> usize {
         self.values
             .iter()
             .zip(&self.residuals)
@@ -49,7 +52,7 @@ impl RitzPairs {
     }
 
     /// The first `rank` pairs only.
-    pub fn truncate(&mut self, rank: usize) {
+    pub(crate) fn truncate(&mut self, rank: usize) {
         let rank = rank.min(self.values.len());
         self.values.truncate(rank);
         self.residuals.truncate(rank);
@@ -58,7 +61,7 @@ impl RitzPairs {
 }
 
 /// The fixed start vector of length n (unit norm).
-pub fn start_vector(n: usize) -> Vec<f64> {
+pub(crate) fn start_vector(n: usize) -> Vec<f64> {
     let mut v: Vec<f64> = (0..n as u64)
         .map(|k| {
             let bits = splitmix64(k.wrapping_add(0x5eed));
@@ -79,7 +82,7 @@ fn splitmix64(mut z: u64) -> u64 {
 
 /// Run up to `steps` Lanczos steps on the n x n symmetric operator `apply` (which writes A x into
 /// its second argument) and return every Ritz pair, largest first.
-pub fn lanczos(n: usize, steps: usize, apply: impl FnMut(&[f64], &mut [f64])) -> RitzPairs {
+pub(crate) fn lanczos(n: usize, steps: usize, apply: impl FnMut(&[f64], &mut [f64])) -> RitzPairs {
     let mut run = Lanczos::new(n, steps, apply);
     run.extend(steps);
     run.ritz_pairs()
@@ -89,7 +92,7 @@ pub fn lanczos(n: usize, steps: usize, apply: impl FnMut(&[f64], &mut [f64])) ->
 /// `relative`): checked every [`CHECK_EVERY`] steps, it stops once a converged Ritz value below
 /// the threshold follows the converged ones above it (or half the threshold is reached), or after
 /// `max_steps`.
-pub fn lanczos_above(
+pub(crate) fn lanczos_above(
     n: usize,
     max_steps: usize,
     threshold: f64,
@@ -121,7 +124,7 @@ pub fn lanczos_above(
 }
 
 /// Steps between convergence checks of [`lanczos_above`].
-pub const CHECK_EVERY: usize = 20;
+pub(crate) const CHECK_EVERY: usize = 20;
 
 /// A Lanczos run in progress.
 struct Lanczos<F> {

@@ -43,7 +43,7 @@ impl Likelihood {
     }
 
     /// M: the number of observations.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Self::Gaussian { values, .. } => values.len(),
             Self::Probit { labels, .. } => labels.len(),
@@ -92,7 +92,7 @@ impl Likelihood {
 
     /// log p(data | u) up to a constant, with its gradient with respect to each observed value
     /// of the field written into `gradient`.
-    pub fn log_likelihood_and_gradient(&self, gu: &[f64], gradient: &mut [f64]) -> f64 {
+    pub(crate) fn log_likelihood_and_gradient(&self, gu: &[f64], gradient: &mut [f64]) -> f64 {
         debug_assert_eq!(gradient.len(), self.len());
         crate::simd_state::clear_upper_state();
         match self {
@@ -139,7 +139,7 @@ impl Likelihood {
     /// The negative second derivative of the log-likelihood with respect to each observed value
     /// (the diagonal of the likelihood's Fisher-like Hessian): >= 0 for all three likelihoods,
     /// which are log-concave in u.
-    pub fn curvature(&self, gu: &[f64], out: &mut [f64]) {
+    pub(crate) fn curvature(&self, gu: &[f64], out: &mut [f64]) {
         debug_assert_eq!(gu.len(), self.len());
         crate::simd_state::clear_upper_state();
         match self {

@@ -6,22 +6,21 @@
 
 pub mod covariates;
 pub mod data;
-pub mod evidence;
+pub(crate) mod evidence;
 pub mod exact;
 pub mod grid;
 pub mod hyper;
-pub mod inla;
-pub mod lanczos;
+pub(crate) mod inla;
+pub(crate) mod lanczos;
 pub mod laplace;
 pub mod likelihood;
-pub mod moments;
+pub(crate) mod moments;
 pub mod prior;
 pub mod quadrature;
 pub mod spec;
-pub mod special;
-pub mod target;
+pub(crate) mod special;
+pub(crate) mod target;
 
-pub use data::Dataset;
 pub use grid::Grid;
 pub use likelihood::Likelihood;
 pub use prior::{KroneckerPrior, Prior, PriorError};

@@ -5,7 +5,7 @@
 
 /// The mean and sd of each cell from `total` = sum of weights, `first` = sum w (x - centre) and
 /// `second` = sum w E(x - centre)^2; a variance that rounding made negative is 0.
-pub fn mean_and_sd_about(
+pub(crate) fn mean_and_sd_about(
     centre: &[f64],
     first: &[f64],
     second: &[f64],

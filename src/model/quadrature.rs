@@ -46,24 +46,24 @@ use super::special::phi;
 use super::target::Target;
 
 /// The most nodes a tensor rule may have (n^d); 10^7 nodes take 0.5 to 2 s on 2 x 2 grids.
-pub const MAX_NODES: f64 = 1e8;
+pub(crate) const MAX_NODES: f64 = 1e8;
 
 /// The largest n the rule is computed for (and tested at): the recurrence's values stay far
 /// inside double precision.
-pub const MAX_POINTS: usize = 100;
+pub(crate) const MAX_POINTS: usize = 100;
 
 /// The n-point Gauss-Hermite rule for the standard normal weight:
 /// E g(Z) ~ sum_i exp(log_weights[i]) g(nodes[i]) for Z ~ N(0, 1), exact for polynomials of
 /// degree up to 2n - 1. Nodes are in increasing order and symmetric about 0.
 #[derive(Debug, Clone, PartialEq)]
-pub struct GaussHermite {
-    pub nodes: Vec<f64>,
-    pub log_weights: Vec<f64>,
+pub(crate) struct GaussHermite {
+    pub(crate) nodes: Vec<f64>,
+    pub(crate) log_weights: Vec<f64>,
 }
 
 impl GaussHermite {
     /// The rule of `points` nodes (1 to [`MAX_POINTS`]).
-    pub fn new(points: usize) -> Self {
+    pub(crate) fn new(points: usize) -> Self {
         assert!(
             (1..=MAX_POINTS).contains(&points),
             "a Gauss-Hermite rule of {points} points: 1 to {MAX_POINTS} are computed"
@@ -78,10 +78,6 @@ impl GaussHermite {
             .map(|&x| -hermite_values(x, points).squares_below.ln())
             .collect();
         Self { nodes, log_weights }
-    }
-
-    pub fn points(&self) -> usize {
-        self.nodes.len()
     }
 }
 
@@ -163,9 +159,9 @@ pub struct QuadraturePosterior {
     /// log p(data), the likelihood's dropped constants dropped.
     pub log_evidence: f64,
     /// Points per whitened dimension.
-    pub points: usize,
+    pub(crate) points: usize,
     /// Nodes of the tensor rule, points^dim (those of negligible weight included).
-    pub nodes: usize,
+    pub(crate) nodes: usize,
 }
 
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
@@ -189,7 +185,7 @@ pub enum QuadratureError {
 /// sampler driver defines it for the likelihood: the probit predictive probability and the
 /// poisson expected count.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum CellFunctional {
+pub(crate) enum CellFunctional {
     /// p(t* = 1 | u) = Phi(u / s).
     PositiveProbability { noise_sd: f64 },
     /// exp(u + offset).
@@ -198,7 +194,7 @@ pub enum CellFunctional {
 
 impl CellFunctional {
     /// The functional of `likelihood`'s kind, `None` for the gaussian likelihood.
-    pub fn of(likelihood: &Likelihood) -> Option<Self> {
+    pub(crate) fn of(likelihood: &Likelihood) -> Option<Self> {
         match *likelihood {
             Likelihood::Gaussian { .. } => None,
             Likelihood::Probit { noise_sd, .. } => Some(Self::PositiveProbability { noise_sd }),
@@ -206,7 +202,7 @@ impl CellFunctional {
         }
     }
 
-    pub fn at(self, u: f64) -> f64 {
+    pub(crate) fn at(self, u: f64) -> f64 {
         match self {
             Self::PositiveProbability { noise_sd } => phi(u / noise_sd),
             Self::ExpectedCount { offset } => (u + offset).exp(),

@@ -62,7 +62,7 @@ pub struct KernelSpec {
 
 impl KernelSpec {
     /// This kernel with the length scales and variance of `values`.
-    pub fn at(self, values: &super::hyper::values::Hyperparameters) -> KernelSpec {
+    pub(crate) fn at(self, values: &super::hyper::values::Hyperparameters) -> KernelSpec {
         KernelSpec {
             length_scale: values.length_scale,
             length_scale_y: values.length_scale_y,
@@ -82,12 +82,12 @@ impl KernelSpec {
     }
 
     /// Whether the kernel has one length scale for both axes.
-    pub fn is_isotropic(&self) -> bool {
+    pub(crate) fn is_isotropic(&self) -> bool {
         self.length_scale_y.is_none_or(|l| l == self.length_scale)
     }
 
     /// The kernel along the y axis: its length scale there, isotropic.
-    pub fn along_y(self) -> Self {
+    pub(crate) fn along_y(self) -> Self {
         Self {
             length_scale: self.length_scale_y.unwrap_or(self.length_scale),
             length_scale_y: None,
@@ -96,7 +96,7 @@ impl KernelSpec {
     }
 
     /// This kernel with another length scale (a misspecified truth).
-    pub fn with_length_scale(self, length_scale: f64) -> Self {
+    pub(crate) fn with_length_scale(self, length_scale: f64) -> Self {
         Self {
             length_scale,
             ..self
@@ -122,25 +122,25 @@ pub struct ModelSpec {
     /// The grid with its physical coordinates (the window, for csv data the data's own).
     pub grid: Grid,
     pub kernel: KernelSpec,
-    pub likelihood: LikelihoodKind,
+    pub(crate) likelihood: LikelihoodKind,
     /// Observation noise sd s (gaussian and probit; the data are simulated with the same s).
-    pub noise_sd: f64,
+    pub(crate) noise_sd: f64,
     /// Poisson log-offset (log cell area or log base rate): rate = exp(u + offset); `log-area`
     /// is resolved to the number here.
     pub offset: f64,
     /// Prior draws for the Monte Carlo estimate of log p(data | model); 0 = not estimated.
-    pub evidence_draws: usize,
+    pub(crate) evidence_draws: usize,
     /// The field's constant mean.
-    pub mean: MeanSpec,
+    pub(crate) mean: MeanSpec,
     /// The priors of the hyperparameters the chains infer (none: every one fixed).
-    pub hyper: super::hyper::priors::HyperPriors,
+    pub(crate) hyper: super::hyper::priors::HyperPriors,
     /// Fixed effects with inferred coefficients: u = mean + X beta + f (none: u = mean + f).
-    pub covariates: Option<std::sync::Arc<super::covariates::Covariates>>,
+    pub(crate) covariates: Option<std::sync::Arc<super::covariates::Covariates>>,
 }
 
 impl ModelSpec {
     /// The mean of the field for data whose observed values are `observed`.
-    pub fn mean_value(&self, observed: &[f64]) -> f64 {
+    pub(crate) fn mean_value(&self, observed: &[f64]) -> f64 {
         match self.mean {
             MeanSpec::Value(mean) => mean,
             MeanSpec::Auto => {
@@ -169,7 +169,7 @@ pub fn auto_mean(likelihood: LikelihoodKind, variance: f64, offset: f64, observe
 
 impl ModelSpec {
     /// The same model with the kernel's length scale replaced (a misspecified truth).
-    pub fn with_length_scale(&self, length_scale: f64) -> Self {
+    pub(crate) fn with_length_scale(&self, length_scale: f64) -> Self {
         Self {
             kernel: self.kernel.with_length_scale(length_scale),
             ..self.clone()
@@ -209,19 +209,19 @@ pub enum DataSpec {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PointsData {
     /// Absolute path (the schema resolves it against the study file's folder).
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The columns holding each event's x and y.
-    pub x: String,
-    pub y: String,
+    pub(crate) x: String,
+    pub(crate) y: String,
     /// The window the cells tile (`model.window`, in the data's units); every event lies in it.
-    pub window: Window,
+    pub(crate) window: Window,
     /// Share of cells held out, in [0, 1).
-    pub holdout: f64,
+    pub(crate) holdout: f64,
 }
 
 impl DataSpec {
     /// The `data.source` of the spec.
-    pub fn source(&self) -> DataSource {
+    pub(crate) fn source(&self) -> DataSource {
         match self {
             DataSpec::Simulated { .. } => DataSource::Simulated,
             DataSpec::Csv { .. } => DataSource::Csv,
@@ -231,7 +231,7 @@ impl DataSpec {
 
     /// Whether the observations are real data (a grid or a point pattern read from a file),
     /// whose window is in the data's own units.
-    pub fn is_real(&self) -> bool {
+    pub(crate) fn is_real(&self) -> bool {
         self.source() != DataSource::Simulated
     }
 }

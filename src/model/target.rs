@@ -26,23 +26,23 @@ pub struct Target<'a> {
 #[derive(Debug, Clone)]
 pub struct Workspace {
     /// The prior products' scratch.
-    pub scratch: Vec<f64>,
+    pub(crate) scratch: Vec<f64>,
     /// The field at the observed cells.
-    pub observed: Vec<f64>,
+    pub(crate) observed: Vec<f64>,
     /// d loglik / d(G u).
-    pub observed_gradient: Vec<f64>,
+    pub(crate) observed_gradient: Vec<f64>,
     /// G^T d loglik / d(G u): the same, scattered onto every cell.
-    pub field_gradient: Vec<f64>,
+    pub(crate) field_gradient: Vec<f64>,
 }
 
 impl<'a> Target<'a> {
     /// N: cells of the field.
-    pub fn cells(&self) -> usize {
+    pub(crate) fn cells(&self) -> usize {
         self.prior.cells()
     }
 
     /// The dimension of the whitened coordinates xi.
-    pub fn dim(&self) -> usize {
+    pub(crate) fn dim(&self) -> usize {
         self.prior.latent_dim()
     }
 
@@ -62,7 +62,7 @@ impl<'a> Target<'a> {
     }
 
     /// u = mean + L xi into `field`.
-    pub fn field(&self, xi: &[f64], field: &mut [f64], work: &mut Workspace) {
+    pub(crate) fn field(&self, xi: &[f64], field: &mut [f64], work: &mut Workspace) {
         self.prior.apply_sqrt(xi, field, &mut work.scratch);
         if self.mean != 0.0 {
             for u in field.iter_mut() {
@@ -72,7 +72,7 @@ impl<'a> Target<'a> {
     }
 
     /// G u: the field at the observed cells, into `out`.
-    pub fn gather(&self, field: &[f64], out: &mut [f64]) {
+    pub(crate) fn gather(&self, field: &[f64], out: &mut [f64]) {
         for (o, &c) in out.iter_mut().zip(self.observed_cells) {
             *o = field[c];
         }
@@ -86,7 +86,7 @@ impl<'a> Target<'a> {
 
     /// The log-likelihood of a field and its gradient with respect to xi, written into
     /// `gradient` (dimension [`Target::dim`]): L^T G^T d loglik / d(G u).
-    pub fn log_likelihood_and_gradient(
+    pub(crate) fn log_likelihood_and_gradient(
         &self,
         field: &[f64],
         gradient: &mut [f64],

@@ -37,8 +37,8 @@
 //! [`plan`] builds every [`Job`] (for `run`); [`StudyListing`] lists a study's jobs for the
 //! printed forms (`fieldmc plan`) one at a time, holding one sweep point at once.
 
-pub mod points;
-pub mod shard;
+pub(crate) mod points;
+pub(crate) mod shard;
 mod study;
 mod table;
 
@@ -50,12 +50,12 @@ use crate::job::JobHeader;
 use crate::study::keys::*;
 use crate::study::{Key, StudyKind};
 
-pub use crate::job::StreamKeys;
+pub(crate) use crate::job::StreamKeys;
 pub use crate::study::ParamValue;
 pub use points::{Point, Points};
 pub use shard::{Shard, shard_of};
 pub use study::{Study, load, parse};
-pub use table::{Listed, Listing, Params, write_csv, write_text};
+pub(crate) use table::{Listed, Listing, Params, write_csv, write_text};
 
 /// The jobs of a study, in plan order.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,7 +106,7 @@ pub fn plan(study: &Study) -> Plan {
 
 /// The jobs of `study` as the printed forms list them (see [`table`]), without building them:
 /// each point is resolved as it is reached, its keys built once, and each job's id from them.
-pub struct StudyListing<'a>(pub &'a Study);
+pub(crate) struct StudyListing<'a>(pub &'a Study);
 
 impl Listing for StudyListing<'_> {
     fn families(&self) -> Vec<Family> {
@@ -153,16 +153,16 @@ impl Listing for StudyListing<'_> {
 }
 
 /// The short id of the job with canonical `key` in a study with `seed`.
-pub fn job_id(seed: u64, key: &str) -> String {
+pub(crate) fn job_id(seed: u64, key: &str) -> String {
     JobId::of(seed, key).as_str().to_string()
 }
 
 /// A job id held without allocating: the first 12 hex digits of BLAKE3(seed ++ key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JobId([u8; 12]);
+pub(crate) struct JobId([u8; 12]);
 
 impl JobId {
-    pub fn of(seed: u64, key: &str) -> Self {
+    pub(crate) fn of(seed: u64, key: &str) -> Self {
         let mut hasher = blake3::Hasher::new();
         hasher.update(&seed.to_le_bytes());
         hasher.update(key.as_bytes());
@@ -171,7 +171,7 @@ impl JobId {
         JobId(digits)
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         std::str::from_utf8(&self.0).expect("hex digits are ASCII")
     }
 }
@@ -179,15 +179,15 @@ impl JobId {
 /// The canonical key of one sweep point's jobs with the replicate left open, built once per
 /// point: each job splices its replicate in.
 #[derive(Debug, Clone)]
-pub struct PointKeys {
+pub(crate) struct PointKeys {
     pairs: Vec<Pair>,
     /// The canonical key.
-    pub key: Template,
+    pub(crate) key: Template,
 }
 
 impl PointKeys {
     /// The keys of the jobs of `point`.
-    pub fn new(study: &Study, point: &Point) -> Self {
+    pub(crate) fn new(study: &Study, point: &Point) -> Self {
         let pairs = canonical_pairs(study, point);
         let key = Template::of(&pairs, |_| true);
         PointKeys { pairs, key }
@@ -242,7 +242,7 @@ struct Pair {
 
 /// A key with the replicate left open: `before`, the replicate in decimal, `after`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Template {
+pub(crate) struct Template {
     before: String,
     after: String,
 }
@@ -272,7 +272,7 @@ impl Template {
     }
 
     /// The key of replicate `replicate`.
-    pub fn with(&self, replicate: u32) -> String {
+    pub(crate) fn with(&self, replicate: u32) -> String {
         let mut key = String::new();
         self.write(replicate, &mut key);
         key
@@ -280,7 +280,7 @@ impl Template {
 
     /// Replace `key` with the key of replicate `replicate` (no allocation once `key` is large
     /// enough).
-    pub fn write(&self, replicate: u32, key: &mut String) {
+    pub(crate) fn write(&self, replicate: u32, key: &mut String) {
         use std::fmt::Write;
         key.clear();
         key.push_str(&self.before);

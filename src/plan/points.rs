@@ -37,7 +37,7 @@ pub struct Point {
     /// family does not apply to this point (a csv-only key for simulated data).
     pub params: Vec<(Key, ParamValue)>,
     /// The step taken along each sweep axis.
-    pub steps: Vec<usize>,
+    pub(crate) steps: Vec<usize>,
 }
 
 impl Point {
@@ -121,7 +121,7 @@ impl Points {
     }
 
     /// How many points there are: the product of the axes' lengths.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.kept.len()
     }
 
@@ -131,18 +131,18 @@ impl Points {
 
     /// What a user should hear before the study runs: the distinct cautions of its points (see
     /// [`crate::job::StudyFamily::cautions`]), at most 20.
-    pub fn cautions(&self) -> &[String] {
+    pub(crate) fn cautions(&self) -> &[String] {
         &self.seen.cautions
     }
 
     /// The families of the points, each once, in order of first appearance.
-    pub fn families(&self) -> &[Family] {
+    pub(crate) fn families(&self) -> &[Family] {
         &self.seen.families
     }
 
     /// The width in characters of the widest [`ParamValue::shown`] value of `key` over the
     /// points (what a table's column needs, without resolving every point again).
-    pub fn widest_shown(&self, key: Key) -> usize {
+    pub(crate) fn widest_shown(&self, key: Key) -> usize {
         families::catalog()
             .position(key)
             .and_then(|position| self.seen.widest.get(position))
@@ -151,7 +151,7 @@ impl Points {
     }
 
     /// Every point in order, each resolved as it is reached and not kept.
-    pub fn resolved(&self) -> impl Iterator<Item = Point> + '_ {
+    pub(crate) fn resolved(&self) -> impl Iterator<Item = Point> + '_ {
         let mut resolver = self.resolver();
         (0..self.len()).map(move |index| self.resolve_with(&mut resolver, index))
     }
@@ -160,7 +160,7 @@ impl Points {
     /// resolved and mapped on rayon's threads [`BATCH`] at a time, the next batch while this
     /// thread consumes the last, so a sweep of a million points uses every core and holds two
     /// batches.
-    pub fn map_in_order<T: Send, E>(
+    pub(crate) fn map_in_order<T: Send, E>(
         &self,
         map: impl Fn(Point) -> T + Sync,
         mut consume: impl FnMut(T) -> Result<(), E>,
@@ -191,12 +191,12 @@ impl Points {
     }
 
     /// Point `index`, resolved now and not kept.
-    pub fn resolve(&self, index: usize) -> Point {
+    pub(crate) fn resolve(&self, index: usize) -> Point {
         self.resolve_with(&mut self.resolver(), index)
     }
 
     /// Point `index`, resolved on first access and kept.
-    pub fn get(&self, index: usize) -> Option<&Point> {
+    pub(crate) fn get(&self, index: usize) -> Option<&Point> {
         let kept = self.kept.get(index)?;
         Some(kept.get_or_init(|| Box::new(self.resolve(index))))
     }

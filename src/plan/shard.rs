@@ -11,13 +11,13 @@ use std::str::FromStr;
 /// Shard `index` of `count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
-    pub index: u32,
-    pub count: u32,
+    pub(crate) index: u32,
+    pub(crate) count: u32,
 }
 
 impl Shard {
     /// Whether the job with id `job_id` belongs to this shard.
-    pub fn contains(&self, job_id: &str) -> bool {
+    pub(crate) fn contains(&self, job_id: &str) -> bool {
         shard_of(job_id, self.count) == self.index
     }
 }
@@ -40,7 +40,7 @@ impl fmt::Display for Shard {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid shard {text:?}: write I/K with K >= 1 shards and 0 <= I < K, e.g. 0/4")]
 pub struct ShardError {
-    pub text: String,
+    pub(crate) text: String,
 }
 
 impl FromStr for Shard {

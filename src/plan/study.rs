@@ -21,7 +21,7 @@ pub struct Study {
 
 impl Study {
     /// Jobs the study expands to: sweep points times replicates.
-    pub fn job_count(&self) -> usize {
+    pub(crate) fn job_count(&self) -> usize {
         self.points.len() * self.file.replicates as usize
     }
 }

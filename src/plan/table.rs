@@ -17,11 +17,11 @@ use crate::families::{self, Family};
 use crate::study::Key;
 
 /// A point's parameters: its family's keys, in their column order.
-pub type Params = [(Key, ParamValue)];
+pub(crate) type Params = [(Key, ParamValue)];
 
 /// The jobs of a plan as the printed forms read them: what the points hold (for the columns
 /// and their widths), then the jobs in plan order, grouped by point.
-pub trait Listing {
+pub(crate) trait Listing {
     /// The points' families, each once, in order of first appearance.
     fn families(&self) -> Vec<Family>;
 
@@ -43,16 +43,20 @@ pub trait Listing {
 
 /// One job of a [`Listing`]: its id and replicate, and what follows them on its line (its
 /// point's, shared by the jobs of the point).
-pub struct Listed<'a> {
-    pub id: &'a str,
-    pub replicate: u32,
-    pub tail: &'a str,
+pub(crate) struct Listed<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) replicate: u32,
+    pub(crate) tail: &'a str,
 }
 
 /// One line per job: id, replicate, the `swept` parameters, and the headline keys of the
 /// families (what kind of job it is, e.g. the latent field's likelihood and sampler kind), when
 /// not swept already, in aligned columns under a header.
-pub fn write_text(listing: &impl Listing, swept: &[Key], out: &mut impl Write) -> io::Result<()> {
+pub(crate) fn write_text(
+    listing: &impl Listing,
+    swept: &[Key],
+    out: &mut impl Write,
+) -> io::Result<()> {
     let (columns, widths, any) = text_columns(listing, swept);
     let header: Vec<String> = columns.iter().map(|k| k.column().to_string()).collect();
     let lead = [
@@ -141,7 +145,7 @@ impl Slots {
 /// Every job with every parameter of its family: `job_id,replicate,model_family,...`, one line
 /// per job, empty fields for `Null`; the columns are the keys of the study's families, each
 /// family's in its column order.
-pub fn write_csv(listing: &impl Listing, out: &mut impl Write) -> io::Result<()> {
+pub(crate) fn write_csv(listing: &impl Listing, out: &mut impl Write) -> io::Result<()> {
     let mut keys: Vec<Key> = Vec::new();
     for key in listing.families().iter().flat_map(|family| family.keys()) {
         if !keys.contains(key) {

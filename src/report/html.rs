@@ -39,7 +39,7 @@ code { background: #f3f3f3; padding: 0 0.2em; }
 ";
 
 /// The whole page as a string.
-pub fn render_page(
+pub(crate) fn render_page(
     results_dir: &Path,
     context: &Context,
     metrics: &ReportColumns,
@@ -358,7 +358,7 @@ fn job_messages(context: &Context, heading: &str, column: Col<String>, failed: b
 }
 
 /// Escapes text for HTML content and attribute values.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

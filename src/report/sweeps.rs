@@ -25,41 +25,41 @@ const MAX_VALUE_TICKS: usize = 8;
 
 /// One plotted point: the mean, min and max of a metric over the jobs at one x value.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Summary {
-    pub x: f64,
-    pub mean: f64,
-    pub min: f64,
-    pub max: f64,
+pub(crate) struct Summary {
+    pub(crate) x: f64,
+    pub(crate) mean: f64,
+    pub(crate) min: f64,
+    pub(crate) max: f64,
 }
 
 /// One line: its legend label and points sorted by x.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Line {
-    pub label: String,
-    pub points: Vec<Summary>,
+pub(crate) struct Line {
+    pub(crate) label: String,
+    pub(crate) points: Vec<Summary>,
 }
 
 /// One panel: a metric, its lines and, where the metric has one, its baseline's lines.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Panel {
-    pub metric: Metric,
-    pub title: &'static str,
-    pub lines: Vec<Line>,
+pub(crate) struct Panel {
+    pub(crate) metric: Metric,
+    pub(crate) title: &'static str,
+    pub(crate) lines: Vec<Line>,
     /// The baseline of each line (same labels), drawn dashed.
-    pub baselines: Vec<Line>,
+    pub(crate) baselines: Vec<Line>,
 }
 
 /// How the lines of one swept column's figure are formed.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LinePlan {
+pub(crate) struct LinePlan {
     /// Columns whose values name the lines.
-    pub by: Vec<String>,
+    pub(crate) by: Vec<String>,
     /// Swept columns averaged over (pooled) because there would be too many lines.
-    pub pooled: Vec<String>,
+    pub(crate) pooled: Vec<String>,
 }
 
 /// One figure per swept numeric column: a panel per metric of `metrics` that some job has.
-pub fn sweep_figures(
+pub(crate) fn sweep_figures(
     context: &Context,
     metrics: &ReportColumns,
     notes: &mut Vec<String>,
@@ -111,7 +111,7 @@ pub fn sweep_figures(
 
 /// Lines by every other swept column when that gives few lines; else by the first other
 /// swept column with few values (sampler kind preferred), pooling the rest.
-pub fn line_plan(context: &Context, swept: &Swept) -> LinePlan {
+pub(crate) fn line_plan(context: &Context, swept: &Swept) -> LinePlan {
     let others: Vec<String> = context
         .shape
         .swept
@@ -143,7 +143,7 @@ pub fn line_plan(context: &Context, swept: &Swept) -> LinePlan {
 }
 
 /// The lines of one metric against `x_column`, from ok jobs with a finite metric and x.
-pub fn metric_lines(
+pub(crate) fn metric_lines(
     context: &Context,
     x_column: &str,
     metric: Metric,

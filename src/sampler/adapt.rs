@@ -7,7 +7,7 @@
 
 /// Dual averaging towards a target acceptance rate.
 #[derive(Debug, Clone)]
-pub struct DualAveraging {
+pub(crate) struct DualAveraging {
     target: f64,
     /// log(10 h0): where the iterates are shrunk towards.
     mu: f64,
@@ -33,7 +33,12 @@ const KAPPA: f64 = 0.75;
 impl DualAveraging {
     /// Adapt from step `initial` towards acceptance `target`, never above `max_step` nor below
     /// `min_step`.
-    pub fn new(initial: f64, target: f64, max_step: Option<f64>, min_step: Option<f64>) -> Self {
+    pub(crate) fn new(
+        initial: f64,
+        target: f64,
+        max_step: Option<f64>,
+        min_step: Option<f64>,
+    ) -> Self {
         let max_log_step = max_step.map_or(f64::INFINITY, f64::ln);
         let min_log_step = min_step.map_or(f64::NEG_INFINITY, f64::ln);
         let log_step = initial.ln().clamp(min_log_step, max_log_step);
@@ -52,7 +57,7 @@ impl DualAveraging {
     }
 
     /// Take one step's acceptance probability; returns the step size to use next.
-    pub fn update(&mut self, acceptance: f64) -> f64 {
+    pub(crate) fn update(&mut self, acceptance: f64) -> f64 {
         self.count += 1.0;
         let m = self.count;
         let share = 1.0 / (m + T0);
@@ -71,21 +76,21 @@ impl DualAveraging {
     }
 
     /// The step to freeze at the end of burn-in: the averaged iterate.
-    pub fn final_step(&self) -> f64 {
+    pub(crate) fn final_step(&self) -> f64 {
         self.log_step_bar.exp()
     }
 
     /// Whether the iterate wanted a step above the largest the kind admits in the second half
     /// of the updates: the acceptance then stays above the target because the kind cannot step
     /// further (laplace_hmc at a quarter turn), not because adaptation failed.
-    pub fn capped(&self) -> bool {
+    pub(crate) fn capped(&self) -> bool {
         self.last_capped > self.count / 2.0
     }
 
     /// Whether the iterate wanted a step below the smallest the kind admits in the second half
     /// of the updates: the kept chain then runs at that smallest step with an acceptance below
     /// the target, and the job says so.
-    pub fn floored(&self) -> bool {
+    pub(crate) fn floored(&self) -> bool {
         self.last_floored > self.count / 2.0
     }
 }

@@ -10,7 +10,7 @@ use crate::model::laplace::SdMethod;
 pub struct Approximation {
     /// The Laplace log marginal likelihood (the likelihood's dropped constants dropped).
     pub log_evidence: f64,
-    pub sd_method: SdMethod,
+    pub(crate) sd_method: SdMethod,
     /// Why it failed, if it did (the marginals are then not numbers).
     pub error: Option<String>,
     /// INLA's grid and the hyperparameters' posterior (kind inla).
@@ -21,10 +21,10 @@ pub struct Approximation {
 #[derive(Debug, Clone, PartialEq)]
 pub struct InlaOutcome {
     /// The inferred hyperparameters, in the grid points' theta order.
-    pub names: Vec<HyperName>,
+    pub(crate) names: Vec<HyperName>,
     pub grid: HyperGrid,
     pub marginals: Vec<HyperMarginal>,
     /// The importance-sampling check of the Laplace evidence at the heaviest grid points (none
     /// when the run was given no streams).
-    pub laplace_check: Option<super::inla_check::LaplaceCheck>,
+    pub(crate) laplace_check: Option<super::inla_check::LaplaceCheck>,
 }

@@ -28,7 +28,7 @@ use crate::model::moments::mean_and_sd_about;
 use crate::model::special::phi;
 
 /// The Laplace approximation of `request`'s target, as a run without chains.
-pub fn laplace_run(request: &RunRequest) -> RunOutput {
+pub(crate) fn laplace_run(request: &RunRequest) -> RunOutput {
     let started = std::time::Instant::now();
     let target = &request.target;
     let fitted = LaplaceFit::new(target, &NewtonSettings::default()).and_then(|fit| {
@@ -162,7 +162,7 @@ fn failed_run(request: &RunRequest, error: String, started: std::time::Instant) 
 /// approximation when it infers none.
 /// The first of `rngs` drives the check of the Laplace evidence ([`check_laplace`]); without
 /// streams (a library caller's request) nothing is checked.
-pub fn inla_run(request: &RunRequest, rngs: Vec<ChainRng>) -> RunOutput {
+pub(crate) fn inla_run(request: &RunRequest, rngs: Vec<ChainRng>) -> RunOutput {
     let Some(hyper) = request.hyper.filter(|h| h.model.hyper.any()) else {
         return laplace_run(request);
     };

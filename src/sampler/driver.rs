@@ -29,7 +29,7 @@ use crate::model::target::Target;
 /// Probe cells traced per chain.
 pub const PROBES: usize = 5;
 /// Batches per chain for the batch-means standard errors.
-pub const BATCHES: u64 = 20;
+pub(crate) const BATCHES: u64 = 20;
 
 /// A per-cell function of the field whose posterior mean is reported besides u's.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -61,9 +61,9 @@ impl Functional {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DrawSettings {
     /// At most this many stored draws per chain: the kept iterations are thinned evenly to fit.
-    pub per_chain: usize,
+    pub(crate) per_chain: usize,
     /// At most this many stored values (draws x cells) per job, all chains together.
-    pub max_values: usize,
+    pub(crate) max_values: usize,
 }
 
 impl Default for DrawSettings {
@@ -80,7 +80,7 @@ impl Default for DrawSettings {
 
 impl DrawSettings {
     /// Store every `thin`-th kept iteration: the smallest thinning that fits both limits.
-    pub fn thinning(&self, kept: u64, cells: usize, chains: usize) -> u64 {
+    pub(crate) fn thinning(&self, kept: u64, cells: usize, chains: usize) -> u64 {
         let per_chain_values = (self.max_values / (cells.max(1) * chains.max(1))).max(1);
         let affordable = (self.per_chain.min(per_chain_values)).max(1) as u64;
         kept.div_ceil(affordable).max(1)
@@ -135,11 +135,11 @@ impl<'a> RunRequest<'a> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Trace {
     /// 1-based iteration number (burn-in included in the count).
-    pub iteration: Vec<u64>,
+    pub(crate) iteration: Vec<u64>,
     pub loglik: Vec<f64>,
     pub probes: Vec<[f64; PROBES]>,
     /// The mean of the field over all cells.
-    pub field_mean: Vec<f64>,
+    pub(crate) field_mean: Vec<f64>,
     /// The inferred hyperparameters at each traced iteration, row by row (one value per
     /// inferred hyperparameter; empty when none is inferred).
     pub hyper: Vec<f64>,
@@ -151,9 +151,9 @@ pub struct Trace {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CoefficientDraws {
     /// 1-based iteration of each draw (burn-in included in the count).
-    pub iteration: Vec<u64>,
+    pub(crate) iteration: Vec<u64>,
     /// Draw-major: draw d holds `values[d * p..(d + 1) * p]`.
-    pub values: Vec<f64>,
+    pub(crate) values: Vec<f64>,
 }
 
 impl CoefficientDraws {
@@ -175,12 +175,12 @@ fn interleaved_series(values: &[f64], index: usize, count: usize) -> Vec<f64> {
 
 impl Trace {
     /// The traced series of the `index`-th of `count` inferred hyperparameters.
-    pub fn hyper_series(&self, index: usize, count: usize) -> Vec<f64> {
+    pub(crate) fn hyper_series(&self, index: usize, count: usize) -> Vec<f64> {
         interleaved_series(&self.hyper, index, count)
     }
 
     /// The `index`-th of `count` inferred hyperparameters at traced state `row`.
-    pub fn hyper_at(&self, row: usize, index: usize, count: usize) -> f64 {
+    pub(crate) fn hyper_at(&self, row: usize, index: usize, count: usize) -> f64 {
         self.hyper[row * count + index]
     }
 }
@@ -191,9 +191,9 @@ impl Trace {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct KeptSeries {
     /// The 1-based iteration of the first kept state (burn-in included in the count).
-    pub first_iteration: u64,
-    pub loglik: Vec<f64>,
-    pub probes: Vec<[f64; PROBES]>,
+    pub(crate) first_iteration: u64,
+    pub(crate) loglik: Vec<f64>,
+    pub(crate) probes: Vec<[f64; PROBES]>,
     /// The inferred hyperparameters, row by row (one value per inferred hyperparameter; empty
     /// when none is inferred).
     pub hyper: Vec<f64>,
@@ -217,12 +217,12 @@ impl KeptSeries {
     }
 
     /// The series of probe cell `probe`.
-    pub fn probe_series(&self, probe: usize) -> Vec<f64> {
+    pub(crate) fn probe_series(&self, probe: usize) -> Vec<f64> {
         self.probes.iter().map(|row| row[probe]).collect()
     }
 
     /// The series of the `index`-th of `count` inferred hyperparameters.
-    pub fn hyper_series(&self, index: usize, count: usize) -> Vec<f64> {
+    pub(crate) fn hyper_series(&self, index: usize, count: usize) -> Vec<f64> {
         interleaved_series(&self.hyper, index, count)
     }
 }
@@ -230,25 +230,25 @@ impl KeptSeries {
 /// The stored kept draws of one chain: every `thin`-th kept iteration, every cell (f32).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StoredDraws {
-    pub thin: u64,
-    pub cells: usize,
+    pub(crate) thin: u64,
+    pub(crate) cells: usize,
     /// Draw-major: draw d holds `values[d * cells..(d + 1) * cells]`.
-    pub values: Vec<f32>,
+    pub(crate) values: Vec<f32>,
     /// The log-likelihood at each stored draw.
-    pub loglik: Vec<f64>,
+    pub(crate) loglik: Vec<f64>,
 }
 
 impl StoredDraws {
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.loglik.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.loglik.is_empty()
     }
 
     /// The stored series of one cell.
-    pub fn cell(&self, cell: usize) -> Vec<f64> {
+    pub(crate) fn cell(&self, cell: usize) -> Vec<f64> {
         self.values
             .iter()
             .skip(cell)
@@ -261,27 +261,27 @@ impl StoredDraws {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChainOutput {
     /// Moves over kept iterations (for kinds that always move, 1).
-    pub acceptance_rate: f64,
+    pub(crate) acceptance_rate: f64,
     /// Mean acceptance probability over the kept iterations, for Metropolis-Hastings kinds.
-    pub mean_acceptance_probability: Option<f64>,
+    pub(crate) mean_acceptance_probability: Option<f64>,
     /// The step size the kept iterations used (after adaptation), for kinds with one.
-    pub step_size: Option<f64>,
+    pub(crate) step_size: Option<f64>,
     /// Whether adaptation wanted a step above the kind's largest late in burn-in (see
     /// [`super::adapt::DualAveraging::capped`]); `None` without adaptation.
-    pub step_capped: Option<bool>,
+    pub(crate) step_capped: Option<bool>,
     /// Whether adaptation wanted a step below the kind's smallest late in burn-in (see
     /// [`super::adapt::DualAveraging::floored`]); `None` without adaptation.
-    pub step_floored: Option<bool>,
+    pub(crate) step_floored: Option<bool>,
     /// The kept iterations' trajectories, for kinds that build them (NUTS, laplace_hmc).
-    pub trajectory: Option<TrajectorySummary>,
+    pub(crate) trajectory: Option<TrajectorySummary>,
     /// The share of kept hyperparameter updates that moved, when hyperparameters are inferred.
-    pub hyper_acceptance_rate: Option<f64>,
-    pub loglik_evaluations: u64,
-    pub gradient_evaluations: u64,
+    pub(crate) hyper_acceptance_rate: Option<f64>,
+    pub(crate) loglik_evaluations: u64,
+    pub(crate) gradient_evaluations: u64,
     /// Why the chain stopped early, if it did ([`ChainState::failure`]): the job then fails.
-    pub failure: Option<ChainFailure>,
+    pub(crate) failure: Option<ChainFailure>,
     /// Every kept iteration's scalars (diagnostics).
-    pub kept: KeptSeries,
+    pub(crate) kept: KeptSeries,
     /// Every `sampler.thin`-th kept iteration (the traces table).
     pub trace: Trace,
     pub draws: StoredDraws,
@@ -293,8 +293,8 @@ pub struct ChainOutput {
 /// start) and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChainFailure {
-    pub iteration: u64,
-    pub reason: String,
+    pub(crate) iteration: u64,
+    pub(crate) reason: String,
 }
 
 /// What a run returns.
@@ -313,17 +313,17 @@ pub struct RunOutput {
     /// For each level of [`RunRequest::exceedance`], every cell's posterior P(f > c | data)
     /// (level-major: `exceedance[k][cell]`); empty when none was asked for or the kind cannot
     /// give it.
-    pub exceedance: Vec<Vec<f64>>,
+    pub(crate) exceedance: Vec<Vec<f64>>,
     /// An approximation's gaussian marginal (mean, sd) of each covariate coefficient (empty
     /// for chains, whose coefficients are in their traces, and where not computed).
     pub coefficient_marginals: Vec<(f64, f64)>,
     /// (kept iterations per chain, RMS over cells of pooled running mean - exact mean).
-    pub convergence: Vec<(u64, f64)>,
+    pub(crate) convergence: Vec<(u64, f64)>,
     pub probe_cells: [usize; PROBES],
-    pub sample_seconds: f64,
+    pub(crate) sample_seconds: f64,
     /// CPU seconds of the run, each chain on the clock of the thread that ran it (chains may run
     /// on several threads), the pooling of their estimates included; `None` for an approximation.
-    pub cpu_seconds: Option<f64>,
+    pub(crate) cpu_seconds: Option<f64>,
     /// What the kind said about its run ([`super::Sampler::notes`]).
     pub notes: Notes,
     /// For a kind that is not a Markov chain (the Laplace approximation): what it computed
@@ -340,7 +340,7 @@ impl RunOutput {
 
     /// Log-likelihood evaluations per iteration, over all chains (a gradient counts as one
     /// gradient evaluation, not as a log-likelihood evaluation).
-    pub fn evaluations_per_iteration(&self, iterations: u64) -> (f64, f64) {
+    pub(crate) fn evaluations_per_iteration(&self, iterations: u64) -> (f64, f64) {
         let total = (iterations * self.chains.len() as u64).max(1) as f64;
         let loglik: u64 = self.chains.iter().map(|c| c.loglik_evaluations).sum();
         let gradient: u64 = self.chains.iter().map(|c| c.gradient_evaluations).sum();
@@ -774,12 +774,12 @@ fn summarize(
 
 /// Cells on the diagonal (i, j) = (round(k (nx - 1) / 4), round(k (ny - 1) / 4)), k = 0..4:
 /// i = j on a square grid.
-pub fn probe_cells(grid: crate::model::Grid) -> [usize; PROBES] {
+pub(crate) fn probe_cells(grid: crate::model::Grid) -> [usize; PROBES] {
     grid.diagonal_cells()
 }
 
 /// About ten points per decade from 1 to `last`, always ending at `last`.
-pub fn log_spaced(last: u64) -> Vec<u64> {
+pub(crate) fn log_spaced(last: u64) -> Vec<u64> {
     let mut points = Vec::new();
     if last == 0 {
         return points;
@@ -799,7 +799,7 @@ pub fn log_spaced(last: u64) -> Vec<u64> {
     points
 }
 
-pub fn rms_difference(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn rms_difference(a: &[f64], b: &[f64]) -> f64 {
     let sum: f64 = a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum();
     (sum / a.len() as f64).sqrt()
 }

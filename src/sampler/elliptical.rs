@@ -17,7 +17,7 @@ use crate::model::target::{Target, Workspace};
 
 /// Elliptical slice sampling.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Elliptical;
+pub(crate) struct Elliptical;
 
 impl Kind for Elliptical {
     const TUNING: Option<StepTuning> = None;
@@ -33,7 +33,7 @@ const MAX_SHRINKS: u32 = 2_000;
 
 /// An elliptical-slice chain.
 #[derive(Debug, Clone)]
-pub struct EllipticalState {
+pub(crate) struct EllipticalState {
     position: Position,
     proposal: Vec<f64>,
     draws: PriorDraws,

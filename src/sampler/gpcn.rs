@@ -46,12 +46,12 @@ use crate::model::laplace::{LaplaceFit, NewtonSettings, lanczos_steps};
 use crate::model::target::{Target, Workspace};
 
 /// Eigenvalues of the misfit Hessian kept by [`Rank::Auto`]: at least this large.
-pub const RANK_THRESHOLD: f64 = 0.01;
+pub(crate) const RANK_THRESHOLD: f64 = 0.01;
 
 impl Rank {
     /// `sampler.rank`: that many eigenpairs when given, else from the spectrum above the
     /// kind's `threshold` (gpcn [`RANK_THRESHOLD`], laplace_hmc its own).
-    pub fn of(given: Option<usize>, threshold: f64) -> Self {
+    pub(crate) fn of(given: Option<usize>, threshold: f64) -> Self {
         match given {
             Some(rank) => Rank::Fixed(rank),
             None => Rank::Auto { threshold },
@@ -61,7 +61,7 @@ impl Rank {
 
 /// The largest rank [`Rank::Auto`] keeps for a `dim`-dimensional field: 8 sqrt(dim), between 64
 /// and 1024 (so V holds at most 8 N^1.5 values and a step's two products with it cost O(N^1.5)).
-pub fn rank_cap(dim: usize) -> usize {
+pub(crate) fn rank_cap(dim: usize) -> usize {
     ((8.0 * (dim as f64).sqrt()) as usize)
         .clamp(64, 1024)
         .min(dim)
@@ -69,7 +69,7 @@ pub fn rank_cap(dim: usize) -> usize {
 
 /// How many eigenpairs the proposal covariance keeps.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Rank {
+pub(crate) enum Rank {
     /// From the spectrum: the converged eigenvalues >= `threshold`, at most [`rank_cap`].
     Auto { threshold: f64 },
     /// The r largest (at most the dimension).
@@ -79,13 +79,13 @@ pub enum Rank {
 /// The Laplace Gaussian of each target a Laplace-based kind (gpcn, laplace_hmc) meets, at the
 /// rank it keeps: computed once per target and shared by the chains.
 #[derive(Debug)]
-pub struct LaplaceGaussians {
-    pub rank: Rank,
+pub(crate) struct LaplaceGaussians {
+    pub(crate) rank: Rank,
     prepared: Prepared<TargetKey, LaplaceGaussian>,
 }
 
 impl LaplaceGaussians {
-    pub fn new(rank: Rank) -> Self {
+    pub(crate) fn new(rank: Rank) -> Self {
         Self {
             rank,
             prepared: Prepared::default(),
@@ -93,14 +93,14 @@ impl LaplaceGaussians {
     }
 
     /// The Laplace Gaussian of `target`.
-    pub fn of(&self, target: &Target) -> Arc<LaplaceGaussian> {
+    pub(crate) fn of(&self, target: &Target) -> Arc<LaplaceGaussian> {
         self.prepared.get_or_compute(TargetKey::new(target), || {
             LaplaceGaussian::new(target, self.rank)
         })
     }
 
     /// The rank and Newton iterations of the last target's Laplace Gaussian.
-    pub fn notes(&self) -> Notes {
+    pub(crate) fn notes(&self) -> Notes {
         self.prepared.last().map_or_else(Notes::default, |g| Notes {
             rank: Some(g.rank()),
             newton_iterations: g
@@ -115,14 +115,14 @@ impl LaplaceGaussians {
 
 /// Generalised pCN from the Laplace approximation.
 #[derive(Debug)]
-pub struct Gpcn {
+pub(crate) struct Gpcn {
     /// The starting step size beta in (0, 1].
-    pub beta: f64,
-    pub laplace: LaplaceGaussians,
+    pub(crate) beta: f64,
+    pub(crate) laplace: LaplaceGaussians,
 }
 
 impl Gpcn {
-    pub fn new(beta: f64, rank: Rank) -> Self {
+    pub(crate) fn new(beta: f64, rank: Rank) -> Self {
         Self {
             beta,
             laplace: LaplaceGaussians::new(rank),
@@ -146,36 +146,36 @@ impl Kind for Gpcn {
 
 /// What building the proposal's Gaussian did.
 #[derive(Debug, Clone, PartialEq)]
-pub struct GaussianReport {
+pub(crate) struct GaussianReport {
     /// Eigenpairs kept.
-    pub rank: usize,
+    pub(crate) rank: usize,
     /// The largest eigenvalue left out (a Ritz estimate), if any was computed.
-    pub largest_omitted: Option<f64>,
-    pub newton_iterations: usize,
-    pub cg_iterations: usize,
-    pub lanczos_steps: usize,
+    pub(crate) largest_omitted: Option<f64>,
+    pub(crate) newton_iterations: usize,
+    pub(crate) cg_iterations: usize,
+    pub(crate) lanczos_steps: usize,
     /// Seconds for the Newton fit and the eigenpairs.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Why the Laplace fit failed, if it did (the proposal is then plain pCN: m = 0, rank 0).
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 /// N(m, Gamma_r) in whitened coordinates.
 #[derive(Debug, Clone)]
-pub struct LaplaceGaussian {
-    pub mode: Vec<f64>,
+pub(crate) struct LaplaceGaussian {
+    pub(crate) mode: Vec<f64>,
     /// d_k, decreasing.
-    pub values: Vec<f64>,
+    pub(crate) values: Vec<f64>,
     /// V: N x r, orthonormal columns.
-    pub vectors: Mat<f64>,
+    pub(crate) vectors: Mat<f64>,
     /// 1 / sqrt(1 + d_k).
     root: Vec<f64>,
-    pub report: GaussianReport,
+    pub(crate) report: GaussianReport,
 }
 
 impl LaplaceGaussian {
     /// The Laplace fit of `target` and the dominant eigenpairs of its misfit Hessian.
-    pub fn new(target: &Target, rank: Rank) -> Self {
+    pub(crate) fn new(target: &Target, rank: Rank) -> Self {
         let started = Instant::now();
         let dim = target.dim();
         let fit = match LaplaceFit::new(target, &NewtonSettings::default()) {
@@ -224,7 +224,7 @@ impl LaplaceGaussian {
     }
 
     /// N(mode, (I + V diag(values) V^T)^-1) with orthonormal `vectors`.
-    pub fn from_parts(
+    pub(crate) fn from_parts(
         mode: Vec<f64>,
         values: Vec<f64>,
         vectors: Mat<f64>,
@@ -243,7 +243,7 @@ impl LaplaceGaussian {
         }
     }
 
-    pub fn rank(&self) -> usize {
+    pub(crate) fn rank(&self) -> usize {
         self.values.len()
     }
 
@@ -281,7 +281,7 @@ impl LaplaceGaussian {
 
 /// A gpcn chain.
 #[derive(Debug, Clone)]
-pub struct GpcnState {
+pub(crate) struct GpcnState {
     gaussian: Arc<LaplaceGaussian>,
     position: Position,
     proposal: Position,
@@ -297,8 +297,9 @@ pub struct GpcnState {
 }
 
 impl GpcnState {
+    #[cfg(test)]
     /// The proposal's Gaussian.
-    pub fn gaussian(&self) -> &LaplaceGaussian {
+    pub(crate) fn gaussian(&self) -> &LaplaceGaussian {
         &self.gaussian
     }
 }

@@ -9,7 +9,7 @@ use super::protocol::{StepTuning, dot};
 use super::random_walk::{Proposal, RandomWalk};
 
 /// GRW-MH with its starting step size beta > 0.
-pub type Grw = RandomWalk<Symmetric>;
+pub(crate) type Grw = RandomWalk<Symmetric>;
 
 /// The symmetric proposal xi' = xi + beta z.
 #[derive(Debug, Clone, Copy, PartialEq)]

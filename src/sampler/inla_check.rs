@@ -27,42 +27,42 @@ use crate::model::target::Target;
 use crate::sampler::protocol::{ChainRng, Position, dot};
 
 /// Importance draws at each checked point.
-pub const CHECK_DRAWS: usize = 256;
+pub(crate) const CHECK_DRAWS: usize = 256;
 /// Points checked at most.
-pub const CHECK_POINTS: usize = 12;
+pub(crate) const CHECK_POINTS: usize = 12;
 /// The heaviest points are checked until their weights sum to this.
-pub const CHECK_WEIGHT: f64 = 0.9;
+pub(crate) const CHECK_WEIGHT: f64 = 0.9;
 /// A spread of the Laplace error above this many nats across the checked points is a warning:
 /// the weights are then wrong by a factor above e.
-pub const ERROR_SPAN_LIMIT: f64 = 1.0;
+pub(crate) const ERROR_SPAN_LIMIT: f64 = 1.0;
 /// Fewer effective importance draws than this at a point make its estimate unreliable.
-pub const MIN_EFFECTIVE_DRAWS: f64 = 20.0;
+pub(crate) const MIN_EFFECTIVE_DRAWS: f64 = 20.0;
 
 /// The check at one grid point.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CheckedPoint {
+pub(crate) struct CheckedPoint {
     /// The point's index in the grid.
-    pub point: usize,
+    pub(crate) point: usize,
     /// The importance-sampling log p(data | theta) minus the Laplace one.
-    pub laplace_error: f64,
+    pub(crate) laplace_error: f64,
     /// Kish's effective number of the importance draws.
-    pub effective_draws: f64,
+    pub(crate) effective_draws: f64,
 }
 
 /// The check at the heaviest grid points.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LaplaceCheck {
-    pub points: Vec<CheckedPoint>,
+pub(crate) struct LaplaceCheck {
+    pub(crate) points: Vec<CheckedPoint>,
     /// The grid weight of the checked points.
-    pub weight: f64,
+    pub(crate) weight: f64,
     /// The points that could not be checked and why (the Laplace fit failed on re-evaluation, or
     /// a draw's solve did not converge).
-    pub failures: Vec<(usize, String)>,
+    pub(crate) failures: Vec<(usize, String)>,
 }
 
 impl LaplaceCheck {
     /// The largest minus the smallest Laplace error over the checked points.
-    pub fn error_span(&self) -> f64 {
+    pub(crate) fn error_span(&self) -> f64 {
         let errors = self.points.iter().map(|p| p.laplace_error);
         let high = errors.clone().fold(f64::NEG_INFINITY, f64::max);
         let low = errors.fold(f64::INFINITY, f64::min);
@@ -74,7 +74,7 @@ impl LaplaceCheck {
     }
 
     /// The smallest effective number of importance draws over the checked points.
-    pub fn fewest_effective_draws(&self) -> f64 {
+    pub(crate) fn fewest_effective_draws(&self) -> f64 {
         self.points
             .iter()
             .map(|p| p.effective_draws)
@@ -84,7 +84,7 @@ impl LaplaceCheck {
     /// The warnings the check raises (empty when INLA's weights look right). Degenerate
     /// weights say the Laplace gaussian itself is wrong; their estimate, biased low, is then no
     /// measure of the spread, so only one of the two is said.
-    pub fn warnings(&self) -> Vec<String> {
+    pub(crate) fn warnings(&self) -> Vec<String> {
         let mut found = Vec::new();
         let share = 100.0 * self.weight;
         let checked = self.points.len();
@@ -135,7 +135,7 @@ fn heaviest(grid: &HyperGrid) -> Vec<usize> {
 }
 
 /// The check at `grid`'s heaviest points, each re-fitted from the default start.
-pub fn check_laplace(
+pub(crate) fn check_laplace(
     problem: &HyperProblem,
     settings: &InlaSettings,
     grid: &HyperGrid,

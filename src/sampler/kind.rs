@@ -7,11 +7,11 @@ use super::protocol::{Sampler, StepTuning};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KindSettings {
     /// `sampler.beta`: the step size, or where adaptation starts.
-    pub step: f64,
+    pub(crate) step: f64,
     /// `sampler.burn_in`: the iterations a kind that adapts itself (NUTS) adapts during.
-    pub burn_in: u64,
+    pub(crate) burn_in: u64,
     /// `sampler.rank`: the eigenpairs a low-rank kind keeps (`None`: from the spectrum).
-    pub rank: Option<usize>,
+    pub(crate) rank: Option<usize>,
 }
 
 /// How long a kind's chains run where the study does not say: the number of chains, the
@@ -28,14 +28,14 @@ impl Budget {
     /// Stan's and PyMC's budget: four chains of 1,000 kept iterations after 1,000 of burn-in.
     /// For the kinds whose effective draws per iteration do not fall with the grid (elliptical
     /// slice, NUTS, and the kinds that use the Laplace approximation or the prior's eigenbasis).
-    pub const SHORT: Budget = Budget {
+    pub(crate) const SHORT: Budget = Budget {
         chains: 4,
         iterations: 2_000,
         burn_in: 1_000,
     };
     /// Four chains of 5,000 kept iterations after 5,000 of burn-in: for the random walks and
     /// the Langevin kinds, whose steps shrink as the grid grows, so each iteration moves less.
-    pub const LONG: Budget = Budget {
+    pub(crate) const LONG: Budget = Budget {
         chains: 4,
         iterations: 10_000,
         burn_in: 5_000,
@@ -43,7 +43,7 @@ impl Budget {
     /// What an approximation (laplace, inla) records for the chain keys it does not use: one
     /// chain of 10,000 iterations without burn-in, the values every kind shared before kinds had
     /// budgets, so the job keys of existing approximation studies stay as they were.
-    pub const NO_CHAIN: Budget = Budget {
+    pub(crate) const NO_CHAIN: Budget = Budget {
         chains: 1,
         iterations: 10_000,
         burn_in: 0,

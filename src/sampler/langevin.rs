@@ -14,7 +14,7 @@ use crate::model::target::{Target, Workspace};
 
 /// A Langevin kind: a starting step size and the drift a step size gives. Every such kind is a
 /// [`Sampler`] through [`langevin_step`].
-pub trait LangevinKind: Sync {
+pub(crate) trait LangevinKind: Sync {
     /// The step size the chain starts from.
     fn initial_step(&self) -> f64;
     /// The proposal's drift and spread at step size `step`.
@@ -44,10 +44,10 @@ impl<K: LangevinKind> Sampler for K {
 
 /// The proposal xi' = keep xi + weight g(xi) + sd z.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Drift {
-    pub keep: f64,
-    pub weight: f64,
-    pub sd: f64,
+pub(crate) struct Drift {
+    pub(crate) keep: f64,
+    pub(crate) weight: f64,
+    pub(crate) sd: f64,
 }
 
 /// A Langevin chain: the position, its gradient, the step size and buffers.
@@ -63,7 +63,7 @@ pub struct LangevinState {
 }
 
 impl LangevinState {
-    pub fn new(xi: Vec<f64>, step: f64, target: &Target) -> Self {
+    pub(crate) fn new(xi: Vec<f64>, step: f64, target: &Target) -> Self {
         let mut work = target.workspace();
         let mut position = Position::new(xi, target, &mut work);
         let mut gradient = vec![0.0; target.dim()];
@@ -92,7 +92,7 @@ impl Retarget for LangevinState {
 super::protocol::chain_state_with_step!(LangevinState, position, step);
 
 /// One Metropolis-adjusted step with `drift`.
-pub fn langevin_step(
+pub(crate) fn langevin_step(
     state: &mut LangevinState,
     drift: Drift,
     target: &Target,

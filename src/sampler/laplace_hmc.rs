@@ -35,7 +35,7 @@ use crate::model::target::{Target, Workspace};
 /// Misfit eigenvalues kept by default: directions the data shrink by at least a third
 /// (d / (1 + d) >= 1/3). A direction left out is integrated by the kicks alone, stably while
 /// h sqrt(d) stays well below 2, which d < 1/2 allows at every step up to pi/2.
-pub const RANK_THRESHOLD: f64 = 0.5;
+pub(crate) const RANK_THRESHOLD: f64 = 0.5;
 
 /// The most leapfrog steps one iteration takes (Stan's cap of 1,023 at tree depth 10, rounded
 /// up): a step angle adapted or set below [`MIN_STEP`] would otherwise make one iteration
@@ -52,15 +52,15 @@ const DIVERGENCE_ENERGY: f64 = 1000.0;
 
 /// Split HMC from the Laplace approximation, with its starting step angle h in (0, pi/2].
 #[derive(Debug)]
-pub struct LaplaceHmc {
-    pub step: f64,
+pub(crate) struct LaplaceHmc {
+    pub(crate) step: f64,
     /// The angle a trajectory turns through (pi/2 by default).
-    pub angle: f64,
-    pub laplace: LaplaceGaussians,
+    pub(crate) angle: f64,
+    pub(crate) laplace: LaplaceGaussians,
 }
 
 impl LaplaceHmc {
-    pub fn new(step: f64, rank: Rank) -> Self {
+    pub(crate) fn new(step: f64, rank: Rank) -> Self {
         Self {
             step,
             angle: FRAC_PI_2,
@@ -96,7 +96,7 @@ struct Phase {
 
 /// A laplace_hmc chain.
 #[derive(Debug, Clone)]
-pub struct LaplaceHmcState {
+pub(crate) struct LaplaceHmcState {
     gaussian: Arc<LaplaceGaussian>,
     step: f64,
     current: Phase,
@@ -331,7 +331,7 @@ impl Sampler for LaplaceHmc {
         } else {
             f64::INFINITY
         };
-        let diverged = !(energy_error <= DIVERGENCE_ENERGY);
+        let diverged = energy_error.is_nan() || energy_error > DIVERGENCE_ENERGY;
         let log_ratio = if diverged {
             f64::NEG_INFINITY
         } else {

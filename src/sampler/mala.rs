@@ -9,8 +9,8 @@ use super::protocol::StepTuning;
 
 /// MALA with its starting step size h > 0.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Mala {
-    pub step: f64,
+pub(crate) struct Mala {
+    pub(crate) step: f64,
 }
 
 impl Kind for Mala {

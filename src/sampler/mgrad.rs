@@ -45,13 +45,13 @@ use crate::model::target::Target;
 
 /// mGrad with its starting step delta > 0 (a variance in the units of u).
 #[derive(Debug)]
-pub struct Mgrad {
-    pub delta: f64,
+pub(crate) struct Mgrad {
+    pub(crate) delta: f64,
     prepared: Prepared<PriorKey, Option<Arc<dyn SpectralRoot>>>,
 }
 
 impl Mgrad {
-    pub fn new(delta: f64) -> Self {
+    pub(crate) fn new(delta: f64) -> Self {
         Self {
             delta,
             prepared: Prepared::default(),
@@ -142,7 +142,7 @@ fn sum_of_squares(values: &[f64]) -> f64 {
 
 /// An mgrad chain.
 #[derive(Debug)]
-pub struct MgradState<'t> {
+pub(crate) struct MgradState<'t> {
     root: Root<'t>,
     delta: f64,
     coefficients: Coefficients,

@@ -15,31 +15,31 @@
 //! Adding a kind: one file implementing [`Sampler`] and [`Kind`] ([`kind`]), and one line in
 //! the list of [`kinds`].
 
-pub mod adapt;
-pub mod approximated;
-pub mod approximation;
-pub mod driver;
-pub mod elliptical;
-pub mod gpcn;
-pub mod grw;
+pub(crate) mod adapt;
+pub(crate) mod approximated;
+pub(crate) mod approximation;
+pub(crate) mod driver;
+pub(crate) mod elliptical;
+pub(crate) mod gpcn;
+pub(crate) mod grw;
 pub mod hyper;
-pub mod inla_check;
-pub mod kind;
-pub mod kinds;
-pub mod langevin;
+pub(crate) mod inla_check;
+pub(crate) mod kind;
+pub(crate) mod kinds;
+pub(crate) mod langevin;
 pub mod laplace_hmc;
-pub mod mala;
-pub mod mgrad;
-pub mod moments;
+pub(crate) mod mala;
+pub(crate) mod mgrad;
+pub(crate) mod moments;
 pub mod nuts;
 pub mod pcn;
-pub mod pcnl;
-pub mod prepared;
+pub(crate) mod pcnl;
+pub(crate) mod prepared;
 pub mod protocol;
-pub mod random_walk;
-pub mod schedule;
+pub(crate) mod random_walk;
+pub(crate) mod schedule;
 pub mod shared;
-pub mod spec;
+pub(crate) mod spec;
 
 pub use driver::{
     Adaptation, ChainFailure, ChainOutput, DrawSettings, Functional, KeptSeries, PROBES, RunOutput,

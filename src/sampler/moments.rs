@@ -8,14 +8,14 @@
 
 /// Weighted mean and sum of squared deviations per cell (West 1979).
 #[derive(Debug, Clone)]
-pub struct WeightedMoments {
-    pub weight: f64,
-    pub mean: Vec<f64>,
-    pub m2: Vec<f64>,
+pub(crate) struct WeightedMoments {
+    pub(crate) weight: f64,
+    pub(crate) mean: Vec<f64>,
+    pub(crate) m2: Vec<f64>,
 }
 
 impl WeightedMoments {
-    pub fn new(cells: usize) -> Self {
+    pub(crate) fn new(cells: usize) -> Self {
         Self {
             weight: 0.0,
             mean: vec![0.0; cells],
@@ -24,7 +24,7 @@ impl WeightedMoments {
     }
 
     /// Add `x` with weight `w` > 0.
-    pub fn push(&mut self, x: &[f64], w: f64) {
+    pub(crate) fn push(&mut self, x: &[f64], w: f64) {
         self.weight += w;
         let share = w / self.weight;
         for ((mean, m2), &xk) in self.mean.iter_mut().zip(&mut self.m2).zip(x) {
@@ -35,7 +35,7 @@ impl WeightedMoments {
     }
 
     /// The mean as it would be after pushing `x` with weight `w`, without pushing it.
-    pub fn mean_with(&self, x: &[f64], w: f64, out: &mut [f64]) {
+    pub(crate) fn mean_with(&self, x: &[f64], w: f64, out: &mut [f64]) {
         let share = if self.weight + w > 0.0 {
             w / (self.weight + w)
         } else {
@@ -47,7 +47,7 @@ impl WeightedMoments {
     }
 
     /// Merge several independent accumulators (Chan et al.): the pooled mean and m2.
-    pub fn pool(parts: &[WeightedMoments]) -> WeightedMoments {
+    pub(crate) fn pool(parts: &[WeightedMoments]) -> WeightedMoments {
         let cells = parts.first().map_or(0, |p| p.mean.len());
         let mut pooled = WeightedMoments::new(cells);
         for part in parts.iter().filter(|p| p.weight > 0.0) {
@@ -64,7 +64,7 @@ impl WeightedMoments {
     }
 
     /// Per-cell standard deviation (weights are iteration counts: divisor weight - 1).
-    pub fn sd(&self) -> Vec<f64> {
+    pub(crate) fn sd(&self) -> Vec<f64> {
         let divisor = (self.weight - 1.0).max(1.0);
         self.m2
             .iter()
@@ -75,14 +75,14 @@ impl WeightedMoments {
 
 /// One chain's current batch: weighted sums of u and u^2.
 #[derive(Debug, Clone)]
-pub struct BatchSums {
-    pub weight: f64,
-    pub sum: Vec<f64>,
-    pub sum_sq: Vec<f64>,
+pub(crate) struct BatchSums {
+    pub(crate) weight: f64,
+    pub(crate) sum: Vec<f64>,
+    pub(crate) sum_sq: Vec<f64>,
 }
 
 impl BatchSums {
-    pub fn new(cells: usize) -> Self {
+    pub(crate) fn new(cells: usize) -> Self {
         Self {
             weight: 0.0,
             sum: vec![0.0; cells],
@@ -90,7 +90,7 @@ impl BatchSums {
         }
     }
 
-    pub fn push(&mut self, x: &[f64], w: f64) {
+    pub(crate) fn push(&mut self, x: &[f64], w: f64) {
         self.weight += w;
         for ((s, q), &xk) in self.sum.iter_mut().zip(&mut self.sum_sq).zip(x) {
             *s += w * xk;
@@ -107,8 +107,8 @@ impl BatchSums {
 
 /// Running mean and covariance over completed batches of the batch means of u and u^2.
 #[derive(Debug, Clone)]
-pub struct BatchStatistics {
-    pub batches: f64,
+pub(crate) struct BatchStatistics {
+    pub(crate) batches: f64,
     mean1: Vec<f64>,
     mean2: Vec<f64>,
     c11: Vec<f64>,
@@ -117,7 +117,7 @@ pub struct BatchStatistics {
 }
 
 impl BatchStatistics {
-    pub fn new(cells: usize) -> Self {
+    pub(crate) fn new(cells: usize) -> Self {
         Self {
             batches: 0.0,
             mean1: vec![0.0; cells],
@@ -129,7 +129,7 @@ impl BatchStatistics {
     }
 
     /// Close a batch: add its means to the running statistics and clear it.
-    pub fn close(&mut self, batch: &mut BatchSums) {
+    pub(crate) fn close(&mut self, batch: &mut BatchSums) {
         if batch.weight <= 0.0 {
             return;
         }
@@ -150,7 +150,7 @@ impl BatchStatistics {
     }
 
     /// Merge the batch statistics of several chains (all batches equally long).
-    pub fn pool(parts: &[BatchStatistics]) -> BatchStatistics {
+    pub(crate) fn pool(parts: &[BatchStatistics]) -> BatchStatistics {
         let cells = parts.first().map_or(0, |p| p.mean1.len());
         let mut pooled = BatchStatistics::new(cells);
         for part in parts.iter().filter(|p| p.batches > 0.0) {
@@ -174,7 +174,7 @@ impl BatchStatistics {
     /// Monte Carlo standard errors of the posterior mean and sd per cell, from the spread of the
     /// batch estimates (the sd by the delta method: sd = sqrt(E u^2 - (E u)^2)). None with fewer
     /// than two batches.
-    pub fn standard_errors(&self, mean: &[f64], sd: &[f64]) -> Option<(Vec<f64>, Vec<f64>)> {
+    pub(crate) fn standard_errors(&self, mean: &[f64], sd: &[f64]) -> Option<(Vec<f64>, Vec<f64>)> {
         if self.batches < 2.0 {
             return None;
         }

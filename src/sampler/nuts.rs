@@ -50,7 +50,7 @@ impl Nuts {
 
     /// As [`Nuts::new`], with the mass matrix re-estimated every `window` draws after nuts-rs's
     /// early phase (its `mass_matrix_switch_freq`; `None`: its default, 80).
-    pub fn with_mass_matrix_window(tuning_draws: u64, window: Option<u64>) -> Self {
+    pub(crate) fn with_mass_matrix_window(tuning_draws: u64, window: Option<u64>) -> Self {
         let mut adapt_options = DiagNutsSettings::default().adapt_options;
         adapt_options.mass_matrix_options.use_grad_based_estimate = false;
         if let Some(window) = window {
@@ -79,8 +79,8 @@ impl Kind for Nuts {
 /// large that the Poisson rate overflows. nuts-rs treats it as a divergence of the trajectory.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
 #[error("the log posterior density or its gradient is not finite (log density {log_density})")]
-pub struct NonFiniteDensity {
-    pub log_density: f64,
+pub(crate) struct NonFiniteDensity {
+    pub(crate) log_density: f64,
 }
 
 impl nuts_rs::LogpError for NonFiniteDensity {
@@ -111,7 +111,7 @@ pub struct WhitenedDensity<'t> {
 }
 
 impl<'t> WhitenedDensity<'t> {
-    pub fn new(target: Target<'t>) -> Self {
+    pub(crate) fn new(target: Target<'t>) -> Self {
         Self {
             field: vec![0.0; target.cells()],
             work: target.workspace(),
@@ -147,7 +147,7 @@ impl NutsDensity for WhitenedDensity<'_> {
 
 /// A [`NutsDensity`] as nuts-rs's log density: non-finite values are its recoverable errors.
 #[derive(Clone)]
-pub struct Bridge<D>(pub D);
+pub(crate) struct Bridge<D>(pub D);
 
 impl<D: NutsDensity> HasDims for Bridge<D> {
     fn dim_sizes(&self) -> HashMap<String, u64> {
@@ -184,7 +184,7 @@ impl<D: NutsDensity> CpuLogpFunc for Bridge<D> {
 
 /// The chain's stream as a `rand` 0.10 generator, for seeding nuts-rs's own: every word is the
 /// next 64-bit word of the chain's acceptance stream (a `u32` is the low half of one).
-pub struct SeedWords<'r>(pub &'r mut ChainRng);
+pub(crate) struct SeedWords<'r>(pub &'r mut ChainRng);
 
 impl nuts_rs::rand::TryRng for SeedWords<'_> {
     type Error = Infallible;
@@ -262,7 +262,7 @@ pub struct NutsState<D: NutsDensity> {
 
 impl Nuts {
     /// A chain of these settings on `density`, at point `q`.
-    pub fn state<D: NutsDensity>(&self, mut density: D, q: Vec<f64>) -> NutsState<D> {
+    pub(crate) fn state<D: NutsDensity>(&self, mut density: D, q: Vec<f64>) -> NutsState<D> {
         let mut hyperparameters = Vec::new();
         let position = density.position(&q, &mut hyperparameters);
         NutsState {
@@ -281,12 +281,12 @@ impl Nuts {
 
 impl<D: NutsDensity> NutsState<D> {
     /// The current point q.
-    pub fn point(&self) -> &[f64] {
+    pub(crate) fn point(&self) -> &[f64] {
         &self.q
     }
 
     /// The density the chain samples.
-    pub fn density(&self) -> &D {
+    pub(crate) fn density(&self) -> &D {
         &self.density
     }
 
@@ -329,7 +329,7 @@ impl<D: NutsDensity> NutsState<D> {
 
     /// One transition: a nuts-rs draw, and the chain's position at it. A draw nuts-rs refuses
     /// leaves the chain where it is, with its [`ChainState::failure`] set.
-    pub fn advance(&mut self, rng: &mut ChainRng) -> StepInfo {
+    pub(crate) fn advance(&mut self, rng: &mut ChainRng) -> StepInfo {
         let failed = StepInfo {
             moved: false,
             acceptance_probability: None,

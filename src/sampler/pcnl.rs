@@ -13,8 +13,8 @@ use super::protocol::StepTuning;
 
 /// pCN-Langevin with its starting step size beta in (0, 1].
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Pcnl {
-    pub beta: f64,
+pub(crate) struct Pcnl {
+    pub(crate) beta: f64,
 }
 
 impl Kind for Pcnl {

@@ -18,7 +18,7 @@ use crate::model::target::Target;
 
 /// The prior, pinned down by content.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PriorKey {
+pub(crate) struct PriorKey {
     latent_dim: usize,
     cells: usize,
     /// Bits of L q for the fixed vector q.
@@ -26,7 +26,7 @@ pub struct PriorKey {
 }
 
 impl PriorKey {
-    pub fn new(prior: &dyn Prior) -> Self {
+    pub(crate) fn new(prior: &dyn Prior) -> Self {
         let q = start_vector(prior.latent_dim());
         let mut out = vec![0.0; prior.cells()];
         let mut scratch = vec![0.0; prior.scratch_len()];
@@ -41,7 +41,7 @@ impl PriorKey {
 
 /// The whole target, pinned down by content.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TargetKey {
+pub(crate) struct TargetKey {
     prior: PriorKey,
     likelihood: Likelihood,
     cells: Vec<usize>,
@@ -49,7 +49,7 @@ pub struct TargetKey {
 }
 
 impl TargetKey {
-    pub fn new(target: &Target) -> Self {
+    pub(crate) fn new(target: &Target) -> Self {
         Self {
             prior: PriorKey::new(target.prior),
             likelihood: target.likelihood.clone(),
@@ -61,7 +61,7 @@ impl TargetKey {
 
 /// One shared value under its key.
 #[derive(Debug)]
-pub struct Prepared<K, T> {
+pub(crate) struct Prepared<K, T> {
     slot: Mutex<Option<(K, Arc<T>)>>,
 }
 
@@ -75,7 +75,7 @@ impl<K, T> Default for Prepared<K, T> {
 
 impl<K: PartialEq, T> Prepared<K, T> {
     /// The value for `key`: the cached one if its key is equal, else `compute()` (then cached).
-    pub fn get_or_compute(&self, key: K, compute: impl FnOnce() -> T) -> Arc<T> {
+    pub(crate) fn get_or_compute(&self, key: K, compute: impl FnOnce() -> T) -> Arc<T> {
         let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((cached, value)) = slot.as_ref()
             && *cached == key
@@ -88,7 +88,7 @@ impl<K: PartialEq, T> Prepared<K, T> {
     }
 
     /// The value computed last, if any.
-    pub fn last(&self) -> Option<Arc<T>> {
+    pub(crate) fn last(&self) -> Option<Arc<T>> {
         let slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
         slot.as_ref().map(|(_, value)| Arc::clone(value))
     }

@@ -64,7 +64,7 @@ pub struct StepInfo {
 impl StepInfo {
     /// A Metropolis-Hastings step: whether it `moved`, its acceptance probability from
     /// `log_ratio`, and the evaluations it used.
-    pub fn metropolis(
+    pub(crate) fn metropolis(
         moved: bool,
         log_ratio: f64,
         loglik_evaluations: u32,
@@ -83,15 +83,15 @@ impl StepInfo {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepTuning {
     /// The acceptance rate adaptation aims at by default.
-    pub target_acceptance: f64,
+    pub(crate) target_acceptance: f64,
     /// The largest step size the kind admits (pCN: beta <= 1), if bounded.
-    pub max_step: Option<f64>,
+    pub(crate) max_step: Option<f64>,
     /// The smallest step size the kind admits, if bounded below: where the work of one
     /// iteration grows as the step shrinks (laplace_hmc takes ceil(angle / step) leapfrog steps),
     /// the step whose iteration would exceed the kind's cap on that work.
-    pub min_step: Option<f64>,
+    pub(crate) min_step: Option<f64>,
     /// Whether the kind adapts by default (false where it would change existing results).
-    pub adapts_by_default: bool,
+    pub(crate) adapts_by_default: bool,
 }
 
 /// A Markov kernel on the whitened coordinates of a [`Target`].
@@ -137,13 +137,13 @@ pub trait Sampler: Sync {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Notes {
     /// Eigenpairs a low-rank approximation kept.
-    pub rank: Option<usize>,
+    pub(crate) rank: Option<usize>,
     /// Newton iterations of a Laplace fit (`None` where it failed).
     pub newton_iterations: Option<usize>,
     /// Why the Laplace fit a kind builds on failed, if it did: the kind then ran with the
     /// prior's geometry (gpcn as plain pCN, laplace_hmc as HMC around N(0, I)), and the job
     /// warns with this cause.
-    pub laplace_error: Option<String>,
+    pub(crate) laplace_error: Option<String>,
 }
 
 /// Implements [`ChainState`] for a state that keeps its position and its step size in fields:
@@ -218,19 +218,19 @@ pub trait ChainState {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrajectorySummary {
     /// The adapted step size the kept iterations used.
-    pub step_size: f64,
+    pub(crate) step_size: f64,
     /// Mean tree depth (NUTS: a trajectory of depth d has at most 2^d - 1 leapfrog steps);
     /// `None` for kinds that build no tree.
-    pub mean_tree_depth: Option<f64>,
+    pub(crate) mean_tree_depth: Option<f64>,
     /// Mean leapfrog steps (gradient evaluations) per iteration.
-    pub mean_leapfrog_steps: f64,
+    pub(crate) mean_leapfrog_steps: f64,
     /// Iterations whose trajectory diverged: an energy error beyond the kind's limit, a
     /// non-finite density on the way, or (laplace_hmc) a trajectory cut at the cap on leapfrog
     /// steps.
-    pub divergences: u64,
+    pub(crate) divergences: u64,
     /// Mean over iterations of the trajectory's mean acceptance statistic (Stan's
     /// `accept_stat`; what NUTS's step-size adaptation aims at 0.8); `None` without a tree.
-    pub mean_tree_accept: Option<f64>,
+    pub(crate) mean_tree_accept: Option<f64>,
 }
 
 /// The random streams of one chain: standard normals from its proposal stream and uniforms from
@@ -267,12 +267,12 @@ impl ChainRng {
     }
 
     /// The next 64-bit word of the acceptance stream (to seed a library's own generator).
-    pub fn word(&mut self) -> u64 {
+    pub(crate) fn word(&mut self) -> u64 {
         self.uniforms.next_u64()
     }
 
     /// The next uniform in [0, 1).
-    pub fn uniform(&mut self) -> f64 {
+    pub(crate) fn uniform(&mut self) -> f64 {
         self.uniforms.random()
     }
 
@@ -284,7 +284,7 @@ impl ChainRng {
 }
 
 /// min(1, exp(log_ratio)), 0 for NaN.
-pub fn acceptance_probability(log_ratio: f64) -> f64 {
+pub(crate) fn acceptance_probability(log_ratio: f64) -> f64 {
     if log_ratio.is_nan() {
         0.0
     } else {

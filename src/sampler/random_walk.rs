@@ -24,7 +24,7 @@ pub trait Proposal: std::fmt::Debug + Clone + Copy + PartialEq + Send + Sync + '
 /// A random-walk kind with its starting step size beta.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RandomWalk<P: Proposal> {
-    pub beta: f64,
+    pub(crate) beta: f64,
     proposal: PhantomData<P>,
 }
 
@@ -76,7 +76,7 @@ pub struct RandomWalkState {
 }
 
 impl RandomWalkState {
-    pub fn new(xi: Vec<f64>, beta: f64, target: &Target) -> Self {
+    pub(crate) fn new(xi: Vec<f64>, beta: f64, target: &Target) -> Self {
         let mut work = target.workspace();
         Self {
             position: Position::new(xi, target, &mut work),
@@ -101,7 +101,7 @@ super::protocol::chain_state_with_step!(RandomWalkState, position, beta);
 /// u' - m = keep (u - m) + beta L z: only the field at the observed cells is formed for the
 /// ratio, the whole field once a move is accepted. `prior_ratio(xi, z)` is the log ratio of
 /// everything but the likelihood (0 when the proposal preserves the prior, as pCN's does).
-pub fn random_walk_step(
+pub(crate) fn random_walk_step(
     state: &mut RandomWalkState,
     keep: f64,
     prior_ratio: impl Fn(&[f64], &[f64]) -> f64,

@@ -5,16 +5,16 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Schedule {
     /// Iterations per chain, burn-in included.
-    pub iterations: u64,
+    pub(crate) iterations: u64,
     /// Leading iterations left out of every estimate and trace (and used for adaptation).
     pub burn_in: u64,
     /// Keep every `thin`-th kept state in the traces (estimates use every state).
-    pub thin: u64,
+    pub(crate) thin: u64,
 }
 
 impl Schedule {
     /// Iterations per chain after burn-in.
-    pub fn kept(&self) -> u64 {
+    pub(crate) fn kept(&self) -> u64 {
         self.iterations.saturating_sub(self.burn_in)
     }
 }
@@ -22,9 +22,9 @@ impl Schedule {
 /// Step-size adaptation during burn-in.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Adaptation {
-    pub target_acceptance: f64,
+    pub(crate) target_acceptance: f64,
     /// The largest admissible step size, if bounded.
-    pub max_step: Option<f64>,
+    pub(crate) max_step: Option<f64>,
     /// The smallest admissible step size, if bounded (see [`super::protocol::StepTuning`]).
-    pub min_step: Option<f64>,
+    pub(crate) min_step: Option<f64>,
 }

@@ -43,7 +43,7 @@ impl PriorDraws {
 
     /// Draws made one at a time: for a chain whose prior changes between steps (a
     /// hyperparameter update), where a block's L z would go stale.
-    pub fn one_at_a_time(target: &Target) -> Self {
+    pub(crate) fn one_at_a_time(target: &Target) -> Self {
         Self::with_block(target.dim(), target.cells(), 1)
     }
 

@@ -13,7 +13,7 @@ use super::kinds::SamplerKind;
 use super::schedule::{Adaptation, Schedule};
 
 /// More chains than this in one job is almost surely a typo (chains run inside one job).
-pub const MAX_CHAINS: usize = 64;
+pub(crate) const MAX_CHAINS: usize = 64;
 
 /// Sampler settings as written, before checking.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,15 +70,15 @@ pub enum Broken {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message}")]
 pub struct SpecError {
-    pub broken: Broken,
+    pub(crate) broken: Broken,
     /// The dotted key the error is about ("sampler.beta"), the first of `related` written.
-    pub key: &'static str,
+    pub(crate) key: &'static str,
     /// Other keys involved, in the order an error should prefer pointing at them.
-    pub related: &'static [&'static str],
-    pub message: String,
+    pub(crate) related: &'static [&'static str],
+    pub(crate) message: String,
     /// What is allowed, in words.
-    pub allowed: Option<String>,
-    pub help: Option<String>,
+    pub(crate) allowed: Option<String>,
+    pub(crate) help: Option<String>,
 }
 
 impl SpecError {
@@ -362,7 +362,7 @@ impl SamplerSpec {
     }
 
     /// What the kind's sampler is built from.
-    pub fn kind_settings(&self) -> KindSettings {
+    pub(crate) fn kind_settings(&self) -> KindSettings {
         KindSettings {
             step: self.step,
             burn_in: self.schedule.burn_in,
@@ -372,7 +372,7 @@ impl SamplerSpec {
 
     /// Build the sampler of this spec's kind and hand it to `visitor` (an approximation goes
     /// to [`KindVisitor::approximation`]).
-    pub fn visit<V: KindVisitor>(&self, visitor: V) -> V::Output {
+    pub(crate) fn visit<V: KindVisitor>(&self, visitor: V) -> V::Output {
         self.kind.visit(&self.kind_settings(), visitor)
     }
 
@@ -389,7 +389,7 @@ impl SamplerSpec {
         self.schedule.iterations
     }
 
-    pub fn burn_in(&self) -> u64 {
+    pub(crate) fn burn_in(&self) -> u64 {
         self.schedule.burn_in
     }
 
@@ -402,7 +402,7 @@ impl SamplerSpec {
     }
 
     /// The step-size adaptation during burn-in, if any.
-    pub fn adaptation(&self) -> Option<Adaptation> {
+    pub(crate) fn adaptation(&self) -> Option<Adaptation> {
         self.adaptation
     }
 
@@ -412,7 +412,7 @@ impl SamplerSpec {
     }
 
     /// How the chains update the hyperparameters the model infers.
-    pub fn hyper(&self) -> HyperSettings {
+    pub(crate) fn hyper(&self) -> HyperSettings {
         self.hyper
     }
 

@@ -41,7 +41,7 @@ use super::error::SinkError;
 
 /// The column types a part can hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Kind {
+pub enum Kind {
     Null,
     Boolean,
     Int32,
@@ -116,7 +116,7 @@ impl Kind {
 /// The columns of one table of one job, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TableSchema {
-    pub columns: Vec<(String, Kind)>,
+    pub(crate) columns: Vec<(String, Kind)>,
 }
 
 /// Appends the encoded `df` to `out`. `table` names the table in errors.
@@ -178,14 +178,14 @@ fn push_bitmap(bits: impl Iterator<Item = bool>, rows: usize, out: &mut Vec<u8>)
 /// How a column's values are laid out: the byte that starts each encoded column.
 mod layout {
     /// Every value in turn, no nulls.
-    pub const PLAIN: u8 = 0;
+    pub(crate) const PLAIN: u8 = 0;
     /// A validity bitmap, then every value in turn (0 or empty where null).
-    pub const WITH_NULLS: u8 = 1;
+    pub(crate) const WITH_NULLS: u8 = 1;
     /// No nulls, every row the same value: the value once.
-    pub const CONSTANT: u8 = 2;
+    pub(crate) const CONSTANT: u8 = 2;
     /// A fixed-width column without nulls as byte planes (byte 0 of every value, then byte 1,
     /// ...), zstd-compressed: `compressed_len: u32, bytes`.
-    pub const PLANES: u8 = 3;
+    pub(crate) const PLANES: u8 = 3;
 }
 
 /// Below this many value bytes a column is stored plain: compressing it gains too little.

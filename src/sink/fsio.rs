@@ -20,7 +20,7 @@ pub(crate) const TEMP_PREFIX: &str = ".tmp-";
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder is written,
 /// synced and renamed over `path`, and the folder is synced. On failure the temporary is
 /// removed and `path` keeps its previous content (or stays absent).
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), SinkError> {
+pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), SinkError> {
     let temp = temp_sibling(path)?;
     let result = write_new_synced(&temp, bytes).and_then(|()| publish(&temp, path));
     if result.is_err() {

@@ -19,7 +19,7 @@ use crate::table::JobStatus;
 pub struct KeyHash(pub [u8; 16]);
 
 impl KeyHash {
-    pub fn of(key: &str) -> Self {
+    pub(crate) fn of(key: &str) -> Self {
         let mut bytes = [0u8; 16];
         bytes.copy_from_slice(&blake3::hash(key.as_bytes()).as_bytes()[..16]);
         KeyHash(bytes)
@@ -44,12 +44,12 @@ impl KeyHash {
 /// One job of a plan as the sinks see it: its id and which key it must have been run with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedJob {
-    pub job_id: String,
-    pub key: KeyHash,
+    pub(crate) job_id: String,
+    pub(crate) key: KeyHash,
 }
 
 impl PlannedJob {
-    pub fn new(job_id: &str, key: &str) -> Self {
+    pub(crate) fn new(job_id: &str, key: &str) -> Self {
         PlannedJob {
             job_id: job_id.to_string(),
             key: KeyHash::of(key),
@@ -61,31 +61,31 @@ impl PlannedJob {
 #[derive(Debug, Clone, PartialEq)]
 pub struct IndexedJob {
     /// Index into [`PartIndex::runs`].
-    pub run: usize,
-    pub key: KeyHash,
-    pub status: JobStatus,
-    pub error: Option<String>,
-    pub wall_seconds: f64,
+    pub(crate) run: usize,
+    pub(crate) key: KeyHash,
+    pub(crate) status: JobStatus,
+    pub(crate) error: Option<String>,
+    pub(crate) wall_seconds: f64,
     /// fieldmc's version that computed it.
-    pub version: String,
-    pub data: Vec<DataFile>,
+    pub(crate) version: String,
+    pub(crate) data: Vec<DataFile>,
     pub(crate) tables: Vec<TableSpan>,
 }
 
 /// A run that wrote a log.
 #[derive(Debug, Clone)]
 pub struct IndexedRun {
-    pub header: RunHeader,
+    pub(crate) header: RunHeader,
     pub log: PathBuf,
     /// `(finished, jobs written, jobs failed)` when the run closed normally.
-    pub closed: Option<(String, u64, u64)>,
+    pub(crate) closed: Option<(String, u64, u64)>,
     /// Bytes after the log's last complete record (a torn or damaged record), ignored.
     pub ignored_bytes: u64,
 }
 
 impl IndexedRun {
     /// A note on the bytes this run's log ends with that no reader uses, if there are any.
-    pub fn ignored_tail(&self) -> Option<String> {
+    pub(crate) fn ignored_tail(&self) -> Option<String> {
         (self.ignored_bytes > 0).then(|| {
             format!(
                 "note: ignored the last {} bytes of {}: they are not a complete record (its run \
@@ -169,7 +169,7 @@ impl PartIndex {
     }
 
     /// The newest record of `job_id`.
-    pub fn get(&self, job_id: &str) -> Option<&IndexedJob> {
+    pub(crate) fn get(&self, job_id: &str) -> Option<&IndexedJob> {
         self.jobs.get(job_id)
     }
 
@@ -183,7 +183,7 @@ impl PartIndex {
     }
 
     /// The notes on the logs' ignored tails ([`IndexedRun::ignored_tail`]), in run order.
-    pub fn ignored_tails(&self) -> Vec<String> {
+    pub(crate) fn ignored_tails(&self) -> Vec<String> {
         self.runs
             .iter()
             .filter_map(IndexedRun::ignored_tail)

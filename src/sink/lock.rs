@@ -29,7 +29,7 @@ const LOCK_EXTENSION: &str = "lock";
 /// What a process does in the folder.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Purpose {
+pub(crate) enum Purpose {
     /// `fieldmc run` of a whole study.
     Run,
     /// `fieldmc run --shard index/count`.
@@ -40,19 +40,19 @@ pub enum Purpose {
 
 /// The content of a lock file: enough to name the holder in an error.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Holder {
-    pub pid: u32,
-    pub host: String,
-    pub purpose: Purpose,
+pub(crate) struct Holder {
+    pub(crate) pid: u32,
+    pub(crate) host: String,
+    pub(crate) purpose: Purpose,
     /// BLAKE3 of the study file's text (merge: empty).
-    pub study_hash: String,
+    pub(crate) study_hash: String,
     /// UTC start time.
-    pub since: String,
+    pub(crate) since: String,
 }
 
 impl Holder {
     /// This process, now.
-    pub fn this_process(purpose: Purpose, study_hash: &str) -> Self {
+    pub(crate) fn this_process(purpose: Purpose, study_hash: &str) -> Self {
         Holder {
             pid: std::process::id(),
             host: host_name(),
@@ -63,7 +63,7 @@ impl Holder {
     }
 
     /// `fieldmc run (pid 123 on host node7, since ...)`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let what = match &self.purpose {
             Purpose::Run => "fieldmc run".to_string(),
             Purpose::Shard { index, count } => format!("fieldmc run --shard {index}/{count}"),
@@ -93,13 +93,13 @@ impl Holder {
 
 /// The folder held by this process; released (and its lock file removed) when dropped.
 #[derive(Debug)]
-pub struct FolderLock {
+pub(crate) struct FolderLock {
     path: PathBuf,
     file: Option<File>,
     /// Stale holders whose lock files were removed when this lock was taken.
-    pub taken_over: Vec<Holder>,
+    pub(crate) taken_over: Vec<Holder>,
     /// Whether no other live process held the folder when this lock was taken.
-    pub alone: bool,
+    pub(crate) alone: bool,
 }
 
 impl Drop for FolderLock {
@@ -112,7 +112,7 @@ impl Drop for FolderLock {
 
 /// Takes `root`'s lock for `me`, or fails with [`SinkError::Locked`] naming a live holder that
 /// may not share the folder.
-pub fn acquire(root: &Path, me: Holder) -> Result<FolderLock, SinkError> {
+pub(crate) fn acquire(root: &Path, me: Holder) -> Result<FolderLock, SinkError> {
     let dir = root.join(LOCKS);
     fs::create_dir_all(&dir).map_err(|e| SinkError::io("create results folder", &dir, e))?;
     let guard_path = dir.join(GUARD);

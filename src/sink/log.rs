@@ -60,54 +60,54 @@ const MAX_RECORD_BYTES: u64 = 1 << 36;
 /// Which run wrote a log, where and with which fieldmc: the start of its header, and of its
 /// entry in the manifest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunOrigin {
+pub(crate) struct RunOrigin {
     /// The run's name, also the log's file stem (`parts/<run>.log`).
-    pub run: String,
+    pub(crate) run: String,
     /// `I/K` for a shard, `None` for a whole study.
-    pub shard: Option<String>,
-    pub host: String,
-    pub pid: u32,
+    pub(crate) shard: Option<String>,
+    pub(crate) host: String,
+    pub(crate) pid: u32,
     /// Worker threads.
-    pub threads: usize,
+    pub(crate) threads: usize,
     /// fieldmc's version and git revision.
-    pub version: String,
-    pub git_revision: String,
+    pub(crate) version: String,
+    pub(crate) git_revision: String,
 }
 
 /// Who wrote a log: written once at its start.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunHeader {
+pub(crate) struct RunHeader {
     #[serde(flatten)]
-    pub origin: RunOrigin,
+    pub(crate) origin: RunOrigin,
     /// The study's name and seed, and BLAKE3 of its file's text.
-    pub study: String,
-    pub seed: u64,
-    pub study_hash: String,
+    pub(crate) study: String,
+    pub(crate) seed: u64,
+    pub(crate) study_hash: String,
     /// The data files the run's jobs read, with their content hashes at the start.
-    pub data: Vec<DataFile>,
+    pub(crate) data: Vec<DataFile>,
     /// UTC, `YYYY-MM-DDTHH:MM:SSZ`, and milliseconds since the Unix epoch (orders runs).
-    pub started: String,
-    pub started_unix_ms: u64,
+    pub(crate) started: String,
+    pub(crate) started_unix_ms: u64,
 }
 
 /// A data file and the BLAKE3 hash of its content.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct DataFile {
-    pub path: String,
-    pub blake3: String,
+pub(crate) struct DataFile {
+    pub(crate) path: String,
+    pub(crate) blake3: String,
 }
 
 /// What the executor says about one finished job; stored with its tables.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JobRecord {
-    pub job_id: String,
+pub(crate) struct JobRecord {
+    pub(crate) job_id: String,
     /// The job's canonical key: a kept record is reused only for the same key.
-    pub key: String,
-    pub status: JobStatus,
-    pub error: Option<String>,
-    pub wall_seconds: f64,
+    pub(crate) key: String,
+    pub(crate) status: JobStatus,
+    pub(crate) error: Option<String>,
+    pub(crate) wall_seconds: f64,
     /// The data files the job read, with their content hashes.
-    pub data: Vec<DataFile>,
+    pub(crate) data: Vec<DataFile>,
 }
 
 /// The JSON part of a record.
@@ -360,39 +360,39 @@ fn record_head(meta: &RecordMeta, blobs: &[u8]) -> Result<Vec<u8>, SinkError> {
 /// Where one table of one job lies in a log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TableSpan {
-    pub table: u32,
-    pub schema: u32,
-    pub rows: u64,
-    pub offset: u64,
-    pub len: u64,
+    pub(crate) table: u32,
+    pub(crate) schema: u32,
+    pub(crate) rows: u64,
+    pub(crate) offset: u64,
+    pub(crate) len: u64,
 }
 
 /// A job's record as found in a log.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ScannedJob {
-    pub job: JobRecord,
-    pub version: String,
-    pub tables: Vec<TableSpan>,
+    pub(crate) job: JobRecord,
+    pub(crate) version: String,
+    pub(crate) tables: Vec<TableSpan>,
 }
 
 /// Everything read from one log.
 #[derive(Debug, Clone)]
 pub(crate) struct ScannedLog {
-    pub path: PathBuf,
-    pub header: RunHeader,
-    pub jobs: Vec<ScannedJob>,
+    pub(crate) path: PathBuf,
+    pub(crate) header: RunHeader,
+    pub(crate) jobs: Vec<ScannedJob>,
     /// `Some` when the run closed normally: (finished, jobs written, jobs failed).
-    pub closed: Option<(String, u64, u64)>,
+    pub(crate) closed: Option<(String, u64, u64)>,
     /// Bytes after the last valid record (a torn or unfinished record), ignored.
-    pub ignored_bytes: u64,
+    pub(crate) ignored_bytes: u64,
 }
 
 /// Interned table names and schemas shared by every scanned log.
 #[derive(Debug, Default)]
 pub(crate) struct Interner {
-    pub table_names: Vec<String>,
+    pub(crate) table_names: Vec<String>,
     table_ids: HashMap<String, u32>,
-    pub schemas: Vec<TableSchema>,
+    pub(crate) schemas: Vec<TableSchema>,
     schema_ids: HashMap<Vec<u8>, u32>,
 }
 

@@ -11,57 +11,57 @@ use crate::clock::utc_timestamp;
 use crate::table::JobStatus;
 
 /// The git revision fieldmc was built from (`build.rs`), `"unknown"` outside a git checkout.
-pub const GIT_REVISION: &str = match option_env!("FIELDMC_GIT_REVISION") {
+pub(crate) const GIT_REVISION: &str = match option_env!("FIELDMC_GIT_REVISION") {
     Some(revision) => revision,
     None => "unknown",
 };
 
 /// Everything `manifest.json` records about one run of a study.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     /// Always `"fieldmc"`.
-    pub tool: String,
+    pub(crate) tool: String,
     /// The crate version that ran the study.
-    pub version: String,
+    pub(crate) version: String,
     /// Short git revision, with `-dirty` for uncommitted changes, or `"unknown"`.
-    pub git_revision: String,
+    pub(crate) git_revision: String,
     /// The study's name.
-    pub study: String,
+    pub(crate) study: String,
     /// The study's master seed.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Worker threads used.
-    pub threads: usize,
+    pub(crate) threads: usize,
     /// When the run started (UTC, `YYYY-MM-DDTHH:MM:SSZ`).
-    pub started: String,
+    pub(crate) started: String,
     /// When the run finished; `None` while it runs.
-    pub finished: Option<String>,
+    pub(crate) finished: Option<String>,
     /// Every run (a whole study, or one shard of it) whose results the tables hold, and any
     /// whose part log ends in ignored bytes.
     #[serde(default)]
-    pub runs: Vec<RunSummary>,
+    pub(crate) runs: Vec<RunSummary>,
     /// The data files the jobs read, with the BLAKE3 hash of their content.
     #[serde(default)]
-    pub data: Vec<DataFile>,
+    pub(crate) data: Vec<DataFile>,
     /// One entry per job, in plan order.
-    pub jobs: Vec<JobTiming>,
+    pub(crate) jobs: Vec<JobTiming>,
 }
 
 /// Provenance of one run (a whole study or a shard): where, when, with what.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunSummary {
+pub(crate) struct RunSummary {
     #[serde(flatten)]
-    pub origin: RunOrigin,
-    pub started: String,
+    pub(crate) origin: RunOrigin,
+    pub(crate) started: String,
     /// `None` when the run did not end normally (killed); its finished jobs still count.
-    pub finished: Option<String>,
+    pub(crate) finished: Option<String>,
     /// Jobs of the tables that this run computed.
-    pub jobs: usize,
+    pub(crate) jobs: usize,
     /// The data files as the run found them when it started.
-    pub data: Vec<DataFile>,
+    pub(crate) data: Vec<DataFile>,
     /// Bytes at the end of the run's part log that are not a complete record (a torn or
     /// damaged one), ignored; absent when none.
     #[serde(default, skip_serializing_if = "is_zero")]
-    pub ignored_bytes: u64,
+    pub(crate) ignored_bytes: u64,
 }
 
 fn is_zero(value: &u64) -> bool {
@@ -70,21 +70,21 @@ fn is_zero(value: &u64) -> bool {
 
 /// How one job ended and how long it took.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JobTiming {
-    pub job_id: String,
-    pub status: JobStatus,
-    pub wall_seconds: f64,
+pub(crate) struct JobTiming {
+    pub(crate) job_id: String,
+    pub(crate) status: JobStatus,
+    pub(crate) wall_seconds: f64,
     /// True when the job's results were taken from an earlier run rather than computed now.
     #[serde(default)]
-    pub resumed: bool,
+    pub(crate) resumed: bool,
     /// The run that computed it (see [`Manifest::runs`]).
     #[serde(default)]
-    pub run: String,
+    pub(crate) run: String,
 }
 
 impl Manifest {
     /// A manifest for a run starting now, with this build's version and revision.
-    pub fn begin(study: &str, seed: u64, threads: usize) -> Self {
+    pub(crate) fn begin(study: &str, seed: u64, threads: usize) -> Self {
         Manifest {
             tool: "fieldmc".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
@@ -101,12 +101,12 @@ impl Manifest {
     }
 
     /// Records one job's outcome.
-    pub fn record_job(&mut self, timing: JobTiming) {
+    pub(crate) fn record_job(&mut self, timing: JobTiming) {
         self.jobs.push(timing);
     }
 
     /// Stamps the finish time.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         self.finished = Some(utc_timestamp(SystemTime::now()));
     }
 }

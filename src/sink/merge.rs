@@ -17,24 +17,24 @@ use super::results_dir::{AssembledCounts, ResultsDir};
 
 /// What `fieldmc merge` did.
 #[derive(Debug)]
-pub struct MergeOutcome {
-    pub plan: Vec<PlannedJob>,
+pub(crate) struct MergeOutcome {
+    pub(crate) plan: Vec<PlannedJob>,
     /// `Some` when every job had a record and the tables were written.
-    pub assembled: Option<AssembledCounts>,
+    pub(crate) assembled: Option<AssembledCounts>,
     /// Planned jobs without a record, in plan order (the tables are not written then).
-    pub missing: Vec<String>,
+    pub(crate) missing: Vec<String>,
     /// Jobs whose newest record failed.
-    pub failed: usize,
+    pub(crate) failed: usize,
     /// Shard counts seen in the runs (to say which shard a missing job belongs to).
-    pub shard_counts: Vec<u32>,
+    pub(crate) shard_counts: Vec<u32>,
     /// A note for each part log that ends in bytes no reader uses (a torn record).
-    pub ignored_tails: Vec<String>,
-    pub lock: FolderLock,
+    pub(crate) ignored_tails: Vec<String>,
+    pub(crate) lock: FolderLock,
 }
 
 /// Merges the folder at `root`: refuses inconsistent records, reports missing jobs, else
 /// assembles the tables and writes `manifest.json`.
-pub fn merge(root: &Path) -> Result<MergeOutcome, SinkError> {
+pub(crate) fn merge(root: &Path) -> Result<MergeOutcome, SinkError> {
     if !root.join("parts").is_dir() {
         return Err(SinkError::NoPlan {
             root: root.to_path_buf(),
@@ -96,7 +96,7 @@ pub fn merge(root: &Path) -> Result<MergeOutcome, SinkError> {
 }
 
 /// Refuses records of one plan that disagree on fieldmc's version or on a data file's content.
-pub fn check_consistent(
+pub(crate) fn check_consistent(
     root: &Path,
     plan: &[PlannedJob],
     index: &PartIndex,
@@ -181,7 +181,7 @@ fn describe_runs(index: &PartIndex, runs: &BTreeMap<usize, usize>) -> String {
 /// The manifest of the tables assembled from `index` over `plan`: every contributing run, the
 /// data files, and one timing per job. `current_run` marks the jobs computed now (the others
 /// are `resumed`).
-pub fn manifest_of(
+pub(crate) fn manifest_of(
     study: &str,
     seed: u64,
     threads: usize,

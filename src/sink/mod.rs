@@ -30,12 +30,11 @@ mod results_dir;
 
 pub use error::SinkError;
 pub use flush::SYNC_INTERVAL;
-pub use fsio::atomic_write;
+pub(crate) use fsio::atomic_write;
 pub use index::{IndexedJob, IndexedRun, KeyHash, PartIndex, PlannedJob};
-pub use lock::{FolderLock, Holder, Purpose};
-pub use log::{DataFile, JobRecord, RunHeader, RunOrigin};
-pub use manifest::{GIT_REVISION, JobTiming, Manifest, RunSummary};
-pub use merge::{MergeOutcome, check_consistent, manifest_of, merge};
-pub use parquet::read_parquet;
+pub(crate) use lock::{Holder, Purpose};
+pub(crate) use log::{DataFile, JobRecord, RunHeader, RunOrigin};
+pub(crate) use manifest::{GIT_REVISION, Manifest};
+pub(crate) use merge::{manifest_of, merge};
 pub use read::{WarnedJob, read_job_ids, read_table, table_path, warned_jobs};
-pub use results_dir::{AssembledCounts, ResultsDir, RunWriter};
+pub(crate) use results_dir::{ResultsDir, RunWriter};

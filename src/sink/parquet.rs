@@ -14,7 +14,7 @@ use polars::prelude::{DataFrame, ParquetReader, PolarsError, SerReader};
 use super::error::SinkError;
 
 /// Reads a whole Parquet file into a [`DataFrame`].
-pub fn read_parquet(path: &Path) -> Result<DataFrame, SinkError> {
+pub(crate) fn read_parquet(path: &Path) -> Result<DataFrame, SinkError> {
     let file = File::open(path).map_err(|e| SinkError::io("read", path, e))?;
     ParquetReader::new(file)
         .finish()

@@ -114,8 +114,8 @@ mod tests {
 /// A finished job whose answer may not be trusted, as the jobs table records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WarnedJob {
-    pub job_id: String,
-    pub warnings: Vec<String>,
+    pub(crate) job_id: String,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// The jobs of the assembled jobs table, and those of them that finished with warnings (most

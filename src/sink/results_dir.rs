@@ -38,29 +38,30 @@ const TABLE_EXTENSION: &str = "parquet";
 
 /// An opened, writable results folder.
 #[derive(Debug, Clone)]
-pub struct ResultsDir {
+pub(crate) struct ResultsDir {
     root: PathBuf,
 }
 
 /// What [`ResultsDir::assemble`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AssembledCounts {
+pub(crate) struct AssembledCounts {
     /// Jobs whose record was found and included.
-    pub jobs_included: usize,
+    pub(crate) jobs_included: usize,
     /// Planned jobs without a record (or with a record of another key), in plan order.
-    pub jobs_missing: Vec<String>,
+    pub(crate) jobs_missing: Vec<String>,
     /// Each table written, in first-seen order, with its row count.
-    pub tables: Vec<(String, usize)>,
+    pub(crate) tables: Vec<(String, usize)>,
 }
 
 /// Appends the finished jobs of one run to its own part log. Shared by the worker threads.
-pub struct RunWriter {
+pub(crate) struct RunWriter {
     log: LogWriter,
 }
 
 impl RunWriter {
+    #[cfg(test)]
     /// Records one finished job's tables (any names, any columns of the supported types).
-    pub fn write_job(
+    pub(crate) fn write_job(
         &self,
         job: &JobRecord,
         tables: &[(&str, DataFrame)],
@@ -70,7 +71,7 @@ impl RunWriter {
 
     /// Records one finished job's tables: `tables` whole, and each of `chunked` (tables too large
     /// to hold whole) one chunk at a time, encoded as it is made. Names are unique over both.
-    pub fn write_job_chunked(
+    pub(crate) fn write_job_chunked(
         &self,
         job: &JobRecord,
         tables: &[(&str, DataFrame)],
@@ -86,7 +87,7 @@ impl RunWriter {
     }
 
     /// Ends the run: its log is closed and flushed to disk.
-    pub fn close(self) -> Result<(), SinkError> {
+    pub(crate) fn close(self) -> Result<(), SinkError> {
         self.log.close()
     }
 }
@@ -94,7 +95,7 @@ impl RunWriter {
 impl ResultsDir {
     /// Opens `root` for writing: creates it and `parts/` if needed and checks that files can be
     /// created in it. Deletes nothing.
-    pub fn open(root: &Path) -> Result<Self, SinkError> {
+    pub(crate) fn open(root: &Path) -> Result<Self, SinkError> {
         let dir = ResultsDir {
             root: root.to_path_buf(),
         };
@@ -106,7 +107,7 @@ impl ResultsDir {
 
     /// Takes the folder's lock for `me` (see [`lock`]). A process that finds the folder free of
     /// other live processes also removes the temporaries that crashed runs left.
-    pub fn lock(&self, me: Holder) -> Result<FolderLock, SinkError> {
+    pub(crate) fn lock(&self, me: Holder) -> Result<FolderLock, SinkError> {
         let lock = lock::acquire(&self.root, me)?;
         if lock.alone {
             fsio::remove_temporaries(&self.root)?;
@@ -115,8 +116,9 @@ impl ResultsDir {
         Ok(lock)
     }
 
+    #[cfg(test)]
     /// The folder's path.
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.root
     }
 
@@ -126,12 +128,12 @@ impl ResultsDir {
     }
 
     /// Reads every part log: the newest record of each job.
-    pub fn index(&self) -> Result<PartIndex, SinkError> {
+    pub(crate) fn index(&self) -> Result<PartIndex, SinkError> {
         PartIndex::scan(&self.parts_dir())
     }
 
     /// Starts a run's part log (`parts/<header.run>.log`).
-    pub fn start_run(&self, header: &RunHeader) -> Result<RunWriter, SinkError> {
+    pub(crate) fn start_run(&self, header: &RunHeader) -> Result<RunWriter, SinkError> {
         Ok(RunWriter {
             log: LogWriter::create(&self.parts_dir(), header)?,
         })
@@ -140,7 +142,7 @@ impl ResultsDir {
     /// Starts over (`--force` without a shard): removes every part log, the plan, the assembled
     /// tables the logs name and the manifest. Other files in the folder are the user's and stay.
     /// Call with the folder locked alone.
-    pub fn clear(&self) -> Result<(), SinkError> {
+    pub(crate) fn clear(&self) -> Result<(), SinkError> {
         let tables: Vec<String> = self.index()?.table_names().to_vec();
         // Move parts/ aside first so that a crash mid-way cannot leave half a log behind.
         let parts = self.parts_dir();
@@ -160,7 +162,7 @@ impl ResultsDir {
     }
 
     /// Records the study's jobs in plan order (`parts/plan.tsv`), for `fieldmc merge`.
-    pub fn write_plan(&self, plan: &[PlannedJob]) -> Result<(), SinkError> {
+    pub(crate) fn write_plan(&self, plan: &[PlannedJob]) -> Result<(), SinkError> {
         let mut text = String::with_capacity(48 * plan.len() + 80);
         text.push_str(PLAN_HEADER);
         text.push('\n');
@@ -179,7 +181,7 @@ impl ResultsDir {
     }
 
     /// The plan written by [`ResultsDir::write_plan`]; `None` when no run wrote one.
-    pub fn read_plan(&self) -> Result<Option<Vec<PlannedJob>>, SinkError> {
+    pub(crate) fn read_plan(&self) -> Result<Option<Vec<PlannedJob>>, SinkError> {
         let path = self.parts_dir().join(PLAN);
         let text = match fs::read_to_string(&path) {
             Ok(text) => text,
@@ -213,7 +215,7 @@ impl ResultsDir {
     /// in `index`, and writes `<table>.parquet` for each table some record has. Jobs without a
     /// record of the planned key are left out and listed. An assembled table that no included
     /// job has any more (left by an earlier run) is removed.
-    pub fn assemble(
+    pub(crate) fn assemble(
         &self,
         plan: &[PlannedJob],
         index: &PartIndex,
@@ -269,21 +271,16 @@ impl ResultsDir {
     }
 
     /// Writes `<root>/<name>` atomically (e.g. `study.toml`).
-    pub fn write_text(&self, name: &str, text: &str) -> Result<(), SinkError> {
+    pub(crate) fn write_text(&self, name: &str, text: &str) -> Result<(), SinkError> {
         check_name("file name", name)?;
         atomic_write(&self.root.join(name), text.as_bytes())
     }
 
     /// Writes `manifest.json` atomically.
-    pub fn write_manifest(&self, manifest: &Manifest) -> Result<(), SinkError> {
+    pub(crate) fn write_manifest(&self, manifest: &Manifest) -> Result<(), SinkError> {
         let mut text = serde_json::to_string_pretty(manifest)?;
         text.push('\n');
         self.write_text(MANIFEST, &text)
-    }
-
-    /// The study text a run recorded (`study.toml`), if any.
-    pub fn study_text(&self) -> Option<String> {
-        fs::read_to_string(self.root.join("study.toml")).ok()
     }
 
     fn parts_dir(&self) -> PathBuf {
@@ -320,7 +317,7 @@ fn check_table_names<'a>(
 mod tests {
     use super::*;
     use crate::sink::lock::Purpose;
-    use crate::sink::read_parquet;
+    use crate::sink::parquet::read_parquet;
     use crate::table::{JobStatus, SchemaError};
     use polars::prelude::*;
 

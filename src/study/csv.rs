@@ -31,17 +31,17 @@ use super::suggest::{edit_distance, nearest};
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
 pub struct CsvError {
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// 1-based line in the file.
-    pub line: Option<usize>,
+    pub(crate) line: Option<usize>,
     /// The column's name, when one column is to blame.
-    pub column: Option<String>,
-    pub message: String,
+    pub(crate) column: Option<String>,
+    pub(crate) message: String,
 }
 
 impl CsvError {
     /// A problem with the file as a whole (no line to blame).
-    pub fn file(path: &Path, message: impl Into<String>) -> Self {
+    pub(crate) fn file(path: &Path, message: impl Into<String>) -> Self {
         Self {
             path: path.to_path_buf(),
             line: None,
@@ -51,7 +51,7 @@ impl CsvError {
     }
 
     /// A problem on `line`.
-    pub fn at_line(path: &Path, line: usize, message: impl Into<String>) -> Self {
+    pub(crate) fn at_line(path: &Path, line: usize, message: impl Into<String>) -> Self {
         Self {
             line: Some(line),
             ..Self::file(path, message)
@@ -70,7 +70,7 @@ pub(crate) struct CsvText {
 impl CsvText {
     /// The file at `path`, refused unread when it is larger than `limit` bytes (`why` says why
     /// that is the limit, e.g. "for a points file"). Never reads more than `limit + 1` bytes.
-    pub fn open(path: &Path, limit: u64, why: &str) -> Result<Self, CsvError> {
+    pub(crate) fn open(path: &Path, limit: u64, why: &str) -> Result<Self, CsvError> {
         let bytes = super::read_at_most(path, limit)
             .map_err(|e| CsvError::file(path, format!("cannot read the data file: {e}")))?
             .ok_or_else(|| {
@@ -88,7 +88,7 @@ impl CsvText {
     }
 
     /// Text already in memory; `path` names it in messages.
-    pub fn new(text: impl Into<String>, path: &Path) -> Result<Self, CsvError> {
+    pub(crate) fn new(text: impl Into<String>, path: &Path) -> Result<Self, CsvError> {
         let text = text.into();
         if let Some(offset) = text.find('\0') {
             return Err(CsvError::at_line(
@@ -113,13 +113,13 @@ impl CsvText {
         })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The rows, after the header; `what` names the file in the error when it has no header
     /// ("the {what} is empty").
-    pub fn rows(&self, what: &str) -> Result<CsvRows<'_>, CsvError> {
+    pub(crate) fn rows(&self, what: &str) -> Result<CsvRows<'_>, CsvError> {
         let body = self.text.strip_prefix('\u{feff}').unwrap_or(&self.text);
         let mut rows = CsvRows {
             path: &self.path,
@@ -151,7 +151,7 @@ impl CsvText {
     }
 
     /// The number of rows after the header.
-    pub fn row_count(&self, what: &str) -> Result<usize, CsvError> {
+    pub(crate) fn row_count(&self, what: &str) -> Result<usize, CsvError> {
         let mut rows = self.rows(what)?;
         let mut count = 0;
         while rows.next_row()?.is_some() {
@@ -211,24 +211,24 @@ pub(crate) struct Column(usize);
 
 impl Column {
     /// The column's 0-based place in a row.
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self.0
     }
 }
 
 impl Header {
     /// The names, in file order (an empty name is a column that is ignored).
-    pub fn names(&self) -> &[String] {
+    pub(crate) fn names(&self) -> &[String] {
         &self.names
     }
 
     /// The 1-based line the header is on.
-    pub fn line(&self) -> usize {
+    pub(crate) fn line(&self) -> usize {
         self.line
     }
 
     /// The column named `name` (never the empty name), if there is one.
-    pub fn find(&self, name: &str) -> Option<Column> {
+    pub(crate) fn find(&self, name: &str) -> Option<Column> {
         if name.is_empty() {
             return None;
         }
@@ -236,14 +236,14 @@ impl Header {
     }
 
     /// The name of `column`.
-    pub fn name(&self, column: Column) -> &str {
+    pub(crate) fn name(&self, column: Column) -> &str {
         &self.names[column.0]
     }
 
     /// The error for a column `name` the header lacks, at its line in the file at `path`: it
     /// lists the columns and suggests the closest name; `key` (" (data.x)", or "") says which
     /// setting named the column.
-    pub fn missing(&self, path: &Path, name: &str, key: &str) -> CsvError {
+    pub(crate) fn missing(&self, path: &Path, name: &str, key: &str) -> CsvError {
         let named = self.names.iter().map(String::as_str);
         let suggestion = nearest(name, named.filter(|n| !n.is_empty()))
             // One-letter names are all one edit apart: `x` is no typo of `y`.
@@ -267,7 +267,7 @@ impl Header {
     }
 
     /// "i, j, count": the names as an error lists them, an empty one as `""`.
-    pub fn listed(&self) -> String {
+    pub(crate) fn listed(&self) -> String {
         let shown: Vec<&str> = self
             .names
             .iter()
@@ -291,18 +291,18 @@ pub(crate) struct CsvRows<'a> {
 }
 
 impl<'a> CsvRows<'a> {
-    pub fn header(&self) -> &Header {
+    pub(crate) fn header(&self) -> &Header {
         &self.header
     }
 
     /// The column named `name`: an error at the header's line listing the columns and
     /// suggesting the closest name when there is none.
-    pub fn column(&self, name: &str) -> Result<Column, CsvError> {
+    pub(crate) fn column(&self, name: &str) -> Result<Column, CsvError> {
         self.lookup(name, "")
     }
 
     /// [`Self::column`] for the column a key names (`data.x`): the error says which key.
-    pub fn column_for(&self, name: &str, key: &str) -> Result<Column, CsvError> {
+    pub(crate) fn column_for(&self, name: &str, key: &str) -> Result<Column, CsvError> {
         self.lookup(name, &format!(" ({key})"))
     }
 
@@ -314,12 +314,12 @@ impl<'a> CsvRows<'a> {
     }
 
     /// An error at the header's line.
-    pub fn header_error(&self, message: impl Into<String>) -> CsvError {
+    pub(crate) fn header_error(&self, message: impl Into<String>) -> CsvError {
         CsvError::at_line(self.path, self.header.line, message)
     }
 
     /// The next row, checked to have as many fields as the header; None after the last.
-    pub fn next_row(&mut self) -> Result<Option<Row<'_>>, CsvError> {
+    pub(crate) fn next_row(&mut self) -> Result<Option<Row<'_>>, CsvError> {
         let Some(line) = self.next_record()? else {
             return Ok(None);
         };
@@ -385,7 +385,7 @@ pub(crate) struct Row<'a> {
     header: &'a Header,
     record: &'a csv::StringRecord,
     /// The 1-based physical line the row starts on.
-    pub line: usize,
+    pub(crate) line: usize,
 }
 
 /// The words that mean "no value" in a field that may be missing: R's `NA` (pandas writes an
@@ -398,12 +398,12 @@ const MISSING: &str = "NA";
 
 impl<'a> Row<'a> {
     /// The text of `column` (unquoted, trimmed).
-    pub fn text(&self, column: Column) -> &'a str {
+    pub(crate) fn text(&self, column: Column) -> &'a str {
         &self.record[column.0]
     }
 
     /// The name of `column`.
-    pub fn name(&self, column: Column) -> &'a str {
+    pub(crate) fn name(&self, column: Column) -> &'a str {
         self.header.name(column)
     }
 
@@ -413,7 +413,7 @@ impl<'a> Row<'a> {
     }
 
     /// An error on this row about `column`.
-    pub fn error(&self, column: Column, message: impl Into<String>) -> CsvError {
+    pub(crate) fn error(&self, column: Column, message: impl Into<String>) -> CsvError {
         CsvError {
             column: Some(self.header.name(column).to_string()),
             ..self.line_error(message)
@@ -421,12 +421,12 @@ impl<'a> Row<'a> {
     }
 
     /// An error on this row, no column to blame.
-    pub fn line_error(&self, message: impl Into<String>) -> CsvError {
+    pub(crate) fn line_error(&self, message: impl Into<String>) -> CsvError {
         CsvError::at_line(self.path, self.line, message)
     }
 
     /// `name = `text` is not {what}` for `column`.
-    pub fn not(&self, column: Column, what: &str) -> CsvError {
+    pub(crate) fn not(&self, column: Column, what: &str) -> CsvError {
         let message = format!(
             "{} = `{}` is not {what}",
             self.name(column),
@@ -444,12 +444,12 @@ impl<'a> Row<'a> {
     }
 
     /// `column` as a number (NaN and infinities included: the caller says which it accepts).
-    pub fn number(&self, column: Column) -> Result<f64, CsvError> {
+    pub(crate) fn number(&self, column: Column) -> Result<f64, CsvError> {
         self.parse(column, "a number")
     }
 
     /// `column` as a finite number.
-    pub fn finite(&self, column: Column) -> Result<f64, CsvError> {
+    pub(crate) fn finite(&self, column: Column) -> Result<f64, CsvError> {
         match self.text(column).parse::<f64>() {
             Ok(v) if v.is_finite() => Ok(v),
             _ => Err(self.not(column, "a finite number")),
@@ -461,7 +461,7 @@ impl<'a> Row<'a> {
         dead_code,
         reason = "for the region and sites readers to come (issue 47)"
     )]
-    pub fn optional_finite(&self, column: Column) -> Result<Option<f64>, CsvError> {
+    pub(crate) fn optional_finite(&self, column: Column) -> Result<Option<f64>, CsvError> {
         if self.is_missing(column) {
             return Ok(None);
         }
@@ -473,7 +473,7 @@ impl<'a> Row<'a> {
         dead_code,
         reason = "for the region and sites readers to come (issue 47)"
     )]
-    pub fn optional<T: std::str::FromStr>(
+    pub(crate) fn optional<T: std::str::FromStr>(
         &self,
         column: Column,
         what: &str,
@@ -489,7 +489,7 @@ impl<'a> Row<'a> {
         dead_code,
         reason = "for the region and sites readers to come (issue 47)"
     )]
-    pub fn is_missing(&self, column: Column) -> bool {
+    pub(crate) fn is_missing(&self, column: Column) -> bool {
         let text = self.text(column);
         text.is_empty() || text == MISSING
     }

@@ -21,25 +21,25 @@ use crate::names::ClosedNames;
 pub const MAX_JOBS: i64 = 1_000_000;
 
 /// The top-level sections a study may have.
-pub const SECTIONS: [&str; 7] = [
+pub(crate) const SECTIONS: [&str; 7] = [
     "study", "model", "data", "sampler", "output", "sbc", "sweep",
 ];
-pub const STUDY_KEYS: [&str; 5] = ["name", "seed", "replicates", "kind", "description"];
-pub const SBC_KEYS: [&str; 2] = ["replications", "draws"];
+pub(crate) const STUDY_KEYS: [&str; 5] = ["name", "seed", "replicates", "kind", "description"];
+pub(crate) const SBC_KEYS: [&str; 2] = ["replications", "draws"];
 
 /// What reading a study needs: its text (to locate errors) and every key it may give.
 #[derive(Clone, Copy)]
-pub struct Reader<'a> {
-    pub source: SourceMap<'a>,
-    pub keys: &'a KeyCatalog,
+pub(crate) struct Reader<'a> {
+    pub(crate) source: SourceMap<'a>,
+    pub(crate) keys: &'a KeyCatalog,
 }
 
-pub type TomlKey<'i> = Spanned<Cow<'i, str>>;
-pub type TomlValue<'i> = Spanned<DeValue<'i>>;
+pub(crate) type TomlKey<'i> = Spanned<Cow<'i, str>>;
+pub(crate) type TomlValue<'i> = Spanned<DeValue<'i>>;
 
 /// A table's entries in the order they appear in the file (the parser keeps them sorted by
 /// name), so the first problem in the file is the one reported.
-pub fn entries_in_file_order<'a, 'i>(
+pub(crate) fn entries_in_file_order<'a, 'i>(
     table: &'a DeTable<'i>,
 ) -> Vec<(&'a TomlKey<'i>, &'a TomlValue<'i>)> {
     let mut entries: Vec<_> = table.iter().collect();
@@ -48,7 +48,7 @@ pub fn entries_in_file_order<'a, 'i>(
 }
 
 /// "an integer", "a float", ...: the TOML type of a value, for messages.
-pub fn type_name(value: &DeValue<'_>) -> &'static str {
+pub(crate) fn type_name(value: &DeValue<'_>) -> &'static str {
     match value {
         DeValue::String(_) => "a string",
         DeValue::Integer(_) => "an integer",
@@ -62,7 +62,7 @@ pub fn type_name(value: &DeValue<'_>) -> &'static str {
 
 /// Parse the text as TOML. Syntax errors (duplicate keys included) are located; a document
 /// with no settings at all is an error too.
-pub fn parse_document<'i>(source: &SourceMap<'i>) -> Result<DeTable<'i>, StudyError> {
+pub(crate) fn parse_document<'i>(source: &SourceMap<'i>) -> Result<DeTable<'i>, StudyError> {
     let document = DeTable::parse(source.text).map_err(|error| syntax_error(source, &error))?;
     let document = document.into_inner();
     if document.is_empty() {
@@ -94,20 +94,23 @@ fn syntax_error(source: &SourceMap<'_>, error: &toml::de::Error) -> StudyError {
 
 /// The top-level tables of a study, each with the span of its name.
 #[derive(Default)]
-pub struct Sections<'a, 'i> {
-    pub study: Option<&'a DeTable<'i>>,
-    pub model: Option<&'a DeTable<'i>>,
-    pub data: Option<&'a DeTable<'i>>,
-    pub sampler: Option<&'a DeTable<'i>>,
-    pub output: Option<&'a DeTable<'i>>,
-    pub sbc: Option<(&'a DeTable<'i>, Range<usize>)>,
-    pub sweep: Option<&'a DeTable<'i>>,
+pub(crate) struct Sections<'a, 'i> {
+    pub(crate) study: Option<&'a DeTable<'i>>,
+    pub(crate) model: Option<&'a DeTable<'i>>,
+    pub(crate) data: Option<&'a DeTable<'i>>,
+    pub(crate) sampler: Option<&'a DeTable<'i>>,
+    pub(crate) output: Option<&'a DeTable<'i>>,
+    pub(crate) sbc: Option<(&'a DeTable<'i>, Range<usize>)>,
+    pub(crate) sweep: Option<&'a DeTable<'i>>,
 }
 
 impl<'a, 'i> Sections<'a, 'i> {
     /// Split the document into its sections; unknown sections, keys outside any section and
     /// sections that are not tables are errors.
-    pub fn split(reader: &Reader<'_>, document: &'a DeTable<'i>) -> Result<Self, StudyError> {
+    pub(crate) fn split(
+        reader: &Reader<'_>,
+        document: &'a DeTable<'i>,
+    ) -> Result<Self, StudyError> {
         let source = &reader.source;
         let mut sections = Sections::default();
         for (key, value) in entries_in_file_order(document) {
@@ -133,7 +136,7 @@ impl<'a, 'i> Sections<'a, 'i> {
         Ok(sections)
     }
 
-    pub fn section(&self, section: Section) -> Option<&'a DeTable<'i>> {
+    pub(crate) fn section(&self, section: Section) -> Option<&'a DeTable<'i>> {
         match section {
             Section::Model => self.model,
             Section::Data => self.data,
@@ -205,7 +208,7 @@ fn section_holding(keys: &KeyCatalog, name: &str) -> Option<&'static str> {
 
 /// An "unknown key" error for `name` in [section], listing the allowed keys and suggesting the
 /// nearest (or the section where the key belongs).
-pub fn unknown_key(
+pub(crate) fn unknown_key(
     reader: &Reader<'_>,
     section: &str,
     name: &str,
@@ -228,7 +231,7 @@ pub fn unknown_key(
 }
 
 /// "`old` is now `new`" for a renamed key.
-pub fn renamed_help(keys: &KeyCatalog, dotted: &str) -> Option<String> {
+pub(crate) fn renamed_help(keys: &KeyCatalog, dotted: &str) -> Option<String> {
     keys.renamed(dotted).map(|key| {
         format!(
             "`{dotted}` is now `{}`: one key for every family",
@@ -238,16 +241,19 @@ pub fn renamed_help(keys: &KeyCatalog, dotted: &str) -> Option<String> {
 }
 
 /// The `[study]` header, defaults applied (the name's default comes from the caller).
-pub struct Header {
-    pub name: Option<(String, Range<usize>)>,
-    pub seed: u64,
-    pub replicates: u32,
-    pub kind: StudyKind,
-    pub kind_span: Option<Range<usize>>,
-    pub description: Option<String>,
+pub(crate) struct Header {
+    pub(crate) name: Option<(String, Range<usize>)>,
+    pub(crate) seed: u64,
+    pub(crate) replicates: u32,
+    pub(crate) kind: StudyKind,
+    pub(crate) kind_span: Option<Range<usize>>,
+    pub(crate) description: Option<String>,
 }
 
-pub fn read_header(reader: &Reader<'_>, table: Option<&DeTable<'_>>) -> Result<Header, StudyError> {
+pub(crate) fn read_header(
+    reader: &Reader<'_>,
+    table: Option<&DeTable<'_>>,
+) -> Result<Header, StudyError> {
     let source = &reader.source;
     let mut header = Header {
         name: None,
@@ -291,7 +297,7 @@ pub fn read_header(reader: &Reader<'_>, table: Option<&DeTable<'_>>) -> Result<H
 }
 
 /// `[sbc]`: only with `[study] kind = "sbc"`; with that kind it defaults to 100 x 100.
-pub fn read_sbc(
+pub(crate) fn read_sbc(
     reader: &Reader<'_>,
     table: Option<(&DeTable<'_>, Range<usize>)>,
     kind: StudyKind,
@@ -336,7 +342,7 @@ pub fn read_sbc(
 }
 
 /// The base settings: every key given in `[model]`, `[data]` and `[sampler]`, checked.
-pub fn read_settings(
+pub(crate) fn read_settings(
     reader: &Reader<'_>,
     sections: &Sections<'_, '_>,
 ) -> Result<Settings, StudyError> {
@@ -415,7 +421,7 @@ fn array_in_base(source: &SourceMap<'_>, key: Key, value: &TomlValue<'_>) -> Stu
 }
 
 /// One value of `key`, checked for type and range, located at its text.
-pub fn read_setting(
+pub(crate) fn read_setting(
     reader: &Reader<'_>,
     key: Key,
     value: &TomlValue<'_>,
@@ -452,7 +458,7 @@ pub fn read_setting(
 
 /// The value as `expected`: integers are accepted for floats; anything else of the wrong type
 /// is an error.
-pub fn read_typed(
+pub(crate) fn read_typed(
     source: &SourceMap<'_>,
     what: &str,
     expected: ValueType,
@@ -713,7 +719,7 @@ fn word_list(
 
 /// The names of a list-valued key's text (see [`word_list`]): split at commas, trimmed, empty
 /// names dropped.
-pub fn parse_words(text: &str) -> Vec<String> {
+pub(crate) fn parse_words(text: &str) -> Vec<String> {
     text.split(',')
         .map(str::trim)
         .filter(|w| !w.is_empty())
@@ -722,12 +728,12 @@ pub fn parse_words(text: &str) -> Vec<String> {
 }
 
 /// The numbers of a canonical number list (see [`number_list`]).
-pub fn parse_numbers(text: &str) -> Vec<f64> {
+pub(crate) fn parse_numbers(text: &str) -> Vec<f64> {
     parse_rows(text).into_iter().next().unwrap_or_default()
 }
 
 /// The numbers of a canonical rows text (see [`read_rows`]).
-pub fn parse_rows(text: &str) -> Vec<Vec<f64>> {
+pub(crate) fn parse_rows(text: &str) -> Vec<Vec<f64>> {
     text.trim_start_matches('[')
         .trim_end_matches(']')
         .split("], [")
@@ -771,7 +777,7 @@ fn parse_int(digits: &str, radix: u32) -> Option<i64> {
 
 /// TOML floats, including `inf`, `+inf`, `-inf`, `nan`, `+nan`, `-nan` (range checks reject
 /// the non-finite ones with a proper message).
-pub fn parse_float(text: &str) -> Option<f64> {
+pub(crate) fn parse_float(text: &str) -> Option<f64> {
     let text = text.replace('_', "");
     match text.as_str() {
         "nan" | "+nan" | "-nan" => Some(f64::NAN),
@@ -782,7 +788,7 @@ pub fn parse_float(text: &str) -> Option<f64> {
 }
 
 /// A range error when `param` breaks `rule`.
-pub fn check_rule(
+pub(crate) fn check_rule(
     source: &SourceMap<'_>,
     what: &str,
     rule: Rule,

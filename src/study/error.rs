@@ -18,14 +18,14 @@ use std::ops::Range;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
     /// The file as the user named it.
-    pub file: String,
+    pub(crate) file: String,
     /// 1-based line and column (in characters), if the problem is at a place in the file.
-    pub position: Option<(usize, usize)>,
+    pub(crate) position: Option<(usize, usize)>,
 }
 
 impl Location {
     /// The whole file (missing, unreadable, not text...).
-    pub fn file(file: impl Into<String>) -> Self {
+    pub(crate) fn file(file: impl Into<String>) -> Self {
         Self {
             file: file.into(),
             position: None,
@@ -103,10 +103,10 @@ impl fmt::Display for Detail {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{location}: {message}{}", render_details(.details))]
 pub struct StudyError {
-    pub kind: ErrorKind,
-    pub location: Location,
-    pub message: String,
-    pub details: Vec<Detail>,
+    pub(crate) kind: ErrorKind,
+    pub(crate) location: Location,
+    pub(crate) message: String,
+    pub(crate) details: Vec<Detail>,
 }
 
 fn render_details(details: &[Detail]) -> String {
@@ -114,7 +114,7 @@ fn render_details(details: &[Detail]) -> String {
 }
 
 impl StudyError {
-    pub fn new(kind: ErrorKind, location: Location, message: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: ErrorKind, location: Location, message: impl Into<String>) -> Self {
         Self {
             kind,
             location,
@@ -123,23 +123,23 @@ impl StudyError {
         }
     }
 
-    pub fn allowed(mut self, text: impl Into<String>) -> Self {
+    pub(crate) fn allowed(mut self, text: impl Into<String>) -> Self {
         self.details.push(Detail::Allowed(text.into()));
         self
     }
 
-    pub fn help(mut self, text: impl Into<String>) -> Self {
+    pub(crate) fn help(mut self, text: impl Into<String>) -> Self {
         self.details.push(Detail::Help(text.into()));
         self
     }
 
-    pub fn note(mut self, text: impl Into<String>) -> Self {
+    pub(crate) fn note(mut self, text: impl Into<String>) -> Self {
         self.details.push(Detail::Note(text.into()));
         self
     }
 
     /// Add a help line only when there is one.
-    pub fn maybe_help(self, text: Option<String>) -> Self {
+    pub(crate) fn maybe_help(self, text: Option<String>) -> Self {
         match text {
             Some(text) => self.help(text),
             None => self,
@@ -149,18 +149,18 @@ impl StudyError {
 
 /// A study file's name and text: turns byte spans into [`Location`]s.
 #[derive(Debug, Clone, Copy)]
-pub struct SourceMap<'a> {
-    pub file: &'a str,
-    pub text: &'a str,
+pub(crate) struct SourceMap<'a> {
+    pub(crate) file: &'a str,
+    pub(crate) text: &'a str,
 }
 
 impl<'a> SourceMap<'a> {
-    pub fn new(file: &'a str, text: &'a str) -> Self {
+    pub(crate) fn new(file: &'a str, text: &'a str) -> Self {
         Self { file, text }
     }
 
     /// The location of the byte at `offset` (clamped into the text).
-    pub fn locate(&self, offset: usize) -> Location {
+    pub(crate) fn locate(&self, offset: usize) -> Location {
         let (line, column) = line_column(self.text, offset);
         Location {
             file: self.file.to_string(),
@@ -169,17 +169,17 @@ impl<'a> SourceMap<'a> {
     }
 
     /// The location of the start of `span`.
-    pub fn at(&self, span: &Range<usize>) -> Location {
+    pub(crate) fn at(&self, span: &Range<usize>) -> Location {
         self.locate(span.start)
     }
 
     /// The text of `span`, or "" when the span is not valid for the text.
-    pub fn slice(&self, span: &Range<usize>) -> &'a str {
+    pub(crate) fn slice(&self, span: &Range<usize>) -> &'a str {
         self.text.get(span.clone()).unwrap_or("")
     }
 
     /// An error at `span`.
-    pub fn error(
+    pub(crate) fn error(
         &self,
         kind: ErrorKind,
         span: &Range<usize>,
@@ -189,14 +189,14 @@ impl<'a> SourceMap<'a> {
     }
 
     /// An error about the file as a whole, placed at its first line.
-    pub fn error_at_start(&self, kind: ErrorKind, message: impl Into<String>) -> StudyError {
+    pub(crate) fn error_at_start(&self, kind: ErrorKind, message: impl Into<String>) -> StudyError {
         StudyError::new(kind, self.locate(0), message)
     }
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`. Offsets past the end
 /// point just after the last character; offsets inside a character point at that character.
-pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;

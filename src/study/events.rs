@@ -11,7 +11,7 @@ use std::fmt::Write;
 /// the end goes into the last bin (the convention of `data/README.md`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Binning {
-    pub start: f64,
+    pub(crate) start: f64,
     pub width: f64,
     pub bins: usize,
 }
@@ -35,17 +35,17 @@ pub enum EventsError {
 
 impl Binning {
     /// The end of the last bin.
-    pub fn end(&self) -> f64 {
+    pub(crate) fn end(&self) -> f64 {
         self.start + self.width * self.bins as f64
     }
 
     /// The centre of bin `k`.
-    pub fn centre(&self, k: usize) -> f64 {
+    pub(crate) fn centre(&self, k: usize) -> f64 {
         self.start + self.width * (k as f64 + 0.5)
     }
 
     /// The count of events in each bin.
-    pub fn counts(&self, times: &[f64]) -> Result<Vec<u64>, EventsError> {
+    pub(crate) fn counts(&self, times: &[f64]) -> Result<Vec<u64>, EventsError> {
         let mut counts = vec![0u64; self.bins];
         for (index, &time) in times.iter().enumerate() {
             let offset = (time - self.start) / self.width;
@@ -66,7 +66,7 @@ impl Binning {
 
 /// The grid CSV of `counts` binned by `binning`: `i,x_center,count`, plus one extra column
 /// `extra.0` whose value at a bin is `extra.1(centre)` (e.g. the calendar year of the centre).
-pub fn grid_csv(
+pub(crate) fn grid_csv(
     counts: &[u64],
     binning: Binning,
     extra: Option<(&str, &dyn Fn(f64) -> String)>,
@@ -141,10 +141,10 @@ pub fn coal_csv(decimal_years: &[f64], binning: Binning, counts: &[u64]) -> Stri
 }
 
 /// Days per (Julian) year, the length the decimal years are converted with.
-pub const DAYS_PER_YEAR: f64 = 365.25;
+pub(crate) const DAYS_PER_YEAR: f64 = 365.25;
 /// The benchmark's bin width and number of bins.
-pub const COAL_BIN_DAYS: f64 = 50.0;
-pub const COAL_BINS: usize = 811;
+pub(crate) const COAL_BIN_DAYS: f64 = 50.0;
+pub(crate) const COAL_BINS: usize = 811;
 
 #[cfg(test)]
 mod tests {

@@ -25,20 +25,20 @@
 //! outermost). `[sweep.paired.<name>]` tables hold lists of one length that move together as a
 //! single axis. A study expands to at most 1 000 000 jobs (points times replicates).
 
-pub mod csv;
+pub(crate) mod csv;
 mod document;
-pub mod error;
+pub(crate) mod error;
 pub mod events;
 pub mod keys;
-pub mod resolve;
+pub(crate) mod resolve;
 mod settings;
-pub mod shape;
-pub mod suggest;
-pub mod sweep;
+pub(crate) mod shape;
+pub(crate) mod suggest;
+pub(crate) mod sweep;
 
 use std::path::{Path, PathBuf};
 
-pub use document::{Reader, parse_numbers, parse_rows, parse_words};
+pub(crate) use document::{Reader, parse_numbers, parse_rows, parse_words};
 pub use error::{Detail, ErrorKind, Location, StudyError};
 pub use keys::{Key, KeyCatalog, ParamValue, Section};
 pub use resolve::{FileCache, Resolver, study_folder};
@@ -49,18 +49,18 @@ use document::{MAX_JOBS, Sections};
 use error::SourceMap;
 
 /// The built-in default study, run by `fieldmc run` without a study file.
-pub const QUICKSTART: &str = include_str!("../../studies/quickstart.toml");
+pub(crate) const QUICKSTART: &str = include_str!("../../studies/quickstart.toml");
 
 /// The name [`QUICKSTART`] is loaded under (its relative paths resolve against the current
 /// folder).
-pub const QUICKSTART_ORIGIN: &str = "studies/quickstart.toml";
+pub(crate) const QUICKSTART_ORIGIN: &str = "studies/quickstart.toml";
 
 /// Study files larger than this are refused unread.
-pub const MAX_STUDY_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_STUDY_BYTES: u64 = 1024 * 1024;
 
 crate::closed_names! {
     /// What a study computes.
-    pub enum StudyKind {
+    pub(crate) enum StudyKind {
         /// Run each job's chains and summarise them against the truth or held-out data.
         Mcmc = "mcmc",
         /// Simulation-based calibration: per job, many replications ranked against the prior
@@ -83,26 +83,26 @@ pub struct SbcSpec {
 /// ([`crate::plan::load`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StudyFile {
-    pub name: String,
+    pub(crate) name: String,
     pub seed: u64,
-    pub replicates: u32,
-    pub kind: StudyKind,
-    pub description: Option<String>,
+    pub(crate) replicates: u32,
+    pub(crate) kind: StudyKind,
+    pub(crate) description: Option<String>,
     /// Present exactly when `kind` is [`StudyKind::Sbc`].
     pub sbc: Option<SbcSpec>,
     /// The settings given in `[model]`, `[data]` and `[sampler]` (defaults not applied).
-    pub base: Settings,
+    pub(crate) base: Settings,
     /// The sweep axes in file order, with the source spans of their values.
-    pub axes: Vec<Axis>,
+    pub(crate) axes: Vec<Axis>,
     /// The study file's text, as read.
-    pub source_text: String,
+    pub(crate) source_text: String,
     /// The study file's path, as given.
-    pub origin: PathBuf,
+    pub(crate) origin: PathBuf,
 }
 
 impl StudyFile {
     /// The keys that some sweep axis sets, in axis order.
-    pub fn swept_keys(&self) -> Vec<Key> {
+    pub(crate) fn swept_keys(&self) -> Vec<Key> {
         self.axes
             .iter()
             .flat_map(|a| a.keys.iter().copied())
@@ -120,23 +120,23 @@ impl StudyFile {
     }
 
     /// The study's text with its file name, for located errors.
-    pub fn source(&self) -> SourceMap<'_> {
+    pub(crate) fn source(&self) -> SourceMap<'_> {
         SourceMap::new(self.file_name(), &self.source_text)
     }
 
     /// The study file's name as messages show it.
-    pub fn file_name(&self) -> &str {
+    pub(crate) fn file_name(&self) -> &str {
         self.origin.to_str().unwrap_or("<study>")
     }
 
     /// The folder the study's relative paths resolve against.
-    pub fn folder(&self) -> PathBuf {
+    pub(crate) fn folder(&self) -> PathBuf {
         study_folder(&self.origin)
     }
 }
 
 /// Read the study file at `path`, every key one of `keys`.
-pub fn read(path: &Path, keys: &KeyCatalog) -> Result<StudyFile, StudyError> {
+pub(crate) fn read(path: &Path, keys: &KeyCatalog) -> Result<StudyFile, StudyError> {
     let file = path.display().to_string();
     let unreadable = |reason: String| {
         StudyError::new(
@@ -168,7 +168,7 @@ pub fn read(path: &Path, keys: &KeyCatalog) -> Result<StudyFile, StudyError> {
 
 /// The bytes of `path` if it holds at most `limit` bytes, `None` if it holds more. Never reads
 /// more than `limit + 1` bytes, so endless sources (devices, pipes) end in `None`.
-pub fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+pub(crate) fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Read;
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
@@ -194,7 +194,11 @@ fn not_text(file: &str, error: &std::string::FromUtf8Error) -> StudyError {
 
 /// Read study `text`, every key one of `keys`; `origin` names the file in messages and gives
 /// the default name.
-pub fn read_text(text: &str, origin: &Path, keys: &KeyCatalog) -> Result<StudyFile, StudyError> {
+pub(crate) fn read_text(
+    text: &str,
+    origin: &Path,
+    keys: &KeyCatalog,
+) -> Result<StudyFile, StudyError> {
     let file = origin.display().to_string();
     let reader = Reader {
         source: SourceMap::new(&file, text),
@@ -224,7 +228,7 @@ pub fn read_text(text: &str, origin: &Path, keys: &KeyCatalog) -> Result<StudyFi
 }
 
 /// Whether `name` can name an output folder: `[A-Za-z0-9][A-Za-z0-9_.-]*`, at most 100 chars.
-pub fn is_valid_name(name: &str) -> bool {
+pub(crate) fn is_valid_name(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphanumeric())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::StudyKind;
 use super::document::Reader;
-use super::error::{ErrorKind, SourceMap, StudyError};
+use super::error::{ErrorKind, StudyError};
 use super::keys::{Key, KeyCatalog, SAMPLER_KIND, quoted_words};
 use super::settings::Settings;
 
@@ -30,7 +30,12 @@ pub struct Resolver<'s> {
 impl<'s> Resolver<'s> {
     /// A resolver of the study read by `reader`, whose relative paths resolve against
     /// `study_dir`, that knows what the data files in `files` gave.
-    pub fn new(reader: Reader<'s>, study_dir: PathBuf, kind: StudyKind, files: FileCache) -> Self {
+    pub(crate) fn new(
+        reader: Reader<'s>,
+        study_dir: PathBuf,
+        kind: StudyKind,
+        files: FileCache,
+    ) -> Self {
         Self {
             reader,
             study_dir,
@@ -40,33 +45,28 @@ impl<'s> Resolver<'s> {
     }
 
     /// What the data files read so far gave.
-    pub fn into_files(self) -> FileCache {
+    pub(crate) fn into_files(self) -> FileCache {
         self.files
     }
 
     /// The study's kind (`mcmc` or `sbc`).
-    pub fn kind(&self) -> StudyKind {
+    pub(crate) fn kind(&self) -> StudyKind {
         self.kind
     }
 
     /// Every key a study may give.
-    pub fn keys(&self) -> &'s KeyCatalog {
+    pub(crate) fn keys(&self) -> &'s KeyCatalog {
         self.reader.keys
     }
 
-    /// The study's text, for errors at a span.
-    pub fn source(&self) -> &SourceMap<'s> {
-        &self.reader.source
-    }
-
     /// The folder the study's relative paths resolve against.
-    pub fn study_dir(&self) -> &Path {
+    pub(crate) fn study_dir(&self) -> &Path {
         &self.study_dir
     }
 
     /// What `read` gives for the data described by `key`, read once per resolver and shared
     /// with the resolvers made from its cache.
-    pub fn cached<T: Clone + Send + Sync + 'static>(
+    pub(crate) fn cached<T: Clone + Send + Sync + 'static>(
         &mut self,
         key: String,
         read: impl FnOnce() -> T,
@@ -83,7 +83,7 @@ impl<'s> Resolver<'s> {
 
     /// Where an error about `keys` should point: the first of them that is written in the
     /// file, else the start of the file.
-    pub fn span_of(&self, settings: &Settings, keys: &[Key]) -> Range<usize> {
+    pub(crate) fn span_of(&self, settings: &Settings, keys: &[Key]) -> Range<usize> {
         keys.iter()
             .find_map(|key| settings.span(*key))
             .unwrap_or(0..0)
@@ -91,7 +91,7 @@ impl<'s> Resolver<'s> {
 
     /// An error about `keys`, located at the first of them written in the file (else the start
     /// of the file).
-    pub fn error_at(
+    pub(crate) fn error_at(
         &self,
         settings: &Settings,
         keys: &[Key],
@@ -105,7 +105,7 @@ impl<'s> Resolver<'s> {
     /// `sampler.kind` of the family `family` whose samplers are the `words` that `parse`
     /// reads: `default` when not given; a word of another family (the key's words are shared)
     /// is a located error that lists the family's own.
-    pub fn sampler_kind<E>(
+    pub(crate) fn sampler_kind<E>(
         &self,
         settings: &Settings,
         family: &str,

@@ -9,11 +9,11 @@ use super::keys::{Key, ParamValue};
 /// One given value: checked for its key's type and range, with its place in the study file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Setting {
-    pub value: ParamValue,
+    pub(crate) value: ParamValue,
     /// Byte span of the value in the study text.
-    pub span: Option<Range<usize>>,
+    pub(crate) span: Option<Range<usize>>,
     /// Whether the value comes from `[sweep]` (rather than the base sections).
-    pub from_sweep: bool,
+    pub(crate) from_sweep: bool,
 }
 
 /// The given values of one study or one sweep point; a key not given takes its default. A
@@ -25,7 +25,7 @@ pub struct Settings {
 
 impl Settings {
     /// Gives `key` the value `setting` (replacing an earlier one).
-    pub fn set(&mut self, key: Key, setting: Setting) {
+    pub(crate) fn set(&mut self, key: Key, setting: Setting) {
         match self.values.iter_mut().find(|(k, _)| *k == key) {
             Some((_, earlier)) => *earlier = setting,
             None => self.values.push((key, setting)),
@@ -33,7 +33,7 @@ impl Settings {
     }
 
     /// The given setting, if the study gives one.
-    pub fn given(&self, key: Key) -> Option<&Setting> {
+    pub(crate) fn given(&self, key: Key) -> Option<&Setting> {
         self.values
             .iter()
             .find(|(k, _)| *k == key)
@@ -41,28 +41,28 @@ impl Settings {
     }
 
     /// The given value, else the key's default (`Null` where the default depends on other keys).
-    pub fn value(&self, key: Key) -> ParamValue {
+    pub(crate) fn value(&self, key: Key) -> ParamValue {
         self.value_ref(key).into_owned()
     }
 
     /// [`Settings::value`], borrowed where it is given: resolving a point reads a few hundred
     /// values, and a clone of a given text is an atomic reference count (a default is a
     /// declared word, whose copy touches none).
-    pub fn value_ref(&self, key: Key) -> Cow<'_, ParamValue> {
+    pub(crate) fn value_ref(&self, key: Key) -> Cow<'_, ParamValue> {
         match self.given(key) {
             Some(setting) => Cow::Borrowed(&setting.value),
             None => Cow::Owned(key.default_value().unwrap_or(ParamValue::Null)),
         }
     }
 
-    pub fn span(&self, key: Key) -> Option<Range<usize>> {
+    pub(crate) fn span(&self, key: Key) -> Option<Range<usize>> {
         self.given(key).and_then(|s| s.span.clone())
     }
 
     /// An integer key's value. Validation gives every integer key an integer (given or its
     /// default); a key without one is read with [`Settings::given`], so anything else is a bug
     /// in the caller and panics with the key's name.
-    pub fn int(&self, key: Key) -> i64 {
+    pub(crate) fn int(&self, key: Key) -> i64 {
         match &*self.value_ref(key) {
             ParamValue::Int(v) => *v,
             other => mistyped(key, "an integer", other),
@@ -71,7 +71,7 @@ impl Settings {
 
     /// A float key's value (an integer where the study wrote one). Panics, naming the key, where
     /// the key has no number (see [`Settings::int`]).
-    pub fn float(&self, key: Key) -> f64 {
+    pub(crate) fn float(&self, key: Key) -> f64 {
         match &*self.value_ref(key) {
             ParamValue::Float(v) => *v,
             ParamValue::Int(v) => *v as f64,
@@ -81,7 +81,7 @@ impl Settings {
 
     /// A text key's value. Panics, naming the key, where the key has no text (see
     /// [`Settings::int`]).
-    pub fn text(&self, key: Key) -> String {
+    pub(crate) fn text(&self, key: Key) -> String {
         match &*self.value_ref(key) {
             ParamValue::Text(t) => t.to_string(),
             other => mistyped(key, "a text", other),
@@ -89,7 +89,7 @@ impl Settings {
     }
 
     /// A boolean key's value, `None` where it is not given and has no fixed default.
-    pub fn bool(&self, key: Key) -> Option<bool> {
+    pub(crate) fn bool(&self, key: Key) -> Option<bool> {
         match &*self.value_ref(key) {
             ParamValue::Bool(b) => Some(*b),
             _ => None,
@@ -97,7 +97,7 @@ impl Settings {
     }
 
     /// A float key's value, `None` where it is not given.
-    pub fn given_float(&self, key: Key) -> Option<f64> {
+    pub(crate) fn given_float(&self, key: Key) -> Option<f64> {
         match self.given(key).map(|s| &s.value) {
             Some(ParamValue::Float(v)) => Some(*v),
             Some(ParamValue::Int(v)) => Some(*v as f64),
@@ -107,7 +107,7 @@ impl Settings {
 
     /// A choice key's value as its enum: validation admits only the enum's words, so this
     /// cannot fail on a loaded study's settings.
-    pub fn choice<T>(&self, key: Key, parse: fn(&str) -> Option<T>) -> T {
+    pub(crate) fn choice<T>(&self, key: Key, parse: fn(&str) -> Option<T>) -> T {
         let value = self.value_ref(key);
         let text = match &*value {
             ParamValue::Text(text) => &**text,

@@ -14,7 +14,7 @@ use crate::study::keys::ParamValue;
 
 /// The grid a study asks for with `model.grid`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum GridShape {
+pub(crate) enum GridShape {
     /// `D`: D x D.
     Square(usize),
     /// `[Dx, Dy]`.
@@ -25,7 +25,7 @@ pub enum GridShape {
 
 impl GridShape {
     /// From the TOML array `[Dx, Dy]` or `[D]`; None for another length.
-    pub fn from_list(values: &[usize]) -> Option<Self> {
+    pub(crate) fn from_list(values: &[usize]) -> Option<Self> {
         match *values {
             [n] => Some(GridShape::Line(n)),
             [nx, ny] => Some(GridShape::Rectangle(nx, ny)),
@@ -34,7 +34,7 @@ impl GridShape {
     }
 
     /// (points along x, points along y).
-    pub fn dims(self) -> (usize, usize) {
+    pub(crate) fn dims(self) -> (usize, usize) {
         match self {
             GridShape::Square(d) => (d, d),
             GridShape::Rectangle(nx, ny) => (nx, ny),
@@ -43,18 +43,18 @@ impl GridShape {
     }
 
     /// Cells, as a float (the memory check sees absurd sizes before they overflow).
-    pub fn cells(self) -> f64 {
+    pub(crate) fn cells(self) -> f64 {
         let (nx, ny) = self.dims();
         nx as f64 * ny as f64
     }
 
     /// Whether it is a 1-D grid.
-    pub fn is_line(self) -> bool {
+    pub(crate) fn is_line(self) -> bool {
         self.dims().1 == 1
     }
 
     /// "16 x 16", "64 x 32", "811-cell 1-D".
-    pub fn describe(self) -> String {
+    pub(crate) fn describe(self) -> String {
         match self {
             GridShape::Line(n) => format!("{n}-cell 1-D"),
             _ => {
@@ -66,7 +66,7 @@ impl GridShape {
 
     /// The grid over the default window: the unit square for `D`, the same spacing
     /// 1 / (max(Dx, Dy) - 1) on both axes for `[Dx, Dy]` and `[D]` (see [`Grid`]).
-    pub fn default_grid(self) -> Grid {
+    pub(crate) fn default_grid(self) -> Grid {
         match self {
             GridShape::Square(d) => Grid::new(d),
             GridShape::Rectangle(nx, ny) => Grid::rectangular(nx, ny),
@@ -75,7 +75,7 @@ impl GridShape {
     }
 
     /// The parameter value: the integer `D`, or the text `"[Dx, Dy]"` / `"[D]"`.
-    pub fn to_param(self) -> ParamValue {
+    pub(crate) fn to_param(self) -> ParamValue {
         match self {
             GridShape::Square(d) => ParamValue::Int(d as i64),
             GridShape::Rectangle(nx, ny) => ParamValue::text(&format!("[{nx}, {ny}]")),
@@ -84,7 +84,7 @@ impl GridShape {
     }
 
     /// Back from [`GridShape::to_param`].
-    pub fn from_param(value: &ParamValue) -> Option<Self> {
+    pub(crate) fn from_param(value: &ParamValue) -> Option<Self> {
         match value {
             ParamValue::Int(d) => usize::try_from(*d).ok().map(GridShape::Square),
             ParamValue::Text(text) => {
@@ -97,7 +97,7 @@ impl GridShape {
 }
 
 /// The canonical text of a window: `[[x0, x1], [y0, y1]]`, or `[[x0, x1]]` for a 1-D one.
-pub fn window_text(window: &Window, line: bool) -> String {
+pub(crate) fn window_text(window: &Window, line: bool) -> String {
     let (x0, x1) = window.x;
     if line {
         format!("[[{x0:?}, {x1:?}]]")
@@ -109,14 +109,14 @@ pub fn window_text(window: &Window, line: bool) -> String {
 
 /// A window as given: one (x) or two (x, y) ranges.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct WindowSpec {
-    pub x: (f64, f64),
-    pub y: Option<(f64, f64)>,
+pub(crate) struct WindowSpec {
+    pub(crate) x: (f64, f64),
+    pub(crate) y: Option<(f64, f64)>,
 }
 
 impl WindowSpec {
     /// From the ranges of the TOML array (each a pair); None unless there are one or two.
-    pub fn from_ranges(ranges: &[(f64, f64)]) -> Option<Self> {
+    pub(crate) fn from_ranges(ranges: &[(f64, f64)]) -> Option<Self> {
         match *ranges {
             [x] => Some(WindowSpec { x, y: None }),
             [x, y] => Some(WindowSpec { x, y: Some(y) }),
@@ -125,7 +125,7 @@ impl WindowSpec {
     }
 
     /// The range that is empty, reversed or not finite, if any: "x" or "y".
-    pub fn bad_range(&self) -> Option<&'static str> {
+    pub(crate) fn bad_range(&self) -> Option<&'static str> {
         let ok = |(a, b): (f64, f64)| a.is_finite() && b.is_finite() && a < b;
         if !ok(self.x) {
             Some("x")
@@ -137,19 +137,20 @@ impl WindowSpec {
     }
 
     /// The window (y = (0, 0) for a 1-D one).
-    pub fn window(&self) -> Window {
+    pub(crate) fn window(&self) -> Window {
         Window {
             x: self.x,
             y: self.y.unwrap_or((0.0, 0.0)),
         }
     }
 
-    pub fn to_param(&self) -> ParamValue {
+    #[allow(clippy::wrong_self_convention)] // an explicit conversion
+    pub(crate) fn to_param(&self) -> ParamValue {
         ParamValue::text(&window_text(&self.window(), self.y.is_none()))
     }
 
     /// Back from [`WindowSpec::to_param`].
-    pub fn from_param(value: &ParamValue) -> Option<Self> {
+    pub(crate) fn from_param(value: &ParamValue) -> Option<Self> {
         let ParamValue::Text(text) = value else {
             return None;
         };

@@ -3,14 +3,17 @@
 /// Edit distance between two strings, by characters: insertions, deletions, substitutions and
 /// swaps of two neighbours each count one (optimal string alignment, so `lenght` is one edit
 /// from `length`).
-pub fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     strsim::osa_distance(a, b)
 }
 
 /// The candidate closest to `wrong`, if it is close enough to be a plausible typo: at most a
 /// third of the longer name's characters differ (at least one edit is always allowed). Case
 /// differences alone always count as close.
-pub fn nearest<'a>(wrong: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn nearest<'a>(
+    wrong: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let lower = wrong.to_lowercase();
     candidates
         .into_iter()
@@ -24,7 +27,7 @@ pub fn nearest<'a>(wrong: &str, candidates: impl IntoIterator<Item = &'a str>) -
 }
 
 /// "did you mean `x`?" for the nearest candidate, if any.
-pub fn did_you_mean<'a>(
+pub(crate) fn did_you_mean<'a>(
     wrong: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<String> {

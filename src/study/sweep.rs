@@ -20,17 +20,17 @@ use super::suggest::did_you_mean;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Axis {
     /// `"model.grid"` for a single key, `"paired.<name>"` for a paired group.
-    pub name: String,
+    pub(crate) name: String,
     /// The keys this axis sets (one, or every list of a paired group).
-    pub keys: Vec<Key>,
+    pub(crate) keys: Vec<Key>,
     /// One row per step along the axis: the value of each key, in the order of `keys`.
-    pub steps: Vec<Vec<Setting>>,
+    pub(crate) steps: Vec<Vec<Setting>>,
     /// Where the axis is declared (its key, or the group's name).
-    pub span: Range<usize>,
+    pub(crate) span: Range<usize>,
 }
 
 impl Axis {
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.steps.len()
     }
 
@@ -47,7 +47,7 @@ struct SweptList<'a, 'i> {
 }
 
 /// Read `[sweep]` into axes, in the order they appear in the file.
-pub fn read_sweep(
+pub(crate) fn read_sweep(
     reader: &Reader<'_>,
     table: Option<&DeTable<'_>>,
 ) -> Result<Vec<Axis>, StudyError> {

@@ -22,14 +22,15 @@ use thiserror::Error;
 
 use crate::study::keys::Key;
 
-pub mod rows;
+pub(crate) mod rows;
 pub mod shared;
 
 pub use rows::{JobStatus, failed_row, job_rows, ok_row, rows_of};
 
 /// A table too large to hold whole (a job's field draws): its frames, made one at a time as the
 /// writer takes them, so only one chunk and its encoding exist at once.
-pub type TableChunks<'a> = Box<dyn Iterator<Item = Result<DataFrame, SchemaError>> + Send + 'a>;
+pub(crate) type TableChunks<'a> =
+    Box<dyn Iterator<Item = Result<DataFrame, SchemaError>> + Send + 'a>;
 
 /// The value type of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +45,7 @@ pub enum Kind {
 
 impl Kind {
     /// Whether a Parquet column of `dtype` holds values of this kind (`Null`: all values null).
-    pub fn admits(self, dtype: &DataType) -> bool {
+    pub(crate) fn admits(self, dtype: &DataType) -> bool {
         match self {
             Kind::Text => dtype.is_string(),
             Kind::Int => *dtype == DataType::Int64,
@@ -71,7 +72,7 @@ impl Kind {
 
 /// Whether every part of a table carries a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Presence {
+pub(crate) enum Presence {
     /// Every writer of the table writes it.
     Always,
     /// Written only where it applies (the doc says when); absent or null elsewhere.
@@ -82,15 +83,15 @@ pub enum Presence {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Spec {
     pub name: &'static str,
-    pub kind: Kind,
-    pub nullable: bool,
-    pub presence: Presence,
-    pub doc: &'static str,
+    pub(crate) kind: Kind,
+    pub(crate) nullable: bool,
+    pub(crate) presence: Presence,
+    pub(crate) doc: &'static str,
     /// What the column is to a reader comparing two runs (see [`Role`]).
     pub role: Role,
     /// The column holding this column's Monte Carlo standard error, when it has one: what
     /// `fieldmc compare --tolerance mcse` judges a difference by.
-    pub mcse: Option<&'static str>,
+    pub(crate) mcse: Option<&'static str>,
 }
 
 /// What a column is to a reader comparing two runs of a study (`fieldmc compare`).
@@ -147,7 +148,7 @@ impl Value for String {
 /// A declared column holding values of type `T`.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Col<T> {
-    pub spec: Spec,
+    pub(crate) spec: Spec,
     value: PhantomData<fn() -> T>,
 }
 
@@ -180,35 +181,35 @@ impl<T: Value> Col<T> {
     }
 
     /// The column is a duration or a rate per second (see [`Role::Timing`]).
-    pub const fn timing(mut self) -> Self {
+    pub(crate) const fn timing(mut self) -> Self {
         self.spec.role = Role::Timing;
         self
     }
 
     /// The column names the row within its job (see [`Role::Index`]).
-    pub const fn index(mut self) -> Self {
+    pub(crate) const fn index(mut self) -> Self {
         self.spec.role = Role::Index;
         self
     }
 
     /// `mcse` holds this column's Monte Carlo standard error, row by row.
-    pub const fn with_mcse(mut self, mcse: Col<f64>) -> Self {
+    pub(crate) const fn with_mcse(mut self, mcse: Col<f64>) -> Self {
         self.spec.mcse = Some(mcse.spec.name);
         self
     }
 
     /// Written by every writer of its tables, never null.
-    pub const fn required(name: &'static str, doc: &'static str) -> Self {
+    pub(crate) const fn required(name: &'static str, doc: &'static str) -> Self {
         Self::new(name, false, Presence::Always, doc)
     }
 
     /// Written by every writer of its tables, null where it does not apply.
-    pub const fn nullable(name: &'static str, doc: &'static str) -> Self {
+    pub(crate) const fn nullable(name: &'static str, doc: &'static str) -> Self {
         Self::new(name, true, Presence::Always, doc)
     }
 
     /// Written only where it applies (the doc says when).
-    pub const fn optional(name: &'static str, doc: &'static str) -> Self {
+    pub(crate) const fn optional(name: &'static str, doc: &'static str) -> Self {
         Self::new(name, true, Presence::Optional, doc)
     }
 
@@ -221,18 +222,18 @@ impl<T: Value> Col<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ColumnGroup {
     /// Every prefix a member may start with (the parameter columns have one per study section).
-    pub prefixes: &'static [&'static str],
+    pub(crate) prefixes: &'static [&'static str],
     /// The pattern as shown to readers, e.g. `sbc_p_<functional>`.
-    pub pattern: &'static str,
-    pub kind: Kind,
-    pub nullable: bool,
-    pub presence: Presence,
-    pub doc: &'static str,
+    pub(crate) pattern: &'static str,
+    pub(crate) kind: Kind,
+    pub(crate) nullable: bool,
+    pub(crate) presence: Presence,
+    pub(crate) doc: &'static str,
 }
 
 impl ColumnGroup {
     /// The column of `member` under the group's first prefix (`probe_2`, `sbc_p_field_mean`).
-    pub fn member(&self, member: impl std::fmt::Display) -> String {
+    pub(crate) fn member(&self, member: impl std::fmt::Display) -> String {
         format!("{}{member}", self.prefixes[0])
     }
 
@@ -244,7 +245,7 @@ impl ColumnGroup {
     }
 
     /// The member name of `column` (what follows the prefix), if it belongs to the group.
-    pub fn member_of<'a>(&self, column: &'a str) -> Option<&'a str> {
+    pub(crate) fn member_of<'a>(&self, column: &'a str) -> Option<&'a str> {
         self.prefixes
             .iter()
             .find_map(|p| column.strip_prefix(p))
@@ -261,7 +262,7 @@ pub enum Entry {
 
 impl Entry {
     /// The column's name, or the group's pattern.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Entry::Column(spec) => spec.name,
             Entry::Group(group) => group.pattern,
@@ -275,12 +276,12 @@ pub struct Table {
     /// The file is `<name>.parquet`.
     pub name: &'static str,
     /// What one row is.
-    pub row: &'static str,
+    pub(crate) row: &'static str,
     /// The columns it shares with other tables, first (a family's jobs table starts with the
     /// shared jobs columns, see [`shared::jobs`]); empty for most tables.
-    pub shared: &'static [Entry],
+    pub(crate) shared: &'static [Entry],
     /// Its own columns, after the shared ones.
-    pub own: &'static [Entry],
+    pub(crate) own: &'static [Entry],
 }
 
 /// A frame that does not match its table's declaration, or rows built against it.
@@ -333,7 +334,7 @@ impl Table {
     }
 
     /// The position in [`Table::entries`] of the entry `column` falls under.
-    pub fn position(&self, column: &str) -> Option<usize> {
+    pub(crate) fn position(&self, column: &str) -> Option<usize> {
         let declared = self.entries().position(|e| match e {
             Entry::Column(spec) => spec.name == column,
             Entry::Group(_) => false,
@@ -434,7 +435,7 @@ pub struct Rows {
 
 impl Rows {
     /// Rows of `table`, `height` of them.
-    pub fn new(table: &'static Table, height: usize) -> Self {
+    pub(crate) fn new(table: &'static Table, height: usize) -> Self {
         Rows {
             table,
             height,
@@ -444,7 +445,7 @@ impl Rows {
     }
 
     /// Sets a declared column, one value per row (`None` for null).
-    pub fn set<T: Value, V: Into<Option<T>>>(
+    pub(crate) fn set<T: Value, V: Into<Option<T>>>(
         self,
         column: Col<T>,
         values: impl IntoIterator<Item = V>,
@@ -453,14 +454,18 @@ impl Rows {
     }
 
     /// Sets a declared column to the same value on every row.
-    pub fn fill<T: Value + Clone>(self, column: Col<T>, value: impl Into<Option<T>>) -> Self {
+    pub(crate) fn fill<T: Value + Clone>(
+        self,
+        column: Col<T>,
+        value: impl Into<Option<T>>,
+    ) -> Self {
         let height = self.height;
         let value = value.into();
         self.set(column, std::iter::repeat_n(value, height))
     }
 
     /// Sets the column of a group member (`group.member(name)`), one value per row.
-    pub fn set_member<T: Value, V: Into<Option<T>>>(
+    pub(crate) fn set_member<T: Value, V: Into<Option<T>>>(
         self,
         group: &ColumnGroup,
         column: &str,
@@ -507,7 +512,7 @@ impl Rows {
     }
 
     /// The frame, columns in table order, or the first way it breaks the declaration.
-    pub fn finish(mut self) -> Result<DataFrame, SchemaError> {
+    pub(crate) fn finish(mut self) -> Result<DataFrame, SchemaError> {
         if let Some(error) = self.error {
             return Err(error);
         }
@@ -525,7 +530,7 @@ impl Rows {
 /// The name of a column, for code that reads tables: a declared column, a parameter column or a
 /// name found in the data (a swept parameter, a group member). Not implemented for `&str`, so a
 /// literal column name does not compile where a declared one is expected.
-pub trait ColumnName {
+pub(crate) trait ColumnName {
     fn column_name(&self) -> &str;
 }
 

@@ -9,8 +9,8 @@ pub const JOB_ID: Col<String> = Col::required(
     "job_id",
     "the job: 12 hex digits of BLAKE3 over the study seed and the job's parameters",
 );
-pub const CHAIN: Col<i64> = Col::required("chain", "chain index, 0 upwards").index();
-pub const ITERATION: Col<i64> = Col::required(
+pub(crate) const CHAIN: Col<i64> = Col::required("chain", "chain index, 0 upwards").index();
+pub(crate) const ITERATION: Col<i64> = Col::required(
     "iteration",
     "traces: the state's iteration, 1-based, burn-in included; convergence: kept iterations; partition traces: iterations done, 0 = the start",
 )
@@ -20,13 +20,13 @@ pub const ACCEPTANCE_RATE: Col<f64> = Col::optional(
     "share of the kept iterations (after burn-in) whose proposal was accepted: the chain moved; jobs: over all chains; the same in every family",
 );
 
-pub const STEP_SIZE: Col<f64> = Col::optional(
+pub(crate) const STEP_SIZE: Col<f64> = Col::optional(
     "step_size",
     "the step size after adaptation, for kinds with one (jobs: mean over chains)",
 );
 
 /// A name shared by the long tables of the study families: which method produced the row.
-pub const METHOD: Col<String> = Col::required(
+pub(crate) const METHOD: Col<String> = Col::required(
     "method",
     "how the row was computed: `power`, `eigen`, `simulation`, `surfer` (markov-chain, pagerank)",
 )
@@ -62,13 +62,13 @@ crate::declare_table! {
     }
     items {
         /// Between two warnings of one `warnings` cell.
-        pub const WARNING_SEPARATOR: &str = "; ";
+        pub(crate) const WARNING_SEPARATOR: &str = "; ";
     }
 }
 
 crate::declare_table! {
     /// `autocorrelation.parquet`: one row per job and lag.
-    pub mod autocorrelation = "autocorrelation", one row per "job and lag" {
+    pub(crate) mod autocorrelation = "autocorrelation", one row per "job and lag" {
         use JOB_ID,
         LAG: i64 = required("lag", "lag in kept (thinned) states").index(),
         AUTOCORRELATION: f64 = nullable("autocorrelation", "autocorrelation of the log-likelihood (latent field, lda) or of x1 (gaussian family), averaged over chains"),
@@ -77,7 +77,7 @@ crate::declare_table! {
 
 /// The `autocorrelation` table of a job: one row per lag of `acf` (every family with a traced
 /// quantity writes it).
-pub fn autocorrelation_rows(
+pub(crate) fn autocorrelation_rows(
     job: &crate::job::JobHeader,
     acf: &[f64],
 ) -> Result<polars::prelude::DataFrame, super::SchemaError> {

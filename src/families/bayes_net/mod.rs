@@ -11,8 +11,8 @@
 //! Markov blanket. Enumeration sums the joint over every configuration of the latent nodes
 //! (refused above [`MAX_CONFIGURATIONS`]).
 
-pub mod keys;
-pub mod schema;
+pub(crate) mod keys;
+pub(crate) mod schema;
 
 /// The family's word in `model.family`.
 pub const NAME: &str = "bayes-net";
@@ -37,7 +37,7 @@ use keys::*;
 use schema::{jobs, marginals};
 
 /// Enumeration refuses nets with more latent configurations than this.
-pub const MAX_CONFIGURATIONS: usize = 1 << 22;
+pub(crate) const MAX_CONFIGURATIONS: usize = 1 << 22;
 /// Rows of a table must sum to 1 within this.
 const ROW_SUM_TOLERANCE: f64 = 1e-9;
 
@@ -64,10 +64,10 @@ struct NodeFile {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     pub name: String,
-    pub states: Vec<String>,
-    pub parents: Vec<usize>,
-    pub table: Vec<Vec<f64>>,
-    pub children: Vec<usize>,
+    pub(crate) states: Vec<String>,
+    pub(crate) parents: Vec<usize>,
+    pub(crate) table: Vec<Vec<f64>>,
+    pub(crate) children: Vec<usize>,
 }
 
 /// A checked network.
@@ -181,7 +181,7 @@ impl Network {
     }
 
     /// The joint probability of a full configuration.
-    pub fn joint(&self, x: &[usize]) -> f64 {
+    pub(crate) fn joint(&self, x: &[usize]) -> f64 {
         (0..self.nodes.len())
             .map(|v| self.conditional(v, x))
             .product()
@@ -300,7 +300,7 @@ pub struct Estimate {
     pub state: usize,
     pub gibbs: f64,
     pub mcse: Option<f64>,
-    pub ess: Option<f64>,
+    pub(crate) ess: Option<f64>,
 }
 
 /// Posterior marginals of the latent nodes from the chains' kept sweeps.

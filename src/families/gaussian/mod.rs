@@ -13,9 +13,9 @@
 //! AR(1) with coefficient rho^2 (rho the correlation of x1 and x2), so the ESS per draw is
 //! exactly (1 - rho^2) / (1 + rho^2) (`exact_ess_per_iteration`).
 
-pub mod keys;
+pub(crate) mod keys;
 pub mod moments;
-pub mod schema;
+pub(crate) mod schema;
 pub mod target;
 
 /// The family's word in `model.family`.
@@ -78,12 +78,12 @@ impl GaussianSpec {
     }
 
     /// The dimension d.
-    pub fn dimension(&self) -> usize {
+    pub(crate) fn dimension(&self) -> usize {
         self.structure.dimension()
     }
 
     /// The exact ESS per draw of x1, where a closed form exists: bivariate systematic Gibbs.
-    pub fn exact_ess_per_draw(&self) -> Option<f64> {
+    pub(crate) fn exact_ess_per_draw(&self) -> Option<f64> {
         let rho = self.structure.bivariate_correlation()?;
         let rho2 = rho * rho;
         (self.method == Method::SystematicGibbs).then(|| (1.0 - rho2) / (1.0 + rho2))
@@ -138,7 +138,7 @@ pub fn run_chain_from(spec: &GaussianSpec, start: Vec<f64>, rng: &mut StreamRng)
 
 /// Runs one chain of `spec` from `start`, calling `keep` with every state after burn-in;
 /// returns the final state and the number of accepted RWMH proposals after burn-in.
-pub fn run_chain_with(
+pub(crate) fn run_chain_with(
     spec: &GaussianSpec,
     start: Vec<f64>,
     rng: &mut StreamRng,

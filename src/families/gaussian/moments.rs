@@ -12,7 +12,7 @@ use crate::diagnostics;
 
 /// Past this dimension a job keeps only x1's trace: the d (d + 1) / 2 covariance traces would
 /// cost more memory and time than the chains.
-pub const MAX_DIMENSION: usize = 20;
+pub(crate) const MAX_DIMENSION: usize = 20;
 
 /// One compared quantity.
 #[derive(Debug, Clone, PartialEq)]

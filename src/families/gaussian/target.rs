@@ -14,10 +14,10 @@ use rand_distr::{Distribution, StandardNormal};
 use crate::streams::StreamRng;
 
 /// Entries S_ij and S_ji may differ by this share of the largest |S_ij|.
-pub const SYMMETRY_TOLERANCE: f64 = 1e-9;
+pub(crate) const SYMMETRY_TOLERANCE: f64 = 1e-9;
 /// A Cholesky pivot at or below this share of the largest diagonal entry fails the
 /// factorisation: the matrix is not (numerically) positive definite.
-pub const PIVOT_TOLERANCE: f64 = 1e-12;
+pub(crate) const PIVOT_TOLERANCE: f64 = 1e-12;
 
 /// Why a covariance given in full cannot be a target's.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -92,17 +92,17 @@ impl DenseCovariance {
     }
 
     /// The dimension n.
-    pub fn dimension(&self) -> usize {
+    pub(crate) fn dimension(&self) -> usize {
         self.n
     }
 
     /// S_ij.
-    pub fn covariance(&self, i: usize, j: usize) -> f64 {
+    pub(crate) fn covariance(&self, i: usize, j: usize) -> f64 {
         self.covariance[i * self.n + j]
     }
 
     /// Q_ij.
-    pub fn precision(&self, i: usize, j: usize) -> f64 {
+    pub(crate) fn precision(&self, i: usize, j: usize) -> f64 {
         self.precision[i * self.n + j]
     }
 
@@ -216,7 +216,7 @@ pub enum Structure {
 
 impl Structure {
     /// The dimension d.
-    pub fn dimension(&self) -> usize {
+    pub(crate) fn dimension(&self) -> usize {
         match self {
             Structure::Equicorrelated { dimension, .. } => *dimension,
             Structure::Dense(dense) => dense.dimension(),
@@ -238,13 +238,13 @@ impl Structure {
     }
 
     /// The correlation of x1 and x2 of a bivariate target.
-    pub fn bivariate_correlation(&self) -> Option<f64> {
+    pub(crate) fn bivariate_correlation(&self) -> Option<f64> {
         (self.dimension() == 2)
             .then(|| self.covariance(0, 1) / (self.covariance(0, 0) * self.covariance(1, 1)).sqrt())
     }
 
     /// An exact draw of N(0, S).
-    pub fn exact_draw(&self, rng: &mut StreamRng) -> Vec<f64> {
+    pub(crate) fn exact_draw(&self, rng: &mut StreamRng) -> Vec<f64> {
         let z: Vec<f64> = (0..self.dimension())
             .map(|_| StandardNormal.sample(rng))
             .collect();
@@ -272,7 +272,7 @@ impl Structure {
     }
 
     /// log N(y; 0, S) up to a constant, at a centred state y.
-    pub fn log_density(&self, y: &[f64]) -> f64 {
+    pub(crate) fn log_density(&self, y: &[f64]) -> f64 {
         match self {
             Structure::Equicorrelated { correlation, .. } => {
                 let norm2: f64 = y.iter().map(|v| v * v).sum();
@@ -303,7 +303,7 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 /// A Gibbs chain's running summary of its centred state, so each coordinate's full conditional
 /// is drawn without a pass over the whole precision: the sum of the coordinates (equicorrelated:
 /// O(1) per update) or the residual r = Q y (dense: O(d) per update).
-pub enum Conditionals<'a> {
+pub(crate) enum Conditionals<'a> {
     Equicorrelated {
         slope: f64,
         sd: f64,
@@ -317,7 +317,7 @@ pub enum Conditionals<'a> {
 
 impl<'a> Conditionals<'a> {
     /// The summary of the centred state `y`.
-    pub fn new(structure: &'a Structure, y: &[f64]) -> Self {
+    pub(crate) fn new(structure: &'a Structure, y: &[f64]) -> Self {
         match structure {
             Structure::Equicorrelated {
                 dimension,
@@ -342,7 +342,7 @@ impl<'a> Conditionals<'a> {
 
     /// Draws y_i from its full conditional given the other coordinates, with the standard
     /// normal `z`.
-    pub fn update(&mut self, y: &mut [f64], i: usize, z: f64) {
+    pub(crate) fn update(&mut self, y: &mut [f64], i: usize, z: f64) {
         match self {
             Conditionals::Equicorrelated { slope, sd, sum } => {
                 let others = *sum - y[i];

@@ -10,22 +10,22 @@ use crate::sampler::RunOutput;
 
 /// The diagnostics of every cell, `None` where undefined (see [`crate::diagnostics`]).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CellDiagnostics {
-    pub ess_bulk: Vec<Option<f64>>,
-    pub ess_tail: Vec<Option<f64>>,
-    pub rhat: Vec<Option<f64>>,
-    pub mcse_mean: Vec<Option<f64>>,
+pub(crate) struct CellDiagnostics {
+    pub(crate) ess_bulk: Vec<Option<f64>>,
+    pub(crate) ess_tail: Vec<Option<f64>>,
+    pub(crate) rhat: Vec<Option<f64>>,
+    pub(crate) mcse_mean: Vec<Option<f64>>,
     /// Stored draws per chain they were computed from, and the thinning of the kept iterations.
-    pub draws_per_chain: usize,
-    pub thin: u64,
+    pub(crate) draws_per_chain: usize,
+    pub(crate) thin: u64,
     /// Chains the draws came from (0 for an approximation).
-    pub chains: usize,
+    pub(crate) chains: usize,
 }
 
 impl CellDiagnostics {
     /// Diagnose every cell of `run`. A run without chains (an approximation) has a row per cell
     /// all the same, every diagnostic undefined.
-    pub fn of(run: &RunOutput) -> Self {
+    pub(crate) fn of(run: &RunOutput) -> Self {
         let Some(first) = run.chains.first() else {
             let undefined = vec![None; run.post_mean.len()];
             return Self {
@@ -73,18 +73,18 @@ impl CellDiagnostics {
     }
 
     /// The smallest bulk ESS over cells (None if any cell's is undefined).
-    pub fn min_ess_bulk(&self) -> Option<f64> {
+    pub(crate) fn min_ess_bulk(&self) -> Option<f64> {
         min_over(&self.ess_bulk)
     }
 
-    pub fn min_ess_tail(&self) -> Option<f64> {
+    pub(crate) fn min_ess_tail(&self) -> Option<f64> {
         min_over(&self.ess_tail)
     }
 
     /// The largest R-hat over cells: `None` with fewer than two chains; infinite where some
     /// cell's R-hat is undefined (its draws are constant over every chain, or too few), as
     /// ArviZ reports it: such a cell has not been shown to converge.
-    pub fn max_rhat(&self) -> Option<f64> {
+    pub(crate) fn max_rhat(&self) -> Option<f64> {
         if self.chains < 2 {
             return None;
         }
@@ -95,7 +95,7 @@ impl CellDiagnostics {
     }
 
     /// The cells whose R-hat is undefined though two or more chains ran.
-    pub fn undefined_rhat_cells(&self) -> Vec<usize> {
+    pub(crate) fn undefined_rhat_cells(&self) -> Vec<usize> {
         if self.chains < 2 {
             return Vec::new();
         }
@@ -112,7 +112,7 @@ fn min_over(values: &[Option<f64>]) -> Option<f64> {
 
 /// Which of a chain's `available` stored draws `output.field_draws = per_chain` keeps: `per_chain`
 /// (or all, if fewer) evenly spaced indices, ending at the last stored draw.
-pub fn kept_draw_indices(available: usize, per_chain: usize) -> impl Iterator<Item = usize> {
+pub(crate) fn kept_draw_indices(available: usize, per_chain: usize) -> impl Iterator<Item = usize> {
     let count = per_chain.min(available);
     (0..count).map(move |k| (k + 1) * available / count - 1)
 }

@@ -11,16 +11,16 @@ use super::hyper::SeriesSummary;
 
 /// One coefficient's posterior.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CoefficientSummary {
-    pub name: String,
+pub(crate) struct CoefficientSummary {
+    pub(crate) name: String,
     /// On the scale of the design (standardised unless `data.standardize = false`).
-    pub posterior: SeriesSummary,
+    pub(crate) posterior: SeriesSummary,
     /// The same divided by the covariate's sd: per unit of the raw covariate.
-    pub raw: SeriesSummary,
+    pub(crate) raw: SeriesSummary,
 }
 
 /// The stored series of coefficient `index` of `count`, one per chain.
-pub fn series(run: &RunOutput, index: usize, count: usize) -> Vec<Vec<f64>> {
+pub(crate) fn series(run: &RunOutput, index: usize, count: usize) -> Vec<Vec<f64>> {
     run.chains
         .iter()
         .map(|c| c.coefficients.series(index, count))
@@ -28,7 +28,10 @@ pub fn series(run: &RunOutput, index: usize, count: usize) -> Vec<Vec<f64>> {
 }
 
 /// Every coefficient's posterior (empty without covariates).
-pub fn summarize(covariates: Option<&Covariates>, run: &RunOutput) -> Vec<CoefficientSummary> {
+pub(crate) fn summarize(
+    covariates: Option<&Covariates>,
+    run: &RunOutput,
+) -> Vec<CoefficientSummary> {
     let Some(covariates) = covariates else {
         return Vec::new();
     };

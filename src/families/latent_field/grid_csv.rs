@@ -30,16 +30,16 @@ pub struct GridData {
     pub values: Vec<f64>,
     /// The window the cells tile, from the cell centres (None when the file has none, or a
     /// single cell along x). On a 1-D grid its y range is (0, 0).
-    pub window: Option<Window>,
+    pub(crate) window: Option<Window>,
 }
 
 /// Several value columns of one grid CSV (covariates), read in one pass.
 #[derive(Debug, Clone, PartialEq)]
-pub struct GridColumns {
+pub(crate) struct GridColumns {
     /// Per named column, the value of every cell at `j * nx + i`.
-    pub columns: Vec<Vec<f64>>,
+    pub(crate) columns: Vec<Vec<f64>>,
     /// As [`GridData::window`].
-    pub window: Option<Window>,
+    pub(crate) window: Option<Window>,
 }
 
 /// Bytes a data file may spend per grid cell (a row), beyond [`CSV_BASE_BYTES`]: generous for
@@ -72,7 +72,7 @@ pub fn read_grid_csv(
 
 /// The grid `dims` of each of the columns `names` read from the CSV at `path`, every value as
 /// `likelihood` reads it (covariates: gaussian, finite numbers).
-pub fn read_grid_columns(
+pub(crate) fn read_grid_columns(
     path: &Path,
     names: &[&str],
     dims: (usize, usize),
@@ -85,7 +85,7 @@ pub fn read_grid_columns(
 }
 
 /// [`read_grid_csv`] on text already in memory; `path` is used in messages only.
-pub fn parse_grid_csv(
+pub(crate) fn parse_grid_csv(
     text: &str,
     path: &Path,
     column: &str,

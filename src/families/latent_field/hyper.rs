@@ -10,26 +10,26 @@ use crate::sampler::RunOutput;
 
 /// One inferred hyperparameter's posterior, over every kept state of every chain.
 #[derive(Debug, Clone, PartialEq)]
-pub struct HyperSummary {
-    pub name: HyperName,
-    pub posterior: SeriesSummary,
+pub(crate) struct HyperSummary {
+    pub(crate) name: HyperName,
+    pub(crate) posterior: SeriesSummary,
 }
 
 /// The posterior of one scalar from its kept draws, chain by chain: mean and sd of the pooled
 /// draws, their 5 % and 95 % quantiles, bulk ESS and R-hat.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SeriesSummary {
-    pub mean: f64,
-    pub sd: f64,
-    pub q05: f64,
-    pub q95: f64,
-    pub ess_bulk: Option<f64>,
-    pub rhat: Option<f64>,
+pub(crate) struct SeriesSummary {
+    pub(crate) mean: f64,
+    pub(crate) sd: f64,
+    pub(crate) q05: f64,
+    pub(crate) q95: f64,
+    pub(crate) ess_bulk: Option<f64>,
+    pub(crate) rhat: Option<f64>,
 }
 
 impl SeriesSummary {
     /// The summary of `chains`' draws; None when there are none.
-    pub fn of(chains: &[Vec<f64>]) -> Option<Self> {
+    pub(crate) fn of(chains: &[Vec<f64>]) -> Option<Self> {
         let views: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
         let mut pooled: Vec<f64> = chains.concat();
         if pooled.is_empty() {
@@ -51,7 +51,7 @@ impl SeriesSummary {
     }
 
     /// The summary of `factor` times the scalar (factor > 0): ESS and R-hat unchanged.
-    pub fn scaled(self, factor: f64) -> Self {
+    pub(crate) fn scaled(self, factor: f64) -> Self {
         Self {
             mean: self.mean * factor,
             sd: self.sd * factor,
@@ -62,7 +62,7 @@ impl SeriesSummary {
     }
 
     /// The statistics in the order of [`super::schema::jobs::HYPER_STATISTICS`].
-    pub fn statistics(&self) -> [Option<f64>; 6] {
+    pub(crate) fn statistics(&self) -> [Option<f64>; 6] {
         [
             Some(self.mean),
             Some(self.sd),
@@ -75,7 +75,7 @@ impl SeriesSummary {
 }
 
 /// The kept series of the `index`-th of `count` inferred hyperparameters, one per chain.
-pub fn series(run: &RunOutput, index: usize, count: usize) -> Vec<Vec<f64>> {
+pub(crate) fn series(run: &RunOutput, index: usize, count: usize) -> Vec<Vec<f64>> {
     run.chains
         .iter()
         .map(|c| c.kept.hyper_series(index, count))
@@ -83,7 +83,7 @@ pub fn series(run: &RunOutput, index: usize, count: usize) -> Vec<Vec<f64>> {
 }
 
 /// The summary of every inferred hyperparameter (`names` in the chains' order).
-pub fn summarize(names: &[HyperName], run: &RunOutput) -> Vec<HyperSummary> {
+pub(crate) fn summarize(names: &[HyperName], run: &RunOutput) -> Vec<HyperSummary> {
     if let Some(inla) = run.approximation.as_ref().and_then(|a| a.inla.as_ref()) {
         return inla
             .marginals
@@ -112,7 +112,7 @@ pub fn summarize(names: &[HyperName], run: &RunOutput) -> Vec<HyperSummary> {
 }
 
 /// The `p` quantile of sorted values, interpolating linearly between order statistics.
-pub fn quantile(sorted: &[f64], p: f64) -> f64 {
+pub(crate) fn quantile(sorted: &[f64], p: f64) -> f64 {
     let position = p * (sorted.len() - 1) as f64;
     let (low, high) = (position.floor() as usize, position.ceil() as usize);
     let weight = position - low as f64;
@@ -120,7 +120,7 @@ pub fn quantile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// The share of kept hyperparameter updates that moved, averaged over chains.
-pub fn acceptance_rate(run: &RunOutput) -> Option<f64> {
+pub(crate) fn acceptance_rate(run: &RunOutput) -> Option<f64> {
     let rates: Vec<f64> = run
         .chains
         .iter()

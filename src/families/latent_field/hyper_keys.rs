@@ -8,7 +8,7 @@ use crate::study::keys::FIXED;
 use crate::study::{Key, Settings};
 
 /// The `model.*_prior` keys, with the hyperparameter each infers.
-pub const PRIOR_KEYS: [(Key, HyperName); 4] = [
+pub(crate) const PRIOR_KEYS: [(Key, HyperName); 4] = [
     (MODEL_LENGTH_SCALE_PRIOR, HyperName::LengthScale),
     (MODEL_LENGTH_SCALE_Y_PRIOR, HyperName::LengthScaleY),
     (MODEL_VARIANCE_PRIOR, HyperName::Variance),

@@ -79,67 +79,71 @@ pub enum JobError {
 /// Diagnostics of a run, from every kept state of every chain ([`crate::sampler::KeptSeries`];
 /// `sampler.thin` thins only the stored traces).
 #[derive(Debug, Clone, Default)]
-pub struct JobDiagnostics {
-    pub ess_bulk: Option<f64>,
-    pub ess_tail: Option<f64>,
-    pub rhat: Option<f64>,
+pub(crate) struct JobDiagnostics {
+    pub(crate) ess_bulk: Option<f64>,
+    pub(crate) ess_tail: Option<f64>,
+    pub(crate) rhat: Option<f64>,
     /// Min and median bulk ESS over the probe cells.
-    pub cell_ess_min: Option<f64>,
-    pub cell_ess_median: Option<f64>,
+    pub(crate) cell_ess_min: Option<f64>,
+    pub(crate) cell_ess_median: Option<f64>,
     /// The largest batch-means MCSE of a cell's posterior mean.
-    pub mcse_mean_max: Option<f64>,
+    pub(crate) mcse_mean_max: Option<f64>,
     /// Autocorrelation of the log-likelihood, averaged over chains, by lag in kept iterations.
-    pub loglik_autocorrelation: Vec<f64>,
+    pub(crate) loglik_autocorrelation: Vec<f64>,
 }
 
 /// Everything a finished job produced.
 pub struct JobResult {
     /// The field's constant mean used (`model.mean`, resolved against the data).
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Seconds to factor the prior and build the data and likelihood.
-    pub setup_seconds: f64,
+    pub(crate) setup_seconds: f64,
     /// CPU seconds of setup and sampling, all chains (the job's thread): what effective samples
     /// per second are counted against.
-    pub cpu_seconds: f64,
+    pub(crate) cpu_seconds: f64,
     /// Per-cell R-hat, ESS and MCSE from the stored draws.
-    pub cells: CellDiagnostics,
+    pub(crate) cells: CellDiagnostics,
     /// Why the answer may not be trusted (empty when nothing was found).
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// Seconds for the exact posterior (a check, not part of the sampler's cost).
-    pub exact_seconds: f64,
-    pub dataset: Dataset,
-    pub jitter: f64,
+    pub(crate) exact_seconds: f64,
+    pub(crate) dataset: Dataset,
+    pub(crate) jitter: f64,
     /// The circulant embedding of the prior, if it has one.
-    pub embedding: Option<Embedding>,
+    pub(crate) embedding: Option<Embedding>,
     /// Whitened coordinates of the prior (N, or the torus's P for an embedding).
-    pub latent_dim: usize,
-    pub exact: Option<ExactPosterior>,
-    pub run: RunOutput,
-    pub scores: Scores,
-    pub diagnostics: JobDiagnostics,
+    pub(crate) latent_dim: usize,
+    pub(crate) exact: Option<ExactPosterior>,
+    pub(crate) run: RunOutput,
+    pub(crate) scores: Scores,
+    pub(crate) diagnostics: JobDiagnostics,
     /// log p(data | model) by Monte Carlo over the prior, when `evidence_draws` > 0.
-    pub evidence: Option<LogEvidence>,
+    pub(crate) evidence: Option<LogEvidence>,
     /// The inferred hyperparameters' posteriors (empty when every one is fixed).
-    pub hyper: Vec<HyperSummary>,
+    pub(crate) hyper: Vec<HyperSummary>,
     /// The covariates' coefficients' posteriors (empty without covariates).
-    pub coefficients: Vec<CoefficientSummary>,
+    pub(crate) coefficients: Vec<CoefficientSummary>,
 }
 
 /// Lags of the saved log-likelihood autocorrelation.
 const AUTOCORRELATION_LAGS: usize = 100;
 
 /// How to run a job.
-pub struct JobOptions<'a> {
+pub(crate) struct JobOptions<'a> {
     /// Compute the exact posterior where it exists (gaussian, M <= MAX_EXACT_OBSERVATIONS).
-    pub exact: bool,
+    pub(crate) exact: bool,
     /// Called with the iterations done, about a hundred times per run.
-    pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+    pub(crate) progress: Option<&'a (dyn Fn(u64) + Sync)>,
     /// Run the chains at once on the rayon pool (see [`RunRequest::chains_in_parallel`]).
-    pub chains_in_parallel: bool,
+    pub(crate) chains_in_parallel: bool,
 }
 
 /// Run `job` of a study with seed `seed`.
-pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<JobResult, JobError> {
+pub(crate) fn run_job(
+    job: FieldJob<'_>,
+    seed: u64,
+    options: &JobOptions,
+) -> Result<JobResult, JobError> {
     let started = Stopwatch::start();
     let prior = build_prior(&job.spec.model)?;
     let prior = prior.as_ref();
@@ -294,7 +298,7 @@ pub fn run_job(job: FieldJob<'_>, seed: u64, options: &JobOptions) -> Result<Job
 }
 
 /// The model's likelihood bound to the data's observed values.
-pub fn likelihood_of(model: &crate::model::ModelSpec, dataset: &Dataset) -> Likelihood {
+pub(crate) fn likelihood_of(model: &crate::model::ModelSpec, dataset: &Dataset) -> Likelihood {
     Likelihood::new(
         model.likelihood,
         dataset.observed.values.clone(),
@@ -304,12 +308,12 @@ pub fn likelihood_of(model: &crate::model::ModelSpec, dataset: &Dataset) -> Like
 }
 
 /// The streams of each chain: the job's chain key plus the chain index.
-pub fn chain_rngs(job: FieldJob<'_>, seed: u64) -> Vec<ChainRng> {
+pub(crate) fn chain_rngs(job: FieldJob<'_>, seed: u64) -> Vec<ChainRng> {
     chain_rngs_for(&job.spec.sampler, &job.header.streams.chain, seed)
 }
 
 /// The streams of each chain of `spec` under the chain key `key`.
-pub fn chain_rngs_for(spec: &SamplerSpec, key: &str, seed: u64) -> Vec<ChainRng> {
+pub(crate) fn chain_rngs_for(spec: &SamplerSpec, key: &str, seed: u64) -> Vec<ChainRng> {
     (0..spec.chains())
         .map(|c| {
             let key = format!("{key};chain={c}");
@@ -320,7 +324,7 @@ pub fn chain_rngs_for(spec: &SamplerSpec, key: &str, seed: u64) -> Vec<ChainRng>
 
 /// Simulated data whose truth is drawn from the model's own prior (simulation-based
 /// calibration), with the job's data streams.
-pub fn simulate_from_model_prior(
+pub(crate) fn simulate_from_model_prior(
     job: FieldJob<'_>,
     seed: u64,
     prior: &dyn Prior,
@@ -439,7 +443,7 @@ fn exact_posterior(
 
 /// A run is usable only if every kept state has a finite log-likelihood (else its acceptance
 /// ratios are NaN and the chain never moves) and every estimate is a number.
-pub fn check_finite(output: &RunOutput) -> Result<(), JobError> {
+pub(crate) fn check_finite(output: &RunOutput) -> Result<(), JobError> {
     for (chain, c) in output.chains.iter().enumerate() {
         if let Some(failure) = &c.failure {
             return Err(JobError::ChainFailed {

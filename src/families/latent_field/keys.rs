@@ -9,9 +9,9 @@ use crate::study::keys::{
 };
 
 /// Prior draws for the evidence estimate: past this the estimate costs more than the chains.
-pub const MAX_EVIDENCE_DRAWS: i64 = 10_000_000;
+pub(crate) const MAX_EVIDENCE_DRAWS: i64 = 10_000_000;
 /// Thinned draws per chain kept in `draws.parquet`: past this the table outgrows the chains.
-pub const MAX_FIELD_DRAWS: i64 = 100_000;
+pub(crate) const MAX_FIELD_DRAWS: i64 = 100_000;
 
 crate::declare_keys! {
     static DECLS; pub const KEYS;
@@ -181,7 +181,7 @@ crate::declare_keys! {
 }
 
 /// The truth: the prior draw that generates simulated data.
-pub const TRUTH: DataStream = DataStream {
+pub(crate) const TRUTH: DataStream = DataStream {
     name: "truth",
     keys: &[
         DATA_LENGTH_SCALE,
@@ -193,7 +193,7 @@ pub const TRUTH: DataStream = DataStream {
 };
 
 /// Which cells are observed (simulated data) or held out (csv and points data).
-pub const OBSERVATIONS: DataStream = DataStream {
+pub(crate) const OBSERVATIONS: DataStream = DataStream {
     name: "observations",
     keys: &[
         DATA_HOLDOUT,
@@ -205,13 +205,13 @@ pub const OBSERVATIONS: DataStream = DataStream {
 };
 
 /// Observation noise: standard normals the engine scales by `data.noise_sd`.
-pub const NOISE: DataStream = DataStream {
+pub(crate) const NOISE: DataStream = DataStream {
     name: "noise",
     keys: &[DATA_SOURCE, DATA_SUBSAMPLE, MODEL_GRID],
 };
 
 /// Poisson counts given the truth: everything of the truth and the observations, and the offset.
-pub const COUNTS: DataStream = DataStream {
+pub(crate) const COUNTS: DataStream = DataStream {
     name: "counts",
     keys: &[
         DATA_LENGTH_SCALE,
@@ -228,4 +228,4 @@ pub const COUNTS: DataStream = DataStream {
 };
 
 /// The latent field's data streams, in the order a job's stream keys list them.
-pub const DATA_STREAMS: &[DataStream] = &[TRUTH, OBSERVATIONS, NOISE, COUNTS];
+pub(crate) const DATA_STREAMS: &[DataStream] = &[TRUTH, OBSERVATIONS, NOISE, COUNTS];

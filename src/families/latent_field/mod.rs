@@ -20,27 +20,27 @@
 //! - [`figures`]: its report figures (fields, acceptance, traces, convergence, autocorrelation,
 //!   rank histograms, hyperparameter densities).
 
-pub mod cells;
-pub mod coefficients;
-pub mod figures;
+pub(crate) mod cells;
+pub(crate) mod coefficients;
+pub(crate) mod figures;
 pub mod grid_csv;
-pub mod hyper;
+pub(crate) mod hyper;
 mod hyper_keys;
-pub mod job;
+pub(crate) mod job;
 pub mod keys;
 mod params;
-pub mod points_csv;
-pub mod resolve;
-pub mod risk;
-pub mod rows;
+pub(crate) mod points_csv;
+pub(crate) mod resolve;
+pub(crate) mod risk;
+pub(crate) mod rows;
 mod sampler_keys;
 pub use sampler_keys::kind_defaults_table;
 pub mod sbc;
 pub mod schema;
-pub mod score;
-pub mod spec;
-pub mod units;
-pub mod warnings;
+pub(crate) mod score;
+pub(crate) mod spec;
+pub(crate) mod units;
+pub(crate) mod warnings;
 
 #[cfg(test)]
 mod tests;

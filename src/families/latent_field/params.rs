@@ -13,7 +13,7 @@ use crate::study::{Key, ParamValue, Settings};
 
 /// Every parameter of a latent-field point in column order, defaults applied, `Null` where a
 /// key does not apply to its data source.
-pub fn params(settings: &Settings, spec: &LatentFieldSpec) -> Vec<(Key, ParamValue)> {
+pub(crate) fn params(settings: &Settings, spec: &LatentFieldSpec) -> Vec<(Key, ParamValue)> {
     let (sampler, model) = (&spec.sampler, &spec.model);
     let source = spec.data.source();
     let derived = |key: Key| -> Option<ParamValue> {
@@ -74,7 +74,7 @@ pub fn params(settings: &Settings, spec: &LatentFieldSpec) -> Vec<(Key, ParamVal
 /// Whether `key`'s resolved `value` is the one it takes when not given: derived defaults
 /// computed from the point's spec. Keys declared `Keyed::UnlessDefault` leave the canonical
 /// job key when it is.
-pub fn is_default(spec: &LatentFieldSpec, key: Key, value: &ParamValue) -> bool {
+pub(crate) fn is_default(spec: &LatentFieldSpec, key: Key, value: &ParamValue) -> bool {
     if let Some(default) = key.default_value() {
         return *value == default;
     }

@@ -26,16 +26,16 @@ use crate::model::grid::Window;
 use crate::study::csv::{Column, CsvError, CsvRows, CsvText, Row};
 
 /// A points file that cannot be used, with the file and (when one row is to blame) the line.
-pub type PointsCsvError = CsvError;
+pub(crate) type PointsCsvError = CsvError;
 
 /// Where a point pattern is and how to read it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PointsSource<'a> {
+pub(crate) struct PointsSource<'a> {
     /// The columns holding each event's x and y.
-    pub x: &'a str,
-    pub y: &'a str,
+    pub(crate) x: &'a str,
+    pub(crate) y: &'a str,
     /// The window every event must lie in (closed on every side).
-    pub window: Window,
+    pub(crate) window: Window,
 }
 
 /// The largest points file read: 256 MiB, about ten million events. Past it a wrong path (a
@@ -43,7 +43,7 @@ pub struct PointsSource<'a> {
 const MAX_POINTS_BYTES: u64 = 1 << 28;
 
 /// The events of the CSV at `path`, each (x, y), checked to lie in the window.
-pub fn read_points(
+pub(crate) fn read_points(
     path: &Path,
     source: PointsSource<'_>,
 ) -> Result<Vec<(f64, f64)>, PointsCsvError> {
@@ -56,7 +56,7 @@ pub fn read_points(
 /// The grid `dims` = (nx, ny) of the events of the CSV at `path` counted in the cells of
 /// `source.window`: counts for poisson, presence labels (+1 where a cell holds an event, else
 /// -1) for probit. The likelihood must be one of [`POINT_LIKELIHOODS`].
-pub fn read_points_grid(
+pub(crate) fn read_points_grid(
     path: &Path,
     source: PointsSource<'_>,
     dims: (usize, usize),
@@ -68,11 +68,11 @@ pub fn read_points_grid(
 
 /// The likelihoods a point pattern can be observed through: counts per cell (poisson) or
 /// presence per cell (probit). A gaussian observation of a count has no meaning here.
-pub const POINT_LIKELIHOODS: [LikelihoodKind; 2] =
+pub(crate) const POINT_LIKELIHOODS: [LikelihoodKind; 2] =
     [LikelihoodKind::Poisson, LikelihoodKind::Probit];
 
 /// `points` counted on the grid `dims` over `window`, as `likelihood` observes them.
-pub fn points_grid(
+pub(crate) fn points_grid(
     points: &[(f64, f64)],
     window: Window,
     dims: (usize, usize),
@@ -94,7 +94,11 @@ pub fn points_grid(
 
 /// The number of `points` in each cell of the grid `dims` = (nx, ny) over `window`, cell (i, j)
 /// at j * nx + i. Every point must lie in the window (as [`read_points`] checks).
-pub fn bin_points(points: &[(f64, f64)], window: Window, (nx, ny): (usize, usize)) -> Vec<f64> {
+pub(crate) fn bin_points(
+    points: &[(f64, f64)],
+    window: Window,
+    (nx, ny): (usize, usize),
+) -> Vec<f64> {
     let mut counts = vec![0.0; nx * ny];
     for &(x, y) in points {
         let i = axis_cell(x, window.x, nx);
@@ -106,14 +110,15 @@ pub fn bin_points(points: &[(f64, f64)], window: Window, (nx, ny): (usize, usize
 
 /// The cell along one axis of `cells` cells tiling [lo, hi] that holds `v` (in [lo, hi]):
 /// floor((v - lo) / (hi - lo) * cells), the last cell for v = hi.
-pub fn axis_cell(v: f64, (lo, hi): (f64, f64), cells: usize) -> usize {
+pub(crate) fn axis_cell(v: f64, (lo, hi): (f64, f64), cells: usize) -> usize {
     let position = (v - lo) / (hi - lo) * cells as f64;
     // `as` saturates: a position rounded below 0 is cell 0.
     (position.floor() as usize).min(cells - 1)
 }
 
+#[cfg(test)]
 /// [`read_points`] on text already in memory; `path` is used in messages only.
-pub fn parse_points(
+pub(crate) fn parse_points(
     text: &str,
     path: &Path,
     source: PointsSource<'_>,

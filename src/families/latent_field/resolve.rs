@@ -31,7 +31,7 @@ use crate::study::shape::{self, GridShape, WindowSpec};
 use crate::study::{Key, ParamValue, Resolver, Settings, StudyError, StudyKind};
 
 /// A job refuses to start when its estimated memory is above this: 12 GiB.
-pub const MEMORY_LIMIT_BYTES: f64 = 12.0 * 1024.0 * 1024.0 * 1024.0;
+pub(crate) const MEMORY_LIMIT_BYTES: f64 = 12.0 * 1024.0 * 1024.0 * 1024.0;
 
 /// How far (relative) a csv grid's `model.window` may change the data window's width / height:
 /// a window rescales the data, it does not stretch it.
@@ -49,7 +49,7 @@ const KEPT_STATE_BYTES: f64 = 8.0 * (1.0 + crate::sampler::PROBES as f64 + 4.0);
 /// chain plus 8 shared), the scalars of every kept state, and for the gaussian likelihood the
 /// dense exact posterior over at most 2500 observations:
 /// 8 N (16 chains + 8) + 80 chains kept + 8 min(M, 2500)^2.
-pub fn estimated_job_bytes(
+pub(crate) fn estimated_job_bytes(
     cells: f64,
     chains: f64,
     kept: f64,
@@ -65,7 +65,7 @@ pub fn estimated_job_bytes(
 }
 
 /// Human-readable bytes: "37.3 GiB", "512.0 MiB".
-pub fn format_bytes(bytes: f64) -> String {
+pub(crate) fn format_bytes(bytes: f64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut value = bytes;
     let mut unit = 0;
@@ -77,7 +77,7 @@ pub fn format_bytes(bytes: f64) -> String {
 }
 
 /// A latent-field point: defaults, cross-key checks, memory, data file.
-pub fn resolve(
+pub(crate) fn resolve(
     settings: &Settings,
     resolver: &mut Resolver<'_>,
 ) -> Result<LatentFieldSpec, StudyError> {
@@ -873,12 +873,12 @@ pub(super) fn truth_length_scale(settings: &Settings) -> f64 {
 }
 
 /// `model.length_scale` where the study leaves it out on simulated data (the unit window).
-pub const SIMULATED_LENGTH_SCALE: f64 = 0.3;
+pub(crate) const SIMULATED_LENGTH_SCALE: f64 = 0.3;
 
 /// The share of the window's longer side that `model.length_scale` is for real data where the
 /// study leaves it out: a field correlated over a few cells at D = 32, whatever the data's
 /// units (the shipped unit-window studies use 0.1).
-pub const REAL_LENGTH_SCALE_SHARE: f64 = 0.1;
+pub(crate) const REAL_LENGTH_SCALE_SHARE: f64 = 0.1;
 
 /// `model.length_scale` of simulated data: given, or [`SIMULATED_LENGTH_SCALE`].
 fn simulated_length_scale(settings: &Settings) -> f64 {
@@ -911,7 +911,7 @@ pub(super) fn data_column(settings: &Settings, likelihood: LikelihoodKind) -> St
 }
 
 /// The CSV column a likelihood reads by default.
-pub fn default_column(likelihood: LikelihoodKind) -> &'static str {
+pub(crate) fn default_column(likelihood: LikelihoodKind) -> &'static str {
     match likelihood {
         LikelihoodKind::Poisson => "count",
         LikelihoodKind::Probit => "label",

@@ -11,16 +11,16 @@ use super::hyper::quantile;
 
 /// The intensity per unit area of every cell: posterior mean, 5 % and 95 % quantiles.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Intensity {
-    pub mean: Vec<f64>,
+pub(crate) struct Intensity {
+    pub(crate) mean: Vec<f64>,
     /// From the stored draws (None for an approximation, which has none).
-    pub q05: Option<Vec<f64>>,
-    pub q95: Option<Vec<f64>>,
+    pub(crate) q05: Option<Vec<f64>>,
+    pub(crate) q95: Option<Vec<f64>>,
 }
 
 /// The intensity of a poisson run with log offset `offset` on cells of area `cell_area`; None
 /// when the run has no expected counts (other likelihoods).
-pub fn intensity(run: &RunOutput, offset: f64, cell_area: f64) -> Option<Intensity> {
+pub(crate) fn intensity(run: &RunOutput, offset: f64, cell_area: f64) -> Option<Intensity> {
     let expected = run.functional_mean.as_ref()?;
     let mean = expected.iter().map(|e| e / cell_area).collect();
     let quantiles = |p: f64| -> Option<Vec<f64>> {
@@ -48,7 +48,7 @@ pub fn intensity(run: &RunOutput, offset: f64, cell_area: f64) -> Option<Intensi
 /// al.'s lgcp: a risk of 2 is twice the rate the mean and the covariates predict on average),
 /// so exp(f - variance / 2) > t is f > log t + variance / 2, with the model's variance
 /// (`model.variance`; where the variance is inferred, its starting value).
-pub fn exceedance_levels(thresholds: &[f64], model: &ModelSpec) -> Vec<f64> {
+pub(crate) fn exceedance_levels(thresholds: &[f64], model: &ModelSpec) -> Vec<f64> {
     thresholds
         .iter()
         .map(|t| t.ln() + model.kernel.variance / 2.0)
@@ -56,6 +56,6 @@ pub fn exceedance_levels(thresholds: &[f64], model: &ModelSpec) -> Vec<f64> {
 }
 
 /// The column of threshold `t`: `exceedance_<t>` with t as written (`{t:?}`: 1.5, 2.0).
-pub fn exceedance_column(t: f64) -> String {
+pub(crate) fn exceedance_column(t: f64) -> String {
     format!("{t:?}")
 }

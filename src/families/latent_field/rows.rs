@@ -27,7 +27,7 @@ use crate::table::{JobStatus, Rows, SchemaError, TableChunks, job_rows, rows_of}
 /// The jobs-table row of a finished simulation-based-calibration job: mean acceptance over its
 /// replications and, per functional, the p-value of the ranks' uniformity (`sbc_p_<functional>`),
 /// with their minimum in `sbc_p_min`.
-pub fn sbc_row(
+pub(crate) fn sbc_row(
     job: &JobHeader,
     run: &super::sbc::SbcRun,
     wall_seconds: f64,
@@ -62,7 +62,7 @@ pub fn sbc_row(
 }
 
 /// The jobs-table row of a finished job.
-pub fn job_row(
+pub(crate) fn job_row(
     job: FieldJob<'_>,
     result: &JobResult,
     wall_seconds: f64,
@@ -164,7 +164,7 @@ fn coefficient_columns(mut rows: Rows, result: &JobResult) -> Rows {
 }
 
 /// The stored coefficients of every chain: one row per chain, stored draw and covariate.
-pub fn coefficients(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
+pub(crate) fn coefficients(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
     let names: Vec<&str> = result
         .coefficients
         .iter()
@@ -209,7 +209,7 @@ fn hyper_columns(mut rows: Rows, result: &JobResult) -> Rows {
 }
 
 /// The traced inferred hyperparameters of every chain: one row per chain, traced state and name.
-pub fn hyper(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
+pub(crate) fn hyper(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
     let names: Vec<HyperName> = result.hyper.iter().map(|s| s.name).collect();
     let mut rows: Vec<(i64, i64, HyperName, f64)> = Vec::new();
     for (c, chain) in result.run.chains.iter().enumerate() {
@@ -230,12 +230,12 @@ pub fn hyper(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaErr
 }
 
 /// What an INLA job found about its hyperparameters (`None` for every other kind).
-pub fn inla_outcome(result: &JobResult) -> Option<&InlaOutcome> {
+pub(crate) fn inla_outcome(result: &JobResult) -> Option<&InlaOutcome> {
     result.run.approximation.as_ref()?.inla.as_ref()
 }
 
 /// An INLA job's grid: one row per kept point, the hyperparameters it fixes null.
-pub fn inla_grid(job: &JobHeader, inla: &InlaOutcome) -> Result<DataFrame, SchemaError> {
+pub(crate) fn inla_grid(job: &JobHeader, inla: &InlaOutcome) -> Result<DataFrame, SchemaError> {
     let points = &inla.grid.points;
     let value = |name: HyperName| {
         let inferred = inla.names.contains(&name);
@@ -371,7 +371,7 @@ pub fn traces(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaEr
     rows.finish()
 }
 
-pub fn chains(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
+pub(crate) fn chains(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
     let chains = &result.run.chains;
     let trajectories = || chains.iter().map(|c| c.trajectory);
     rows_of(&chains::TABLE, job, chains.len())
@@ -412,7 +412,11 @@ const DRAW_CHUNK_ROWS: usize = 1 << 16;
 /// `output.field_draws` thinned draws per chain of every cell, long: one row per (chain, draw,
 /// cell), the layout ArviZ and R's posterior read (pivot `cell` to columns). Made a chunk at a
 /// time from the chains' stored draws, which the chunks own: the table is never whole in memory.
-pub fn draws(header: JobHeader, per_chain: usize, result: Box<JobResult>) -> TableChunks<'static> {
+pub(crate) fn draws(
+    header: JobHeader,
+    per_chain: usize,
+    result: Box<JobResult>,
+) -> TableChunks<'static> {
     let chains = result.run.chains.into_iter().map(|c| c.draws).collect();
     Box::new(DrawChunks {
         header,
@@ -468,7 +472,7 @@ impl Iterator for DrawChunks {
     }
 }
 
-pub fn convergence(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
+pub(crate) fn convergence(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
     let curve = &result.run.convergence;
     rows_of(&convergence::TABLE, job, curve.len())
         .set(ITERATION, curve.iter().map(|p| p.0 as i64))
@@ -476,7 +480,10 @@ pub fn convergence(job: &JobHeader, result: &JobResult) -> Result<DataFrame, Sch
         .finish()
 }
 
-pub fn autocorrelation(job: &JobHeader, result: &JobResult) -> Result<DataFrame, SchemaError> {
+pub(crate) fn autocorrelation(
+    job: &JobHeader,
+    result: &JobResult,
+) -> Result<DataFrame, SchemaError> {
     crate::table::shared::autocorrelation_rows(job, &result.diagnostics.loglik_autocorrelation)
 }
 

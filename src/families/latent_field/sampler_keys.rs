@@ -18,7 +18,7 @@ use crate::study::{Key, Settings};
 /// the exact posterior. A study that infers hyperparameters (a `model.*_prior`, or names
 /// `sampler.hyper`) or runs SBC gets pcn, the kind the hyperparameter updates and the calibration studies were written for
 /// (laplace_hmc cannot host a hyperparameter update), or nuts for `sampler.hyper = "joint"`.
-pub fn auto_kind(infers_hyper: bool, joint: bool, sbc: bool) -> SamplerKind {
+pub(crate) fn auto_kind(infers_hyper: bool, joint: bool, sbc: bool) -> SamplerKind {
     if joint {
         SamplerKind::Nuts
     } else if infers_hyper || sbc {

@@ -53,17 +53,17 @@ const LOGLIK: usize = PROBES + 1;
 
 /// One replication's ranks.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Calibration {
+pub(crate) struct Calibration {
     /// (functional, rank in 0..=draws, draws used).
-    pub ranks: Vec<(String, usize, usize)>,
-    pub acceptance_rate: f64,
-    pub sample_seconds: f64,
+    pub(crate) ranks: Vec<(String, usize, usize)>,
+    pub(crate) acceptance_rate: f64,
+    pub(crate) sample_seconds: f64,
 }
 
 /// All replications of one SBC job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SbcRun {
-    pub replications: Vec<Calibration>,
+    pub(crate) replications: Vec<Calibration>,
     pub draws: usize,
 }
 
@@ -141,7 +141,7 @@ pub fn run_sbc_with<S: crate::sampler::Sampler>(
 
 /// How a replication's chains are run: given the request the engine built (the model's target,
 /// schedule, adaptation) and the chains' generators.
-pub type Runner<'a> = dyn Fn(&RunRequest, Vec<ChainRng>) -> RunOutput + 'a;
+pub(crate) type Runner<'a> = dyn Fn(&RunRequest, Vec<ChainRng>) -> RunOutput + 'a;
 
 /// [`run_sbc`] with a given way of running the chains: the truths and data are the engine's, the
 /// runner may change what the chains see (the planted-bug tests give the sampler a wrong prior
@@ -406,7 +406,7 @@ fn rank_functionals(
 }
 
 /// The ranks table of a job: one row per replication and functional.
-pub fn ranks_table(job: &JobHeader, run: &SbcRun) -> Result<DataFrame, SchemaError> {
+pub(crate) fn ranks_table(job: &JobHeader, run: &SbcRun) -> Result<DataFrame, SchemaError> {
     let rows: Vec<(i64, &str, i64, i64)> = run
         .replications
         .iter()

@@ -93,10 +93,10 @@ crate::declare_table! {
         /// The shared columns every family's jobs row starts from.
         pub use crate::table::shared::jobs::*;
         /// The statistics of every inferred hyperparameter, in column order: `hyper_<name>_<stat>`.
-        pub const HYPER_STATISTICS: [&str; 6] = ["mean", "sd", "q05", "q95", "ess_bulk", "rhat"];
+        pub(crate) const HYPER_STATISTICS: [&str; 6] = ["mean", "sd", "q05", "q95", "ess_bulk", "rhat"];
         /// The raw-scale statistics of every coefficient, in column order after its
         /// [`HYPER_STATISTICS`]: `coef_<name>_raw_<stat>`.
-        pub const RAW_STATISTICS: [&str; 4] = ["raw_mean", "raw_sd", "raw_q05", "raw_q95"];
+        pub(crate) const RAW_STATISTICS: [&str; 4] = ["raw_mean", "raw_sd", "raw_q05", "raw_q95"];
     }
 }
 
@@ -159,7 +159,7 @@ crate::declare_table! {
 crate::declare_table! {
     /// `hyper.parquet`: one row per job, chain, traced kept state and inferred hyperparameter
     /// (`sampler.hyper`).
-    pub mod hyper = "hyper", one row per "job, chain, traced kept state and inferred hyperparameter" {
+    pub(crate) mod hyper = "hyper", one row per "job, chain, traced kept state and inferred hyperparameter" {
         use shared::JOB_ID,
         use shared::CHAIN,
         use shared::ITERATION,
@@ -171,7 +171,7 @@ crate::declare_table! {
 crate::declare_table! {
     /// `coefficients.parquet`: one row per job, chain, stored draw and covariate
     /// (`data.covariates`; the kept iterations thinned as the cell draws, `output.cell_draws`).
-    pub mod coefficients = "coefficients", one row per "job, chain, stored draw and covariate" {
+    pub(crate) mod coefficients = "coefficients", one row per "job, chain, stored draw and covariate" {
         use shared::JOB_ID,
         use shared::CHAIN,
         use shared::ITERATION,
@@ -183,7 +183,7 @@ crate::declare_table! {
 crate::declare_table! {
     /// `inla_grid.parquet`: one row per INLA job (`sampler.kind = "inla"`) and kept grid point of
     /// its hyperparameters, wide: one column per hyperparameter, null where the model fixes it.
-    pub mod inla_grid = "inla_grid", one row per "INLA job and kept grid point of its hyperparameters" {
+    pub(crate) mod inla_grid = "inla_grid", one row per "INLA job and kept grid point of its hyperparameters" {
         use shared::JOB_ID,
         POINT: i64 = required("point", "the grid point, 0 upwards: 0 is the mode of log p~(theta | data) (z = 0), then the \
          points along the z axes, then the rest of the product grid, then the points the flood fill added").index(),
@@ -207,7 +207,7 @@ crate::declare_table! {
 
 crate::declare_table! {
     /// `chains.parquet`: one row per job and chain.
-    pub mod chains = "chains", one row per "job and chain" {
+    pub(crate) mod chains = "chains", one row per "job and chain" {
         use shared::JOB_ID,
         use shared::CHAIN,
         use shared::ACCEPTANCE_RATE,
@@ -223,7 +223,7 @@ crate::declare_table! {
 
 crate::declare_table! {
     /// `convergence.parquet`: one row per job and checkpoint (gaussian studies).
-    pub mod convergence = "convergence", one row per "job and checkpoint (gaussian)" {
+    pub(crate) mod convergence = "convergence", one row per "job and checkpoint (gaussian)" {
         use shared::JOB_ID,
         use shared::ITERATION,
         RMS_TO_EXACT: f64 = nullable("rms_to_exact", "RMS over cells of the running posterior mean minus the exact posterior mean"),
@@ -233,7 +233,7 @@ crate::declare_table! {
 crate::declare_table! {
     /// `draws.parquet`: one row per job, chain, kept draw and cell (with `output.field_draws`), the
     /// long layout ArviZ and R's posterior read (pivot `cell` to columns).
-    pub mod draws = "draws", one row per "job, chain, kept draw and cell (with `output.field_draws`)" {
+    pub(crate) mod draws = "draws", one row per "job, chain, kept draw and cell (with `output.field_draws`)" {
         use shared::JOB_ID,
         use shared::CHAIN,
         DRAW: i64 = required("draw", "thinned draw of the chain, 0 upwards").index(),
@@ -244,7 +244,7 @@ crate::declare_table! {
 
 crate::declare_table! {
     /// `ranks.parquet`: one row per SBC job, replication and functional.
-    pub mod ranks = "ranks", one row per "SBC job, replication and functional" {
+    pub(crate) mod ranks = "ranks", one row per "SBC job, replication and functional" {
         use shared::JOB_ID,
         REPLICATION: i64 = required("replication", "SBC replication, 0 upwards").index(),
         FUNCTIONAL: String = required("functional", "what was ranked: `probe_0` .. `probe_4` (cells as in traces), `field_mean`, `loglik` (the model's log p(y | u)), an inferred hyperparameter or a covariate's coefficient `coef_<name>`").index(),

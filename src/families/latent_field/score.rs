@@ -8,33 +8,33 @@ use crate::sampler::driver::{StoredDraws, rms_difference};
 
 /// Likelihood-specific scores of one job; None where a score does not apply.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Scores {
+pub(crate) struct Scores {
     /// Mean |posterior mean - truth| over cells (simulated data).
-    pub mae: Option<f64>,
+    pub(crate) mae: Option<f64>,
     /// RMS over cells of (posterior mean - exact posterior mean) (gaussian).
-    pub exact_rmse: Option<f64>,
+    pub(crate) exact_rmse: Option<f64>,
     /// Share of cells whose 0.5-thresholded predictive probability disagrees with the sign of the
     /// truth (simulated) or with the held-out label (real data) (probit).
-    pub prediction_error: Option<f64>,
+    pub(crate) prediction_error: Option<f64>,
     /// Mean |expected count - target| where the target is the truth's intensity over all cells
     /// (simulated) or the held-out counts (real data) (poisson).
-    pub count_mae: Option<f64>,
+    pub(crate) count_mae: Option<f64>,
     /// The same for a constant rate equal to the mean observed count.
-    pub baseline_count_mae: Option<f64>,
+    pub(crate) baseline_count_mae: Option<f64>,
     /// Mean over held-out cells of the log posterior predictive density log p(y_i | data) (real
     /// data, probit and poisson).
-    pub heldout_lpd: Option<f64>,
+    pub(crate) heldout_lpd: Option<f64>,
 }
 
 /// What a run produced that scoring needs.
-pub struct Estimates<'a> {
-    pub post_mean: &'a [f64],
-    pub exact_mean: Option<&'a [f64]>,
-    pub functional_mean: Option<&'a [f64]>,
-    pub offset: f64,
+pub(crate) struct Estimates<'a> {
+    pub(crate) post_mean: &'a [f64],
+    pub(crate) exact_mean: Option<&'a [f64]>,
+    pub(crate) functional_mean: Option<&'a [f64]>,
+    pub(crate) offset: f64,
 }
 
-pub fn score(kind: LikelihoodKind, data: &Dataset, estimates: &Estimates) -> Scores {
+pub(crate) fn score(kind: LikelihoodKind, data: &Dataset, estimates: &Estimates) -> Scores {
     let mut scores = Scores {
         mae: data
             .truth
@@ -99,7 +99,7 @@ fn count_errors(expected: &[f64], data: &Dataset, offset: f64) -> (Option<f64>, 
     )
 }
 
-pub fn mean_abs_difference(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn mean_abs_difference(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum::<f64>() / a.len() as f64
 }
 
@@ -108,7 +108,7 @@ fn share_true(flags: &[bool]) -> Option<f64> {
 }
 
 /// What the predictive density of a held-out cell is averaged over.
-pub enum Predictive<'a> {
+pub(crate) enum Predictive<'a> {
     /// The stored posterior draws of every chain (Markov chains).
     Draws(&'a [&'a StoredDraws]),
     /// Each cell's gaussian marginal N(mean, sd^2) (approximations), integrated by
@@ -118,12 +118,12 @@ pub enum Predictive<'a> {
 
 /// Gauss-Hermite nodes for the approximations' predictive densities: exact for polynomials of
 /// degree 2 x 40 - 1 in the field, far below the other errors for these smooth likelihoods.
-pub const HERMITE_NODES: usize = 40;
+pub(crate) const HERMITE_NODES: usize = 40;
 
 /// The mean over held-out cells of log p(y_i | data), p(y_i | data) = E[p(y_i | u_i)] under the
 /// posterior: probit p(t | u) = Phi(t u / s), poisson Poisson(y; exp(u + offset)). `None` for
 /// gaussian data, simulated data (no held-out cells) or no draws.
-pub fn heldout_log_predictive(
+pub(crate) fn heldout_log_predictive(
     kind: LikelihoodKind,
     data: &Dataset,
     predictive: &Predictive,
@@ -193,7 +193,7 @@ fn log_mean_exp(terms: impl Iterator<Item = f64> + Clone, count: f64) -> f64 {
 /// 1), by Golub & Welsch: the eigenvalues of the Jacobi matrix of the probabilists' Hermite
 /// polynomials (off-diagonal sqrt(k)), the weights the squared first components of the
 /// eigenvectors.
-pub fn hermite_rule(n: usize) -> (Vec<f64>, Vec<f64>) {
+pub(crate) fn hermite_rule(n: usize) -> (Vec<f64>, Vec<f64>) {
     let mut jacobi = faer::Mat::<f64>::zeros(n, n);
     for k in 1..n {
         let off = (k as f64).sqrt();

@@ -10,15 +10,15 @@ pub const NAME: &str = "latent-field";
 
 /// The `sampler.kind` word that lets the family choose the kind and its budget
 /// ([`super::sampler_keys::auto_kind`]); the default.
-pub const AUTO: &str = "auto";
+pub(crate) const AUTO: &str = "auto";
 
 /// A latent-field job's settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LatentFieldSpec {
     pub model: ModelSpec,
-    pub data: DataSpec,
+    pub(crate) data: DataSpec,
     pub sampler: SamplerSpec,
-    pub output: OutputSpec,
+    pub(crate) output: OutputSpec,
 }
 
 /// One latent-field job as the engine reads it: the job's header and its spec.
@@ -32,9 +32,9 @@ pub struct FieldJob<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutputSpec {
     /// Thinned draws per chain of every cell kept in `draws.parquet`.
-    pub field_draws: usize,
+    pub(crate) field_draws: usize,
     /// Kept draws per chain stored for the per-cell diagnostics.
-    pub cell_draws: usize,
+    pub(crate) cell_draws: usize,
     /// Thresholds of the relative risk exp(field) whose exceedance probabilities are mapped.
-    pub exceedance: Vec<f64>,
+    pub(crate) exceedance: Vec<f64>,
 }

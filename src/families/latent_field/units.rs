@@ -18,9 +18,9 @@ use crate::model::{DataSpec, ModelSpec};
 
 /// Below this share of a cell's side, neighbouring cells are nearly independent under the prior
 /// (correlation exp(-1/(2 * 0.5^2)) = 0.14 at one cell for the squared-exponential kernel).
-pub const BELOW_CELL_SIDE: f64 = 0.5;
+pub(crate) const BELOW_CELL_SIDE: f64 = 0.5;
 /// Above this many times the window's longer side, the field is nearly constant over the window.
-pub const ABOVE_WINDOW_SIDE: f64 = 10.0;
+pub(crate) const ABOVE_WINDOW_SIDE: f64 = 10.0;
 
 /// One length scale as the study gives it.
 struct Scale<'m> {
@@ -50,7 +50,7 @@ impl Scale<'_> {
 }
 
 /// The unit-trap warnings of a job's model and data (none for simulated data).
-pub fn unit_warnings(model: &ModelSpec, data: &DataSpec) -> Vec<String> {
+pub(crate) fn unit_warnings(model: &ModelSpec, data: &DataSpec) -> Vec<String> {
     if !data.is_real() {
         return Vec::new();
     }

@@ -27,23 +27,27 @@ use crate::sampler::{RunOutput, SamplerSpec};
 use super::cells::CellDiagnostics;
 
 /// R-hat above this says the chains have not mixed.
-pub const RHAT_LIMIT: f64 = 1.01;
+pub(crate) const RHAT_LIMIT: f64 = 1.01;
 /// Bulk ESS below this makes every estimate's MCSE unreliable.
-pub const ESS_LIMIT: f64 = 100.0;
+pub(crate) const ESS_LIMIT: f64 = 100.0;
 /// Where a Metropolis-Hastings kind works.
-pub const ACCEPTANCE_RANGE: (f64, f64) = (0.05, 0.95);
+pub(crate) const ACCEPTANCE_RANGE: (f64, f64) = (0.05, 0.95);
 /// How far the kept acceptance may end from the adaptation's target.
-pub const ADAPTATION_TOLERANCE: f64 = 0.1;
+pub(crate) const ADAPTATION_TOLERANCE: f64 = 0.1;
 /// A step adapted to within this share of the largest step its kind admits (laplace_hmc: a
 /// quarter turn, pCN: beta = 1) is at the kind's limit: a high acceptance there means the
 /// proposal is nearly exact, not that the steps are too small, so neither acceptance check
 /// flags it.
-pub const STEP_LIMIT_SHARE: f64 = 0.9;
+pub(crate) const STEP_LIMIT_SHARE: f64 = 0.9;
 /// The log-likelihood drift, in combined MCSE, that says a chain has not settled.
-pub const DRIFT_LIMIT: f64 = 4.0;
+pub(crate) const DRIFT_LIMIT: f64 = 4.0;
 
 /// The warnings of a finished run, in a fixed order.
-pub fn warnings(spec: &SamplerSpec, run: &RunOutput, cells: &CellDiagnostics) -> Vec<String> {
+pub(crate) fn warnings(
+    spec: &SamplerSpec,
+    run: &RunOutput,
+    cells: &CellDiagnostics,
+) -> Vec<String> {
     if let Some(approximation) = &run.approximation {
         return approximation_warnings(approximation);
     }
@@ -206,7 +210,7 @@ fn inla_warnings(grid: &crate::model::inla::HyperGrid) -> Vec<String> {
 
 /// The warnings about inferred hyperparameters: R-hat above [`RHAT_LIMIT`] or bulk ESS below
 /// [`ESS_LIMIT`], each with its name.
-pub fn hyper_warnings(summaries: &[HyperSummary]) -> Vec<String> {
+pub(crate) fn hyper_warnings(summaries: &[HyperSummary]) -> Vec<String> {
     summaries
         .iter()
         .flat_map(|s| {
@@ -218,7 +222,7 @@ pub fn hyper_warnings(summaries: &[HyperSummary]) -> Vec<String> {
 
 /// A warning per covariate coefficient whose chains did not converge or mix, as for the
 /// hyperparameters.
-pub fn coefficient_warnings(summaries: &[CoefficientSummary]) -> Vec<String> {
+pub(crate) fn coefficient_warnings(summaries: &[CoefficientSummary]) -> Vec<String> {
     summaries
         .iter()
         .flat_map(|s| {
@@ -290,7 +294,10 @@ fn acceptance_warnings(
 /// A warning per inferred hyperparameter whose value the study set (`model.mean = "auto"`, read
 /// from the data) lies outside its prior's support: its chains start at the prior's median
 /// instead ([`HyperPriors::chain_start`]).
-pub fn outside_support_warnings(priors: &HyperPriors, model: &Hyperparameters) -> Vec<String> {
+pub(crate) fn outside_support_warnings(
+    priors: &HyperPriors,
+    model: &Hyperparameters,
+) -> Vec<String> {
     priors
         .set_outside_support(model)
         .into_iter()
@@ -309,7 +316,7 @@ pub fn outside_support_warnings(priors: &HyperPriors, model: &Hyperparameters) -
 /// A warning per inferred hyperparameter whose chains start more than
 /// [`crate::model::hyper::FAR_START_SDS`] prior standard deviations from its prior's median (a value the study set
 /// far out in the prior's tail, or in other units than the prior's).
-pub fn far_start_warnings(priors: &HyperPriors, start: &Hyperparameters) -> Vec<String> {
+pub(crate) fn far_start_warnings(priors: &HyperPriors, start: &Hyperparameters) -> Vec<String> {
     priors
         .far_starts(start)
         .into_iter()

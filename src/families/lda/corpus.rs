@@ -15,7 +15,7 @@ pub const BARS_SIDE: usize = 5;
 /// `data.corpus` naming the synthetic bars corpus.
 pub const BARS: &str = "bars";
 /// The header of a corpus CSV.
-pub const CSV_HEADER: &str = "doc_id,word,count";
+pub(crate) const CSV_HEADER: &str = "doc_id,word,count";
 
 /// Where a job's corpus comes from.
 #[derive(Debug, Clone, PartialEq)]

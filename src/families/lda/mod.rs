@@ -21,9 +21,9 @@
 //! two schemes can be compared per second. The report draws bars topics as 5 x 5 images and the
 //! topics of a real corpus as lists of their most probable words.
 
-pub mod corpus;
-pub mod keys;
-pub mod schema;
+pub(crate) mod corpus;
+pub(crate) mod keys;
+pub(crate) mod schema;
 
 /// The family's word in `model.family`.
 pub const NAME: &str = "lda";
@@ -191,7 +191,7 @@ pub struct LdaRun {
     /// Posterior mean of each topic's word distribution over the kept sweeps.
     pub topics: Vec<Vec<f64>>,
     /// Posterior mean of each document's topic mixture.
-    pub mixtures: Vec<Vec<f64>>,
+    pub(crate) mixtures: Vec<Vec<f64>>,
     /// Per sweep: (seconds so far, training log-likelihood).
     pub trace: Vec<(f64, f64)>,
     /// Per sweep (bars): the worst matched topic TV of that sweep's point estimate.

@@ -17,7 +17,7 @@ crate::declare_table! {
 
 crate::declare_table! {
     /// `topics.parquet`: one row per job, topic and word (lda).
-    pub mod topics = "topics", one row per "job, topic and word (lda)" {
+    pub(crate) mod topics = "topics", one row per "job, topic and word (lda)" {
         use shared::JOB_ID,
         TOPIC: i64 = required("topic", "estimated topic, 0 upwards").index(),
         WORD: String = required("word", "the word (bars: `r<row>c<column>`)").index(),
@@ -29,7 +29,7 @@ crate::declare_table! {
 
 crate::declare_table! {
     /// `lda_trace.parquet`: one row per job and sweep (lda).
-    pub mod lda_trace = "lda_trace", one row per "job and sweep (lda)" {
+    pub(crate) mod lda_trace = "lda_trace", one row per "job and sweep (lda)" {
         use shared::JOB_ID,
         SWEEP: i64 = required("sweep", "the sweep, 1-based, burn-in included").index(),
         SECONDS: f64 = required("seconds", "seconds of sampling up to the end of the sweep").timing(),

@@ -17,8 +17,8 @@
 //! lambda2 (n - 1 times): |lambda_2| is exactly the value asked for (the notes' inverse
 //! eigenvalue exercise, in its simplest solution).
 
-pub mod keys;
-pub mod schema;
+pub(crate) mod keys;
+pub(crate) mod schema;
 
 /// The family's word in `model.family`.
 pub const NAME: &str = "markov-chain";
@@ -42,7 +42,7 @@ use keys::*;
 use schema::{distances, jobs, stationary};
 
 /// The power method gives up after this many iterations.
-pub const MAX_POWER_ITERATIONS: usize = 1_000_000;
+pub(crate) const MAX_POWER_ITERATIONS: usize = 1_000_000;
 /// Rows of an inline matrix must sum to 1 within this.
 const ROW_SUM_TOLERANCE: f64 = 1e-9;
 
@@ -60,13 +60,13 @@ pub enum Transition {
 /// A markov-chain job's settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MarkovSpec {
-    pub transition: Transition,
-    pub tolerance: f64,
-    pub steps: u64,
+    pub(crate) transition: Transition,
+    pub(crate) tolerance: f64,
+    pub(crate) steps: u64,
 }
 
 /// A row-stochastic matrix, rows as vectors.
-pub type Matrix = Vec<Vec<f64>>;
+pub(crate) type Matrix = Vec<Vec<f64>>;
 
 /// Dirichlet(1, ..., 1): normalised standard exponentials.
 fn dirichlet(n: usize, rng: &mut StreamRng) -> Vec<f64> {
@@ -112,7 +112,7 @@ pub fn step_distribution(x: &[f64], p: &Matrix) -> Vec<f64> {
 /// The power method's result: its estimate and every iterate's distance to `reference`.
 pub struct Power {
     pub stationary: Vec<f64>,
-    pub iterations: usize,
+    pub(crate) iterations: usize,
     pub distances: Vec<f64>,
 }
 
@@ -183,7 +183,7 @@ pub fn eigen_solve(p: &Matrix) -> Result<(Vec<f64>, f64), String> {
 
 /// Run lengths at which the simulation's visit frequencies are compared: about 25 log-spaced
 /// values from 10 to `steps`.
-pub fn checkpoints(steps: u64) -> Vec<u64> {
+pub(crate) fn checkpoints(steps: u64) -> Vec<u64> {
     let mut points: Vec<u64> = (0..=24)
         .map(|k| (10f64 * (steps as f64 / 10.0).max(1.0).powf(k as f64 / 24.0)).round() as u64)
         .filter(|&s| s >= 1 && s <= steps)

@@ -19,7 +19,7 @@ crate::declare_table! {
 
 crate::declare_table! {
     /// `stationary.parquet`: one row per job, method and state (markov-chain).
-    pub mod stationary = "stationary", one row per "job, method and state (markov-chain)" {
+    pub(crate) mod stationary = "stationary", one row per "job, method and state (markov-chain)" {
         use shared::JOB_ID,
         use shared::METHOD,
         STATE: i64 = required("state", "state of the chain, 0 upwards").index(),
@@ -29,7 +29,7 @@ crate::declare_table! {
 
 crate::declare_table! {
     /// `distances.parquet`: one row per job, method and step (markov-chain, pagerank).
-    pub mod distances = "distances", one row per "job, method and step (markov-chain, pagerank)" {
+    pub(crate) mod distances = "distances", one row per "job, method and step (markov-chain, pagerank)" {
         use shared::JOB_ID,
         use shared::METHOD,
         STEP: i64 = required("step", "power: the iteration t; simulation, surfer: the run length in steps").index(),

@@ -18,8 +18,8 @@
 //! ways, and segments meet where an end point is written identically; a node is named by its
 //! coordinates as written (`x y`).
 
-pub mod keys;
-pub mod schema;
+pub(crate) mod keys;
+pub(crate) mod schema;
 
 /// The family's word in `model.family`.
 pub const NAME: &str = "pagerank";
@@ -48,7 +48,7 @@ use keys::*;
 use schema::{jobs, node_ranks};
 
 /// Graphs up to this many nodes are also solved densely (an n x n eigen problem).
-pub const MAX_EIGEN_NODES: usize = 600;
+pub(crate) const MAX_EIGEN_NODES: usize = 600;
 /// The power method gives up after this many iterations.
 const MAX_ITERATIONS: usize = 100_000;
 /// Nodes labelled on the report's map.
@@ -59,7 +59,7 @@ pub struct PageRank;
 
 /// Where the graph comes from.
 #[derive(Debug, Clone, PartialEq)]
-pub enum GraphSource {
+pub(crate) enum GraphSource {
     Inline(String),
     File(PathBuf),
 }
@@ -67,17 +67,17 @@ pub enum GraphSource {
 /// A pagerank job's settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PageRankSpec {
-    pub graph: GraphSource,
-    pub teleport: f64,
-    pub tolerance: f64,
-    pub steps: u64,
+    pub(crate) graph: GraphSource,
+    pub(crate) teleport: f64,
+    pub(crate) tolerance: f64,
+    pub(crate) steps: u64,
 }
 
 /// A directed graph: node names as written, optional coordinates, out-link lists.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Graph {
     pub names: Vec<String>,
-    pub coordinates: Option<Vec<(f64, f64)>>,
+    pub(crate) coordinates: Option<Vec<(f64, f64)>>,
     pub links: Vec<Vec<usize>>,
     /// Street segments as coordinates (for the map), when the graph came from segments.
     pub segments: Vec<((f64, f64), (f64, f64))>,
@@ -103,7 +103,7 @@ impl Graph {
     }
 
     /// Edges as directed pairs of names.
-    pub fn from_edges<'a>(edges: impl IntoIterator<Item = (&'a str, &'a str)>) -> Graph {
+    pub(crate) fn from_edges<'a>(edges: impl IntoIterator<Item = (&'a str, &'a str)>) -> Graph {
         let mut graph = Graph {
             names: Vec::new(),
             coordinates: None,
@@ -120,7 +120,7 @@ impl Graph {
     }
 
     /// The number of directed edges.
-    pub fn edge_count(&self) -> usize {
+    pub(crate) fn edge_count(&self) -> usize {
         self.links.iter().map(Vec::len).sum()
     }
 
@@ -230,7 +230,7 @@ fn segments(rows: &mut CsvRows<'_>, ends: &[Column]) -> Result<Graph, CsvError> 
 }
 
 /// x K' (see the module docs).
-pub fn surf_step(graph: &Graph, x: &[f64], teleport: f64) -> Vec<f64> {
+pub(crate) fn surf_step(graph: &Graph, x: &[f64], teleport: f64) -> Vec<f64> {
     let n = x.len() as f64;
     let mut next = vec![0.0; x.len()];
     let mut dangling = 0.0;

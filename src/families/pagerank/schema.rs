@@ -24,7 +24,7 @@ crate::declare_table! {
 crate::declare_table! {
     /// `node_ranks.parquet`: one row per job, method and node (pagerank). Named apart from the
     /// SBC `ranks.parquet`, whose rows are ranks of a truth among draws.
-    pub mod node_ranks = "node_ranks", one row per "job, method and node (pagerank)" {
+    pub(crate) mod node_ranks = "node_ranks", one row per "job, method and node (pagerank)" {
         use shared::JOB_ID,
         use shared::METHOD,
         NODE: String = required("node", "the node as written in the input").index(),

@@ -63,7 +63,7 @@ impl Areas {
     }
 
     /// Area index by id.
-    pub fn index_of_ids(&self) -> HashMap<&str, usize> {
+    pub(crate) fn index_of_ids(&self) -> HashMap<&str, usize> {
         self.ids
             .iter()
             .enumerate()

@@ -29,7 +29,7 @@ pub enum BaselineError {
 }
 
 /// The largest graph the spectral baseline accepts (its dense eigendecomposition is O(n^3)).
-pub const MAX_SPECTRAL_AREAS: usize = 4000;
+pub(crate) const MAX_SPECTRAL_AREAS: usize = 4000;
 
 /// The administrative partition split into connected pieces: labels 0..pieces.
 pub fn admin_pieces(graph: &Adjacency, admin: &[String]) -> Vec<u32> {
@@ -78,7 +78,7 @@ pub fn merge_down(graph: &Adjacency, labels: &[u32], regions: usize) -> Vec<u32>
 
 /// k-means (k-means++ start, Lloyd iterations, the best of `restarts` by inertia) of the rows
 /// of `points` (n x d, row-major) into `k` non-empty clusters.
-pub fn kmeans(
+pub(crate) fn kmeans(
     points: &[f64],
     d: usize,
     k: usize,
@@ -211,7 +211,7 @@ fn update_centres(points: &[f64], d: usize, k: usize, labels: &[u32], centres: &
 
 /// k-means baseline: standardised features and, when given, standardised coordinates (each
 /// coordinate weighted like `coordinate_weight` features).
-pub fn kmeans_partition(
+pub(crate) fn kmeans_partition(
     problem: &Problem,
     coordinates: Option<&[[f64; 2]]>,
     coordinate_weight: f64,
@@ -265,7 +265,7 @@ fn check_region_count(what: &'static str, problem: &Problem) -> Result<(), Basel
 /// The Laplacian is formed densely (n <= [`MAX_SPECTRAL_AREAS`]): a fifth of the spectrum is
 /// wanted (106 of 506 vectors), where a sparse Lanczos method would need full
 /// reorthogonalisation and gain little at this size.
-pub fn spectral_partition(
+pub(crate) fn spectral_partition(
     problem: &Problem,
     rng: &mut StreamRng,
 ) -> Result<Vec<u32>, BaselineError> {

@@ -38,7 +38,7 @@ crate::closed_names! {
 impl FlipKind {
     /// Whether the chain targets exp(-F / T) exactly (a reversible proposal with its Hastings
     /// ratio).
-    pub fn is_reversible(self) -> bool {
+    pub(crate) fn is_reversible(self) -> bool {
         !matches!(self, FlipKind::LearnedFlip)
     }
 }
@@ -56,7 +56,7 @@ impl Schedule {
     }
 
     /// The temperature at 0-based `iteration` of `iterations`.
-    pub fn at(&self, iteration: usize, iterations: usize) -> f64 {
+    pub(crate) fn at(&self, iteration: usize, iterations: usize) -> f64 {
         if self.start == self.end || iterations <= 1 {
             return self.start;
         }
@@ -104,7 +104,7 @@ pub struct MoveCounts {
     pub proposed: usize,
     /// Proposals that would have emptied or split their source region (rejected).
     pub invalid: usize,
-    pub accepted: usize,
+    pub(crate) accepted: usize,
 }
 
 impl MoveCounts {
@@ -159,12 +159,9 @@ impl<'p> Chain<'p> {
         self.current.f
     }
 
-    pub fn evaluation(&self) -> &Evaluation {
-        &self.current
-    }
-
     /// The Q-function of `learned-flip` (untouched by the other kinds).
-    pub fn learner(&self) -> &FlipLearner {
+    #[cfg(test)]
+    pub(crate) fn learner(&self) -> &FlipLearner {
         &self.learner
     }
 
@@ -284,7 +281,11 @@ impl<'p> Chain<'p> {
 
 /// log pi_r: softmax of e_r / (tau * mean e) over the regions with at least one boundary pair;
 /// -infinity for the others.
-pub fn softmax_log_probabilities(partition: &Partition, errors: &[f64], tau: f64) -> Vec<f64> {
+pub(crate) fn softmax_log_probabilities(
+    partition: &Partition,
+    errors: &[f64],
+    tau: f64,
+) -> Vec<f64> {
     let scale = tau * mean_error(errors);
     let logits: Vec<f64> = (0..partition.region_count())
         .map(|r| {
@@ -322,9 +323,9 @@ fn sample_log_probabilities(log_p: &[f64], uniform: f64) -> usize {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TracePoint {
     /// 0 = the start; k = after k iterations.
-    pub iteration: usize,
-    pub f: f64,
-    pub temperature: f64,
+    pub(crate) iteration: usize,
+    pub(crate) f: f64,
+    pub(crate) temperature: f64,
 }
 
 /// A partition with its scores, recomputed from scratch.
@@ -353,11 +354,11 @@ pub fn score_partition(problem: &Problem, labels: &[u32]) -> ScoredPartition {
 /// What a chain's run gives.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChainRecord {
-    pub start: ScoredPartition,
-    pub last: ScoredPartition,
+    pub(crate) start: ScoredPartition,
+    pub(crate) last: ScoredPartition,
     pub best: ScoredPartition,
-    pub counts: MoveCounts,
-    pub trace: Vec<TracePoint>,
+    pub(crate) counts: MoveCounts,
+    pub(crate) trace: Vec<TracePoint>,
 }
 
 /// Run a chain from `start` for `settings.iterations` steps.

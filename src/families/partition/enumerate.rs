@@ -5,7 +5,7 @@ use super::graph::Adjacency;
 use super::task::{Evaluation, Evaluator, Problem, RegionStats};
 
 /// The largest graph [`connected_partitions`] enumerates (k^n labellings are visited).
-pub const MAX_ENUMERATED_AREAS: usize = 16;
+pub(crate) const MAX_ENUMERATED_AREAS: usize = 16;
 
 /// All labellings of the areas with regions 0..k, each region non-empty and connected.
 /// Panics above [`MAX_ENUMERATED_AREAS`] areas.

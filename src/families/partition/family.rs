@@ -37,40 +37,40 @@ pub struct PartitionFamily;
 
 /// The data of a partition study, read once per sweep point.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PartitionData {
-    pub areas: Areas,
-    pub graph: Adjacency,
+pub(crate) struct PartitionData {
+    pub(crate) areas: Areas,
+    pub(crate) graph: Adjacency,
     /// The administrative pieces, merged down to the region count: the chains' start.
-    pub start: Vec<u32>,
+    pub(crate) start: Vec<u32>,
     /// Administrative pieces before merging.
-    pub admin_pieces: usize,
+    pub(crate) admin_pieces: usize,
 }
 
 /// A partition job's settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PartitionSpec {
-    pub kind: PartitionKind,
-    pub areas_path: PathBuf,
-    pub adjacency_path: PathBuf,
-    pub data: Arc<PartitionData>,
-    pub regions: usize,
-    pub task: TaskSettings,
-    pub chain: ChainSettings,
+    pub(crate) kind: PartitionKind,
+    pub(crate) areas_path: PathBuf,
+    pub(crate) adjacency_path: PathBuf,
+    pub(crate) data: Arc<PartitionData>,
+    pub(crate) regions: usize,
+    pub(crate) task: TaskSettings,
+    pub(crate) chain: ChainSettings,
     /// Folds of the out-of-sample score (`output.oos_folds`); None: not computed.
-    pub oos_folds: Option<usize>,
+    pub(crate) oos_folds: Option<usize>,
 }
 
 /// What a partition job gives: its method's outcome and, when asked for, the method's
 /// out-of-sample score.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PartitionOutcome {
-    pub method: MethodOutcome,
-    pub out_of_sample: Option<OutOfSampleScore>,
+    pub(crate) method: MethodOutcome,
+    pub(crate) out_of_sample: Option<OutOfSampleScore>,
 }
 
 impl PartitionSpec {
     /// The problem the job scores partitions on.
-    pub fn problem(&self) -> Problem {
+    pub(crate) fn problem(&self) -> Problem {
         Problem::from_areas(
             &self.data.areas,
             self.data.graph.clone(),

@@ -11,7 +11,7 @@ pub struct Adjacency {
 
 impl Adjacency {
     /// The graph with the given undirected edges (either orientation; duplicates kept once).
-    pub fn from_edges(n: usize, edges: &[(u32, u32)]) -> Self {
+    pub(crate) fn from_edges(n: usize, edges: &[(u32, u32)]) -> Self {
         let mut lists: Vec<Vec<u32>> = vec![Vec::new(); n];
         for &(a, b) in edges {
             lists[a as usize].push(b);
@@ -49,15 +49,11 @@ impl Adjacency {
         Self::from_edges(rows * cols, &edges)
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.offsets.len() - 1
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn neighbours(&self, a: usize) -> &[u32] {
+    pub(crate) fn neighbours(&self, a: usize) -> &[u32] {
         &self.neighbours[self.offsets[a] as usize..self.offsets[a + 1] as usize]
     }
 
@@ -82,7 +78,7 @@ impl Adjacency {
     }
 
     /// Components of the subgraph that keeps only edges inside one label.
-    pub fn components_by_label(&self, labels: &[u32]) -> Vec<Vec<u32>> {
+    pub(crate) fn components_by_label(&self, labels: &[u32]) -> Vec<Vec<u32>> {
         self.components(|_| true, |a, b| labels[a] == labels[b])
     }
 
@@ -122,7 +118,10 @@ impl Adjacency {
 
 /// Split each labelled group into its connected pieces: the regions of the result are the
 /// pieces, numbered in order of their smallest area. Labels are any comparable values.
-pub fn split_into_connected_pieces<L: PartialEq>(graph: &Adjacency, labels: &[L]) -> Vec<u32> {
+pub(crate) fn split_into_connected_pieces<L: PartialEq>(
+    graph: &Adjacency,
+    labels: &[L],
+) -> Vec<u32> {
     let mut region = vec![u32::MAX; graph.len()];
     let mut next_region = 0u32;
     for start in 0..graph.len() {

@@ -21,7 +21,7 @@ const FEATURES: usize = 9;
 
 /// The Q-function's weights and the features of the flip last chosen.
 #[derive(Debug, Clone)]
-pub struct FlipLearner {
+pub(crate) struct FlipLearner {
     weights: [f64; FEATURES],
     chosen: [f64; FEATURES],
 }
@@ -33,20 +33,21 @@ impl Default for FlipLearner {
 }
 
 impl FlipLearner {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             weights: [0.0; FEATURES],
             chosen: [0.0; FEATURES],
         }
     }
 
-    pub fn weights(&self) -> &[f64] {
+    #[cfg(test)]
+    pub(crate) fn weights(&self) -> &[f64] {
         &self.weights
     }
 
     /// The flip (area, target region) to try, or None when no sampled candidate is valid.
     #[allow(clippy::too_many_arguments)]
-    pub fn choose(
+    pub(crate) fn choose(
         &mut self,
         problem: &Problem,
         partition: &mut Partition,
@@ -90,7 +91,7 @@ impl FlipLearner {
     }
 
     /// Update on the chosen flip's observed change of F (in mean-error units).
-    pub fn learn(&mut self, observed: f64, rate: f64) {
+    pub(crate) fn learn(&mut self, observed: f64, rate: f64) {
         let phi = self.chosen;
         let error = self.predict(&phi) - observed.clamp(-100.0, 100.0);
         let norm = 1.0 + phi.iter().map(|x| x * x).sum::<f64>();

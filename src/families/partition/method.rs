@@ -35,7 +35,7 @@ crate::closed_names! {
 
 impl PartitionKind {
     /// The flip kind of a chain; None for a baseline.
-    pub fn flip(self) -> Option<FlipKind> {
+    pub(crate) fn flip(self) -> Option<FlipKind> {
         match self {
             PartitionKind::Flip => Some(FlipKind::Flip),
             PartitionKind::SoftmaxFlip => Some(FlipKind::SoftmaxFlip),
@@ -47,22 +47,22 @@ impl PartitionKind {
 
 /// What one method gives.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MethodOutcome {
-    pub kind: PartitionKind,
+pub(crate) struct MethodOutcome {
+    pub(crate) kind: PartitionKind,
     /// The final partition (baselines: the partition).
-    pub last: ScoredPartition,
+    pub(crate) last: ScoredPartition,
     /// The partition of smallest F visited (baselines: the partition).
-    pub best: ScoredPartition,
+    pub(crate) best: ScoredPartition,
     /// Chains only.
-    pub counts: Option<MoveCounts>,
-    pub trace: Vec<TracePoint>,
+    pub(crate) counts: Option<MoveCounts>,
+    pub(crate) trace: Vec<TracePoint>,
     /// Regions of `best` that are not connected (k-means and spectral clusters may not be).
-    pub disconnected_regions: usize,
-    pub seconds: f64,
+    pub(crate) disconnected_regions: usize,
+    pub(crate) seconds: f64,
 }
 
 /// Run `kind` on `problem` from the administrative start `admin`.
-pub fn run_method(
+pub(crate) fn run_method(
     problem: &Problem,
     areas: &Areas,
     admin: &[u32],
@@ -106,7 +106,7 @@ pub fn run_method(
 }
 
 /// Regions of `labels` in more than one connected piece.
-pub fn disconnected_regions(problem: &Problem, labels: &[u32]) -> usize {
+pub(crate) fn disconnected_regions(problem: &Problem, labels: &[u32]) -> usize {
     let mut pieces = vec![0usize; problem.regions];
     for component in problem.graph.components_by_label(labels) {
         pieces[labels[component[0] as usize] as usize] += 1;

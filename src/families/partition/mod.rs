@@ -12,20 +12,20 @@
 //! held-out areas scored) -> [`family`] (keys to spec, the job's run and rows). [`enumerate`]
 //! gives the exact distribution on small graphs for the tests.
 
-pub mod areas;
+pub(crate) mod areas;
 pub mod baselines;
-pub mod chain;
+pub(crate) mod chain;
 pub mod enumerate;
-pub mod family;
+pub(crate) mod family;
 pub mod graph;
-pub mod keys;
-pub mod learned;
+pub(crate) mod keys;
+pub(crate) mod learned;
 pub mod method;
-pub mod out_of_sample;
-pub mod report;
-pub mod schema;
-pub mod state;
-pub mod task;
+pub(crate) mod out_of_sample;
+pub(crate) mod report;
+pub(crate) mod schema;
+pub(crate) mod state;
+pub(crate) mod task;
 
 /// The family's word in `model.family`.
 pub const NAME: &str = "partition";

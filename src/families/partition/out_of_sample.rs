@@ -76,7 +76,7 @@ impl AreaFolds {
     }
 
     /// The number of folds.
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.count
     }
 
@@ -86,7 +86,7 @@ impl AreaFolds {
     }
 
     /// Per area: whether it is held out in `fold`.
-    pub fn held_out(&self, fold: usize) -> Vec<bool> {
+    pub(crate) fn held_out(&self, fold: usize) -> Vec<bool> {
         self.fold_of.iter().map(|&f| f as usize == fold).collect()
     }
 }
@@ -182,14 +182,19 @@ fn score_fold(
 /// The mean absolute error over the held-out areas of the partition `labels`: each area
 /// predicted by the task model fitted on `training`'s observed targets, from its region; the
 /// truth read from `full`.
-pub fn held_out_mae(training: &Problem, full: &Problem, labels: &[u32], held_out: &[bool]) -> f64 {
+pub(crate) fn held_out_mae(
+    training: &Problem,
+    full: &Problem,
+    labels: &[u32],
+    held_out: &[bool],
+) -> f64 {
     let stats = RegionStats::new(training, labels);
     let predictions = Evaluator::new(training).area_predictions(training, &stats);
     mean_absolute_error(full, held_out, |a| predictions[labels[a] as usize])
 }
 
 /// The mean absolute error over the held-out areas of the training areas' mean target.
-pub fn constant_mae(full: &Problem, held_out: &[bool]) -> f64 {
+pub(crate) fn constant_mae(full: &Problem, held_out: &[bool]) -> f64 {
     let training: Vec<f64> = (0..full.area_count())
         .filter(|&a| !held_out[a])
         .map(|a| full.target_of(a))

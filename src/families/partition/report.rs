@@ -27,7 +27,10 @@ const TITLE_HEIGHT: u32 = 50;
 const LEGEND_HEIGHT: u32 = 40;
 
 /// Both figures, when the results hold partition tables.
-pub fn figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
+pub(crate) fn figures(
+    context: &Context<'_>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     if let Some(table) = context.read(&partitions::TABLE, None, notes)? {
         figures.extend(map_figure(context, &table)?);

@@ -24,14 +24,13 @@ crate::declare_table! {
         REVERSIBLE: bool = optional("reversible", "whether the chain targets exp(-F/T) exactly (flip, softmax-flip); learned-flip is a search heuristic (partition chains)"),
     }
     items {
-        /// The shared columns every family's jobs row starts from.
-        pub use crate::table::shared::jobs::*;
+
     }
 }
 
 crate::declare_table! {
     /// `partitions.parquet`: one row per partition job, partition and area.
-    pub mod partitions = "partitions", one row per "partition job, partition and area" {
+    pub(crate) mod partitions = "partitions", one row per "partition job, partition and area" {
         use shared::JOB_ID,
         WHICH: String = required("which", "`final`, `best` (smallest F visited) or `start` (the administrative pieces a chain started from); baselines: `final` and `best`, the same").index(),
         AREA: String = required("area", "the area's id in the areas CSV").index(),
@@ -44,7 +43,7 @@ crate::declare_table! {
 
 crate::declare_table! {
     /// `partition_traces.parquet`: one row per partition chain and recorded iteration.
-    pub mod partition_traces = "partition_traces", one row per "partition chain and recorded iteration (every `sampler.thin`)" {
+    pub(crate) mod partition_traces = "partition_traces", one row per "partition chain and recorded iteration (every `sampler.thin`)" {
         use shared::JOB_ID,
         use shared::ITERATION,
         F: f64 = required("f", "F(Z) of the chain's state"),

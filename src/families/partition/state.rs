@@ -83,15 +83,15 @@ impl Partition {
         partition
     }
 
-    pub fn labels(&self) -> &[u32] {
+    pub(crate) fn labels(&self) -> &[u32] {
         &self.region_of
     }
 
-    pub fn region_of(&self, a: usize) -> u32 {
+    pub(crate) fn region_of(&self, a: usize) -> u32 {
         self.region_of[a]
     }
 
-    pub fn region_count(&self) -> usize {
+    pub(crate) fn region_count(&self) -> usize {
         self.members.len()
     }
 
@@ -109,12 +109,12 @@ impl Partition {
     }
 
     /// All boundary pairs |B(Z)|.
-    pub fn pair_count(&self) -> usize {
+    pub(crate) fn pair_count(&self) -> usize {
         self.pairs.iter().map(Vec::len).sum()
     }
 
     /// The k-th boundary pair over all regions (regions in order, then list order).
-    pub fn pair_at(&self, mut k: usize) -> (u32, u32) {
+    pub(crate) fn pair_at(&self, mut k: usize) -> (u32, u32) {
         for list in &self.pairs {
             if k < list.len() {
                 return list[k];
@@ -125,7 +125,7 @@ impl Partition {
     }
 
     /// Whether flipping area `a` out of its region leaves that region non-empty and connected.
-    pub fn check_flip(&mut self, graph: &Adjacency, a: usize) -> Result<(), InvalidFlip> {
+    pub(crate) fn check_flip(&mut self, graph: &Adjacency, a: usize) -> Result<(), InvalidFlip> {
         let s = self.region_of[a];
         if self.members[s as usize].len() == 1 {
             return Err(InvalidFlip::EmptiesRegion);
@@ -182,7 +182,7 @@ impl Partition {
 
     /// Move area `a` into region `t`, updating members and boundary pairs. The caller has
     /// checked the move with [`Self::check_flip`]; `t` must differ from a's region.
-    pub fn flip(&mut self, graph: &Adjacency, a: usize, t: u32) {
+    pub(crate) fn flip(&mut self, graph: &Adjacency, a: usize, t: u32) {
         let s = self.region_of[a];
         debug_assert_ne!(s, t);
         self.move_member(a, s, t);

@@ -116,7 +116,7 @@ pub struct Problem {
     observed: Vec<bool>,
     p: usize,
     pub regions: usize,
-    pub settings: TaskSettings,
+    pub(crate) settings: TaskSettings,
 }
 
 impl Problem {
@@ -141,7 +141,7 @@ impl Problem {
         }
     }
 
-    pub fn from_areas(
+    pub(crate) fn from_areas(
         areas: &Areas,
         graph: Adjacency,
         regions: usize,
@@ -162,12 +162,12 @@ impl Problem {
         self.target.len()
     }
 
-    pub fn feature_count(&self) -> usize {
+    pub(crate) fn feature_count(&self) -> usize {
         self.p
     }
 
     /// Standardised features of area a.
-    pub fn features_of(&self, a: usize) -> &[f64] {
+    pub(crate) fn features_of(&self, a: usize) -> &[f64] {
         &self.features[a * self.p..(a + 1) * self.p]
     }
 
@@ -177,14 +177,14 @@ impl Problem {
     }
 
     /// Whether area a's target may enter F and the task model.
-    pub fn is_observed(&self, a: usize) -> bool {
+    pub(crate) fn is_observed(&self, a: usize) -> bool {
         self.observed[a]
     }
 
     /// The same problem with the targets of the areas where `hidden` holds taken out: they are
     /// stored as NaN, so that a use that should not happen shows in the numbers. Graph, features
     /// (standardised over every area, as before) and settings are unchanged.
-    pub fn hiding_targets(&self, hidden: &[bool]) -> Problem {
+    pub(crate) fn hiding_targets(&self, hidden: &[bool]) -> Problem {
         assert_eq!(hidden.len(), self.area_count(), "one flag per area");
         let mut problem = self.clone();
         for (a, &hide) in hidden.iter().enumerate() {
@@ -240,7 +240,7 @@ pub enum Crossing {
 
 impl RegionStats {
     /// Sums over the areas of each region of `labels`.
-    pub fn new(problem: &Problem, labels: &[u32]) -> Self {
+    pub(crate) fn new(problem: &Problem, labels: &[u32]) -> Self {
         let width = problem.p + 1;
         let mut stats = Self {
             sizes: vec![0; problem.regions],
@@ -255,7 +255,7 @@ impl RegionStats {
     }
 
     /// Add (sign 1) or remove (sign -1) area a to or from region r's sums.
-    pub fn add(&mut self, problem: &Problem, a: usize, r: usize, sign: f64) {
+    pub(crate) fn add(&mut self, problem: &Problem, a: usize, r: usize, sign: f64) {
         let row = &mut self.sums[r * self.width..(r + 1) * self.width];
         for (s, x) in row.iter_mut().zip(problem.features_of(a)) {
             *s += sign * x;
@@ -277,18 +277,18 @@ impl RegionStats {
         }
     }
 
-    pub fn size(&self, r: usize) -> usize {
+    pub(crate) fn size(&self, r: usize) -> usize {
         self.sizes[r]
     }
 
     /// Areas of region r whose target is observed.
-    pub fn observed(&self, r: usize) -> usize {
+    pub(crate) fn observed(&self, r: usize) -> usize {
         self.observed[r]
     }
 
     /// Y_r, the region's target aggregate as the task model sees it; None when none of its
     /// areas' targets is observed.
-    pub fn target_aggregate(&self, problem: &Problem, r: usize) -> Option<f64> {
+    pub(crate) fn target_aggregate(&self, problem: &Problem, r: usize) -> Option<f64> {
         aggregate_target(
             problem.settings.aggregate,
             self.row(r)[problem.p],
@@ -299,7 +299,13 @@ impl RegionStats {
 
     /// The change of Y_r when area a leaves or joins region r (0 when Y_r is undefined before or
     /// after): what the learned flip reads, never a hidden target.
-    pub fn target_change(&self, problem: &Problem, a: usize, r: usize, crossing: Crossing) -> f64 {
+    pub(crate) fn target_change(
+        &self,
+        problem: &Problem,
+        a: usize,
+        r: usize,
+        crossing: Crossing,
+    ) -> f64 {
         let (sum, size, observed) = (self.row(r)[problem.p], self.sizes[r], self.observed[r]);
         let seen = problem.is_observed(a);
         let y = if seen { problem.target_of(a) } else { 0.0 };
@@ -331,12 +337,12 @@ impl RegionStats {
         }
     }
 
-    pub fn row(&self, r: usize) -> &[f64] {
+    pub(crate) fn row(&self, r: usize) -> &[f64] {
         &self.sums[r * self.width..(r + 1) * self.width]
     }
 
     /// The two rows and sizes of regions `s` and `t`, to restore after a rejected move.
-    pub fn save(&self, s: usize, t: usize) -> SavedRows {
+    pub(crate) fn save(&self, s: usize, t: usize) -> SavedRows {
         SavedRows {
             s,
             t,
@@ -346,7 +352,7 @@ impl RegionStats {
         }
     }
 
-    pub fn restore(&mut self, saved: &SavedRows) {
+    pub(crate) fn restore(&mut self, saved: &SavedRows) {
         let w = self.width;
         self.sums[saved.s * w..(saved.s + 1) * w].copy_from_slice(&saved.rows[0]);
         self.sums[saved.t * w..(saved.t + 1) * w].copy_from_slice(&saved.rows[1]);
@@ -359,7 +365,7 @@ impl RegionStats {
 
 /// Rows of two regions saved before a tentative move.
 #[derive(Debug, Clone)]
-pub struct SavedRows {
+pub(crate) struct SavedRows {
     s: usize,
     t: usize,
     rows: [Vec<f64>; 2],
@@ -390,14 +396,14 @@ fn aggregate_target(
 pub struct Evaluation {
     pub f: f64,
     /// Sum of the regions' task errors.
-    pub task_error: f64,
-    pub penalty: f64,
+    pub(crate) task_error: f64,
+    pub(crate) penalty: f64,
     /// err(Y_j - f(X_j)) per region.
-    pub errors: Vec<f64>,
+    pub(crate) errors: Vec<f64>,
     /// Y_j - f(X_j) per region.
-    pub residuals: Vec<f64>,
+    pub(crate) residuals: Vec<f64>,
     /// Mean absolute residual over regions (the training region MAE).
-    pub mae: f64,
+    pub(crate) mae: f64,
 }
 
 /// Fits the task model and evaluates F, reusing its buffers between calls.
@@ -411,7 +417,7 @@ pub struct Evaluator {
 }
 
 impl Evaluator {
-    pub fn new(problem: &Problem) -> Self {
+    pub(crate) fn new(problem: &Problem) -> Self {
         let q = problem.p + 1;
         Self {
             design: vec![0.0; problem.regions * q],
@@ -424,7 +430,12 @@ impl Evaluator {
 
     /// Evaluate F for the regions summarised by `stats` into `out`. A region with no observed
     /// target has residual and error 0 and is left out of the fit and of the MAE.
-    pub fn evaluate(&mut self, problem: &Problem, stats: &RegionStats, out: &mut Evaluation) {
+    pub(crate) fn evaluate(
+        &mut self,
+        problem: &Problem,
+        stats: &RegionStats,
+        out: &mut Evaluation,
+    ) {
         self.build_design(problem, stats);
         let seen = |j: usize| stats.observed(j) > 0;
         self.fit(problem, seen);
@@ -461,7 +472,7 @@ impl Evaluator {
     /// Region MAE cross-validated over regions: regions ordered by their smallest area fall
     /// into `cv_folds` folds in turn; each fold is predicted by the model fitted on the others.
     /// Regions with no observed target are neither fitted nor scored.
-    pub fn cross_validated_mae(
+    pub(crate) fn cross_validated_mae(
         &mut self,
         problem: &Problem,
         stats: &RegionStats,
@@ -485,7 +496,7 @@ impl Evaluator {
 
     /// What the task model, fitted on the regions with an observed target, predicts for one
     /// area of each region: f(X_j), or f(X_j) / n_j when Y_j is a sum.
-    pub fn area_predictions(&mut self, problem: &Problem, stats: &RegionStats) -> Vec<f64> {
+    pub(crate) fn area_predictions(&mut self, problem: &Problem, stats: &RegionStats) -> Vec<f64> {
         self.build_design(problem, stats);
         self.fit(problem, |j| stats.observed(j) > 0);
         let q = problem.p + 1;
@@ -541,7 +552,7 @@ impl Evaluator {
 }
 
 /// Which fold each region is in: regions ranked by their smallest area, rank mod folds.
-pub fn region_folds(labels: &[u32], regions: usize, folds: usize) -> Vec<usize> {
+pub(crate) fn region_folds(labels: &[u32], regions: usize, folds: usize) -> Vec<usize> {
     let mut first = vec![usize::MAX; regions];
     for (a, &r) in labels.iter().enumerate() {
         first[r as usize] = first[r as usize].min(a);
@@ -617,7 +628,7 @@ fn cholesky(a: &[f64], q: usize, jitter: f64, l: &mut [f64]) -> bool {
 }
 
 /// Mean of the region errors, or 1 when they are all 0 (a scale for errors and changes of F).
-pub fn mean_error(errors: &[f64]) -> f64 {
+pub(crate) fn mean_error(errors: &[f64]) -> f64 {
     let mean = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
     if mean > 0.0 && mean.is_finite() {
         mean

@@ -12,7 +12,7 @@ use crate::incomplete_gamma::lower_regularized_gamma;
 
 crate::closed_names! {
     /// The families of hyperparameter priors, as a study names them.
-    pub enum PriorFamily {
+    pub(crate) enum PriorFamily {
         /// `log-normal(mu, sigma)`: log x ~ N(mu, sigma^2).
         LogNormal = "log-normal",
         /// `gamma(shape, rate)`: density proportional to x^(shape - 1) exp(-rate x).
@@ -30,7 +30,7 @@ crate::closed_names! {
 
 /// A prior on one hyperparameter (checked: every parameter in its range).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum HyperPrior {
+pub(crate) enum HyperPrior {
     LogNormal { mu: f64, sigma: f64 },
     Gamma { shape: f64, rate: f64 },
     InverseGamma { shape: f64, scale: f64 },
@@ -41,7 +41,7 @@ pub enum HyperPrior {
 
 /// Where a distribution puts its mass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Support {
+pub(crate) enum Support {
     /// x > 0 (sampled on log x).
     Positive,
     /// Any real x.
@@ -52,7 +52,7 @@ pub enum Support {
 
 /// A prior written wrongly.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum PriorSyntaxError {
+pub(crate) enum PriorSyntaxError {
     #[error("`{text}` is not of the form name(a, b), e.g. \"log-normal(-1.2, 0.5)\"")]
     Form { text: String },
     #[error("`{name}` is not a prior family")]
@@ -74,7 +74,7 @@ pub enum PriorSyntaxError {
 }
 
 /// The forms allowed, for error messages and the key documentation.
-pub const PRIOR_FORMS: &str = "\"log-normal(mu, sigma)\" (sigma > 0), \"gamma(shape, rate)\" \
+pub(crate) const PRIOR_FORMS: &str = "\"log-normal(mu, sigma)\" (sigma > 0), \"gamma(shape, rate)\" \
      (both > 0), \"inverse-gamma(shape, scale)\" (both > 0), \"half-normal(sd)\" (sd > 0), \
      \"uniform(low, high)\" (low < high), \"normal(mean, sd)\" (sd > 0)";
 
@@ -110,7 +110,7 @@ impl HyperPrior {
     }
 
     /// The prior of `family` with `parameters`, checked.
-    pub fn new(family: PriorFamily, parameters: &[f64]) -> Result<Self, PriorSyntaxError> {
+    pub(crate) fn new(family: PriorFamily, parameters: &[f64]) -> Result<Self, PriorSyntaxError> {
         let names = match family {
             PriorFamily::LogNormal => "mu, sigma",
             PriorFamily::Gamma => "shape, rate",
@@ -183,7 +183,7 @@ impl HyperPrior {
         Ok(prior)
     }
 
-    pub fn family(&self) -> PriorFamily {
+    pub(crate) fn family(&self) -> PriorFamily {
         match self {
             HyperPrior::LogNormal { .. } => PriorFamily::LogNormal,
             HyperPrior::Gamma { .. } => PriorFamily::Gamma,
@@ -194,7 +194,7 @@ impl HyperPrior {
         }
     }
 
-    pub fn support(&self) -> Support {
+    pub(crate) fn support(&self) -> Support {
         match self {
             HyperPrior::Normal { .. } => Support::Real,
             HyperPrior::Uniform { .. } => Support::Interval,
@@ -203,7 +203,7 @@ impl HyperPrior {
     }
 
     /// Whether the prior puts all its mass on x > 0 (a length scale or a variance needs it).
-    pub fn is_positive(&self) -> bool {
+    pub(crate) fn is_positive(&self) -> bool {
         match *self {
             HyperPrior::Uniform { low, .. } => low >= 0.0,
             HyperPrior::Normal { .. } => false,
@@ -212,7 +212,7 @@ impl HyperPrior {
     }
 
     /// log p(x), the normalising constant included (-inf outside the support).
-    pub fn log_density(&self, x: f64) -> f64 {
+    pub(crate) fn log_density(&self, x: f64) -> f64 {
         use std::f64::consts::PI;
         let half_log_2pi = 0.5 * (2.0 * PI).ln();
         if !x.is_finite() {
@@ -243,7 +243,7 @@ impl HyperPrior {
     }
 
     /// One draw.
-    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+    pub(crate) fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
         let standard = || Normal::new(0.0, 1.0).expect("unit normal");
         match *self {
             HyperPrior::LogNormal { mu, sigma } => (mu + sigma * standard().sample(rng)).exp(),
@@ -262,7 +262,7 @@ impl HyperPrior {
     }
 
     /// The value as the study writes it: `family(a, b)` with `{:?}` numbers.
-    pub fn canonical(&self) -> String {
+    pub(crate) fn canonical(&self) -> String {
         let parameters: Vec<f64> = match *self {
             HyperPrior::LogNormal { mu, sigma } => vec![mu, sigma],
             HyperPrior::Gamma { shape, rate } => vec![shape, rate],
@@ -277,7 +277,7 @@ impl HyperPrior {
 
     /// The median: the value with half the prior's mass on either side. Closed forms but for
     /// the gamma family, whose median is found by bisection on its distribution function.
-    pub fn median(&self) -> f64 {
+    pub(crate) fn median(&self) -> f64 {
         /// The median of |N(0, 1)|: Phi^-1(3/4).
         const HALF_NORMAL_MEDIAN: f64 = 0.674_489_750_196_081_7;
         match *self {
@@ -295,7 +295,7 @@ impl HyperPrior {
     /// sigma of the log-normal; sqrt(trigamma(shape)) for log x of a gamma or inverse-gamma;
     /// pi / sqrt(8) for log |N(0, sd^2)| whatever sd; pi / sqrt(3) for the logit of a uniform
     /// position (the standard logistic); sd of the normal.
-    pub fn unconstrained_sd(&self) -> f64 {
+    pub(crate) fn unconstrained_sd(&self) -> f64 {
         use std::f64::consts::PI;
         match *self {
             HyperPrior::LogNormal { sigma, .. } => sigma,
@@ -310,7 +310,8 @@ impl HyperPrior {
 
     /// The unconstrained coordinate z of a value x: log x on the positive half-line, the logit of
     /// (x - low) / (high - low) on an interval, x itself on the line.
-    pub fn to_unconstrained(&self, x: f64) -> f64 {
+    #[allow(clippy::wrong_self_convention)] // the prior maps its own coordinates
+    pub(crate) fn to_unconstrained(&self, x: f64) -> f64 {
         match (*self, self.support()) {
             (_, Support::Positive) => x.ln(),
             (HyperPrior::Uniform { low, high }, Support::Interval) => {
@@ -322,7 +323,8 @@ impl HyperPrior {
     }
 
     /// The value x of an unconstrained coordinate z.
-    pub fn from_unconstrained(&self, z: f64) -> f64 {
+    #[allow(clippy::wrong_self_convention)] // the prior maps its own coordinates
+    pub(crate) fn from_unconstrained(&self, z: f64) -> f64 {
         match (*self, self.support()) {
             (_, Support::Positive) => z.exp(),
             (HyperPrior::Uniform { low, high }, Support::Interval) => {
@@ -333,7 +335,7 @@ impl HyperPrior {
     }
 
     /// log p(z) on the unconstrained coordinate: log p(x(z)) + log |dx / dz|.
-    pub fn log_density_unconstrained(&self, z: f64) -> f64 {
+    pub(crate) fn log_density_unconstrained(&self, z: f64) -> f64 {
         let x = self.from_unconstrained(z);
         let jacobian = match (*self, self.support()) {
             (_, Support::Positive) => z,
@@ -347,7 +349,7 @@ impl HyperPrior {
     }
     /// d log p(z) / dz on the unconstrained coordinate (the Jacobian's slope included), in
     /// closed form for every family: what a gradient-based chain on the hyperparameters needs.
-    pub fn log_density_unconstrained_slope(&self, z: f64) -> f64 {
+    pub(crate) fn log_density_unconstrained_slope(&self, z: f64) -> f64 {
         match *self {
             // x = e^z: d/dz [log p(x) + z] = x d log p / dx + 1.
             HyperPrior::LogNormal { mu, sigma } => -(z - mu) / (sigma * sigma),
@@ -361,7 +363,7 @@ impl HyperPrior {
     }
 
     /// dx / dz: how the value moves with its unconstrained coordinate.
-    pub fn value_slope(&self, z: f64) -> f64 {
+    pub(crate) fn value_slope(&self, z: f64) -> f64 {
         match (*self, self.support()) {
             (_, Support::Positive) => z.exp(),
             (HyperPrior::Uniform { low, high }, Support::Interval) => {
@@ -415,7 +417,7 @@ fn softplus(x: f64) -> f64 {
 
 /// s of a covariate coefficient's prior written `"normal(0, s)"` (s > 0); None for any other
 /// text (`model.coefficient_prior`).
-pub fn coefficient_prior_sd(text: &str) -> Option<f64> {
+pub(crate) fn coefficient_prior_sd(text: &str) -> Option<f64> {
     match HyperPrior::parse(text) {
         Ok(HyperPrior::Normal { mean, sd }) if mean == 0.0 && sd > 0.0 => Some(sd),
         _ => None,

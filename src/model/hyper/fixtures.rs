@@ -9,7 +9,7 @@ use crate::model::grid::Grid;
 use crate::model::spec::{KernelSpec, LikelihoodKind, MeanSpec, ModelSpec};
 
 /// A poisson model on `grid` with `kernel` and the hyperparameters `priors` names inferred.
-pub fn model(grid: Grid, kernel: KernelSpec, priors: &[(HyperName, &str)]) -> ModelSpec {
+pub(crate) fn model(grid: Grid, kernel: KernelSpec, priors: &[(HyperName, &str)]) -> ModelSpec {
     ModelSpec {
         grid,
         kernel,
@@ -29,7 +29,7 @@ pub fn model(grid: Grid, kernel: KernelSpec, priors: &[(HyperName, &str)]) -> Mo
 }
 
 /// The values of the hyperparameters not inferred (length scale along y `ly`).
-pub fn base(ly: Option<f64>) -> Hyperparameters {
+pub(crate) fn base(ly: Option<f64>) -> Hyperparameters {
     Hyperparameters {
         length_scale: 0.4,
         length_scale_y: ly,
@@ -40,7 +40,7 @@ pub fn base(ly: Option<f64>) -> Hyperparameters {
 
 /// The gradient checks' two models: a square grid with the length scale, the variance and the
 /// mean inferred, and a rectangle with a length scale per axis, the variance and a covariate.
-pub fn gradient_models() -> [ModelSpec; 2] {
+pub(crate) fn gradient_models() -> [ModelSpec; 2] {
     let square = model(
         Grid::new(4),
         KernelSpec::squared_exponential(0.4, 1.3),
@@ -81,7 +81,7 @@ pub fn gradient_models() -> [ModelSpec; 2] {
 
 /// `density`'s gradient at a fixed point of dimension `dim` against central differences of its
 /// value along every coordinate (relative tolerance 1e-5); `what` names the case.
-pub fn check_gradient(
+pub(crate) fn check_gradient(
     dim: usize,
     mut density: impl FnMut(&[f64], &mut [f64]) -> f64,
     what: &str,

@@ -61,14 +61,14 @@ use crate::model::spec::ModelSpec;
 /// field's posterior: a dense, low-rank mass matrix NUTS cannot learn from its diagonal. Its
 /// Jacobian is constant, so the joint density in eta differs by a constant only.
 #[derive(Debug, Clone)]
-pub struct Preconditioner {
+pub(crate) struct Preconditioner {
     vectors: Mat<f64>,
     shrink: Vec<f64>,
 }
 
 impl Preconditioner {
     /// From eigenpairs (the columns of `vectors`, orthonormal) of the misfit Hessian.
-    pub fn from_eigenpairs(vectors: Mat<f64>, values: &[f64]) -> Self {
+    pub(crate) fn from_eigenpairs(vectors: Mat<f64>, values: &[f64]) -> Self {
         let shrink = values
             .iter()
             .map(|&lambda| 1.0 - 1.0 / (1.0 + lambda.max(0.0)).sqrt())
@@ -76,18 +76,13 @@ impl Preconditioner {
         Self { vectors, shrink }
     }
 
-    /// The number of directions it rescales.
-    pub fn rank(&self) -> usize {
-        self.shrink.len()
-    }
-
     /// out = A x.
-    pub fn apply(&self, x: &[f64], out: &mut [f64]) {
+    pub(crate) fn apply(&self, x: &[f64], out: &mut [f64]) {
         self.low_rank(x, out, |d| -d);
     }
 
     /// out = A^-1 x.
-    pub fn apply_inverse(&self, x: &[f64], out: &mut [f64]) {
+    pub(crate) fn apply_inverse(&self, x: &[f64], out: &mut [f64]) {
         self.low_rank(x, out, |d| d / (1.0 - d));
     }
 
@@ -114,16 +109,16 @@ impl Preconditioner {
 /// coefficients', then the unconstrained hyperparameters; `base` holds the values of those not
 /// inferred.
 #[derive(Debug, Clone, Copy)]
-pub struct JointLayout<'a> {
-    pub model: &'a ModelSpec,
-    pub base: Hyperparameters,
+pub(crate) struct JointLayout<'a> {
+    pub(crate) model: &'a ModelSpec,
+    pub(crate) base: Hyperparameters,
     /// The whitened field's coordinates: the grid's cells, or a circulant root's torus cells.
-    pub field_dim: usize,
+    pub(crate) field_dim: usize,
 }
 
 impl<'a> JointLayout<'a> {
     /// The layout of a field with one whitened coordinate a cell.
-    pub fn new(model: &'a ModelSpec, base: Hyperparameters) -> Self {
+    pub(crate) fn new(model: &'a ModelSpec, base: Hyperparameters) -> Self {
         Self {
             model,
             base,
@@ -131,31 +126,31 @@ impl<'a> JointLayout<'a> {
         }
     }
 
-    pub fn priors(&self) -> &HyperPriors {
+    pub(crate) fn priors(&self) -> &HyperPriors {
         &self.model.hyper
     }
 
-    pub fn covariates(&self) -> Option<&Covariates> {
+    pub(crate) fn covariates(&self) -> Option<&Covariates> {
         self.model.covariates.as_deref()
     }
 
     /// The whitened field's coordinates: the first values of q.
-    pub fn field_dim(&self) -> usize {
+    pub(crate) fn field_dim(&self) -> usize {
         self.field_dim
     }
 
     /// The field's and the coefficients' coordinates: the first values of q.
-    pub fn latent_dim(&self) -> usize {
+    pub(crate) fn latent_dim(&self) -> usize {
         self.field_dim + self.covariates().map_or(0, Covariates::count)
     }
 
     /// The dimension of q.
-    pub fn dim(&self) -> usize {
+    pub(crate) fn dim(&self) -> usize {
         self.latent_dim() + self.priors().len()
     }
 
     /// The hyperparameters at q.
-    pub fn values(&self, q: &[f64]) -> Hyperparameters {
+    pub(crate) fn values(&self, q: &[f64]) -> Hyperparameters {
         self.priors()
             .from_unconstrained(&q[self.latent_dim()..], self.base)
     }
@@ -163,7 +158,7 @@ impl<'a> JointLayout<'a> {
 
 /// The joint posterior density of one job's model and data.
 #[derive(Debug, Clone)]
-pub struct JointDensity<'a> {
+pub(crate) struct JointDensity<'a> {
     layout: JointLayout<'a>,
     likelihood: &'a Likelihood,
     observed_cells: &'a [usize],
@@ -198,7 +193,7 @@ struct Buffers {
 
 /// The prior's root as the joint chains hold it: one value shared by a job's chains.
 #[derive(Debug, Clone)]
-pub enum JointRoot {
+pub(crate) enum JointRoot {
     /// The separable root, tabulated in log l: the squared exponential, or any kernel on a 1-D
     /// grid.
     Separable(SeparableTable),
@@ -212,7 +207,7 @@ impl JointRoot {
     /// [`length_scale_reach`] when a torus within
     /// [`crate::model::prior::circulant_root::MAX_CHAIN_TORUS_FACTOR`] times the minimal
     /// one can; beyond its [`CirculantRoot::largest_length_scale`] the density is zero.
-    pub fn for_model(model: &ModelSpec, base: Hyperparameters) -> Result<Self, PriorError> {
+    pub(crate) fn for_model(model: &ModelSpec, base: Hyperparameters) -> Result<Self, PriorError> {
         let (grid, kind) = (model.grid, model.kernel.kind);
         if kind.is_separable_on(grid) {
             return Ok(Self::Separable(SeparableTable::new(grid, kind)));
@@ -223,7 +218,7 @@ impl JointRoot {
     }
 
     /// The whitened field's coordinates under this root on `grid`.
-    pub fn field_dim(&self, grid: Grid) -> usize {
+    pub(crate) fn field_dim(&self, grid: Grid) -> usize {
         match self {
             Self::Separable(_) => grid.cells(),
             Self::Circulant(root) => root.latent_dim(),
@@ -231,7 +226,7 @@ impl JointRoot {
     }
 
     /// The circulant root, if it is one.
-    pub fn circulant(&self) -> Option<&CirculantRoot> {
+    pub(crate) fn circulant(&self) -> Option<&CirculantRoot> {
         match self {
             Self::Separable(_) => None,
             Self::Circulant(root) => Some(root),
@@ -246,7 +241,7 @@ const REACH_QUANTILE_Z: f64 = 2.326;
 /// The length scale a chain should be able to reach: its prior's 99th percentile on the
 /// unconstrained scale (the median moved by 2.326 standard deviations: exact for a log-normal
 /// prior), or the value it starts from, whichever is larger; the start when it is not inferred.
-pub fn length_scale_reach(priors: &HyperPriors, base: Hyperparameters) -> f64 {
+pub(crate) fn length_scale_reach(priors: &HyperPriors, base: Hyperparameters) -> f64 {
     let Some(prior) = priors.prior(HyperName::LengthScale) else {
         return base.length_scale;
     };
@@ -261,7 +256,7 @@ pub fn length_scale_reach(priors: &HyperPriors, base: Hyperparameters) -> f64 {
 
 /// The largest length scale a joint chain on `model`'s prior reaches from `start`: where its
 /// circulant root's torus stops embedding the kernel, infinite for a separable root.
-pub fn length_scale_limit(model: &ModelSpec, start: Hyperparameters) -> f64 {
+pub(crate) fn length_scale_limit(model: &ModelSpec, start: Hyperparameters) -> f64 {
     JointRoot::for_model(model, start)
         .ok()
         .and_then(|root| root.circulant().map(CirculantRoot::largest_length_scale))
@@ -277,7 +272,7 @@ const TRUNCATION_NOTICE_Z: f64 = 3.09;
 /// the torus embeds the
 /// kernel only up to a length scale below the prior's 99.9th percentile, or the posterior's 95th
 /// percentile (`posterior_q95`) reaches half of it.
-pub fn truncation_warning(
+pub(crate) fn truncation_warning(
     model: &ModelSpec,
     circulant: &CirculantRoot,
     posterior_q95: Option<f64>,
@@ -320,16 +315,16 @@ struct CentredMean {
 
 /// A point of the joint chain: its field, log-likelihood and hyperparameters.
 #[derive(Debug, Clone, Copy)]
-pub struct JointPoint {
-    pub values: Hyperparameters,
-    pub log_likelihood: f64,
+pub(crate) struct JointPoint {
+    pub(crate) values: Hyperparameters,
+    pub(crate) log_likelihood: f64,
 }
 
 impl<'a> JointDensity<'a> {
     /// The joint density of `model` (grid, kernel, priors, covariates) on data `likelihood`
     /// observed at `observed_cells`, the hyperparameters not inferred fixed at `base`, with
     /// the prior's `root` ([`JointRoot::for_model`], shared with the job's other chains).
-    pub fn new(
+    pub(crate) fn new(
         model: &'a ModelSpec,
         base: Hyperparameters,
         likelihood: &'a Likelihood,
@@ -376,7 +371,7 @@ impl<'a> JointDensity<'a> {
     }
 
     /// The same density in the coordinates eta of `preconditioner` (xi = A eta).
-    pub fn preconditioned(mut self, preconditioner: Arc<Preconditioner>) -> Self {
+    pub(crate) fn preconditioned(mut self, preconditioner: Arc<Preconditioner>) -> Self {
         self.unpreconditioned = vec![0.0; self.layout.dim()];
         self.unpreconditioned_gradient = vec![0.0; self.layout.dim()];
         self.preconditioner = Some(preconditioner);
@@ -385,7 +380,7 @@ impl<'a> JointDensity<'a> {
 
     /// The point's whitened coordinates and hyperparameters [xi, z_theta], from its own
     /// coordinates (eta when preconditioned).
-    pub fn whitened(&self, q: &[f64]) -> Vec<f64> {
+    pub(crate) fn whitened(&self, q: &[f64]) -> Vec<f64> {
         let mut out = q.to_vec();
         if let Some(p) = &self.preconditioner {
             let latent = self.layout.latent_dim();
@@ -395,7 +390,8 @@ impl<'a> JointDensity<'a> {
     }
 
     /// A point's own coordinates from [xi, z_theta] (the inverse of [`JointDensity::whitened`]).
-    pub fn from_whitened(&self, whitened: &[f64]) -> Vec<f64> {
+    #[allow(clippy::wrong_self_convention)] // the density maps its own coordinates
+    pub(crate) fn from_whitened(&self, whitened: &[f64]) -> Vec<f64> {
         let mut out = whitened.to_vec();
         if let Some(p) = &self.preconditioner {
             let latent = self.layout.latent_dim();
@@ -405,16 +401,16 @@ impl<'a> JointDensity<'a> {
     }
 
     /// The model whose posterior this is.
-    pub fn model(&self) -> &'a ModelSpec {
+    pub(crate) fn model(&self) -> &'a ModelSpec {
         self.layout.model
     }
 
-    pub fn layout(&self) -> &JointLayout<'a> {
+    pub(crate) fn layout(&self) -> &JointLayout<'a> {
         &self.layout
     }
 
     /// The field `field` at the observed cells.
-    pub fn observed(&self, field: &[f64]) -> Vec<f64> {
+    pub(crate) fn observed(&self, field: &[f64]) -> Vec<f64> {
         let mut out = vec![0.0; self.observed_cells.len()];
         gather(field, self.observed_cells, &mut out);
         out
@@ -423,7 +419,7 @@ impl<'a> JointDensity<'a> {
     /// The point q of whitened coordinates `xi` (the field's, then the coefficients') and
     /// hyperparameters `values`: their unconstrained coordinates, a centred mean's moved by the
     /// field's average. `None` where the prior cannot be built at `values`.
-    pub fn point_at(&mut self, xi: &[f64], values: &Hyperparameters) -> Option<Vec<f64>> {
+    pub(crate) fn point_at(&mut self, xi: &[f64], values: &Hyperparameters) -> Option<Vec<f64>> {
         let mut q = xi.to_vec();
         q.extend(self.layout.priors().to_unconstrained(values));
         if let Some(centred) = self.centred_mean {
@@ -437,7 +433,7 @@ impl<'a> JointDensity<'a> {
 
     /// The field u at q into `field`, with the point's hyperparameters and log-likelihood, or
     /// `None` where the prior cannot be built (a length scale outside double precision).
-    pub fn point(&mut self, q: &[f64], field: &mut [f64]) -> Option<JointPoint> {
+    pub(crate) fn point(&mut self, q: &[f64], field: &mut [f64]) -> Option<JointPoint> {
         let mut values = self.layout.values(q);
         let root = self.root(&values, false)?;
         self.fill_field(q, &mut values, &root);
@@ -498,7 +494,7 @@ impl<'a> JointDensity<'a> {
     /// log pi(q) (up to a constant) with its gradient written into `gradient`; -inf (gradient
     /// untouched) where the prior cannot be built or the hyperparameters' density is zero. With a
     /// preconditioner, q = [eta, z_theta] and the gradient is A times xi's.
-    pub fn log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64 {
+    pub(crate) fn log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64 {
         let Some(p) = self.preconditioner.clone() else {
             return self.whitened_log_density(q, gradient);
         };

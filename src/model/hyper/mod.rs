@@ -9,18 +9,16 @@
 //! density there, Jacobian included. How the chain updates them is the sampler's business
 //! ([`crate::sampler::hyper`]).
 
-pub mod distribution;
+pub(crate) mod distribution;
 #[cfg(test)]
 pub(crate) mod fixtures;
-pub mod joint;
-pub mod priors;
-pub mod spectral_joint;
-pub mod values;
+pub(crate) mod joint;
+pub(crate) mod priors;
+pub(crate) mod spectral_joint;
+pub(crate) mod values;
 
-pub use distribution::{
-    HyperPrior, PRIOR_FORMS, PriorFamily, PriorSyntaxError, Support, coefficient_prior_sd,
-};
-pub use priors::{FAR_START_SDS, HyperPriors};
+pub(crate) use distribution::{HyperPrior, PRIOR_FORMS, coefficient_prior_sd};
+pub(crate) use priors::HyperPriors;
 pub use values::{HyperName, Hyperparameters};
 
 use super::prior::{Prior, PriorError, model_prior};
@@ -38,6 +36,9 @@ pub fn fixed_values(model: &ModelSpec, mean: f64) -> Hyperparameters {
 }
 
 /// The prior of `model`'s kernel at `values` on `model`'s grid.
-pub fn prior_at(model: &ModelSpec, values: &Hyperparameters) -> Result<Box<dyn Prior>, PriorError> {
+pub(crate) fn prior_at(
+    model: &ModelSpec,
+    values: &Hyperparameters,
+) -> Result<Box<dyn Prior>, PriorError> {
     model_prior(model, model.kernel.at(values))
 }

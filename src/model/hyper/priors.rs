@@ -7,7 +7,7 @@ use super::values::{HyperName, Hyperparameters};
 /// The priors of the inferred hyperparameters, in [`HyperName`] order; a hyperparameter without
 /// one is fixed at the model's value.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct HyperPriors {
+pub(crate) struct HyperPriors {
     priors: Vec<(HyperName, HyperPrior)>,
     /// The inferred hyperparameters whose value the study set: their chains start there. The
     /// others start at their prior's median, where the prior puts its mass.
@@ -16,13 +16,13 @@ pub struct HyperPriors {
 
 /// How far from its prior's median a chain may start before the job warns, in standard
 /// deviations of the prior on the unconstrained scale.
-pub const FAR_START_SDS: f64 = 4.0;
+pub(crate) const FAR_START_SDS: f64 = 4.0;
 
 impl HyperPriors {
     /// The priors given, one per name at most (kept in [`HyperName`] order). Every chain starts
     /// at the priors' medians until [`HyperPriors::starting_where_set`] names the values the
     /// study set.
-    pub fn new(mut priors: Vec<(HyperName, HyperPrior)>) -> Self {
+    pub(crate) fn new(mut priors: Vec<(HyperName, HyperPrior)>) -> Self {
         priors.sort_by_key(|(name, _)| *name);
         priors.dedup_by_key(|(name, _)| *name);
         Self {
@@ -33,7 +33,7 @@ impl HyperPriors {
 
     /// The same priors, with the chains of `names` starting at the model's value (the study set
     /// it) instead of the prior's median.
-    pub fn starting_where_set(mut self, names: impl IntoIterator<Item = HyperName>) -> Self {
+    pub(crate) fn starting_where_set(mut self, names: impl IntoIterator<Item = HyperName>) -> Self {
         self.set_by_study = names.into_iter().collect();
         self.set_by_study.sort();
         self.set_by_study.dedup();
@@ -44,7 +44,7 @@ impl HyperPriors {
     /// the study did not set moved to its prior's median, and so is one the study set outside
     /// its prior's support (`model.mean = "auto"` read from data the prior excludes; a value
     /// given in the study file is refused before this, when the study is checked).
-    pub fn chain_start(&self, model: Hyperparameters) -> Hyperparameters {
+    pub(crate) fn chain_start(&self, model: Hyperparameters) -> Hyperparameters {
         let mut start = model;
         for (name, prior) in &self.priors {
             let outside = !prior.log_density(model.get(*name)).is_finite();
@@ -58,7 +58,7 @@ impl HyperPriors {
     /// The inferred hyperparameters the study set to a value (in `model`) outside their prior's
     /// support, with that value: their chains start at the prior's median instead
     /// ([`HyperPriors::chain_start`]).
-    pub fn set_outside_support(&self, model: &Hyperparameters) -> Vec<(HyperName, f64)> {
+    pub(crate) fn set_outside_support(&self, model: &Hyperparameters) -> Vec<(HyperName, f64)> {
         self.priors
             .iter()
             .filter(|(name, prior)| {
@@ -70,7 +70,7 @@ impl HyperPriors {
 
     /// The inferred hyperparameters of `start` more than [`FAR_START_SDS`] prior standard
     /// deviations from their prior's median on the unconstrained scale, with that distance.
-    pub fn far_starts(&self, start: &Hyperparameters) -> Vec<(HyperName, f64)> {
+    pub(crate) fn far_starts(&self, start: &Hyperparameters) -> Vec<(HyperName, f64)> {
         self.priors
             .iter()
             .filter_map(|(name, prior)| {
@@ -86,34 +86,30 @@ impl HyperPriors {
     }
 
     /// Whether any hyperparameter is inferred.
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         !self.priors.is_empty()
     }
 
     /// How many are inferred.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.priors.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.priors.is_empty()
-    }
-
     /// The inferred names, in order.
-    pub fn names(&self) -> impl Iterator<Item = HyperName> + '_ {
+    pub(crate) fn names(&self) -> impl Iterator<Item = HyperName> + '_ {
         self.priors.iter().map(|(name, _)| *name)
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &(HyperName, HyperPrior)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &(HyperName, HyperPrior)> {
         self.priors.iter()
     }
 
-    pub fn prior(&self, name: HyperName) -> Option<&HyperPrior> {
+    pub(crate) fn prior(&self, name: HyperName) -> Option<&HyperPrior> {
         self.priors.iter().find(|(n, _)| *n == name).map(|(_, p)| p)
     }
 
     /// The unconstrained coordinates of the inferred hyperparameters of `values`.
-    pub fn to_unconstrained(&self, values: &Hyperparameters) -> Vec<f64> {
+    pub(crate) fn to_unconstrained(&self, values: &Hyperparameters) -> Vec<f64> {
         self.priors
             .iter()
             .map(|(name, prior)| prior.to_unconstrained(values.get(*name)))
@@ -121,7 +117,8 @@ impl HyperPriors {
     }
 
     /// `base` with the inferred hyperparameters set from unconstrained coordinates `z`.
-    pub fn from_unconstrained(&self, z: &[f64], base: Hyperparameters) -> Hyperparameters {
+    #[allow(clippy::wrong_self_convention)] // the priors map their own coordinates
+    pub(crate) fn from_unconstrained(&self, z: &[f64], base: Hyperparameters) -> Hyperparameters {
         let mut values = base;
         for ((name, prior), &zk) in self.priors.iter().zip(z) {
             values.set(*name, prior.from_unconstrained(zk));
@@ -130,7 +127,7 @@ impl HyperPriors {
     }
 
     /// The log prior density of unconstrained coordinates `z` (Jacobians included).
-    pub fn log_density_unconstrained(&self, z: &[f64]) -> f64 {
+    pub(crate) fn log_density_unconstrained(&self, z: &[f64]) -> f64 {
         self.priors
             .iter()
             .zip(z)
@@ -139,7 +136,7 @@ impl HyperPriors {
     }
 
     /// The inferred values of `values`, in order.
-    pub fn values(&self, values: &Hyperparameters) -> Vec<f64> {
+    pub(crate) fn values(&self, values: &Hyperparameters) -> Vec<f64> {
         self.names().map(|name| values.get(name)).collect()
     }
 }

@@ -79,7 +79,7 @@ impl Spectrum {
 
 /// The joint posterior density in the partially centred coordinates; q = [eta, z_beta, z_theta].
 #[derive(Debug, Clone)]
-pub struct SpectralJointDensity<'a> {
+pub(crate) struct SpectralJointDensity<'a> {
     layout: JointLayout<'a>,
     likelihood: &'a Likelihood,
     observed_cells: &'a [usize],
@@ -100,7 +100,7 @@ struct Point {
 impl<'a> SpectralJointDensity<'a> {
     /// The density of `model` on data `likelihood` observed at `observed_cells`, the
     /// hyperparameters not inferred fixed at `base`, centred for data curvature `curvature`.
-    pub fn new(
+    pub(crate) fn new(
         model: &'a ModelSpec,
         base: Hyperparameters,
         likelihood: &'a Likelihood,
@@ -115,17 +115,18 @@ impl<'a> SpectralJointDensity<'a> {
         }
     }
 
-    pub fn model(&self) -> &'a ModelSpec {
+    pub(crate) fn model(&self) -> &'a ModelSpec {
         self.layout.model
     }
 
-    pub fn layout(&self) -> &JointLayout<'a> {
+    pub(crate) fn layout(&self) -> &JointLayout<'a> {
         &self.layout
     }
 
     /// q at whitened coordinates `xi` (and `z_beta` after them) and hyperparameters `values`:
     /// eta = C(K)^-1 xi.
-    pub fn from_whitened(&self, xi: &[f64], values: &Hyperparameters) -> Option<Vec<f64>> {
+    #[allow(clippy::wrong_self_convention)] // the density maps its own coordinates
+    pub(crate) fn from_whitened(&self, xi: &[f64], values: &Hyperparameters) -> Option<Vec<f64>> {
         let n = self.layout.field_dim();
         let mut q = self.scale_modes(&xi[..n], values, false)?;
         q.extend_from_slice(&xi[n..]);
@@ -134,7 +135,7 @@ impl<'a> SpectralJointDensity<'a> {
     }
 
     /// The whitened coordinates xi = C(K) eta (and z_beta) of q.
-    pub fn whitened(&self, q: &[f64]) -> Option<Vec<f64>> {
+    pub(crate) fn whitened(&self, q: &[f64]) -> Option<Vec<f64>> {
         let n = self.layout.field_dim();
         let mut xi = self.scale_modes(&q[..n], &self.layout.values(q), true)?;
         xi.extend_from_slice(&q[n..self.layout.latent_dim()]);
@@ -164,7 +165,7 @@ impl<'a> SpectralJointDensity<'a> {
     }
 
     /// The field at q into `field`, with the point's hyperparameters and log-likelihood.
-    pub fn point(&self, q: &[f64], field: &mut [f64]) -> Option<(Hyperparameters, f64)> {
+    pub(crate) fn point(&self, q: &[f64], field: &mut [f64]) -> Option<(Hyperparameters, f64)> {
         let point = self.evaluate(q)?;
         field.copy_from_slice(&point.field);
         let log_likelihood = self.likelihood.log_likelihood(&self.observed(&point.field));
@@ -172,7 +173,7 @@ impl<'a> SpectralJointDensity<'a> {
     }
 
     /// The field `field` at the observed cells.
-    pub fn observed(&self, field: &[f64]) -> Vec<f64> {
+    pub(crate) fn observed(&self, field: &[f64]) -> Vec<f64> {
         self.observed_cells.iter().map(|&c| field[c]).collect()
     }
 
@@ -206,7 +207,7 @@ impl<'a> SpectralJointDensity<'a> {
     }
 
     /// log pi(q) up to a constant, with its gradient; -inf where the prior cannot be built.
-    pub fn log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64 {
+    pub(crate) fn log_density(&mut self, q: &[f64], gradient: &mut [f64]) -> f64 {
         let (n, latent) = (self.layout.field_dim(), self.layout.latent_dim());
         let z = &q[latent..];
         let log_prior = self.layout.priors().log_density_unconstrained(z);

@@ -17,15 +17,15 @@ crate::closed_names! {
 /// The values of the hyperparameters at one point of a chain.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hyperparameters {
-    pub length_scale: f64,
+    pub(crate) length_scale: f64,
     /// Along y, when it differs from `length_scale` (`None`: isotropic, y follows x).
-    pub length_scale_y: Option<f64>,
-    pub variance: f64,
-    pub mean: f64,
+    pub(crate) length_scale_y: Option<f64>,
+    pub(crate) variance: f64,
+    pub(crate) mean: f64,
 }
 
 impl Hyperparameters {
-    pub fn get(&self, name: HyperName) -> f64 {
+    pub(crate) fn get(&self, name: HyperName) -> f64 {
         match name {
             HyperName::LengthScale => self.length_scale,
             HyperName::LengthScaleY => self.length_scale_y.unwrap_or(self.length_scale),
@@ -34,7 +34,7 @@ impl Hyperparameters {
         }
     }
 
-    pub fn set(&mut self, name: HyperName, value: f64) {
+    pub(crate) fn set(&mut self, name: HyperName, value: f64) {
         match name {
             HyperName::LengthScale => self.length_scale = value,
             HyperName::LengthScaleY => self.length_scale_y = Some(value),

@@ -32,17 +32,17 @@ use crate::model::laplace::LaplaceMarginals;
 #[derive(Debug, Clone, PartialEq)]
 pub struct GridPoint {
     /// Its z coordinates (multiples of delta_z).
-    pub z: Vec<f64>,
+    pub(crate) z: Vec<f64>,
     /// Its unconstrained hyperparameters.
-    pub theta: Vec<f64>,
+    pub(crate) theta: Vec<f64>,
     /// Every hyperparameter's value there (the fixed ones at their values).
-    pub values: Hyperparameters,
+    pub(crate) values: Hyperparameters,
     /// log p~(theta | y) + log p(y): log prior (unconstrained) + Laplace log evidence.
-    pub log_density: f64,
+    pub(crate) log_density: f64,
     /// The Laplace log evidence log p~(y | theta).
-    pub log_evidence: f64,
+    pub(crate) log_evidence: f64,
     /// exp(log_density) normalised over the kept points.
-    pub weight: f64,
+    pub(crate) weight: f64,
 }
 
 /// The explored grid.
@@ -51,26 +51,26 @@ pub struct Grid {
     /// The kept points, the mode first.
     pub points: Vec<GridPoint>,
     /// The Hessian of log p~ at the mode, row-major d x d.
-    pub hessian: Vec<f64>,
+    pub(crate) hessian: Vec<f64>,
     /// The eigenvalues Lambda of the negative Hessian, increasing.
-    pub eigenvalues: Vec<f64>,
+    pub(crate) eigenvalues: Vec<f64>,
     /// V Lambda^-1/2, row-major d x d: theta(z) = mode + axes z.
-    pub axes: Vec<f64>,
-    pub delta_z: f64,
+    pub(crate) axes: Vec<f64>,
+    pub(crate) delta_z: f64,
     /// BFGS iterations of the mode search.
-    pub mode_iterations: usize,
+    pub(crate) mode_iterations: usize,
     /// Laplace fits made in all (mode search, Hessian, grid).
-    pub laplace_fits: usize,
+    pub(crate) laplace_fits: usize,
     /// Product-grid points where log p~ could not be evaluated (left out).
-    pub failed_points: usize,
+    pub(crate) failed_points: usize,
     /// Axes (0-based, with the direction's sign) cut at [`InlaSettings::max_axis_steps`] while
     /// still within the threshold.
-    pub truncated_axes: Vec<(usize, i64)>,
+    pub(crate) truncated_axes: Vec<(usize, i64)>,
 }
 
 impl Grid {
     /// The dimension of theta.
-    pub fn dim(&self) -> usize {
+    pub(crate) fn dim(&self) -> usize {
         self.eigenvalues.len()
     }
 }

@@ -21,45 +21,45 @@
 //! With no hyperparameter inferred the grid is the single point theta = () and the scheme is the
 //! Laplace approximation.
 
-pub mod grid;
-pub mod mode;
-pub mod posterior;
-pub mod summary;
+pub(crate) mod grid;
+pub(crate) mod mode;
+pub(crate) mod posterior;
+pub(crate) mod summary;
 
-pub use grid::{Grid as HyperGrid, GridPoint, explore};
-pub use posterior::{Evaluation, EvaluationError, HyperProblem};
+pub use grid::{Grid as HyperGrid, explore};
+pub use posterior::{Evaluation, HyperProblem};
 pub use summary::{HyperMarginal, log_evidence, marginals};
 
 use crate::model::laplace::LaplaceSettings;
 
 /// The constants of the scheme.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct InlaSettings {
-    pub laplace: LaplaceSettings,
+pub(crate) struct InlaSettings {
+    pub(crate) laplace: LaplaceSettings,
     /// The central finite-difference step in unconstrained coordinates (log length scale, log
     /// variance, mean), for the mode search's gradient and the Hessian at the mode.
-    pub step: f64,
+    pub(crate) step: f64,
     /// The grid's spacing in z (standardised units: z = 1 is one posterior sd under the
     /// Hessian's gaussian).
-    pub delta_z: f64,
+    pub(crate) delta_z: f64,
     /// The grid keeps the points whose log p~ is at most this far below the mode's.
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// The mode search stops when every finite-difference partial derivative of log p~ is
     /// below this in absolute value.
-    pub gradient_tolerance: f64,
+    pub(crate) gradient_tolerance: f64,
     /// BFGS iterations at most.
-    pub max_iterations: usize,
+    pub(crate) max_iterations: usize,
     /// Steps from the mode along one axis at most, for the axis walk and the flood fill (a
     /// posterior wider than that along an axis is cut there, with a warning).
-    pub max_axis_steps: usize,
+    pub(crate) max_axis_steps: usize,
 }
 
 /// The finite-difference step: log p~ is evaluated to about 1e-10 (Newton's RMS gradient
 /// tolerance; the exact log-determinant), so a second difference has a rounding error near
 /// 1e-10 / 0.01^2 = 1e-6 and a truncation error of h^2 / 12 times the fourth derivative.
-pub const FINITE_DIFFERENCE_STEP: f64 = 0.01;
+pub(crate) const FINITE_DIFFERENCE_STEP: f64 = 0.01;
 /// INLA's grid spacing (Rue, Martino & Chopin 2009).
-pub const DELTA_Z: f64 = 1.0;
+pub(crate) const DELTA_Z: f64 = 1.0;
 /// The log-density drop where the grid stops. Rue, Martino & Chopin use 2.5, which on a
 /// gaussian keeps |z| <= 2 along the axes and under-estimates each hyperparameter's variance by
 /// 7.6 % (sd 3.9 %); 7.5 keeps |z| <= 3 along the axes (sd -0.2 % on a gaussian) and the corners
@@ -67,7 +67,7 @@ pub const DELTA_Z: f64 = 1.0;
 /// the tests against a dense quadrature (length scale and variance, log-normal priors): 2.5
 /// gives sds 14 % low from 17 points; 5, 4 % low from 32; 7.5, 0.4 % low from 52 points (118
 /// Laplace fits in all); 10, 0.1 % from 70 points (142 fits).
-pub const THRESHOLD: f64 = 7.5;
+pub(crate) const THRESHOLD: f64 = 7.5;
 
 impl Default for InlaSettings {
     fn default() -> Self {
@@ -85,7 +85,7 @@ impl Default for InlaSettings {
 
 /// The scheme failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum InlaError {
+pub(crate) enum InlaError {
     #[error("log p(theta | data) cannot be evaluated at the start theta = {theta:?}: {reason}")]
     Start { theta: Vec<f64>, reason: String },
     #[error(

@@ -31,17 +31,20 @@ const STALLED_GAIN: f64 = 1e-5;
 
 /// The mode of log p~ and the Hessian there.
 #[derive(Debug)]
-pub struct Mode {
+pub(crate) struct Mode {
     /// The evaluation at the mode.
-    pub evaluation: Evaluation,
+    pub(crate) evaluation: Evaluation,
     /// The Hessian of log p~ at the mode, row-major d x d (negative definite at a proper mode).
-    pub hessian: Vec<f64>,
+    pub(crate) hessian: Vec<f64>,
     /// BFGS iterations taken.
-    pub iterations: usize,
+    pub(crate) iterations: usize,
 }
 
 /// The mode from the problem's start, and the Hessian there.
-pub fn find_mode(evaluator: &mut Evaluator, settings: &InlaSettings) -> Result<Mode, InlaError> {
+pub(crate) fn find_mode(
+    evaluator: &mut Evaluator,
+    settings: &InlaSettings,
+) -> Result<Mode, InlaError> {
     let start = evaluator.problem.start();
     let evaluation = evaluator.evaluate(&start).map_err(|e| InlaError::Start {
         theta: start.clone(),

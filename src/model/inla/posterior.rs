@@ -15,11 +15,11 @@ use crate::model::{Likelihood, Target};
 #[derive(Debug, Clone, Copy)]
 pub struct HyperProblem<'a> {
     /// The model: grid, kernel kind and the priors of the inferred hyperparameters.
-    pub model: &'a ModelSpec,
-    pub likelihood: &'a Likelihood,
-    pub observed_cells: &'a [usize],
+    pub(crate) model: &'a ModelSpec,
+    pub(crate) likelihood: &'a Likelihood,
+    pub(crate) observed_cells: &'a [usize],
     /// The values of every hyperparameter; the inferred ones are replaced at each theta.
-    pub base: Hyperparameters,
+    pub(crate) base: Hyperparameters,
 }
 
 /// Why log p~ could not be evaluated at a theta.
@@ -37,28 +37,28 @@ pub enum EvaluationError {
 #[derive(Debug)]
 pub struct Evaluation {
     /// The unconstrained coordinates.
-    pub theta: Vec<f64>,
-    pub values: Hyperparameters,
+    pub(crate) theta: Vec<f64>,
+    pub(crate) values: Hyperparameters,
     /// log p(theta), unconstrained (Jacobian included).
-    pub log_prior: f64,
+    pub(crate) log_prior: f64,
     /// The Laplace log evidence log p~(y | theta).
-    pub log_evidence: f64,
+    pub(crate) log_evidence: f64,
     prior: Box<dyn Prior>,
     fit: LaplaceFit,
 }
 
 impl Evaluation {
     /// log p~(theta | y) + log p(y): the log prior plus the log evidence.
-    pub fn log_density(&self) -> f64 {
+    pub(crate) fn log_density(&self) -> f64 {
         self.log_prior + self.log_evidence
     }
 
-    pub fn fit(&self) -> &LaplaceFit {
+    pub(crate) fn fit(&self) -> &LaplaceFit {
         &self.fit
     }
 
     /// The field's target at this theta.
-    pub fn target<'s>(&'s self, problem: &HyperProblem<'s>) -> Target<'s> {
+    pub(crate) fn target<'s>(&'s self, problem: &HyperProblem<'s>) -> Target<'s> {
         Target {
             prior: self.prior.as_ref(),
             likelihood: problem.likelihood,
@@ -78,23 +78,23 @@ impl Evaluation {
 }
 
 impl<'a> HyperProblem<'a> {
-    pub fn priors(&self) -> &'a HyperPriors {
+    pub(crate) fn priors(&self) -> &'a HyperPriors {
         &self.model.hyper
     }
 
     /// How many hyperparameters are inferred (the dimension of theta).
-    pub fn dim(&self) -> usize {
+    pub(crate) fn dim(&self) -> usize {
         self.priors().len()
     }
 
     /// The unconstrained coordinates of the base values (where the mode search starts).
-    pub fn start(&self) -> Vec<f64> {
+    pub(crate) fn start(&self) -> Vec<f64> {
         self.priors().to_unconstrained(&self.base)
     }
 
     /// log p~ at `theta`, Newton started from `warm` (whitened coordinates of a nearby theta's
     /// mode) when given and from the default start when not, or when the warm start fails.
-    pub fn evaluate(
+    pub(crate) fn evaluate(
         &self,
         theta: &[f64],
         warm: Option<&[f64]>,
@@ -142,15 +142,15 @@ fn fit_from(
 /// Evaluations of log p~ that count themselves and warm-start Newton from one remembered field
 /// mode (the caller's centre: the current iterate, or the mode of theta).
 pub struct Evaluator<'p, 'a> {
-    pub problem: &'p HyperProblem<'a>,
-    pub settings: &'p LaplaceSettings,
+    pub(crate) problem: &'p HyperProblem<'a>,
+    pub(crate) settings: &'p LaplaceSettings,
     /// Laplace fits made so far.
-    pub fits: usize,
+    pub(crate) fits: usize,
     warm: Option<Vec<f64>>,
 }
 
 impl<'p, 'a> Evaluator<'p, 'a> {
-    pub fn new(problem: &'p HyperProblem<'a>, settings: &'p LaplaceSettings) -> Self {
+    pub(crate) fn new(problem: &'p HyperProblem<'a>, settings: &'p LaplaceSettings) -> Self {
         Self {
             problem,
             settings,
@@ -160,18 +160,18 @@ impl<'p, 'a> Evaluator<'p, 'a> {
     }
 
     /// Warm-start the next fits from `evaluation`'s field mode.
-    pub fn centre_on(&mut self, evaluation: &Evaluation) {
+    pub(crate) fn centre_on(&mut self, evaluation: &Evaluation) {
         self.warm = Some(evaluation.fit().mode.clone());
     }
 
-    pub fn evaluate(&mut self, theta: &[f64]) -> Result<Evaluation, EvaluationError> {
+    pub(crate) fn evaluate(&mut self, theta: &[f64]) -> Result<Evaluation, EvaluationError> {
         self.fits += 1;
         self.problem
             .evaluate(theta, self.warm.as_deref(), self.settings)
     }
 
     /// log p~ at `theta`, or the reason it cannot be evaluated, in words.
-    pub fn log_density(&mut self, theta: &[f64]) -> Result<f64, String> {
+    pub(crate) fn log_density(&mut self, theta: &[f64]) -> Result<f64, String> {
         self.evaluate(theta)
             .map(|e| e.log_density())
             .map_err(|e| e.to_string())

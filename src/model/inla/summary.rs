@@ -20,11 +20,11 @@ use crate::model::hyper::{HyperName, HyperPriors};
 /// One hyperparameter's posterior from the grid.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HyperMarginal {
-    pub name: HyperName,
+    pub(crate) name: HyperName,
     pub mean: f64,
     pub sd: f64,
-    pub q05: f64,
-    pub q95: f64,
+    pub(crate) q05: f64,
+    pub(crate) q95: f64,
 }
 
 /// The posterior of every inferred hyperparameter (in `priors`' order).
@@ -63,7 +63,7 @@ fn weighted_moments(x: &[f64], w: &[f64]) -> (f64, f64) {
 
 /// A mixture of normals of one sd at shrunk centres with the points' mean and variance (see the
 /// module doc).
-pub struct SmoothMarginal {
+pub(crate) struct SmoothMarginal {
     centres: Vec<f64>,
     weights: Vec<f64>,
     sd: f64,
@@ -72,7 +72,7 @@ pub struct SmoothMarginal {
 impl SmoothMarginal {
     /// The points `x` with weights `w` (summing to 1), each spread with sd `spread` (at most
     /// 0.7 of the points' sd, so that the shrinkage keeps half their spread or more).
-    pub fn new(x: &[f64], w: &[f64], spread: f64) -> Self {
+    pub(crate) fn new(x: &[f64], w: &[f64], spread: f64) -> Self {
         let (mean, variance) = weighted_moments(x, w);
         let sd = spread.min(0.7 * variance.sqrt());
         let shrink = if variance > 0.0 {
@@ -87,7 +87,7 @@ impl SmoothMarginal {
         }
     }
 
-    pub fn cdf(&self, t: f64) -> f64 {
+    pub(crate) fn cdf(&self, t: f64) -> f64 {
         if self.sd == 0.0 {
             return self
                 .centres
@@ -107,7 +107,7 @@ impl SmoothMarginal {
     /// The `p` quantile, by bisection to 1e-12 of the centres' range (at most
     /// [`MAX_BISECTIONS`] halvings: where the range is far wider than the spread, neighbouring
     /// floats stop the bisection before the tolerance does).
-    pub fn quantile(&self, p: f64) -> f64 {
+    pub(crate) fn quantile(&self, p: f64) -> f64 {
         let low = self.centres.iter().copied().fold(f64::INFINITY, f64::min);
         let high = self
             .centres

@@ -4,20 +4,20 @@
 
 /// How a solve ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CgOutcome {
+pub(crate) struct CgOutcome {
     /// Products with A used.
-    pub iterations: usize,
+    pub(crate) iterations: usize,
     /// |b - A x| at the end.
-    pub residual_norm: f64,
+    pub(crate) residual_norm: f64,
     /// Whether the residual reached the tolerance (else the iteration cap was hit).
-    pub converged: bool,
+    pub(crate) converged: bool,
 }
 
 /// Solve A x = b from x = 0 until |b - A x| <= `tolerance` or `max_iterations` products.
 /// `apply(x, out)` writes A x into `out`. The iterates decrease the A-norm of the error
 /// monotonically, and every iterate is a descent direction for the quadratic whose Newton system
 /// this is (which a line search relies on).
-pub fn solve(
+pub(crate) fn solve(
     mut apply: impl FnMut(&[f64], &mut [f64]),
     b: &[f64],
     x: &mut [f64],

@@ -14,19 +14,19 @@ use super::{LaplaceError, LaplaceFit};
 use crate::model::target::Target;
 
 /// The relative residual each draw's solve reaches: the draw is exact to about this.
-pub const SOLVE_TOLERANCE: f64 = 1e-10;
+pub(crate) const SOLVE_TOLERANCE: f64 = 1e-10;
 
 /// One draw and its log density under the Laplace gaussian.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LaplaceDraw {
+pub(crate) struct LaplaceDraw {
     /// The whitened coordinates xi^ + x.
-    pub xi: Vec<f64>,
+    pub(crate) xi: Vec<f64>,
     /// -(x^T H x) / 2 + log det H / 2, the 2 pi constants dropped.
-    pub log_density: f64,
+    pub(crate) log_density: f64,
 }
 
 /// Draws from one fit's Laplace gaussian.
-pub struct LaplaceDraws<'t, 'a> {
+pub(crate) struct LaplaceDraws<'t, 'a> {
     target: &'t Target<'a>,
     hessian: MisfitHessian<'t, 'a>,
     mode: Vec<f64>,
@@ -37,7 +37,7 @@ pub struct LaplaceDraws<'t, 'a> {
 
 impl<'t, 'a> LaplaceDraws<'t, 'a> {
     /// The gaussian of `fit` at `target`, log det H = `log_det`.
-    pub fn new(fit: &LaplaceFit, target: &'t Target<'a>, log_det: f64) -> Self {
+    pub(crate) fn new(fit: &LaplaceFit, target: &'t Target<'a>, log_det: f64) -> Self {
         Self {
             target,
             hessian: fit.misfit_hessian(target),
@@ -49,18 +49,18 @@ impl<'t, 'a> LaplaceDraws<'t, 'a> {
     }
 
     /// The dimension of the field's normals z1 (the whitened coordinates').
-    pub fn field_normals(&self) -> usize {
+    pub(crate) fn field_normals(&self) -> usize {
         self.target.dim()
     }
 
     /// The dimension of the observations' normals z2.
-    pub fn observation_normals(&self) -> usize {
+    pub(crate) fn observation_normals(&self) -> usize {
         self.target.observations()
     }
 
     /// The draw made from the standard normals `z1` ([`Self::field_normals`] of them) and `z2`
     /// ([`Self::observation_normals`]).
-    pub fn draw(&mut self, z1: &[f64], z2: &[f64]) -> Result<LaplaceDraw, LaplaceError> {
+    pub(crate) fn draw(&mut self, z1: &[f64], z2: &[f64]) -> Result<LaplaceDraw, LaplaceError> {
         self.scattered.fill(0.0);
         let cells = self.target.observed_cells;
         for ((&c, &w), &z) in cells.iter().zip(self.hessian.weights()).zip(z2) {

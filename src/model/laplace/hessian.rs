@@ -6,7 +6,7 @@
 use crate::model::target::Target;
 
 /// The data-misfit Hessian L^T G^T W G L at one point, applied by products.
-pub struct MisfitHessian<'t, 'a> {
+pub(crate) struct MisfitHessian<'t, 'a> {
     target: &'t Target<'a>,
     /// W at the observed cells.
     weights: Vec<f64>,
@@ -17,7 +17,7 @@ pub struct MisfitHessian<'t, 'a> {
 
 impl<'t, 'a> MisfitHessian<'t, 'a> {
     /// The misfit Hessian with curvature `weights` (one per observed cell, >= 0).
-    pub fn new(target: &'t Target<'a>, weights: Vec<f64>) -> Self {
+    pub(crate) fn new(target: &'t Target<'a>, weights: Vec<f64>) -> Self {
         debug_assert_eq!(weights.len(), target.observations());
         Self {
             target,
@@ -29,7 +29,7 @@ impl<'t, 'a> MisfitHessian<'t, 'a> {
     }
 
     /// The curvature of the likelihood at the field `field` (N values, intercept included).
-    pub fn at_field(target: &'t Target<'a>, field: &[f64]) -> Self {
+    pub(crate) fn at_field(target: &'t Target<'a>, field: &[f64]) -> Self {
         let mut observed = vec![0.0; target.observations()];
         target.gather(field, &mut observed);
         let mut weights = vec![0.0; target.observations()];
@@ -37,12 +37,12 @@ impl<'t, 'a> MisfitHessian<'t, 'a> {
         Self::new(target, weights)
     }
 
-    pub fn weights(&self) -> &[f64] {
+    pub(crate) fn weights(&self) -> &[f64] {
         &self.weights
     }
 
     /// out = L^T G^T W G L x.
-    pub fn apply_misfit(&mut self, x: &[f64], out: &mut [f64]) {
+    pub(crate) fn apply_misfit(&mut self, x: &[f64], out: &mut [f64]) {
         let prior = self.target.prior;
         prior.apply_sqrt(x, &mut self.field, &mut self.scratch);
         self.scattered.fill(0.0);
@@ -53,7 +53,7 @@ impl<'t, 'a> MisfitHessian<'t, 'a> {
     }
 
     /// out = (I + L^T G^T W G L) x.
-    pub fn apply(&mut self, x: &[f64], out: &mut [f64]) {
+    pub(crate) fn apply(&mut self, x: &[f64], out: &mut [f64]) {
         self.apply_misfit(x, out);
         for (o, &v) in out.iter_mut().zip(x) {
             *o += v;
@@ -62,7 +62,7 @@ impl<'t, 'a> MisfitHessian<'t, 'a> {
 
     /// tr(L^T G^T W G L) = sum over observed cells of W_i C_ii: the sum of all the misfit
     /// Hessian's eigenvalues.
-    pub fn trace(&self) -> f64 {
+    pub(crate) fn trace(&self) -> f64 {
         let prior = self.target.prior;
         self.target
             .observed_cells

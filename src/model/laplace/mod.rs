@@ -21,15 +21,15 @@
 //! likelihood's dropped constants dropped here too (so it is comparable with
 //! [`crate::model::evidence`]'s Monte Carlo estimate on the same data), exact for gaussian.
 
-pub mod cg;
-pub mod draw;
+pub(crate) mod cg;
+pub(crate) mod draw;
 mod error;
-pub mod hessian;
-pub mod newton;
-pub mod variance;
+pub(crate) mod hessian;
+pub(crate) mod newton;
+pub(crate) mod variance;
 
 pub use error::LaplaceError;
-pub use hessian::MisfitHessian;
+pub(crate) use hessian::MisfitHessian;
 pub use newton::{NewtonReport, NewtonSettings, NewtonStep};
 
 use crate::model::lanczos::{RitzPairs, lanczos, lanczos_above};
@@ -38,17 +38,17 @@ use crate::model::target::Target;
 
 /// The largest M for which the cell sds are computed exactly (an M x M Cholesky factor: 50 MB
 /// at 2500, and M^2 N multiply-adds for the variances).
-pub const MAX_EXACT_OBSERVATIONS: usize = 2500;
+pub(crate) const MAX_EXACT_OBSERVATIONS: usize = 2500;
 
 /// How the Laplace fit and its cell sds are computed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LaplaceSettings {
-    pub newton: NewtonSettings,
+    pub(crate) newton: NewtonSettings,
     /// Cell sds exactly up to this many observed cells, by low rank above.
-    pub max_exact_observations: usize,
+    pub(crate) max_exact_observations: usize,
     /// The low-rank sds keep at most this many eigenpairs (Lanczos takes up to twice as many
     /// steps, bounded by memory: see [`lanczos_steps`]).
-    pub max_rank: usize,
+    pub(crate) max_rank: usize,
 }
 
 impl Default for LaplaceSettings {
@@ -65,19 +65,19 @@ impl Default for LaplaceSettings {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LaplaceFit {
     /// xi^, whitened coordinates.
-    pub mode: Vec<f64>,
+    pub(crate) mode: Vec<f64>,
     /// u^ = mean + L xi^.
-    pub field: Vec<f64>,
+    pub(crate) field: Vec<f64>,
     /// The log-likelihood at the mode.
-    pub log_likelihood: f64,
+    pub(crate) log_likelihood: f64,
     /// W: the likelihood's curvature at the observed cells at the mode.
-    pub weights: Vec<f64>,
+    pub(crate) weights: Vec<f64>,
     pub newton: NewtonReport,
 }
 
 /// How the cell sds were computed.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum SdMethod {
+pub(crate) enum SdMethod {
     /// Observation-space Cholesky: exact to rounding.
     Exact,
     /// From the `rank` dominant misfit eigenpairs: each cell's variance is over-estimated by at
@@ -94,19 +94,19 @@ pub enum SdMethod {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LaplaceMarginals {
     /// The approximate posterior sd of every cell.
-    pub sd: Vec<f64>,
-    pub method: SdMethod,
+    pub(crate) sd: Vec<f64>,
+    pub(crate) method: SdMethod,
     /// log det(I + L^T G^T W G L) at the mode.
-    pub log_det: f64,
+    pub(crate) log_det: f64,
     /// The Laplace log marginal likelihood (the likelihood's dropped constants dropped).
-    pub log_evidence: f64,
+    pub(crate) log_evidence: f64,
 }
 
 /// The Laplace approximation's gaussian marginal (mean, sd) of each covariate coefficient: beta_k
 /// = s z_k with z_k a whitened coordinate, so its mean is s z^_k and its variance
 /// s^2 (H^-1)_kk, one conjugate-gradient solve H v = e_k per coefficient (H = I + L^T G^T W G L
 /// at the mode, applied by products). Empty when the model has no covariates.
-pub fn coefficient_marginals(target: &Target, fit: &LaplaceFit) -> Vec<(f64, f64)> {
+pub(crate) fn coefficient_marginals(target: &Target, fit: &LaplaceFit) -> Vec<(f64, f64)> {
     let Some(covariates) = target.prior.covariates() else {
         return Vec::new();
     };
@@ -136,7 +136,7 @@ pub fn coefficient_marginals(target: &Target, fit: &LaplaceFit) -> Vec<(f64, f64
 /// keeps y = 0 finite), solved by weighted least squares under the prior; the prior mean xi = 0
 /// otherwise. The start sits at or above log y in the cells that carry data, where the Poisson
 /// Newton step is well behaved (from far below, exp(u) << y, the undamped step overshoots).
-pub fn default_start(target: &Target) -> Vec<f64> {
+pub(crate) fn default_start(target: &Target) -> Vec<f64> {
     match target.likelihood {
         Likelihood::Poisson { counts, offset } => counts_start(target, counts, *offset),
         _ => vec![0.0; target.dim()],
@@ -174,7 +174,7 @@ impl LaplaceFit {
     }
 
     /// Newton's method from `start` (whitened coordinates).
-    pub fn from_start(
+    pub(crate) fn from_start(
         target: &Target,
         start: Vec<f64>,
         settings: &NewtonSettings,
@@ -191,19 +191,19 @@ impl LaplaceFit {
     }
 
     /// The misfit Hessian at the mode, as a product.
-    pub fn misfit_hessian<'t, 'a>(&self, target: &'t Target<'a>) -> MisfitHessian<'t, 'a> {
+    pub(crate) fn misfit_hessian<'t, 'a>(&self, target: &'t Target<'a>) -> MisfitHessian<'t, 'a> {
         MisfitHessian::new(target, self.weights.clone())
     }
 
     /// Ritz pairs of the misfit Hessian at the mode from `steps` Lanczos steps.
-    pub fn eigenpairs(&self, target: &Target, steps: usize) -> RitzPairs {
+    pub(crate) fn eigenpairs(&self, target: &Target, steps: usize) -> RitzPairs {
         let mut hessian = self.misfit_hessian(target);
         lanczos(target.dim(), steps, |x, out| hessian.apply_misfit(x, out))
     }
 
     /// Ritz pairs of the misfit Hessian at the mode, Lanczos run until every eigenvalue >=
     /// `threshold` has converged to relative residual `relative` (at most `max_steps` steps).
-    pub fn eigenpairs_above(
+    pub(crate) fn eigenpairs_above(
         &self,
         target: &Target,
         max_steps: usize,
@@ -274,14 +274,14 @@ impl LaplaceFit {
     /// The log det(I + L^T G^T W G L) behind `log_evidence`, a value [`Self::log_evidence`]
     /// returned for this fit: the inverse of the evidence's formula, so that a gaussian built
     /// from the fit ([`draw::LaplaceDraws`]) carries the normalisation the evidence used.
-    pub fn log_det_behind(&self, log_evidence: f64) -> f64 {
+    pub(crate) fn log_det_behind(&self, log_evidence: f64) -> f64 {
         2.0 * (self.log_likelihood - 0.5 * cg::dot(&self.mode, &self.mode) - log_evidence)
     }
 }
 
 /// Lanczos steps for `rank` eigenpairs of a `dim`-dimensional operator: twice the rank plus 20,
 /// at most `dim`, and at most 2^24 / dim (a 128 MiB basis).
-pub fn lanczos_steps(dim: usize, rank: usize) -> usize {
+pub(crate) fn lanczos_steps(dim: usize, rank: usize) -> usize {
     let memory = (1usize << 24) / dim.max(1);
     (2 * rank + 20).min(memory.max(rank + 1)).min(dim).max(1)
 }

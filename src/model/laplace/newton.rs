@@ -20,10 +20,10 @@ use crate::model::target::{Target, Workspace};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NewtonSettings {
     /// Converged when |grad Psi|_2 <= gradient_tolerance * sqrt(dim) (an RMS gradient).
-    pub gradient_tolerance: f64,
-    pub max_iterations: usize,
+    pub(crate) gradient_tolerance: f64,
+    pub(crate) max_iterations: usize,
     /// Conjugate-gradient products per Newton system at most.
-    pub max_cg_iterations: usize,
+    pub(crate) max_cg_iterations: usize,
 }
 
 impl Default for NewtonSettings {
@@ -40,7 +40,7 @@ impl Default for NewtonSettings {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NewtonStep {
     /// Psi at the start of the iteration.
-    pub objective: f64,
+    pub(crate) objective: f64,
     /// |grad Psi|_2 at the start of the iteration.
     pub gradient_norm: f64,
     /// Conjugate-gradient products for the Newton system.
@@ -71,9 +71,9 @@ struct Evaluation {
 
 /// The point, its field and what Newton needs there.
 pub(super) struct Point {
-    pub xi: Vec<f64>,
-    pub field: Vec<f64>,
-    pub log_likelihood: f64,
+    pub(crate) xi: Vec<f64>,
+    pub(crate) field: Vec<f64>,
+    pub(crate) log_likelihood: f64,
 }
 
 /// Minimise Psi from `start`.

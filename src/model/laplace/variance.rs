@@ -28,9 +28,9 @@ const BLOCK: usize = 256;
 
 /// Variances of every cell and the log-determinant of I + L^T G^T W G L.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Spread {
-    pub variance: Vec<f64>,
-    pub log_det: f64,
+pub(crate) struct Spread {
+    pub(crate) variance: Vec<f64>,
+    pub(crate) log_det: f64,
 }
 
 /// K = I_M + W^1/2 G C G^T W^1/2 factored, with W^1/2.
@@ -62,7 +62,7 @@ impl ObservationFactor {
 
 /// The exact log-determinant of I + L^T G^T W G L in observation space (without the variances:
 /// M^3 / 3 operations).
-pub fn observation_log_det(
+pub(crate) fn observation_log_det(
     prior: &dyn Prior,
     cells: &[usize],
     weights: &[f64],
@@ -71,7 +71,7 @@ pub fn observation_log_det(
 }
 
 /// The exact variances and log-determinant in observation space.
-pub fn observation_space(
+pub(crate) fn observation_space(
     prior: &dyn Prior,
     cells: &[usize],
     weights: &[f64],
@@ -101,7 +101,7 @@ pub fn observation_space(
 
 /// The low-rank variances and log-determinant from the misfit Hessian's Ritz pairs (the first
 /// `pairs.values.len()` are used).
-pub fn low_rank(prior: &dyn Prior, pairs: &RitzPairs) -> Spread {
+pub(crate) fn low_rank(prior: &dyn Prior, pairs: &RitzPairs) -> Spread {
     let n = prior.cells();
     let mut variance: Vec<f64> = (0..n).map(|c| prior.covariance(c, c)).collect();
     let mut lv = vec![0.0; n];

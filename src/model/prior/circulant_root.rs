@@ -33,10 +33,10 @@ use crate::model::spec::KernelKind;
 /// A chain's torus has at most this many times the cells of the grid's minimal torus: each
 /// gradient costs five transforms of it, so a bigger torus would cost more than the data's
 /// likelihood by far.
-pub const MAX_CHAIN_TORUS_FACTOR: usize = 4;
+pub(crate) const MAX_CHAIN_TORUS_FACTOR: usize = 4;
 
 /// Eigenvalues at or below this fraction of the largest have no slope (see the module docs).
-pub const SLOPE_FLOOR: f64 = 1e-13;
+pub(crate) const SLOPE_FLOOR: f64 = 1e-13;
 
 /// Doublings and halvings tried when looking for the largest valid length scale.
 const SEARCH_STEPS: usize = 60;
@@ -56,7 +56,7 @@ pub struct CirculantRoot {
 /// The buffers of one chain's products: the multipliers at the current length scale, the torus
 /// transform's scratch.
 #[derive(Debug, Clone)]
-pub struct CirculantWork {
+pub(crate) struct CirculantWork {
     lags: Vec<f64>,
     lag_slopes: Vec<f64>,
     eigenvalues: Vec<f64>,
@@ -106,7 +106,7 @@ impl CirculantRoot {
     }
 
     /// The whitened dimension P = px py.
-    pub fn latent_dim(&self) -> usize {
+    pub(crate) fn latent_dim(&self) -> usize {
         self.torus.cells()
     }
 
@@ -123,7 +123,7 @@ impl CirculantRoot {
 
     /// The torus and what clipping its eigenvalues costs at `length_scale` and `variance`, in
     /// the terms every circulant prior reports.
-    pub fn embedding_at(&self, length_scale: f64, variance: f64) -> Embedding {
+    pub(crate) fn embedding_at(&self, length_scale: f64, variance: f64) -> Embedding {
         let mut work = self.work();
         self.is_valid(length_scale, &mut work);
         let (px, py) = self.torus.size();
@@ -142,7 +142,7 @@ impl CirculantRoot {
     }
 
     /// Buffers for [`Self::prepare`], [`Self::forward`] and [`Self::backward`].
-    pub fn work(&self) -> CirculantWork {
+    pub(crate) fn work(&self) -> CirculantWork {
         let (p, s) = (self.torus.cells(), self.torus.spectrum_len());
         CirculantWork {
             lags: vec![0.0; p],
@@ -158,7 +158,12 @@ impl CirculantRoot {
 
     /// The filters of S(l) (and of dS / d log l with `slopes`) into `work`; false where the
     /// torus does not embed the kernel at l (the density is zero there).
-    pub fn prepare(&self, length_scale: f64, work: &mut CirculantWork, slopes: bool) -> bool {
+    pub(crate) fn prepare(
+        &self,
+        length_scale: f64,
+        work: &mut CirculantWork,
+        slopes: bool,
+    ) -> bool {
         if !(length_scale.is_finite() && length_scale > 0.0)
             || length_scale > self.largest_length_scale
         {
@@ -281,13 +286,13 @@ impl CirculantRoot {
 
     /// out = R S(l) xi (xi on the torus, out on the grid), with the filters of the last
     /// [`Self::prepare`].
-    pub fn forward(&self, xi: &[f64], out: &mut [f64], work: &mut CirculantWork) {
+    pub(crate) fn forward(&self, xi: &[f64], out: &mut [f64], work: &mut CirculantWork) {
         self.filter_restricted(xi, &work.sqrt_multiplier, &mut work.scratch, out);
     }
 
     /// out = S(l) R^T g (the torus gradient of <g, R S xi>), and with `slopes`
     /// d <g, R S(l) xi> / d log l.
-    pub fn backward(
+    pub(crate) fn backward(
         &self,
         g: &[f64],
         xi: &[f64],

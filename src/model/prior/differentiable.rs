@@ -44,22 +44,22 @@ use crate::model::spec::KernelKind;
 /// that the root stays a smooth function of the length scale (the Cholesky prior's escalating
 /// ladder jumps). The covariance is that of the kernel plus a nugget of about 2e-8 of the
 /// variance.
-pub const AXIS_JITTER: f64 = 1e-8;
+pub(crate) const AXIS_JITTER: f64 = 1e-8;
 
 /// One axis's kernel K + eps I = Q diag(lambda) Q^T (unit variance) and the derivative of K in
 /// log l in that eigenbasis, R = Q^T (dK / d log l) Q.
 #[derive(Debug, Clone)]
-pub struct AxisEigen {
-    pub vectors: Mat<f64>,
+pub(crate) struct AxisEigen {
+    pub(crate) vectors: Mat<f64>,
     /// lambda, each at least half the jitter (rounding can leave one a little below it).
-    pub values: Vec<f64>,
-    pub rotated_slope: Mat<f64>,
+    pub(crate) values: Vec<f64>,
+    pub(crate) rotated_slope: Mat<f64>,
 }
 
 impl AxisEigen {
     /// The eigendecomposition of `kind`'s unit-variance kernel with length scale `length_scale`
     /// on `axis`.
-    pub fn new(axis: Axis, kind: KernelKind, length_scale: f64) -> Result<Self, PriorError> {
+    pub(crate) fn new(axis: Axis, kind: KernelKind, length_scale: f64) -> Result<Self, PriorError> {
         let halves = AxisHalves::new(axis, kind, length_scale)?;
         let n = halves.mirror.n;
         let values = [&halves.even, &halves.odd]
@@ -344,7 +344,7 @@ impl Mirror {
 /// vectors), and likewise the derivative. The products of the joint chain's gradient run in
 /// that basis, block by block: half the flops of the whole matrices' products.
 #[derive(Debug, Clone)]
-pub struct AxisRoot {
+pub(crate) struct AxisRoot {
     mirror: Mirror,
     root: [Mat<f64>; 2],
     derivative: [Mat<f64>; 2],
@@ -353,7 +353,7 @@ pub struct AxisRoot {
 impl AxisRoot {
     /// The root of `kind`'s unit-variance kernel with length scale `length_scale` on `axis`,
     /// computed half by half ([`Mirror`]).
-    pub fn new(axis: Axis, kind: KernelKind, length_scale: f64) -> Result<Self, PriorError> {
+    pub(crate) fn new(axis: Axis, kind: KernelKind, length_scale: f64) -> Result<Self, PriorError> {
         let AxisHalves { mirror, even, odd } = AxisHalves::new(axis, kind, length_scale)?;
         let (even_root, even_derivative) = root_and_derivative(&even);
         let (odd_root, odd_derivative) = root_and_derivative(&odd);
@@ -399,13 +399,14 @@ impl AxisRoot {
     }
 
     /// The whole root S, n x n.
-    pub fn root(&self) -> Mat<f64> {
+    pub(crate) fn root(&self) -> Mat<f64> {
         self.mirror
             .expand(self.root[0].as_ref(), self.root[1].as_ref())
     }
 
+    #[cfg(test)]
     /// The whole derivative dS / d log l, n x n.
-    pub fn derivative(&self) -> Mat<f64> {
+    pub(crate) fn derivative(&self) -> Mat<f64> {
         self.mirror
             .expand(self.derivative[0].as_ref(), self.derivative[1].as_ref())
     }
@@ -469,7 +470,7 @@ fn scale_columns(q: MatRef<'_, f64>, d: &[f64]) -> Mat<f64> {
 /// The square root S_y (x) S_x of a separable unit-variance prior on a grid, with its
 /// derivatives in the log length scales.
 #[derive(Debug, Clone)]
-pub struct SeparableRoot {
+pub(crate) struct SeparableRoot {
     grid: Grid,
     x: AxisRoot,
     /// `None` when y has x's matrix (a square grid over a square window, isotropic kernel).
@@ -478,16 +479,16 @@ pub struct SeparableRoot {
 
 /// The derivatives of <g, S xi> with respect to log l_x and log l_y.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LengthScaleSlopes {
-    pub x: f64,
-    pub y: f64,
+pub(crate) struct LengthScaleSlopes {
+    pub(crate) x: f64,
+    pub(crate) y: f64,
 }
 
 /// The intermediate products of [`SeparableRoot::forward`] that [`SeparableRoot::backward`]
 /// reuses, all nx x ny in the mirror basis of both axes (primes below): Xi' = P_x^T Xi P_y and
 /// T = B_x Xi', then G' and C = G' B_y (B the root's blocks).
 #[derive(Debug, Clone)]
-pub struct RootWork {
+pub(crate) struct RootWork {
     xi: Vec<f64>,
     left: Vec<f64>,
     gradient: Vec<f64>,
@@ -497,7 +498,7 @@ pub struct RootWork {
 }
 
 impl RootWork {
-    pub fn new(cells: usize) -> Self {
+    pub(crate) fn new(cells: usize) -> Self {
         Self {
             xi: vec![0.0; cells],
             left: vec![0.0; cells],
@@ -512,7 +513,7 @@ impl RootWork {
 impl SeparableRoot {
     /// The root of `kind` on `grid` with length scale `length_scale` along x and
     /// `length_scale_y` along y (`None`: the same).
-    pub fn new(
+    pub(crate) fn new(
         grid: Grid,
         kind: KernelKind,
         length_scale: f64,
@@ -538,13 +539,13 @@ impl SeparableRoot {
     }
 
     /// The grid's cells, the length of every vector the root acts on.
-    pub fn cells(&self) -> usize {
+    pub(crate) fn cells(&self) -> usize {
         self.grid.cells()
     }
 
     /// out = S xi = S_x Xi S_y, computed as P_x B_x (P_x^T Xi P_y) B_y P_y^T, keeping Xi' and
     /// B_x Xi' in `work` for [`SeparableRoot::backward`].
-    pub fn forward(&self, xi: &[f64], out: &mut [f64], work: &mut RootWork) {
+    pub(crate) fn forward(&self, xi: &[f64], out: &mut [f64], work: &mut RootWork) {
         let RootWork {
             xi: mirrored,
             left,
@@ -578,7 +579,7 @@ impl SeparableRoot {
     /// `slopes`, also d <g, S xi> / d log l_x and d log l_y, from forward's products:
     /// <G', dB_x Xi' B_y> = <dB_x C, Xi'> with C = G' B_y (the backward pass's own first
     /// product), and <G', B_x Xi' dB_y> = <T dB_y, G'> with T = B_x Xi'.
-    pub fn backward(
+    pub(crate) fn backward(
         &self,
         g: &[f64],
         out: &mut [f64],
@@ -622,13 +623,13 @@ impl SeparableRoot {
     }
 
     /// Scratch values [`SeparableRoot::apply`] needs.
-    pub fn scratch_len(&self) -> usize {
+    pub(crate) fn scratch_len(&self) -> usize {
         4 * self.cells()
     }
 
     /// out = S xi, on `scratch` ([`SeparableRoot::scratch_len`] values) rather than a
     /// [`RootWork`]: for the callers that need no backward pass.
-    pub fn apply(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+    pub(crate) fn apply(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
         let n = self.cells();
         let (a, rest) = scratch[..4 * n].split_at_mut(n);
         let (b, rest) = rest.split_at_mut(n);
@@ -652,7 +653,7 @@ impl SeparableRoot {
 /// The separable prior sqrt(variance) S(l) as a [`Prior`]: what the Laplace machinery needs to
 /// fit the joint chain's own whitened coordinates (its preconditioner).
 #[derive(Debug, Clone)]
-pub struct SymmetricPrior {
+pub(crate) struct SymmetricPrior {
     root: SeparableRoot,
     amplitude: f64,
     /// S_x S_x and S_y S_y: the axis covariances, for [`Prior::covariance`].
@@ -660,7 +661,7 @@ pub struct SymmetricPrior {
 }
 
 impl SymmetricPrior {
-    pub fn new(root: SeparableRoot, variance: f64) -> Self {
+    pub(crate) fn new(root: SeparableRoot, variance: f64) -> Self {
         let (x, y) = (root.x.root(), root.y().root());
         Self {
             amplitude: variance.sqrt(),

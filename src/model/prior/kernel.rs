@@ -15,7 +15,7 @@ use crate::model::spec::{KernelKind, KernelSpec};
 
 impl KernelKind {
     /// rho(s), the correlation at scaled distance s = r / l >= 0 (rho(0) = 1).
-    pub fn correlation(self, s: f64) -> f64 {
+    pub(crate) fn correlation(self, s: f64) -> f64 {
         match self {
             KernelKind::SquaredExponential => (-0.5 * s * s).exp(),
             KernelKind::Exponential | KernelKind::Matern12 => (-s).exp(),
@@ -31,7 +31,7 @@ impl KernelKind {
     }
 
     /// d rho(r / l) / d log l at scaled distance s = r / l: -s rho'(s).
-    pub fn log_length_scale_derivative(self, s: f64) -> f64 {
+    pub(crate) fn log_length_scale_derivative(self, s: f64) -> f64 {
         match self {
             KernelKind::SquaredExponential => s * s * (-0.5 * s * s).exp(),
             KernelKind::Exponential | KernelKind::Matern12 => s * (-s).exp(),
@@ -48,7 +48,7 @@ impl KernelKind {
 
     /// (rho(s), -s rho'(s)): [`Self::correlation`] and [`Self::log_length_scale_derivative`]
     /// from one exponential.
-    pub fn correlation_and_slope(self, s: f64) -> (f64, f64) {
+    pub(crate) fn correlation_and_slope(self, s: f64) -> (f64, f64) {
         match self {
             KernelKind::SquaredExponential => {
                 let e = (-0.5 * s * s).exp();
@@ -73,12 +73,12 @@ impl KernelKind {
 
     /// Whether the kernel is a product of one kernel per axis on `grid`: everywhere for the
     /// squared exponential, and for every kernel on a grid with one point along an axis.
-    pub fn is_separable_on(self, grid: Grid) -> bool {
+    pub(crate) fn is_separable_on(self, grid: Grid) -> bool {
         self.is_separable() || grid.nx() == 1 || grid.ny() == 1
     }
 
     /// Whether the kernel is a product of one kernel per axis on every grid.
-    pub fn is_separable(self) -> bool {
+    pub(crate) fn is_separable(self) -> bool {
         self == KernelKind::SquaredExponential
     }
 }
@@ -86,7 +86,7 @@ impl KernelKind {
 impl KernelSpec {
     /// k at distance `r`: variance * rho(r / l), the same value [`Self::at_squared_distance`]
     /// gives at r^2 for every kernel but the squared exponential (whose legacy form takes d2).
-    pub fn at_distance(&self, r: f64) -> f64 {
+    pub(crate) fn at_distance(&self, r: f64) -> f64 {
         match self.kind {
             KernelKind::SquaredExponential => self.at_squared_distance(r * r),
             family => self.variance * family.correlation(r / self.length_scale),
@@ -95,7 +95,7 @@ impl KernelSpec {
 
     /// k at squared distance `d2`. The squared exponential is evaluated as
     /// variance * exp(-d2 / (2 l^2)), the form the Kronecker prior has always used.
-    pub fn at_squared_distance(&self, d2: f64) -> f64 {
+    pub(crate) fn at_squared_distance(&self, d2: f64) -> f64 {
         match self.kind {
             KernelKind::SquaredExponential => {
                 let two_l2 = 2.0 * self.length_scale * self.length_scale;

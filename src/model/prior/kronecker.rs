@@ -109,12 +109,12 @@ impl KroneckerPrior {
     }
 
     /// L_x, the lower-triangular factor of the x axis.
-    pub fn axis_factor(&self) -> MatRef<'_, f64> {
+    pub(crate) fn axis_factor(&self) -> MatRef<'_, f64> {
         self.x.factor.as_ref()
     }
 
     /// L_y, the lower-triangular factor of the y axis (1 x 1 on a 1-D grid).
-    pub fn y_axis_factor(&self) -> MatRef<'_, f64> {
+    pub(crate) fn y_axis_factor(&self) -> MatRef<'_, f64> {
         self.y.factor.as_ref()
     }
 
@@ -130,7 +130,7 @@ impl KroneckerPrior {
     /// [`BAND_ROWS`]): rows `r0..r1` of `L_x Xi` need only columns `0..r1` of L_x, and likewise
     /// for the columns of `(L_x Xi) L_y^T`. With B bands a product costs (B + 1) / (2B) of the
     /// full one, as plain sequential GEMMs, which at these sizes beats a triangular product.
-    pub fn apply_sqrt(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+    pub(crate) fn apply_sqrt(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
         let (nx, ny) = (self.grid.nx(), self.grid.ny());
         let xi = MatRef::from_column_major_slice(xi, nx, ny);
         let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..nx * ny], nx, ny);

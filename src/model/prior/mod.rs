@@ -19,11 +19,11 @@
 mod circulant;
 pub mod circulant_root;
 mod covariates;
-pub mod differentiable;
+pub(crate) mod differentiable;
 mod kernel;
 mod kronecker;
-pub mod root_table;
-pub mod spectral;
+pub(crate) mod root_table;
+pub(crate) mod spectral;
 mod torus;
 
 use std::fmt::Debug;
@@ -117,13 +117,16 @@ pub struct Embedding {
 }
 
 /// The prior a job's model assumes.
-pub fn build_prior(model: &ModelSpec) -> Result<Box<dyn Prior>, PriorError> {
+pub(crate) fn build_prior(model: &ModelSpec) -> Result<Box<dyn Prior>, PriorError> {
     model_prior(model, model.kernel)
 }
 
 /// The prior of `model` with its kernel replaced by `kernel` (a hyperparameter's value): the
 /// field's prior, with the coefficients' coordinates appended when the model has covariates.
-pub fn model_prior(model: &ModelSpec, kernel: KernelSpec) -> Result<Box<dyn Prior>, PriorError> {
+pub(crate) fn model_prior(
+    model: &ModelSpec,
+    kernel: KernelSpec,
+) -> Result<Box<dyn Prior>, PriorError> {
     let field = prior_for(model.grid, kernel)?;
     Ok(match &model.covariates {
         Some(covariates) => Box::new(WithCovariates::new(field, covariates.clone())),

@@ -34,11 +34,12 @@ use crate::model::spec::KernelKind;
 /// The lattice's spacing in log l: 256 nodes per unit of log l (0.4 % in l). At 1 / 64 the
 /// largest error the test finds is 1.3e-9 (squared exponential, l near a cell); the error
 /// shrinks as h^4.
-pub const SPACING: f64 = 1.0 / 256.0;
+pub(crate) const SPACING: f64 = 1.0 / 256.0;
 
+#[cfg(test)]
 /// The largest entrywise difference between the tabulated root and the exact one the tests
 /// accept, anywhere between two nodes: a hundredth of the axis kernels' jitter.
-pub const INTERPOLATION_TOLERANCE: f64 = 1e-10;
+pub(crate) const INTERPOLATION_TOLERANCE: f64 = 1e-10;
 
 /// The most values (roots' and derivatives' blocks) a table keeps, 128 MiB: past it the table
 /// starts afresh, which costs recomputation only (a node is a pure function of its index).
@@ -48,7 +49,7 @@ const MAX_TABLE_VALUES: usize = 1 << 24;
 /// nodes (a job's chains fill one table between them; with one thread they run one after
 /// another and each reuses the nodes the others computed).
 #[derive(Debug, Clone)]
-pub struct AxisTable {
+pub(crate) struct AxisTable {
     axis: Axis,
     kind: KernelKind,
     nodes: Arc<RwLock<HashMap<i64, Arc<AxisRoot>>>>,
@@ -76,7 +77,7 @@ fn hermite(s: f64) -> ([f64; 4], [f64; 4]) {
 
 impl AxisTable {
     /// An empty table of `kind`'s unit-variance kernel on `axis`.
-    pub fn new(axis: Axis, kind: KernelKind) -> Self {
+    pub(crate) fn new(axis: Axis, kind: KernelKind) -> Self {
         Self {
             axis,
             kind,
@@ -84,8 +85,9 @@ impl AxisTable {
         }
     }
 
+    #[cfg(test)]
     /// The number of nodes computed so far.
-    pub fn nodes(&self) -> usize {
+    pub(crate) fn nodes(&self) -> usize {
         self.nodes
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -93,7 +95,7 @@ impl AxisTable {
     }
 
     /// The tabulated root and its derivative in log l at `length_scale`.
-    pub fn root(&self, length_scale: f64) -> Result<AxisRoot, PriorError> {
+    pub(crate) fn root(&self, length_scale: f64) -> Result<AxisRoot, PriorError> {
         let position = length_scale.ln() / SPACING;
         if !position.is_finite() || position.abs() > 1e15 {
             return Err(PriorError::NonFiniteKernel {
@@ -136,14 +138,14 @@ impl AxisTable {
 /// The tables of a grid's two axes (one when y is x's axis: a square grid over a square window),
 /// giving the separable root at any pair of length scales. Clones share their nodes.
 #[derive(Debug, Clone)]
-pub struct SeparableTable {
+pub(crate) struct SeparableTable {
     grid: Grid,
     x: AxisTable,
     y: Option<AxisTable>,
 }
 
 impl SeparableTable {
-    pub fn new(grid: Grid, kind: KernelKind) -> Self {
+    pub(crate) fn new(grid: Grid, kind: KernelKind) -> Self {
         Self {
             grid,
             x: AxisTable::new(grid.x_axis(), kind),
@@ -153,7 +155,7 @@ impl SeparableTable {
 
     /// The tabulated root with length scale `length_scale` along x and `length_scale_y` along y
     /// (`None`: the same).
-    pub fn root(
+    pub(crate) fn root(
         &self,
         length_scale: f64,
         length_scale_y: Option<f64>,

@@ -41,7 +41,7 @@ pub trait SpectralRoot: Send + Sync + Debug {
 
 /// The spectral root of a Kronecker prior.
 #[derive(Debug, Clone)]
-pub struct KroneckerSpectral {
+pub(crate) struct KroneckerSpectral {
     side: usize,
     /// B_1 = L_1 P_1.
     root: Mat<f64>,
@@ -51,7 +51,7 @@ pub struct KroneckerSpectral {
 }
 
 impl KroneckerSpectral {
-    pub fn new(prior: &KroneckerPrior) -> Self {
+    pub(crate) fn new(prior: &KroneckerPrior) -> Self {
         let l = prior.axis_factor();
         let side = l.nrows();
         let gram = l.transpose() * l;
@@ -121,13 +121,13 @@ impl SpectralRoot for KroneckerSpectral {
 
 /// The fallback: the prior's own square root, every eigenvalue 1.
 #[derive(Debug)]
-pub struct WhitenedSpectral<'p> {
+pub(crate) struct WhitenedSpectral<'p> {
     prior: &'p dyn Prior,
     ones: Vec<f64>,
 }
 
 impl<'p> WhitenedSpectral<'p> {
-    pub fn new(prior: &'p dyn Prior) -> Self {
+    pub(crate) fn new(prior: &'p dyn Prior) -> Self {
         Self {
             prior,
             ones: vec![1.0; prior.latent_dim()],

@@ -25,7 +25,7 @@ type ColumnTransforms = (Arc<dyn Fft<f64>>, Arc<dyn Fft<f64>>);
 
 /// The planned transforms of one torus size.
 #[derive(Clone)]
-pub struct TorusFft {
+pub(crate) struct TorusFft {
     px: usize,
     py: usize,
     rows_forward: Arc<dyn RealToComplex<f64>>,
@@ -52,7 +52,7 @@ struct Buffers<'s> {
 
 impl TorusFft {
     /// Plan the transforms of a `px x py` torus (`px` even and >= 2, `py` >= 1).
-    pub fn new(px: usize, py: usize) -> Self {
+    pub(crate) fn new(px: usize, py: usize) -> Self {
         assert!(
             px >= 2 && px.is_multiple_of(2) && py >= 1,
             "torus {px} x {py}"
@@ -82,22 +82,22 @@ impl TorusFft {
     }
 
     /// (px, py).
-    pub fn size(&self) -> (usize, usize) {
+    pub(crate) fn size(&self) -> (usize, usize) {
         (self.px, self.py)
     }
 
     /// Cells of the torus, px * py.
-    pub fn cells(&self) -> usize {
+    pub(crate) fn cells(&self) -> usize {
         self.px * self.py
     }
 
     /// Spectrum values, (px / 2 + 1) * py.
-    pub fn spectrum_len(&self) -> usize {
+    pub(crate) fn spectrum_len(&self) -> usize {
         (self.px / 2 + 1) * self.py
     }
 
     /// The `f64` scratch [`TorusFft::filter`] needs: the real field and three complex buffers.
-    pub fn scratch_len(&self) -> usize {
+    pub(crate) fn scratch_len(&self) -> usize {
         self.cells() + 2 * (2 * self.spectrum_len() + self.fft_scratch)
     }
 
@@ -117,7 +117,7 @@ impl TorusFft {
 
     /// The real field buffer of `scratch`: write the input of [`TorusFft::filter`] here, read
     /// its output from here.
-    pub fn field<'s>(&self, scratch: &'s mut [f64]) -> &'s mut [f64] {
+    pub(crate) fn field<'s>(&self, scratch: &'s mut [f64]) -> &'s mut [f64] {
         &mut scratch[..self.cells()]
     }
 
@@ -128,7 +128,13 @@ impl TorusFft {
     /// Pruned for the grid inside the torus: only the first `rows_in` rows of the input may be
     /// non-zero (the others are not read), and only the first `rows_out` rows of the output are
     /// computed (the others are left undefined).
-    pub fn filter(&self, multiplier: &[f64], scratch: &mut [f64], rows_in: usize, rows_out: usize) {
+    pub(crate) fn filter(
+        &self,
+        multiplier: &[f64],
+        scratch: &mut [f64],
+        rows_in: usize,
+        rows_out: usize,
+    ) {
         let half = self.px / 2 + 1;
         let b = self.buffers(scratch);
         for (row, out) in b
@@ -177,7 +183,7 @@ impl TorusFft {
     /// The eigenvalues of the symmetric circulant whose first column is `field` (a torus field,
     /// even in both axes): its unnormalised DFT, real, in the spectrum's `[kx][ky]` layout,
     /// made exactly even in ky. Allocates; called once per torus tried.
-    pub fn eigenvalues(&self, field: &[f64]) -> Vec<f64> {
+    pub(crate) fn eigenvalues(&self, field: &[f64]) -> Vec<f64> {
         let mut values = vec![0.0; self.spectrum_len()];
         let mut scratch = vec![0.0; self.scratch_len()];
         self.eigenvalues_into(field, &mut values, &mut scratch);
@@ -186,7 +192,7 @@ impl TorusFft {
 
     /// [`TorusFft::eigenvalues`] into `values` (`spectrum_len` long), with the caller's
     /// `scratch` (`scratch_len` long).
-    pub fn eigenvalues_into(&self, field: &[f64], values: &mut [f64], scratch: &mut [f64]) {
+    pub(crate) fn eigenvalues_into(&self, field: &[f64], values: &mut [f64], scratch: &mut [f64]) {
         let half = self.px / 2 + 1;
         let b = self.buffers(scratch);
         b.real.copy_from_slice(field);

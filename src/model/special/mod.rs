@@ -55,18 +55,18 @@ fn half_square(x: f64) -> (f64, f64) {
 const UPPER_TAIL_ZERO: f64 = 37.0;
 
 /// Phi(x): the standard normal CDF.
-pub fn phi(x: f64) -> f64 {
+pub(crate) fn phi(x: f64) -> f64 {
     0.5 * libm::erfc(-x * FRAC_1_SQRT_2)
 }
 
 /// ln Phi(x), finite down to x = -1.9e154 and -inf below, where it overflows.
-pub fn log_phi(x: f64) -> f64 {
+pub(crate) fn log_phi(x: f64) -> f64 {
     log_phi_with_derivative(x).0
 }
 
 /// d/dx ln Phi(x) = phi(x) / Phi(x) (the inverse Mills ratio), finite and positive for every
 /// finite x below 37: about -x far in the lower tail, about phi(x) far in the upper.
-pub fn log_phi_derivative(x: f64) -> f64 {
+pub(crate) fn log_phi_derivative(x: f64) -> f64 {
     log_phi_with_derivative(x).1
 }
 
@@ -76,7 +76,7 @@ pub fn log_phi_derivative(x: f64) -> f64 {
 /// [`log_phi_derivative`] are its two halves and the batch gives the same bits, so a
 /// gradient-based chain's value and a Metropolis test's agree exactly.
 #[inline(always)]
-pub fn log_phi_with_derivative(x: f64) -> (f64, f64) {
+pub(crate) fn log_phi_with_derivative(x: f64) -> (f64, f64) {
     let scaled = erfcx_nonnegative(x.abs() * FRAC_1_SQRT_2);
     // Beyond SQUARE_LIMIT the square's rounding error no longer matters (and its split would
     // overflow): x^2 / 2 is taken as it rounds, infinite beyond 1.9e154, where ln Phi is -inf.
@@ -141,7 +141,7 @@ fn ln_one_minus_series(q: f64) -> f64 {
 /// order: bit for bit what [`log_phi_with_derivative`] gives cell by cell, computed in vector
 /// registers where the processor has them. A caller that goes through its cells in pieces passes
 /// the running total as `start`, and gets the same sum as in one go.
-pub fn add_log_phi_replacing_by_slopes(start: f64, arguments: &mut [f64]) -> f64 {
+pub(crate) fn add_log_phi_replacing_by_slopes(start: f64, arguments: &mut [f64]) -> f64 {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
@@ -169,7 +169,7 @@ fn add_log_phi_avx2(start: f64, arguments: &mut [f64]) -> f64 {
 }
 
 /// Cells per vectorised pass: the values wait in a stack buffer to be added in order.
-pub const LOG_PHI_BATCH: usize = 64;
+pub(crate) const LOG_PHI_BATCH: usize = 64;
 
 #[inline(always)]
 fn add_log_phi_portable(start: f64, arguments: &mut [f64]) -> f64 {
@@ -187,7 +187,7 @@ fn add_log_phi_portable(start: f64, arguments: &mut [f64]) -> f64 {
 }
 
 /// -d^2/dx^2 ln Phi(x) = r(x) (x + r(x)) with r the inverse Mills ratio: in (0, 1) for every x.
-pub fn log_phi_curvature(x: f64) -> f64 {
+pub(crate) fn log_phi_curvature(x: f64) -> f64 {
     let r = log_phi_derivative(x);
     (r * (x + r)).clamp(0.0, 1.0)
 }

@@ -18,12 +18,12 @@ use crate::sampler::spec::SamplerSpec;
 /// Spread of the chains' starting points around the model's values, on the unconstrained
 /// coordinates (log length scale, log variance, mean): chains start apart so that R-hat can see
 /// whether they met.
-pub const START_SPREAD: f64 = 0.3;
+pub(crate) const START_SPREAD: f64 = 0.3;
 
 /// A chain's starting hyperparameters: `start` with each inferred one's unconstrained coordinate
 /// moved by [`START_SPREAD`] times a standard normal from the chain's stream (`start` itself if
 /// that leaves the prior's support).
-pub fn dispersed_start(
+pub(crate) fn dispersed_start(
     priors: &HyperPriors,
     start: Hyperparameters,
     rng: &mut ChainRng,
@@ -42,7 +42,7 @@ pub fn dispersed_start(
 }
 
 /// A field kind `K` alternating with a hyperparameter update.
-pub struct HyperChain<K> {
+pub(crate) struct HyperChain<K> {
     pub(super) field: K,
     pub(super) model: ModelSpec,
     pub(super) start: Hyperparameters,
@@ -53,7 +53,7 @@ pub struct HyperChain<K> {
 }
 
 impl<K: FieldKernel> HyperChain<K> {
-    pub fn new(field: K, hyper: HyperModel, spec: &SamplerSpec, target: &Target) -> Self {
+    pub(crate) fn new(field: K, hyper: HyperModel, spec: &SamplerSpec, target: &Target) -> Self {
         Self {
             field,
             model: hyper.model.clone(),
@@ -120,7 +120,7 @@ pub(super) fn retargeted<'a>(base: &Target<'a>, prior: &'a dyn Prior, mean: f64)
 }
 
 /// A chain's state: the field kind's state under the current prior, and the hyperparameters.
-pub struct HyperState<S> {
+pub(crate) struct HyperState<S> {
     pub(super) field: S,
     pub(super) values: Hyperparameters,
     /// The inferred hyperparameters' unconstrained coordinates, and their log prior density.
@@ -175,20 +175,20 @@ impl<S: Retarget> HyperState<S> {
 
 /// A hyperparameter update's new point.
 pub(super) struct Accepted {
-    pub z: Vec<f64>,
-    pub log_prior: f64,
-    pub values: Hyperparameters,
-    pub prior: Box<dyn Prior>,
+    pub(crate) z: Vec<f64>,
+    pub(crate) log_prior: f64,
+    pub(crate) values: Hyperparameters,
+    pub(crate) prior: Box<dyn Prior>,
     /// The field at the new point (whitened coordinates under the new prior).
-    pub position: Position,
+    pub(crate) position: Position,
 }
 
 /// What a hyperparameter update did.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct UpdateInfo {
-    pub moved: bool,
-    pub loglik_evaluations: u32,
-    pub gradient_evaluations: u32,
+    pub(crate) moved: bool,
+    pub(crate) loglik_evaluations: u32,
+    pub(crate) gradient_evaluations: u32,
 }
 
 impl<S: Retarget> ChainState for HyperState<S> {

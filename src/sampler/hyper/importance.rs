@@ -14,12 +14,12 @@ use crate::sampler::protocol::{ChainRng, Position, dot};
 /// weights' variance, while the Lanczos steps for every eigenvalue above gpcn's threshold cost
 /// more than the draws (measured on the Lansing hickories, probit: 37 ms per update with the
 /// threshold, against a few ms with 32).
-pub const IMPORTANCE_RANK: usize = 32;
+pub(crate) const IMPORTANCE_RANK: usize = 32;
 
 /// The pseudo-marginal chain's extended state: the importance distribution at the current
 /// hyperparameters, the other draws' total weight, and the estimate.
 #[derive(Debug, Clone)]
-pub struct Marginal {
+pub(crate) struct Marginal {
     pub(super) gaussian: Arc<LaplaceGaussian>,
     /// log sum_{j != k} w_j (-inf with one draw).
     pub(super) log_others: f64,

@@ -41,7 +41,7 @@ use crate::sampler::protocol::{
 
 /// Burn-in shorter than this runs without the preconditioner (too few draws to reach the
 /// posterior before fitting it and to adapt after).
-pub const MIN_PRECONDITIONED_BURN_IN: u64 = 200;
+pub(crate) const MIN_PRECONDITIONED_BURN_IN: u64 = 200;
 
 /// The misfit eigenvalue above which a direction is rescaled (its posterior sd is then below
 /// 1 / sqrt(2) of the prior's).
@@ -49,7 +49,7 @@ const PRECONDITIONER_THRESHOLD: f64 = 1.0;
 
 /// At most 2 max(nx, ny) directions: the preconditioner's two products then cost about what the
 /// root's own products cost.
-pub fn preconditioner_rank(model: &ModelSpec) -> usize {
+pub(crate) fn preconditioner_rank(model: &ModelSpec) -> usize {
     2 * model.grid.nx().max(model.grid.ny())
 }
 
@@ -83,7 +83,7 @@ impl NutsDensity for JointDensity<'_> {
 
 /// NUTS on the joint posterior of the hyperparameters and the field.
 #[derive(Debug, Clone)]
-pub struct JointNuts {
+pub(crate) struct JointNuts {
     model: ModelSpec,
     start: Hyperparameters,
     burn_in: u64,
@@ -93,7 +93,7 @@ pub struct JointNuts {
 }
 
 /// A joint chain: its NUTS state, and when it fits its preconditioner.
-pub struct JointState<'t> {
+pub(crate) struct JointState<'t> {
     sampler: &'t JointNuts,
     nuts: NutsState<JointDensity<'t>>,
     iteration: u64,
@@ -103,7 +103,7 @@ pub struct JointState<'t> {
 impl JointNuts {
     /// The chains of `hyper`'s model, or why its prior has no root for them (a circulant
     /// kernel no torus within the limit embeds).
-    pub fn new(
+    pub(crate) fn new(
         hyper: HyperModel,
         burn_in: u64,
         preconditioner: JointPreconditioner,

@@ -29,15 +29,15 @@
 //! mgrad, laplace_hmc's Laplace fits; NUTS's adapted metric) are not offered: their preparation
 //! would go stale with every update.
 
-pub mod chain;
-pub mod importance;
-pub mod joint;
-pub mod proposal;
-pub mod pseudo_marginal;
-pub mod settings;
-pub mod spectral_joint;
-pub mod surrogate;
-pub mod within_gibbs;
+pub(crate) mod chain;
+pub(crate) mod importance;
+pub(crate) mod joint;
+pub(crate) mod proposal;
+pub(crate) mod pseudo_marginal;
+pub(crate) mod settings;
+pub(crate) mod spectral_joint;
+pub(crate) mod surrogate;
+pub(crate) mod within_gibbs;
 
 pub use settings::{
     FieldKernel, HyperModel, HyperProposalKind, HyperSettings, HyperUpdate, JointPreconditioner,
@@ -98,7 +98,7 @@ macro_rules! field_kernels {
 impl SamplerKind {
     /// The kinds that move the hyperparameters and the field together (`sampler.hyper =
     /// "joint"`, [`joint`]).
-    pub const JOINT_KINDS: &'static [SamplerKind] = &[SamplerKind::Nuts];
+    pub(crate) const JOINT_KINDS: &'static [SamplerKind] = &[SamplerKind::Nuts];
 }
 
 field_kernels! {

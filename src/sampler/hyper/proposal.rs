@@ -22,9 +22,9 @@ use super::settings::HyperProposalKind;
 use crate::sampler::protocol::ChainRng;
 
 /// Iterations of burn-in before the history shapes the proposal.
-pub const ADAPT_AFTER: u64 = 100;
+pub(crate) const ADAPT_AFTER: u64 = 100;
 /// Subsample points the kernel-adaptive proposal keeps.
-pub const KERNEL_POINTS: usize = 100;
+pub(crate) const KERNEL_POINTS: usize = 100;
 /// The kernel-adaptive proposal's isotropic part, gamma.
 const KERNEL_GAMMA: f64 = 0.05;
 /// Starting scale of the random walk on every unconstrained coordinate.
@@ -47,7 +47,7 @@ pub struct Proposal {
 }
 
 impl Proposal {
-    pub fn new(kind: HyperProposalKind, dim: usize) -> Self {
+    pub(crate) fn new(kind: HyperProposalKind, dim: usize) -> Self {
         Self {
             kind,
             dim,
@@ -62,12 +62,12 @@ impl Proposal {
     }
 
     /// The current global scale s.
-    pub fn scale(&self) -> f64 {
+    pub(crate) fn scale(&self) -> f64 {
         self.log_scale.exp()
     }
 
     /// A proposal from `z`, with log q(z | z') - log q(z' | z).
-    pub fn propose(&self, z: &[f64], rng: &mut ChainRng) -> (Vec<f64>, f64) {
+    pub(crate) fn propose(&self, z: &[f64], rng: &mut ChainRng) -> (Vec<f64>, f64) {
         let mut noise = vec![0.0; self.dim];
         rng.normals(&mut noise);
         let s = self.scale();
@@ -98,7 +98,7 @@ impl Proposal {
 
     /// Learn from burn-in iteration `iteration` (0-based), which ended at `z` after a proposal
     /// accepted with probability `acceptance`. Does nothing after burn-in.
-    pub fn adapt(
+    pub(crate) fn adapt(
         &mut self,
         iteration: u64,
         burn_in: u64,

@@ -58,12 +58,12 @@ crate::closed_names! {
 /// How a job's chains update their hyperparameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HyperSettings {
-    pub update: HyperUpdate,
-    pub proposal: HyperProposalKind,
+    pub(crate) update: HyperUpdate,
+    pub(crate) proposal: HyperProposalKind,
     /// Importance draws per estimate of the marginal likelihood (pseudo-marginal).
-    pub importance_draws: usize,
+    pub(crate) importance_draws: usize,
     /// The joint chain's preconditioner of the field (joint; none unless the study asks).
-    pub preconditioner: JointPreconditioner,
+    pub(crate) preconditioner: JointPreconditioner,
 }
 
 impl Default for HyperSettings {
@@ -79,12 +79,12 @@ impl Default for HyperSettings {
 
 impl HyperSettings {
     /// Whether the chains infer hyperparameters.
-    pub fn infers(&self) -> bool {
+    pub(crate) fn infers(&self) -> bool {
         self.update != HyperUpdate::None
     }
 
     /// Whether one gradient chain moves the hyperparameters with the field (no alternation).
-    pub fn is_joint(&self) -> bool {
+    pub(crate) fn is_joint(&self) -> bool {
         matches!(self.update, HyperUpdate::Joint | HyperUpdate::JointSpectral)
     }
 }
@@ -108,13 +108,13 @@ pub trait FieldKernel: Kind + 'static {
 
 /// The surrogate data's variance alpha.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SurrogateNoise {
-    pub alpha: f64,
+pub(crate) struct SurrogateNoise {
+    pub(crate) alpha: f64,
 }
 
 impl SurrogateNoise {
     /// N / sum of the observed cells' curvatures (see the module docs).
-    pub fn for_target(target: &Target) -> Self {
+    pub(crate) fn for_target(target: &Target) -> Self {
         let total: f64 = match target.likelihood {
             Likelihood::Gaussian { values, noise_sd } => values.len() as f64 / noise_sd.powi(2),
             Likelihood::Probit { labels, noise_sd } => {

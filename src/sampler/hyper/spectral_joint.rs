@@ -42,14 +42,14 @@ impl NutsDensity for SpectralJointDensity<'_> {
 
 /// NUTS on the partially centred joint posterior.
 #[derive(Debug, Clone)]
-pub struct SpectralJointNuts {
+pub(crate) struct SpectralJointNuts {
     model: ModelSpec,
     start: Hyperparameters,
     burn_in: u64,
 }
 
 impl SpectralJointNuts {
-    pub fn new(hyper: HyperModel, burn_in: u64) -> Self {
+    pub(crate) fn new(hyper: HyperModel, burn_in: u64) -> Self {
         Self {
             model: hyper.model.clone(),
             start: hyper.start,

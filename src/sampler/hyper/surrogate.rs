@@ -37,7 +37,7 @@ use crate::sampler::protocol::Position;
 use crate::sampler::shared::Retarget;
 
 /// The slice box's width on every unconstrained coordinate.
-pub const SLICE_WIDTH: f64 = 1.5;
+pub(crate) const SLICE_WIDTH: f64 = 1.5;
 /// Shrinks after which the update gives up and stays (the box halves on average per shrink).
 const MAX_SHRINKS: u32 = 200;
 

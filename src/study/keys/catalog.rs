@@ -29,7 +29,7 @@ pub struct KeyCatalog {
 impl KeyCatalog {
     /// The catalog of `families` (name and keys, the default family first), with the words of
     /// the registry-listed keys, the renamed keys and the defaults families give shared keys.
-    pub fn new(
+    pub(crate) fn new(
         families: Vec<(&'static str, &'static [Key])>,
         words: Vec<(Key, &'static [&'static str])>,
         renamed: Vec<(&'static str, Key)>,
@@ -58,12 +58,12 @@ impl KeyCatalog {
     }
 
     /// The position of `key` in [`KeyCatalog::all`] (a key of another catalog has none).
-    pub fn position(&self, key: Key) -> Option<usize> {
+    pub(crate) fn position(&self, key: Key) -> Option<usize> {
         self.positions.get(&key).copied()
     }
 
     /// The keys of `section`, in catalog order.
-    pub fn section_keys(&self, section: Section) -> impl Iterator<Item = Key> + '_ {
+    pub(crate) fn section_keys(&self, section: Section) -> impl Iterator<Item = Key> + '_ {
         self.keys
             .iter()
             .copied()
@@ -71,17 +71,18 @@ impl KeyCatalog {
     }
 
     /// The key `name` of `section`.
-    pub fn find(&self, section: Section, name: &str) -> Option<Key> {
+    pub(crate) fn find(&self, section: Section, name: &str) -> Option<Key> {
         self.section_keys(section).find(|k| k.name() == name)
     }
 
     /// The key written "section.key".
-    pub fn from_dotted(&self, dotted: &str) -> Option<Key> {
+    #[allow(clippy::wrong_self_convention)] // the catalog finds the key by name
+    pub(crate) fn from_dotted(&self, dotted: &str) -> Option<Key> {
         self.keys.iter().copied().find(|k| k.dotted() == dotted)
     }
 
     /// The key that replaced the old name `dotted`, if it was renamed.
-    pub fn renamed(&self, dotted: &str) -> Option<Key> {
+    pub(crate) fn renamed(&self, dotted: &str) -> Option<Key> {
         self.renamed
             .iter()
             .find(|(old, _)| *old == dotted)
@@ -89,12 +90,12 @@ impl KeyCatalog {
     }
 
     /// The default family's name (the first).
-    pub fn default_family(&self) -> &'static str {
+    pub(crate) fn default_family(&self) -> &'static str {
         self.families[0].0
     }
 
     /// The keys of the family named `family`, in its column order.
-    pub fn family_keys(&self, family: &str) -> Option<&'static [Key]> {
+    pub(crate) fn family_keys(&self, family: &str) -> Option<&'static [Key]> {
         self.families
             .iter()
             .find(|(name, _)| *name == family)
@@ -102,7 +103,7 @@ impl KeyCatalog {
     }
 
     /// The names of the families `key` applies to.
-    pub fn families_of(&self, key: Key) -> Vec<&'static str> {
+    pub(crate) fn families_of(&self, key: Key) -> Vec<&'static str> {
         self.families
             .iter()
             .filter(|(_, keys)| keys.contains(&key))
@@ -111,7 +112,7 @@ impl KeyCatalog {
     }
 
     /// The keys whose figures name them with a [`Label`], by column.
-    pub fn labels(&self) -> Vec<(&'static str, Label)> {
+    pub(crate) fn labels(&self) -> Vec<(&'static str, Label)> {
         self.keys
             .iter()
             .filter_map(|key| key.decl().label.map(|label| (key.column(), label)))
@@ -119,7 +120,7 @@ impl KeyCatalog {
     }
 
     /// The range rule of `key`, with a choice's words (or the registry's) as [`Rule::OneOf`].
-    pub fn rule(&self, key: Key) -> Rule {
+    pub(crate) fn rule(&self, key: Key) -> Rule {
         match key.value_type() {
             ValueType::Choice(words) => Rule::OneOf(words),
             ValueType::RegistryWords => Rule::OneOf(
@@ -133,7 +134,7 @@ impl KeyCatalog {
     }
 
     /// What a reader needs to know about `key`, derived from its declaration.
-    pub fn help(&self, key: Key) -> KeyHelp {
+    pub(crate) fn help(&self, key: Key) -> KeyHelp {
         let rule = self.rule(key);
         let allowed = match key.value_type() {
             ValueType::FloatOrWord(words) | ValueType::FloatOrAlias(words) => {
@@ -208,7 +209,7 @@ impl KeyCatalog {
 
     /// The keys whose dotted name starts with `prefix` (every key for ""), as plain text for
     /// the terminal: name, default and allowed values, then what the key does.
-    pub fn text_help(&self, prefix: &str) -> String {
+    pub(crate) fn text_help(&self, prefix: &str) -> String {
         let mut text = String::new();
         for help in self
             .keys
@@ -231,9 +232,9 @@ impl KeyCatalog {
 /// What a reader needs to know about one key: the reference table and `fieldmc keys` print it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyHelp {
-    pub dotted: &'static str,
-    pub default: String,
-    pub allowed: String,
+    pub(crate) dotted: &'static str,
+    pub(crate) default: String,
+    pub(crate) allowed: String,
     /// What the key does, and where it applies when not everywhere.
-    pub doc: String,
+    pub(crate) doc: String,
 }

@@ -40,7 +40,7 @@ crate::declare_keys! {
 }
 
 /// Keys renamed after their first release: (the old "section.key", the key that replaced it).
-pub const RENAMED: &[(&str, super::Key)] = &[
+pub(crate) const RENAMED: &[(&str, super::Key)] = &[
     ("sampler.method", SAMPLER_KIND),
     ("sampler.scheme", SAMPLER_KIND),
 ];

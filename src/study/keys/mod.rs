@@ -16,7 +16,7 @@ use std::fmt;
 use std::sync::Arc;
 
 mod catalog;
-pub mod common;
+pub(crate) mod common;
 
 pub use catalog::{KeyCatalog, KeyHelp};
 pub use common::*;
@@ -35,7 +35,7 @@ pub enum ParamValue {
 impl ParamValue {
     /// The value of `key` among `params` (`Null` where it is not among them: a key of another
     /// family).
-    pub fn of(params: &[(Key, ParamValue)], key: Key) -> &ParamValue {
+    pub(crate) fn of(params: &[(Key, ParamValue)], key: Key) -> &ParamValue {
         static NULL: ParamValue = ParamValue::Null;
         params
             .iter()
@@ -96,12 +96,13 @@ impl ParamValue {
     }
 
     /// A declared word (see [`Text`]).
-    pub fn word(word: &'static str) -> Self {
+    pub(crate) fn word(word: &'static str) -> Self {
         ParamValue::Text(Text::Word(word))
     }
 
     /// The value with a text that is one of `words` borrowed from them.
-    pub fn as_word_of(self, words: &'static [&'static str]) -> Self {
+    #[allow(clippy::wrong_self_convention)] // a Copy key viewed as another type
+    pub(crate) fn as_word_of(self, words: &'static [&'static str]) -> Self {
         match self {
             ParamValue::Text(text) => match words.iter().find(|w| **w == &*text) {
                 Some(word) => ParamValue::word(word),
@@ -115,7 +116,7 @@ impl ParamValue {
     /// round-trip, so 0.3 is always "0.3" and 1 is "1.0"), booleans as `true`/`false`, text as
     /// is unless it holds a character that would make a key ambiguous (`;`, `=`, `"`,
     /// whitespace), then quoted with escapes.
-    pub fn canonical(&self) -> String {
+    pub(crate) fn canonical(&self) -> String {
         match self {
             ParamValue::Int(v) => v.to_string(),
             ParamValue::Float(v) => format!("{v:?}"),
@@ -126,12 +127,12 @@ impl ParamValue {
         }
     }
 
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         matches!(self, ParamValue::Null)
     }
 
     /// The value as a table cell shows it: its [`Display`](fmt::Display) form, `-` for `Null`.
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         match self {
             ParamValue::Null => "-".to_string(),
             other => other.to_string(),
@@ -171,7 +172,7 @@ crate::closed_names! {
 
 /// The type a key's value must have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ValueType {
+pub(crate) enum ValueType {
     Integer,
     /// A float; integers are accepted and converted (`length_scale = 1` means 1.0).
     Float,
@@ -206,7 +207,7 @@ pub enum ValueType {
 
 impl ValueType {
     /// "an integer", "a float", "a string": how error messages name the type.
-    pub fn article_name(self) -> &'static str {
+    pub(crate) fn article_name(self) -> &'static str {
         match self {
             ValueType::Integer => "an integer",
             ValueType::Float => "a float",
@@ -223,7 +224,7 @@ impl ValueType {
     }
 
     /// "integers", "numbers", "strings".
-    pub fn plural(self) -> &'static str {
+    pub(crate) fn plural(self) -> &'static str {
         match self {
             ValueType::Integer => "integers",
             ValueType::Float => "numbers",
@@ -241,7 +242,7 @@ impl ValueType {
 
 /// The range a value must lie in, checked key by key.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Rule {
+pub(crate) enum Rule {
     /// Anything of the key's type.
     Any,
     /// An integer in lo..=hi.
@@ -268,7 +269,7 @@ pub enum Rule {
 
 impl Rule {
     /// The allowed values in words, for the "allowed:" line of an error.
-    pub fn describe(self) -> String {
+    pub(crate) fn describe(self) -> String {
         match self {
             Rule::Any => "any value of the key's type".to_string(),
             Rule::IntRange(lo, i64::MAX) => format!("an integer >= {lo}"),
@@ -288,7 +289,7 @@ impl Rule {
     }
 
     /// Whether `value` (already of the key's type) satisfies the rule.
-    pub fn admits(self, value: &ParamValue) -> bool {
+    pub(crate) fn admits(self, value: &ParamValue) -> bool {
         match (self, value) {
             (Rule::Any, _) => true,
             (Rule::IntRange(lo, hi), ParamValue::Int(v)) => (lo..=hi).contains(v),
@@ -310,7 +311,7 @@ impl Rule {
 }
 
 /// `"a" | "b" | "c"`.
-pub fn quoted_words(words: &[&str]) -> String {
+pub(crate) fn quoted_words(words: &[&str]) -> String {
     words
         .iter()
         .map(|w| format!("\"{w}\""))
@@ -320,7 +321,7 @@ pub fn quoted_words(words: &[&str]) -> String {
 
 /// A key's default.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Default {
+pub(crate) enum Default {
     Int(i64),
     Float(f64),
     Text(&'static str),
@@ -334,7 +335,7 @@ pub enum Default {
 impl Default {
     /// The default as a value, where it does not depend on other keys (no allocation: text is
     /// a declared word).
-    pub fn value(self) -> Option<ParamValue> {
+    pub(crate) fn value(self) -> Option<ParamValue> {
         match self {
             Default::Int(v) => Some(ParamValue::Int(v)),
             Default::Float(v) => Some(ParamValue::Float(v)),
@@ -345,7 +346,7 @@ impl Default {
     }
 
     /// How the documentation shows it.
-    pub fn describe(self) -> String {
+    pub(crate) fn describe(self) -> String {
         match self {
             Default::Derived(how) => how.to_string(),
             Default::Required => "none (required)".to_string(),
@@ -357,7 +358,7 @@ impl Default {
 
 /// When a key applies to a job; elsewhere its value is `Null` and giving it is an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Applies {
+pub(crate) enum Applies {
     Always,
     /// Only with these `data.source`s (their words).
     Source(&'static [&'static str]),
@@ -365,7 +366,7 @@ pub enum Applies {
 
 /// Whether a key's value is part of a job's canonical key (and so of its id and streams).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Keyed {
+pub(crate) enum Keyed {
     Always,
     /// Only when it differs from its default: keys added after the first release, so that the
     /// jobs of existing studies keep their ids and their numbers.
@@ -378,39 +379,39 @@ pub enum Keyed {
 /// How figures name a parameter: a short name in legends ("D", "β"; empty when the value
 /// speaks for itself, a sampler kind) and a descriptive axis title.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Label {
-    pub short: &'static str,
-    pub title: &'static str,
+pub(crate) struct Label {
+    pub(crate) short: &'static str,
+    pub(crate) title: &'static str,
 }
 
 impl Label {
-    pub const fn new(short: &'static str, title: &'static str) -> Option<Label> {
+    pub(crate) const fn new(short: &'static str, title: &'static str) -> Option<Label> {
         Some(Label { short, title })
     }
 }
 
 /// The declaration of one key.
 #[derive(Debug)]
-pub struct KeyDecl {
-    pub section: Section,
-    pub name: &'static str,
+pub(crate) struct KeyDecl {
+    pub(crate) section: Section,
+    pub(crate) name: &'static str,
     /// "section.key", as written in `[sweep]`.
-    pub dotted: &'static str,
+    pub(crate) dotted: &'static str,
     /// "section_key", the column in job tables.
-    pub column: &'static str,
-    pub doc: &'static str,
-    pub value: ValueType,
-    pub rule: Rule,
-    pub default: Default,
-    pub applies: Applies,
-    pub keyed: Keyed,
+    pub(crate) column: &'static str,
+    pub(crate) doc: &'static str,
+    pub(crate) value: ValueType,
+    pub(crate) rule: Rule,
+    pub(crate) default: Default,
+    pub(crate) applies: Applies,
+    pub(crate) keyed: Keyed,
     /// How figures name it; `None`: by its name.
-    pub label: Option<Label>,
+    pub(crate) label: Option<Label>,
 }
 
 impl KeyDecl {
     /// The fields most keys share; a declaration overrides what differs.
-    pub const BASE: KeyDecl = KeyDecl {
+    pub(crate) const BASE: KeyDecl = KeyDecl {
         section: Section::Model,
         name: "",
         dotted: "",
@@ -464,20 +465,20 @@ impl fmt::Debug for Key {
 
 impl Key {
     /// The key of a declaration held in a `static` (what [`declare_keys!`] generates).
-    pub const fn declared(decl: &'static KeyDecl) -> Key {
+    pub(crate) const fn declared(decl: &'static KeyDecl) -> Key {
         Key(decl)
     }
 
-    pub fn decl(self) -> &'static KeyDecl {
+    pub(crate) fn decl(self) -> &'static KeyDecl {
         self.0
     }
 
-    pub fn section(self) -> Section {
+    pub(crate) fn section(self) -> Section {
         self.decl().section
     }
 
     /// The key's name inside its section.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         self.decl().name
     }
 
@@ -491,24 +492,24 @@ impl Key {
         self.decl().column
     }
 
-    pub fn value_type(self) -> ValueType {
+    pub(crate) fn value_type(self) -> ValueType {
         self.decl().value
     }
 
     /// The default value, or `None` where it depends on other keys or there is none.
-    pub fn default_value(self) -> Option<ParamValue> {
+    pub(crate) fn default_value(self) -> Option<ParamValue> {
         self.decl().default.value()
     }
 
-    pub fn applies(self) -> Applies {
+    pub(crate) fn applies(self) -> Applies {
         self.decl().applies
     }
 
-    pub fn keyed(self) -> Keyed {
+    pub(crate) fn keyed(self) -> Keyed {
         self.decl().keyed
     }
 
-    pub fn doc(self) -> &'static str {
+    pub(crate) fn doc(self) -> &'static str {
         self.decl().doc.trim()
     }
 }
@@ -580,7 +581,7 @@ macro_rules! declare_keys {
 }
 
 /// The section an identifier names (used by [`declare_keys!`] at compile time).
-pub const fn section_named(name: &str) -> Section {
+pub(crate) const fn section_named(name: &str) -> Section {
     match name.as_bytes() {
         b"model" => Section::Model,
         b"data" => Section::Data,
@@ -591,7 +592,7 @@ pub const fn section_named(name: &str) -> Section {
 }
 
 /// The value of a `model.*_prior` key that keeps its hyperparameter fixed.
-pub const FIXED: &str = "fixed";
+pub(crate) const FIXED: &str = "fixed";
 
 #[cfg(test)]
 mod tests {

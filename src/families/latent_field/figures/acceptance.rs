@@ -24,18 +24,18 @@ const PANEL_FRAME: Frame = Frame::HEAT
 
 /// Mean acceptance per (sampler, grid, beta) over the ok jobs.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AcceptanceGrid {
-    pub samplers: Vec<String>,
-    pub grids: Vec<Cell>,
-    pub betas: Vec<Cell>,
+pub(crate) struct AcceptanceGrid {
+    pub(crate) samplers: Vec<String>,
+    pub(crate) grids: Vec<Cell>,
+    pub(crate) betas: Vec<Cell>,
     /// means[s][g][b]; `None` when no ok job has that combination.
-    pub means: Vec<Vec<Vec<Option<f64>>>>,
+    pub(crate) means: Vec<Vec<Vec<Option<f64>>>>,
     /// Jobs averaged per cell, largest over the cells.
-    pub max_jobs_per_cell: usize,
+    pub(crate) max_jobs_per_cell: usize,
 }
 
 /// The heat map, when grid and beta were both swept and acceptance rates exist.
-pub fn acceptance_figure(context: &Context) -> Result<Option<Figure>, ReportError> {
+pub(crate) fn acceptance_figure(context: &Context) -> Result<Option<Figure>, ReportError> {
     let Some(table) = acceptance_grid(context) else {
         return Ok(None);
     };
@@ -55,7 +55,7 @@ pub fn acceptance_figure(context: &Context) -> Result<Option<Figure>, ReportErro
     }))
 }
 
-pub fn acceptance_grid(context: &Context) -> Option<AcceptanceGrid> {
+pub(crate) fn acceptance_grid(context: &Context) -> Option<AcceptanceGrid> {
     let jobs = context.jobs;
     let has_all = [GRID, BETA, SAMPLER].iter().all(|c| jobs.has(c)) && jobs.has(METRIC);
     if !has_all || context.shape.levels(GRID) < 2 || context.shape.levels(BETA) < 2 {

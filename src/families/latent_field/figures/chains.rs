@@ -37,16 +37,16 @@ const WIDE_FRAME: Frame = Frame::LINES
 
 /// Jobs sharing all swept values but the replicate, labelled for a legend.
 #[derive(Debug, Clone, PartialEq)]
-pub struct JobGroup {
-    pub label: String,
-    pub job_ids: Vec<String>,
+pub(crate) struct JobGroup {
+    pub(crate) label: String,
+    pub(crate) job_ids: Vec<String>,
 }
 
 /// The curves of a chart: job groups, and the swept columns averaged over to keep them few.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Grouping {
-    pub groups: Vec<JobGroup>,
-    pub pooled: Vec<String>,
+pub(crate) struct Grouping {
+    pub(crate) groups: Vec<JobGroup>,
+    pub(crate) pooled: Vec<String>,
 }
 
 impl Grouping {
@@ -66,7 +66,7 @@ impl Grouping {
 /// Groups the given job ids by the swept columns (sampler kind first), dropping the
 /// last-listed columns until at most [`MAX_GROUPS`] groups remain; without a jobs table every
 /// job is its own group.
-pub fn job_groups(context: &Context, job_ids: &[String]) -> Grouping {
+pub(crate) fn job_groups(context: &Context, job_ids: &[String]) -> Grouping {
     let jobs = context.jobs;
     let rows: Vec<usize> = job_ids
         .iter()
@@ -222,7 +222,10 @@ fn range_of(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
 // ---------------------------------------------------------------------------------------
 // Convergence
 
-pub fn convergence_figure(context: &Context, table: &Table) -> Result<Option<Figure>, ReportError> {
+pub(crate) fn convergence_figure(
+    context: &Context,
+    table: &Table,
+) -> Result<Option<Figure>, ReportError> {
     let grouping = job_groups(context, &table.job_ids());
     let curves = group_curves(&grouping, table, (ITERATION, RMS_TO_EXACT), |&(t, r)| {
         t > 0.0 && r > 0.0
@@ -284,7 +287,7 @@ fn reference_slope(curves: &[(String, Vec<(f64, f64)>)]) -> Vec<(f64, f64)> {
 // ---------------------------------------------------------------------------------------
 // Autocorrelation
 
-pub fn autocorrelation_figure(
+pub(crate) fn autocorrelation_figure(
     context: &Context,
     table: &Table,
 ) -> Result<Option<Figure>, ReportError> {
@@ -340,7 +343,7 @@ fn probe_column(table: &Table) -> Option<String> {
         .cloned()
 }
 
-pub fn trace_figures(
+pub(crate) fn trace_figures(
     context: &Context,
     table: &Table,
     job_ids: &[String],

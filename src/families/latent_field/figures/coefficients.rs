@@ -14,7 +14,7 @@ use crate::study::keys::SAMPLER_KIND;
 use crate::table::shared::JOB_ID;
 
 /// Every coefficient figure the results folder supports.
-pub fn coefficient_figures(
+pub(crate) fn coefficient_figures(
     context: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Figure>, ReportError> {

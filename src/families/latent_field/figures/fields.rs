@@ -78,7 +78,7 @@ fn half_spacing(values: &[f64], fallback: f64) -> f64 {
 }
 
 /// One figure per representative job that has rows in fields.parquet.
-pub fn field_figures(
+pub(crate) fn field_figures(
     context: &Context,
     fields: &Table,
     job_ids: &[String],
@@ -110,7 +110,7 @@ pub fn field_figures(
 /// One figure with the simulated truth of one job per true length scale (`job_ids` from
 /// [`truth_job_ids`]), on a shared scale: the coursework's figure of GP prior samples for
 /// several length scales.
-pub fn truth_figure(
+pub(crate) fn truth_figure(
     context: &Context,
     fields: &Table,
     job_ids: &[String],
@@ -174,7 +174,7 @@ pub fn truth_figure(
 
 /// The jobs whose truths [`truth_figure`] draws: for each true length scale, the first ok job
 /// of the lowest replicate. Empty unless the true length scale varies across the study.
-pub fn truth_job_ids(context: &Context) -> Vec<String> {
+pub(crate) fn truth_job_ids(context: &Context) -> Vec<String> {
     let varies = context.shape.levels(DATA_LENGTH_SCALE) >= 2
         || context
             .shape

@@ -35,7 +35,7 @@ pub(super) struct Sample {
 }
 
 /// Every figure about hyperparameters the results folder supports.
-pub fn hyper_figures(
+pub(crate) fn hyper_figures(
     context: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Figure>, ReportError> {

@@ -15,12 +15,12 @@
 //!
 //! Its metrics against swept parameters are drawn by the report from [`REPORT`].
 
-pub mod acceptance;
-pub mod chains;
-pub mod coefficients;
+pub(crate) mod acceptance;
+pub(crate) mod chains;
+pub(crate) mod coefficients;
 pub mod fields;
-pub mod hyper;
-pub mod ranks;
+pub(crate) mod hyper;
+pub(crate) mod ranks;
 
 use std::collections::HashSet;
 
@@ -33,14 +33,14 @@ use crate::table::shared::{self, ACCEPTANCE_RATE, jobs as shared_jobs};
 pub use ranks::MAX_JOBS as MAX_RANK_FIGURES;
 
 /// `count_mae / baseline_count_mae`, comparable across data sets whose counts differ in size.
-pub const COUNT_MAE_RATIO: Metric = Metric::Ratio {
+pub(crate) const COUNT_MAE_RATIO: Metric = Metric::Ratio {
     name: "count_mae_ratio",
     numerator: jobs::COUNT_MAE,
     denominator: jobs::BASELINE_COUNT_MAE,
 };
 
 /// What the report shows of the latent field's jobs-table metrics.
-pub const REPORT: ReportColumns = ReportColumns {
+pub(crate) const REPORT: ReportColumns = ReportColumns {
     swept: &[
         (Metric::Column(ACCEPTANCE_RATE), "acceptance rate"),
         (Metric::Column(jobs::MAE), "MAE of posterior mean vs truth"),
@@ -91,7 +91,10 @@ pub const REPORT: ReportColumns = ReportColumns {
 };
 
 /// Every latent-field figure the results folder has the tables for.
-pub fn figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
+pub(crate) fn figures(
+    context: &Context<'_>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Figure>, ReportError> {
     let field_jobs = context.representative_job_ids(&schema::fields::TABLE, notes)?;
     let trace_jobs = context.representative_job_ids(&schema::traces::TABLE, notes)?;
     let truth_jobs = fields::truth_job_ids(context);

@@ -42,23 +42,23 @@ const OUTSIDE: RGBColor = RGBColor(214, 96, 77);
 
 /// The rank histogram of one functional of one job.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RankHistogram {
-    pub functional: String,
+pub(crate) struct RankHistogram {
+    pub(crate) functional: String,
     /// L: ranks lie in 0..=max_rank.
-    pub max_rank: usize,
-    pub counts: Vec<usize>,
+    pub(crate) max_rank: usize,
+    pub(crate) counts: Vec<usize>,
     /// First rank of each bin.
-    pub bin_starts: Vec<usize>,
+    pub(crate) bin_starts: Vec<usize>,
     /// Ranks per bin (bins need not split 0..=L evenly).
-    pub bin_widths: Vec<usize>,
+    pub(crate) bin_widths: Vec<usize>,
     /// The p-value of uniformity (chi-square and ECDF combined).
-    pub p_value: Option<f64>,
+    pub(crate) p_value: Option<f64>,
 }
 
 impl RankHistogram {
     /// The histogram of `ranks` (each in 0..=max_rank) in the bins the p-value uses; `None`
     /// without ranks. `p_value` is computed from the ranks when not given.
-    pub fn new(
+    pub(crate) fn new(
         functional: &str,
         ranks: &[usize],
         max_rank: usize,
@@ -88,7 +88,7 @@ impl RankHistogram {
         })
     }
 
-    pub fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.counts.iter().sum()
     }
 
@@ -98,13 +98,13 @@ impl RankHistogram {
     }
 
     /// The count of `bin` expected under uniformity.
-    pub fn expected(&self, bin: usize) -> f64 {
+    pub(crate) fn expected(&self, bin: usize) -> f64 {
         self.total() as f64 * self.bin_probability(bin)
     }
 
     /// The interval holding about 99% of `bin`'s count under uniformity (normal approximation
     /// to the binomial, clipped at zero).
-    pub fn band(&self, bin: usize) -> (f64, f64) {
+    pub(crate) fn band(&self, bin: usize) -> (f64, f64) {
         let p = self.bin_probability(bin);
         let sd = (self.total() as f64 * p * (1.0 - p)).sqrt();
         let expected = self.expected(bin);
@@ -112,7 +112,7 @@ impl RankHistogram {
     }
 
     /// Bins whose count lies outside the 99% band.
-    pub fn bins_outside_band(&self) -> Vec<usize> {
+    pub(crate) fn bins_outside_band(&self) -> Vec<usize> {
         (0..self.counts.len())
             .filter(|&bin| {
                 let (lo, hi) = self.band(bin);
@@ -125,18 +125,18 @@ impl RankHistogram {
 
 /// One job's figure content.
 #[derive(Debug, Clone, PartialEq)]
-pub struct JobRanks {
-    pub job_id: String,
+pub(crate) struct JobRanks {
+    pub(crate) job_id: String,
     /// The job's title ([`Context::describe`]).
-    pub description: String,
-    pub replications: usize,
+    pub(crate) description: String,
+    pub(crate) replications: usize,
     /// Grid side D, to name the probe cells.
-    pub grid: Option<usize>,
-    pub histograms: Vec<RankHistogram>,
+    pub(crate) grid: Option<usize>,
+    pub(crate) histograms: Vec<RankHistogram>,
 }
 
 /// One PNG per SBC job (at most [`MAX_JOBS`]) when `results_dir` has ranks.parquet.
-pub fn rank_figures(
+pub(crate) fn rank_figures(
     context: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Figure>, ReportError> {
@@ -179,7 +179,7 @@ pub fn rank_figures(
 
 /// The SBC jobs to draw: those with ranks, in jobs.parquet (plan) order, then any only in
 /// ranks.parquet, capped at [`MAX_JOBS`].
-pub fn jobs_to_draw(jobs: &Table, ids_in_ranks: &[String]) -> Vec<String> {
+pub(crate) fn jobs_to_draw(jobs: &Table, ids_in_ranks: &[String]) -> Vec<String> {
     let present: HashSet<&str> = ids_in_ranks.iter().map(String::as_str).collect();
     let mut ordered: Vec<String> = jobs
         .job_ids()
@@ -198,7 +198,7 @@ pub fn jobs_to_draw(jobs: &Table, ids_in_ranks: &[String]) -> Vec<String> {
 }
 
 /// The histograms of one job, or `None` when it has no usable ranks.
-pub fn job_ranks(context: &Context, ranks: &Table, job_id: &str) -> Option<JobRanks> {
+pub(crate) fn job_ranks(context: &Context, ranks: &Table, job_id: &str) -> Option<JobRanks> {
     let rows = ranks.rows_of_job(job_id);
     let job_row = context.job_row(job_id);
     let draws = job_row
@@ -343,7 +343,7 @@ fn draw(path: &Path, job: &JobRanks) -> Result<(), ReportError> {
 }
 
 /// The functional's name, with the cell (row, column) a probe sits on when the grid is known.
-pub fn panel_title(functional: &str, grid: Option<usize>) -> String {
+pub(crate) fn panel_title(functional: &str, grid: Option<usize>) -> String {
     let probe = PROBE
         .member_of(functional)
         .and_then(|k| k.parse::<usize>().ok())
