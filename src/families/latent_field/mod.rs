@@ -10,7 +10,8 @@
 //!   `binomial_keys`, the job row's parameters in `params`, the memory estimate in `memory`),
 //!   with
 //!   [`grid_csv`] to read a real grid and [`points_csv`] to read a point pattern and count it
-//!   on the grid (both give the same in-memory grid);
+//!   on the grid (both give the same in-memory grid), and [`region_csv`] to read a study region
+//!   that is not a rectangle;
 //! - [`schema`]: its result tables and their columns;
 //! - [`job`]: one job: prior, data, likelihood, the run of the sampler kind, then [`cells`]
 //!   (per-cell R-hat, ESS, MCSE), [`hyper`] (the inferred hyperparameters' summaries),
@@ -33,6 +34,7 @@ pub mod keys;
 mod memory;
 mod params;
 pub(crate) mod points_csv;
+pub(crate) mod region_csv;
 pub(crate) mod resolve;
 pub(crate) mod risk;
 pub(crate) mod rows;
