@@ -68,6 +68,7 @@ fn simulate(prior: &dyn Prior) -> Dataset {
         subsample: 2,
         noise_sd: NOISE,
         offset: 0.0,
+        trials: 1,
         mean: 0.0,
     };
     Dataset::simulate(prior, simulation, &mut streams).unwrap()

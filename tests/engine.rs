@@ -42,6 +42,7 @@ fn simulate(prior: &KroneckerPrior, kind: LikelihoodKind, key: &str) -> Dataset 
         subsample: 4,
         noise_sd: 1.0,
         offset: 0.0,
+        trials: 1,
         mean: 0.0,
     };
     Dataset::simulate(prior, sim, &mut streams).unwrap()

@@ -61,6 +61,7 @@ fn simulate(prior: &dyn Prior, key: &str) -> Dataset {
         subsample: 4,
         noise_sd: 1.0,
         offset: 0.0,
+        trials: 1,
         mean: 0.0,
     };
     Dataset::simulate(prior, sim, &mut streams).unwrap()

@@ -1,4 +1,6 @@
-//! Simulation-based calibration: every sampler kind on gaussian, probit and poisson passes the
+//! Simulation-based calibration: every sampler kind on gaussian, probit, poisson and binomial
+//! (`sbc_small.toml`; the hyperparameter, coefficient and joint fixtures on the first three)
+//! passes the
 //! rank uniformity test at small D, and a deliberately wrong sampler (pCN accepting with the
 //! posterior ratio, which counts the prior twice) fails it.
 
@@ -16,17 +18,18 @@ use fieldmc::sampler::shared::PriorDraws;
 use fieldmc::study::SbcSpec;
 use polars::prelude::*;
 
-/// The significance level of the uniformity test for each functional: 3 likelihoods x 9 kinds x
-/// 7 functionals (5 probes, the field's mean, the log-likelihood) = 189 p-values, so by Bonferroni a correct engine fails this test by chance in
-/// at most 1 run in 10,000. (Every Markov chain kind: grw, pcn, elliptical, mala, pcnl, nuts,
-/// gpcn, mgrad, laplace_hmc; a new kind adds 21 p-values.)
-const ALPHA: f64 = 1e-4 / 189.0;
+/// The significance level of the uniformity test for each functional: 4 likelihoods x 9 kinds x
+/// 7 functionals (5 probes, the field's mean, the log-likelihood) = 252 p-values, so by
+/// Bonferroni a correct engine fails this test by chance in at most 1 run in 10,000. (Every
+/// Markov chain kind: grw, pcn, elliptical, mala, pcnl, nuts, gpcn, mgrad, laplace_hmc; a new
+/// kind adds 28 p-values.)
+const ALPHA: f64 = 1e-4 / 252.0;
 
-/// Jobs of the fixture: 3 likelihoods x 9 kinds.
-const JOBS: usize = 27;
+/// Jobs of the fixture: 4 likelihoods x 9 kinds.
+const JOBS: usize = 36;
 
 /// The fixture's sweep, which the other tests replace with their own.
-const FIXTURE_SWEEP: &str = "\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\"sampler.kind\" = [\"grw\", \"pcn\", \"elliptical\", \"mala\", \"pcnl\", \"nuts\", \"gpcn\", \"mgrad\", \"laplace_hmc\"]";
+const FIXTURE_SWEEP: &str = "\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\", \"binomial\"]\n\"sampler.kind\" = [\"grw\", \"pcn\", \"elliptical\", \"mala\", \"pcnl\", \"nuts\", \"gpcn\", \"mgrad\", \"laplace_hmc\"]";
 
 /// The latent-field settings of a point known to be one.
 fn latent(spec: &FamilySpec) -> &LatentFieldSpec {
@@ -52,7 +55,7 @@ fn fixture() -> std::path::PathBuf {
 fn every_sampler_is_calibrated_on_every_likelihood() {
     let out = tempfile::tempdir().unwrap();
     let jobs = run_calibration(&fixture(), out.path());
-    assert_eq!(jobs.height(), JOBS, "3 likelihoods x 9 samplers");
+    assert_eq!(jobs.height(), JOBS, "4 likelihoods x 9 samplers");
     assert_calibrated(&jobs, &FUNCTIONALS, "sampler_kind", ALPHA);
     let ranks = ParquetReader::new(std::fs::File::open(out.path().join("ranks.parquet")).unwrap())
         .finish()

@@ -16,15 +16,16 @@ use fieldmc::table::shared::jobs;
 use fieldmc::table::{Entry, markdown};
 use support::{read_table, run_output, write_file};
 
-/// Gaussian, probit and poisson with model evidence, two chains and kept field draws; the tiny
-/// noise sd makes the gaussian and probit jobs fail (their log-likelihood is -inf), so failed
-/// rows are written too.
+/// Gaussian, probit, poisson and binomial with model evidence, two chains and kept field draws;
+/// the tiny noise sd makes the gaussian and probit jobs fail (their log-likelihood is -inf), so
+/// failed rows are written too (poisson and binomial have no noise sd: their two jobs differ in
+/// that column only).
 const CHAINS_STUDY: &str = "[study]\nseed = 3\n\
     [model]\ngrid = 4\nevidence_draws = 16\n\
     [data]\nsubsample = 2\n\
     [sampler]\niterations = 300\nburn_in = 50\nthin = 3\nchains = 2\n\
     [output]\nfield_draws = 5\n\
-    [sweep]\n\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\"]\n\
+    [sweep]\n\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\", \"binomial\"]\n\
     \"data.noise_sd\" = [1.0, 1e-300]\n";
 
 const SBC_STUDY: &str = "[study]\nkind = \"sbc\"\nseed = 5\n\

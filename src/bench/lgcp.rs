@@ -117,7 +117,7 @@ impl LgcpProblem {
             name: name.to_string(),
             path: path.to_path_buf(),
             model,
-            mean: auto_mean(LikelihoodKind::Poisson, model.variance, 0.0, observed),
+            mean: auto_mean(LikelihoodKind::Poisson, model.variance, 0.0, observed, &[]),
             data,
             likelihood,
         })

@@ -45,6 +45,7 @@ impl StepProblem {
             subsample: 1,
             noise_sd: 1.0,
             offset: mean,
+            trials: 1,
             mean: 0.0,
         };
         let data = Dataset::simulate(&prior, simulation, &mut streams).expect("simulated counts");

@@ -3,25 +3,31 @@
 //! Simulated data draw from four independent streams, each keyed by what it depends on (see
 //! [`crate::plan`]): the truth xi ~ N(0, I) mapped through the truth's prior, the observed cells
 //! (M = N / f distinct cells by a partial Fisher-Yates shuffle), the noise (M standard normals,
-//! scaled by the noise sd) and the Poisson counts. So two samplers of one sweep point see the same
-//! truth and observations, and sweeping the noise sd rescales the same noise draws.
+//! scaled by the noise sd) and the counts (Poisson counts, or binomial successes of a given
+//! number of trials per observed cell). So two samplers of one sweep point see the same truth
+//! and observations, and sweeping the noise sd rescales the same noise draws.
 //!
 //! Real data arrive as a full grid of values (read and checked by
 //! `crate::families::latent_field::grid_csv`); a seeded share of the cells is held out and the rest observed.
 
 use rand::RngExt;
-use rand_distr::{Distribution, Poisson, StandardNormal};
+use rand_distr::{Binomial, Distribution, Poisson, StandardNormal};
 
 use super::grid::Grid;
 use super::prior::Prior;
 use super::spec::LikelihoodKind;
+use super::special::logistic;
 use crate::streams::StreamRng;
 
 /// Values at a set of cells, cells in increasing order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Observations {
     pub cells: Vec<usize>,
+    /// The datum of each cell (binomial: its successes).
     pub values: Vec<f64>,
+    /// Binomial: the trials of each cell, in the order of `cells`; empty for the other
+    /// likelihoods.
+    pub trials: Vec<f64>,
 }
 
 impl Observations {
@@ -77,6 +83,8 @@ pub struct Simulation {
     pub subsample: usize,
     pub noise_sd: f64,
     pub offset: f64,
+    /// Binomial: the trials of every observed cell (the other likelihoods ignore it).
+    pub trials: u64,
     /// The truth's constant mean, added to the prior draw before it is observed.
     pub mean: f64,
 }
@@ -91,6 +99,10 @@ pub enum DataError {
     WrongSize { found: usize, expected: usize },
     #[error("a Poisson rate exp({log_rate:?}) is too large to draw counts from")]
     RateTooLarge { log_rate: f64 },
+    #[error("binomial data need the trials of every cell: {found} given for {expected} cells")]
+    WrongTrials { found: usize, expected: usize },
+    #[error("a success probability logistic({logit:?}) cannot be drawn from")]
+    BadProbability { logit: f64 },
 }
 
 impl Dataset {
@@ -119,11 +131,19 @@ impl Dataset {
         let cells = choose_cells(n, m, &mut streams.observations);
         let latent: Vec<f64> = cells.iter().map(|&c| truth[c]).collect();
         let values = observe(&latent, simulation, streams)?;
+        let trials = match simulation.likelihood {
+            LikelihoodKind::Binomial => vec![simulation.trials as f64; m],
+            _ => Vec::new(),
+        };
         Ok(Self {
             grid,
             truth: Some(truth),
             truth_coefficients,
-            observed: Observations { cells, values },
+            observed: Observations {
+                cells,
+                values,
+                trials,
+            },
             held_out: Observations::default(),
         })
     }
@@ -157,6 +177,7 @@ impl Dataset {
             Observations {
                 cells,
                 values: vals,
+                trials: Vec::new(),
             }
         };
         Ok(Self {
@@ -168,11 +189,37 @@ impl Dataset {
         })
     }
 
+    /// The same data with the binomial trials of every cell, `trials[c]` for cell c, given to
+    /// the observed and the held-out cells.
+    pub fn with_trials(mut self, trials: &[f64]) -> Result<Self, DataError> {
+        let expected = self.grid.cells();
+        if trials.len() != expected {
+            return Err(DataError::WrongTrials {
+                found: trials.len(),
+                expected,
+            });
+        }
+        for part in [&mut self.observed, &mut self.held_out] {
+            part.trials = part.cells.iter().map(|&c| trials[c]).collect();
+        }
+        Ok(self)
+    }
+
     /// The data value at every cell (observed or held out), None where there is none.
     pub(crate) fn value_by_cell(&self) -> Vec<Option<f64>> {
+        self.by_cell(|part| &part.values)
+    }
+
+    /// The binomial trials of every cell (observed or held out), None where there are none
+    /// (every cell for the other likelihoods).
+    pub(crate) fn trials_by_cell(&self) -> Vec<Option<f64>> {
+        self.by_cell(|part| &part.trials)
+    }
+
+    fn by_cell(&self, of: impl Fn(&Observations) -> &Vec<f64>) -> Vec<Option<f64>> {
         let mut out = vec![None; self.grid.cells()];
         for part in [&self.observed, &self.held_out] {
-            for (&c, &v) in part.cells.iter().zip(&part.values) {
+            for (&c, &v) in part.cells.iter().zip(of(part)) {
                 out[c] = Some(v);
             }
         }
@@ -238,6 +285,15 @@ fn observe(
                 Ok(poisson.sample(&mut streams.counts))
             })
             .collect(),
+        LikelihoodKind::Binomial => latent
+            .iter()
+            .map(|u| {
+                let logit = u + simulation.offset;
+                let binomial = Binomial::new(simulation.trials, logistic(logit))
+                    .map_err(|_| DataError::BadProbability { logit })?;
+                Ok(binomial.sample(&mut streams.counts) as f64)
+            })
+            .collect(),
     }
 }
 
@@ -264,6 +320,7 @@ mod tests {
             subsample: 4,
             noise_sd: 1.0,
             offset: 0.0,
+            trials: 1,
             mean: 0.0,
         };
         let data = Dataset::simulate(&prior(8), sim, &mut streams("a")).unwrap();
@@ -279,6 +336,7 @@ mod tests {
             subsample: 2,
             noise_sd: s,
             offset: 0.0,
+            trials: 1,
             mean: 0.0,
         };
         let a = Dataset::simulate(&prior(6), sim(1.0), &mut streams("k")).unwrap();

@@ -116,6 +116,7 @@ mod tests {
         let observed = Observations {
             cells: vec![0, 3, 7, 12, 13, 21, 24],
             values: vec![0.5, -1.0, 0.2, 1.5, 0.3, -0.7, 0.9],
+            trials: Vec::new(),
         };
         let s = 0.7;
         let exact = gaussian_posterior(&prior, 0.0, &observed, s).unwrap();

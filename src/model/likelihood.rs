@@ -4,8 +4,12 @@
 //! [`Observations::cells`](super::data::Observations); G is never formed. Terms that do not depend
 //! on u (normalising constants, log c!) are dropped: the samplers only use differences.
 
+use super::data::Observations;
 use super::spec::LikelihoodKind;
-use super::special::{LOG_PHI_BATCH, add_log_phi_replacing_by_slopes, log_phi_curvature};
+use super::special::{
+    LOG_PHI_BATCH, add_log_phi_replacing_by_slopes, binomial_logit_curvature,
+    binomial_logit_log_density, binomial_logit_with_slope, log_phi_curvature,
+};
 
 /// A likelihood bound to its observed data.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,10 +20,20 @@ pub enum Likelihood {
     Probit { labels: Vec<f64>, noise_sd: f64 },
     /// c_i ~ Poisson(exp(u_i + offset)).
     Poisson { counts: Vec<f64>, offset: f64 },
+    /// k_i ~ Binomial(n_i, logistic(u_i + offset_i)): k_i successes of n_i trials, the logit
+    /// link, one offset per observation. The three vectors have one entry per observation.
+    Binomial {
+        successes: Vec<f64>,
+        trials: Vec<f64>,
+        offsets: Vec<f64>,
+    },
 }
 
 impl Likelihood {
-    /// Bind `kind` to the observed values (labels already mapped to -1/+1 for probit).
+    /// Bind `kind` to the observed values (labels already mapped to -1/+1 for probit). Binomial
+    /// values are successes of one trial each (0 or 1) with the one offset: [`Self::binomial`]
+    /// gives each observation its trials and offset, [`Self::of_observations`] takes the trials
+    /// the observations carry.
     pub fn new(kind: LikelihoodKind, values: Vec<f64>, noise_sd: f64, offset: f64) -> Self {
         match kind {
             LikelihoodKind::Gaussian => Self::Gaussian { values, noise_sd },
@@ -31,6 +45,42 @@ impl Likelihood {
                 counts: values,
                 offset,
             },
+            LikelihoodKind::Binomial => {
+                let m = values.len();
+                Self::binomial(values, vec![1.0; m], vec![offset; m])
+            }
+        }
+    }
+
+    /// The binomial likelihood of `successes` out of `trials` with log-odds u + `offsets`, one of
+    /// each per observation.
+    pub fn binomial(successes: Vec<f64>, trials: Vec<f64>, offsets: Vec<f64>) -> Self {
+        assert!(
+            successes.len() == trials.len() && trials.len() == offsets.len(),
+            "a binomial likelihood has one trial count and one offset per observation"
+        );
+        Self::Binomial {
+            successes,
+            trials,
+            offsets,
+        }
+    }
+
+    /// Bind `kind` to `observed`: [`Self::new`] on its values, except that binomial takes its
+    /// trials (each observation's offset `offset`).
+    pub fn of_observations(
+        kind: LikelihoodKind,
+        observed: &Observations,
+        noise_sd: f64,
+        offset: f64,
+    ) -> Self {
+        match kind {
+            LikelihoodKind::Binomial => Self::binomial(
+                observed.values.clone(),
+                observed.trials.clone(),
+                vec![offset; observed.len()],
+            ),
+            _ => Self::new(kind, observed.values.clone(), noise_sd, offset),
         }
     }
 
@@ -39,6 +89,7 @@ impl Likelihood {
             Self::Gaussian { .. } => LikelihoodKind::Gaussian,
             Self::Probit { .. } => LikelihoodKind::Probit,
             Self::Poisson { .. } => LikelihoodKind::Poisson,
+            Self::Binomial { .. } => LikelihoodKind::Binomial,
         }
     }
 
@@ -48,6 +99,7 @@ impl Likelihood {
             Self::Gaussian { values, .. } => values.len(),
             Self::Probit { labels, .. } => labels.len(),
             Self::Poisson { counts, .. } => counts.len(),
+            Self::Binomial { successes, .. } => successes.len(),
         }
     }
 
@@ -86,6 +138,17 @@ impl Likelihood {
                     let eta = u + offset;
                     c * eta - eta.exp()
                 })
+                .sum(),
+            Self::Binomial {
+                successes,
+                trials,
+                offsets,
+            } => successes
+                .iter()
+                .zip(trials)
+                .zip(offsets)
+                .zip(gu)
+                .map(|(((&k, &n), offset), u)| binomial_logit_log_density(k, n, u + offset))
                 .sum(),
         }
     }
@@ -132,13 +195,33 @@ impl Likelihood {
                     })
                     .sum();
             }
+            Self::Binomial {
+                successes,
+                trials,
+                offsets,
+            } => {
+                // One exp and one ln_1p per cell for the value and the gradient; the same terms,
+                // summed in the same order, as `log_likelihood`.
+                return gradient
+                    .iter_mut()
+                    .zip(successes)
+                    .zip(trials)
+                    .zip(offsets)
+                    .zip(gu)
+                    .map(|((((g, &k), &n), offset), u)| {
+                        let (value, slope) = binomial_logit_with_slope(k, n, u + offset);
+                        *g = slope;
+                        value
+                    })
+                    .sum();
+            }
         }
         self.log_likelihood(gu)
     }
 
     /// The negative second derivative of the log-likelihood with respect to each observed value
-    /// (the diagonal of the likelihood's Fisher-like Hessian): >= 0 for all three likelihoods,
-    /// which are log-concave in u.
+    /// (the diagonal of the likelihood's Fisher-like Hessian): >= 0 for every likelihood, each
+    /// log-concave in u.
     pub(crate) fn curvature(&self, gu: &[f64], out: &mut [f64]) {
         debug_assert_eq!(gu.len(), self.len());
         crate::simd_state::clear_upper_state();
@@ -155,6 +238,13 @@ impl Likelihood {
                     *w = (u + offset).exp();
                 }
             }
+            Self::Binomial {
+                trials, offsets, ..
+            } => {
+                for (((w, &n), offset), u) in out.iter_mut().zip(trials).zip(offsets).zip(gu) {
+                    *w = binomial_logit_curvature(n, u + offset);
+                }
+            }
         }
     }
 }
@@ -162,7 +252,7 @@ impl Likelihood {
 /// One likelihood of each kind on `m` observations, with values that exercise every branch
 /// (for the gradient and Hessian checks against finite differences).
 #[cfg(test)]
-pub(crate) fn one_of_each(m: usize) -> [Likelihood; 3] {
+pub(crate) fn one_of_each(m: usize) -> [Likelihood; 4] {
     use LikelihoodKind::*;
     let labels = (0..m).map(|k| if k % 3 == 0 { -1.0 } else { 1.0 });
     [
@@ -174,6 +264,11 @@ pub(crate) fn one_of_each(m: usize) -> [Likelihood; 3] {
         ),
         Likelihood::new(Probit, labels.collect(), 0.8, 0.0),
         Likelihood::new(Poisson, (0..m).map(|k| (k % 4) as f64).collect(), 1.0, 0.3),
+        Likelihood::binomial(
+            (0..m).map(|k| (k % 4) as f64).collect(),
+            (0..m).map(|k| (k % 4 + k % 3) as f64).collect(),
+            (0..m).map(|k| 0.2 - 0.1 * (k % 5) as f64).collect(),
+        ),
     ]
 }
 
@@ -193,6 +288,67 @@ mod tests {
         let l = Likelihood::new(LikelihoodKind::Probit, vec![1.0, -1.0], 1.0, 0.0);
         let ll = l.log_likelihood(&[-60.0, 60.0]);
         assert!(ll.is_finite() && ll < -3000.0);
+    }
+
+    /// k ln p + (n - k) ln(1 - p) with p = logistic(u + offset): the binomial log pmf less its
+    /// log binomial coefficient; with one trial each, [`Likelihood::new`]'s Bernoulli.
+    #[test]
+    fn binomial_matches_the_log_density_up_to_the_binomial_coefficient() {
+        let l = Likelihood::binomial(vec![3.0, 0.0], vec![8.0, 2.0], vec![0.5, -1.0]);
+        let term = |k: f64, n: f64, x: f64| {
+            let p = 1.0 / (1.0 + (-x).exp());
+            k * p.ln() + (n - k) * (1.0 - p).ln()
+        };
+        let expected = term(3.0, 8.0, 0.2 + 0.5) + term(0.0, 2.0, -0.4 - 1.0);
+        assert!((l.log_likelihood(&[0.2, -0.4]) - expected).abs() < 1e-14);
+        let bernoulli = Likelihood::new(LikelihoodKind::Binomial, vec![1.0, 0.0], 1.0, 0.3);
+        let expected = term(1.0, 1.0, 0.2 + 0.3) + term(0.0, 1.0, -0.4 + 0.3);
+        assert!((bernoulli.log_likelihood(&[0.2, -0.4]) - expected).abs() < 1e-14);
+        assert_eq!(bernoulli.kind(), LikelihoodKind::Binomial);
+    }
+
+    /// The binomial gradient and curvature against central differences at log-odds from -700 to
+    /// 700 (e^-700 = 1e-304, near the end of the normal range), with the successes at 0, at n
+    /// and between. Each difference is judged by its own rounding bound, 2 eps |f| / h for a
+    /// derivative of f, plus a relative 1e-6 of the derivative: where the derivative is tiny
+    /// because its leading terms cancel exactly (k = n far above 0, k = 0 far below), the value
+    /// is tiny too and the comparison is relative, so a form that lost the tail's digits fails.
+    #[test]
+    fn binomial_gradient_and_curvature_match_finite_differences_at_extreme_log_odds() {
+        let points = [
+            -700.0, -300.0, -40.0, -3.0, -0.1, 0.0, 0.1, 2.5, 40.0, 300.0, 700.0,
+        ];
+        let cases = [(0.0, 6.0), (6.0, 6.0), (2.0, 6.0), (1.0, 1.0), (0.0, 0.0)];
+        let h = 1e-5;
+        let eps = f64::EPSILON;
+        for &x in &points {
+            for &(k, n) in &cases {
+                let likelihood = Likelihood::binomial(vec![k], vec![n], vec![0.0]);
+                let value = |x: f64| likelihood.log_likelihood(&[x]);
+                let slope = |x: f64| {
+                    let mut g = [0.0];
+                    likelihood.log_likelihood_and_gradient(&[x], &mut g);
+                    g[0]
+                };
+                let mut curvature = [0.0];
+                likelihood.curvature(&[x], &mut curvature);
+                let (gradient, curvature) = (slope(x), curvature[0]);
+                assert!(value(x).is_finite() && value(x) <= 0.0, "{k}/{n} at {x}");
+                let numeric = (value(x + h) - value(x - h)) / (2.0 * h);
+                let bound = 2.0 * eps * value(x).abs() / h + 1e-6 * gradient.abs();
+                assert!(
+                    (numeric - gradient).abs() <= bound,
+                    "{k}/{n} at {x}: gradient {gradient:e}, differences {numeric:e}"
+                );
+                let second = -(slope(x + h) - slope(x - h)) / (2.0 * h);
+                let bound = 2.0 * eps * gradient.abs() / h + 1e-6 * curvature;
+                assert!(
+                    (second - curvature).abs() <= bound,
+                    "{k}/{n} at {x}: curvature {curvature:e}, differences {second:e}"
+                );
+                assert!(curvature >= 0.0 && (n == 0.0 || curvature > 0.0), "{x}");
+            }
+        }
     }
 
     #[test]
@@ -249,6 +405,11 @@ mod tests {
                 vec![0.0, 3.0, 1.0, 7.0, 20.0],
                 1.0,
                 -0.3,
+            ),
+            Likelihood::binomial(
+                vec![0.0, 3.0, 1.0, 7.0, 20.0],
+                vec![4.0, 3.0, 1.0, 12.0, 50.0],
+                vec![0.5, -0.2, 0.0, 1.3, -0.7],
             ),
         ];
         for likelihood in likelihoods {

@@ -14,6 +14,9 @@ crate::closed_names! {
         Probit = "probit",
         /// c_i ~ Poisson(exp([G u]_i + offset)).
         Poisson = "poisson",
+        /// k_i ~ Binomial(n_i, logistic([G u]_i + offset)): k_i successes of n_i trials, the
+        /// logit link.
+        Binomial = "binomial",
     }
 }
 
@@ -107,9 +110,10 @@ impl KernelSpec {
 /// The constant mean of the field (the intercept).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum MeanSpec {
-    /// Estimated from the observed data when the job runs: poisson log(mean count) -
-    /// variance / 2 (the prior's mean rate equals the observed mean rate), gaussian the mean
-    /// observation, probit 0.
+    /// Estimated from the observed data when the job runs (see [`auto_mean`]): poisson
+    /// log(mean count) - offset - variance / 2 (the prior's mean rate equals the observed mean
+    /// rate), binomial the logit of the pooled share - offset, gaussian the mean observation,
+    /// probit 0.
     Auto,
     Value(f64),
 }
@@ -125,8 +129,9 @@ pub struct ModelSpec {
     pub(crate) likelihood: LikelihoodKind,
     /// Observation noise sd s (gaussian and probit; the data are simulated with the same s).
     pub(crate) noise_sd: f64,
-    /// Poisson log-offset (log cell area or log base rate): rate = exp(u + offset); `log-area`
-    /// is resolved to the number here.
+    /// Poisson log-offset (log cell area or log base rate): rate = exp(u + offset); binomial
+    /// logit offset: success probability logistic(u + offset); `log-area` is resolved to the
+    /// number here.
     pub offset: f64,
     /// Prior draws for the Monte Carlo estimate of log p(data | model); 0 = not estimated.
     pub(crate) evidence_draws: usize,
@@ -139,28 +144,51 @@ pub struct ModelSpec {
 }
 
 impl ModelSpec {
-    /// The mean of the field for data whose observed values are `observed`.
-    pub(crate) fn mean_value(&self, observed: &[f64]) -> f64 {
+    /// The mean of the field for data whose observed values are `observed` (binomial: the
+    /// successes, of `trials`).
+    pub(crate) fn mean_value(&self, observed: &[f64], trials: &[f64]) -> f64 {
         match self.mean {
             MeanSpec::Value(mean) => mean,
             MeanSpec::Auto => {
-                auto_mean(self.likelihood, self.kernel.variance, self.offset, observed)
+                let variance = self.kernel.variance;
+                auto_mean(self.likelihood, variance, self.offset, observed, trials)
             }
         }
     }
 }
 
-/// The intercept `mean = "auto"` gives: for poisson log(mean observed count per cell) - offset -
-/// variance / 2, so the prior's mean count per cell exp(mean + offset + variance / 2) equals the
-/// observed one (when every observed count is 0, whose log is -inf, half a count is put in
-/// their total); for gaussian the mean observation; for probit 0 (the labels carry no level).
-pub fn auto_mean(likelihood: LikelihoodKind, variance: f64, offset: f64, observed: &[f64]) -> f64 {
+/// The intercept `mean = "auto"` gives for the observed values `observed` (binomial: the
+/// successes, of `trials` trials; the other likelihoods ignore `trials`):
+/// - poisson: log(mean observed count per cell) - offset - variance / 2, so the prior's mean
+///   count per cell exp(mean + offset + variance / 2) equals the observed one (when every
+///   observed count is 0, whose log is -inf, half a count is put in their total);
+/// - binomial: logit(sum k / sum n) - offset, the logit of the pooled share of successes (no
+///   variance term: the prior's median success probability logistic(mean + offset) is the
+///   pooled share); a pooled share of 0 or 1, whose logit is infinite, is moved half a success
+///   inside (sum k = 1/2, or sum n - 1/2), and 0 when no cell has a trial;
+/// - gaussian: the mean observation;
+/// - probit: 0 (the labels carry no level).
+pub fn auto_mean(
+    likelihood: LikelihoodKind,
+    variance: f64,
+    offset: f64,
+    observed: &[f64],
+    trials: &[f64],
+) -> f64 {
     let cells = observed.len().max(1) as f64;
     let total = observed.iter().sum::<f64>();
     match likelihood {
         LikelihoodKind::Poisson => {
             let total = if total > 0.0 { total } else { 0.5 };
             (total / cells).ln() - offset - variance / 2.0
+        }
+        LikelihoodKind::Binomial => {
+            let trials = trials.iter().sum::<f64>();
+            if trials < 1.0 {
+                return 0.0;
+            }
+            let successes = total.clamp(0.5, trials - 0.5);
+            (successes / (trials - successes)).ln() - offset
         }
         LikelihoodKind::Probit => 0.0,
         LikelihoodKind::Gaussian => total / cells,
@@ -187,14 +215,19 @@ pub enum DataSpec {
         truth_length_scale: f64,
         /// f: the subsampling factor.
         subsample: usize,
+        /// Binomial: the trials of every observed cell (the other likelihoods ignore it).
+        trials: u64,
     },
     /// A real grid in the format of `data/README.md` (columns i, j and a value column), with a
     /// seeded share of the cells held out and the rest observed.
     Csv {
         /// Absolute path (the schema resolves it against the study file's folder).
         path: PathBuf,
-        /// Which column holds the observation: `count` (poisson), `label` (probit), `value`.
+        /// Which column holds the observation: `count` (poisson, binomial), `label` (probit),
+        /// `value`.
         column: String,
+        /// Binomial: the column holding each cell's trials; None for the other likelihoods.
+        trials: Option<String>,
         /// Share of cells held out, in [0, 1).
         holdout: f64,
     },

@@ -25,7 +25,7 @@ use crate::model::laplace::{
     coefficient_marginals,
 };
 use crate::model::moments::mean_and_sd_about;
-use crate::model::special::phi;
+use crate::model::special::{logistic_normal_mean, phi};
 
 /// The Laplace approximation of `request`'s target, as a run without chains.
 pub(crate) fn laplace_run(request: &RunRequest) -> RunOutput {
@@ -312,6 +312,7 @@ fn marginal_expectation(functional: Functional, mean: &[f64], sd: &[f64]) -> Vec
             Functional::PositiveProbability { noise_sd } => {
                 phi(m / (noise_sd * noise_sd + s * s).sqrt())
             }
+            Functional::SuccessProbability { offset } => logistic_normal_mean(m + offset, s),
         })
         .collect()
 }
@@ -368,5 +369,9 @@ mod tests {
             &[s],
         );
         assert!((probability[0] - quadrature(&|u| phi(u / 0.5))).abs() < 1e-9);
+        let success =
+            marginal_expectation(Functional::SuccessProbability { offset: -0.4 }, &[m], &[s]);
+        let logistic = crate::model::special::logistic;
+        assert!((success[0] - quadrature(&|u| logistic(u - 0.4))).abs() < 1e-9);
     }
 }

@@ -23,7 +23,7 @@ use super::moments::{BatchStatistics, BatchSums, WeightedMoments};
 use super::protocol::{ChainRng, ChainState, Notes, Sampler, TrajectorySummary};
 pub use super::schedule::{Adaptation, Schedule};
 use crate::clock::Stopwatch;
-use crate::model::special::phi;
+use crate::model::special::{logistic, phi};
 use crate::model::target::Target;
 
 /// Probe cells traced per chain.
@@ -38,6 +38,8 @@ pub enum Functional {
     PositiveProbability { noise_sd: f64 },
     /// exp(u + offset): the Poisson expected count.
     ExpectedCount { offset: f64 },
+    /// logistic(u + offset): the binomial success probability.
+    SuccessProbability { offset: f64 },
 }
 
 impl Functional {
@@ -51,6 +53,11 @@ impl Functional {
             Self::ExpectedCount { offset } => {
                 for (o, &x) in out.iter_mut().zip(u) {
                     *o = (x + offset).exp();
+                }
+            }
+            Self::SuccessProbability { offset } => {
+                for (o, &x) in out.iter_mut().zip(u) {
+                    *o = logistic(x + offset);
                 }
             }
         }

@@ -7,7 +7,8 @@
 //! The reader is strict, because a silently misread data file poisons every result built on it:
 //! every cell of the model's `nx x ny` grid must appear exactly once, and the values must suit
 //! the likelihood (Poisson: whole counts >= 0; probit: labels in {0, 1} or {-1, +1}, with 0 read
-//! as -1; gaussian: finite numbers). When the file gives the cell centres, they must lie on a
+//! as -1; gaussian: finite numbers; binomial: whole successes >= 0 in the value column and whole
+//! trials in a second column, at least the successes, [`read_binomial_grid_csv`]). When the file gives the cell centres, they must lie on a
 //! regular grid (each within a thousandth of a cell of it), and they give the physical window
 //! the cells tile, [first centre - h/2, last centre + h/2] along each axis with h the spacing:
 //! that window is what length scales are measured in. Errors name the file and the 1-based line.
@@ -26,8 +27,11 @@ pub type GridCsvError = CsvError;
 /// A grid read from CSV.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GridData {
-    /// The value of every cell, cell (i, j) at `j * nx + i`. Probit labels are -1.0 / +1.0.
+    /// The value of every cell, cell (i, j) at `j * nx + i`. Probit labels are -1.0 / +1.0;
+    /// binomial values are the successes.
     pub values: Vec<f64>,
+    /// Binomial: the trials of every cell, as `values`; None for the other likelihoods.
+    pub trials: Option<Vec<f64>>,
     /// The window the cells tile, from the cell centres (None when the file has none, or a
     /// single cell along x). On a 1-D grid its y range is (0, 0).
     pub(crate) window: Option<Window>,
@@ -38,6 +42,8 @@ pub struct GridData {
 pub(crate) struct GridColumns {
     /// Per named column, the value of every cell at `j * nx + i`.
     pub(crate) columns: Vec<Vec<f64>>,
+    /// The trials column's, when one was read (binomial).
+    pub(crate) trials: Option<Vec<f64>>,
     /// As [`GridData::window`].
     pub(crate) window: Option<Window>,
 }
@@ -59,7 +65,8 @@ fn max_csv_bytes(cells: usize) -> u64 {
         .saturating_add(CSV_BASE_BYTES)
 }
 
-/// The grid `dims` = (nx, ny) of `column` read from the CSV at `path`.
+/// The grid `dims` = (nx, ny) of `column` read from the CSV at `path` (binomial: the successes
+/// alone; [`read_binomial_grid_csv`] reads their trials too).
 pub fn read_grid_csv(
     path: &Path,
     column: &str,
@@ -70,6 +77,47 @@ pub fn read_grid_csv(
     Ok(single(grid))
 }
 
+/// The grid `dims` of a likelihood's data: [`read_binomial_grid_csv`] with a trials column,
+/// else [`read_grid_csv`].
+pub(crate) fn read_data_grid(
+    path: &Path,
+    column: &str,
+    trials: Option<&str>,
+    dims: (usize, usize),
+    likelihood: LikelihoodKind,
+) -> Result<GridData, CsvError> {
+    match trials {
+        Some(trials) => read_binomial_grid_csv(path, column, trials, dims),
+        None => read_grid_csv(path, column, dims, likelihood),
+    }
+}
+
+/// The binomial grid `dims` of the CSV at `path`: the successes in `column` and the trials in
+/// `trials`, every row's successes at most its trials.
+pub fn read_binomial_grid_csv(
+    path: &Path,
+    column: &str,
+    trials: &str,
+    dims: (usize, usize),
+) -> Result<GridData, CsvError> {
+    let text = open_grid(path, dims)?;
+    parse_grid(
+        &text,
+        &[column],
+        Some(trials),
+        dims,
+        LikelihoodKind::Binomial,
+    )
+    .map(single)
+}
+
+/// The text of the grid CSV at `path`, refused unread when it is too large for a grid `dims`.
+fn open_grid(path: &Path, dims: (usize, usize)) -> Result<CsvText, CsvError> {
+    let cells = dims.0.saturating_mul(dims.1);
+    let why = format!("for a grid of {cells} cells ({CSV_BYTES_PER_CELL} bytes per cell allowed)");
+    CsvText::open(path, max_csv_bytes(cells), &why)
+}
+
 /// The grid `dims` of each of the columns `names` read from the CSV at `path`, every value as
 /// `likelihood` reads it (covariates: gaussian, finite numbers).
 pub(crate) fn read_grid_columns(
@@ -78,10 +126,7 @@ pub(crate) fn read_grid_columns(
     dims: (usize, usize),
     likelihood: LikelihoodKind,
 ) -> Result<GridColumns, CsvError> {
-    let cells = dims.0.saturating_mul(dims.1);
-    let why = format!("for a grid of {cells} cells ({CSV_BYTES_PER_CELL} bytes per cell allowed)");
-    let text = CsvText::open(path, max_csv_bytes(cells), &why)?;
-    parse_grid(&text, names, dims, likelihood)
+    parse_grid(&open_grid(path, dims)?, names, None, dims, likelihood)
 }
 
 /// [`read_grid_csv`] on text already in memory; `path` is used in messages only.
@@ -93,30 +138,57 @@ pub(crate) fn parse_grid_csv(
     likelihood: LikelihoodKind,
 ) -> Result<GridData, CsvError> {
     let text = CsvText::new(text, path)?;
-    parse_grid(&text, &[column], dims, likelihood).map(single)
+    parse_grid(&text, &[column], None, dims, likelihood).map(single)
+}
+
+/// [`read_binomial_grid_csv`] on text already in memory; `path` is used in messages only.
+#[cfg(test)]
+pub(crate) fn parse_binomial_grid_csv(
+    text: &str,
+    path: &Path,
+    column: &str,
+    trials: &str,
+    dims: (usize, usize),
+) -> Result<GridData, CsvError> {
+    let text = CsvText::new(text, path)?;
+    parse_grid(
+        &text,
+        &[column],
+        Some(trials),
+        dims,
+        LikelihoodKind::Binomial,
+    )
+    .map(single)
 }
 
 fn single(mut grid: GridColumns) -> GridData {
     GridData {
         values: grid.columns.pop().unwrap_or_default(),
+        trials: grid.trials,
         window: grid.window,
     }
 }
 
+/// The columns `names` (and the trials column `trials`, binomial) of the grid `dims`.
 fn parse_grid(
     text: &CsvText,
     names: &[&str],
+    trials: Option<&str>,
     dims: (usize, usize),
     likelihood: LikelihoodKind,
 ) -> Result<GridColumns, CsvError> {
     let path = text.path();
     let mut rows = text.rows("data file")?;
-    let columns = Header::find(&rows, names, dims)?;
+    let columns = Header::find(&rows, names, trials, dims)?;
     let mut labels: Vec<LabelConvention> = names.iter().map(|_| Default::default()).collect();
     let mut cells = Vec::new();
     let mut values = Vec::new();
+    let mut trials_read = Vec::new();
     while let Some(row) = rows.next_row()? {
         let cell = columns.read_row(&row, likelihood, &mut labels, &mut values)?;
+        if let Some(column) = columns.trials {
+            trials_read.push(columns.read_trials(&row, column, values[values.len() - 1])?);
+        }
         cells.push((row.line, cell));
     }
     if cells.is_empty() {
@@ -136,6 +208,10 @@ fn parse_grid(
             place_cells(&cells, column, dims).map_err(fail)
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let trials = match columns.trials {
+        Some(_) => Some(place_cells(&cells, trials_read.into_iter(), dims).map_err(fail)?),
+        None => None,
+    };
     let window = if columns.has_centres() {
         window_of(&cells, dims).map_err(fail)?
     } else {
@@ -143,6 +219,7 @@ fn parse_grid(
     };
     Ok(GridColumns {
         columns: columns_read,
+        trials,
         window,
     })
 }
@@ -155,10 +232,17 @@ struct Header {
     x_center: Option<Column>,
     y_center: Option<Column>,
     values: Vec<Column>,
+    /// Binomial: the trials of the (one) value column's successes.
+    trials: Option<Column>,
 }
 
 impl Header {
-    fn find(rows: &CsvRows<'_>, names: &[&str], dims: (usize, usize)) -> Result<Header, CsvError> {
+    fn find(
+        rows: &CsvRows<'_>,
+        names: &[&str],
+        trials: Option<&str>,
+        dims: (usize, usize),
+    ) -> Result<Header, CsvError> {
         let line_grid = dims.1 == 1;
         let header = rows.header();
         let header = Header {
@@ -174,6 +258,7 @@ impl Header {
                 .iter()
                 .map(|name| rows.column(name))
                 .collect::<Result<_, _>>()?,
+            trials: trials.map(|name| rows.column(name)).transpose()?,
         };
         if !line_grid && header.x_center.is_some() != header.y_center.is_some() {
             return Err(rows.header_error(
@@ -200,7 +285,9 @@ impl Header {
         for (&column, labels) in self.values.iter().zip(labels) {
             let number = row.number(column)?;
             let value = match likelihood {
-                LikelihoodKind::Poisson => check_count(row, column, number)?,
+                LikelihoodKind::Poisson | LikelihoodKind::Binomial => {
+                    check_count(row, column, number, likelihood)?
+                }
                 LikelihoodKind::Probit => labels.read(row, column, number)?,
                 LikelihoodKind::Gaussian if number.is_finite() => number,
                 LikelihoodKind::Gaussian => return Err(row.not(column, "a finite number")),
@@ -222,6 +309,33 @@ impl Header {
     }
 }
 
+impl Header {
+    /// The trials in `column` of a row whose successes are `successes`: a whole number >= 0, at
+    /// least the successes.
+    fn read_trials(&self, row: &Row<'_>, column: Column, successes: f64) -> Result<f64, CsvError> {
+        let trials = row.number(column)?;
+        if !trials.is_finite() || trials < 0.0 || trials.fract() != 0.0 || trials > MAX_COUNT {
+            return Err(row.not(
+                column,
+                "a number of trials (binomial trials must be whole numbers >= 0)",
+            ));
+        }
+        if successes > trials {
+            let successes_column = self.values[0];
+            let message = format!(
+                "{} = `{}` successes of {} = `{}` trials: the successes cannot outnumber the \
+                 trials",
+                row.name(successes_column),
+                row.text(successes_column),
+                row.name(column),
+                row.text(column)
+            );
+            return Err(row.error(column, message));
+        }
+        Ok(trials)
+    }
+}
+
 struct Cell {
     i: usize,
     j: usize,
@@ -232,9 +346,18 @@ struct Cell {
 /// Counts beyond 2^53 are not exact in a double.
 const MAX_COUNT: f64 = 9_007_199_254_740_992.0;
 
-fn check_count(row: &Row<'_>, column: Column, number: f64) -> Result<f64, CsvError> {
+fn check_count(
+    row: &Row<'_>,
+    column: Column,
+    number: f64,
+    likelihood: LikelihoodKind,
+) -> Result<f64, CsvError> {
     if !number.is_finite() || number < 0.0 || number.fract() != 0.0 || number > MAX_COUNT {
-        return Err(row.not(column, "a count (Poisson data must be whole numbers >= 0)"));
+        let what = match likelihood {
+            LikelihoodKind::Binomial => "a count (binomial successes must be whole numbers >= 0)",
+            _ => "a count (Poisson data must be whole numbers >= 0)",
+        };
+        return Err(row.not(column, what));
     }
     Ok(number)
 }
@@ -547,6 +670,73 @@ mod tests {
                 "{got:?} should start with {expected:?}"
             );
         }
+    }
+
+    fn binomial(text: &str) -> Result<GridData, GridCsvError> {
+        parse_binomial_grid_csv(text, Path::new("data/x.csv"), "count", "trials", (2, 2))
+    }
+
+    /// Successes and trials j-major; n = 0 (no trial, no success) and k = n are data.
+    #[test]
+    fn binomial_grids_read_successes_and_their_trials() {
+        let text = "i,j,count,trials\n1,1,1,10\n0,0,3,5\n1,0,0,0\n0,1,7,7\n";
+        let data = binomial(text).unwrap();
+        assert_eq!(data.values, vec![3.0, 0.0, 7.0, 1.0]);
+        assert_eq!(data.trials, Some(vec![5.0, 0.0, 7.0, 10.0]));
+        // The other likelihoods read no trials.
+        let poisson = parse(COUNTS_2X2, "count", 2, Poisson).unwrap();
+        assert_eq!(poisson, vec![3.0, 0.0, 7.0, 1.0]);
+    }
+
+    /// Each bad binomial row is refused at its line, naming the column and what it must be.
+    #[test]
+    fn bad_binomial_rows_are_refused_at_their_line() {
+        let head = "i,j,count,trials\n0,0,3,5\n";
+        let cases = [
+            (
+                "1,0,6,5",
+                "data/x.csv:3: count = `6` successes of trials = `5` trials: the successes cannot \
+                 outnumber the trials",
+            ),
+            (
+                "1,0,1,-2",
+                "data/x.csv:3: trials = `-2` is not a number of trials",
+            ),
+            (
+                "1,0,1,2.5",
+                "data/x.csv:3: trials = `2.5` is not a number of trials",
+            ),
+            (
+                "1,0,1,NaN",
+                "data/x.csv:3: trials = `NaN` is not a number of trials",
+            ),
+            (
+                "1,0,1,inf",
+                "data/x.csv:3: trials = `inf` is not a number of trials",
+            ),
+            ("1,0,1,", "data/x.csv:3: trials = `` is not a number"),
+            (
+                "1,0,-1,4",
+                "data/x.csv:3: count = `-1` is not a count (binomial",
+            ),
+            (
+                "1,0,0.5,4",
+                "data/x.csv:3: count = `0.5` is not a count (binomial",
+            ),
+        ];
+        for (row, expected) in cases {
+            let text = format!("{head}{row}\n0,1,0,1\n1,1,0,1\n");
+            let got = binomial(&text).unwrap_err().to_string();
+            assert!(
+                got.starts_with(expected),
+                "{got:?} should start with {expected:?}"
+            );
+        }
+        let missing = binomial("i,j,count,n\n0,0,1,1\n").unwrap_err().to_string();
+        assert!(
+            missing.starts_with("data/x.csv:1: no column `trials`"),
+            "{missing}"
+        );
     }
 
     #[test]

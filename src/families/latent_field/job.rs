@@ -19,7 +19,7 @@ use crate::streams::{Purpose, stream};
 
 use super::cells::CellDiagnostics;
 use super::coefficients::{self, CoefficientSummary};
-use super::grid_csv::read_grid_csv;
+use super::grid_csv::read_data_grid;
 use super::hyper::{self, HyperSummary};
 use super::keys::{COUNTS, NOISE, OBSERVATIONS, TRUTH};
 use super::points_csv::{PointsSource, read_points_grid};
@@ -150,7 +150,7 @@ pub(crate) fn run_job(
     let dataset = load_data(job, seed, prior)?;
     let model = &job.spec.model;
     let likelihood = likelihood_of(model, &dataset);
-    let mean = model.mean_value(&dataset.observed.values);
+    let mean = model.mean_value(&dataset.observed.values, &dataset.observed.trials);
     let setup_seconds = started.wall_seconds();
     let setup_cpu = started.cpu_seconds();
     let exact_started = std::time::Instant::now();
@@ -166,6 +166,9 @@ pub(crate) fn run_job(
             noise_sd: model.noise_sd,
         }),
         LikelihoodKind::Poisson => Some(Functional::ExpectedCount {
+            offset: model.offset,
+        }),
+        LikelihoodKind::Binomial => Some(Functional::SuccessProbability {
             offset: model.offset,
         }),
     };
@@ -297,11 +300,11 @@ pub(crate) fn run_job(
     })
 }
 
-/// The model's likelihood bound to the data's observed values.
+/// The model's likelihood bound to the data's observed values (binomial: and their trials).
 pub(crate) fn likelihood_of(model: &crate::model::ModelSpec, dataset: &Dataset) -> Likelihood {
-    Likelihood::new(
+    Likelihood::of_observations(
         model.likelihood,
-        dataset.observed.values.clone(),
+        &dataset.observed,
         model.noise_sd,
         model.offset,
     )
@@ -330,18 +333,22 @@ pub(crate) fn simulate_from_model_prior(
     prior: &dyn Prior,
     mean: f64,
 ) -> Result<Dataset, JobError> {
-    let subsample = match job.spec.data {
-        DataSpec::Simulated { subsample, .. } => subsample,
-        DataSpec::Csv { .. } | DataSpec::Points(_) => 1,
+    let (subsample, trials) = match job.spec.data {
+        DataSpec::Simulated {
+            subsample, trials, ..
+        } => (subsample, trials),
+        DataSpec::Csv { .. } | DataSpec::Points(_) => (1, 1),
     };
-    simulate(job, seed, prior, subsample, mean)
+    simulate(job, seed, prior, (subsample, trials), mean)
 }
 
+/// Data simulated from `truth_prior` (the field's mean `mean` added), observing every
+/// `subsample`-th cell (binomial: `trials` trials each).
 fn simulate(
     job: FieldJob<'_>,
     seed: u64,
     truth_prior: &dyn Prior,
-    subsample: usize,
+    (subsample, trials): (usize, u64),
     mean: f64,
 ) -> Result<Dataset, JobError> {
     let model = &job.spec.model;
@@ -357,6 +364,7 @@ fn simulate(
         subsample,
         noise_sd: model.noise_sd,
         offset: model.offset,
+        trials,
         mean,
     };
     Ok(Dataset::simulate(truth_prior, simulation, &mut streams)?)
@@ -375,19 +383,22 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
         DataSpec::Simulated {
             truth_length_scale,
             subsample,
+            trials,
         } => {
+            let observing = (*subsample, *trials);
             if *truth_length_scale == model.kernel.length_scale {
-                return simulate(job, seed, prior, *subsample, 0.0);
+                return simulate(job, seed, prior, observing, 0.0);
             }
             let truth_prior = build_prior(&model.with_length_scale(*truth_length_scale))?;
-            return simulate(job, seed, truth_prior.as_ref(), *subsample, 0.0);
+            return simulate(job, seed, truth_prior.as_ref(), observing, 0.0);
         }
         DataSpec::Csv {
             path,
             column,
+            trials,
             holdout,
         } => {
-            let grid = read_grid_csv(path, column, dims, model.likelihood)
+            let grid = read_data_grid(path, column, trials.as_deref(), dims, model.likelihood)
                 .map_err(|e| failed(path, e.to_string()))?;
             (grid, *holdout)
         }
@@ -414,12 +425,11 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
         Purpose::Observations,
         job.header.streams.data(&OBSERVATIONS),
     );
-    Ok(Dataset::from_grid_values(
-        prior.grid(),
-        grid.values,
-        holdout,
-        &mut rng,
-    )?)
+    let dataset = Dataset::from_grid_values(prior.grid(), grid.values, holdout, &mut rng)?;
+    Ok(match grid.trials {
+        Some(trials) => dataset.with_trials(&trials)?,
+        None => dataset,
+    })
 }
 
 fn exact_posterior(

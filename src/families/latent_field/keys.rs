@@ -12,6 +12,9 @@ use crate::study::keys::{
 pub(crate) const MAX_EVIDENCE_DRAWS: i64 = 10_000_000;
 /// Thinned draws per chain kept in `draws.parquet`: past this the table outgrows the chains.
 pub(crate) const MAX_FIELD_DRAWS: i64 = 100_000;
+/// The most trials a simulated cell may have: 2^53, beyond which counts are not exact in a
+/// double.
+pub(crate) const MAX_TRIALS_PER_CELL: i64 = 1 << 53;
 
 crate::declare_keys! {
     static DECLS; pub const KEYS;
@@ -24,17 +27,17 @@ crate::declare_keys! {
     MODEL_LENGTH_SCALE = model.length_scale { rule: Rule::Positive, default: Default::Derived("0.3 for simulated data; csv and points data: a tenth of the window's longer side, in the data's units, at least a cell's longer side"), label: Label::new("ℓ", "assumed length scale ℓ") },
     /// The prior variance of the field.
     MODEL_VARIANCE = model.variance { rule: Rule::Positive, default: Default::Float(1.0), label: Label::new("variance", "prior variance") },
-    /// The likelihood linking the field to the observations.
+    /// The likelihood linking the field to the observations: gaussian values, probit labels, poisson counts, or binomial successes of trials (logit link; trials from data.trials for csv data, data.trials_per_cell for simulated data).
     MODEL_LIKELIHOOD = model.likelihood { value: ValueType::Choice(LikelihoodKind::NAMES), default: Default::Text("gaussian"), label: Label::new("", "model likelihood") },
-    /// Poisson only: a known log-exposure, rate = exp(u + offset); "log-area" = log of a cell's area (its length on a 1-D grid) in the window's units, so that exp(u) is an intensity per unit area.
+    /// Poisson: a known log-exposure, rate = exp(u + offset); "log-area" = log of a cell's area (its length on a 1-D grid) in the window's units, so that exp(u) is an intensity per unit area. Binomial: a known log-odds, success probability logistic(u + offset) (a number; "log-area" is refused).
     MODEL_OFFSET = model.offset { value: ValueType::FloatOrAlias(&["log-area"]), rule: Rule::Finite, default: Default::Derived("`\"log-area\"` for points data; 0 otherwise"), label: Label::new("offset", "log offset") },
     /// > 0: also estimate log p(data | model) from this many prior draws.
     MODEL_EVIDENCE_DRAWS = model.evidence_draws { value: ValueType::Integer, rule: Rule::IntRange(0, MAX_EVIDENCE_DRAWS), default: Default::Int(0) },
-    /// The constant mean of the field (the intercept): a number, or "auto" = log(mean observed count per cell) - offset - variance / 2 (poisson: the prior's mean count per cell is the observed one), the mean observation (gaussian), 0 (probit).
+    /// The constant mean of the field (the intercept): a number, or "auto" = log(mean observed count per cell) - offset - variance / 2 (poisson: the prior's mean count per cell is the observed one), logit(sum k / sum n) - offset with no variance term (binomial: the prior's median success probability is the pooled share of successes of the observed cells; a share of 0 or 1 is moved half a success inside), the mean observation (gaussian), 0 (probit).
     MODEL_MEAN = model.mean {
         value: ValueType::FloatOrWord(&["auto"]),
         rule: Rule::Finite,
-        default: Default::Derived("`\"auto\"` for real data (csv: poisson, gaussian; points: poisson); 0 otherwise"),
+        default: Default::Derived("`\"auto\"` for real data (csv: poisson, binomial, gaussian; points: poisson); 0 otherwise"),
         keyed: Keyed::UnlessDefault,
     },
     /// A prior on the kernel's length scale: the chains then infer it (`sampler.hyper` says how), or kind inla integrates over it, and `model.length_scale` is where they start (inla: its mode search); `"fixed"` keeps it at model.length_scale. Forms: "log-normal(mu, sigma)", "gamma(shape, rate)", "inverse-gamma(shape, scale)", "half-normal(sd)", "uniform(low, high)" with low >= 0.
@@ -70,6 +73,14 @@ crate::declare_keys! {
         applies: Applies::Source(&["simulated"]),
         label: Label::new("f", "subsampling factor f"),
     },
+    /// Binomial, simulated data: the trials n of every observed cell, whose successes are drawn from Binomial(n, logistic(u + offset)). Other likelihoods: refused.
+    DATA_TRIALS_PER_CELL = data.trials_per_cell {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(1, MAX_TRIALS_PER_CELL),
+        default: Default::Int(10),
+        applies: Applies::Source(&["simulated"]),
+        label: Label::new("n", "trials per cell n"),
+    },
     /// s: the observation noise sd (gaussian, probit).
     DATA_NOISE_SD = data.noise_sd { rule: Rule::Positive, default: Default::Float(1.0), label: Label::new("σ", "noise sd σ") },
     /// The data file, relative to the study file's folder: csv, a grid CSV in the format of data/README.md; points, a CSV with one row per event and its coordinates in the columns data.x and data.y (other columns ignored), binned to the grid over model.window (docs/data.md).
@@ -92,11 +103,18 @@ crate::declare_keys! {
         default: Default::Text("y"),
         applies: Applies::Source(&["points"]),
     },
-    /// The column holding the observations.
+    /// The column holding the observations (binomial: the successes).
     DATA_COLUMN = data.column {
         value: ValueType::Text,
         rule: Rule::NonEmpty,
-        default: Default::Derived("poisson `\"count\"`, probit `\"label\"`, gaussian `\"value\"`"),
+        default: Default::Derived("poisson and binomial `\"count\"`, probit `\"label\"`, gaussian `\"value\"`"),
+        applies: Applies::Source(&["csv"]),
+    },
+    /// Binomial, csv data: the column of the grid CSV holding each cell's trials (whole numbers >= 0, at least the cell's successes in data.column; a cell of 0 trials carries no information). Other likelihoods: refused.
+    DATA_TRIALS = data.trials {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Derived("binomial `\"trials\"`; none otherwise"),
         applies: Applies::Source(&["csv"]),
     },
     /// Share of cells held out of the fit and scored.
@@ -210,7 +228,9 @@ pub(crate) const NOISE: DataStream = DataStream {
     keys: &[DATA_SOURCE, DATA_SUBSAMPLE, MODEL_GRID],
 };
 
-/// Poisson counts given the truth: everything of the truth and the observations, and the offset.
+/// Poisson counts or binomial successes given the truth: everything of the truth and the
+/// observations, the offset, and the binomial trials (null, so absent from the key, for the
+/// other likelihoods).
 pub(crate) const COUNTS: DataStream = DataStream {
     name: "counts",
     keys: &[
@@ -224,6 +244,7 @@ pub(crate) const COUNTS: DataStream = DataStream {
         DATA_SOURCE,
         DATA_SUBSAMPLE,
         MODEL_OFFSET,
+        DATA_TRIALS_PER_CELL,
     ],
 };
 

@@ -1,13 +1,14 @@
 //! The latent-field family (`model.family = "latent-field"`, the default): a Gaussian-process
-//! prior on a D x D grid with a gaussian, probit or poisson likelihood, sampled in whitened
-//! coordinates. Its numerical libraries are [`crate::model`] (prior, likelihoods, data, exact
-//! and Laplace posteriors), [`crate::sampler`] (kinds, driver, hyperparameter updates) and
+//! prior on a D x D grid with a gaussian, probit, poisson or binomial likelihood, sampled in
+//! whitened coordinates. Its numerical libraries are [`crate::model`] (prior, likelihoods, data,
+//! exact and Laplace posteriors), [`crate::sampler`] (kinds, driver, hyperparameter updates) and
 //! [`crate::diagnostics`]; this folder holds the engine that puts them to work on one job and
 //! everything the family owns, in the order a job walks it:
 //!
 //! - [`keys`]: its study keys; [`resolve`]: a sweep point's settings into a job's spec (the
-//!   sampler's in `sampler_keys`, the hyperparameters' in `hyper_keys`, the job row's parameters
-//!   in `params`), with
+//!   sampler's in `sampler_keys`, the hyperparameters' in `hyper_keys`, the binomial trials' in
+//!   `binomial_keys`, the job row's parameters in `params`, the memory estimate in `memory`),
+//!   with
 //!   [`grid_csv`] to read a real grid and [`points_csv`] to read a point pattern and count it
 //!   on the grid (both give the same in-memory grid), and [`region_csv`] to read a study region
 //!   that is not a rectangle;
@@ -21,6 +22,7 @@
 //! - [`figures`]: its report figures (fields, acceptance, traces, convergence, autocorrelation,
 //!   rank histograms, hyperparameter densities).
 
+mod binomial_keys;
 pub(crate) mod cells;
 pub(crate) mod coefficients;
 pub(crate) mod figures;
@@ -29,6 +31,7 @@ pub(crate) mod hyper;
 mod hyper_keys;
 pub(crate) mod job;
 pub mod keys;
+mod memory;
 mod params;
 pub(crate) mod points_csv;
 pub(crate) mod region_csv;

@@ -2,6 +2,7 @@
 //! in column order with its resolved value (defaults that follow other keys computed from the
 //! spec), and which of them equal their default.
 
+use super::binomial_keys::{binomial_param, trials_column};
 use super::hyper_keys::PRIOR_KEYS;
 use super::keys::*;
 use super::resolve::{data_column, default_mean, mean_param, truth_length_scale};
@@ -21,6 +22,11 @@ pub(crate) fn params(settings: &Settings, spec: &LatentFieldSpec) -> Vec<(Key, P
             ParamValue::Float(truth_length_scale(settings))
         } else if key == DATA_COLUMN {
             ParamValue::text(&data_column(settings, model.likelihood))
+        } else if key == DATA_TRIALS {
+            trials_column(settings, model.likelihood)
+                .map_or(ParamValue::Null, |t| ParamValue::text(&t))
+        } else if key == DATA_TRIALS_PER_CELL {
+            binomial_param(model.likelihood, settings.value(key))
         } else if key == MODEL_MEAN {
             mean_param(model.mean)
         } else if key == MODEL_LENGTH_SCALE {

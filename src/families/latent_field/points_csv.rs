@@ -88,6 +88,7 @@ pub(crate) fn points_grid(
     };
     GridData {
         values,
+        trials: None,
         window: Some(window),
     }
 }

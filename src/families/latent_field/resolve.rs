@@ -1,15 +1,18 @@
 //! A latent-field point, from settings to the job's spec: defaults that follow other keys, checks
-//! that involve more than one key, the memory estimate, the data file checks (a grid CSV read, a
-//! points file read once per file, columns and window). Run on every sweep point when a study is
-//! loaded, so a study that loads can be planned and run without further validation. The sampler
-//! keys resolve in [`super::sampler_keys`], the hyperparameters' in [`super::hyper_keys`], and
-//! the parameters the job's row and canonical key show in [`super::params`].
+//! that involve more than one key, the memory check (the estimate is in [`super::memory`]), the
+//! data file checks (a grid CSV read, a points file read once per file, columns and window). Run
+//! on every sweep point when a study is loaded, so a study that loads can be planned and run
+//! without further validation. The sampler keys resolve in [`super::sampler_keys`], the
+//! hyperparameters' in [`super::hyper_keys`], the binomial trials' in `binomial_keys`, and the
+//! parameters the job's row and canonical key show in [`super::params`].
 
 use std::sync::Arc;
 
-use super::grid_csv::{read_grid_columns, read_grid_csv};
+use super::binomial_keys::{check_binomial_keys, trials_column, trials_per_cell};
+use super::grid_csv::{read_data_grid, read_grid_columns};
 use super::hyper_keys::{PRIOR_KEYS, hyper_priors, hyper_values_set, value_key};
 use super::keys::*;
+use super::memory::{MEMORY_LIMIT_BYTES, estimated_job_bytes, format_bytes};
 use super::points_csv::{POINT_LIKELIHOODS, PointsSource, read_points};
 use super::sampler_keys::{asks_for_hyper, auto_kind, sampler_settings};
 use super::spec::{AUTO, LatentFieldSpec, NAME, OutputSpec};
@@ -30,51 +33,9 @@ use crate::study::keys::{
 use crate::study::shape::{self, GridShape, WindowSpec};
 use crate::study::{Key, ParamValue, Resolver, Settings, StudyError, StudyKind};
 
-/// A job refuses to start when its estimated memory is above this: 12 GiB.
-pub(crate) const MEMORY_LIMIT_BYTES: f64 = 12.0 * 1024.0 * 1024.0 * 1024.0;
-
 /// How far (relative) a csv grid's `model.window` may change the data window's width / height:
 /// a window rescales the data, it does not stretch it.
 const WINDOW_ASPECT_TOLERANCE: f64 = 1e-3;
-
-/// Above this many observations the exact gaussian posterior is not formed densely.
-const EXACT_OBSERVATIONS_CAP: f64 = 2500.0;
-
-/// Bytes one kept state of one chain holds for the job's diagnostics: the log-likelihood, the
-/// probe cells and up to four inferred hyperparameters, 8 bytes each (see
-/// [`crate::sampler::KeptSeries`]).
-const KEPT_STATE_BYTES: f64 = 8.0 * (1.0 + crate::sampler::PROBES as f64 + 4.0);
-
-/// Estimated peak bytes of one job: the chains' state and running sums (16 vectors of N per
-/// chain plus 8 shared), the scalars of every kept state, and for the gaussian likelihood the
-/// dense exact posterior over at most 2500 observations:
-/// 8 N (16 chains + 8) + 80 chains kept + 8 min(M, 2500)^2.
-pub(crate) fn estimated_job_bytes(
-    cells: f64,
-    chains: f64,
-    kept: f64,
-    likelihood: LikelihoodKind,
-    observed: f64,
-) -> f64 {
-    let sampler = 8.0 * cells * (16.0 * chains + 8.0) + KEPT_STATE_BYTES * chains * kept;
-    let exact = match likelihood {
-        LikelihoodKind::Gaussian => 8.0 * observed.min(EXACT_OBSERVATIONS_CAP).powi(2),
-        LikelihoodKind::Probit | LikelihoodKind::Poisson => 0.0,
-    };
-    sampler + exact
-}
-
-/// Human-readable bytes: "37.3 GiB", "512.0 MiB".
-pub(crate) fn format_bytes(bytes: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
 
 /// A latent-field point: defaults, cross-key checks, memory, data file.
 pub(crate) fn resolve(
@@ -116,6 +77,7 @@ impl Resolution<'_, '_> {
         let source = settings.choice(DATA_SOURCE, DataSource::from_name);
         let is_real = source != DataSource::Simulated;
         self.reject_keys_of_other_source(settings, source)?;
+        check_binomial_keys(self.resolver, settings, likelihood, source)?;
         if self.resolver.kind() == StudyKind::Sbc {
             self.check_sbc(settings, source)?;
         }
@@ -145,6 +107,7 @@ impl Resolution<'_, '_> {
                 let data = DataSpec::Simulated {
                     truth_length_scale: truth_length_scale(settings),
                     subsample: settings.int(DATA_SUBSAMPLE) as usize,
+                    trials: trials_per_cell(settings, likelihood),
                 };
                 (data, None)
             }
@@ -522,10 +485,11 @@ impl Resolution<'_, '_> {
         };
         let path = self.resolver.study_dir().join(&written);
         let column = data_column(settings, likelihood);
+        let trials = trials_column(settings, likelihood);
         let dims = shape.dims();
-        let cache_key = format!("grid csv {path:?} {column:?} {dims:?} {likelihood}");
+        let cache_key = format!("grid csv {path:?} {column:?} {trials:?} {dims:?} {likelihood}");
         let outcome = self.resolver.cached(cache_key, || {
-            read_grid_csv(&path, &column, dims, likelihood)
+            read_data_grid(&path, &column, trials.as_deref(), dims, likelihood)
                 .map(|data| data.window)
                 .map_err(|e| e.to_string())
         });
@@ -543,6 +507,7 @@ impl Resolution<'_, '_> {
         let data = DataSpec::Csv {
             path,
             column,
+            trials,
             holdout: settings.float(DATA_HOLDOUT),
         };
         Ok((data, window))
@@ -913,14 +878,15 @@ pub(super) fn data_column(settings: &Settings, likelihood: LikelihoodKind) -> St
 /// The CSV column a likelihood reads by default.
 pub(crate) fn default_column(likelihood: LikelihoodKind) -> &'static str {
     match likelihood {
-        LikelihoodKind::Poisson => "count",
+        LikelihoodKind::Poisson | LikelihoodKind::Binomial => "count",
         LikelihoodKind::Probit => "label",
         LikelihoodKind::Gaussian => "value",
     }
 }
 
-/// `model.mean`: a number, "auto", or by default "auto" for real counts and gaussian values
-/// and 0 otherwise (a simulated truth has mean 0, probit labels carry no level).
+/// `model.mean`: a number, "auto", or by default "auto" for real counts, binomial successes and
+/// gaussian values and 0 otherwise (a simulated truth has mean 0, probit labels carry no
+/// level).
 fn mean_spec(settings: &Settings, source: DataSource, likelihood: LikelihoodKind) -> MeanSpec {
     match settings.value(MODEL_MEAN) {
         ParamValue::Float(mean) => MeanSpec::Value(mean),
@@ -931,7 +897,10 @@ fn mean_spec(settings: &Settings, source: DataSource, likelihood: LikelihoodKind
 
 pub(super) fn default_mean(source: DataSource, likelihood: LikelihoodKind) -> MeanSpec {
     match (source, likelihood) {
-        (DataSource::Csv, LikelihoodKind::Poisson | LikelihoodKind::Gaussian)
+        (
+            DataSource::Csv,
+            LikelihoodKind::Poisson | LikelihoodKind::Binomial | LikelihoodKind::Gaussian,
+        )
         | (DataSource::Points, LikelihoodKind::Poisson) => MeanSpec::Auto,
         _ => MeanSpec::Value(0.0),
     }
@@ -941,21 +910,5 @@ pub(super) fn mean_param(mean: MeanSpec) -> ParamValue {
     match mean {
         MeanSpec::Auto => ParamValue::text("auto"),
         MeanSpec::Value(mean) => ParamValue::Float(mean),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn memory_estimate_follows_the_formula() {
-        let n = 256.0 * 256.0;
-        let gaussian = estimated_job_bytes(n, 2.0, 0.0, LikelihoodKind::Gaussian, n / 4.0);
-        assert_eq!(gaussian, 8.0 * n * 40.0 + 8.0 * 2500.0 * 2500.0);
-        let poisson = estimated_job_bytes(n, 2.0, 1000.0, LikelihoodKind::Poisson, n / 4.0);
-        assert_eq!(poisson, 8.0 * n * 40.0 + 80.0 * 2.0 * 1000.0);
-        assert_eq!(format_bytes(12.0 * 1024.0 * 1024.0 * 1024.0), "12.0 GiB");
-        assert_eq!(format_bytes(512.0), "512.0 B");
     }
 }

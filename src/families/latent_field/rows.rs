@@ -13,6 +13,7 @@ use super::job::JobResult;
 use super::schema::{
     chains, coefficients, convergence, draws, fields, hyper, inla_grid, jobs, traces,
 };
+use super::score::Scores;
 use super::spec::FieldJob;
 use crate::job::JobHeader;
 use crate::model::hyper::HyperName;
@@ -145,7 +146,18 @@ pub(crate) fn job_row(
             jobs::EVIDENCE_EFFECTIVE_DRAWS,
             evidence.map(|e| e.effective_draws),
         );
+    let rows = binomial_scores(rows, job.spec.model.likelihood, scores);
     coefficient_columns(hyper_columns(rows, result), result).finish()
+}
+
+/// The binomial scores' columns, written for binomial jobs only (so the other likelihoods'
+/// tables keep their columns).
+fn binomial_scores(rows: Rows, likelihood: LikelihoodKind, scores: &Scores) -> Rows {
+    if likelihood != LikelihoodKind::Binomial {
+        return rows;
+    }
+    rows.fill(jobs::SHARE_MAE, scores.share_mae)
+        .fill(jobs::BASELINE_SHARE_MAE, scores.baseline_share_mae)
 }
 
 /// The `coef_<name>_<statistic>` columns, for a job with covariates.
@@ -334,6 +346,12 @@ pub fn fields(job: FieldJob<'_>, result: &JobResult) -> Result<DataFrame, Schema
             fields::INTENSITY_Q95,
             per_cell(intensity.and_then(|i| i.q95.as_deref())),
         );
+    if likelihood == LikelihoodKind::Binomial {
+        // Binomial jobs only, so the other likelihoods' tables keep their columns.
+        rows = rows
+            .set(fields::TRIALS, data.trials_by_cell())
+            .set(fields::SUCCESS_PROBABILITY, per_cell(functional));
+    }
     for (k, &t) in job.spec.output.exceedance.iter().enumerate() {
         let column = fields::EXCEEDANCE.member(super::risk::exceedance_column(t));
         let values = per_cell(run.exceedance.get(k).map(Vec::as_slice));

@@ -3,7 +3,7 @@
 
 use crate::model::data::Dataset;
 use crate::model::spec::LikelihoodKind;
-use crate::model::special::log_phi;
+use crate::model::special::{binomial_logit_log_density, log_phi, logistic};
 use crate::sampler::driver::{StoredDraws, rms_difference};
 
 /// Likelihood-specific scores of one job; None where a score does not apply.
@@ -21,8 +21,14 @@ pub(crate) struct Scores {
     pub(crate) count_mae: Option<f64>,
     /// The same for a constant rate equal to the mean observed count.
     pub(crate) baseline_count_mae: Option<f64>,
+    /// Mean |posterior mean success probability - target| where the target is logistic(truth +
+    /// offset) over all cells (simulated) or the share k / n of the held-out cells with a trial
+    /// (real data) (binomial).
+    pub(crate) share_mae: Option<f64>,
+    /// The same for a constant probability equal to the pooled observed share sum k / sum n.
+    pub(crate) baseline_share_mae: Option<f64>,
     /// Mean over held-out cells of the log posterior predictive density log p(y_i | data) (real
-    /// data, probit and poisson).
+    /// data, probit, poisson and binomial).
     pub(crate) heldout_lpd: Option<f64>,
 }
 
@@ -54,9 +60,45 @@ pub(crate) fn score(kind: LikelihoodKind, data: &Dataset, estimates: &Estimates)
             scores.count_mae = model;
             scores.baseline_count_mae = baseline;
         }
+        (LikelihoodKind::Binomial, Some(success)) => {
+            let (model, baseline) = share_errors(success, data, estimates.offset);
+            scores.share_mae = model;
+            scores.baseline_share_mae = baseline;
+        }
         _ => {}
     }
     scores
+}
+
+/// (model MAE, pooled-share baseline MAE) of the success probabilities `success` (per cell).
+fn share_errors(success: &[f64], data: &Dataset, offset: f64) -> (Option<f64>, Option<f64>) {
+    let observed = &data.observed;
+    let trials = observed.trials.iter().sum::<f64>();
+    let pooled = observed.values.iter().sum::<f64>() / trials;
+    let (cells, targets): (Vec<usize>, Vec<f64>) = match &data.truth {
+        Some(truth) => truth
+            .iter()
+            .enumerate()
+            .map(|(c, u)| (c, logistic(u + offset)))
+            .unzip(),
+        None => {
+            let held = &data.held_out;
+            held.cells
+                .iter()
+                .zip(&held.values)
+                .zip(&held.trials)
+                .filter(|(_, n)| **n > 0.0)
+                .map(|((&c, k), n)| (c, k / n))
+                .unzip()
+        }
+    };
+    if cells.is_empty() {
+        return (None, None);
+    }
+    let predictions: Vec<f64> = cells.iter().map(|&c| success[c]).collect();
+    let baseline =
+        (trials > 0.0).then(|| mean_abs_difference(&vec![pooled; cells.len()], &targets));
+    (Some(mean_abs_difference(&predictions, &targets)), baseline)
 }
 
 fn prediction_error(p_positive: &[f64], data: &Dataset) -> Option<f64> {
@@ -121,8 +163,9 @@ pub(crate) enum Predictive<'a> {
 pub(crate) const HERMITE_NODES: usize = 40;
 
 /// The mean over held-out cells of log p(y_i | data), p(y_i | data) = E[p(y_i | u_i)] under the
-/// posterior: probit p(t | u) = Phi(t u / s), poisson Poisson(y; exp(u + offset)). `None` for
-/// gaussian data, simulated data (no held-out cells) or no draws.
+/// posterior: probit p(t | u) = Phi(t u / s), poisson Poisson(y; exp(u + offset)), binomial
+/// Binomial(k; n, logistic(u + offset)) with its binomial coefficient. `None` for gaussian
+/// data, simulated data (no held-out cells) or no draws.
 pub(crate) fn heldout_log_predictive(
     kind: LikelihoodKind,
     data: &Dataset,
@@ -134,11 +177,18 @@ pub(crate) fn heldout_log_predictive(
     if held.is_empty() || kind == LikelihoodKind::Gaussian {
         return None;
     }
-    let log_density = |y: f64, u: f64| match kind {
+    // Each held-out cell's trials (binomial; 0, unused, for the other likelihoods).
+    let trials = |k: usize| held.trials.get(k).copied().unwrap_or(0.0);
+    let log_density = |(y, n): (f64, f64), u: f64| match kind {
         LikelihoodKind::Probit => log_phi(if y > 0.0 { u } else { -u } / noise_sd),
         LikelihoodKind::Poisson => {
             let rate = u + offset;
             y * rate - rate.exp() - libm::lgamma(y + 1.0)
+        }
+        LikelihoodKind::Binomial => {
+            let coefficient =
+                libm::lgamma(n + 1.0) - libm::lgamma(y + 1.0) - libm::lgamma(n - y + 1.0);
+            coefficient + binomial_logit_log_density(y, n, u + offset)
         }
         LikelihoodKind::Gaussian => unreachable!("returned above"),
     };
@@ -151,13 +201,14 @@ pub(crate) fn heldout_log_predictive(
             held.cells
                 .iter()
                 .zip(&held.values)
-                .map(|(&c, &y)| {
+                .enumerate()
+                .map(|(k, (&c, &y))| {
                     let logs = chains
                         .iter()
                         .flat_map(|d| {
                             (0..d.len()).map(move |k| f64::from(d.values[k * d.cells + c]))
                         })
-                        .map(|u| log_density(y, u));
+                        .map(|u| log_density((y, trials(k)), u));
                     log_mean_exp(logs, count as f64)
                 })
                 .sum()
@@ -167,11 +218,12 @@ pub(crate) fn heldout_log_predictive(
             held.cells
                 .iter()
                 .zip(&held.values)
-                .map(|(&c, &y)| {
+                .enumerate()
+                .map(|(k, (&c, &y))| {
                     let terms = nodes
                         .iter()
                         .zip(&weights)
-                        .map(|(x, w)| w.ln() + log_density(y, mean[c] + sd[c] * x));
+                        .map(|(x, w)| w.ln() + log_density((y, trials(k)), mean[c] + sd[c] * x));
                     log_mean_exp(terms, 1.0)
                 })
                 .sum()

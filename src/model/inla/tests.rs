@@ -42,6 +42,7 @@ fn problem() -> Problem {
         subsample: 1,
         noise_sd: NOISE,
         offset: 0.0,
+        trials: 1,
         mean: 0.0,
     };
     let data = Dataset::simulate(&truth, simulation, &mut streams).unwrap();
@@ -418,6 +419,7 @@ fn the_coefficients_agree_with_a_dense_quadrature_over_the_variance() {
         subsample: 2,
         noise_sd: NOISE,
         offset: 0.0,
+        trials: 1,
         mean: 0.0,
     };
     let data =

@@ -134,7 +134,8 @@ pub(crate) fn coefficient_marginals(target: &Target, fit: &LaplaceFit) -> Vec<(f
 /// The default Newton start: for counts the log-gamma normal approximation, a count y read as
 /// a gaussian observation log(y + 1/2) of the log rate with variance 1 / (y + 1/2) (the half
 /// keeps y = 0 finite), solved by weighted least squares under the prior; the prior mean xi = 0
-/// otherwise. The start sits at or above log y in the cells that carry data, where the Poisson
+/// otherwise (binomial too: its curvature is at most n / 4 per cell, so Newton's steps from the
+/// prior mean stay moderate, and the damped iteration converges from any start). The start sits at or above log y in the cells that carry data, where the Poisson
 /// Newton step is well behaved (from far below, exp(u) << y, the undamped step overshoots).
 pub(crate) fn default_start(target: &Target) -> Vec<f64> {
     match target.likelihood {

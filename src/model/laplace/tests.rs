@@ -17,6 +17,7 @@ fn simulate(prior: &KroneckerPrior, kind: LikelihoodKind, subsample: usize, key:
         subsample,
         noise_sd: 0.7,
         offset: 0.0,
+        trials: 1,
         mean: 0.0,
     };
     Dataset::simulate(prior, sim, &mut streams).unwrap()
@@ -269,6 +270,7 @@ fn newton_converges_on_a_128_grid() {
             subsample: 1,
             noise_sd: 1.0,
             offset: log_rate,
+            trials: 1,
             mean: 0.0,
         };
         let full = Dataset::simulate(&prior, sim, &mut streams).unwrap();

@@ -1,6 +1,7 @@
 //! The standard normal CDF and its logarithm, stable over the whole real line, and cheap: the
 //! probit likelihood's value and gradient are mostly ln Phi and its slope, once per cell per
-//! gradient ([`add_log_phi_replacing_by_slopes`] is that loop).
+//! gradient ([`add_log_phi_replacing_by_slopes`] is that loop). The logistic function and the
+//! binomial likelihood's logit terms are in `logistic.rs`.
 //!
 //! Everything goes through the scaled complementary error function erfcx(u) = exp(u^2) erfc(u),
 //! which is smooth, at most 1 on u >= 0 and about 1 / (u sqrt pi) far out, so it neither
@@ -25,6 +26,12 @@
 
 mod elementary;
 mod erfcx;
+mod logistic;
+
+pub(crate) use logistic::{
+    binomial_logit_curvature, binomial_logit_log_density, binomial_logit_with_slope, logistic,
+    logistic_normal_mean,
+};
 
 use elementary::{exp_of_negative, ln_positive_normal, twice_atanh};
 use erfcx::erfcx_nonnegative;

@@ -121,6 +121,15 @@ impl SurrogateNoise {
                 labels.len() as f64 * 2.0 / (std::f64::consts::PI * noise_sd.powi(2))
             }
             Likelihood::Poisson { counts, .. } => counts.iter().map(|c| c + 0.5).sum(),
+            // n p (1 - p) at each cell's share, a half success and failure added as the
+            // poisson's half count is.
+            Likelihood::Binomial {
+                successes, trials, ..
+            } => successes
+                .iter()
+                .zip(trials)
+                .map(|(k, n)| (k + 0.5) * (n - k + 0.5) / (n + 1.0).powi(2) * n)
+                .sum(),
         };
         let alpha = if total > 0.0 {
             target.cells() as f64 / total

@@ -1,6 +1,7 @@
 //! Field heat maps: for each representative job, one PNG with the panels that its likelihood
 //! makes meaningful (truth, data, posterior mean, exact mean, posterior sd, absolute error,
-//! predictive probability, expected counts), each with a colour bar. Panels that show the
+//! predictive probability, expected counts, binomial shares and success probabilities), each
+//! with a colour bar. Panels that show the
 //! same quantity share one colour scale so that they can be compared by eye. When the truth's
 //! length scale is swept (prior samples, misspecification studies), one more figure puts the
 //! truths of the different length scales side by side on one scale.
@@ -10,7 +11,7 @@ use plotters::prelude::*;
 use crate::families::latent_field::keys::{DATA_LENGTH_SCALE, MODEL_LIKELIHOOD};
 use crate::families::latent_field::schema::fields::{
     CELL, EXACT_MEAN, EXPECTED_COUNT, I, INTENSITY_MEAN, J, OBSERVATION, OBSERVED, P_POSITIVE,
-    POST_MEAN, POST_SD, TRUTH, X, Y,
+    POST_MEAN, POST_SD, SUCCESS_PROBABILITY, TRIALS, TRUTH, X, Y,
 };
 use crate::figures::chart::{Axis, Frame, Titles, colour_bar, nice_ticks, panel_figure, plot};
 use crate::figures::colour::{BLANK, ColourMap, Scale};
@@ -234,6 +235,8 @@ fn likelihood_of(
         LikelihoodKind::Probit
     } else if has(EXPECTED_COUNT) {
         LikelihoodKind::Poisson
+    } else if has(SUCCESS_PROBABILITY) {
+        LikelihoodKind::Binomial
     } else {
         LikelihoodKind::Gaussian
     })
@@ -292,7 +295,15 @@ fn any_value(values: &[Option<f64>]) -> bool {
 /// The panels that apply to this job, with shared scales.
 fn panels_for(fields: &Table, rows: &[usize], likelihood: LikelihoodKind) -> Vec<Panel> {
     let truth = column(fields, rows, TRUTH);
-    let observation = column(fields, rows, OBSERVATION);
+    let observation = match likelihood {
+        // Binomial data are drawn as shares k / n (none where a cell has no trial).
+        LikelihoodKind::Binomial => column(fields, rows, OBSERVATION)
+            .into_iter()
+            .zip(column(fields, rows, TRIALS))
+            .map(|(k, n)| Some(k? / n.filter(|n| *n > 0.0)?))
+            .collect(),
+        _ => column(fields, rows, OBSERVATION),
+    };
     let observed: Vec<bool> = rows
         .iter()
         .map(|&r| {
@@ -317,6 +328,7 @@ fn panels_for(fields: &Table, rows: &[usize], likelihood: LikelihoodKind) -> Vec
     let exact = column(fields, rows, EXACT_MEAN);
     let probability = column(fields, rows, P_POSITIVE);
     let expected = column(fields, rows, EXPECTED_COUNT);
+    let success = column(fields, rows, SUCCESS_PROBABILITY);
     let error: Vec<Option<f64>> = mean
         .iter()
         .zip(&truth)
@@ -360,6 +372,7 @@ fn panels_for(fields: &Table, rows: &[usize], likelihood: LikelihoodKind) -> Vec
             "label t = sign(v)",
         ),
         LikelihoodKind::Poisson => (count_scale, "count"),
+        LikelihoodKind::Binomial => (Scale::fixed(0.0, 1.0, ColourMap::Viridis), "share k / n"),
         LikelihoodKind::Gaussian => (field_scale, "v = u + noise"),
     };
 
@@ -402,6 +415,13 @@ fn panels_for(fields: &Table, rows: &[usize], likelihood: LikelihoodKind) -> Vec
         false,
         expected_scale,
         "expected count",
+    );
+    add(
+        "success probability E[logistic(u + offset)]",
+        success,
+        false,
+        Scale::fixed(0.0, 1.0, ColourMap::Viridis),
+        "probability",
     );
     let intensity = column(fields, rows, INTENSITY_MEAN);
     let intensity_scale = Scale::fixed(0.0, largest(&intensity), ColourMap::Viridis);
@@ -496,6 +516,11 @@ fn caption(likelihood: LikelihoodKind, panels: &[Panel], size: usize, job_id: &s
             "Observed and held-out counts share one count scale; the expected counts have \
              their own scale from 0 to their maximum (read its colour bar), because on sparse \
              data they are far below the largest count. ",
+        ),
+        LikelihoodKind::Binomial => text.push_str(
+            "Data panels show each cell's share of successes k / n (blank where it has no \
+             trial), on the same 0-to-1 scale as the posterior mean success probability \
+             logistic(u + offset), so the two can be compared cell by cell. ",
         ),
         LikelihoodKind::Gaussian => {}
     }

@@ -2,7 +2,7 @@
 //!
 //! | figure | when | module |
 //! |---|---|---|
-//! | field heat maps (truth, data, posterior mean/sd, error, probabilities, counts) | fields.parquet | [`fields`] |
+//! | field heat maps (truth, data, posterior mean/sd, error, probabilities, counts, shares) | fields.parquet | [`fields`] |
 //! | the truths side by side, one per true length scale (prior samples) | true length scale swept | [`fields`] |
 //! | acceptance heat map over grid size x step size, one panel per sampler | grid and beta both swept | [`acceptance`] |
 //! | RMS of running mean to the exact posterior mean (log-log, 1/sqrt(T) reference) | convergence.parquet | [`chains`] |
@@ -58,6 +58,10 @@ pub(crate) const REPORT: ReportColumns = ReportColumns {
             "held-out count MAE / baseline (below 1 beats it)",
         ),
         (
+            Metric::Column(jobs::SHARE_MAE),
+            "success probability MAE (binomial)",
+        ),
+        (
             Metric::Column(jobs::LOG_EVIDENCE),
             "log evidence log p(data | ℓ) (Monte Carlo)",
         ),
@@ -72,6 +76,7 @@ pub(crate) const REPORT: ReportColumns = ReportColumns {
     ],
     listed: &[
         jobs::BASELINE_COUNT_MAE.name(),
+        jobs::BASELINE_SHARE_MAE.name(),
         shared_jobs::ESS_BULK.name(),
         jobs::ESS_TAIL.name(),
         jobs::RHAT.name(),
@@ -81,11 +86,18 @@ pub(crate) const REPORT: ReportColumns = ReportColumns {
         jobs::JITTER.name(),
         shared_jobs::WALL_SECONDS.name(),
     ],
-    baselines: &[(
-        jobs::COUNT_MAE,
-        jobs::BASELINE_COUNT_MAE,
-        "a constant rate equal to the mean observed count",
-    )],
+    baselines: &[
+        (
+            jobs::COUNT_MAE,
+            jobs::BASELINE_COUNT_MAE,
+            "a constant rate equal to the mean observed count",
+        ),
+        (
+            jobs::SHARE_MAE,
+            jobs::BASELINE_SHARE_MAE,
+            "a constant probability equal to the pooled observed share",
+        ),
+    ],
     named_by: &[MODEL_LIKELIHOOD, SAMPLER_KIND, MODEL_GRID],
     unswept: &[MODEL_LIKELIHOOD, SAMPLER_KIND, MODEL_GRID, SAMPLER_BETA],
 };

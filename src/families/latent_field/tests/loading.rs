@@ -24,7 +24,8 @@ fn every_key_has_its_documented_default() {
         latent(point).data,
         crate::model::DataSpec::Simulated {
             truth_length_scale: 0.3,
-            subsample: 4
+            subsample: 4,
+            trials: 1,
         }
     );
     let sampler = &latent(point).sampler;
@@ -56,10 +57,12 @@ fn every_key_has_its_documented_default() {
         null,
         vec![
             keys::MODEL_WINDOW,
+            keys::DATA_TRIALS_PER_CELL,
             keys::DATA_PATH,
             keys::DATA_X,
             keys::DATA_Y,
             keys::DATA_COLUMN,
+            keys::DATA_TRIALS,
             keys::DATA_HOLDOUT,
             keys::DATA_COVARIATES,
             keys::DATA_COVARIATES_PATH,

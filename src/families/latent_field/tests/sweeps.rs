@@ -256,11 +256,13 @@ fn csv_data_resolves_against_the_study_folder_and_is_checked_up_front() {
     let crate::model::DataSpec::Csv {
         path,
         column,
+        trials,
         holdout,
     } = &latent(point).data
     else {
         panic!("csv data expected");
     };
+    assert_eq!(*trials, None, "a poisson grid has no trials");
     assert!(path.is_absolute());
     assert_eq!(
         std::fs::canonicalize(path).unwrap(),

@@ -1,0 +1,164 @@
+//! The binomial likelihood as a study meets it: where its trials come from (a column of the grid
+//! CSV, or one number per simulated cell), its defaults, its keys' columns and streams, and the
+//! located errors of settings that cannot work.
+
+use super::*;
+use crate::model::{DataSpec, MeanSpec};
+
+/// A study file beside a grid CSV `grid.csv`, in a temporary folder.
+fn with_grid(csv: &str, study: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("grid.csv"), csv).unwrap();
+    let path = dir.path().join("s.toml");
+    std::fs::write(&path, study).unwrap();
+    (dir, path)
+}
+
+const GRID: &str = "i,j,count,trials,n\n0,0,3,5,9\n1,0,0,0,1\n0,1,7,7,7\n1,1,1,10,10\n";
+
+const CSV_STUDY: &str = "[model]\ngrid = 2\nlikelihood = \"binomial\"\n\
+                         [data]\nsource = \"csv\"\npath = \"grid.csv\"\nholdout = 0.25\n";
+
+#[test]
+fn a_binomial_grid_reads_its_trials_column_and_defaults_to_the_auto_mean() {
+    let (dir, path) = with_grid(GRID, CSV_STUDY);
+    let loaded = load(&path).unwrap();
+    let point = &loaded.points[0];
+    let spec = latent(point);
+    assert_eq!(
+        spec.data,
+        DataSpec::Csv {
+            path: dir.path().join("grid.csv"),
+            column: "count".into(),
+            trials: Some("trials".into()),
+            holdout: 0.25,
+        }
+    );
+    assert_eq!(spec.model.likelihood, LikelihoodKind::Binomial);
+    assert_eq!(spec.model.mean, MeanSpec::Auto);
+    assert_eq!(
+        *point.param(keys::DATA_TRIALS),
+        ParamValue::Text("trials".into())
+    );
+    assert_eq!(*point.param(keys::DATA_TRIALS_PER_CELL), ParamValue::Null);
+    assert_eq!(
+        *point.param(keys::DATA_COLUMN),
+        ParamValue::Text("count".into())
+    );
+
+    let named = CSV_STUDY.replace("holdout = 0.25", "trials = \"n\"");
+    let (_dir, path) = with_grid(GRID, &named);
+    let loaded = load(&path).unwrap();
+    let DataSpec::Csv { trials, .. } = &latent(&loaded.points[0]).data else {
+        panic!("csv data expected");
+    };
+    assert_eq!(trials.as_deref(), Some("n"));
+}
+
+/// A grid whose successes outnumber their trials is refused when the study loads, at the study's
+/// `data.path` and at the data file's line; a missing trials column names the columns there are.
+#[test]
+fn a_binomial_grid_with_bad_trials_is_refused_at_the_file_and_line() {
+    let bad = GRID.replace("0,1,7,7,7", "0,1,8,7,7");
+    let (_dir, path) = with_grid(&bad, CSV_STUDY);
+    let error = load(&path).unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Data);
+    let shown = error.to_string();
+    assert!(shown.contains("s.toml:6:8: bad data file: "), "{shown}");
+    assert!(
+        shown.contains("grid.csv:4: count = `8` successes of trials = `7` trials"),
+        "{shown}"
+    );
+    let missing = CSV_STUDY.replace("holdout = 0.25", "trials = \"tested\"");
+    let (_dir, path) = with_grid(GRID, &missing);
+    let shown = load(&path).unwrap_err().to_string();
+    assert!(shown.contains("no column `tested`"), "{shown}");
+}
+
+#[test]
+fn simulated_binomial_data_have_trials_per_cell_keyed_into_the_counts_stream() {
+    let study = |extra: &str| {
+        parse_ok(&format!(
+            "[model]\ngrid = 4\nlikelihood = \"binomial\"\n[data]\n{extra}"
+        ))
+    };
+    let default = study("");
+    let spec = latent(&default.points[0]);
+    assert_eq!(
+        spec.data,
+        DataSpec::Simulated {
+            truth_length_scale: 0.3,
+            subsample: 4,
+            trials: 10,
+        }
+    );
+    assert_eq!(spec.model.mean, MeanSpec::Value(0.0));
+    assert_eq!(
+        *default.points[0].param(keys::DATA_TRIALS),
+        ParamValue::Null
+    );
+    let three = study("trials_per_cell = 3\n");
+    let point = &three.points[0];
+    assert!(matches!(
+        latent(point).data,
+        DataSpec::Simulated { trials: 3, .. }
+    ));
+    assert_eq!(*point.param(keys::DATA_TRIALS_PER_CELL), ParamValue::Int(3));
+    // The counts' stream follows the trials; a poisson job's stream does not mention them.
+    let counts = |study: &Study| {
+        crate::plan::plan(study).jobs[0]
+            .header
+            .streams
+            .data(&keys::COUNTS)
+            .to_string()
+    };
+    assert!(
+        counts(&three).contains("data.trials_per_cell=3"),
+        "{}",
+        counts(&three)
+    );
+    assert_ne!(counts(&three), counts(&default));
+    let poisson = parse_ok("[model]\ngrid = 4\nlikelihood = \"poisson\"\n");
+    assert!(!counts(&poisson).contains("trials"), "{}", counts(&poisson));
+    assert_eq!(
+        *poisson.points[0].param(keys::DATA_TRIALS_PER_CELL),
+        ParamValue::Null
+    );
+}
+
+#[test]
+fn binomial_settings_that_cannot_work_are_located() {
+    let cases = [
+        (
+            "[model]\nlikelihood = \"poisson\"\n[data]\ntrials_per_cell = 5\n",
+            "studies/t.toml:4:19: `data.trials_per_cell` gives the trials of binomial data, but the \
+             likelihood is \"poisson\"",
+        ),
+        (
+            "[model]\nlikelihood = \"gaussian\"\n[data]\nsource = \"csv\"\npath = \"x.csv\"\n\
+             trials = \"n\"\n",
+            "studies/t.toml:6:10: `data.trials` gives the trials of binomial data, but the likelihood \
+             is \"gaussian\"",
+        ),
+        (
+            "[model]\nlikelihood = \"binomial\"\nwindow = [[0, 1], [0, 1]]\n[data]\n\
+             source = \"points\"\npath = \"p.csv\"\n",
+            "studies/t.toml:2:14: points are not binomial",
+        ),
+        (
+            "[model]\nlikelihood = \"binomial\"\noffset = \"log-area\"\n",
+            "studies/t.toml:3:10: model.offset = \"log-area\" scales a poisson rate by the cell's area",
+        ),
+        (
+            "[model]\nlikelihood = \"binomial\"\n[data]\ntrials_per_cell = 0\n",
+            "studies/t.toml:4:19: ",
+        ),
+    ];
+    for (text, expected) in cases {
+        let got = headline(text);
+        assert!(
+            got.starts_with(expected),
+            "{got:?} should start with {expected:?}"
+        );
+    }
+}
