@@ -109,9 +109,9 @@ fn tempered(likelihood: &Likelihood, t: f64) -> Likelihood {
             noise_sd: noise_sd / t.sqrt(),
         },
         // t (c u - e^(u + o)) = (t c) u - e^(u + o + ln t).
-        Likelihood::Poisson { counts, offset } => Likelihood::Poisson {
+        Likelihood::Poisson { counts, offsets } => Likelihood::Poisson {
             counts: counts.iter().map(|c| t * c).collect(),
-            offset: offset + t.ln(),
+            offsets: offsets.iter().map(|o| o + t.ln()).collect(),
         },
         Likelihood::Probit { .. } => panic!("a tempered probit is not a probit"),
     }

@@ -14,23 +14,43 @@ pub enum Likelihood {
     Gaussian { values: Vec<f64>, noise_sd: f64 },
     /// t_i = sign(u_i + e_i) in {-1, +1}: log Phi(t_i u_i / s).
     Probit { labels: Vec<f64>, noise_sd: f64 },
-    /// c_i ~ Poisson(exp(u_i + offset)).
-    Poisson { counts: Vec<f64>, offset: f64 },
+    /// c_i ~ Poisson(exp(u_i + offset_i)): `offsets` holds each observation's total log offset
+    /// (`model.offset`, plus the cell's log exposure).
+    Poisson { counts: Vec<f64>, offsets: Vec<f64> },
 }
 
 impl Likelihood {
-    /// Bind `kind` to the observed values (labels already mapped to -1/+1 for probit).
+    /// Bind `kind` to the observed values (labels already mapped to -1/+1 for probit), every
+    /// count with the same log offset `offset`.
     pub fn new(kind: LikelihoodKind, values: Vec<f64>, noise_sd: f64, offset: f64) -> Self {
+        let offsets = match kind {
+            LikelihoodKind::Poisson => vec![offset; values.len()],
+            _ => Vec::new(),
+        };
+        Self::with_offsets(kind, values, noise_sd, offsets)
+    }
+
+    /// Bind `kind` to the observed values, count i with the log offset `offsets[i]` (unused by
+    /// the gaussian and probit likelihoods).
+    pub fn with_offsets(
+        kind: LikelihoodKind,
+        values: Vec<f64>,
+        noise_sd: f64,
+        offsets: Vec<f64>,
+    ) -> Self {
         match kind {
             LikelihoodKind::Gaussian => Self::Gaussian { values, noise_sd },
             LikelihoodKind::Probit => Self::Probit {
                 labels: values,
                 noise_sd,
             },
-            LikelihoodKind::Poisson => Self::Poisson {
-                counts: values,
-                offset,
-            },
+            LikelihoodKind::Poisson => {
+                debug_assert_eq!(offsets.len(), values.len());
+                Self::Poisson {
+                    counts: values,
+                    offsets,
+                }
+            }
         }
     }
 
@@ -79,10 +99,11 @@ impl Likelihood {
                 }
                 total
             }
-            Self::Poisson { counts, offset } => counts
+            Self::Poisson { counts, offsets } => counts
                 .iter()
                 .zip(gu)
-                .map(|(c, u)| {
+                .zip(offsets)
+                .map(|((c, u), offset)| {
                     let eta = u + offset;
                     c * eta - eta.exp()
                 })
@@ -116,7 +137,7 @@ impl Likelihood {
                 }
                 return total;
             }
-            Self::Poisson { counts, offset } => {
+            Self::Poisson { counts, offsets } => {
                 // One exp per cell for the value and the gradient (the exp is most of a
                 // gradient-based step's cost on count data); the same terms, summed in the
                 // same order, as `log_likelihood`.
@@ -124,7 +145,8 @@ impl Likelihood {
                     .iter_mut()
                     .zip(counts)
                     .zip(gu)
-                    .map(|((g, c), u)| {
+                    .zip(offsets)
+                    .map(|(((g, c), u), offset)| {
                         let eta = u + offset;
                         let rate = eta.exp();
                         *g = c - rate;
@@ -150,8 +172,8 @@ impl Likelihood {
                     *w = inv * inv * log_phi_curvature(t * u * inv);
                 }
             }
-            Self::Poisson { offset, .. } => {
-                for (w, u) in out.iter_mut().zip(gu) {
+            Self::Poisson { offsets, .. } => {
+                for ((w, u), offset) in out.iter_mut().zip(gu).zip(offsets) {
                     *w = (u + offset).exp();
                 }
             }
@@ -283,5 +305,39 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Per-count offsets: the log-likelihood, gradient and curvature are each cell's own
+    /// one-cell likelihood's, and one offset for every count is `new`'s.
+    #[test]
+    fn poisson_offsets_apply_count_by_count() {
+        let (counts, offsets, gu) = ([2.0, 0.0, 5.0], [-0.7, 0.0, 1.3], [0.4, -1.1, 0.2]);
+        let joint = Likelihood::with_offsets(
+            LikelihoodKind::Poisson,
+            counts.to_vec(),
+            1.0,
+            offsets.to_vec(),
+        );
+        let mut gradient = [0.0; 3];
+        let mut curvature = [0.0; 3];
+        let total = joint.log_likelihood_and_gradient(&gu, &mut gradient);
+        joint.curvature(&gu, &mut curvature);
+        let mut expected = 0.0;
+        for k in 0..3 {
+            let one = Likelihood::new(LikelihoodKind::Poisson, vec![counts[k]], 1.0, offsets[k]);
+            let mut g = [0.0];
+            let mut w = [0.0];
+            expected += one.log_likelihood_and_gradient(&gu[k..=k], &mut g);
+            one.curvature(&gu[k..=k], &mut w);
+            assert_eq!((gradient[k], curvature[k]), (g[0], w[0]));
+        }
+        assert!((total - expected).abs() < 1e-14);
+        assert_eq!(joint.log_likelihood(&gu), total);
+        let shared =
+            Likelihood::with_offsets(LikelihoodKind::Poisson, vec![1.0, 2.0], 1.0, vec![0.3; 2]);
+        assert_eq!(
+            shared,
+            Likelihood::new(LikelihoodKind::Poisson, vec![1.0, 2.0], 1.0, 0.3)
+        );
     }
 }

@@ -12,7 +12,7 @@ crate::closed_names! {
         Gaussian = "gaussian",
         /// t = sign(G u + e): log p(t | u) = sum log Phi(t_i [G u]_i / s).
         Probit = "probit",
-        /// c_i ~ Poisson(exp([G u]_i + offset)).
+        /// c_i ~ Poisson(exp([G u]_i + offset_i)), offset_i the cell's log offset.
         Poisson = "poisson",
     }
 }
@@ -107,9 +107,9 @@ impl KernelSpec {
 /// The constant mean of the field (the intercept).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum MeanSpec {
-    /// Estimated from the observed data when the job runs: poisson log(mean count) -
-    /// variance / 2 (the prior's mean rate equals the observed mean rate), gaussian the mean
-    /// observation, probit 0.
+    /// Estimated from the observed data when the job runs ([`super::data::auto_mean`]): poisson
+    /// log(total count / total exposure) - offset - variance / 2 (the prior's mean rate equals
+    /// the observed rate), gaussian the mean observation, probit 0.
     Auto,
     Value(f64),
 }
@@ -125,8 +125,10 @@ pub struct ModelSpec {
     pub(crate) likelihood: LikelihoodKind,
     /// Observation noise sd s (gaussian and probit; the data are simulated with the same s).
     pub(crate) noise_sd: f64,
-    /// Poisson log-offset (log cell area or log base rate): rate = exp(u + offset); `log-area`
-    /// is resolved to the number here.
+    /// `model.offset`, the Poisson log offset every cell shares (log cell area or log base
+    /// rate): rate = exp(u + offset + log exposure), the data giving each cell's log exposure
+    /// ([`super::data::LogOffsets`]; 0 when they give none); `log-area` is resolved to the number
+    /// here.
     pub offset: f64,
     /// Prior draws for the Monte Carlo estimate of log p(data | model); 0 = not estimated.
     pub(crate) evidence_draws: usize,
@@ -136,35 +138,6 @@ pub struct ModelSpec {
     pub(crate) hyper: super::hyper::priors::HyperPriors,
     /// Fixed effects with inferred coefficients: u = mean + X beta + f (none: u = mean + f).
     pub(crate) covariates: Option<std::sync::Arc<super::covariates::Covariates>>,
-}
-
-impl ModelSpec {
-    /// The mean of the field for data whose observed values are `observed`.
-    pub(crate) fn mean_value(&self, observed: &[f64]) -> f64 {
-        match self.mean {
-            MeanSpec::Value(mean) => mean,
-            MeanSpec::Auto => {
-                auto_mean(self.likelihood, self.kernel.variance, self.offset, observed)
-            }
-        }
-    }
-}
-
-/// The intercept `mean = "auto"` gives: for poisson log(mean observed count per cell) - offset -
-/// variance / 2, so the prior's mean count per cell exp(mean + offset + variance / 2) equals the
-/// observed one (when every observed count is 0, whose log is -inf, half a count is put in
-/// their total); for gaussian the mean observation; for probit 0 (the labels carry no level).
-pub fn auto_mean(likelihood: LikelihoodKind, variance: f64, offset: f64, observed: &[f64]) -> f64 {
-    let cells = observed.len().max(1) as f64;
-    let total = observed.iter().sum::<f64>();
-    match likelihood {
-        LikelihoodKind::Poisson => {
-            let total = if total > 0.0 { total } else { 0.5 };
-            (total / cells).ln() - offset - variance / 2.0
-        }
-        LikelihoodKind::Probit => 0.0,
-        LikelihoodKind::Gaussian => total / cells,
-    }
 }
 
 impl ModelSpec {
@@ -189,7 +162,7 @@ pub enum DataSpec {
         subsample: usize,
     },
     /// A real grid in the format of `data/README.md` (columns i, j and a value column), with a
-    /// seeded share of the cells held out and the rest observed.
+    /// seeded share of the cells that have a value held out and the rest observed.
     Csv {
         /// Absolute path (the schema resolves it against the study file's folder).
         path: PathBuf,
@@ -197,6 +170,8 @@ pub enum DataSpec {
         column: String,
         /// Share of cells held out, in [0, 1).
         holdout: f64,
+        /// The counts' exposure per cell, when the study gives one.
+        exposure: Option<ExposureColumn>,
     },
     /// A real point pattern (boxed: every job of a study holds a spec, and the point pattern's
     /// file, columns and window would double the size of every other job's).
@@ -217,9 +192,44 @@ pub struct PointsData {
     pub(crate) window: Window,
     /// Share of cells held out, in [0, 1).
     pub(crate) holdout: f64,
+    /// The counts' exposure per cell, when the study gives one.
+    pub(crate) exposure: Option<ExposureColumn>,
+}
+
+/// The exposure of the counts per cell, read from a column of a grid CSV (`data.exposure` or
+/// `data.offset`): the Poisson mean of a cell is exposure x exp(u + model.offset).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExposureColumn {
+    /// Absolute path of the grid CSV holding the column: the data file, or `data.covariates_path`.
+    pub(crate) path: PathBuf,
+    pub(crate) column: String,
+    /// Whether the column holds the exposure or its log.
+    pub(crate) scale: ExposureScale,
+    /// Whether the file is the data file itself, whose rows are the data's cells (else it is a
+    /// covariates file, which gives every cell of the grid).
+    pub(crate) in_data_file: bool,
+}
+
+/// What an exposure column holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExposureScale {
+    /// The exposure E >= 0 (`data.exposure`): its log is added to the offset, and E = 0 takes
+    /// the cell out of the likelihood.
+    Exposure,
+    /// The log exposure, any finite number (`data.offset`).
+    LogOffset,
 }
 
 impl DataSpec {
+    /// The counts' exposure per cell, when the study gives one.
+    pub(crate) fn exposure(&self) -> Option<&ExposureColumn> {
+        match self {
+            DataSpec::Simulated { .. } => None,
+            DataSpec::Csv { exposure, .. } => exposure.as_ref(),
+            DataSpec::Points(points) => points.exposure.as_ref(),
+        }
+    }
+
     /// The `data.source` of the spec.
     pub(crate) fn source(&self) -> DataSource {
         match self {

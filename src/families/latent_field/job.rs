@@ -19,6 +19,7 @@ use crate::streams::{Purpose, stream};
 
 use super::cells::CellDiagnostics;
 use super::coefficients::{self, CoefficientSummary};
+use super::exposure::{grid_cells, read_exposure};
 use super::grid_csv::read_grid_csv;
 use super::hyper::{self, HyperSummary};
 use super::keys::{COUNTS, NOISE, OBSERVATIONS, TRUTH};
@@ -150,7 +151,7 @@ pub(crate) fn run_job(
     let dataset = load_data(job, seed, prior)?;
     let model = &job.spec.model;
     let likelihood = likelihood_of(model, &dataset);
-    let mean = model.mean_value(&dataset.observed.values);
+    let mean = model.mean_value(&dataset);
     let setup_seconds = started.wall_seconds();
     let setup_cpu = started.cpu_seconds();
     let exact_started = std::time::Instant::now();
@@ -166,7 +167,7 @@ pub(crate) fn run_job(
             noise_sd: model.noise_sd,
         }),
         LikelihoodKind::Poisson => Some(Functional::ExpectedCount {
-            offset: model.offset,
+            offsets: dataset.offsets.every_cell(dataset.grid.cells()).into(),
         }),
     };
     let target = Target {
@@ -237,7 +238,6 @@ pub(crate) fn run_job(
             post_mean: &output.post_mean,
             exact_mean: exact.as_ref().map(|e| e.mean.as_slice()),
             functional_mean: output.functional_mean.as_deref(),
-            offset: model.offset,
         },
     );
     let stored: Vec<&StoredDraws> = output.chains.iter().map(|c| &c.draws).collect();
@@ -248,13 +248,8 @@ pub(crate) fn run_job(
         },
         None => Predictive::Draws(&stored),
     };
-    scores.heldout_lpd = heldout_log_predictive(
-        model.likelihood,
-        &dataset,
-        &predictive,
-        model.noise_sd,
-        model.offset,
-    );
+    scores.heldout_lpd =
+        heldout_log_predictive(model.likelihood, &dataset, &predictive, model.noise_sd);
     let diagnostics = diagnose(&output);
     let evidence = match &output.approximation {
         // An approximation brings its own evidence (the Laplace log marginal likelihood): no
@@ -297,13 +292,18 @@ pub(crate) fn run_job(
     })
 }
 
-/// The model's likelihood bound to the data's observed values.
+/// The model's likelihood bound to the data's observed values (counts with their cells' log
+/// offsets).
 pub(crate) fn likelihood_of(model: &crate::model::ModelSpec, dataset: &Dataset) -> Likelihood {
-    Likelihood::new(
+    let offsets = match model.likelihood {
+        LikelihoodKind::Poisson => dataset.observed_offsets(),
+        _ => Vec::new(),
+    };
+    Likelihood::with_offsets(
         model.likelihood,
         dataset.observed.values.clone(),
         model.noise_sd,
-        model.offset,
+        offsets,
     )
 }
 
@@ -386,6 +386,7 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
             path,
             column,
             holdout,
+            ..
         } => {
             let grid = read_grid_csv(path, column, dims, model.likelihood)
                 .map_err(|e| failed(path, e.to_string()))?;
@@ -398,6 +399,7 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
                 y,
                 window,
                 holdout,
+                ..
             } = points.as_ref();
             let source = PointsSource {
                 x,
@@ -409,14 +411,23 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
             (grid, *holdout)
         }
     };
+    let exposure = match job.spec.data.exposure() {
+        Some(exposure) => {
+            let (values, _) =
+                read_exposure(exposure, dims).map_err(|e| failed(&exposure.path, e.to_string()))?;
+            Some((exposure.scale, values))
+        }
+        None => None,
+    };
+    let cells = grid_cells(grid, exposure, model.offset);
     let mut rng = stream(
         seed,
         Purpose::Observations,
         job.header.streams.data(&OBSERVATIONS),
     );
-    Ok(Dataset::from_grid_values(
+    Ok(Dataset::from_grid_cells(
         prior.grid(),
-        grid.values,
+        cells,
         holdout,
         &mut rng,
     )?)

@@ -9,7 +9,8 @@
 //!   sampler's in `sampler_keys`, the hyperparameters' in `hyper_keys`, the job row's parameters
 //!   in `params`), with
 //!   [`grid_csv`] to read a real grid and [`points_csv`] to read a point pattern and count it
-//!   on the grid (both give the same in-memory grid);
+//!   on the grid (both give the same in-memory grid), and [`exposure`] to read the counts'
+//!   exposure and assemble each cell's value and log offset;
 //! - [`schema`]: its result tables and their columns;
 //! - [`job`]: one job: prior, data, likelihood, the run of the sampler kind, then [`cells`]
 //!   (per-cell R-hat, ESS, MCSE), [`hyper`] (the inferred hyperparameters' summaries),
@@ -21,7 +22,9 @@
 //!   rank histograms, hyperparameter densities).
 
 pub(crate) mod cells;
+pub(crate) mod centres;
 pub(crate) mod coefficients;
+pub(crate) mod exposure;
 pub(crate) mod figures;
 pub mod grid_csv;
 pub(crate) mod hyper;
@@ -117,10 +120,12 @@ impl StudyFamily for LatentField {
             DataSpec::Points(points) => vec![points.path.as_path()],
             DataSpec::Simulated { .. } => Vec::new(),
         };
-        if let Some(covariates) = &spec.model.covariates
-            && !files.contains(&covariates.path.as_path())
-        {
-            files.push(covariates.path.as_path());
+        let covariates = spec.model.covariates.as_ref().map(|c| c.path.as_path());
+        let exposure = spec.data.exposure().map(|e| e.path.as_path());
+        for path in [covariates, exposure].into_iter().flatten() {
+            if !files.contains(&path) {
+                files.push(path);
+            }
         }
         files
     }

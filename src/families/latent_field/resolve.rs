@@ -7,7 +7,9 @@
 
 use std::sync::Arc;
 
-use super::grid_csv::{read_grid_columns, read_grid_csv};
+use super::centres::same_window;
+use super::exposure::{cached_grid, names_exposure, with_exposure};
+use super::grid_csv::{Coverage, Reading, read_grid_columns};
 use super::hyper_keys::{PRIOR_KEYS, hyper_priors, hyper_values_set, value_key};
 use super::keys::*;
 use super::points_csv::{POINT_LIKELIHOODS, PointsSource, read_points};
@@ -150,6 +152,7 @@ impl Resolution<'_, '_> {
             }
         };
         let grid = self.grid(settings, shape, data_window)?;
+        let data = with_exposure(self.resolver, settings, likelihood, data, &grid)?;
         let covariates = self.covariates(settings, &grid, &data)?;
         let mean = mean_spec(settings, source, likelihood);
         let model = ModelSpec {
@@ -522,14 +525,8 @@ impl Resolution<'_, '_> {
         };
         let path = self.resolver.study_dir().join(&written);
         let column = data_column(settings, likelihood);
-        let dims = shape.dims();
-        let cache_key = format!("grid csv {path:?} {column:?} {dims:?} {likelihood}");
-        let outcome = self.resolver.cached(cache_key, || {
-            read_grid_csv(&path, &column, dims, likelihood)
-                .map(|data| data.window)
-                .map_err(|e| e.to_string())
-        });
-        let window = match outcome {
+        let outcome = cached_grid(self.resolver, &path, &column, shape.dims(), likelihood);
+        let window = match outcome.map(|data| data.window) {
             Ok(window) => window,
             Err(problem) => {
                 return Err(self.resolver.error_at(
@@ -544,6 +541,7 @@ impl Resolution<'_, '_> {
             path,
             column,
             holdout: settings.float(DATA_HOLDOUT),
+            exposure: None,
         };
         Ok((data, window))
     }
@@ -578,14 +576,15 @@ impl Resolution<'_, '_> {
         data: &DataSpec,
     ) -> Result<Option<Arc<Covariates>>, StudyError> {
         let Some(given) = settings.given(DATA_COVARIATES) else {
-            if settings.given(DATA_COVARIATES_PATH).is_some() {
+            if settings.given(DATA_COVARIATES_PATH).is_some() && !names_exposure(settings) {
                 return Err(self
                     .resolver
                     .error_at(
                         settings,
                         &[DATA_COVARIATES_PATH],
                         ErrorKind::Conflict,
-                        "data.covariates_path is given but data.covariates names no covariate",
+                        "data.covariates_path is given but data.covariates names no covariate \
+                         (and data.exposure, data.offset no column)",
                     )
                     .help(
                         "add covariates = [\"name\", ...] under [data], or remove covariates_path",
@@ -617,9 +616,20 @@ impl Resolution<'_, '_> {
         let dims = (grid.nx(), grid.ny());
         let cache_key = format!("covariates {path:?} {names:?} {dims:?}");
         let read = self.resolver.cached(cache_key, || {
-            let wanted: Vec<&str> = names.iter().map(String::as_str).collect();
-            read_grid_columns(&path, &wanted, dims, LikelihoodKind::Gaussian)
-                .map(|grid| (grid.columns, grid.window))
+            let wanted: Vec<(&str, Reading)> = names
+                .iter()
+                .map(|name| (name.as_str(), Reading::Covariate))
+                .collect();
+            read_grid_columns(&path, &wanted, dims, Coverage::Every)
+                .map(|grid| {
+                    // Every cell of every covariate: what `Coverage::Every` reads.
+                    let columns: Vec<Vec<f64>> = grid
+                        .columns
+                        .into_iter()
+                        .map(|column| column.into_iter().flatten().collect())
+                        .collect();
+                    (columns, grid.window)
+                })
                 .map_err(|e| e.to_string())
         });
         let key = if settings.given(DATA_COVARIATES_PATH).is_some() {
@@ -777,6 +787,7 @@ impl Resolution<'_, '_> {
             y,
             window,
             holdout: settings.float(DATA_HOLDOUT),
+            exposure: None,
         })))
     }
 
@@ -836,16 +847,6 @@ impl Resolution<'_, '_> {
         }
         Ok(Grid::over_window(nx, ny, window))
     }
-}
-
-/// Whether two windows agree to a millionth of their extent (centres written to six or seven
-/// digits).
-fn same_window(a: &Window, b: &Window) -> bool {
-    let close = |p: (f64, f64), q: (f64, f64)| {
-        let extent = (q.1 - q.0).abs().max(f64::MIN_POSITIVE);
-        (p.0 - q.0).abs() <= 1e-6 * extent && (p.1 - q.1).abs() <= 1e-6 * extent
-    };
-    close(a.x, b.x) && (a.y == (0.0, 0.0) || close(a.y, b.y))
 }
 
 /// `model.grid` as a shape (validation admits only sizes >= 1).

@@ -1,5 +1,6 @@
 //! The latent field's study keys as a user meets them: studies loaded through the planner.
 
+mod exposure;
 mod loading;
 mod points;
 mod sweeps;
