@@ -12,9 +12,10 @@ pub(crate) trait ClosedNames: Copy + 'static {
 }
 
 /// Declare an enum whose variants are written as fixed words in study files and tables.
+/// (The module is crate-private, so the example is checked by the unit test below.)
 ///
-/// ```
-/// fieldmc::closed_names! {
+/// ```ignore
+/// crate::closed_names! {
 ///     /// A colour.
 ///     pub enum Colour {
 ///         /// The first.
@@ -76,4 +77,25 @@ macro_rules! closed_names {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    crate::closed_names! {
+        /// A colour.
+        pub enum Colour {
+            /// The first.
+            Red = "red",
+            Green = "green",
+        }
+    }
+
+    #[test]
+    fn a_declared_enum_parses_and_names_its_words() {
+        assert_eq!(Colour::from_name("green"), Some(Colour::Green));
+        assert_eq!(Colour::from_name("blue"), None);
+        assert_eq!(Colour::NAMES, &["red", "green"]);
+        assert_eq!(Colour::Red.name(), "red");
+        assert_eq!(Colour::ALL, &[Colour::Red, Colour::Green]);
+    }
 }

@@ -2,7 +2,8 @@
 //! likelihoods, the data (simulated or read from CSV), the posterior a sampler targets in
 //! whitened coordinates, the exact gaussian posterior and evidence estimates, and the Laplace
 //! approximation ([`laplace`], with the Lanczos eigensolver of [`lanczos`]) and the nested Laplace
-//! approximation over the hyperparameters ([`inla`]).
+//! approximation over the hyperparameters ([`inla`]), and a study region that is not a rectangle
+//! with each cell's exact area inside it ([`region`]).
 
 pub mod covariates;
 pub mod data;
@@ -18,6 +19,7 @@ pub mod likelihood;
 pub(crate) mod moments;
 pub mod prior;
 pub mod quadrature;
+pub(crate) mod region;
 pub mod spec;
 pub(crate) mod special;
 pub(crate) mod target;

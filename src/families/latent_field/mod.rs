@@ -9,8 +9,9 @@
 //!   sampler's in `sampler_keys`, the hyperparameters' in `hyper_keys`, the job row's parameters
 //!   in `params`), with
 //!   [`grid_csv`] to read a real grid and [`points_csv`] to read a point pattern and count it
-//!   on the grid (both give the same in-memory grid), and [`exposure`] to read the counts'
-//!   exposure and assemble each cell's value and log offset;
+//!   on the grid (both give the same in-memory grid), [`region_csv`] to read a study region
+//!   that is not a rectangle, and [`exposure`] to read the counts' exposure and assemble each
+//!   cell's value and log offset;
 //! - [`schema`]: its result tables and their columns;
 //! - [`job`]: one job: prior, data, likelihood, the run of the sampler kind, then [`cells`]
 //!   (per-cell R-hat, ESS, MCSE), [`hyper`] (the inferred hyperparameters' summaries),
@@ -33,6 +34,7 @@ pub(crate) mod job;
 pub mod keys;
 mod params;
 pub(crate) mod points_csv;
+pub(crate) mod region_csv;
 pub(crate) mod resolve;
 pub(crate) mod risk;
 pub(crate) mod rows;
