@@ -59,7 +59,7 @@ fn axis_range(
             .enumerate()
             .filter_map(|(k, c)| Some((k, (*c)?)))
     };
-    let (Some((low, at_low)), Some((high, at_high))) = (given().next(), given().last()) else {
+    let (Some((low, at_low)), Some((high, at_high))) = (given().next(), given().next_back()) else {
         return Ok(None);
     };
     if low == high {
