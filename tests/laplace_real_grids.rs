@@ -24,7 +24,8 @@ fn count_grid(
         .join(file);
     let values = read_grid_csv(&path, "count", (nx, ny), LikelihoodKind::Poisson)
         .unwrap()
-        .values;
+        .complete_values()
+        .unwrap();
     let grid = if ny == 1 {
         Grid::line(nx)
     } else {

@@ -1,33 +1,38 @@
-//! Every Markov kind against the exact probit, poisson and binomial posteriors, and the error of
-//! the Laplace approximation measured against them.
+//! Every Markov kind against the exact probit, poisson, binomial and poisson-with-exposure
+//! posteriors, and the error of the Laplace approximation measured against them.
 //!
 //! The references come from adaptive tensor Gauss-Hermite quadrature
-//! (`fieldmc::model::quadrature`, accurate to 1e-9 by its unit tests) on three 2 x 2 grids with
-//! two observed cells each, simulated from the test's seed: probit labels under a prior of sd 2,
-//! poisson counts under a prior of sd 1 and binomial successes of 5 trials each (logit link)
-//! under a prior of sd 2, one length scale across the grid. At the default seed the Laplace
-//! approximation misses the posterior means by 0.44 (probit), 0.13 (poisson) and 0.30 (binomial)
+//! (`fieldmc::model::quadrature`, accurate to 1e-9 by its unit tests) on four 2 x 2 grids,
+//! simulated from the test's seed: probit labels under a prior of sd 2, poisson counts under a
+//! prior of sd 1 and binomial successes of 5 trials each (logit link) under a prior of sd 2, two
+//! observed cells each, and poisson counts with a per-cell exposure under a prior of sd 1, every
+//! cell observed with its own exposure (0.4 to 6: the counts' log offsets span 2.7, so a kind
+//! that gave every count one offset would miss the means by far more than their MCSEs), one
+//! length scale across the grid. At the default seed the Laplace approximation misses the
+//! posterior means by 0.44 (probit), 0.13 (poisson), 0.30 (binomial) and 0.15 (poisson with
+//! exposure)
 //! (see [`the_laplace_approximation_misses_the_exact_posterior_by_a_measured_error`]), dozens of
 //! MCSEs, so a kind that sampled the Laplace gaussian instead of the posterior would fail here.
 //!
 //! Each Markov kind's posterior mean and sd of every cell are compared with the quadrature's in
 //! units of their batch-means Monte Carlo standard errors (the driver's: 4 chains x 20 batches;
-//! the sd's by the delta method on the batch means of u and u^2). 9 kinds x 3 likelihoods x 4
-//! cells x 2 moments = 216 z-scores; each is close to Student's t with 79 degrees of freedom, and
-//! a two-sided level of 1e-4 / 216 = 4.6e-7 per z-score is t_79 = 5.495
-//! (`scipy.stats.t.isf(1e-4 / 216 / 2, 79)`): by Bonferroni the whole file raises a false alarm
+//! the sd's by the delta method on the batch means of u and u^2). 9 kinds x 4 problems x 4 cells
+//! x 2 moments = 288 z-scores; each is close to Student's t with 79 degrees of freedom, and a
+//! two-sided level of 1e-4 / 288 = 3.5e-7 per z-score is t_79 = 5.565
+//! (`scipy.stats.t.isf(1e-4 / 288 / 2, 79)`): by Bonferroni the whole file raises a false alarm
 //! in at most 1 run in 10,000 with correct samplers (the Laplace test is deterministic and adds
-//! none). Adding a kind adds 24 z-scores, a likelihood 72: recompute. That the batch means are nearly independent
-//! is checked too: a run whose batches are shorter than 20 autocorrelation times fails (a chain
-//! that stuck for a stretch), since its MCSE, and so its z-scores, cannot be trusted.
+//! none). Adding a kind adds 32 z-scores, a problem 72: recompute. That the batch means are
+//! nearly independent is checked too: a run whose batches are shorter than 20 autocorrelation
+//! times fails (a chain that stuck for a stretch), since its MCSE, and so its z-scores, cannot be
+//! trusted.
 //!
 //! Every kind with a step size adapts it during burn-in. gpcn (on probit) and mgrad aim at a
 //! higher acceptance than their own defaults: at the defaults they become nearly independence
 //! samplers on these posteriors and stick in the tails (their tests say why).
 //! `bench/quadrature_seeds.sh` measures the false-alarm rate over 200 seeds
-//! (`FIELDMC_QUADRATURE_SEED`, new data and chains at each; measured before the binomial problem
-//! was added, which has not been run over seeds yet): no failure; the largest of the
-//! 28,800 z-scores was 4.14 (4.49 would be the median largest of as many independent t_79
+//! (`FIELDMC_QUADRATURE_SEED`, new data and chains at each; measured before the binomial and the
+//! exposure problems were added, which have not been run over seeds yet): no failure; the
+//! largest of the 28,800 z-scores was 4.14 (4.49 would be the median largest of as many independent t_79
 //! draws; the z-scores of one run are correlated, the cells being so); the shortest batches were
 //! 76 autocorrelation times long.
 
@@ -35,13 +40,14 @@ mod support;
 
 use std::sync::OnceLock;
 
-use fieldmc::model::data::{DataStreams, Dataset, Simulation};
+use fieldmc::model::data::{DataStreams, Dataset, Simulation, draw_prior_field};
 use fieldmc::model::quadrature::{self, QuadraturePosterior};
 use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
 use fieldmc::sampler::{
     ChainRng, Functional, RunOutput, RunRequest, SamplerKind, SamplerSettings, run_kind,
 };
 use fieldmc::streams::{Purpose, stream};
+use rand_distr::{Distribution, Poisson};
 
 /// The seed the test runs at unless `FIELDMC_QUADRATURE_SEED` says otherwise.
 const DEFAULT_SEED: u64 = 7;
@@ -65,12 +71,16 @@ const CHECK_POINTS: usize = 40;
 /// 1e-4 of the smallest MCSE here (about 1e-3), so the reference is exact for this test.
 const REFERENCE_AGREEMENT: f64 = 1e-7;
 
-/// One likelihood's test problem: the prior, the data and the quadrature answer.
+/// One test problem: the prior, the data, the functional the job reports and the quadrature
+/// answer.
 struct Problem {
-    kind: LikelihoodKind,
+    /// The problem's name in messages and stream keys: the likelihood's, or
+    /// `poisson-exposure`.
+    name: String,
     prior: KroneckerPrior,
     likelihood: Likelihood,
     cells: Vec<usize>,
+    functional: Functional,
     exact: QuadraturePosterior,
 }
 
@@ -97,13 +107,56 @@ fn problem(kind: LikelihoodKind, seed: u64) -> Problem {
     let mut streams = DataStreams::keyed(seed, &key);
     let data = Dataset::simulate(&prior, simulation, &mut streams).unwrap();
     let likelihood = Likelihood::of_observations(kind, &data.observed, 1.0, 0.0);
+    // The functional the job reports for this likelihood.
+    let functional = match kind {
+        LikelihoodKind::Probit => Functional::PositiveProbability { noise_sd: 1.0 },
+        LikelihoodKind::Binomial => Functional::success_probability(0.0, 4),
+        _ => Functional::expected_count(0.0, 4),
+    };
     let cells = data.observed.cells;
-    let exact = exact_posterior(&prior, &likelihood, &cells);
+    let exact = exact_posterior(&prior, &likelihood, &cells, &functional);
     Problem {
-        kind,
+        name: kind.to_string(),
         prior,
         likelihood,
         cells,
+        functional,
+        exact,
+    }
+}
+
+/// The exposure of each cell of the exposure problem: a spread of 15 (log offsets from -0.92 to
+/// 1.79), every cell observed.
+const EXPOSURES: [f64; 4] = [0.4, 1.0, 2.5, 6.0];
+
+/// Poisson counts with a per-cell exposure: the truth a draw from the prior of sd 1 (length
+/// scale 1, as for the others), cell c's count Poisson(E_c exp(u_c)), and the likelihood and
+/// functional with the log offsets log E_c, as a job with `data.exposure` builds them.
+fn exposure_problem(seed: u64) -> Problem {
+    let kernel = KernelSpec::squared_exponential(1.0, 1.0);
+    let prior = KroneckerPrior::new(Grid::new(2), kernel).unwrap();
+    let key = "quadrature;poisson-exposure";
+    let truth = draw_prior_field(&prior, &mut stream(seed, Purpose::Truth, key));
+    let mut draws = stream(seed, Purpose::Counts, key);
+    let counts: Vec<f64> = truth
+        .iter()
+        .zip(EXPOSURES)
+        .map(|(u, e)| Poisson::new(e * u.exp()).unwrap().sample(&mut draws))
+        .collect();
+    let offsets: Vec<f64> = EXPOSURES.iter().map(|e| e.ln()).collect();
+    let likelihood =
+        Likelihood::with_offsets(LikelihoodKind::Poisson, counts, 1.0, offsets.clone());
+    let functional = Functional::ExpectedCount {
+        offsets: offsets.into(),
+    };
+    let cells = vec![0, 1, 2, 3];
+    let exact = exact_posterior(&prior, &likelihood, &cells, &functional);
+    Problem {
+        name: "poisson-exposure".into(),
+        prior,
+        likelihood,
+        cells,
+        functional,
         exact,
     }
 }
@@ -116,6 +169,7 @@ fn exact_posterior(
     prior: &KroneckerPrior,
     likelihood: &Likelihood,
     cells: &[usize],
+    functional: &Functional,
 ) -> QuadraturePosterior {
     let target = Target {
         prior,
@@ -123,8 +177,8 @@ fn exact_posterior(
         observed_cells: cells,
         mean: 0.0,
     };
-    let reference = quadrature::posterior(&target, REFERENCE_POINTS).unwrap();
-    let check = quadrature::posterior(&target, CHECK_POINTS).unwrap();
+    let reference = quadrature::posterior(&target, REFERENCE_POINTS, Some(functional)).unwrap();
+    let check = quadrature::posterior(&target, CHECK_POINTS, Some(functional)).unwrap();
     let difference = largest_difference(&reference.mean, &check.mean)
         .max(largest_difference(&reference.sd, &check.sd));
     assert!(
@@ -144,16 +198,17 @@ fn largest_difference(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// The problems at `seed()`, built once per test process.
-fn problems() -> &'static [Problem; 3] {
-    static PROBLEMS: OnceLock<[Problem; 3]> = OnceLock::new();
+fn problems() -> &'static [Problem; 4] {
+    static PROBLEMS: OnceLock<[Problem; 4]> = OnceLock::new();
     PROBLEMS.get_or_init(|| problems_at(seed()))
 }
 
-fn problems_at(seed: u64) -> [Problem; 3] {
+fn problems_at(seed: u64) -> [Problem; 4] {
     [
         problem(LikelihoodKind::Probit, seed),
         problem(LikelihoodKind::Poisson, seed),
         problem(LikelihoodKind::Binomial, seed),
+        exposure_problem(seed),
     ]
 }
 
@@ -167,23 +222,14 @@ impl Problem {
         }
     }
 
-    /// The functional the job reports for this likelihood.
-    fn functional(&self) -> Functional {
-        match self.kind {
-            LikelihoodKind::Probit => Functional::PositiveProbability { noise_sd: 1.0 },
-            LikelihoodKind::Binomial => Functional::SuccessProbability { offset: 0.0 },
-            _ => Functional::ExpectedCount { offset: 0.0 },
-        }
-    }
-
     /// Run `settings` on this problem, each chain with its own stream.
     fn run(&self, settings: &SamplerSettings, seed: u64) -> RunOutput {
         let spec = settings.check().expect("valid settings");
         let request = RunRequest {
-            functional: Some(self.functional()),
+            functional: Some(self.functional.clone()),
             ..RunRequest::new(self.target(), &spec)
         };
-        let key = format!("quadrature;{};{}", self.kind, spec.kind());
+        let key = format!("quadrature;{};{}", self.name, spec.kind());
         run_kind(&spec, &request, chain_rngs(seed, &key, spec.chains()))
     }
 }
@@ -200,9 +246,9 @@ fn chain_rngs(seed: u64, key: &str, chains: usize) -> Vec<ChainRng> {
         .collect()
 }
 
-/// The threshold on |estimate - exact| / MCSE: t_79 at a two-sided 1e-4 / 216 (module doc),
-/// 5.495 rounded up.
-const EXACT_LIMIT: f64 = 5.50;
+/// The threshold on |estimate - exact| / MCSE: t_79 at a two-sided 1e-4 / 288 (module doc),
+/// 5.565 rounded up.
+const EXACT_LIMIT: f64 = 5.57;
 
 /// Largest |estimate - exact| / MCSE over cells.
 fn largest_z(estimate: &[f64], exact: &[f64], mcse: &[f64]) -> f64 {
@@ -243,10 +289,12 @@ fn largest_autocorrelation_time(out: &RunOutput, settings: &SamplerSettings) -> 
         .fold(0.0, f64::max)
 }
 
-/// One kind on the probit, the poisson and the binomial problem (settings in that order): the
-/// largest z-score of the cells' means and sds below [`EXACT_LIMIT`], each batch long enough for
-/// the MCSE.
+/// One kind on the probit, the poisson and the binomial problem (settings in that order; the
+/// poisson ones serve the exposure problem too): the largest z-score of the cells' means and sds
+/// below [`EXACT_LIMIT`], each batch long enough for the MCSE.
 fn check_kind_against_the_quadrature(cases: [SamplerSettings; 3]) {
+    let [probit, poisson, binomial] = cases;
+    let cases = [probit, poisson.clone(), binomial, poisson];
     let mut report = Vec::new();
     let mut worst: f64 = 0.0;
     for (problem, settings) in problems().iter().zip(cases) {
@@ -264,7 +312,7 @@ fn check_kind_against_the_quadrature(cases: [SamplerSettings; 3]) {
             "{} {} beta={}: max |mean - exact| = {mean_z:.2} MCSE, max |sd - exact| = \
              {sd_z:.2} MCSE (acceptance {:.2}, step {:.3}; batches of {batch} iterations, \
              {:.0} autocorrelation times)",
-            problem.kind,
+            problem.name,
             settings.kind,
             settings.beta,
             out.acceptance_rate,
@@ -406,29 +454,36 @@ struct LaplaceBounds {
 
 /// Measured at the default seed: probit 0.440 (mean), 0.113 (sd), 0.061 (Phi(u)), 0.083 (log
 /// evidence); poisson 0.130, 0.0071, 0.224 (exp(u)), 0.0059; binomial 0.305, 0.073, 0.031
-/// (logistic(u)), 0.049. The bounds leave a margin of about
-/// a third; a Laplace kind that broke (a wrong mode, curvature or sd) would leave them, and one
-/// within 1e-6 of the exact means could not be the approximation.
-fn laplace_bounds(kind: LikelihoodKind) -> LaplaceBounds {
-    match kind {
-        LikelihoodKind::Probit => LaplaceBounds {
+/// (logistic(u)), 0.049; poisson with exposure 0.146, 0.0082, 0.198 (E exp(u)), 0.0130. The
+/// bounds leave a margin of about a third; a Laplace kind that broke (a wrong mode, curvature or
+/// sd) would leave them, and one within 1e-6 of the exact means could not be the approximation.
+fn laplace_bounds(problem: &str) -> LaplaceBounds {
+    match problem {
+        "probit" => LaplaceBounds {
             mean: 0.6,
             sd: 0.15,
             functional: 0.08,
             log_evidence: 0.11,
         },
-        LikelihoodKind::Binomial => LaplaceBounds {
+        "binomial" => LaplaceBounds {
             mean: 0.4,
             sd: 0.1,
             functional: 0.04,
             log_evidence: 0.065,
         },
-        _ => LaplaceBounds {
+        "poisson" => LaplaceBounds {
             mean: 0.17,
             sd: 0.01,
             functional: 0.3,
             log_evidence: 0.008,
         },
+        "poisson-exposure" => LaplaceBounds {
+            mean: 0.2,
+            sd: 0.011,
+            functional: 0.27,
+            log_evidence: 0.018,
+        },
+        other => panic!("no Laplace bounds for the problem {other}"),
     }
 }
 
@@ -462,7 +517,7 @@ fn the_laplace_approximation_misses_the_exact_posterior_by_a_measured_error() {
         let report = format!(
             "{} laplace: largest error in the mean {:.4}, sd {:.4}, functional {:.4}, \
              log evidence {:.4} (exact means {:.3?}, sds {:.3?})",
-            problem.kind,
+            problem.name,
             errors.mean,
             errors.sd,
             errors.functional,
@@ -471,7 +526,7 @@ fn the_laplace_approximation_misses_the_exact_posterior_by_a_measured_error() {
             exact.sd,
         );
         eprintln!("{report}");
-        let bounds = laplace_bounds(problem.kind);
+        let bounds = laplace_bounds(&problem.name);
         assert!(
             errors.mean > 1e-6,
             "{report}: the test does not see the approximation"
@@ -484,12 +539,12 @@ fn the_laplace_approximation_misses_the_exact_posterior_by_a_measured_error() {
             "{report}"
         );
         let inla = problem.run(&SamplerSettings::new(SamplerKind::Inla), DEFAULT_SEED);
-        assert_eq!(inla.post_mean, laplace.post_mean, "{}", problem.kind);
-        assert_eq!(inla.post_sd, laplace.post_sd, "{}", problem.kind);
+        assert_eq!(inla.post_mean, laplace.post_mean, "{}", problem.name);
+        assert_eq!(inla.post_sd, laplace.post_sd, "{}", problem.name);
         assert_eq!(
             inla.functional_mean, laplace.functional_mean,
             "{}",
-            problem.kind
+            problem.name
         );
     }
 }

@@ -111,9 +111,9 @@ fn tempered(likelihood: &Likelihood, t: f64) -> Likelihood {
             noise_sd: noise_sd / t.sqrt(),
         },
         // t (c u - e^(u + o)) = (t c) u - e^(u + o + ln t).
-        Likelihood::Poisson { counts, offset } => Likelihood::Poisson {
+        Likelihood::Poisson { counts, offsets } => Likelihood::Poisson {
             counts: counts.iter().map(|c| t * c).collect(),
-            offset: offset + t.ln(),
+            offsets: offsets.iter().map(|o| o + t.ln()).collect(),
         },
         // t (k ln p + (n - k) ln q) is the binomial of t k successes of t n trials.
         Likelihood::Binomial {

@@ -51,6 +51,15 @@ const COVARIATES_STUDY: &str = concat!(
      [sampler]\niterations = 300\nchains = 2\n[output]\nexceedance = [1.5]\n"
 );
 
+/// Poisson counts with a per-cell exposure, a count left `NA` and a cell left out of the grid CSV
+/// (fields.parquet's `offset`, null on the cell outside the file's mask).
+const EXPOSURE_STUDY: &str = "[study]\nseed = 17\n[model]\ngrid = 2\nlikelihood = \"poisson\"\n\
+    [data]\nsource = \"csv\"\npath = \"exposure_grid.csv\"\nholdout = 0.0\nexposure = \"population\"\n\
+    [sampler]\nkind = \"laplace\"\n";
+
+/// The data file of [`EXPOSURE_STUDY`]: cell (1, 1) left out, cell (1, 0) unobserved.
+const EXPOSURE_GRID: &str = "i,j,count,population\n0,0,3,120\n1,0,NA,80\n0,1,7,250\n";
+
 const INLA_STUDY: &str = "[study]\nseed = 7\n\
     [model]\ngrid = 4\nlength_scale_prior = \"log-normal(-1.2, 0.5)\"\n\
     mean_prior = \"normal(0, 1)\"\n\
@@ -137,6 +146,8 @@ fn every_table_matches_its_schema_and_every_declared_column_is_written() {
     written.extend(written_columns(dir.path(), "hyper", HYPER_STUDY));
     written.extend(written_columns(dir.path(), "inla", INLA_STUDY));
     written.extend(written_columns(dir.path(), "covariates", COVARIATES_STUDY));
+    write_file(dir.path(), "exposure_grid.csv", EXPOSURE_GRID);
+    written.extend(written_columns(dir.path(), "exposure", EXPOSURE_STUDY));
     for (name, study) in FAMILY_STUDIES {
         written.extend(written_columns(dir.path(), name, study));
     }

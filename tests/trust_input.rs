@@ -130,13 +130,15 @@ fn every_broken_study_exits_2_naming_file_and_line_and_writes_nothing() {
     );
 }
 
-/// A data-file error names the data file too, and its row when the fault is in one row.
+/// A data-file error (the data file's, or the exposure column's file's) names the file too, and
+/// its row when the fault is in one row.
 #[test]
 fn data_file_errors_name_the_data_file_and_its_row() {
     let mut checked = 0;
     for study in corpus() {
         let expected = announced(&study);
-        if !expected.headline.contains("bad data file") {
+        let names_a_file = ["bad data file", "bad exposure file"];
+        if !names_a_file.iter().any(|h| expected.headline.contains(h)) {
             continue;
         }
         let also = expected
@@ -157,6 +159,7 @@ fn data_file_errors_name_the_data_file_and_its_row() {
             "cannot read the data file",
             "the data file has a header but no rows",
             "the file has",
+            "the data file observes no cell",
         ]
         .iter()
         .any(|whole| fault.starts_with(whole));

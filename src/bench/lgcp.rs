@@ -29,8 +29,8 @@ use std::process::Command;
 use crate::clock::Stopwatch;
 use crate::families::latent_field::cells::CellDiagnostics;
 use crate::model::data::Dataset;
+use crate::model::data::auto_mean;
 use crate::model::laplace::{LaplaceFit, NewtonSettings};
-use crate::model::spec::auto_mean;
 use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
 use crate::sampler::{
     ChainRng, Kind, KindVisitor, RunOutput, RunRequest, Sampler, SamplerKind, SamplerSettings, run,
@@ -97,7 +97,8 @@ impl LgcpProblem {
             LikelihoodKind::Poisson,
         )
         .map_err(|e| BenchError::Data(e.to_string()))?
-        .values;
+        .complete_values()
+        .ok_or_else(|| BenchError::Data(format!("{}: a cell without a count", path.display())))?;
         let mut rng = stream(
             seed,
             Purpose::Observations,
@@ -117,7 +118,7 @@ impl LgcpProblem {
             name: name.to_string(),
             path: path.to_path_buf(),
             model,
-            mean: auto_mean(LikelihoodKind::Poisson, model.variance, 0.0, observed, &[]),
+            mean: auto_mean(LikelihoodKind::Poisson, model.variance, &data),
             data,
             likelihood,
         })

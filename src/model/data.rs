@@ -7,15 +7,18 @@
 //! number of trials per observed cell). So two samplers of one sweep point see the same truth
 //! and observations, and sweeping the noise sd rescales the same noise draws.
 //!
-//! Real data arrive as a full grid of values (read and checked by
-//! `crate::families::latent_field::grid_csv`); a seeded share of the cells is held out and the rest observed.
+//! Real data arrive as a grid of cells, each with a value or none (read and checked by
+//! `crate::families::latent_field::grid_csv`), and each with a log offset ([`LogOffsets`]): the
+//! cells with a value and an exposure above 0 are the usable ones, of which a seeded share is
+//! held out and the rest observed. The others (no value, or no exposure) are in neither set:
+//! out of the likelihood and of the scores, predicted like every cell.
 
 use rand::RngExt;
 use rand_distr::{Binomial, Distribution, Poisson, StandardNormal};
 
 use super::grid::Grid;
 use super::prior::Prior;
-use super::spec::LikelihoodKind;
+use super::spec::{LikelihoodKind, MeanSpec, ModelSpec};
 use super::special::logistic;
 use crate::streams::StreamRng;
 
@@ -40,6 +43,80 @@ impl Observations {
     }
 }
 
+/// Each cell's log offset: a Poisson count's mean is exp(u + offset). `common` is
+/// `model.offset` (a number, or the log of the cell area); `log_exposure`, when the data give
+/// one, is each cell's log exposure that the data assembly summed from its sources
+/// (`data.offset`, or the log of `data.exposure`; log 0 = -inf outside the study region), so the
+/// total is `common + log_exposure[c]`. A cell whose log exposure is -inf expects no count: it is
+/// out of the likelihood and its expected count is 0.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogOffsets {
+    pub(crate) common: f64,
+    /// None: 0 on every cell (the exposure is 1 everywhere).
+    pub(crate) log_exposure: Option<Vec<f64>>,
+}
+
+impl LogOffsets {
+    /// The same log offset `offset` on every cell.
+    pub fn constant(offset: f64) -> Self {
+        Self {
+            common: offset,
+            log_exposure: None,
+        }
+    }
+
+    /// `common` on every cell, plus `log_exposure` cell by cell.
+    pub fn with_log_exposure(common: f64, log_exposure: Vec<f64>) -> Self {
+        Self {
+            common,
+            log_exposure: Some(log_exposure),
+        }
+    }
+
+    /// The total log offset of `cell`.
+    pub fn at(&self, cell: usize) -> f64 {
+        match &self.log_exposure {
+            Some(log_exposure) => self.common + log_exposure[cell],
+            None => self.common,
+        }
+    }
+
+    /// The total log offsets of `cells`, in their order.
+    pub(crate) fn of_cells(&self, cells: &[usize]) -> Vec<f64> {
+        cells.iter().map(|&c| self.at(c)).collect()
+    }
+
+    /// The total log offset of every one of `n` cells.
+    pub(crate) fn every_cell(&self, n: usize) -> Vec<f64> {
+        (0..n).map(|c| self.at(c)).collect()
+    }
+
+    /// Whether `cell` can be observed: its exposure is above 0.
+    pub(crate) fn exposed(&self, cell: usize) -> bool {
+        self.log_exposure
+            .as_ref()
+            .is_none_or(|l| l[cell] > f64::NEG_INFINITY)
+    }
+
+    /// The sum of the exposures exp(log_exposure) of `cells` (their count when there is no
+    /// per-cell exposure, exactly).
+    pub(crate) fn total_exposure(&self, cells: &[usize]) -> f64 {
+        match &self.log_exposure {
+            Some(log_exposure) => cells.iter().map(|&c| log_exposure[c].exp()).sum(),
+            None => cells.len() as f64,
+        }
+    }
+}
+
+/// A real grid's cells before they are split into observed and held-out ones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GridCells {
+    /// Each cell's value, cell (i, j) at j * nx + i; None where the data give none.
+    pub values: Vec<Option<f64>>,
+    /// Each cell's log offset.
+    pub offsets: LogOffsets,
+}
+
 /// The data of one job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dataset {
@@ -52,6 +129,9 @@ pub struct Dataset {
     pub observed: Observations,
     /// Cells and values kept out of fitting (real data), used to score predictions.
     pub(crate) held_out: Observations,
+    /// Each cell's log offset (the Poisson likelihood's; the other likelihoods read only which
+    /// cells it takes out).
+    pub(crate) offsets: LogOffsets,
 }
 
 /// The random streams simulated data draw from.
@@ -95,6 +175,8 @@ pub enum DataError {
     NoObservedCells { cells: usize, subsample: usize },
     #[error("holding out {holdout:?} of {cells} cells leaves no observed cell")]
     NothingLeftToFit { cells: usize, holdout: f64 },
+    #[error("no cell of the grid has both a value and an exposure above 0")]
+    NothingObserved,
     #[error("the grid has {found} values, the model's grid needs {expected}")]
     WrongSize { found: usize, expected: usize },
     #[error("a Poisson rate exp({log_rate:?}) is too large to draw counts from")]
@@ -145,35 +227,66 @@ impl Dataset {
                 trials,
             },
             held_out: Observations::default(),
+            offsets: LogOffsets::constant(simulation.offset),
         })
     }
 
-    /// Split a full grid of real values into observed and held-out cells.
+    /// Split a full grid of real values, every cell with a value and the log offset 0, into
+    /// observed and held-out cells.
     pub fn from_grid_values(
         grid: Grid,
         values: Vec<f64>,
         holdout: f64,
         rng: &mut StreamRng,
     ) -> Result<Self, DataError> {
+        let cells = GridCells {
+            values: values.into_iter().map(Some).collect(),
+            offsets: LogOffsets::constant(0.0),
+        };
+        Self::from_grid_cells(grid, cells, holdout, rng)
+    }
+
+    /// Split the usable cells of a real grid (a value and an exposure above 0) into observed and
+    /// held-out ones: a share `holdout` of them, rounded, chosen by `rng`, held out.
+    pub fn from_grid_cells(
+        grid: Grid,
+        cells: GridCells,
+        holdout: f64,
+        rng: &mut StreamRng,
+    ) -> Result<Self, DataError> {
         let n = grid.cells();
+        let GridCells { values, offsets } = cells;
         if values.len() != n {
             return Err(DataError::WrongSize {
                 found: values.len(),
                 expected: n,
             });
         }
-        let held = ((holdout * n as f64).round() as usize).min(n);
-        if held >= n {
-            return Err(DataError::NothingLeftToFit { cells: n, holdout });
+        let usable: Vec<usize> = (0..n)
+            .filter(|&c| values[c].is_some() && offsets.exposed(c))
+            .collect();
+        if usable.is_empty() {
+            return Err(DataError::NothingObserved);
         }
-        let held_cells = choose_cells(n, held, rng);
+        let count = usable.len();
+        let held = ((holdout * count as f64).round() as usize).min(count);
+        if held >= count {
+            return Err(DataError::NothingLeftToFit {
+                cells: count,
+                holdout,
+            });
+        }
         let mut is_held = vec![false; n];
-        for &c in &held_cells {
-            is_held[c] = true;
+        for k in choose_cells(count, held, rng) {
+            is_held[usable[k]] = true;
         }
         let pick = |keep: bool| {
-            let cells: Vec<usize> = (0..n).filter(|&c| is_held[c] == keep).collect();
-            let vals = cells.iter().map(|&c| values[c]).collect();
+            let cells: Vec<usize> = usable
+                .iter()
+                .copied()
+                .filter(|&c| is_held[c] == keep)
+                .collect();
+            let vals = cells.iter().filter_map(|&c| values[c]).collect();
             Observations {
                 cells,
                 values: vals,
@@ -186,6 +299,7 @@ impl Dataset {
             truth_coefficients: None,
             observed: pick(false),
             held_out: pick(true),
+            offsets,
         })
     }
 
@@ -203,6 +317,11 @@ impl Dataset {
             part.trials = part.cells.iter().map(|&c| trials[c]).collect();
         }
         Ok(self)
+    }
+
+    /// The log offsets of the observed cells, in their order (the likelihood's).
+    pub(crate) fn observed_offsets(&self) -> Vec<f64> {
+        self.offsets.of_cells(&self.observed.cells)
     }
 
     /// The data value at every cell (observed or held out), None where there is none.
@@ -224,6 +343,52 @@ impl Dataset {
             }
         }
         out
+    }
+}
+
+impl ModelSpec {
+    /// The mean of the field for `data`.
+    pub(crate) fn mean_value(&self, data: &Dataset) -> f64 {
+        match self.mean {
+            MeanSpec::Value(mean) => mean,
+            MeanSpec::Auto => auto_mean(self.likelihood, self.kernel.variance, data),
+        }
+    }
+}
+
+/// The intercept `mean = "auto"` gives for `data`: for poisson
+/// log(total observed count / total exposure of the observed cells) - offset - variance / 2,
+/// `offset` being `model.offset` and a cell's exposure exp(its log exposure) (`data.exposure`,
+/// or exp(`data.offset`); 1 when the data give none, so that the total exposure is the number of
+/// observed cells and the intercept log(mean count per cell) - offset - variance / 2), so the
+/// prior's mean rate exp(mean + offset + variance / 2) per unit exposure is the observed one
+/// (when every observed count is 0, whose log is -inf, half a count is put in their total); for
+/// for binomial logit(sum k / sum n) - offset, the logit of the pooled share of successes (no
+/// variance term: the prior's median success probability logistic(mean + offset) is the pooled
+/// share; a pooled share of 0 or 1, whose logit is infinite, is moved half a success inside, and
+/// 0 when no cell has a trial); for gaussian the mean observation; for probit 0 (the labels
+/// carry no level).
+pub fn auto_mean(likelihood: LikelihoodKind, variance: f64, data: &Dataset) -> f64 {
+    let observed = &data.observed;
+    let cells = observed.len().max(1) as f64;
+    let total = observed.values.iter().sum::<f64>();
+    match likelihood {
+        LikelihoodKind::Poisson => {
+            let total = if total > 0.0 { total } else { 0.5 };
+            let exposure = data.offsets.total_exposure(&observed.cells);
+            let exposure = if exposure > 0.0 { exposure } else { 1.0 };
+            (total / exposure).ln() - data.offsets.common - variance / 2.0
+        }
+        LikelihoodKind::Binomial => {
+            let trials = observed.trials.iter().sum::<f64>();
+            if trials < 1.0 {
+                return 0.0;
+            }
+            let successes = total.clamp(0.5, trials - 0.5);
+            (successes / (trials - successes)).ln() - data.offsets.common
+        }
+        LikelihoodKind::Probit => 0.0,
+        LikelihoodKind::Gaussian => total / cells,
     }
 }
 
@@ -365,6 +530,47 @@ mod tests {
                 .iter()
                 .enumerate()
                 .all(|(c, v)| *v == Some(c as f64))
+        );
+    }
+
+    /// Cells without a value or without exposure are neither observed nor held out; the
+    /// holdout draws its share from the others only, and a grid whose every cell is usable
+    /// splits exactly as `from_grid_values` does.
+    #[test]
+    fn holdout_draws_only_from_cells_with_a_value_and_an_exposure() {
+        let grid = Grid::new(4);
+        let mut values: Vec<Option<f64>> = (0..16).map(|c| Some(f64::from(c))).collect();
+        for c in [1, 6, 7] {
+            values[c] = None;
+        }
+        let mut log_exposure = vec![0.5; 16];
+        log_exposure[9] = f64::NEG_INFINITY;
+        let cells = GridCells {
+            values,
+            offsets: LogOffsets::with_log_exposure(-1.0, log_exposure),
+        };
+        let mut rng = stream(3, Purpose::Observations, "h");
+        let data = Dataset::from_grid_cells(grid, cells, 0.25, &mut rng).unwrap();
+        // 12 usable cells, a quarter of them held out.
+        assert_eq!((data.observed.len(), data.held_out.len()), (9, 3));
+        for c in [1, 6, 7, 9] {
+            assert!(!data.observed.cells.contains(&c) && !data.held_out.cells.contains(&c));
+        }
+        assert_eq!(data.offsets.at(0), -0.5);
+        assert_eq!(data.offsets.at(9), f64::NEG_INFINITY);
+        let full: Vec<f64> = (0..16).map(f64::from).collect();
+        let cells = GridCells {
+            values: full.iter().copied().map(Some).collect(),
+            offsets: LogOffsets::constant(0.0),
+        };
+        let split = |cells| {
+            let mut rng = stream(3, Purpose::Observations, "h");
+            Dataset::from_grid_cells(grid, cells, 0.25, &mut rng).unwrap()
+        };
+        let mut rng = stream(3, Purpose::Observations, "h");
+        assert_eq!(
+            split(cells),
+            Dataset::from_grid_values(grid, full, 0.25, &mut rng).unwrap()
         );
     }
 }

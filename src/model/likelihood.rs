@@ -18,8 +18,9 @@ pub enum Likelihood {
     Gaussian { values: Vec<f64>, noise_sd: f64 },
     /// t_i = sign(u_i + e_i) in {-1, +1}: log Phi(t_i u_i / s).
     Probit { labels: Vec<f64>, noise_sd: f64 },
-    /// c_i ~ Poisson(exp(u_i + offset)).
-    Poisson { counts: Vec<f64>, offset: f64 },
+    /// c_i ~ Poisson(exp(u_i + offset_i)): `offsets` holds each observation's total log offset
+    /// (`model.offset`, plus the cell's log exposure and its log share of the study region).
+    Poisson { counts: Vec<f64>, offsets: Vec<f64> },
     /// k_i ~ Binomial(n_i, logistic(u_i + offset_i)): k_i successes of n_i trials, the logit
     /// link, one offset per observation. The three vectors have one entry per observation.
     Binomial {
@@ -30,24 +31,42 @@ pub enum Likelihood {
 }
 
 impl Likelihood {
-    /// Bind `kind` to the observed values (labels already mapped to -1/+1 for probit). Binomial
-    /// values are successes of one trial each (0 or 1) with the one offset: [`Self::binomial`]
-    /// gives each observation its trials and offset, [`Self::of_observations`] takes the trials
-    /// the observations carry.
+    /// Bind `kind` to the observed values (labels already mapped to -1/+1 for probit), every
+    /// observation with the same offset `offset`. Binomial values are successes of one trial
+    /// each (0 or 1): [`Self::binomial`] gives each observation its trials, and
+    /// [`Self::of_observations`] takes the trials the observations carry.
     pub fn new(kind: LikelihoodKind, values: Vec<f64>, noise_sd: f64, offset: f64) -> Self {
+        let offsets = match kind {
+            LikelihoodKind::Poisson | LikelihoodKind::Binomial => vec![offset; values.len()],
+            LikelihoodKind::Gaussian | LikelihoodKind::Probit => Vec::new(),
+        };
+        Self::with_offsets(kind, values, noise_sd, offsets)
+    }
+
+    /// Bind `kind` to the observed values, observation i with the offset `offsets[i]` (log
+    /// rate for poisson, log-odds for binomial; unused by the gaussian and probit likelihoods).
+    pub fn with_offsets(
+        kind: LikelihoodKind,
+        values: Vec<f64>,
+        noise_sd: f64,
+        offsets: Vec<f64>,
+    ) -> Self {
         match kind {
             LikelihoodKind::Gaussian => Self::Gaussian { values, noise_sd },
             LikelihoodKind::Probit => Self::Probit {
                 labels: values,
                 noise_sd,
             },
-            LikelihoodKind::Poisson => Self::Poisson {
-                counts: values,
-                offset,
-            },
+            LikelihoodKind::Poisson => {
+                debug_assert_eq!(offsets.len(), values.len());
+                Self::Poisson {
+                    counts: values,
+                    offsets,
+                }
+            }
             LikelihoodKind::Binomial => {
                 let m = values.len();
-                Self::binomial(values, vec![1.0; m], vec![offset; m])
+                Self::binomial(values, vec![1.0; m], offsets)
             }
         }
     }
@@ -66,21 +85,31 @@ impl Likelihood {
         }
     }
 
-    /// Bind `kind` to `observed`: [`Self::new`] on its values, except that binomial takes its
-    /// trials (each observation's offset `offset`).
+    /// Bind `kind` to `observed`, every observation with the offset `offset`:
+    /// [`Self::of_observations_with_offsets`] with that offset repeated.
     pub fn of_observations(
         kind: LikelihoodKind,
         observed: &Observations,
         noise_sd: f64,
         offset: f64,
     ) -> Self {
+        Self::of_observations_with_offsets(kind, observed, noise_sd, vec![offset; observed.len()])
+    }
+
+    /// Bind `kind` to `observed`, observation i with the offset `offsets[i]`:
+    /// [`Self::with_offsets`] on its values, except that binomial takes the trials the
+    /// observations carry.
+    pub fn of_observations_with_offsets(
+        kind: LikelihoodKind,
+        observed: &Observations,
+        noise_sd: f64,
+        offsets: Vec<f64>,
+    ) -> Self {
         match kind {
-            LikelihoodKind::Binomial => Self::binomial(
-                observed.values.clone(),
-                observed.trials.clone(),
-                vec![offset; observed.len()],
-            ),
-            _ => Self::new(kind, observed.values.clone(), noise_sd, offset),
+            LikelihoodKind::Binomial => {
+                Self::binomial(observed.values.clone(), observed.trials.clone(), offsets)
+            }
+            _ => Self::with_offsets(kind, observed.values.clone(), noise_sd, offsets),
         }
     }
 
@@ -131,10 +160,11 @@ impl Likelihood {
                 }
                 total
             }
-            Self::Poisson { counts, offset } => counts
+            Self::Poisson { counts, offsets } => counts
                 .iter()
                 .zip(gu)
-                .map(|(c, u)| {
+                .zip(offsets)
+                .map(|((c, u), offset)| {
                     let eta = u + offset;
                     c * eta - eta.exp()
                 })
@@ -179,7 +209,7 @@ impl Likelihood {
                 }
                 return total;
             }
-            Self::Poisson { counts, offset } => {
+            Self::Poisson { counts, offsets } => {
                 // One exp per cell for the value and the gradient (the exp is most of a
                 // gradient-based step's cost on count data); the same terms, summed in the
                 // same order, as `log_likelihood`.
@@ -187,7 +217,8 @@ impl Likelihood {
                     .iter_mut()
                     .zip(counts)
                     .zip(gu)
-                    .map(|((g, c), u)| {
+                    .zip(offsets)
+                    .map(|(((g, c), u), offset)| {
                         let eta = u + offset;
                         let rate = eta.exp();
                         *g = c - rate;
@@ -233,8 +264,8 @@ impl Likelihood {
                     *w = inv * inv * log_phi_curvature(t * u * inv);
                 }
             }
-            Self::Poisson { offset, .. } => {
-                for (w, u) in out.iter_mut().zip(gu) {
+            Self::Poisson { offsets, .. } => {
+                for ((w, u), offset) in out.iter_mut().zip(gu).zip(offsets) {
                     *w = (u + offset).exp();
                 }
             }
@@ -444,5 +475,39 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Per-count offsets: the log-likelihood, gradient and curvature are each cell's own
+    /// one-cell likelihood's, and one offset for every count is `new`'s.
+    #[test]
+    fn poisson_offsets_apply_count_by_count() {
+        let (counts, offsets, gu) = ([2.0, 0.0, 5.0], [-0.7, 0.0, 1.3], [0.4, -1.1, 0.2]);
+        let joint = Likelihood::with_offsets(
+            LikelihoodKind::Poisson,
+            counts.to_vec(),
+            1.0,
+            offsets.to_vec(),
+        );
+        let mut gradient = [0.0; 3];
+        let mut curvature = [0.0; 3];
+        let total = joint.log_likelihood_and_gradient(&gu, &mut gradient);
+        joint.curvature(&gu, &mut curvature);
+        let mut expected = 0.0;
+        for k in 0..3 {
+            let one = Likelihood::new(LikelihoodKind::Poisson, vec![counts[k]], 1.0, offsets[k]);
+            let mut g = [0.0];
+            let mut w = [0.0];
+            expected += one.log_likelihood_and_gradient(&gu[k..=k], &mut g);
+            one.curvature(&gu[k..=k], &mut w);
+            assert_eq!((gradient[k], curvature[k]), (g[0], w[0]));
+        }
+        assert!((total - expected).abs() < 1e-14);
+        assert_eq!(joint.log_likelihood(&gu), total);
+        let shared =
+            Likelihood::with_offsets(LikelihoodKind::Poisson, vec![1.0, 2.0], 1.0, vec![0.3; 2]);
+        assert_eq!(
+            shared,
+            Likelihood::new(LikelihoodKind::Poisson, vec![1.0, 2.0], 1.0, 0.3)
+        );
     }
 }

@@ -9,6 +9,7 @@ pub mod covariates;
 pub mod data;
 pub(crate) mod evidence;
 pub mod exact;
+pub mod functional;
 pub mod grid;
 pub mod hyper;
 pub(crate) mod inla;
@@ -23,11 +24,11 @@ pub mod spec;
 pub(crate) mod special;
 pub(crate) mod target;
 
+pub use data::auto_mean;
 pub use grid::Grid;
 pub use likelihood::Likelihood;
 pub use prior::{KroneckerPrior, Prior, PriorError};
 pub use spec::{
     DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec, PointsData,
-    auto_mean,
 };
 pub use target::{Target, Workspace};

@@ -3,9 +3,9 @@
 //! poisson, binomial; [`super::exact`] is the gaussian one).
 //!
 //! This module owns the Gauss-Hermite rule for the standard normal weight ([`GaussHermite`]) and
-//! [`posterior`]: the posterior mean and sd of every cell of u, the posterior mean of the
-//! likelihood's cell functional (Phi(u / s) for probit, exp(u + offset) for poisson,
-//! logistic(u + offset) for binomial: the functional the sampler driver reports as
+//! [`posterior`]: the posterior mean and sd of every cell of u, the posterior mean of a cell
+//! functional when one is asked for ([`Functional`]: Phi(u / s) for probit, exp(u + offset) for
+//! poisson, logistic(u + offset) for binomial, the one the sampler driver reports as
 //! `functional_mean`) and the log evidence (the
 //! likelihood's dropped constants dropped, as in [`super::laplace`]), for a target whose
 //! whitened dimension d is a handful: the cost is n^d likelihood evaluations.
@@ -41,9 +41,8 @@ use super::moments::mean_and_sd_about;
 use faer::linalg::solvers::DenseSolveCore;
 use faer::{Mat, Side};
 
+use super::functional::Functional;
 use super::laplace::{LaplaceError, LaplaceFit, NewtonSettings};
-use super::likelihood::Likelihood;
-use super::special::{logistic, phi};
 use super::target::Target;
 
 /// The most nodes a tensor rule may have (n^d); 10^7 nodes take 0.5 to 2 s on 2 x 2 grids.
@@ -154,8 +153,8 @@ fn symmetrise(nodes: &mut [f64]) {
 pub struct QuadraturePosterior {
     pub mean: Vec<f64>,
     pub sd: Vec<f64>,
-    /// The posterior mean of the likelihood's cell functional (see [`CellFunctional`]); `None`
-    /// for the gaussian likelihood, which has none.
+    /// The posterior mean of the cell functional asked for ([`Functional`]); `None` when none
+    /// was.
     pub functional_mean: Option<Vec<f64>>,
     /// log p(data), the likelihood's dropped constants dropped.
     pub log_evidence: f64,
@@ -182,45 +181,14 @@ pub enum QuadratureError {
     NotPositiveDefinite,
 }
 
-/// The per-cell function of the field whose posterior mean is reported besides u's, as the
-/// sampler driver defines it for the likelihood: the probit predictive probability, the
-/// poisson expected count and the binomial success probability.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum CellFunctional {
-    /// p(t* = 1 | u) = Phi(u / s).
-    PositiveProbability { noise_sd: f64 },
-    /// exp(u + offset).
-    ExpectedCount { offset: f64 },
-    /// logistic(u + offset), one offset for every cell: the observations' (every binomial
-    /// observation of a job has the job's `model.offset`; the first stands for them).
-    SuccessProbability { offset: f64 },
-}
-
-impl CellFunctional {
-    /// The functional of `likelihood`'s kind, `None` for the gaussian likelihood.
-    pub(crate) fn of(likelihood: &Likelihood) -> Option<Self> {
-        match *likelihood {
-            Likelihood::Gaussian { .. } => None,
-            Likelihood::Probit { noise_sd, .. } => Some(Self::PositiveProbability { noise_sd }),
-            Likelihood::Poisson { offset, .. } => Some(Self::ExpectedCount { offset }),
-            Likelihood::Binomial { ref offsets, .. } => Some(Self::SuccessProbability {
-                offset: offsets.first().copied().unwrap_or(0.0),
-            }),
-        }
-    }
-
-    pub(crate) fn at(self, u: f64) -> f64 {
-        match self {
-            Self::PositiveProbability { noise_sd } => phi(u / noise_sd),
-            Self::ExpectedCount { offset } => (u + offset).exp(),
-            Self::SuccessProbability { offset } => logistic(u + offset),
-        }
-    }
-}
-
 /// The posterior of `target` by the tensor Gauss-Hermite rule of `points` points per whitened
-/// dimension, centred and scaled at the posterior mode.
-pub fn posterior(target: &Target, points: usize) -> Result<QuadraturePosterior, QuadratureError> {
+/// dimension, centred and scaled at the posterior mode, with the posterior mean of `functional`
+/// on every cell when one is given.
+pub fn posterior(
+    target: &Target,
+    points: usize,
+    functional: Option<&Functional>,
+) -> Result<QuadraturePosterior, QuadratureError> {
     let dim = target.dim();
     let nodes = (points as f64).powi(dim as i32);
     if nodes > MAX_NODES {
@@ -228,7 +196,6 @@ pub fn posterior(target: &Target, points: usize) -> Result<QuadraturePosterior, 
     }
     let map = WhitenedMap::at_mode(target)?;
     let rule = GaussHermite::new(points);
-    let functional = CellFunctional::of(target.likelihood);
     let largest_rule_weight = rule.log_weights.iter().copied().fold(f64::MIN, f64::max);
     let centre_log_weight = dim as f64 * largest_rule_weight + map.mode_log_density;
     let mut sums = LogWeightedSums::new(target.cells(), functional.is_some(), centre_log_weight);
@@ -401,16 +368,17 @@ impl NodeValues {
 
     /// The field's deviation from the mode's on every cell, and the functional there: what the
     /// sums need.
-    fn spread(&mut self, map: &WhitenedMap, functional: Option<CellFunctional>) {
+    fn spread(&mut self, map: &WhitenedMap, functional: Option<&Functional>) {
         linear(&map.field, &self.z, &mut self.deviation);
         if let Some(f) = functional {
-            for ((out, &centre), &offset) in self
+            for (cell, ((out, &centre), &offset)) in self
                 .functional
                 .iter_mut()
                 .zip(&map.mode_field)
                 .zip(&self.deviation)
+                .enumerate()
             {
-                *out = f.at(centre + offset);
+                *out = f.at(cell, centre + offset);
             }
         }
     }
@@ -529,6 +497,7 @@ mod tests {
     use crate::model::exact::gaussian_posterior;
     use crate::model::grid::Grid;
     use crate::model::laplace::LaplaceSettings;
+    use crate::model::likelihood::Likelihood;
     use crate::model::prior::KroneckerPrior;
     use crate::model::spec::{KernelSpec, LikelihoodKind};
     use crate::model::special::log_phi;
@@ -626,7 +595,7 @@ mod tests {
                 .marginals(&target, &LaplaceSettings::default())
                 .unwrap()
                 .log_evidence;
-            let answer = posterior(&target, 8).unwrap();
+            let answer = posterior(&target, 8, None).unwrap();
             let mean_error = max_difference(&answer.mean, &exact.mean);
             let sd_error = max_difference(&answer.sd, &exact.sd);
             let evidence_error = (answer.log_evidence - evidence).abs();
@@ -660,7 +629,7 @@ mod tests {
             let mean = m + label * s * s * q / a;
             let sd = (s * s - s.powi(4) * q * (eta + q) / (a * a)).sqrt();
             for points in [30, 40] {
-                let answer = posterior(&target, points).unwrap();
+                let answer = posterior(&target, points, None).unwrap();
                 let errors = [
                     (answer.mean[0] - mean).abs(),
                     (answer.sd[0] - sd).abs(),
@@ -679,7 +648,7 @@ mod tests {
         variance: f64,
         offset: f64,
         subsample: usize,
-    ) -> (KroneckerPrior, Likelihood, Vec<usize>) {
+    ) -> (KroneckerPrior, Likelihood, Vec<usize>, Functional) {
         let prior = prior(Grid::new(2), 1.0, variance);
         let sim = Simulation {
             likelihood: kind,
@@ -692,7 +661,12 @@ mod tests {
         let mut streams = DataStreams::keyed(5, &format!("quadrature;{kind}"));
         let data = Dataset::simulate(&prior, sim, &mut streams).unwrap();
         let likelihood = Likelihood::of_observations(kind, &data.observed, 1.0, offset);
-        (prior, likelihood, data.observed.cells)
+        let functional = match kind {
+            LikelihoodKind::Probit => Functional::PositiveProbability { noise_sd: 1.0 },
+            LikelihoodKind::Binomial => Functional::success_probability(offset, 4),
+            _ => Functional::expected_count(offset, 4),
+        };
+        (prior, likelihood, data.observed.cells, functional)
     }
 
     /// The largest difference between two answers in the cells' means and sds and the log
@@ -729,15 +703,16 @@ mod tests {
             ((Binomial, 30), 1.0, 1.0, 1, 1e-9),
         ];
         for ((kind, trials), variance, offset, subsample, functional_tolerance) in cases {
-            let (prior, likelihood, cells) = simulated((kind, trials), variance, offset, subsample);
+            let (prior, likelihood, cells, functional) =
+                simulated((kind, trials), variance, offset, subsample);
             let target = Target {
                 prior: &prior,
                 likelihood: &likelihood,
                 observed_cells: &cells,
                 mean: 0.0,
             };
-            let coarse = posterior(&target, 40).unwrap();
-            let fine = posterior(&target, 50).unwrap();
+            let coarse = posterior(&target, 40, Some(&functional)).unwrap();
+            let fine = posterior(&target, 50, Some(&functional)).unwrap();
             let (moments, functional) = differences(&coarse, &fine);
             let case = format!("{kind}, prior variance {variance}, M = {}", cells.len());
             eprintln!("{case}: moments {moments:.1e}, functional {functional:.1e}");
@@ -764,7 +739,7 @@ mod tests {
                 observed_cells: &[0],
                 mean: 0.2,
             };
-            posterior(&target, 80).unwrap()
+            posterior(&target, 80, Some(&Functional::expected_count(offset, 1))).unwrap()
         };
         for count in [0.0, 2.0, 7.0] {
             let expected = (answer(count + 1.0).log_evidence - answer(count).log_evidence).exp();
@@ -792,7 +767,7 @@ mod tests {
                 observed_cells: &[0],
                 mean: -0.3,
             };
-            posterior(&target, 80).unwrap()
+            posterior(&target, 80, Some(&Functional::success_probability(offset, 1))).unwrap()
         };
         for (k, n) in [(0.0, 3.0), (2.0, 5.0), (9.0, 9.0), (1.0, 1.0)] {
             let expected =
@@ -816,7 +791,7 @@ mod tests {
             observed_cells: &[4],
             mean: 0.0,
         };
-        let refused = posterior(&target, 10);
+        let refused = posterior(&target, 10, None);
         assert!(matches!(
             refused,
             Err(QuadratureError::TooManyNodes {

@@ -12,7 +12,7 @@ crate::closed_names! {
         Gaussian = "gaussian",
         /// t = sign(G u + e): log p(t | u) = sum log Phi(t_i [G u]_i / s).
         Probit = "probit",
-        /// c_i ~ Poisson(exp([G u]_i + offset)).
+        /// c_i ~ Poisson(exp([G u]_i + offset_i)), offset_i the cell's log offset.
         Poisson = "poisson",
         /// k_i ~ Binomial(n_i, logistic([G u]_i + offset)): k_i successes of n_i trials, the
         /// logit link.
@@ -110,10 +110,10 @@ impl KernelSpec {
 /// The constant mean of the field (the intercept).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum MeanSpec {
-    /// Estimated from the observed data when the job runs (see [`auto_mean`]): poisson
-    /// log(mean count) - offset - variance / 2 (the prior's mean rate equals the observed mean
-    /// rate), binomial the logit of the pooled share - offset, gaussian the mean observation,
-    /// probit 0.
+    /// Estimated from the observed data when the job runs ([`super::data::auto_mean`]): poisson
+    /// log(total count / total exposure) - offset - variance / 2 (the prior's mean rate equals
+    /// the observed rate), binomial the logit of the pooled share - offset, gaussian the mean
+    /// observation, probit 0.
     Auto,
     Value(f64),
 }
@@ -129,9 +129,11 @@ pub struct ModelSpec {
     pub(crate) likelihood: LikelihoodKind,
     /// Observation noise sd s (gaussian and probit; the data are simulated with the same s).
     pub(crate) noise_sd: f64,
-    /// Poisson log-offset (log cell area or log base rate): rate = exp(u + offset); binomial
-    /// logit offset: success probability logistic(u + offset); `log-area` is resolved to the
-    /// number here.
+    /// `model.offset`, every cell's share of the linear predictor's offset: poisson, the log
+    /// offset (log cell area or log base rate): rate = exp(u + offset + log exposure), the data
+    /// giving each cell's log exposure ([`super::data::LogOffsets`]; 0 when they give none);
+    /// binomial, the logit offset: success probability logistic(u + offset). `log-area` is
+    /// resolved to the number here.
     pub offset: f64,
     /// Prior draws for the Monte Carlo estimate of log p(data | model); 0 = not estimated.
     pub(crate) evidence_draws: usize,
@@ -141,58 +143,6 @@ pub struct ModelSpec {
     pub(crate) hyper: super::hyper::priors::HyperPriors,
     /// Fixed effects with inferred coefficients: u = mean + X beta + f (none: u = mean + f).
     pub(crate) covariates: Option<std::sync::Arc<super::covariates::Covariates>>,
-}
-
-impl ModelSpec {
-    /// The mean of the field for data whose observed values are `observed` (binomial: the
-    /// successes, of `trials`).
-    pub(crate) fn mean_value(&self, observed: &[f64], trials: &[f64]) -> f64 {
-        match self.mean {
-            MeanSpec::Value(mean) => mean,
-            MeanSpec::Auto => {
-                let variance = self.kernel.variance;
-                auto_mean(self.likelihood, variance, self.offset, observed, trials)
-            }
-        }
-    }
-}
-
-/// The intercept `mean = "auto"` gives for the observed values `observed` (binomial: the
-/// successes, of `trials` trials; the other likelihoods ignore `trials`):
-/// - poisson: log(mean observed count per cell) - offset - variance / 2, so the prior's mean
-///   count per cell exp(mean + offset + variance / 2) equals the observed one (when every
-///   observed count is 0, whose log is -inf, half a count is put in their total);
-/// - binomial: logit(sum k / sum n) - offset, the logit of the pooled share of successes (no
-///   variance term: the prior's median success probability logistic(mean + offset) is the
-///   pooled share); a pooled share of 0 or 1, whose logit is infinite, is moved half a success
-///   inside (sum k = 1/2, or sum n - 1/2), and 0 when no cell has a trial;
-/// - gaussian: the mean observation;
-/// - probit: 0 (the labels carry no level).
-pub fn auto_mean(
-    likelihood: LikelihoodKind,
-    variance: f64,
-    offset: f64,
-    observed: &[f64],
-    trials: &[f64],
-) -> f64 {
-    let cells = observed.len().max(1) as f64;
-    let total = observed.iter().sum::<f64>();
-    match likelihood {
-        LikelihoodKind::Poisson => {
-            let total = if total > 0.0 { total } else { 0.5 };
-            (total / cells).ln() - offset - variance / 2.0
-        }
-        LikelihoodKind::Binomial => {
-            let trials = trials.iter().sum::<f64>();
-            if trials < 1.0 {
-                return 0.0;
-            }
-            let successes = total.clamp(0.5, trials - 0.5);
-            (successes / (trials - successes)).ln() - offset
-        }
-        LikelihoodKind::Probit => 0.0,
-        LikelihoodKind::Gaussian => total / cells,
-    }
 }
 
 impl ModelSpec {
@@ -219,7 +169,7 @@ pub enum DataSpec {
         trials: u64,
     },
     /// A real grid in the format of `data/README.md` (columns i, j and a value column), with a
-    /// seeded share of the cells held out and the rest observed.
+    /// seeded share of the cells that have a value held out and the rest observed.
     Csv {
         /// Absolute path (the schema resolves it against the study file's folder).
         path: PathBuf,
@@ -230,6 +180,8 @@ pub enum DataSpec {
         trials: Option<String>,
         /// Share of cells held out, in [0, 1).
         holdout: f64,
+        /// The counts' exposure per cell, when the study gives one.
+        exposure: Option<ExposureColumn>,
     },
     /// A real point pattern (boxed: every job of a study holds a spec, and the point pattern's
     /// file, columns and window would double the size of every other job's).
@@ -250,9 +202,44 @@ pub struct PointsData {
     pub(crate) window: Window,
     /// Share of cells held out, in [0, 1).
     pub(crate) holdout: f64,
+    /// The counts' exposure per cell, when the study gives one.
+    pub(crate) exposure: Option<ExposureColumn>,
+}
+
+/// The exposure of the counts per cell, read from a column of a grid CSV (`data.exposure` or
+/// `data.offset`): the Poisson mean of a cell is exposure x exp(u + model.offset).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExposureColumn {
+    /// Absolute path of the grid CSV holding the column: the data file, or `data.covariates_path`.
+    pub(crate) path: PathBuf,
+    pub(crate) column: String,
+    /// Whether the column holds the exposure or its log.
+    pub(crate) scale: ExposureScale,
+    /// Whether the file is the data file itself, whose rows are the data's cells (else it is a
+    /// covariates file, which gives every cell of the grid).
+    pub(crate) in_data_file: bool,
+}
+
+/// What an exposure column holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExposureScale {
+    /// The exposure E >= 0 (`data.exposure`): its log is added to the offset, and E = 0 takes
+    /// the cell out of the likelihood.
+    Exposure,
+    /// The log exposure, any finite number (`data.offset`).
+    LogOffset,
 }
 
 impl DataSpec {
+    /// The counts' exposure per cell, when the study gives one.
+    pub(crate) fn exposure(&self) -> Option<&ExposureColumn> {
+        match self {
+            DataSpec::Simulated { .. } => None,
+            DataSpec::Csv { exposure, .. } => exposure.as_ref(),
+            DataSpec::Points(points) => points.exposure.as_ref(),
+        }
+    }
+
     /// The `data.source` of the spec.
     pub(crate) fn source(&self) -> DataSource {
         match self {

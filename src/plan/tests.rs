@@ -70,6 +70,8 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "data_holdout",
         "data_covariates",
         "data_covariates_path",
+        "data_exposure",
+        "data_offset",
         "data_standardize",
         "model_coefficient_prior",
         "sampler_kind",

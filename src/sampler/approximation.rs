@@ -25,7 +25,7 @@ use crate::model::laplace::{
     coefficient_marginals,
 };
 use crate::model::moments::mean_and_sd_about;
-use crate::model::special::{logistic_normal_mean, phi};
+use crate::model::special::phi;
 
 /// The Laplace approximation of `request`'s target, as a run without chains.
 pub(crate) fn laplace_run(request: &RunRequest) -> RunOutput {
@@ -64,6 +64,7 @@ pub(crate) fn laplace_run(request: &RunRequest) -> RunOutput {
     };
     let functional_mean = request
         .functional
+        .as_ref()
         .map(|f| marginal_expectation(f, &mean, &sd));
     let exceedance = gaussian_exceedance(request, &mean, &sd);
     let marginals = Marginals {
@@ -174,7 +175,7 @@ pub(crate) fn inla_run(request: &RunRequest, rngs: Vec<ChainRng>) -> RunOutput {
         observed_cells: target.observed_cells,
         base: hyper.start,
     };
-    let mut mixture = CellMixture::new(target.cells(), request.functional);
+    let mut mixture = CellMixture::new(target.cells(), request.functional.clone());
     // The coefficients' marginals mix as the cells' do: each point's Laplace gaussian, weighted.
     let covariates = target.prior.covariates().map_or(0, |c| c.count());
     let mut coefficients = CellMixture::new(covariates, None);
@@ -234,12 +235,12 @@ struct CellMixture {
 impl CellMixture {
     fn new(cells: usize, functional: Option<Functional>) -> Self {
         Self {
-            functional,
             total: 0.0,
             centre: Vec::new(),
             first: vec![0.0; cells],
             second: vec![0.0; cells],
             functional_sum: vec![0.0; if functional.is_some() { cells } else { 0 }],
+            functional,
             reference: None,
             sd_method: SdMethod::Exact,
             mode_newton_iterations: None,
@@ -265,7 +266,7 @@ impl CellMixture {
             self.first[c] += w * offset;
             self.second[c] += w * (offset * offset + s * s);
         }
-        if let Some(functional) = self.functional {
+        if let Some(functional) = &self.functional {
             let values = marginal_expectation(functional, field, sd);
             for (sum, value) in self.functional_sum.iter_mut().zip(values) {
                 *sum += w * value;
@@ -304,16 +305,11 @@ impl CellMixture {
 }
 
 /// E f(u) per cell for u ~ N(mean, sd^2).
-fn marginal_expectation(functional: Functional, mean: &[f64], sd: &[f64]) -> Vec<f64> {
+fn marginal_expectation(functional: &Functional, mean: &[f64], sd: &[f64]) -> Vec<f64> {
     mean.iter()
         .zip(sd)
-        .map(|(&m, &s)| match functional {
-            Functional::ExpectedCount { offset } => (m + offset + 0.5 * s * s).exp(),
-            Functional::PositiveProbability { noise_sd } => {
-                phi(m / (noise_sd * noise_sd + s * s).sqrt())
-            }
-            Functional::SuccessProbability { offset } => logistic_normal_mean(m + offset, s),
-        })
+        .enumerate()
+        .map(|(cell, (&m, &s))| functional.gaussian_expectation(cell, m, s))
         .collect()
 }
 
@@ -332,7 +328,7 @@ mod tests {
             log_det: 0.0,
             log_evidence: 0.0,
         };
-        let functional = Functional::ExpectedCount { offset: 0.1 };
+        let functional = Functional::expected_count(0.1, 1);
         let mut mixture = CellMixture::new(1, Some(functional));
         mixture.add(3f64.ln(), &[1.0], &marginals(0.5));
         mixture.add(0.0, &[2.0], &marginals(1.0));
@@ -361,16 +357,16 @@ mod tests {
                 })
                 .sum::<f64>()
         };
-        let count = marginal_expectation(Functional::ExpectedCount { offset: 0.2 }, &[m], &[s]);
+        let count = marginal_expectation(&Functional::expected_count(0.2, 1), &[m], &[s]);
         assert!((count[0] - quadrature(&|u| (u + 0.2f64).exp())).abs() < 1e-9);
         let probability = marginal_expectation(
-            Functional::PositiveProbability { noise_sd: 0.5 },
+            &Functional::PositiveProbability { noise_sd: 0.5 },
             &[m],
             &[s],
         );
         assert!((probability[0] - quadrature(&|u| phi(u / 0.5))).abs() < 1e-9);
         let success =
-            marginal_expectation(Functional::SuccessProbability { offset: -0.4 }, &[m], &[s]);
+            marginal_expectation(&Functional::success_probability(-0.4, 1), &[m], &[s]);
         let logistic = crate::model::special::logistic;
         assert!((success[0] - quadrature(&|u| logistic(u - 0.4))).abs() < 1e-9);
     }

@@ -23,7 +23,6 @@ use super::moments::{BatchStatistics, BatchSums, WeightedMoments};
 use super::protocol::{ChainRng, ChainState, Notes, Sampler, TrajectorySummary};
 pub use super::schedule::{Adaptation, Schedule};
 use crate::clock::Stopwatch;
-use crate::model::special::{logistic, phi};
 use crate::model::target::Target;
 
 /// Probe cells traced per chain.
@@ -31,38 +30,7 @@ pub const PROBES: usize = 5;
 /// Batches per chain for the batch-means standard errors.
 pub(crate) const BATCHES: u64 = 20;
 
-/// A per-cell function of the field whose posterior mean is reported besides u's.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Functional {
-    /// p(t* = 1 | u) = Phi(u / s): the probit predictive probability.
-    PositiveProbability { noise_sd: f64 },
-    /// exp(u + offset): the Poisson expected count.
-    ExpectedCount { offset: f64 },
-    /// logistic(u + offset): the binomial success probability.
-    SuccessProbability { offset: f64 },
-}
-
-impl Functional {
-    fn apply(&self, u: &[f64], out: &mut [f64]) {
-        match *self {
-            Self::PositiveProbability { noise_sd } => {
-                for (o, &x) in out.iter_mut().zip(u) {
-                    *o = phi(x / noise_sd);
-                }
-            }
-            Self::ExpectedCount { offset } => {
-                for (o, &x) in out.iter_mut().zip(u) {
-                    *o = (x + offset).exp();
-                }
-            }
-            Self::SuccessProbability { offset } => {
-                for (o, &x) in out.iter_mut().zip(u) {
-                    *o = logistic(x + offset);
-                }
-            }
-        }
-    }
-}
+pub use crate::model::functional::Functional;
 
 /// How many kept draws of every cell are stored for the per-cell diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -567,7 +535,11 @@ fn run_chain<S: Sampler>(
         (schedule.burn_in > 0)
             .then(|| DualAveraging::new(step, a.target_acceptance, a.max_step, a.min_step))
     });
-    let mut estimates = ChainEstimates::new(target.cells(), request.functional, request.exceedance);
+    let mut estimates = ChainEstimates::new(
+        target.cells(),
+        request.functional.clone(),
+        request.exceedance,
+    );
     estimates.hold(target, &state);
     if schedule.burn_in == 0 {
         state.burn_in_over();

@@ -5,16 +5,23 @@
 //! mark, R's unnamed row-names column) is [`crate::study::csv`]'s.
 //!
 //! The reader is strict, because a silently misread data file poisons every result built on it:
-//! every cell of the model's `nx x ny` grid must appear exactly once, and the values must suit
-//! the likelihood (Poisson: whole counts >= 0; probit: labels in {0, 1} or {-1, +1}, with 0 read
-//! as -1; gaussian: finite numbers; binomial: whole successes >= 0 in the value column and whole
-//! trials in a second column, at least the successes, [`read_binomial_grid_csv`]). When the file gives the cell centres, they must lie on a
-//! regular grid (each within a thousandth of a cell of it), and they give the physical window
-//! the cells tile, [first centre - h/2, last centre + h/2] along each axis with h the spacing:
-//! that window is what length scales are measured in. Errors name the file and the 1-based line.
+//! no cell of the model's `nx x ny` grid may appear twice or lie off the grid, and the values
+//! must suit what they are read as ([`Reading`]: Poisson counts are whole numbers >= 0, probit
+//! labels in {0, 1} or {-1, +1} with 0 read as -1, gaussian values and covariates finite
+//! numbers, exposures finite numbers >= 0, log offsets finite numbers; binomial successes whole
+//! numbers >= 0 with their trials, whole numbers at least the successes, in a second column,
+//! [`read_data_grid`]). A data file may leave a
+//! cell's observation empty or `NA` (the cell is unobserved) and may leave cells out (they are
+//! outside the study region: the file's rows are the region's mask, [`GridData::given`]); it
+//! must observe at least one cell. A covariates file gives every cell a value. When the file
+//! gives the cell centres, they must lie on a regular grid (each within a thousandth of a cell
+//! of it), and they give the physical window the cells tile, [first centre - h/2, last centre +
+//! h/2] along each axis with h the spacing: that window is what length scales are measured in.
+//! Errors name the file and the 1-based line.
 
 use std::path::Path;
 
+use super::centres::{Cell, RowError, place_cells, window_of, wrong_size_message};
 use crate::model::LikelihoodKind;
 use crate::model::grid::Window;
 use crate::study::csv::{Column, CsvRows, CsvText, Row};
@@ -27,25 +34,63 @@ pub type GridCsvError = CsvError;
 /// A grid read from CSV.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GridData {
-    /// The value of every cell, cell (i, j) at `j * nx + i`. Probit labels are -1.0 / +1.0;
-    /// binomial values are the successes.
-    pub values: Vec<f64>,
-    /// Binomial: the trials of every cell, as `values`; None for the other likelihoods.
+    /// The value of every cell, cell (i, j) at `j * nx + i`; None where the file leaves the
+    /// cell out or its value empty or `NA`. Probit labels are -1.0 / +1.0.
+    pub values: Vec<Option<f64>>,
+    /// Binomial: the trials of every cell, as `values` (0 where the file gives none); None for
+    /// the other likelihoods.
     pub trials: Option<Vec<f64>>,
+    /// Which cells the file gives (has a row for, with or without a value), cell (i, j) at
+    /// `j * nx + i`: the study region's mask. None when it gives every cell.
+    pub(crate) given: Option<Vec<bool>>,
     /// The window the cells tile, from the cell centres (None when the file has none, or a
     /// single cell along x). On a 1-D grid its y range is (0, 0).
     pub(crate) window: Option<Window>,
 }
 
-/// Several value columns of one grid CSV (covariates), read in one pass.
+impl GridData {
+    /// The values when the file gives a value on every cell of the grid.
+    pub fn complete_values(&self) -> Option<Vec<f64>> {
+        self.values.iter().copied().collect()
+    }
+}
+
+/// Several value columns of one grid CSV (covariates, an exposure), read in one pass.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct GridColumns {
-    /// Per named column, the value of every cell at `j * nx + i`.
-    pub(crate) columns: Vec<Vec<f64>>,
-    /// The trials column's, when one was read (binomial).
-    pub(crate) trials: Option<Vec<f64>>,
+    /// Per named column, the value of every cell at `j * nx + i` (None where the file leaves
+    /// the cell out, or, for observations, its value empty).
+    pub(crate) columns: Vec<Vec<Option<f64>>>,
+    /// As [`GridData::given`].
+    pub(crate) given: Option<Vec<bool>>,
     /// As [`GridData::window`].
     pub(crate) window: Option<Window>,
+}
+
+/// What the values of a column are, and so how they are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// The observations of a likelihood: empty or `NA` is an unobserved cell.
+    Observation(LikelihoodKind),
+    /// A covariate: a finite number.
+    Covariate,
+    /// The exposure of a cell's count (`data.exposure`): a finite number >= 0.
+    Exposure,
+    /// The log of a cell's exposure (`data.offset`): a finite number.
+    LogOffset,
+    /// The binomial trials of the row's successes (`data.trials`): a whole number >= 0, at least
+    /// the successes; empty or `NA` only where the successes are.
+    Trials,
+}
+
+/// Which cells a file must give.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Coverage {
+    /// Every cell of the grid (a covariates file).
+    Every,
+    /// Any cells, at least one of them observed (a data file: the cells it leaves out are
+    /// outside the study region).
+    Region,
 }
 
 /// Bytes a data file may spend per grid cell (a row), beyond [`CSV_BASE_BYTES`]: generous for
@@ -54,10 +99,6 @@ pub(crate) struct GridColumns {
 const CSV_BYTES_PER_CELL: u64 = 1024;
 const CSV_BASE_BYTES: u64 = 1024 * 1024;
 
-/// How far a centre may lie from the regular grid, in cells (the shipped files give centres to
-/// six or seven significant digits).
-const CENTRE_TOLERANCE: f64 = 1e-3;
-
 /// The largest data file read for a grid of `cells` cells.
 fn max_csv_bytes(cells: usize) -> u64 {
     (cells as u64)
@@ -65,20 +106,20 @@ fn max_csv_bytes(cells: usize) -> u64 {
         .saturating_add(CSV_BASE_BYTES)
 }
 
-/// The grid `dims` = (nx, ny) of `column` read from the CSV at `path` (binomial: the successes
-/// alone; [`read_binomial_grid_csv`] reads their trials too).
+/// The grid `dims` = (nx, ny) of the observations `column` read from the data file at `path`.
 pub fn read_grid_csv(
     path: &Path,
     column: &str,
     dims: (usize, usize),
     likelihood: LikelihoodKind,
 ) -> Result<GridData, CsvError> {
-    let grid = read_grid_columns(path, &[column], dims, likelihood)?;
+    let reading = [(column, Reading::Observation(likelihood))];
+    let grid = read_grid_columns(path, &reading, dims, Coverage::Region)?;
     Ok(single(grid))
 }
 
-/// The grid `dims` of a likelihood's data: [`read_binomial_grid_csv`] with a trials column,
-/// else [`read_grid_csv`].
+/// The grid `dims` of a likelihood's data: [`read_grid_csv`], and for binomial data the trials
+/// in the column `trials` too.
 pub(crate) fn read_data_grid(
     path: &Path,
     column: &str,
@@ -86,47 +127,59 @@ pub(crate) fn read_data_grid(
     dims: (usize, usize),
     likelihood: LikelihoodKind,
 ) -> Result<GridData, CsvError> {
-    match trials {
-        Some(trials) => read_binomial_grid_csv(path, column, trials, dims),
-        None => read_grid_csv(path, column, dims, likelihood),
+    let Some(trials) = trials else {
+        return read_grid_csv(path, column, dims, likelihood);
+    };
+    let reading = binomial_reading(column, trials, likelihood);
+    read_grid_columns(path, &reading, dims, Coverage::Region).map(binomial_data)
+}
+
+/// The columns of binomial data: the successes in `column`, their trials in `trials`.
+fn binomial_reading<'a>(
+    column: &'a str,
+    trials: &'a str,
+    likelihood: LikelihoodKind,
+) -> [(&'a str, Reading); 2] {
+    [
+        (column, Reading::Observation(likelihood)),
+        (trials, Reading::Trials),
+    ]
+}
+
+/// The grid of binomial data read as [`binomial_reading`] says.
+fn binomial_data(mut grid: GridColumns) -> GridData {
+    let trials = grid.columns.pop().unwrap_or_default();
+    GridData {
+        trials: Some(trials.into_iter().map(|t| t.unwrap_or(0.0)).collect()),
+        ..single(grid)
     }
 }
 
-/// The binomial grid `dims` of the CSV at `path`: the successes in `column` and the trials in
-/// `trials`, every row's successes at most its trials.
-pub fn read_binomial_grid_csv(
-    path: &Path,
-    column: &str,
-    trials: &str,
-    dims: (usize, usize),
-) -> Result<GridData, CsvError> {
-    let text = open_grid(path, dims)?;
-    parse_grid(
-        &text,
-        &[column],
-        Some(trials),
-        dims,
-        LikelihoodKind::Binomial,
-    )
-    .map(single)
-}
-
-/// The text of the grid CSV at `path`, refused unread when it is too large for a grid `dims`.
-fn open_grid(path: &Path, dims: (usize, usize)) -> Result<CsvText, CsvError> {
-    let cells = dims.0.saturating_mul(dims.1);
-    let why = format!("for a grid of {cells} cells ({CSV_BYTES_PER_CELL} bytes per cell allowed)");
-    CsvText::open(path, max_csv_bytes(cells), &why)
-}
-
-/// The grid `dims` of each of the columns `names` read from the CSV at `path`, every value as
-/// `likelihood` reads it (covariates: gaussian, finite numbers).
+/// The grid `dims` of each of the columns `columns` (each with how it is read) read from the
+/// CSV at `path`, which gives the cells `coverage` asks for.
 pub(crate) fn read_grid_columns(
     path: &Path,
-    names: &[&str],
+    columns: &[(&str, Reading)],
     dims: (usize, usize),
-    likelihood: LikelihoodKind,
+    coverage: Coverage,
 ) -> Result<GridColumns, CsvError> {
-    parse_grid(&open_grid(path, dims)?, names, None, dims, likelihood)
+    let cells = dims.0.saturating_mul(dims.1);
+    let why = format!("for a grid of {cells} cells ({CSV_BYTES_PER_CELL} bytes per cell allowed)");
+    let text = CsvText::open(path, max_csv_bytes(cells), &why)?;
+    parse_grid(&text, columns, dims, coverage)
+}
+
+/// Whether the header of the grid CSV at `path` (a file for the grid `dims`) names `column`.
+pub(crate) fn has_column(
+    path: &Path,
+    column: &str,
+    dims: (usize, usize),
+) -> Result<bool, CsvError> {
+    let cells = dims.0.saturating_mul(dims.1);
+    let why = format!("for a grid of {cells} cells ({CSV_BYTES_PER_CELL} bytes per cell allowed)");
+    let text = CsvText::open(path, max_csv_bytes(cells), &why)?;
+    let rows = text.rows("data file")?;
+    Ok(rows.header().find(column).is_some())
 }
 
 /// [`read_grid_csv`] on text already in memory; `path` is used in messages only.
@@ -138,10 +191,11 @@ pub(crate) fn parse_grid_csv(
     likelihood: LikelihoodKind,
 ) -> Result<GridData, CsvError> {
     let text = CsvText::new(text, path)?;
-    parse_grid(&text, &[column], None, dims, likelihood).map(single)
+    let reading = [(column, Reading::Observation(likelihood))];
+    parse_grid(&text, &reading, dims, Coverage::Region).map(single)
 }
 
-/// [`read_binomial_grid_csv`] on text already in memory; `path` is used in messages only.
+/// [`read_data_grid`] of binomial data on text already in memory; `path` is used in messages.
 #[cfg(test)]
 pub(crate) fn parse_binomial_grid_csv(
     text: &str,
@@ -151,44 +205,35 @@ pub(crate) fn parse_binomial_grid_csv(
     dims: (usize, usize),
 ) -> Result<GridData, CsvError> {
     let text = CsvText::new(text, path)?;
-    parse_grid(
-        &text,
-        &[column],
-        Some(trials),
-        dims,
-        LikelihoodKind::Binomial,
-    )
-    .map(single)
+    let reading = binomial_reading(column, trials, LikelihoodKind::Binomial);
+    parse_grid(&text, &reading, dims, Coverage::Region).map(binomial_data)
 }
 
 fn single(mut grid: GridColumns) -> GridData {
     GridData {
         values: grid.columns.pop().unwrap_or_default(),
-        trials: grid.trials,
+        trials: None,
+        given: grid.given,
         window: grid.window,
     }
 }
 
-/// The columns `names` (and the trials column `trials`, binomial) of the grid `dims`.
 fn parse_grid(
     text: &CsvText,
-    names: &[&str],
-    trials: Option<&str>,
+    columns: &[(&str, Reading)],
     dims: (usize, usize),
-    likelihood: LikelihoodKind,
+    coverage: Coverage,
 ) -> Result<GridColumns, CsvError> {
     let path = text.path();
     let mut rows = text.rows("data file")?;
-    let columns = Header::find(&rows, names, trials, dims)?;
+    let names: Vec<&str> = columns.iter().map(|&(name, _)| name).collect();
+    let readings: Vec<Reading> = columns.iter().map(|&(_, reading)| reading).collect();
+    let header = Header::find(&rows, &names, dims)?;
     let mut labels: Vec<LabelConvention> = names.iter().map(|_| Default::default()).collect();
     let mut cells = Vec::new();
     let mut values = Vec::new();
-    let mut trials_read = Vec::new();
     while let Some(row) = rows.next_row()? {
-        let cell = columns.read_row(&row, likelihood, &mut labels, &mut values)?;
-        if let Some(column) = columns.trials {
-            trials_read.push(columns.read_trials(&row, column, values[values.len() - 1])?);
-        }
+        let cell = header.read_row(&row, &readings, &mut labels, &mut values)?;
         cells.push((row.line, cell));
     }
     if cells.is_empty() {
@@ -201,6 +246,11 @@ fn parse_grid(
         Some(line) => CsvError::at_line(path, line, message),
         None => CsvError::file(path, message),
     };
+    let expected = dims.0.saturating_mul(dims.1);
+    let too_few = coverage == Coverage::Every && cells.len() < expected;
+    if cells.len() > expected || too_few {
+        return Err(CsvError::file(path, wrong_size_message(cells.len(), dims)));
+    }
     let width = names.len();
     let columns_read = (0..width)
         .map(|k| {
@@ -208,18 +258,29 @@ fn parse_grid(
             place_cells(&cells, column, dims).map_err(fail)
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let trials = match columns.trials {
-        Some(_) => Some(place_cells(&cells, trials_read.into_iter(), dims).map_err(fail)?),
-        None => None,
-    };
-    let window = if columns.has_centres() {
+    for ((name, reading), column) in columns.iter().zip(&columns_read) {
+        if matches!(reading, Reading::Observation(_)) && column.iter().all(Option::is_none) {
+            return Err(CsvError::file(
+                path,
+                format!("the data file observes no cell: every value of `{name}` is empty or NA"),
+            ));
+        }
+    }
+    let window = if header.has_centres() {
         window_of(&cells, dims).map_err(fail)?
     } else {
         None
     };
+    let given = (cells.len() < expected).then(|| {
+        let mut given = vec![false; expected];
+        for (_, cell) in &cells {
+            given[cell.j * dims.0 + cell.i] = true;
+        }
+        given
+    });
     Ok(GridColumns {
         columns: columns_read,
-        trials,
+        given,
         window,
     })
 }
@@ -232,17 +293,10 @@ struct Header {
     x_center: Option<Column>,
     y_center: Option<Column>,
     values: Vec<Column>,
-    /// Binomial: the trials of the (one) value column's successes.
-    trials: Option<Column>,
 }
 
 impl Header {
-    fn find(
-        rows: &CsvRows<'_>,
-        names: &[&str],
-        trials: Option<&str>,
-        dims: (usize, usize),
-    ) -> Result<Header, CsvError> {
+    fn find(rows: &CsvRows<'_>, names: &[&str], dims: (usize, usize)) -> Result<Header, CsvError> {
         let line_grid = dims.1 == 1;
         let header = rows.header();
         let header = Header {
@@ -258,7 +312,6 @@ impl Header {
                 .iter()
                 .map(|name| rows.column(name))
                 .collect::<Result<_, _>>()?,
-            trials: trials.map(|name| rows.column(name)).transpose()?,
         };
         if !line_grid && header.x_center.is_some() != header.y_center.is_some() {
             return Err(rows.header_error(
@@ -274,25 +327,22 @@ impl Header {
         self.x_center.is_some()
     }
 
-    /// The cell of one row; its values (one per value column) pushed onto `values`.
+    /// The cell of one row; its values (one per value column, None for an observation left
+    /// empty) pushed onto `values`.
     fn read_row(
         &self,
         row: &Row<'_>,
-        likelihood: LikelihoodKind,
+        readings: &[Reading],
         labels: &mut [LabelConvention],
-        values: &mut Vec<f64>,
+        values: &mut Vec<Option<f64>>,
     ) -> Result<Cell, CsvError> {
-        for (&column, labels) in self.values.iter().zip(labels) {
-            let number = row.number(column)?;
-            let value = match likelihood {
-                LikelihoodKind::Poisson | LikelihoodKind::Binomial => {
-                    check_count(row, column, number, likelihood)?
-                }
-                LikelihoodKind::Probit => labels.read(row, column, number)?,
-                LikelihoodKind::Gaussian if number.is_finite() => number,
-                LikelihoodKind::Gaussian => return Err(row.not(column, "a finite number")),
-            };
-            values.push(value);
+        let first = values.len();
+        for ((&column, &reading), labels) in self.values.iter().zip(readings).zip(labels) {
+            values.push(read_value(row, column, reading, labels)?);
+        }
+        if let [Reading::Observation(_), Reading::Trials] = readings {
+            let columns = (self.values[0], self.values[1]);
+            check_trials(row, columns, values[first], values[first + 1])?;
         }
         let index =
             |column: Column| row.parse::<usize>(column, "a cell index (a whole number >= 0)");
@@ -309,38 +359,63 @@ impl Header {
     }
 }
 
-impl Header {
-    /// The trials in `column` of a row whose successes are `successes`: a whole number >= 0, at
-    /// least the successes.
-    fn read_trials(&self, row: &Row<'_>, column: Column, successes: f64) -> Result<f64, CsvError> {
-        let trials = row.number(column)?;
-        if !trials.is_finite() || trials < 0.0 || trials.fract() != 0.0 || trials > MAX_COUNT {
-            return Err(row.not(
-                column,
-                "a number of trials (binomial trials must be whole numbers >= 0)",
-            ));
+/// The value of `column` in `row` read as `reading` says; None for an observation left empty or
+/// `NA`.
+fn read_value(
+    row: &Row<'_>,
+    column: Column,
+    reading: Reading,
+    labels: &mut LabelConvention,
+) -> Result<Option<f64>, CsvError> {
+    let likelihood = match reading {
+        Reading::Observation(_) | Reading::Trials if row.is_missing(column) => return Ok(None),
+        Reading::Trials => {
+            let trials = row.number(column)?;
+            if !trials.is_finite() || trials < 0.0 || trials.fract() != 0.0 || trials > MAX_COUNT {
+                let what = "a number of trials (binomial trials must be whole numbers >= 0)";
+                return Err(row.not(column, what));
+            }
+            return Ok(Some(trials));
         }
-        if successes > trials {
-            let successes_column = self.values[0];
+        Reading::Observation(likelihood) => likelihood,
+        Reading::Covariate => LikelihoodKind::Gaussian,
+        Reading::Exposure | Reading::LogOffset if row.is_missing(column) => {
             let message = format!(
-                "{} = `{}` successes of {} = `{}` trials: the successes cannot outnumber the \
-                 trials",
-                row.name(successes_column),
-                row.text(successes_column),
+                "{} is empty: give every cell the file has a row for its {} (a cell with no \
+                 observation is predicted from it)",
                 row.name(column),
-                row.text(column)
+                if reading == Reading::Exposure {
+                    "exposure (0 takes the cell out of the likelihood)"
+                } else {
+                    "log exposure"
+                }
             );
             return Err(row.error(column, message));
         }
-        Ok(trials)
-    }
-}
-
-struct Cell {
-    i: usize,
-    j: usize,
-    x: Option<f64>,
-    y: Option<f64>,
+        Reading::Exposure => {
+            let number = row.number(column)?;
+            if !(number.is_finite() && number >= 0.0) {
+                return Err(row.not(column, "an exposure (a finite number >= 0)"));
+            }
+            return Ok(Some(number));
+        }
+        Reading::LogOffset => {
+            return match row.text(column).parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(Some(v)),
+                _ => Err(row.not(column, "a log exposure (a finite number)")),
+            };
+        }
+    };
+    let number = row.number(column)?;
+    let value = match likelihood {
+        LikelihoodKind::Poisson | LikelihoodKind::Binomial => {
+            check_count(row, column, number, likelihood)?
+        }
+        LikelihoodKind::Probit => labels.read(row, column, number)?,
+        LikelihoodKind::Gaussian if number.is_finite() => number,
+        LikelihoodKind::Gaussian => return Err(row.not(column, "a finite number")),
+    };
+    Ok(Some(value))
 }
 
 /// Counts beyond 2^53 are not exact in a double.
@@ -360,6 +435,33 @@ fn check_count(
         return Err(row.not(column, what));
     }
     Ok(number)
+}
+
+/// A row's binomial successes against its trials (`columns`: theirs): the trials given where the
+/// successes are, and at least as many.
+fn check_trials(
+    row: &Row<'_>,
+    (successes_column, trials_column): (Column, Column),
+    successes: Option<f64>,
+    trials: Option<f64>,
+) -> Result<(), CsvError> {
+    let message = match (successes, trials) {
+        (Some(_), None) => format!(
+            "{} is empty but {} = `{}` successes are given: give their number of trials",
+            row.name(trials_column),
+            row.name(successes_column),
+            row.text(successes_column)
+        ),
+        (Some(k), Some(n)) if k > n => format!(
+            "{} = `{}` successes of {} = `{}` trials: the successes cannot outnumber the trials",
+            row.name(successes_column),
+            row.text(successes_column),
+            row.name(trials_column),
+            row.text(trials_column)
+        ),
+        _ => return Ok(()),
+    };
+    Err(row.error(trials_column, message))
 }
 
 /// Which label convention a file uses: {0, 1} or {-1, +1}; mixing them is an error.
@@ -390,133 +492,6 @@ impl LabelConvention {
     }
 }
 
-/// A problem with the file, at a line when one row is to blame.
-type RowError = (Option<usize>, String);
-
-/// Put each cell's value (`values`, in the order of `cells`) at j * nx + i, checking the file
-/// covers the grid exactly once.
-fn place_cells(
-    cells: &[(usize, Cell)],
-    values: impl Iterator<Item = f64>,
-    (nx, ny): (usize, usize),
-) -> Result<Vec<f64>, RowError> {
-    let expected = nx.saturating_mul(ny);
-    if cells.len() != expected {
-        return Err((None, wrong_size_message(cells.len(), (nx, ny))));
-    }
-    let mut placed = vec![f64::NAN; expected];
-    let mut first_line = vec![0usize; expected];
-    for ((line, cell), value) in cells.iter().zip(values) {
-        if cell.i >= nx || cell.j >= ny {
-            return Err((
-                Some(*line),
-                format!(
-                    "cell (i = {}, j = {}) is outside the model's {} grid (i from 0 to {}, j from 0 to {})",
-                    cell.i,
-                    cell.j,
-                    describe(nx, ny),
-                    nx - 1,
-                    ny - 1
-                ),
-            ));
-        }
-        let index = cell.j * nx + cell.i;
-        if first_line[index] != 0 {
-            return Err((
-                Some(*line),
-                format!(
-                    "duplicate cell (i = {}, j = {}), first given on line {}",
-                    cell.i, cell.j, first_line[index]
-                ),
-            ));
-        }
-        first_line[index] = *line;
-        placed[index] = value;
-    }
-    Ok(placed)
-}
-
-/// The window the cell centres imply, checking they lie on a regular grid.
-fn window_of(
-    cells: &[(usize, Cell)],
-    (nx, ny): (usize, usize),
-) -> Result<Option<Window>, RowError> {
-    let x = axis_range(cells, nx, "x_center", "i", |c| (c.i, c.x))?;
-    let y = if ny == 1 {
-        Some((0.0, 0.0))
-    } else {
-        axis_range(cells, ny, "y_center", "j", |c| (c.j, c.y))?
-    };
-    Ok(x.zip(y).map(|(x, y)| Window { x, y }))
-}
-
-/// [first centre - h/2, last centre + h/2] along one axis of `points` points, h the spacing of
-/// the first and last centres; None for a single point (no spacing to find).
-fn axis_range(
-    cells: &[(usize, Cell)],
-    points: usize,
-    name: &str,
-    index_name: &str,
-    of: impl Fn(&Cell) -> (usize, Option<f64>),
-) -> Result<Option<(f64, f64)>, RowError> {
-    let mut centres = vec![f64::NAN; points];
-    for (_, cell) in cells {
-        if let (k, Some(c)) = of(cell) {
-            centres[k] = c;
-        }
-    }
-    if points < 2 {
-        return Ok(None);
-    }
-    let (first, last) = (centres[0], centres[points - 1]);
-    let spacing = (last - first) / (points - 1) as f64;
-    if spacing.is_nan() || spacing <= 0.0 {
-        return Err((
-            None,
-            format!("{name} does not increase with {index_name}: the cell centres are not a grid"),
-        ));
-    }
-    for (line, cell) in cells {
-        let (k, centre) = of(cell);
-        let expected = first + k as f64 * spacing;
-        if let Some(c) = centre
-            && (c - expected).abs() > CENTRE_TOLERANCE * spacing
-        {
-            return Err((
-                Some(*line),
-                format!(
-                    "{name} = {c} is off the regular grid: {index_name} = {k} should be at \
-                     {expected} (centres from {first} to {last}, spacing {spacing})"
-                ),
-            ));
-        }
-    }
-    Ok(Some((first - spacing / 2.0, last + spacing / 2.0)))
-}
-
-/// "32 x 32", or "811-cell 1-D".
-fn describe(nx: usize, ny: usize) -> String {
-    if ny == 1 {
-        format!("{nx}-cell 1-D")
-    } else {
-        format!("{nx} x {ny}")
-    }
-}
-
-fn wrong_size_message(found: usize, (nx, ny): (usize, usize)) -> String {
-    let side = (found as f64).sqrt().round() as usize;
-    let shape = if side * side == found {
-        format!(" (a {side} x {side} grid)")
-    } else {
-        " (not a square grid)".to_string()
-    };
-    format!(
-        "the file has {found} cells{shape}, the model's grid is {} = {} cells",
-        describe(nx, ny),
-        nx.saturating_mul(ny)
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -535,7 +510,7 @@ mod tests {
             (grid, grid),
             likelihood,
         )
-        .map(|data| data.values)
+        .map(|data| data.complete_values().expect("every cell observed"))
     }
 
     fn message(text: &str, column: &str, grid: usize, likelihood: LikelihoodKind) -> String {
@@ -672,80 +647,19 @@ mod tests {
         }
     }
 
-    fn binomial(text: &str) -> Result<GridData, GridCsvError> {
-        parse_binomial_grid_csv(text, Path::new("data/x.csv"), "count", "trials", (2, 2))
-    }
-
-    /// Successes and trials j-major; n = 0 (no trial, no success) and k = n are data.
-    #[test]
-    fn binomial_grids_read_successes_and_their_trials() {
-        let text = "i,j,count,trials\n1,1,1,10\n0,0,3,5\n1,0,0,0\n0,1,7,7\n";
-        let data = binomial(text).unwrap();
-        assert_eq!(data.values, vec![3.0, 0.0, 7.0, 1.0]);
-        assert_eq!(data.trials, Some(vec![5.0, 0.0, 7.0, 10.0]));
-        // The other likelihoods read no trials.
-        let poisson = parse(COUNTS_2X2, "count", 2, Poisson).unwrap();
-        assert_eq!(poisson, vec![3.0, 0.0, 7.0, 1.0]);
-    }
-
-    /// Each bad binomial row is refused at its line, naming the column and what it must be.
-    #[test]
-    fn bad_binomial_rows_are_refused_at_their_line() {
-        let head = "i,j,count,trials\n0,0,3,5\n";
-        let cases = [
-            (
-                "1,0,6,5",
-                "data/x.csv:3: count = `6` successes of trials = `5` trials: the successes cannot \
-                 outnumber the trials",
-            ),
-            (
-                "1,0,1,-2",
-                "data/x.csv:3: trials = `-2` is not a number of trials",
-            ),
-            (
-                "1,0,1,2.5",
-                "data/x.csv:3: trials = `2.5` is not a number of trials",
-            ),
-            (
-                "1,0,1,NaN",
-                "data/x.csv:3: trials = `NaN` is not a number of trials",
-            ),
-            (
-                "1,0,1,inf",
-                "data/x.csv:3: trials = `inf` is not a number of trials",
-            ),
-            ("1,0,1,", "data/x.csv:3: trials = `` is not a number"),
-            (
-                "1,0,-1,4",
-                "data/x.csv:3: count = `-1` is not a count (binomial",
-            ),
-            (
-                "1,0,0.5,4",
-                "data/x.csv:3: count = `0.5` is not a count (binomial",
-            ),
-        ];
-        for (row, expected) in cases {
-            let text = format!("{head}{row}\n0,1,0,1\n1,1,0,1\n");
-            let got = binomial(&text).unwrap_err().to_string();
-            assert!(
-                got.starts_with(expected),
-                "{got:?} should start with {expected:?}"
-            );
-        }
-        let missing = binomial("i,j,count,n\n0,0,1,1\n").unwrap_err().to_string();
-        assert!(
-            missing.starts_with("data/x.csv:1: no column `trials`"),
-            "{missing}"
-        );
-    }
-
     #[test]
     fn grid_coverage_errors_say_what_was_found() {
-        let size = message(COUNTS_2X2, "count", 3, Poisson);
+        let three = (0..9).fold("i,j,count\n".to_string(), |text, c| {
+            text + &format!("{},{},1\n", c % 3, c / 3)
+        });
         assert_eq!(
-            size,
-            "data/x.csv: the file has 4 cells (a 2 x 2 grid), the model's grid is 3 x 3 = 9 cells"
+            message(&three, "count", 2, Poisson),
+            "data/x.csv: the file has 9 cells (a 3 x 3 grid), the model's grid is 2 x 2 = 4 cells"
         );
+        // Fewer cells than the grid's are a mask, not an error.
+        let corner = parse_grid_csv(COUNTS_2X2, Path::new("x"), "count", (3, 3), Poisson).unwrap();
+        let given = [true, true, false, true, true, false, false, false, false];
+        assert_eq!(corner.given.as_deref(), Some(&given[..]));
         let duplicate = COUNTS_2X2.replace("1,1,0.75,0.75,1", "1,0,0.75,0.75,1");
         assert_eq!(
             message(&duplicate, "count", 2, Poisson),
@@ -806,7 +720,7 @@ mod tests {
     /// The values and window read from `text` with a `count` column on a `dims` grid.
     fn values_and_window(text: &str, dims: (usize, usize)) -> (Vec<f64>, Option<Window>) {
         let data = parse_grid_csv(text, Path::new("data/x.csv"), "count", dims, Poisson).unwrap();
-        (data.values, data.window)
+        (data.complete_values().unwrap(), data.window)
     }
 
     #[test]
@@ -882,7 +796,8 @@ mod tests {
             "/data/finpines_grid64.csv"
         ));
         let data = read_grid_csv(path, "count", (64, 64), Poisson).unwrap();
-        assert_eq!(data.values.iter().sum::<f64>(), 126.0);
+        assert_eq!(data.values.iter().flatten().sum::<f64>(), 126.0);
+        assert_eq!(data.given, None);
         let window = data.window.unwrap();
         for (got, want) in [
             (window.x.0, -5.0),
@@ -902,10 +817,129 @@ mod tests {
         let path = path.as_path();
         let labels = read_grid_csv(path, "label", (32, 32), Probit)
             .unwrap()
-            .values;
+            .complete_values()
+            .unwrap();
         assert_eq!(labels.len(), 1024);
         assert_eq!(labels.iter().filter(|v| **v == 1.0).count(), 440);
         let wrong = read_grid_csv(path, "label", (16, 16), Probit).unwrap_err();
         assert!(wrong.message.contains("1024 cells (a 32 x 32 grid)"));
+    }
+
+    /// A cell whose value is empty or `NA` is unobserved but in the region; a cell left out of
+    /// the file is outside it (the mask); the window still comes from the centres given.
+    #[test]
+    fn empty_values_are_unobserved_and_left_out_cells_outside_the_mask() {
+        let text = "i,j,x_center,y_center,count\n0,0,0.5,0.5,3\n2,0,2.5,0.5,NA\n\
+                    1,1,1.5,1.5,\n2,1,2.5,1.5,4\n";
+        let data = parse_grid_csv(text, Path::new("data/x.csv"), "count", (3, 2), Poisson).unwrap();
+        assert_eq!(data.values, [Some(3.0), None, None, None, None, Some(4.0)]);
+        let given = [true, false, true, false, true, true];
+        assert_eq!(data.given.as_deref(), Some(&given[..]));
+        let window = data.window.unwrap();
+        assert_eq!((window.x, window.y), ((0.0, 3.0), (0.0, 2.0)));
+        assert_eq!(data.complete_values(), None);
+        // Every cell given, some empty: no mask.
+        let full = "i,j,value\n0,0,1.5\n1,0,NA\n";
+        let data = parse_grid_csv(full, Path::new("x"), "value", (2, 1), Gaussian).unwrap();
+        assert_eq!((data.values, data.given), (vec![Some(1.5), None], None));
+    }
+
+    /// The strictness that stays: a cell twice, a cell off the grid, more rows than cells, and
+    /// a file that observes no cell are errors naming the file (and the line of the row).
+    #[test]
+    fn a_partial_file_is_still_checked_cell_by_cell() {
+        let parse = |text: &str| {
+            parse_grid_csv(text, Path::new("data/x.csv"), "count", (2, 2), Poisson)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            parse("i,j,count\n0,0,1\n1,1,NA\n0,0,\n"),
+            "data/x.csv:4: duplicate cell (i = 0, j = 0), first given on line 2"
+        );
+        assert!(
+            parse("i,j,count\n0,0,1\n0,2,1\n")
+                .starts_with("data/x.csv:3: cell (i = 0, j = 2) is outside")
+        );
+        assert_eq!(
+            parse("i,j,count\n0,0,NA\n1,0,\n"),
+            "data/x.csv: the data file observes no cell: every value of `count` is empty or NA"
+        );
+        assert!(
+            parse("i,j,count\n0,0,1\n1,0,-2\n")
+                .starts_with("data/x.csv:3: count = `-2` is not a count")
+        );
+        let one_column = "i,j,x_center,y_center,count\n1,0,0.75,0.25,1\n1,1,0.75,0.75,2\n";
+        assert!(
+            parse(one_column).starts_with("data/x.csv: the file gives cells at i = 1 only"),
+            "{}",
+            parse(one_column)
+        );
+    }
+
+    /// Exposures and log offsets: a number on every row the file has (empty is an error, not a
+    /// missing cell), exposures >= 0 and finite, log offsets finite; a covariates file must
+    /// give every cell.
+    #[test]
+    fn exposure_columns_are_checked_row_by_row() {
+        let read = |text: &str, reading: Reading, coverage: Coverage| {
+            let text = CsvText::new(text, Path::new("data/e.csv")).unwrap();
+            parse_grid(&text, &[("e", reading)], (2, 1), coverage).map(|g| g.columns[0].clone())
+        };
+        let good = "i,e\n0,2.5\n1,0\n";
+        assert_eq!(
+            read(good, Reading::Exposure, Coverage::Every).unwrap(),
+            [Some(2.5), Some(0.0)]
+        );
+        let cases = [
+            (
+                "i,e\n0,-1\n1,1\n",
+                Reading::Exposure,
+                "data/e.csv:2: e = `-1` is not an exposure",
+            ),
+            (
+                "i,e\n0,inf\n1,1\n",
+                Reading::Exposure,
+                "data/e.csv:2: e = `inf` is not an exposure",
+            ),
+            (
+                "i,e\n0,1\n1,NaN\n",
+                Reading::Exposure,
+                "data/e.csv:3: e = `NaN` is not an exposure",
+            ),
+            (
+                "i,e\n0,1\n1,NA\n",
+                Reading::Exposure,
+                "data/e.csv:3: e is empty",
+            ),
+            (
+                "i,e\n0,1\n1,-inf\n",
+                Reading::LogOffset,
+                "data/e.csv:3: e = `-inf` is not a log exposure",
+            ),
+            (
+                "i,e\n0,\n1,1\n",
+                Reading::LogOffset,
+                "data/e.csv:2: e is empty",
+            ),
+        ];
+        for (text, reading, expected) in cases {
+            let got = read(text, reading, Coverage::Region)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                got.starts_with(expected),
+                "{got:?} should start with {expected:?}"
+            );
+        }
+        assert_eq!(
+            read("i,e\n0,-0.5\n", Reading::LogOffset, Coverage::Region).unwrap(),
+            [Some(-0.5), None]
+        );
+        let short = read("i,e\n0,1\n", Reading::Exposure, Coverage::Every).unwrap_err();
+        assert!(
+            short.to_string().contains("the file has 1 cells"),
+            "{short}"
+        );
     }
 }

@@ -19,6 +19,7 @@ use crate::streams::{Purpose, stream};
 
 use super::cells::CellDiagnostics;
 use super::coefficients::{self, CoefficientSummary};
+use super::exposure::{grid_cells, read_exposure};
 use super::grid_csv::read_data_grid;
 use super::hyper::{self, HyperSummary};
 use super::keys::{COUNTS, NOISE, OBSERVATIONS, TRUTH};
@@ -150,7 +151,7 @@ pub(crate) fn run_job(
     let dataset = load_data(job, seed, prior)?;
     let model = &job.spec.model;
     let likelihood = likelihood_of(model, &dataset);
-    let mean = model.mean_value(&dataset.observed.values, &dataset.observed.trials);
+    let mean = model.mean_value(&dataset);
     let setup_seconds = started.wall_seconds();
     let setup_cpu = started.cpu_seconds();
     let exact_started = std::time::Instant::now();
@@ -166,10 +167,10 @@ pub(crate) fn run_job(
             noise_sd: model.noise_sd,
         }),
         LikelihoodKind::Poisson => Some(Functional::ExpectedCount {
-            offset: model.offset,
+            offsets: dataset.offsets.every_cell(dataset.grid.cells()).into(),
         }),
         LikelihoodKind::Binomial => Some(Functional::SuccessProbability {
-            offset: model.offset,
+            offsets: dataset.offsets.every_cell(dataset.grid.cells()).into(),
         }),
     };
     let target = Target {
@@ -240,7 +241,6 @@ pub(crate) fn run_job(
             post_mean: &output.post_mean,
             exact_mean: exact.as_ref().map(|e| e.mean.as_slice()),
             functional_mean: output.functional_mean.as_deref(),
-            offset: model.offset,
         },
     );
     let stored: Vec<&StoredDraws> = output.chains.iter().map(|c| &c.draws).collect();
@@ -251,13 +251,8 @@ pub(crate) fn run_job(
         },
         None => Predictive::Draws(&stored),
     };
-    scores.heldout_lpd = heldout_log_predictive(
-        model.likelihood,
-        &dataset,
-        &predictive,
-        model.noise_sd,
-        model.offset,
-    );
+    scores.heldout_lpd =
+        heldout_log_predictive(model.likelihood, &dataset, &predictive, model.noise_sd);
     let diagnostics = diagnose(&output);
     let evidence = match &output.approximation {
         // An approximation brings its own evidence (the Laplace log marginal likelihood): no
@@ -300,13 +295,18 @@ pub(crate) fn run_job(
     })
 }
 
-/// The model's likelihood bound to the data's observed values (binomial: and their trials).
+/// The model's likelihood bound to the data's observed values (counts and successes with their
+/// cells' offsets; binomial successes with their trials).
 pub(crate) fn likelihood_of(model: &crate::model::ModelSpec, dataset: &Dataset) -> Likelihood {
-    Likelihood::of_observations(
+    let offsets = match model.likelihood {
+        LikelihoodKind::Poisson | LikelihoodKind::Binomial => dataset.observed_offsets(),
+        LikelihoodKind::Gaussian | LikelihoodKind::Probit => Vec::new(),
+    };
+    Likelihood::of_observations_with_offsets(
         model.likelihood,
         &dataset.observed,
         model.noise_sd,
-        model.offset,
+        offsets,
     )
 }
 
@@ -397,6 +397,7 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
             column,
             trials,
             holdout,
+            ..
         } => {
             let grid = read_data_grid(path, column, trials.as_deref(), dims, model.likelihood)
                 .map_err(|e| failed(path, e.to_string()))?;
@@ -409,6 +410,7 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
                 y,
                 window,
                 holdout,
+                ..
             } = points.as_ref();
             let source = PointsSource {
                 x,
@@ -420,13 +422,23 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
             (grid, *holdout)
         }
     };
+    let exposure = match job.spec.data.exposure() {
+        Some(exposure) => {
+            let (values, _) =
+                read_exposure(exposure, dims).map_err(|e| failed(&exposure.path, e.to_string()))?;
+            Some((exposure.scale, values))
+        }
+        None => None,
+    };
+    let trials = grid.trials.clone();
+    let cells = grid_cells(grid, exposure, model.offset);
     let mut rng = stream(
         seed,
         Purpose::Observations,
         job.header.streams.data(&OBSERVATIONS),
     );
-    let dataset = Dataset::from_grid_values(prior.grid(), grid.values, holdout, &mut rng)?;
-    Ok(match grid.trials {
+    let dataset = Dataset::from_grid_cells(prior.grid(), cells, holdout, &mut rng)?;
+    Ok(match trials {
         Some(trials) => dataset.with_trials(&trials)?,
         None => dataset,
     })

@@ -29,11 +29,11 @@ crate::declare_keys! {
     MODEL_VARIANCE = model.variance { rule: Rule::Positive, default: Default::Float(1.0), label: Label::new("variance", "prior variance") },
     /// The likelihood linking the field to the observations: gaussian values, probit labels, poisson counts, or binomial successes of trials (logit link; trials from data.trials for csv data, data.trials_per_cell for simulated data).
     MODEL_LIKELIHOOD = model.likelihood { value: ValueType::Choice(LikelihoodKind::NAMES), default: Default::Text("gaussian"), label: Label::new("", "model likelihood") },
-    /// Poisson: a known log-exposure, rate = exp(u + offset); "log-area" = log of a cell's area (its length on a 1-D grid) in the window's units, so that exp(u) is an intensity per unit area. Binomial: a known log-odds, success probability logistic(u + offset) (a number; "log-area" is refused).
+    /// Poisson: the log offset every cell shares, rate = exp(u + offset) (times the cell's exposure when data.exposure or data.offset gives one); "log-area" = log of a cell's area (its length on a 1-D grid) in the window's units, so that exp(u) is an intensity per unit area. Binomial: a known log-odds, success probability logistic(u + offset) (a number; "log-area" is refused).
     MODEL_OFFSET = model.offset { value: ValueType::FloatOrAlias(&["log-area"]), rule: Rule::Finite, default: Default::Derived("`\"log-area\"` for points data; 0 otherwise"), label: Label::new("offset", "log offset") },
     /// > 0: also estimate log p(data | model) from this many prior draws.
     MODEL_EVIDENCE_DRAWS = model.evidence_draws { value: ValueType::Integer, rule: Rule::IntRange(0, MAX_EVIDENCE_DRAWS), default: Default::Int(0) },
-    /// The constant mean of the field (the intercept): a number, or "auto" = log(mean observed count per cell) - offset - variance / 2 (poisson: the prior's mean count per cell is the observed one), logit(sum k / sum n) - offset with no variance term (binomial: the prior's median success probability is the pooled share of successes of the observed cells; a share of 0 or 1 is moved half a success inside), the mean observation (gaussian), 0 (probit).
+    /// The constant mean of the field (the intercept): a number, or "auto" = log(total observed count / total exposure of the observed cells) - model.offset - variance / 2 (poisson: the prior's mean rate per unit exposure is the observed one; a cell's exposure is data.exposure, or exp(data.offset), 1 when neither is given, so then log(mean observed count per cell) - model.offset - variance / 2), logit(sum k / sum n) - model.offset with no variance term (binomial: the prior's median success probability is the pooled share of successes of the observed cells; a share of 0 or 1 is moved half a success inside), the mean observation (gaussian), 0 (probit).
     MODEL_MEAN = model.mean {
         value: ValueType::FloatOrWord(&["auto"]),
         rule: Rule::Finite,
@@ -131,11 +131,27 @@ crate::declare_keys! {
         default: Default::Derived("none"),
         keyed: Keyed::UnlessDefault,
     },
-    /// A grid CSV holding the covariates (columns i, j and each name of data.covariates, one row per cell of the study's grid), relative to the study file's folder: required for points and simulated data, optional for csv data (default: the data file itself).
+    /// A grid CSV holding the covariates (columns i, j and each name of data.covariates, one row per cell of the study's grid), relative to the study file's folder: required for points and simulated data, optional for csv data (default: the data file itself). It also holds the exposure column (data.exposure, data.offset) of points data, and of csv data whose file has no such column.
     DATA_COVARIATES_PATH = data.covariates_path {
         value: ValueType::Text,
         rule: Rule::NonEmpty,
         default: Default::Derived("csv data: data.path; otherwise required with data.covariates"),
+        keyed: Keyed::UnlessDefault,
+    },
+    /// Poisson only: a column holding each cell's exposure E >= 0 (population, area, person-years): the cell's count is Poisson(E exp(u + model.offset)), log E added to its offset; E = 0 takes the cell out of the likelihood (it is still predicted, its expected count 0). Read from the grid CSV (csv data: every row the file has needs one, also where the count is empty) or else from data.covariates_path (points data: always; every cell). Not with data.offset.
+    DATA_EXPOSURE = data.exposure {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Derived("none (every cell's exposure is 1)"),
+        applies: Applies::Source(&["csv", "points"]),
+        keyed: Keyed::UnlessDefault,
+    },
+    /// Poisson only: a column holding each cell's log exposure (a finite number), added to model.offset: data.exposure on the log scale, read from the same file. Not with data.exposure.
+    DATA_OFFSET = data.offset {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Derived("none (every cell's log exposure is 0)"),
+        applies: Applies::Source(&["csv", "points"]),
         keyed: Keyed::UnlessDefault,
     },
     /// Standardise each covariate (subtract its mean over every cell, divide by its population sd), so a coefficient is the change of the log rate per sd of its covariate.

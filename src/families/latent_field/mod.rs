@@ -10,8 +10,9 @@
 //!   `binomial_keys`, the job row's parameters in `params`, the memory estimate in `memory`),
 //!   with
 //!   [`grid_csv`] to read a real grid and [`points_csv`] to read a point pattern and count it
-//!   on the grid (both give the same in-memory grid), and [`region_csv`] to read a study region
-//!   that is not a rectangle;
+//!   on the grid (both give the same in-memory grid), [`region_csv`] to read a study region
+//!   that is not a rectangle, and [`exposure`] to read the counts' exposure and assemble each
+//!   cell's value and log offset;
 //! - [`schema`]: its result tables and their columns;
 //! - [`job`]: one job: prior, data, likelihood, the run of the sampler kind, then [`cells`]
 //!   (per-cell R-hat, ESS, MCSE), [`hyper`] (the inferred hyperparameters' summaries),
@@ -24,7 +25,9 @@
 
 mod binomial_keys;
 pub(crate) mod cells;
+pub(crate) mod centres;
 pub(crate) mod coefficients;
+pub(crate) mod exposure;
 pub(crate) mod figures;
 pub mod grid_csv;
 pub(crate) mod hyper;
@@ -122,10 +125,12 @@ impl StudyFamily for LatentField {
             DataSpec::Points(points) => vec![points.path.as_path()],
             DataSpec::Simulated { .. } => Vec::new(),
         };
-        if let Some(covariates) = &spec.model.covariates
-            && !files.contains(&covariates.path.as_path())
-        {
-            files.push(covariates.path.as_path());
+        let covariates = spec.model.covariates.as_ref().map(|c| c.path.as_path());
+        let exposure = spec.data.exposure().map(|e| e.path.as_path());
+        for path in [covariates, exposure].into_iter().flatten() {
+            if !files.contains(&path) {
+                files.push(path);
+            }
         }
         files
     }

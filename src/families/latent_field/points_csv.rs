@@ -87,8 +87,9 @@ pub(crate) fn points_grid(
         _ => counts,
     };
     GridData {
-        values,
+        values: values.into_iter().map(Some).collect(),
         trials: None,
+        given: None,
         window: Some(window),
     }
 }
@@ -257,7 +258,11 @@ mod tests {
     #[test]
     fn presence_for_probit_counts_for_poisson() {
         let points = [(0.1, 0.1), (0.2, 0.2), (0.9, 0.9)];
-        let grid = |likelihood| points_grid(&points, UNIT, (2, 2), likelihood).values;
+        let grid = |likelihood| {
+            points_grid(&points, UNIT, (2, 2), likelihood)
+                .complete_values()
+                .unwrap()
+        };
         assert_eq!(grid(LikelihoodKind::Poisson), vec![2.0, 0.0, 0.0, 1.0]);
         assert_eq!(grid(LikelihoodKind::Probit), vec![1.0, -1.0, -1.0, 1.0]);
     }
@@ -370,7 +375,7 @@ mod tests {
                     read_grid_csv(&grid, "count", (d, d), LikelihoodKind::Poisson).unwrap();
                 let binned = points_grid(&points, window, (d, d), LikelihoodKind::Poisson);
                 assert_eq!(
-                    binned.values.iter().sum::<f64>(),
+                    binned.values.iter().flatten().sum::<f64>(),
                     total,
                     "{name} at D = {d}"
                 );

@@ -9,7 +9,9 @@
 use std::sync::Arc;
 
 use super::binomial_keys::{check_binomial_keys, trials_column, trials_per_cell};
-use super::grid_csv::{read_data_grid, read_grid_columns};
+use super::centres::same_window;
+use super::exposure::{cached_grid, names_exposure, with_exposure};
+use super::grid_csv::{Coverage, Reading, read_grid_columns};
 use super::hyper_keys::{PRIOR_KEYS, hyper_priors, hyper_values_set, value_key};
 use super::keys::*;
 use super::memory::{MEMORY_LIMIT_BYTES, estimated_job_bytes, format_bytes};
@@ -113,6 +115,7 @@ impl Resolution<'_, '_> {
             }
         };
         let grid = self.grid(settings, shape, data_window)?;
+        let data = with_exposure(self.resolver, settings, likelihood, data, &grid)?;
         let covariates = self.covariates(settings, &grid, &data)?;
         let mean = mean_spec(settings, source, likelihood);
         let model = ModelSpec {
@@ -486,14 +489,9 @@ impl Resolution<'_, '_> {
         let path = self.resolver.study_dir().join(&written);
         let column = data_column(settings, likelihood);
         let trials = trials_column(settings, likelihood);
-        let dims = shape.dims();
-        let cache_key = format!("grid csv {path:?} {column:?} {trials:?} {dims:?} {likelihood}");
-        let outcome = self.resolver.cached(cache_key, || {
-            read_data_grid(&path, &column, trials.as_deref(), dims, likelihood)
-                .map(|data| data.window)
-                .map_err(|e| e.to_string())
-        });
-        let window = match outcome {
+        let columns = (column.as_str(), trials.as_deref());
+        let outcome = cached_grid(self.resolver, &path, columns, shape.dims(), likelihood);
+        let window = match outcome.map(|data| data.window) {
             Ok(window) => window,
             Err(problem) => {
                 return Err(self.resolver.error_at(
@@ -509,6 +507,7 @@ impl Resolution<'_, '_> {
             column,
             trials,
             holdout: settings.float(DATA_HOLDOUT),
+            exposure: None,
         };
         Ok((data, window))
     }
@@ -543,14 +542,15 @@ impl Resolution<'_, '_> {
         data: &DataSpec,
     ) -> Result<Option<Arc<Covariates>>, StudyError> {
         let Some(given) = settings.given(DATA_COVARIATES) else {
-            if settings.given(DATA_COVARIATES_PATH).is_some() {
+            if settings.given(DATA_COVARIATES_PATH).is_some() && !names_exposure(settings) {
                 return Err(self
                     .resolver
                     .error_at(
                         settings,
                         &[DATA_COVARIATES_PATH],
                         ErrorKind::Conflict,
-                        "data.covariates_path is given but data.covariates names no covariate",
+                        "data.covariates_path is given but data.covariates names no covariate \
+                         (and data.exposure, data.offset no column)",
                     )
                     .help(
                         "add covariates = [\"name\", ...] under [data], or remove covariates_path",
@@ -582,9 +582,20 @@ impl Resolution<'_, '_> {
         let dims = (grid.nx(), grid.ny());
         let cache_key = format!("covariates {path:?} {names:?} {dims:?}");
         let read = self.resolver.cached(cache_key, || {
-            let wanted: Vec<&str> = names.iter().map(String::as_str).collect();
-            read_grid_columns(&path, &wanted, dims, LikelihoodKind::Gaussian)
-                .map(|grid| (grid.columns, grid.window))
+            let wanted: Vec<(&str, Reading)> = names
+                .iter()
+                .map(|name| (name.as_str(), Reading::Covariate))
+                .collect();
+            read_grid_columns(&path, &wanted, dims, Coverage::Every)
+                .map(|grid| {
+                    // Every cell of every covariate: what `Coverage::Every` reads.
+                    let columns: Vec<Vec<f64>> = grid
+                        .columns
+                        .into_iter()
+                        .map(|column| column.into_iter().flatten().collect())
+                        .collect();
+                    (columns, grid.window)
+                })
                 .map_err(|e| e.to_string())
         });
         let key = if settings.given(DATA_COVARIATES_PATH).is_some() {
@@ -742,6 +753,7 @@ impl Resolution<'_, '_> {
             y,
             window,
             holdout: settings.float(DATA_HOLDOUT),
+            exposure: None,
         })))
     }
 
@@ -801,16 +813,6 @@ impl Resolution<'_, '_> {
         }
         Ok(Grid::over_window(nx, ny, window))
     }
-}
-
-/// Whether two windows agree to a millionth of their extent (centres written to six or seven
-/// digits).
-fn same_window(a: &Window, b: &Window) -> bool {
-    let close = |p: (f64, f64), q: (f64, f64)| {
-        let extent = (q.1 - q.0).abs().max(f64::MIN_POSITIVE);
-        (p.0 - q.0).abs() <= 1e-6 * extent && (p.1 - q.1).abs() <= 1e-6 * extent
-    };
-    close(a.x, b.x) && (a.y == (0.0, 0.0) || close(a.y, b.y))
 }
 
 /// `model.grid` as a shape (validation admits only sizes >= 1).

@@ -1,10 +1,12 @@
 //! Risk maps: what a log-Gaussian Cox process is published for. Per cell, the intensity per unit
-//! area exp(u + offset) / cell area (posterior mean, 5 % and 95 % quantiles) and the posterior
+//! area exp(u + offset) / cell area, offset the cell's log offset, so the expected count per
+//! unit area (posterior mean, 5 % and 95 % quantiles), and the posterior
 //! probability that the relative risk exp(f - variance / 2) exceeds each threshold of
 //! `output.exceedance` ([`exceedance_levels`]; computed along the chains by the driver,
 //! [`crate::sampler::RunRequest::exceedance`]).
 
 use crate::model::ModelSpec;
+use crate::model::data::LogOffsets;
 use crate::sampler::RunOutput;
 
 use super::hyper::quantile;
@@ -18,9 +20,13 @@ pub(crate) struct Intensity {
     pub(crate) q95: Option<Vec<f64>>,
 }
 
-/// The intensity of a poisson run with log offset `offset` on cells of area `cell_area`; None
-/// when the run has no expected counts (other likelihoods).
-pub(crate) fn intensity(run: &RunOutput, offset: f64, cell_area: f64) -> Option<Intensity> {
+/// The intensity of a poisson run whose cells have the log offsets `offsets` and the area
+/// `cell_area`; None when the run has no expected counts (other likelihoods).
+pub(crate) fn intensity(
+    run: &RunOutput,
+    offsets: &LogOffsets,
+    cell_area: f64,
+) -> Option<Intensity> {
     let expected = run.functional_mean.as_ref()?;
     let mean = expected.iter().map(|e| e / cell_area).collect();
     let quantiles = |p: f64| -> Option<Vec<f64>> {
@@ -31,7 +37,7 @@ pub(crate) fn intensity(run: &RunOutput, offset: f64, cell_area: f64) -> Option<
                     let mut draws: Vec<f64> =
                         run.chains.iter().flat_map(|c| c.draws.cell(cell)).collect();
                     draws.sort_by(f64::total_cmp);
-                    (quantile(&draws, p) + offset).exp() / cell_area
+                    (quantile(&draws, p) + offsets.at(cell)).exp() / cell_area
                 })
                 .collect()
         })

@@ -302,7 +302,7 @@ pub fn fields(job: FieldJob<'_>, result: &JobResult) -> Result<DataFrame, Schema
     let functional = run.functional_mean.as_deref();
     let likelihood = job.spec.model.likelihood;
     let functional_if = |kind: LikelihoodKind| per_cell(functional.filter(|_| likelihood == kind));
-    let intensity = super::risk::intensity(run, job.spec.model.offset, grid.cell_area())
+    let intensity = super::risk::intensity(run, &data.offsets, grid.cell_area())
         .filter(|_| likelihood == LikelihoodKind::Poisson);
     let intensity = intensity.as_ref();
     let mut rows = rows_of(&fields::TABLE, job.header, n)
@@ -351,6 +351,9 @@ pub fn fields(job: FieldJob<'_>, result: &JobResult) -> Result<DataFrame, Schema
         rows = rows
             .set(fields::TRIALS, data.trials_by_cell())
             .set(fields::SUCCESS_PROBABILITY, per_cell(functional));
+    }
+    if likelihood == LikelihoodKind::Poisson && data.offsets.log_exposure.is_some() {
+        rows = rows.set(fields::OFFSET, (0..n).map(|c| data.offsets.at(c)));
     }
     for (k, &t) in job.spec.output.exceedance.iter().enumerate() {
         let column = fields::EXCEEDANCE.member(super::risk::exceedance_column(t));

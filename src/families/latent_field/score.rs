@@ -19,7 +19,8 @@ pub(crate) struct Scores {
     /// Mean |expected count - target| where the target is the truth's intensity over all cells
     /// (simulated) or the held-out counts (real data) (poisson).
     pub(crate) count_mae: Option<f64>,
-    /// The same for a constant rate equal to the mean observed count.
+    /// The same for a constant rate per unit exposure equal to the observed one (the mean
+    /// observed count, where the data give no exposure).
     pub(crate) baseline_count_mae: Option<f64>,
     /// Mean |posterior mean success probability - target| where the target is logistic(truth +
     /// offset) over all cells (simulated) or the share k / n of the held-out cells with a trial
@@ -37,7 +38,6 @@ pub(crate) struct Estimates<'a> {
     pub(crate) post_mean: &'a [f64],
     pub(crate) exact_mean: Option<&'a [f64]>,
     pub(crate) functional_mean: Option<&'a [f64]>,
-    pub(crate) offset: f64,
 }
 
 pub(crate) fn score(kind: LikelihoodKind, data: &Dataset, estimates: &Estimates) -> Scores {
@@ -56,12 +56,12 @@ pub(crate) fn score(kind: LikelihoodKind, data: &Dataset, estimates: &Estimates)
             scores.prediction_error = prediction_error(p, data);
         }
         (LikelihoodKind::Poisson, Some(expected)) => {
-            let (model, baseline) = count_errors(expected, data, estimates.offset);
+            let (model, baseline) = count_errors(expected, data);
             scores.count_mae = model;
             scores.baseline_count_mae = baseline;
         }
         (LikelihoodKind::Binomial, Some(success)) => {
-            let (model, baseline) = share_errors(success, data, estimates.offset);
+            let (model, baseline) = share_errors(success, data);
             scores.share_mae = model;
             scores.baseline_share_mae = baseline;
         }
@@ -71,7 +71,7 @@ pub(crate) fn score(kind: LikelihoodKind, data: &Dataset, estimates: &Estimates)
 }
 
 /// (model MAE, pooled-share baseline MAE) of the success probabilities `success` (per cell).
-fn share_errors(success: &[f64], data: &Dataset, offset: f64) -> (Option<f64>, Option<f64>) {
+fn share_errors(success: &[f64], data: &Dataset) -> (Option<f64>, Option<f64>) {
     let observed = &data.observed;
     let trials = observed.trials.iter().sum::<f64>();
     let pooled = observed.values.iter().sum::<f64>() / trials;
@@ -79,7 +79,7 @@ fn share_errors(success: &[f64], data: &Dataset, offset: f64) -> (Option<f64>, O
         Some(truth) => truth
             .iter()
             .enumerate()
-            .map(|(c, u)| (c, logistic(u + offset)))
+            .map(|(c, u)| (c, logistic(u + data.offsets.at(c))))
             .unzip(),
         None => {
             let held = &data.held_out;
@@ -118,15 +118,19 @@ fn prediction_error(p_positive: &[f64], data: &Dataset) -> Option<f64> {
     share_true(&disagreements)
 }
 
-/// (model MAE, constant-rate baseline MAE).
-fn count_errors(expected: &[f64], data: &Dataset, offset: f64) -> (Option<f64>, Option<f64>) {
-    let observed = &data.observed.values;
-    let base_rate = observed.iter().sum::<f64>() / observed.len().max(1) as f64;
+/// (model MAE, constant-rate baseline MAE). The baseline predicts a cell's count as its exposure
+/// times the observed counts' total over their cells' total exposure (the mean observed count
+/// where the data give no exposure).
+fn count_errors(expected: &[f64], data: &Dataset) -> (Option<f64>, Option<f64>) {
+    let observed = &data.observed;
+    let offsets = &data.offsets;
+    let exposure = offsets.total_exposure(&observed.cells);
+    let base_rate = observed.values.iter().sum::<f64>() / exposure.max(1.0);
     let (cells, targets): (Vec<usize>, Vec<f64>) = match &data.truth {
         Some(truth) => truth
             .iter()
             .enumerate()
-            .map(|(c, u)| (c, (u + offset).exp()))
+            .map(|(c, u)| (c, (u + offsets.at(c)).exp()))
             .unzip(),
         None => (data.held_out.cells.clone(), data.held_out.values.clone()),
     };
@@ -134,7 +138,13 @@ fn count_errors(expected: &[f64], data: &Dataset, offset: f64) -> (Option<f64>, 
         return (None, None);
     }
     let predictions: Vec<f64> = cells.iter().map(|&c| expected[c]).collect();
-    let baseline = vec![base_rate; cells.len()];
+    let baseline: Vec<f64> = match &offsets.log_exposure {
+        Some(log_exposure) => cells
+            .iter()
+            .map(|&c| log_exposure[c].exp() * base_rate)
+            .collect(),
+        None => vec![base_rate; cells.len()],
+    };
     (
         Some(mean_abs_difference(&predictions, &targets)),
         Some(mean_abs_difference(&baseline, &targets)),
@@ -163,15 +173,14 @@ pub(crate) enum Predictive<'a> {
 pub(crate) const HERMITE_NODES: usize = 40;
 
 /// The mean over held-out cells of log p(y_i | data), p(y_i | data) = E[p(y_i | u_i)] under the
-/// posterior: probit p(t | u) = Phi(t u / s), poisson Poisson(y; exp(u + offset)), binomial
-/// Binomial(k; n, logistic(u + offset)) with its binomial coefficient. `None` for gaussian
-/// data, simulated data (no held-out cells) or no draws.
+/// posterior: probit p(t | u) = Phi(t u / s), poisson Poisson(y; exp(u + offset_i)) with the
+/// cell's log offset, binomial Binomial(k; n, logistic(u + offset_i)) with its binomial
+/// coefficient. `None` for gaussian data, simulated data (no held-out cells) or no draws.
 pub(crate) fn heldout_log_predictive(
     kind: LikelihoodKind,
     data: &Dataset,
     predictive: &Predictive,
     noise_sd: f64,
-    offset: f64,
 ) -> Option<f64> {
     let held = &data.held_out;
     if held.is_empty() || kind == LikelihoodKind::Gaussian {
@@ -179,16 +188,16 @@ pub(crate) fn heldout_log_predictive(
     }
     // Each held-out cell's trials (binomial; 0, unused, for the other likelihoods).
     let trials = |k: usize| held.trials.get(k).copied().unwrap_or(0.0);
-    let log_density = |(y, n): (f64, f64), u: f64| match kind {
+    let log_density = |c: usize, (y, n): (f64, f64), u: f64| match kind {
         LikelihoodKind::Probit => log_phi(if y > 0.0 { u } else { -u } / noise_sd),
         LikelihoodKind::Poisson => {
-            let rate = u + offset;
+            let rate = u + data.offsets.at(c);
             y * rate - rate.exp() - libm::lgamma(y + 1.0)
         }
         LikelihoodKind::Binomial => {
             let coefficient =
                 libm::lgamma(n + 1.0) - libm::lgamma(y + 1.0) - libm::lgamma(n - y + 1.0);
-            coefficient + binomial_logit_log_density(y, n, u + offset)
+            coefficient + binomial_logit_log_density(y, n, u + data.offsets.at(c))
         }
         LikelihoodKind::Gaussian => unreachable!("returned above"),
     };
@@ -208,7 +217,7 @@ pub(crate) fn heldout_log_predictive(
                         .flat_map(|d| {
                             (0..d.len()).map(move |k| f64::from(d.values[k * d.cells + c]))
                         })
-                        .map(|u| log_density((y, trials(k)), u));
+                        .map(|u| log_density(c, (y, trials(k)), u));
                     log_mean_exp(logs, count as f64)
                 })
                 .sum()
@@ -223,7 +232,7 @@ pub(crate) fn heldout_log_predictive(
                     let terms = nodes
                         .iter()
                         .zip(&weights)
-                        .map(|(x, w)| w.ln() + log_density((y, trials(k)), mean[c] + sd[c] * x));
+                        .map(|(x, w)| w.ln() + log_density(c, (y, trials(k)), mean[c] + sd[c] * x));
                     log_mean_exp(terms, 1.0)
                 })
                 .sum()

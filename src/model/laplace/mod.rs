@@ -139,15 +139,16 @@ pub(crate) fn coefficient_marginals(target: &Target, fit: &LaplaceFit) -> Vec<(f
 /// Newton step is well behaved (from far below, exp(u) << y, the undamped step overshoots).
 pub(crate) fn default_start(target: &Target) -> Vec<f64> {
     match target.likelihood {
-        Likelihood::Poisson { counts, offset } => counts_start(target, counts, *offset),
+        Likelihood::Poisson { counts, offsets } => counts_start(target, counts, offsets),
         _ => vec![0.0; target.dim()],
     }
 }
 
-fn counts_start(target: &Target, counts: &[f64], offset: f64) -> Vec<f64> {
+fn counts_start(target: &Target, counts: &[f64], offsets: &[f64]) -> Vec<f64> {
     let weights: Vec<f64> = counts.iter().map(|c| c + 0.5).collect();
     let mut scattered = vec![0.0; target.cells()];
-    for ((&cell, &c), &w) in target.observed_cells.iter().zip(counts).zip(&weights) {
+    let cells = target.observed_cells.iter().zip(counts).zip(&weights);
+    for (((&cell, &c), &w), offset) in cells.zip(offsets) {
         scattered[cell] = w * ((c + 0.5).ln() - offset - target.mean);
     }
     let mut rhs = vec![0.0; target.dim()];

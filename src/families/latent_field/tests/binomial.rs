@@ -3,6 +3,7 @@
 //! located errors of settings that cannot work.
 
 use super::*;
+use crate::families::latent_field::grid_csv::{CsvError, GridData};
 use crate::model::{DataSpec, MeanSpec};
 
 /// A study file beside a grid CSV `grid.csv`, in a temporary folder.
@@ -32,6 +33,7 @@ fn a_binomial_grid_reads_its_trials_column_and_defaults_to_the_auto_mean() {
             column: "count".into(),
             trials: Some("trials".into()),
             holdout: 0.25,
+            exposure: None,
         }
     );
     assert_eq!(spec.model.likelihood, LikelihoodKind::Binomial);
@@ -161,4 +163,54 @@ fn binomial_settings_that_cannot_work_are_located() {
             "{got:?} should start with {expected:?}"
         );
     }
+}
+
+fn binomial_grid(text: &str) -> Result<GridData, CsvError> {
+    crate::families::latent_field::grid_csv::parse_binomial_grid_csv(
+        text,
+        Path::new("data/x.csv"),
+        "count",
+        "trials",
+        (2, 2),
+    )
+}
+
+/// Successes and trials j-major; n = 0 (no trial, no success) and k = n are data; a cell whose
+/// successes and trials are both empty is unobserved, with no trial.
+#[test]
+fn binomial_grids_read_successes_and_their_trials() {
+    let text = "i,j,count,trials\n1,1,1,10\n0,0,3,5\n1,0,0,0\n0,1,7,7\n";
+    let data = binomial_grid(text).unwrap();
+    assert_eq!(data.values, vec![Some(3.0), Some(0.0), Some(7.0), Some(1.0)]);
+    assert_eq!(data.trials, Some(vec![5.0, 0.0, 7.0, 10.0]));
+    let missing = "i,j,count,trials\n1,1,1,10\n0,0,NA,NA\n1,0,0,0\n0,1,7,7\n";
+    let data = binomial_grid(missing).unwrap();
+    assert_eq!(data.values, vec![None, Some(0.0), Some(7.0), Some(1.0)]);
+    assert_eq!(data.trials, Some(vec![0.0, 0.0, 7.0, 10.0]));
+}
+
+/// Each bad binomial row is refused at its line, naming the column and what it must be.
+#[test]
+fn bad_binomial_rows_are_refused_at_their_line() {
+    let head = "i,j,count,trials\n0,0,3,5\n";
+    let cases = [
+        (
+            "1,0,6,5",
+            "data/x.csv:3: count = `6` successes of trials = `5` trials: the successes cannot \
+             outnumber the trials",
+        ),
+        ("1,0,1,-2", "data/x.csv:3: trials = `-2` is not a number of trials"),
+        ("1,0,1,2.5", "data/x.csv:3: trials = `2.5` is not a number of trials"),
+        ("1,0,1,inf", "data/x.csv:3: trials = `inf` is not a number of trials"),
+        ("1,0,1,", "data/x.csv:3: trials is empty but count = `1` successes are given"),
+        ("1,0,-1,4", "data/x.csv:3: count = `-1` is not a count (binomial"),
+        ("1,0,0.5,4", "data/x.csv:3: count = `0.5` is not a count (binomial"),
+    ];
+    for (row, expected) in cases {
+        let text = format!("{head}{row}\n0,1,0,1\n1,1,0,1\n");
+        let got = binomial_grid(&text).unwrap_err().to_string();
+        assert!(got.starts_with(expected), "{got:?} should start with {expected:?}");
+    }
+    let missing = binomial_grid("i,j,count,n\n0,0,1,1\n").unwrap_err().to_string();
+    assert!(missing.starts_with("data/x.csv:1: no column `trials`"), "{missing}");
 }

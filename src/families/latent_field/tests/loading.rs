@@ -66,6 +66,8 @@ fn every_key_has_its_documented_default() {
             keys::DATA_HOLDOUT,
             keys::DATA_COVARIATES,
             keys::DATA_COVARIATES_PATH,
+            keys::DATA_EXPOSURE,
+            keys::DATA_OFFSET,
             keys::OUTPUT_EXCEEDANCE
         ]
     );

@@ -1,6 +1,7 @@
 //! The latent field's study keys as a user meets them: studies loaded through the planner.
 
 mod binomial;
+mod exposure;
 mod loading;
 mod points;
 mod sweeps;

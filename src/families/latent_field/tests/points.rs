@@ -35,6 +35,7 @@ fn a_points_study_resolves_to_points_data_over_its_window() {
             y: "y".into(),
             window,
             holdout: 0.25,
+            exposure: None,
         }))
     );
     assert_eq!(spec.model.grid, Grid::over_window(4, 2, window));

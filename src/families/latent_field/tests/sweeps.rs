@@ -258,6 +258,7 @@ fn csv_data_resolves_against_the_study_folder_and_is_checked_up_front() {
         column,
         trials,
         holdout,
+        exposure: None,
     } = &latent(point).data
     else {
         panic!("csv data expected");
