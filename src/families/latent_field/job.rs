@@ -399,10 +399,13 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
                 window,
                 holdout,
             } = points.as_ref();
+            // Every event was checked to lie in the study region when the study was loaded
+            // (`points_keys.rs`); binning needs the window only.
             let source = PointsSource {
                 x,
                 y,
                 window: *window,
+                region: None,
             };
             let grid = read_points_grid(path, source, dims, model.likelihood)
                 .map_err(|e| failed(path, e.to_string()))?;

@@ -6,8 +6,8 @@
 //! everything the family owns, in the order a job walks it:
 //!
 //! - [`keys`]: its study keys; [`resolve`]: a sweep point's settings into a job's spec (the
-//!   sampler's in `sampler_keys`, the hyperparameters' in `hyper_keys`, the job row's parameters
-//!   in `params`), with
+//!   sampler's in `sampler_keys`, the hyperparameters' in `hyper_keys`, a points file's in
+//!   `points_keys`, `model.region` in `region_keys`, the job row's parameters in `params`), with
 //!   [`grid_csv`] to read a real grid and [`points_csv`] to read a point pattern and count it
 //!   on the grid (both give the same in-memory grid), and [`region_csv`] to read a study region
 //!   that is not a rectangle;
@@ -31,7 +31,9 @@ pub(crate) mod job;
 pub mod keys;
 mod params;
 pub(crate) mod points_csv;
+mod points_keys;
 pub(crate) mod region_csv;
+mod region_keys;
 pub(crate) mod resolve;
 pub(crate) mod risk;
 pub(crate) mod rows;
@@ -123,6 +125,9 @@ impl StudyFamily for LatentField {
             && !files.contains(&covariates.path.as_path())
         {
             files.push(covariates.path.as_path());
+        }
+        if let Some(region) = &spec.region {
+            files.push(region.path.as_path());
         }
         files
     }

@@ -299,6 +299,7 @@ pub fn fields(job: FieldJob<'_>, result: &JobResult) -> Result<DataFrame, Schema
         .set(fields::J, cells.iter().map(|c| c.1 as i64))
         .set(fields::X, positions.iter().map(|p| p.0))
         .set(fields::Y, positions.iter().map(|p| p.1))
+        .set(fields::INSIDE_FRACTION, job.spec.inside_fraction())
         .set(fields::TRUTH, per_cell(data.truth.as_deref()))
         .set(fields::OBSERVED, observed)
         .set(fields::OBSERVATION, data.value_by_cell())

@@ -109,6 +109,7 @@ crate::declare_table! {
         J: i64 = required("j", "row of the cell, along y").index(),
         X: f64 = required("x", "x of the cell: i / (Dx - 1) in [0, 1], or its centre in the units of `model.window`"),
         Y: f64 = required("y", "y of the cell: j / (Dy - 1) in [0, 1], or its centre in the units of `model.window`"),
+        INSIDE_FRACTION: f64 = required("inside_fraction", "the share of the cell's area inside the study region (`model.region`), from 0 to 1, computed exactly by clipping the region's rings to the cell; 1 on every cell without a region"),
         TRUTH: f64 = nullable("truth", "the field u that generated the data (simulated data only)"),
         OBSERVED: bool = required("observed", "whether the model sees this cell's observation"),
         OBSERVATION: f64 = nullable("observation", "the datum of the cell (value, label or count); held-out cells keep theirs"),
