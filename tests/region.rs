@@ -1,6 +1,7 @@
 //! `model.region` through the real binary: each cell's share inside a region with a hole and a
 //! diagonal edge, read back from fields.parquet against areas worked out by hand; the window
-//! defaults to the region's bounding box; without a region every share is 1; a study on the
+//! defaults to the region's bounding box; region.parquet holds the outline; without a region
+//! every share is 1 and no region.parquet is written; a study on the
 //! shipped Chorley region and points passes `fieldmc check`.
 
 mod support;
@@ -75,6 +76,14 @@ fn inside_fraction_is_each_cells_exact_share_of_a_region_with_a_hole_and_a_diago
     let jobs = table(&out, "jobs");
     assert_eq!(strings(&jobs, "model_region"), [Some("region.csv".into())]);
     assert_eq!(strings(&jobs, "error"), [None]);
+    // The outline the maps draw: both rings, in the file's order, numbered from 1.
+    let region = table(&out, "region");
+    let rings: Vec<i64> = ints(&region, "ring").into_iter().flatten().collect();
+    assert_eq!(rings, [1, 1, 1, 1, 1, 2, 2, 2, 2]);
+    let vertices: Vec<i64> = ints(&region, "vertex").into_iter().flatten().collect();
+    assert_eq!(vertices, [1, 2, 3, 4, 5, 1, 2, 3, 4]);
+    let y: Vec<f64> = floats(&region, "y").into_iter().flatten().collect();
+    assert_eq!(y, [0.0, 0.0, 2.5, 4.0, 4.0, 0.5, 1.75, 1.75, 0.5]);
 }
 
 #[test]
@@ -88,6 +97,10 @@ fn without_a_region_every_cell_is_wholly_inside() {
     assert_eq!(fractions.len(), 16);
     assert!(fractions.iter().all(|f| *f == Some(1.0)), "{fractions:?}");
     assert_eq!(strings(&table(&out, "jobs"), "model_region"), [None]);
+    assert!(
+        support::read_table(&out, "region").is_none(),
+        "no region, no outline"
+    );
 }
 
 #[test]

@@ -81,6 +81,7 @@ impl StudyFamily for LatentField {
     const JOBS: &'static Table = &schema::jobs::TABLE;
     const TABLES: &'static [&'static Table] = &[
         &schema::fields::TABLE,
+        &schema::region::TABLE,
         &schema::traces::TABLE,
         &schema::hyper::TABLE,
         &schema::coefficients::TABLE,
@@ -225,6 +226,9 @@ fn chain_tables(
     }
     if !result.coefficients.is_empty() && !result.run.chains.is_empty() {
         named.push(("coefficients", rows::coefficients(header, result)?));
+    }
+    if let Some(region) = rows::region(job) {
+        named.push(("region", region?));
     }
     if let Some(inla) = rows::inla_outcome(result) {
         named.push(("inla_grid", rows::inla_grid(header, inla)?));

@@ -139,6 +139,18 @@ crate::declare_table! {
 }
 
 crate::declare_table! {
+    /// `region.parquet`: the study region's outline (`model.region`), one row per job, ring and
+    /// vertex; what the report draws on the field maps.
+    pub(crate) mod region = "region", one row per "job with `model.region`, ring and vertex" {
+        use shared::JOB_ID,
+        RING: i64 = required("ring", "the ring, numbered from 1 in the region file's order (rings combine by the even-odd rule)").index(),
+        VERTEX: i64 = required("vertex", "the vertex within its ring, from 1, in the file's order (a closing vertex that repeats the first, and consecutive repeats, dropped; the ring closes from its last vertex to its first)").index(),
+        X: f64 = required("x", "x of the vertex, in the units of `model.window`"),
+        Y: f64 = required("y", "y of the vertex, in the units of `model.window`"),
+    }
+}
+
+crate::declare_table! {
     /// `traces.parquet`: one row per job, chain and kept state.
     pub mod traces = "traces", one row per "job, chain and kept state" {
         use shared::JOB_ID,
