@@ -2,8 +2,9 @@
 //! that involve more than one key, the memory estimate, the data file checks (a grid CSV read, a
 //! points file read once per file, columns and window). Run on every sweep point when a study is
 //! loaded, so a study that loads can be planned and run without further validation. The sampler
-//! keys resolve in [`super::sampler_keys`], the hyperparameters' in [`super::hyper_keys`], and
-//! the parameters the job's row and canonical key show in [`super::params`].
+//! keys resolve in [`super::sampler_keys`], the hyperparameters' in [`super::hyper_keys`], a
+//! points file in [`super::points_keys`], `model.region` in [`super::region_keys`], and the
+//! parameters the job's row and canonical key show in [`super::params`].
 
 use std::sync::Arc;
 
