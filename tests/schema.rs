@@ -66,6 +66,13 @@ const INLA_STUDY: &str = "[study]\nseed = 7\n\
     [data]\nsubsample = 2\n\
     [sampler]\nkind = \"inla\"\n";
 
+/// A study on the shipped Chorley region (region.parquet).
+const REGION_STUDY: &str = concat!(
+    "[study]\nseed = 7\n[model]\ngrid = 4\nregion = \"",
+    env!("CARGO_MANIFEST_DIR"),
+    "/data/chorley_region.csv\"\n[sampler]\nkind = \"laplace\"\n"
+);
+
 /// A partition study on the Boston tracts: a short chain of each kind and every baseline.
 fn partition_study() -> String {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
@@ -148,6 +155,7 @@ fn every_table_matches_its_schema_and_every_declared_column_is_written() {
     written.extend(written_columns(dir.path(), "covariates", COVARIATES_STUDY));
     write_file(dir.path(), "exposure_grid.csv", EXPOSURE_GRID);
     written.extend(written_columns(dir.path(), "exposure", EXPOSURE_STUDY));
+    written.extend(written_columns(dir.path(), "region", REGION_STUDY));
     for (name, study) in FAMILY_STUDIES {
         written.extend(written_columns(dir.path(), name, study));
     }

@@ -10,6 +10,8 @@ use plotters::style::RGBColor;
 pub(crate) const MISSING: RGBColor = RGBColor(175, 175, 175);
 /// Dark grey for reference lines.
 pub(crate) const INK_GREY: RGBColor = RGBColor(90, 90, 90);
+/// Light grey for cells outside the study region (no part of them is studied).
+pub(crate) const OUTSIDE: RGBColor = RGBColor(214, 214, 214);
 /// Near-white used for cells that carry no value by design (unobserved cells).
 pub(crate) const BLANK: RGBColor = RGBColor(246, 246, 246);
 

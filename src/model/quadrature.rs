@@ -767,7 +767,12 @@ mod tests {
                 observed_cells: &[0],
                 mean: -0.3,
             };
-            posterior(&target, 80, Some(&Functional::success_probability(offset, 1))).unwrap()
+            posterior(
+                &target,
+                80,
+                Some(&Functional::success_probability(offset, 1)),
+            )
+            .unwrap()
         };
         for (k, n) in [(0.0, 3.0), (2.0, 5.0), (9.0, 9.0), (1.0, 1.0)] {
             let expected =

@@ -59,6 +59,7 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "model_variance_prior",
         "model_mean_prior",
         "model_window",
+        "model_region",
         "data_source",
         "data_length_scale",
         "data_subsample",

@@ -365,8 +365,7 @@ mod tests {
             &[s],
         );
         assert!((probability[0] - quadrature(&|u| phi(u / 0.5))).abs() < 1e-9);
-        let success =
-            marginal_expectation(&Functional::success_probability(-0.4, 1), &[m], &[s]);
+        let success = marginal_expectation(&Functional::success_probability(-0.4, 1), &[m], &[s]);
         let logistic = crate::model::special::logistic;
         assert!((success[0] - quadrature(&|u| logistic(u - 0.4))).abs() < 1e-9);
     }

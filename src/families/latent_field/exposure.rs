@@ -70,14 +70,15 @@ pub(crate) fn read_exposure(
 
 /// The data assembly: each cell's value from `data`, and its log offset summed from its
 /// sources: `common` (`model.offset`), log 0 outside the mask of a file that leaves cells out,
-/// and the exposure column (`exposure`: its log, or the log offsets as given). With neither a
-/// mask nor an exposure column every cell's log offset is `common`, exactly.
+/// the exposure column (`exposure`: its log, or the log offsets as given), and the study region
+/// (`region`: [`region_log_shares`]). With no source but `common` every cell's log offset is
+/// `common`, exactly.
 pub(crate) fn grid_cells(
     data: GridData,
     exposure: Option<(ExposureScale, Vec<Option<f64>>)>,
+    region: Option<Vec<f64>>,
     common: f64,
 ) -> GridCells {
-    let n = data.values.len();
     let mask = data.given.map(|given| {
         given
             .into_iter()
@@ -95,11 +96,10 @@ pub(crate) fn grid_cells(
             })
             .collect::<Vec<f64>>()
     });
-    let log_exposure = match (mask, column) {
-        (None, None) => None,
-        (Some(one), None) | (None, Some(one)) => Some(one),
-        (Some(mask), Some(column)) => Some((0..n).map(|c| mask[c] + column[c]).collect()),
-    };
+    let log_exposure = [mask, column, region]
+        .into_iter()
+        .flatten()
+        .reduce(|total, source| total.iter().zip(&source).map(|(a, b)| a + b).collect());
     let offsets = match log_exposure {
         Some(log_exposure) => LogOffsets::with_log_exposure(common, log_exposure),
         None => LogOffsets::constant(common),
@@ -108,6 +108,23 @@ pub(crate) fn grid_cells(
         values: data.values,
         offsets,
     }
+}
+
+/// The study region's term of each cell's log offset, from its share inside the region
+/// (`inside_fraction`): for counts (poisson) the log of the share, so that a cell's expected count
+/// is exp(u) times its area inside the region (with `model.offset = "log-area"`; the intensity
+/// stays per unit area), log 0 = -inf where the cell lies wholly outside; for the other
+/// likelihoods 0 inside and -inf outside (a share of a cell does not change a label, a value or a
+/// success probability): a mask.
+pub(crate) fn region_log_shares(inside_fraction: &[f64], likelihood: LikelihoodKind) -> Vec<f64> {
+    inside_fraction
+        .iter()
+        .map(|&share| match likelihood {
+            _ if share <= 0.0 => f64::NEG_INFINITY,
+            LikelihoodKind::Poisson => share.ln(),
+            _ => 0.0,
+        })
+        .collect()
 }
 
 /// The cells of `cells` the likelihood can see: a value, and an exposure above 0.
@@ -142,7 +159,9 @@ pub(crate) fn with_exposure(
     likelihood: LikelihoodKind,
     data: DataSpec,
     grid: &Grid,
+    inside_fraction: Option<&[f64]>,
 ) -> Result<DataSpec, StudyError> {
+    let region_shares = inside_fraction.map(|shares| region_log_shares(shares, likelihood));
     let exposure = exposure_column(resolver, settings, likelihood, &data, grid)?;
     let dims = (grid.nx(), grid.ny());
     let (data, holdout) = match data {
@@ -193,7 +212,7 @@ pub(crate) fn with_exposure(
         },
         None => None,
     };
-    let usable = usable_cells(&grid_cells(values, column, 0.0));
+    let usable = usable_cells(&grid_cells(values, column, region_shares, 0.0));
     if usable == 0 {
         return Err(resolver
             .error_at(

@@ -19,7 +19,7 @@ use crate::streams::{Purpose, stream};
 
 use super::cells::CellDiagnostics;
 use super::coefficients::{self, CoefficientSummary};
-use super::exposure::{grid_cells, read_exposure};
+use super::exposure::{grid_cells, read_exposure, region_log_shares};
 use super::grid_csv::read_data_grid;
 use super::hyper::{self, HyperSummary};
 use super::keys::{COUNTS, NOISE, OBSERVATIONS, TRUTH};
@@ -412,10 +412,13 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
                 holdout,
                 ..
             } = points.as_ref();
+            // Every event was checked to lie in the study region when the study was loaded
+            // (`points_keys.rs`); binning needs the window only.
             let source = PointsSource {
                 x,
                 y,
                 window: *window,
+                region: None,
             };
             let grid = read_points_grid(path, source, dims, model.likelihood)
                 .map_err(|e| failed(path, e.to_string()))?;
@@ -431,7 +434,12 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
         None => None,
     };
     let trials = grid.trials.clone();
-    let cells = grid_cells(grid, exposure, model.offset);
+    let region = job
+        .spec
+        .region
+        .as_ref()
+        .map(|region| region_log_shares(&region.inside_fraction, model.likelihood));
+    let cells = grid_cells(grid, exposure, region, model.offset);
     let mut rng = stream(
         seed,
         Purpose::Observations,

@@ -50,10 +50,17 @@ crate::declare_keys! {
     MODEL_VARIANCE_PRIOR = model.variance_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
     /// A prior on the field's constant mean, "normal(mean, sd)" or "uniform(low, high)" (the chains start at `model.mean`).
     MODEL_MEAN_PRIOR = model.mean_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
-    /// The physical window the cells tile, [[x0, x1], [y0, y1]] ([[x0, x1]] for a 1-D grid): the units of every length scale. Csv data: a window with the data's aspect ratio rescales the data's own. Points data: required, the study window in the points' units; every point must lie in it.
+    /// The physical window the cells tile, [[x0, x1], [y0, y1]] ([[x0, x1]] for a 1-D grid): the units of every length scale. Csv data: a window with the data's aspect ratio rescales the data's own. Points data: the study window in the points' units (required without model.region); every point must lie in it.
     MODEL_WINDOW = model.window {
         value: ValueType::Window,
-        default: Default::Derived("csv: the data's window, from its cell centres (or the unit grid when the file has none); points: none (required); simulated: points from 0 to 1 on the longer axis, cells square"),
+        default: Default::Derived("csv: the data's window, from its cell centres (or, when the file has none, the region's bounding box with model.region, else the unit grid); points and simulated with model.region: the region's bounding box; points without: none (required); simulated without: points from 0 to 1 on the longer axis, cells square"),
+        keyed: Keyed::UnlessDefault,
+    },
+    /// The study region, a CSV of polygon rings relative to the study file's folder (columns x, y in the window's units and an optional integer ring; rings combine by the even-odd rule, so a ring inside another is a hole; docs/data.md): fields.parquet gets each cell's exact share inside it (`inside_fraction`), the maps draw its outline, and points data must lie in it. 2-D grids only.
+    MODEL_REGION = model.region {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Derived("none: the whole window"),
         keyed: Keyed::UnlessDefault,
     },
     /// Where the observations come from.

@@ -7,8 +7,8 @@
 //!
 //! - [`keys`]: its study keys; [`resolve`]: a sweep point's settings into a job's spec (the
 //!   sampler's in `sampler_keys`, the hyperparameters' in `hyper_keys`, the binomial trials' in
-//!   `binomial_keys`, the job row's parameters in `params`, the memory estimate in `memory`),
-//!   with
+//!   `binomial_keys`, a points file's in `points_keys`, `model.region` in `region_keys`, the job
+//!   row's parameters in `params`, the memory estimate in `memory`), with
 //!   [`grid_csv`] to read a real grid and [`points_csv`] to read a point pattern and count it
 //!   on the grid (both give the same in-memory grid), [`region_csv`] to read a study region
 //!   that is not a rectangle, and [`exposure`] to read the counts' exposure and assemble each
@@ -37,7 +37,9 @@ pub mod keys;
 mod memory;
 mod params;
 pub(crate) mod points_csv;
+mod points_keys;
 pub(crate) mod region_csv;
+mod region_keys;
 pub(crate) mod resolve;
 pub(crate) mod risk;
 pub(crate) mod rows;
@@ -85,6 +87,7 @@ impl StudyFamily for LatentField {
     const JOBS: &'static Table = &schema::jobs::TABLE;
     const TABLES: &'static [&'static Table] = &[
         &schema::fields::TABLE,
+        &schema::region::TABLE,
         &schema::traces::TABLE,
         &schema::hyper::TABLE,
         &schema::coefficients::TABLE,
@@ -131,6 +134,9 @@ impl StudyFamily for LatentField {
             if !files.contains(&path) {
                 files.push(path);
             }
+        }
+        if let Some(region) = &spec.region {
+            files.push(region.path.as_path());
         }
         files
     }
@@ -228,6 +234,9 @@ fn chain_tables(
     }
     if !result.coefficients.is_empty() && !result.run.chains.is_empty() {
         named.push(("coefficients", rows::coefficients(header, result)?));
+    }
+    if let Some(region) = rows::region(job) {
+        named.push(("region", region?));
     }
     if let Some(inla) = rows::inla_outcome(result) {
         named.push(("inla_grid", rows::inla_grid(header, inla)?));

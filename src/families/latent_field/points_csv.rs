@@ -16,13 +16,14 @@
 //! Computed as i = floor((x - x0) / (x1 - x0) * nx), capped at nx - 1.
 //!
 //! Errors name the file and, when one row is to blame, its 1-based line: a point outside the
-//! window, a coordinate that is not a finite number, a missing coordinate column, a short row.
+//! window or outside the study region (`model.region`, when given), a coordinate that is not a finite number, a missing coordinate column, a short row.
 
 use std::path::Path;
 
 use super::grid_csv::GridData;
 use crate::model::LikelihoodKind;
 use crate::model::grid::Window;
+use crate::model::region::Region;
 use crate::study::csv::{Column, CsvError, CsvRows, CsvText, Row};
 
 /// A points file that cannot be used, with the file and (when one row is to blame) the line.
@@ -36,6 +37,9 @@ pub(crate) struct PointsSource<'a> {
     pub(crate) y: &'a str,
     /// The window every event must lie in (closed on every side).
     pub(crate) window: Window,
+    /// The study region (`model.region`) every event must lie in (its boundary included), and
+    /// its file (for messages); None for the whole window.
+    pub(crate) region: Option<(&'a Region, &'a Path)>,
 }
 
 /// The largest points file read: 256 MiB, about ten million events. Past it a wrong path (a
@@ -133,7 +137,7 @@ fn points_of(text: &CsvText, source: PointsSource<'_>) -> Result<Vec<(f64, f64)>
     let columns = Columns::find(&rows, source)?;
     let mut points = Vec::new();
     while let Some(row) = rows.next_row()? {
-        points.push(columns.read_row(&row, source.window)?);
+        points.push(columns.read_row(&row, source)?);
     }
     if points.is_empty() {
         return Err(CsvError::file(
@@ -158,8 +162,9 @@ impl Columns {
         })
     }
 
-    /// The event of one row, checked to be finite and in the window.
-    fn read_row(&self, row: &Row<'_>, window: Window) -> Result<(f64, f64), CsvError> {
+    /// The event of one row, checked to be finite, in the window and in the region.
+    fn read_row(&self, row: &Row<'_>, source: PointsSource<'_>) -> Result<(f64, f64), CsvError> {
+        let window = source.window;
         let (x, y) = (row.finite(self.x)?, row.finite(self.y)?);
         let inside = |v: f64, (lo, hi): (f64, f64)| lo <= v && v <= hi;
         if !inside(x, window.x) || !inside(y, window.y) {
@@ -167,6 +172,15 @@ impl Columns {
                 "the point ({x}, {y}) is outside model.window = {}: every point must lie in it \
                  (edges included)",
                 crate::study::shape::window_text(&window, false)
+            )));
+        }
+        if let Some((region, file)) = source.region
+            && !region.contains(x, y)
+        {
+            return Err(row.line_error(format!(
+                "the point ({x}, {y}) is outside the study region (model.region = {}): every \
+                 point must lie in it (its boundary included)",
+                file.display()
             )));
         }
         Ok((x, y))
@@ -188,6 +202,7 @@ mod tests {
             x: "x",
             y: "y",
             window,
+            region: None,
         }
     }
 
@@ -250,6 +265,7 @@ mod tests {
             x: "east",
             y: "north",
             window: UNIT,
+            region: None,
         };
         let points = parse_points("north,east\n0.5,0.25\n", Path::new("p.csv"), named).unwrap();
         assert_eq!(points, vec![(0.25, 0.5)]);

@@ -25,10 +25,6 @@ use crate::study::csv::{CsvError, CsvText};
 const MAX_REGION_BYTES: u64 = 1 << 26;
 
 /// The region in the CSV at `path`.
-#[allow(
-    dead_code,
-    reason = "model.region (issue 42) is wired into studies next"
-)]
 pub(crate) fn read_region(path: &Path) -> Result<Region, CsvError> {
     region_of(&CsvText::open(path, MAX_REGION_BYTES, "for a region file")?)
 }

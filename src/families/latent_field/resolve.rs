@@ -3,7 +3,8 @@
 //! data file checks (a grid CSV read, a points file read once per file, columns and window). Run
 //! on every sweep point when a study is loaded, so a study that loads can be planned and run
 //! without further validation. The sampler keys resolve in [`super::sampler_keys`], the
-//! hyperparameters' in [`super::hyper_keys`], the binomial trials' in `binomial_keys`, and the
+//! hyperparameters' in [`super::hyper_keys`], the binomial trials' in `binomial_keys`, a points
+//! file in [`super::points_keys`], `model.region` in [`super::region_keys`], and the
 //! parameters the job's row and canonical key show in [`super::params`].
 
 use std::sync::Arc;
@@ -15,7 +16,8 @@ use super::grid_csv::{Coverage, Reading, read_grid_columns};
 use super::hyper_keys::{PRIOR_KEYS, hyper_priors, hyper_values_set, value_key};
 use super::keys::*;
 use super::memory::{MEMORY_LIMIT_BYTES, estimated_job_bytes, format_bytes};
-use super::points_csv::{POINT_LIKELIHOODS, PointsSource, read_points};
+use super::points_keys::points_data;
+use super::region_keys::{on_grid, region_file};
 use super::sampler_keys::{asks_for_hyper, auto_kind, sampler_settings};
 use super::spec::{AUTO, LatentFieldSpec, NAME, OutputSpec};
 use crate::model::covariates::Covariates;
@@ -24,7 +26,7 @@ use crate::model::hyper::coefficient_prior_sd;
 use crate::model::hyper::joint::JointRoot;
 use crate::model::hyper::{HyperName, fixed_values};
 use crate::model::{
-    DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec, PointsData,
+    DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec,
 };
 use crate::sampler::hyper::{HyperUpdate, JointPreconditioner};
 use crate::sampler::{Broken, SamplerKind, SamplerSpec, SpecError};
@@ -101,10 +103,15 @@ impl Resolution<'_, '_> {
         } else {
             self.check_subsample(settings, shape)?;
         }
+        let region = region_file(self.resolver, settings, shape)?;
         let (data, data_window) = match source {
             DataSource::Csv => self.csv_data(settings, shape, likelihood)?,
-            // The grid's window is model.window, which the points data require.
-            DataSource::Points => (self.points_data(settings, shape, likelihood)?, None),
+            // The grid's window is model.window, or the region's bounding box.
+            DataSource::Points => {
+                let data =
+                    points_data(self.resolver, settings, shape, likelihood, region.as_ref())?;
+                (data, None)
+            }
             DataSource::Simulated => {
                 let data = DataSpec::Simulated {
                     truth_length_scale: truth_length_scale(settings),
@@ -114,8 +121,26 @@ impl Resolution<'_, '_> {
                 (data, None)
             }
         };
-        let grid = self.grid(settings, shape, data_window)?;
-        let data = with_exposure(self.resolver, settings, likelihood, data, &grid)?;
+        let grid = match (&region, settings.given(MODEL_WINDOW), data_window) {
+            // No window given and none from the data: the region's bounding box.
+            (Some(file), None, None) => {
+                let (nx, ny) = shape.dims();
+                Grid::over_window(nx, ny, file.region.bounding_box())
+            }
+            _ => self.grid(settings, shape, data_window)?,
+        };
+        let region = region
+            .map(|file| on_grid(self.resolver, settings, file, &grid))
+            .transpose()?;
+        let inside_fraction = region.as_ref().map(|r| &r.inside_fraction[..]);
+        let data = with_exposure(
+            self.resolver,
+            settings,
+            likelihood,
+            data,
+            &grid,
+            inside_fraction,
+        )?;
         let covariates = self.covariates(settings, &grid, &data)?;
         let mean = mean_spec(settings, source, likelihood);
         let model = ModelSpec {
@@ -145,6 +170,7 @@ impl Resolution<'_, '_> {
             data,
             sampler,
             output,
+            region,
         })
     }
 
@@ -638,123 +664,6 @@ impl Resolution<'_, '_> {
                 self.resolver
                     .error_at(settings, &[DATA_COVARIATES], ErrorKind::Data, message)
             })
-    }
-
-    /// The points data of a point: the file, its coordinate columns and the study window, the
-    /// file read once (whatever the grid) to check every event is a finite point in the window.
-    fn points_data(
-        &mut self,
-        settings: &Settings,
-        shape: GridShape,
-        likelihood: LikelihoodKind,
-    ) -> Result<DataSpec, StudyError> {
-        if !POINT_LIKELIHOODS.contains(&likelihood) {
-            let allowed: Vec<&str> = POINT_LIKELIHOODS.iter().map(|l| l.name()).collect();
-            return Err(self
-                .resolver
-                .error_at(
-                    settings,
-                    &[MODEL_LIKELIHOOD, DATA_SOURCE],
-                    ErrorKind::Conflict,
-                    format!(
-                        "data.source = \"points\" counts events per cell, which a {likelihood} \
-                         likelihood does not observe"
-                    ),
-                )
-                .allowed(format!(
-                    "likelihood = {} (\"poisson\": counts per cell; \"probit\": whether a cell \
-                     holds an event)",
-                    quoted_words(&allowed)
-                )));
-        }
-        let Some(written) = settings.given(DATA_PATH).map(|s| s.value.to_string()) else {
-            return Err(self
-                .resolver
-                .error_at(
-                    settings,
-                    &[DATA_SOURCE],
-                    ErrorKind::Conflict,
-                    "data.source = \"points\" needs data.path",
-                )
-                .help(
-                    "add path = \"data/your_points.csv\" under [data] (a CSV with one row per \
-                     event, relative to the study file's folder)",
-                ));
-        };
-        if shape.is_line() {
-            return Err(self
-                .resolver
-                .error_at(
-                    settings,
-                    &[MODEL_GRID, DATA_SOURCE],
-                    ErrorKind::Conflict,
-                    format!(
-                        "data.source = \"points\" bins events in x and y, but the grid is {}",
-                        shape.describe()
-                    ),
-                )
-                .allowed("a 2-D grid: D or [Dx, Dy]"));
-        }
-        let Some(given) = settings.given(MODEL_WINDOW) else {
-            return Err(self
-                .resolver
-                .error_at(
-                    settings,
-                    &[DATA_SOURCE],
-                    ErrorKind::Conflict,
-                    "data.source = \"points\" needs model.window, the region the events were \
-                     observed in (in the points' units)",
-                )
-                .help(
-                    "add window = [[x0, x1], [y0, y1]] under [model]; the grid's cells tile it and \
-                     every length scale is in its units",
-                ));
-        };
-        let spec = WindowSpec::from_param(&given.value).expect("validated window");
-        if spec.y.is_none() {
-            return Err(self
-                .resolver
-                .error_at(
-                    settings,
-                    &[MODEL_WINDOW],
-                    ErrorKind::Conflict,
-                    format!(
-                        "model.window = {} gives no y range for the points",
-                        given.value
-                    ),
-                )
-                .allowed("[[x0, x1], [y0, y1]]"));
-        }
-        let window = spec.window();
-        let path = self.resolver.study_dir().join(&written);
-        let (x, y) = (settings.text(DATA_X), settings.text(DATA_Y));
-        let cache_key = format!("points {path:?} {x:?} {y:?} {window:?}");
-        let source = PointsSource {
-            x: &x,
-            y: &y,
-            window,
-        };
-        let outcome = self.resolver.cached(cache_key, || {
-            read_points(&path, source)
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        });
-        if let Err(problem) = outcome {
-            return Err(self.resolver.error_at(
-                settings,
-                &[DATA_PATH],
-                ErrorKind::Data,
-                format!("bad data file: {problem}"),
-            ));
-        }
-        Ok(DataSpec::Points(Box::new(PointsData {
-            path,
-            x,
-            y,
-            window,
-            holdout: settings.float(DATA_HOLDOUT),
-            exposure: None,
-        })))
     }
 
     /// The grid with its window: `model.window` if given (for csv data it must keep the data's

@@ -11,7 +11,7 @@ use polars::prelude::DataFrame;
 use super::cells::kept_draw_indices;
 use super::job::JobResult;
 use super::schema::{
-    chains, coefficients, convergence, draws, fields, hyper, inla_grid, jobs, traces,
+    chains, coefficients, convergence, draws, fields, hyper, inla_grid, jobs, region, traces,
 };
 use super::score::Scores;
 use super::spec::FieldJob;
@@ -241,6 +241,29 @@ pub(crate) fn hyper(job: &JobHeader, result: &JobResult) -> Result<DataFrame, Sc
         .finish()
 }
 
+/// The outline of the job's study region: one row per ring and vertex (`None` without
+/// `model.region`).
+pub(crate) fn region(job: FieldJob<'_>) -> Option<Result<DataFrame, SchemaError>> {
+    let rings: Vec<&[(f64, f64)]> = job.spec.region.as_ref()?.region.rings().collect();
+    let vertices: Vec<(i64, i64, (f64, f64))> = rings
+        .iter()
+        .enumerate()
+        .flat_map(|(r, ring)| {
+            ring.iter()
+                .enumerate()
+                .map(move |(v, &point)| (r as i64 + 1, v as i64 + 1, point))
+        })
+        .collect();
+    Some(
+        rows_of(&region::TABLE, job.header, vertices.len())
+            .set(region::RING, vertices.iter().map(|v| v.0))
+            .set(region::VERTEX, vertices.iter().map(|v| v.1))
+            .set(region::X, vertices.iter().map(|v| v.2.0))
+            .set(region::Y, vertices.iter().map(|v| v.2.1))
+            .finish(),
+    )
+}
+
 /// What an INLA job found about its hyperparameters (`None` for every other kind).
 pub(crate) fn inla_outcome(result: &JobResult) -> Option<&InlaOutcome> {
     result.run.approximation.as_ref()?.inla.as_ref()
@@ -311,6 +334,7 @@ pub fn fields(job: FieldJob<'_>, result: &JobResult) -> Result<DataFrame, Schema
         .set(fields::J, cells.iter().map(|c| c.1 as i64))
         .set(fields::X, positions.iter().map(|p| p.0))
         .set(fields::Y, positions.iter().map(|p| p.1))
+        .set(fields::INSIDE_FRACTION, job.spec.inside_fraction())
         .set(fields::TRUTH, per_cell(data.truth.as_deref()))
         .set(fields::OBSERVED, observed)
         .set(fields::OBSERVATION, data.value_by_cell())

@@ -111,11 +111,12 @@ crate::declare_table! {
         J: i64 = required("j", "row of the cell, along y").index(),
         X: f64 = required("x", "x of the cell: i / (Dx - 1) in [0, 1], or its centre in the units of `model.window`"),
         Y: f64 = required("y", "y of the cell: j / (Dy - 1) in [0, 1], or its centre in the units of `model.window`"),
+        INSIDE_FRACTION: f64 = required("inside_fraction", "the share of the cell's area inside the study region (`model.region`), from 0 to 1, computed exactly by clipping the region's rings to the cell; 1 on every cell without a region"),
         TRUTH: f64 = nullable("truth", "the field u that generated the data (simulated data only)"),
         OBSERVED: bool = required("observed", "whether the model sees this cell's observation"),
         OBSERVATION: f64 = nullable("observation", "the datum of the cell (value, label, count, or binomial successes); held-out cells keep theirs; null where the cell has none the model could see (its value empty or `NA`, the cell left out of the grid CSV, or its exposure 0)"),
         TRIALS: f64 = optional("trials", "the binomial trials n of the cell's observation, null where it has none (binomial jobs only)"),
-        OFFSET: f64 = optional("offset", "poisson, where the data give each cell an exposure (`data.exposure`, `data.offset`) or leave cells out of the grid CSV: the cell's total log offset, `model.offset` + its log exposure, so that its expected count is exp(u + offset); null where the exposure is 0 or the cell is outside the study region (an expected count of 0)"),
+        OFFSET: f64 = optional("offset", "poisson, where the data give each cell an exposure (`data.exposure`, `data.offset`), leave cells out of the grid CSV or a `model.region` is given: the cell's total log offset, `model.offset` + its log exposure + log(`inside_fraction`), so that its expected count is exp(u + offset); null where the exposure or the share inside the region is 0 or the cell is left out (an expected count of 0)"),
         POST_MEAN: f64 = required("post_mean", "posterior mean of u").with_mcse(POST_MEAN_MCSE),
         POST_SD: f64 = required("post_sd", "posterior standard deviation of u"),
         POST_MEAN_MCSE: f64 = nullable("post_mean_mcse", "Monte Carlo standard error of `post_mean`"),
@@ -139,6 +140,18 @@ crate::declare_table! {
         presence: Presence::Optional,
         doc: "with `output.exceedance`: the posterior P(exp(f - variance / 2) > t | data) of the relative risk, f = u - mean - X beta the spatial field, whose prior mean is 1 (`exceedance_1.5`, ...); chains: the share of kept iterations; laplace without covariates: its gaussian marginal; null for inla and for laplace with covariates",
         },
+    }
+}
+
+crate::declare_table! {
+    /// `region.parquet`: the study region's outline (`model.region`), one row per job, ring and
+    /// vertex; what the report draws on the field maps.
+    pub(crate) mod region = "region", one row per "job with `model.region`, ring and vertex" {
+        use shared::JOB_ID,
+        RING: i64 = required("ring", "the ring, numbered from 1 in the region file's order (rings combine by the even-odd rule)").index(),
+        VERTEX: i64 = required("vertex", "the vertex within its ring, from 1, in the file's order (a closing vertex that repeats the first, and consecutive repeats, dropped; the ring closes from its last vertex to its first)").index(),
+        X: f64 = required("x", "x of the vertex, in the units of `model.window`"),
+        Y: f64 = required("y", "y of the vertex, in the units of `model.window`"),
     }
 }
 

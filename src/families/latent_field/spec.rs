@@ -1,7 +1,11 @@
 //! A latent-field job's settings: what its study resolves every sweep point into, and the
 //! engine's view of a job (its header and its spec).
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use crate::job::JobHeader;
+use crate::model::region::Region;
 use crate::model::{DataSpec, ModelSpec};
 use crate::sampler::SamplerSpec;
 
@@ -19,6 +23,30 @@ pub struct LatentFieldSpec {
     pub(crate) data: DataSpec,
     pub sampler: SamplerSpec,
     pub(crate) output: OutputSpec,
+    /// The study region (`model.region`), None for the whole window.
+    pub(crate) region: Option<StudyRegion>,
+}
+
+impl LatentFieldSpec {
+    /// Each cell's share inside the study region, in the grid's cell order (j * nx + i), in
+    /// [0, 1]: exact ([`Region::inside_fractions`]); 1 everywhere without `model.region`.
+    pub(crate) fn inside_fraction(&self) -> Vec<f64> {
+        match &self.region {
+            Some(region) => region.inside_fraction.to_vec(),
+            None => vec![1.0; self.model.grid.cells()],
+        }
+    }
+}
+
+/// A study region on a job's grid: the file it came from, its rings and each cell's share
+/// inside it. Shared (`Arc`) by the jobs of a study on the same file and grid.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StudyRegion {
+    /// Absolute path (resolved against the study file's folder).
+    pub(crate) path: PathBuf,
+    pub(crate) region: Arc<Region>,
+    /// Each cell's share inside the region, cell j * nx + i, in [0, 1].
+    pub(crate) inside_fraction: Arc<[f64]>,
 }
 
 /// One latent-field job as the engine reads it: the job's header and its spec.

@@ -55,10 +55,6 @@ pub(crate) struct Region {
     signs: Vec<f64>,
 }
 
-#[allow(
-    dead_code,
-    reason = "the region's uses in studies (model.region, issue 42) are wired in next"
-)]
 impl Region {
     /// The region of `rings`, each a list of vertices in order (a closing vertex that repeats
     /// the first, and consecutive repeats, are dropped). Refuses: no ring, a coordinate that is
@@ -98,6 +94,7 @@ impl Region {
     }
 
     /// The area: sum over rings of (-1)^depth |shoelace area|.
+    #[cfg(test)]
     pub(crate) fn area(&self) -> f64 {
         self.rings
             .iter()

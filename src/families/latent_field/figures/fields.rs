@@ -4,17 +4,20 @@
 //! with a colour bar. Panels that show the
 //! same quantity share one colour scale so that they can be compared by eye. When the truth's
 //! length scale is swept (prior samples, misspecification studies), one more figure puts the
-//! truths of the different length scales side by side on one scale.
+//! truths of the different length scales side by side on one scale. With a study region
+//! (`model.region`), every panel greys the cells wholly outside it (`inside_fraction` = 0) and
+//! draws its outline (region.parquet).
 
 use plotters::prelude::*;
 
 use crate::families::latent_field::keys::{DATA_LENGTH_SCALE, MODEL_LIKELIHOOD};
 use crate::families::latent_field::schema::fields::{
-    CELL, EXACT_MEAN, EXPECTED_COUNT, I, INTENSITY_MEAN, J, OBSERVATION, OBSERVED, P_POSITIVE,
-    POST_MEAN, POST_SD, SUCCESS_PROBABILITY, TRIALS, TRUTH, X, Y,
+    CELL, EXACT_MEAN, EXPECTED_COUNT, I, INSIDE_FRACTION, INTENSITY_MEAN, J, OBSERVATION, OBSERVED,
+    P_POSITIVE, POST_MEAN, POST_SD, SUCCESS_PROBABILITY, TRIALS, TRUTH, X, Y,
 };
+use crate::families::latent_field::schema::region;
 use crate::figures::chart::{Axis, Frame, Titles, colour_bar, nice_ticks, panel_figure, plot};
-use crate::figures::colour::{BLANK, ColourMap, Scale};
+use crate::figures::colour::{BLANK, ColourMap, OUTSIDE, Scale};
 use crate::figures::shape::{Cell, first_replicate, group_rows};
 use crate::figures::tables::Table;
 use crate::figures::text::{Area, DrawResult};
@@ -51,6 +54,11 @@ struct Grid {
     half_x: f64,
     half_y: f64,
     size: usize,
+    /// Whether each cell lies wholly outside the study region (`inside_fraction` = 0).
+    outside: Vec<bool>,
+    /// The study region's rings, each closed (its first vertex repeated at the end); empty
+    /// without a region.
+    outline: Vec<Vec<(f64, f64)>>,
 }
 
 impl Grid {
@@ -82,14 +90,16 @@ fn half_spacing(values: &[f64], fallback: f64) -> f64 {
 pub(crate) fn field_figures(
     context: &Context,
     fields: &Table,
+    region: Option<&Table>,
     job_ids: &[String],
 ) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
     for job_id in job_ids {
         let rows = fields.rows_of_job(job_id);
-        let Some(grid) = grid_of(fields, &rows) else {
+        let Some(mut grid) = grid_of(fields, &rows) else {
             continue;
         };
+        grid.outline = region.map_or_else(Vec::new, |table| outline_of(table, job_id));
         let likelihood = likelihood_of(context, fields, &rows, job_id);
         let panels = panels_for(fields, &rows, likelihood);
         if panels.is_empty() {
@@ -101,7 +111,7 @@ pub(crate) fn field_figures(
         figures.push(Figure {
             file,
             title: format!("Fields: {description}"),
-            caption: caption(likelihood, &panels, grid.size, job_id),
+            caption: caption(likelihood, &panels, &grid, job_id),
             kind: FigureKind::Fields,
         });
     }
@@ -242,6 +252,33 @@ fn likelihood_of(
     })
 }
 
+/// The rings of a job's study region from region.parquet, in ring and vertex order, each
+/// closed; empty when the job has none.
+fn outline_of(region: &Table, job_id: &str) -> Vec<Vec<(f64, f64)>> {
+    let mut rings: Vec<(i64, Vec<(f64, f64)>)> = Vec::new();
+    for row in region.rows_of_job(job_id) {
+        let (Some(ring), Some(x), Some(y)) = (
+            region.finite(region::RING, row),
+            region.finite(region::X, row),
+            region.finite(region::Y, row),
+        ) else {
+            continue;
+        };
+        let ring = ring as i64;
+        match rings.last_mut() {
+            Some((last, points)) if *last == ring => points.push((x, y)),
+            _ => rings.push((ring, vec![(x, y)])),
+        }
+    }
+    rings
+        .into_iter()
+        .map(|(_, mut points)| {
+            points.push(points[0]);
+            points
+        })
+        .collect()
+}
+
 /// Cell positions from the i, j (or x, y, or cell) columns; `None` when the job has no rows.
 fn grid_of(fields: &Table, rows: &[usize]) -> Option<Grid> {
     if rows.is_empty() {
@@ -275,12 +312,18 @@ fn grid_of(fields: &Table, rows: &[usize]) -> Option<Grid> {
         x.push(fields.finite(X, row).unwrap_or(i as f64 * spacing));
         y.push(fields.finite(Y, row).unwrap_or(j as f64 * spacing));
     }
+    let outside = rows
+        .iter()
+        .map(|&r| fields.finite(INSIDE_FRACTION, r) == Some(0.0))
+        .collect();
     Some(Grid {
         half_x: half_spacing(&x, spacing / 2.0),
         half_y: half_spacing(&y, spacing / 2.0),
         x,
         y,
         size,
+        outside,
+        outline: Vec::new(),
     })
 }
 
@@ -484,19 +527,30 @@ fn draw_panel(root: &Area, area: &Area, grid: &Grid, panel: &Panel) -> DrawResul
         y: "y",
     };
     let (mut chart, plot_box) = plot(root, area, (&x_axis, &y_axis), PANEL_FRAME, titles)?;
-    chart.draw_series(grid.x.iter().zip(&grid.y).zip(&panel.values).map(
-        |((&x, &y), &value)| {
-            let colour = match value {
-                None if panel.blank_when_missing => BLANK,
-                _ => panel.scale.colour(value),
-            };
-            Rectangle::new([(x - hx, y - hy), (x + hx, y + hy)], colour.filled())
-        },
-    ))?;
+    let cells = grid
+        .x
+        .iter()
+        .zip(&grid.y)
+        .zip(&panel.values)
+        .zip(&grid.outside);
+    chart.draw_series(cells.map(|(((&x, &y), &value), &outside)| {
+        let colour = match value {
+            _ if outside => OUTSIDE,
+            None if panel.blank_when_missing => BLANK,
+            _ => panel.scale.colour(value),
+        };
+        Rectangle::new([(x - hx, y - hy), (x + hx, y + hy)], colour.filled())
+    }))?;
+    chart.draw_series(
+        grid.outline
+            .iter()
+            .map(|ring| PathElement::new(ring.clone(), BLACK.stroke_width(1))),
+    )?;
     colour_bar(root, &plot_box, 8, &panel.scale, &panel.bar_label)
 }
 
-fn caption(likelihood: LikelihoodKind, panels: &[Panel], size: usize, job_id: &str) -> String {
+fn caption(likelihood: LikelihoodKind, panels: &[Panel], grid: &Grid, job_id: &str) -> String {
+    let size = grid.size;
     let titles: Vec<&str> = panels.iter().map(|p| p.title.as_str()).collect();
     let mut text = format!(
         "Job {job_id} ({likelihood} likelihood, {size} × {size} grid). Panels: {}. ",
@@ -532,6 +586,12 @@ fn caption(likelihood: LikelihoodKind, panels: &[Panel], size: usize, job_id: &s
              a priori), on a scale from 0 to 1; the \
              intensity panel is the posterior mean of exp(u + offset) per unit area of the \
              window. ",
+        );
+    }
+    if !grid.outline.is_empty() {
+        text.push_str(
+            "The black line is the study region's outline (model.region); light grey cells lie \
+             wholly outside it. ",
         );
     }
     text.push_str(
@@ -586,6 +646,35 @@ mod tests {
         let grid = grid_of(&fields, &rows).expect("grid");
         assert_eq!(grid.size, 2);
         assert_eq!((grid.x[3], grid.y[3]), (1.0, 1.0));
+    }
+
+    #[test]
+    fn cells_wholly_outside_the_region_are_marked_and_its_rings_are_closed() {
+        let fields = table(vec![
+            ("i", nums(&[0.0, 1.0, 0.0, 1.0])),
+            ("j", nums(&[0.0, 0.0, 1.0, 1.0])),
+            ("inside_fraction", nums(&[1.0, 0.0, 0.25, 1e-9])),
+        ]);
+        let grid = grid_of(&fields, &[0, 1, 2, 3]).expect("grid");
+        assert_eq!(grid.outside, [false, true, false, false]);
+        let region = table(vec![
+            (
+                "job_id",
+                text(&["a", "a", "a", "a", "a", "a", "b", "b", "b"]),
+            ),
+            ("ring", nums(&[1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 1.0, 1.0, 1.0])),
+            ("x", nums(&[0.0, 1.0, 0.0, 5.0, 6.0, 5.0, 9.0, 9.0, 9.0])),
+            ("y", nums(&[0.0, 0.0, 1.0, 5.0, 5.0, 6.0, 9.0, 9.0, 9.0])),
+        ]);
+        let outline = outline_of(&region, "a");
+        assert_eq!(
+            outline,
+            [
+                vec![(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (0.0, 0.0)],
+                vec![(5.0, 5.0), (6.0, 5.0), (5.0, 6.0), (5.0, 5.0)],
+            ]
+        );
+        assert!(outline_of(&region, "c").is_empty());
     }
 
     #[test]

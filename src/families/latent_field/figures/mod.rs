@@ -2,7 +2,7 @@
 //!
 //! | figure | when | module |
 //! |---|---|---|
-//! | field heat maps (truth, data, posterior mean/sd, error, probabilities, counts, shares) | fields.parquet | [`fields`] |
+//! | field heat maps (truth, data, posterior mean/sd, error, probabilities, counts, shares), with the study region's outline | fields.parquet, region.parquet | [`fields`] |
 //! | the truths side by side, one per true length scale (prior samples) | true length scale swept | [`fields`] |
 //! | acceptance heat map over grid size x step size, one panel per sampler | grid and beta both swept | [`acceptance`] |
 //! | RMS of running mean to the exact posterior mean (log-log, 1/sqrt(T) reference) | convergence.parquet | [`chains`] |
@@ -113,6 +113,7 @@ pub(crate) fn figures(
     let mut fields_to_read = to_set(&field_jobs);
     fields_to_read.extend(truth_jobs.iter().cloned());
     let field_rows = context.read(&schema::fields::TABLE, Some(&fields_to_read), notes)?;
+    let region_rows = context.read(&schema::region::TABLE, Some(&to_set(&field_jobs)), notes)?;
     let traces = context.read(&schema::traces::TABLE, Some(&to_set(&trace_jobs)), notes)?;
     let convergence = context.read(&schema::convergence::TABLE, None, notes)?;
     let autocorrelation = context.read(&shared::autocorrelation::TABLE, None, notes)?;
@@ -120,7 +121,12 @@ pub(crate) fn figures(
     let mut figures = Vec::new();
     if let Some(field_rows) = &field_rows {
         figures.extend(fields::truth_figure(context, field_rows, &truth_jobs)?);
-        figures.extend(fields::field_figures(context, field_rows, &field_jobs)?);
+        figures.extend(fields::field_figures(
+            context,
+            field_rows,
+            region_rows.as_ref(),
+            &field_jobs,
+        )?);
     }
     figures.extend(acceptance::acceptance_figure(context)?);
     if let Some(convergence) = &convergence {

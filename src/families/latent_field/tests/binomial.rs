@@ -181,7 +181,10 @@ fn binomial_grid(text: &str) -> Result<GridData, CsvError> {
 fn binomial_grids_read_successes_and_their_trials() {
     let text = "i,j,count,trials\n1,1,1,10\n0,0,3,5\n1,0,0,0\n0,1,7,7\n";
     let data = binomial_grid(text).unwrap();
-    assert_eq!(data.values, vec![Some(3.0), Some(0.0), Some(7.0), Some(1.0)]);
+    assert_eq!(
+        data.values,
+        vec![Some(3.0), Some(0.0), Some(7.0), Some(1.0)]
+    );
     assert_eq!(data.trials, Some(vec![5.0, 0.0, 7.0, 10.0]));
     let missing = "i,j,count,trials\n1,1,1,10\n0,0,NA,NA\n1,0,0,0\n0,1,7,7\n";
     let data = binomial_grid(missing).unwrap();
@@ -199,18 +202,44 @@ fn bad_binomial_rows_are_refused_at_their_line() {
             "data/x.csv:3: count = `6` successes of trials = `5` trials: the successes cannot \
              outnumber the trials",
         ),
-        ("1,0,1,-2", "data/x.csv:3: trials = `-2` is not a number of trials"),
-        ("1,0,1,2.5", "data/x.csv:3: trials = `2.5` is not a number of trials"),
-        ("1,0,1,inf", "data/x.csv:3: trials = `inf` is not a number of trials"),
-        ("1,0,1,", "data/x.csv:3: trials is empty but count = `1` successes are given"),
-        ("1,0,-1,4", "data/x.csv:3: count = `-1` is not a count (binomial"),
-        ("1,0,0.5,4", "data/x.csv:3: count = `0.5` is not a count (binomial"),
+        (
+            "1,0,1,-2",
+            "data/x.csv:3: trials = `-2` is not a number of trials",
+        ),
+        (
+            "1,0,1,2.5",
+            "data/x.csv:3: trials = `2.5` is not a number of trials",
+        ),
+        (
+            "1,0,1,inf",
+            "data/x.csv:3: trials = `inf` is not a number of trials",
+        ),
+        (
+            "1,0,1,",
+            "data/x.csv:3: trials is empty but count = `1` successes are given",
+        ),
+        (
+            "1,0,-1,4",
+            "data/x.csv:3: count = `-1` is not a count (binomial",
+        ),
+        (
+            "1,0,0.5,4",
+            "data/x.csv:3: count = `0.5` is not a count (binomial",
+        ),
     ];
     for (row, expected) in cases {
         let text = format!("{head}{row}\n0,1,0,1\n1,1,0,1\n");
         let got = binomial_grid(&text).unwrap_err().to_string();
-        assert!(got.starts_with(expected), "{got:?} should start with {expected:?}");
+        assert!(
+            got.starts_with(expected),
+            "{got:?} should start with {expected:?}"
+        );
     }
-    let missing = binomial_grid("i,j,count,n\n0,0,1,1\n").unwrap_err().to_string();
-    assert!(missing.starts_with("data/x.csv:1: no column `trials`"), "{missing}");
+    let missing = binomial_grid("i,j,count,n\n0,0,1,1\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        missing.starts_with("data/x.csv:1: no column `trials`"),
+        "{missing}"
+    );
 }

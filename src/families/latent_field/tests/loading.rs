@@ -58,6 +58,7 @@ fn every_key_has_its_documented_default() {
         vec![
             keys::MODEL_WINDOW,
             keys::DATA_TRIALS_PER_CELL,
+            keys::MODEL_REGION,
             keys::DATA_PATH,
             keys::DATA_X,
             keys::DATA_Y,
@@ -112,7 +113,7 @@ fn unknown_keys_list_the_allowed_ones_and_suggest_the_nearest() {
         error.to_string(),
         "studies/t.toml:4:1: unknown key `lenght_scale` in [model]\n  \
          allowed: family, grid, kernel, length_scale, variance, likelihood, offset, evidence_draws, mean, \
-         length_scale_prior, length_scale_y, length_scale_y_prior, variance_prior, mean_prior, window, \
+         length_scale_prior, length_scale_y, length_scale_y_prior, variance_prior, mean_prior, window, region, \
          coefficient_prior\n  \
          help: did you mean `length_scale`?"
     );
