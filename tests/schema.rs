@@ -70,7 +70,9 @@ const INLA_STUDY: &str = "[study]\nseed = 7\n\
 const REGION_STUDY: &str = concat!(
     "[study]\nseed = 7\n[model]\ngrid = 4\nregion = \"",
     env!("CARGO_MANIFEST_DIR"),
-    "/data/chorley_region.csv\"\n[sampler]\nkind = \"laplace\"\n"
+    "/data/chorley_region.csv\"\nlikelihood = \"poisson\"\n[data]\nsource = \"points\"\npath = \"",
+    env!("CARGO_MANIFEST_DIR"),
+    "/data/chorley_larynx.csv\"\n[sampler]\nkind = \"laplace\"\n"
 );
 
 /// A partition study on the Boston tracts: a short chain of each kind and every baseline.

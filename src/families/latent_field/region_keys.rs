@@ -46,16 +46,6 @@ pub(super) fn region_file(
             )
             .allowed("a 2-D grid: D or [Dx, Dy]"));
     }
-    if settings.text(DATA_SOURCE) == DataSource::Simulated.name() {
-        return Err(resolver
-            .error_at(
-                settings,
-                &[MODEL_REGION, DATA_SOURCE],
-                ErrorKind::Conflict,
-                "model.region restricts real data to a study region, but data.source = \"simulated\"",
-            )
-            .help("remove model.region, or read real data (source = \"csv\" or \"points\")"));
-    }
     let path = resolver.study_dir().join(given.value.to_string());
     let cache_key = format!("region {path:?}");
     let read = resolver.cached(cache_key, || {
@@ -113,4 +103,24 @@ pub(super) fn on_grid(
         region,
         inside_fraction,
     })
+}
+
+/// A region on simulated data is refused: the simulated observations cover the whole window
+/// (checked after the region file and its fit to the window, whose errors come first).
+pub(super) fn check_region_source(
+    resolver: &Resolver<'_>,
+    settings: &Settings,
+    source: DataSource,
+) -> Result<(), StudyError> {
+    if settings.given(MODEL_REGION).is_none() || source != DataSource::Simulated {
+        return Ok(());
+    }
+    Err(resolver
+        .error_at(
+            settings,
+            &[MODEL_REGION, DATA_SOURCE],
+            ErrorKind::Conflict,
+            "model.region restricts real data to a study region, but data.source = \"simulated\"",
+        )
+        .help("remove model.region, or read real data (source = \"csv\" or \"points\")"))
 }

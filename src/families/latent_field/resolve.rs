@@ -17,7 +17,7 @@ use super::hyper_keys::{PRIOR_KEYS, hyper_priors, hyper_values_set, value_key};
 use super::keys::*;
 use super::memory::{MEMORY_LIMIT_BYTES, estimated_job_bytes, format_bytes};
 use super::points_keys::points_data;
-use super::region_keys::{on_grid, region_file};
+use super::region_keys::{check_region_source, on_grid, region_file};
 use super::sampler_keys::{asks_for_hyper, auto_kind, sampler_settings};
 use super::spec::{AUTO, LatentFieldSpec, NAME, OutputSpec};
 use crate::model::covariates::Covariates;
@@ -132,6 +132,7 @@ impl Resolution<'_, '_> {
         let region = region
             .map(|file| on_grid(self.resolver, settings, file, &grid))
             .transpose()?;
+        check_region_source(self.resolver, settings, source)?;
         let inside_fraction = region.as_ref().map(|r| &r.inside_fraction[..]);
         let data = with_exposure(
             self.resolver,

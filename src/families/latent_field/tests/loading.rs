@@ -57,8 +57,8 @@ fn every_key_has_its_documented_default() {
         null,
         vec![
             keys::MODEL_WINDOW,
-            keys::DATA_TRIALS_PER_CELL,
             keys::MODEL_REGION,
+            keys::DATA_TRIALS_PER_CELL,
             keys::DATA_PATH,
             keys::DATA_X,
             keys::DATA_Y,
