@@ -1,7 +1,8 @@
 //! `model.region` through the real binary: each cell's share inside a region with a hole and a
 //! diagonal edge, read back from fields.parquet against areas worked out by hand; the window
 //! defaults to the region's bounding box; region.parquet holds the outline; without a region
-//! every share is 1 and no region.parquet is written; a study on the
+//! the likelihood's log offset of each cell is the log of its area inside the region; without a
+//! region every share is 1 and no region.parquet is written; a study on the
 //! shipped Chorley region and points passes `fieldmc check`.
 
 mod support;
@@ -36,13 +37,19 @@ fn shares_by_hand() -> Vec<f64> {
     share
 }
 
-/// A small simulated study on a 4 x 4 grid, with `extra` lines under [model].
+/// Five events, inside [`REGION`] (below the diagonal, outside the hole).
+const POINTS: &str = "x,y\n2,2\n3.5,1\n0.5,3\n1,0.25\n2.5,3.5\n";
+
+/// A small points study (poisson, `model.offset` = "log-area", the default for points) on a
+/// 4 x 4 grid, with `extra` lines under [model].
 fn study(dir: &Path, name: &str, extra: &str) -> std::path::PathBuf {
+    write_file(dir, "points.csv", POINTS);
     write_file(
         dir,
         &format!("{name}.toml"),
         &format!(
-            "[study]\nname = \"{name}\"\n[model]\ngrid = 4\n{extra}\n\
+            "[study]\nname = \"{name}\"\n[model]\ngrid = 4\nlikelihood = \"poisson\"\n{extra}\n\
+             [data]\nsource = \"points\"\npath = \"points.csv\"\n\
              [sampler]\nkind = \"pcn\"\niterations = 40\nchains = 1\n"
         ),
     )
@@ -70,6 +77,17 @@ fn inside_fraction_is_each_cells_exact_share_of_a_region_with_a_hole_and_a_diago
             "cell {cell}: inside_fraction {got}, by hand {want}"
         );
     }
+    // The likelihood sees each cell's area inside the region: its log offset is log(cell area
+    // = 1) + log(share).
+    let offsets: Vec<Option<f64>> = floats(&fields, "offset");
+    for (cell, (offset, want)) in offsets.iter().zip(&expected).enumerate() {
+        let offset = offset.expect("every cell reaches into the region");
+        assert!(
+            (offset - want.ln()).abs() < 1e-12,
+            "cell {cell}: offset {offset}, log share {}",
+            want.ln()
+        );
+    }
     // The window is the region's bounding box [0, 4]^2: cell centres at 0.5, 1.5, 2.5, 3.5.
     let x: Vec<f64> = floats(&fields, "x").into_iter().flatten().collect();
     assert_eq!(&x[..4], [0.5, 1.5, 2.5, 3.5]);
@@ -89,7 +107,7 @@ fn inside_fraction_is_each_cells_exact_share_of_a_region_with_a_hole_and_a_diago
 #[test]
 fn without_a_region_every_cell_is_wholly_inside() {
     let dir = tempfile::tempdir().unwrap();
-    let plain = study(dir.path(), "plain", "");
+    let plain = study(dir.path(), "plain", "window = [[0, 4], [0, 4]]");
     let out = dir.path().join("out");
     run_ok(&plain, &out, 1);
     let fields = table(&out, "fields");

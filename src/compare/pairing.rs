@@ -1,7 +1,9 @@
 //! Which job of one folder is which job of the other. Jobs are paired by what they are — their
 //! replicate and every study key as run, read from `jobs.parquet` — not by their id, because the
 //! id hashes the study seed too: two runs at different seeds hold the same jobs under different
-//! ids.
+//! ids. A key whose value is null is left out, as the job id leaves it out: a key a later
+//! version added (its column null in every job that does not use it) is the same job as the
+//! earlier version's without the column.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -18,7 +20,8 @@ use crate::table::shared::jobs::{PARAMETERS, REPLICATE, STATUS};
 #[derive(Debug, Clone)]
 pub(crate) struct JobList {
     pub(crate) ids: Vec<String>,
-    /// `replicate=0; model_grid=16; ...`: the job's parameters, sorted by column.
+    /// `replicate=0; model_grid=16; ...`: the job's parameters, sorted by column, the null ones
+    /// left out.
     pub(crate) keys: Vec<String>,
     pub(crate) statuses: Vec<String>,
 }
@@ -53,10 +56,7 @@ impl JobList {
         let mut keys = vec![String::new(); frame.height()];
         for column in &key_columns {
             for (key, value) in keys.iter_mut().zip(text(column)?) {
-                if !key.is_empty() {
-                    key.push_str("; ");
-                }
-                key.push_str(&format!("{column}={}", value.as_deref().unwrap_or("null")));
+                add_to_key(key, column, value.as_deref());
             }
         }
         Ok(JobList {
@@ -65,6 +65,17 @@ impl JobList {
             statuses,
         })
     }
+}
+
+/// `column=value` appended to `key`, nothing when the value is null.
+fn add_to_key(key: &mut String, column: &str, value: Option<&str>) {
+    let Some(value) = value else {
+        return;
+    };
+    if !key.is_empty() {
+        key.push_str("; ");
+    }
+    key.push_str(&format!("{column}={value}"));
 }
 
 /// A job present in both folders.
@@ -162,5 +173,22 @@ mod tests {
         assert_eq!(ids, [("a1", "b1"), ("a2", "b2")]);
         assert_eq!(only_a, ["a3 (replicate=2)"]);
         assert_eq!(only_b, ["b9 (replicate=9)"]);
+    }
+
+    /// A folder written before a key existed and one where that key's column is null name the
+    /// same job; a value that is there is part of the key.
+    #[test]
+    fn a_null_key_is_left_out_so_a_key_added_later_pairs() {
+        let mut older = String::new();
+        add_to_key(&mut older, "replicate", Some("0"));
+        add_to_key(&mut older, "model_grid", Some("16"));
+        let mut newer = String::new();
+        add_to_key(&mut newer, "replicate", Some("0"));
+        add_to_key(&mut newer, "model_grid", Some("16"));
+        add_to_key(&mut newer, "model_region", None);
+        assert_eq!(older, newer);
+        assert_eq!(newer, "replicate=0; model_grid=16");
+        add_to_key(&mut newer, "data_exposure", Some("population"));
+        assert_ne!(older, newer);
     }
 }

@@ -292,3 +292,41 @@ fn bad_exposures_are_refused_where_they_are_written() {
         headline(simulated)
     );
 }
+
+/// The study region's term of the log offset: for counts the log of each cell's share (so the
+/// expected count is exp(u) times the area inside), for labels a mask; a cell wholly outside
+/// is out of the likelihood whatever the likelihood, and the terms add to the exposure's.
+#[test]
+fn a_cells_share_of_the_region_adds_its_log_to_the_counts_offset_and_masks_the_others() {
+    use crate::families::latent_field::exposure::{grid_cells, region_log_shares, usable_cells};
+    use crate::families::latent_field::grid_csv::GridData;
+    let shares = [1.0, 0.25, 0.0];
+    let data = || GridData {
+        values: vec![Some(1.0); 3],
+        trials: None,
+        given: None,
+        window: None,
+    };
+    let poisson = region_log_shares(&shares, LikelihoodKind::Poisson);
+    assert_eq!(poisson, [0.0, 0.25f64.ln(), f64::NEG_INFINITY]);
+    let exposure = Some((
+        ExposureScale::Exposure,
+        vec![Some(2.0), Some(4.0), Some(5.0)],
+    ));
+    let cells = grid_cells(data(), exposure, Some(poisson), -1.0);
+    assert_eq!(cells.offsets.at(0), -1.0 + 2f64.ln());
+    assert_eq!(cells.offsets.at(1), -1.0 + 4f64.ln() + 0.25f64.ln());
+    assert_eq!(cells.offsets.at(2), f64::NEG_INFINITY);
+    assert_eq!(usable_cells(&cells), 2);
+    for kind in [
+        LikelihoodKind::Probit,
+        LikelihoodKind::Binomial,
+        LikelihoodKind::Gaussian,
+    ] {
+        let mask = region_log_shares(&shares, kind);
+        assert_eq!(mask, [0.0, 0.0, f64::NEG_INFINITY], "{kind}");
+        assert_eq!(usable_cells(&grid_cells(data(), None, Some(mask), 0.0)), 2);
+    }
+    let whole = grid_cells(data(), None, None, 0.5);
+    assert_eq!((whole.offsets.at(2), usable_cells(&whole)), (0.5, 3));
+}
