@@ -28,7 +28,7 @@ for seed in $(seq 1000 1199); do
             split($0, parts, " = ")
             mean = parts[2] + 0; sd = parts[3] + 0
             z = mean > sd ? mean : sd
-            if (z > largest && match($0, /(probit|poisson) [a-z_]+ beta=/)) {
+            if (z > largest && match($0, /(probit|poisson-exposure|poisson|binomial) [a-z_]+ beta=/)) {
                 largest = z; where = substr($0, RSTART, RLENGTH - 6)
             }
         }
