@@ -139,3 +139,46 @@ fn a_points_study_on_the_chorley_region_passes_check() {
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "{stderr}");
 }
+
+/// The shipped region study (`studies/lgcp/region.toml`: Chorley-Ribble larynx cases against
+/// the lung cases as exposure, default sampler) converges with no warning; the cells wholly
+/// outside the region are out of the likelihood (no observation, no offset, no expected count)
+/// and every cell reaching into it is observed with the log of its exposure and inside area.
+#[test]
+fn the_shipped_region_study_converges_without_warnings_and_fits_only_cells_inside() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    support::run_without_warnings(&root.join("studies/lgcp/region.toml"), &out, 2);
+    let jobs = table(&out, "jobs");
+    let rhat = floats(&jobs, "cell_rhat_max")[0].expect("four chains give an R-hat");
+    assert!(rhat <= 1.01, "cell R-hat {rhat}");
+    let fields = table(&out, "fields");
+    let inside = floats(&fields, "inside_fraction");
+    let observed: Vec<Option<bool>> = fields
+        .column("observed")
+        .unwrap()
+        .bool()
+        .unwrap()
+        .iter()
+        .collect();
+    let offset = floats(&fields, "offset");
+    let expected = floats(&fields, "expected_count");
+    let mut reaching = 0;
+    for c in 0..inside.len() {
+        let share = inside[c].unwrap();
+        if share > 0.0 {
+            reaching += 1;
+            assert_eq!(observed[c], Some(true), "cell {c}");
+            assert!(offset[c].is_some_and(f64::is_finite), "cell {c}");
+        } else {
+            assert_eq!(observed[c], Some(false), "cell {c}");
+            assert_eq!(offset[c], None, "cell {c}");
+            assert_eq!(expected[c], Some(0.0), "cell {c}");
+        }
+    }
+    assert!(
+        reaching > 0 && reaching < inside.len(),
+        "{reaching} cells reach in"
+    );
+}
