@@ -249,29 +249,13 @@ fn bad_binomial_rows_are_refused_at_their_line() {
 /// offset would give; the observed cells' come from the data.
 #[test]
 fn a_masked_binomial_cell_is_predicted_not_given_a_probability_of_zero() {
-    use crate::families::FamilySpec;
-    use crate::families::latent_field::job::{JobOptions, run_job};
-    use crate::families::latent_field::spec::FieldJob;
     let csv = "i,j,count,trials\n0,0,3,5\n1,0,0,4\n0,1,7,7\n";
     let study = "[model]\ngrid = 2\nlikelihood = \"binomial\"\n\
                  [data]\nsource = \"csv\"\npath = \"grid.csv\"\nholdout = 0\n\
                  [sampler]\nkind = \"laplace\"\n";
     let (_dir, path) = with_grid(csv, study);
-    let loaded = load(&path).unwrap();
-    let job = crate::plan::plan(&loaded).jobs.remove(0);
-    let FamilySpec::LatentField(spec) = job.spec else {
-        panic!("a latent-field job")
-    };
-    let options = JobOptions {
-        exact: false,
-        progress: None,
-        chains_in_parallel: false,
-    };
-    let field_job = FieldJob {
-        header: &job.header,
-        spec: &spec,
-    };
-    let result = run_job(field_job, 3, &options).unwrap();
+    let (header, spec) = job_of(&load(&path).unwrap());
+    let (result, _) = run(&header, &spec);
     assert_eq!(result.dataset.observed.cells, [0, 1, 2]);
     let success = result.run.functional_mean.as_deref().unwrap();
     assert!(success[3] > 0.05 && success[3] < 0.95, "{success:?}");

@@ -5,11 +5,6 @@
 //! data give equal numbers in every table, bit for bit.
 
 use super::*;
-use crate::families::FamilySpec;
-use crate::families::latent_field::job::{JobOptions, JobResult, run_job};
-use crate::families::latent_field::rows;
-use crate::families::latent_field::spec::{FieldJob, LatentFieldSpec};
-use crate::job::JobHeader;
 use crate::model::spec::{ExposureColumn, ExposureScale};
 
 /// Each cell's count (None: `NA`) and exposure on the 3 x 3 grid, cell (i, j) at 3 j + i.
@@ -58,28 +53,6 @@ fn study(csv: &str, data: &str, kind: &str) -> (tempfile::TempDir, Study) {
     std::fs::write(&path, text).unwrap();
     let study = load(&path).unwrap_or_else(|e| panic!("study should load:\n{e}"));
     (dir, study)
-}
-
-/// The one job of `study`: its header and spec.
-fn job_of(study: &Study) -> (JobHeader, LatentFieldSpec) {
-    let job = crate::plan::plan(study).jobs.remove(0);
-    match job.spec {
-        FamilySpec::LatentField(spec) => (job.header, spec),
-        other => panic!("a {} job", other.family()),
-    }
-}
-
-/// `spec` run under `header` (its streams), and its fields table.
-fn run(header: &JobHeader, spec: &LatentFieldSpec) -> (JobResult, polars::prelude::DataFrame) {
-    let options = JobOptions {
-        exact: true,
-        progress: None,
-        chains_in_parallel: false,
-    };
-    let job = FieldJob { header, spec };
-    let result = run_job(job, 3, &options).unwrap_or_else(|e| panic!("the job fails: {e}"));
-    let fields = rows::fields(job, &result).unwrap();
-    (result, fields)
 }
 
 /// Two studies' jobs run under the first's header: the same data, intercept, scores and fields

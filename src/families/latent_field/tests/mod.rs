@@ -19,6 +19,12 @@ pub(super) use crate::study::{
 };
 pub(super) use std::path::PathBuf;
 
+use crate::families::FamilySpec;
+use crate::families::latent_field::job::{JobOptions, JobResult, run_job};
+use crate::families::latent_field::rows;
+use crate::families::latent_field::spec::{FieldJob, LatentFieldSpec};
+use crate::job::JobHeader;
+
 pub(super) const ORIGIN: &str = "studies/t.toml";
 
 /// The latent-field settings of a point known to be one.
@@ -48,4 +54,29 @@ pub(super) fn headline(text: &str) -> String {
         .next()
         .unwrap_or_default()
         .to_string()
+}
+
+/// The one job of `study`: its header and spec.
+pub(super) fn job_of(study: &Study) -> (JobHeader, LatentFieldSpec) {
+    let job = crate::plan::plan(study).jobs.remove(0);
+    match job.spec {
+        FamilySpec::LatentField(spec) => (job.header, spec),
+        other => panic!("a {} job", other.family()),
+    }
+}
+
+/// `spec` run under `header` (its streams), and its fields table.
+pub(super) fn run(
+    header: &JobHeader,
+    spec: &LatentFieldSpec,
+) -> (JobResult, polars::prelude::DataFrame) {
+    let options = JobOptions {
+        exact: true,
+        progress: None,
+        chains_in_parallel: false,
+    };
+    let job = FieldJob { header, spec };
+    let result = run_job(job, 3, &options).unwrap_or_else(|e| panic!("the job fails: {e}"));
+    let fields = rows::fields(job, &result).unwrap();
+    (result, fields)
 }
