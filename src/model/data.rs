@@ -91,6 +91,21 @@ impl LogOffsets {
         (0..n).map(|c| self.at(c)).collect()
     }
 
+    /// Each of the `n` cells' offset for a quantity that does not scale with the exposure (a
+    /// success probability): the cell's own where it can be observed, `common` where it is
+    /// masked (outside the region, left out of the file), which is no probability of 0.
+    pub(crate) fn every_cell_unmasked(&self, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|c| {
+                if self.exposed(c) {
+                    self.at(c)
+                } else {
+                    self.common
+                }
+            })
+            .collect()
+    }
+
     /// Whether `cell` can be observed: its exposure is above 0.
     pub(crate) fn exposed(&self, cell: usize) -> bool {
         self.log_exposure

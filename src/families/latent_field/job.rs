@@ -169,15 +169,10 @@ pub(crate) fn run_job(
         LikelihoodKind::Poisson => Some(Functional::ExpectedCount {
             offsets: dataset.offsets.every_cell(dataset.grid.cells()).into(),
         }),
-        // A masked cell (outside the region, left out of the file) is out of the likelihood,
-        // not a probability of 0: its success probability is predicted at the common offset.
         LikelihoodKind::Binomial => Some(Functional::SuccessProbability {
-            offsets: (0..dataset.grid.cells())
-                .map(|c| match dataset.offsets.exposed(c) {
-                    true => dataset.offsets.at(c),
-                    false => dataset.offsets.common,
-                })
-                .collect::<Vec<f64>>()
+            offsets: dataset
+                .offsets
+                .every_cell_unmasked(dataset.grid.cells())
                 .into(),
         }),
     };
