@@ -8,6 +8,8 @@
 //!   ([`crate::bench::lgcp`]).
 //! - `fieldmc bench steps`: the cost of one step of each kind against the grid size
 //!   ([`crate::bench::steps`]).
+//! - `fieldmc bench kriging`: the error of kriging through the grid against exact kriging at a
+//!   CSV's sites, against the grid size ([`crate::bench::kriging`]).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -41,6 +43,45 @@ enum BenchCommand {
     /// The CPU cost of one step of each kind against the grid size D.
     #[command(after_help = "Example:\n  fieldmc bench steps --sizes 32,64,128,256")]
     Steps(StepsArgs),
+    /// The grid's error against exact kriging at scattered sites, against the grid size D.
+    #[command(
+        after_help = "Example:\n  fieldmc bench kriging --data data/topo_sites.csv --value height \
+        --length-scale 1.5 --variance 3000 --noise-sd 10"
+    )]
+    Kriging(KrigingArgs),
+}
+
+#[derive(Debug, Args)]
+struct KrigingArgs {
+    /// Sites CSV with columns x, y and the --value column.
+    #[arg(long)]
+    data: PathBuf,
+    #[arg(long, default_value = "value")]
+    value: String,
+    /// Squared-exponential length scale, in the sites' units.
+    #[arg(long)]
+    length_scale: f64,
+    #[arg(long)]
+    variance: f64,
+    /// Noise sd of a measurement.
+    #[arg(long)]
+    noise_sd: f64,
+    /// The window x0,x1,y0,y1 the grid tiles [default: the sites' bounding box].
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    window: Option<Vec<f64>>,
+    /// Grid sides D (D x D cells over the window).
+    #[arg(long, value_delimiter = ',', default_values_t = [8usize, 16, 32, 64, 128])]
+    sides: Vec<usize>,
+    /// Hold out every k-th site (from the first) and predict it.
+    #[arg(long, default_value_t = 5)]
+    holdout_every: usize,
+    /// Also predict at an L x L lattice over the window, edges included.
+    #[arg(long, default_value_t = 21)]
+    lattice: usize,
+    /// Also write the table as CSV (data, side, cells_per_length_scale, fitted, predicted,
+    /// max_mean_error_in_sds, rms_mean_error_in_sds, max_sd_relative_error).
+    #[arg(long)]
+    csv: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -148,6 +189,7 @@ pub(crate) fn bench(args: &BenchArgs) -> ExitCode {
     match args.command.as_deref() {
         Some(BenchCommand::Lgcp(lgcp)) => bench_lgcp(lgcp),
         Some(BenchCommand::Steps(steps)) => bench_steps(steps),
+        Some(BenchCommand::Kriging(kriging)) => bench_kriging(kriging),
         None => bench_job(&args.job),
     }
 }
@@ -279,6 +321,83 @@ fn bench_steps(args: &StepsArgs) -> ExitCode {
                 cost.micros_per_step
             );
         }
+    }
+    if let Some(path) = &args.csv
+        && let Err(error) = std::fs::write(path, csv)
+    {
+        eprintln!("error: {}: {error}", path.display());
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+fn bench_kriging(args: &KrigingArgs) -> ExitCode {
+    use crate::bench::kriging::{KrigingSettings, bounding_window, compare, read_sites};
+    let data = match read_sites(&args.data, &args.value) {
+        Ok(data) => data,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let window = match args.window.as_deref() {
+        Some(&[x0, x1, y0, y1]) => crate::model::grid::Window {
+            x: (x0, x1),
+            y: (y0, y1),
+        },
+        Some(other) => {
+            eprintln!("error: --window takes x0,x1,y0,y1, got {} numbers", other.len());
+            return ExitCode::from(2);
+        }
+        None => bounding_window(&data.sites),
+    };
+    let settings = KrigingSettings {
+        kernel: crate::model::KernelSpec::squared_exponential(args.length_scale, args.variance),
+        noise_sd: args.noise_sd,
+        window,
+        holdout_every: args.holdout_every,
+        lattice: args.lattice,
+    };
+    let extent = (window.x.1 - window.x.0).max(window.y.1 - window.y.0);
+    println!(
+        "recommended: D = {} ({} cells per length scale)",
+        crate::model::sites::recommended_side(extent, args.length_scale),
+        crate::model::sites::CELLS_PER_LENGTH_SCALE
+    );
+    let rows = match compare(&data, &settings, &args.sides) {
+        Ok(rows) => rows,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let name = args.data.display();
+    let mut csv = String::from(
+        "data,side,cells_per_length_scale,fitted,predicted,max_mean_error_in_sds,\
+         rms_mean_error_in_sds,max_sd_relative_error\n",
+    );
+    println!("| D | cells per length scale | max mean error (sds) | rms | max sd error |");
+    println!("|---|---|---|---|---|");
+    for row in &rows {
+        let e = row.error;
+        println!(
+            "| {} | {:.2} | {:.4} | {:.4} | {:.4} |",
+            row.side,
+            row.cells_per_length_scale,
+            e.max_mean_error_in_sds,
+            e.rms_mean_error_in_sds,
+            e.max_sd_relative_error
+        );
+        csv += &format!(
+            "{name},{},{},{},{},{},{},{}\n",
+            row.side,
+            row.cells_per_length_scale,
+            row.fitted,
+            row.predicted,
+            e.max_mean_error_in_sds,
+            e.rms_mean_error_in_sds,
+            e.max_sd_relative_error
+        );
     }
     if let Some(path) = &args.csv
         && let Err(error) = std::fs::write(path, csv)

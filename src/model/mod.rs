@@ -20,6 +20,7 @@ pub(crate) mod moments;
 pub mod prior;
 pub mod quadrature;
 pub(crate) mod region;
+pub mod sites;
 pub mod spec;
 pub(crate) mod special;
 pub(crate) mod target;

@@ -1,0 +1,129 @@
+//! `fieldmc bench kriging`: how far observing the field at scattered sites through the grid
+//! ([`SiteOperator`]: bilinear between cell centres) is from exact kriging, against the grid's
+//! size. The sites of a CSV are split into fitted ones and held-out ones (every k-th row); the
+//! field is predicted at the held-out sites and at a lattice over the window, once densely with
+//! the kernel between the sites (exact) and once with the covariance the grid gives them
+//! (H C H^T: fieldmc's posterior when its sampler is exact), with the hyperparameters, the noise
+//! sd and the mean fixed. One row per grid size: the largest and the root mean square error of
+//! the posterior mean in exact posterior sds, and the largest relative error of the sd.
+
+use std::path::Path;
+
+use crate::model::grid::{Grid, Window};
+use crate::model::prior::prior_for;
+use crate::model::sites::kriging::{self, KrigingError, Problem};
+use crate::model::spec::KernelSpec;
+use crate::study::csv::{CsvError, CsvText};
+
+/// Sites read from a CSV: positions and values.
+#[derive(Debug, Clone)]
+pub(crate) struct SiteData {
+    pub(crate) sites: Vec<(f64, f64)>,
+    pub(crate) values: Vec<f64>,
+}
+
+/// What one comparison fixes besides the data.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KrigingSettings {
+    pub(crate) kernel: KernelSpec,
+    pub(crate) noise_sd: f64,
+    pub(crate) window: Window,
+    /// Every `holdout_every`-th site (from the first) is held out and predicted.
+    pub(crate) holdout_every: usize,
+    /// A `lattice` x `lattice` lattice of points over the window, edges included, is predicted.
+    pub(crate) lattice: usize,
+}
+
+/// One grid size's error.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KrigingRow {
+    pub(crate) side: usize,
+    /// The length scale over the larger cell spacing.
+    pub(crate) cells_per_length_scale: f64,
+    pub(crate) fitted: usize,
+    pub(crate) predicted: usize,
+    pub(crate) error: KrigingError,
+}
+
+/// The sites of `path`: columns `x`, `y` and `value`, every row numeric.
+pub(crate) fn read_sites(path: &Path, value: &str) -> Result<SiteData, CsvError> {
+    let text = CsvText::open(path, 1 << 30, "for a sites file")?;
+    let mut rows = text.rows("sites file")?;
+    let (x, y, v) = (rows.column("x")?, rows.column("y")?, rows.column(value)?);
+    let mut data = SiteData {
+        sites: Vec::new(),
+        values: Vec::new(),
+    };
+    while let Some(row) = rows.next_row()? {
+        data.sites.push((row.number(x)?, row.number(y)?));
+        data.values.push(row.number(v)?);
+    }
+    Ok(data)
+}
+
+/// The smallest window holding every site.
+pub(crate) fn bounding_window(sites: &[(f64, f64)]) -> Window {
+    let fold = |pick: fn(&(f64, f64)) -> f64| {
+        sites.iter().map(pick).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        })
+    };
+    Window {
+        x: fold(|s| s.0),
+        y: fold(|s| s.1),
+    }
+}
+
+/// The error of the grid's kriging at each side in `sides`.
+pub(crate) fn compare(
+    data: &SiteData,
+    settings: &KrigingSettings,
+    sides: &[usize],
+) -> Result<Vec<KrigingRow>, String> {
+    let (mut fitted, mut values, mut predict) = (Vec::new(), Vec::new(), Vec::new());
+    for (k, (&site, &value)) in data.sites.iter().zip(&data.values).enumerate() {
+        if k % settings.holdout_every.max(1) == 0 {
+            predict.push(site);
+        } else {
+            fitted.push(site);
+            values.push(value);
+        }
+    }
+    predict.extend(lattice(&settings.window, settings.lattice));
+    let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
+    let problem = Problem {
+        fitted: &fitted,
+        values: &values,
+        noise_sd: settings.noise_sd,
+        mean,
+        predict: &predict,
+    };
+    let exact = kriging::exact(settings.kernel, &problem)
+        .ok_or("exact kriging: the sites' covariance is not positive definite")?;
+    sides
+        .iter()
+        .map(|&side| {
+            let grid = Grid::over_window(side, side, settings.window);
+            let prior = prior_for(grid, settings.kernel).map_err(|e| e.to_string())?;
+            let on_grid = kriging::on_grid(&grid, prior.as_ref(), &problem)
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| format!("D = {side}: the grid's covariance is not positive definite"))?;
+            let (hx, hy) = grid.spacing();
+            Ok(KrigingRow {
+                side,
+                cells_per_length_scale: settings.kernel.length_scale / hx.max(hy),
+                fitted: fitted.len(),
+                predicted: predict.len(),
+                error: kriging::error(&on_grid, &exact),
+            })
+        })
+        .collect()
+}
+
+/// `count` x `count` points over the window, its edges included.
+fn lattice(window: &Window, count: usize) -> Vec<(f64, f64)> {
+    let at = |(lo, hi): (f64, f64), k: usize| lo + (hi - lo) * k as f64 / (count - 1).max(1) as f64;
+    (0..count * count)
+        .map(|k| (at(window.x, k % count), at(window.y, k / count)))
+        .collect()
+}
