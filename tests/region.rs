@@ -3,7 +3,8 @@
 //! defaults to the region's bounding box; region.parquet holds the outline; without a region
 //! the likelihood's log offset of each cell is the log of its area inside the region; without a
 //! region every share is 1 and no region.parquet is written; a study on the
-//! shipped Chorley region and points passes `fieldmc check`.
+//! shipped Chorley region and points passes `fieldmc check`; the shipped region study marks the
+//! old incinerator (marks.parquet, the report's field maps).
 
 mod support;
 
@@ -143,9 +144,11 @@ fn a_points_study_on_the_chorley_region_passes_check() {
 /// The shipped region study (`studies/lgcp/region.toml`: Chorley-Ribble larynx cases against
 /// the lung cases as exposure, default sampler) converges with no warning; the cells wholly
 /// outside the region are out of the likelihood (no observation, no offset, no expected count)
-/// and every cell reaching into it is observed with the log of its exposure and inside area.
+/// and every cell reaching into it is observed with the log of its exposure and inside area;
+/// marks.parquet holds the old incinerator (`output.marks`) and the report draws the job's
+/// field maps, whose caption names it.
 #[test]
-fn the_shipped_region_study_converges_without_warnings_and_fits_only_cells_inside() {
+fn the_shipped_region_study_converges_fits_only_cells_inside_and_marks_the_incinerator() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
@@ -180,5 +183,23 @@ fn the_shipped_region_study_converges_without_warnings_and_fits_only_cells_insid
     assert!(
         reaching > 0 && reaching < inside.len(),
         "{reaching} cells reach in"
+    );
+
+    let marks = table(&out, "marks");
+    let job_id = strings(&jobs, "job_id")[0].clone().expect("a job id");
+    assert_eq!(strings(&marks, "job_id"), [Some(job_id.clone())]);
+    assert_eq!(ints(&marks, "mark"), [Some(1)]);
+    assert_eq!(strings(&marks, "label"), [Some("old incinerator".into())]);
+    assert_eq!(floats(&marks, "x"), [Some(354.5)]);
+    assert_eq!(floats(&marks, "y"), [Some(413.6)]);
+    // The run wrote no report (--no-report): `fieldmc report` draws it from the tables.
+    let report = fieldmc().arg("report").arg(&out).output().unwrap();
+    assert!(report.status.success(), "{}", text(&report.stderr));
+    let figure = out.join("report").join(format!("fields-{job_id}.png"));
+    assert!(figure.is_file(), "no field maps at {}", figure.display());
+    let page = std::fs::read_to_string(out.join("report/index.html")).unwrap();
+    assert!(
+        page.contains("the marked points (output.marks): old incinerator (354.5, 413.6)"),
+        "the caption does not name the mark"
     );
 }

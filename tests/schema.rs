@@ -66,13 +66,15 @@ const INLA_STUDY: &str = "[study]\nseed = 7\n\
     [data]\nsubsample = 2\n\
     [sampler]\nkind = \"inla\"\n";
 
-/// A study on the shipped Chorley region (region.parquet).
+/// A study on the shipped Chorley region (region.parquet) with the incinerator marked
+/// (marks.parquet).
 const REGION_STUDY: &str = concat!(
     "[study]\nseed = 7\n[model]\ngrid = 4\nregion = \"",
     env!("CARGO_MANIFEST_DIR"),
     "/data/chorley_region.csv\"\nlikelihood = \"poisson\"\n[data]\nsource = \"points\"\npath = \"",
     env!("CARGO_MANIFEST_DIR"),
-    "/data/chorley_larynx.csv\"\n[sampler]\nkind = \"laplace\"\n"
+    "/data/chorley_larynx.csv\"\n[sampler]\nkind = \"laplace\"\n\
+     [output]\nmarks = [[354.5, 413.6]]\nmark_labels = [\"old incinerator\"]\n"
 );
 
 /// A partition study on the Boston tracts: a short chain of each kind and every baseline.

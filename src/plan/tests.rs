@@ -92,6 +92,8 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "sampler_hyper_preconditioner",
         "output_field_draws",
         "output_exceedance",
+        "output_marks",
+        "output_mark_labels",
         "output_cell_draws",
     ];
     // The latent field's keys, in declaration order (other families' keys are not a latent

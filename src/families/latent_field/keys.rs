@@ -212,6 +212,18 @@ crate::declare_keys! {
         default: Default::Derived("none"),
         keyed: Keyed::Never,
     },
+    /// Named points the field maps mark, [[x, y], ...] in the units of `model.window` (each inside the grid's window; 2-D grids only), e.g. a suspected source of risk: the report draws each on every field panel with its label, and marks.parquet lists them. `[]`: none.
+    OUTPUT_MARKS = output.marks {
+        value: ValueType::Rows,
+        default: Default::Derived("none"),
+        keyed: Keyed::Never,
+    },
+    /// The labels of output.marks, one per mark in its order, e.g. `["old incinerator"]` (names without commas).
+    OUTPUT_MARK_LABELS = output.mark_labels {
+        value: ValueType::Words,
+        default: Default::Derived("`\"mark 1\"`, `\"mark 2\"`, ..."),
+        keyed: Keyed::Never,
+    },
     /// Kept draws per chain stored for every cell's R-hat and ESS (the kept iterations thinned evenly to this many; more costs about 1 ms per cell per 1,000).
     OUTPUT_CELL_DRAWS = output.cell_draws {
         value: ValueType::Integer,

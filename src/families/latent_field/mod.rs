@@ -7,8 +7,9 @@
 //!
 //! - [`keys`]: its study keys; [`resolve`]: a sweep point's settings into a job's spec (the
 //!   sampler's in `sampler_keys`, the hyperparameters' in `hyper_keys`, the binomial trials' in
-//!   `binomial_keys`, a points file's in `points_keys`, `model.region` in `region_keys`, the job
-//!   row's parameters in `params`, the memory estimate in `memory`), with
+//!   `binomial_keys`, a points file's in `points_keys`, `model.region` in `region_keys`, the
+//!   marks on the maps in `marks_keys`, the job row's parameters in `params`, the memory
+//!   estimate in `memory`), with
 //!   [`grid_csv`] to read a real grid and [`points_csv`] to read a point pattern and count it
 //!   on the grid (both give the same in-memory grid), [`region_csv`] to read a study region
 //!   that is not a rectangle, and [`exposure`] to read the counts' exposure and assemble each
@@ -34,6 +35,7 @@ pub(crate) mod hyper;
 mod hyper_keys;
 pub(crate) mod job;
 pub mod keys;
+mod marks_keys;
 mod memory;
 mod params;
 pub(crate) mod points_csv;
@@ -88,6 +90,7 @@ impl StudyFamily for LatentField {
     const TABLES: &'static [&'static Table] = &[
         &schema::fields::TABLE,
         &schema::region::TABLE,
+        &schema::marks::TABLE,
         &schema::traces::TABLE,
         &schema::hyper::TABLE,
         &schema::coefficients::TABLE,
@@ -237,6 +240,9 @@ fn chain_tables(
     }
     if let Some(region) = rows::region(job) {
         named.push(("region", region?));
+    }
+    if let Some(marks) = rows::marks(job) {
+        named.push(("marks", marks?));
     }
     if let Some(inla) = rows::inla_outcome(result) {
         named.push(("inla_grid", rows::inla_grid(header, inla)?));

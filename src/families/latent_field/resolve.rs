@@ -4,8 +4,9 @@
 //! on every sweep point when a study is loaded, so a study that loads can be planned and run
 //! without further validation. The sampler keys resolve in [`super::sampler_keys`], the
 //! hyperparameters' in [`super::hyper_keys`], the binomial trials' in `binomial_keys`, a points
-//! file in [`super::points_keys`], `model.region` in [`super::region_keys`], and the
-//! parameters the job's row and canonical key show in [`super::params`].
+//! file in [`super::points_keys`], `model.region` in [`super::region_keys`], the marks on the
+//! maps (`output.marks`) in [`super::marks_keys`], and the parameters the job's row and
+//! canonical key show in [`super::params`].
 
 use std::sync::Arc;
 
@@ -15,6 +16,7 @@ use super::exposure::{cached_grid, names_exposure, with_exposure};
 use super::grid_csv::{Coverage, Reading, read_grid_columns};
 use super::hyper_keys::{PRIOR_KEYS, hyper_priors, hyper_values_set, value_key};
 use super::keys::*;
+use super::marks_keys::marks;
 use super::memory::{MEMORY_LIMIT_BYTES, estimated_job_bytes, format_bytes};
 use super::points_keys::points_data;
 use super::region_keys::{check_region_source, on_grid, region_file};
@@ -165,6 +167,7 @@ impl Resolution<'_, '_> {
             field_draws: settings.int(OUTPUT_FIELD_DRAWS) as usize,
             cell_draws: settings.int(OUTPUT_CELL_DRAWS) as usize,
             exceedance: self.exceedance_thresholds(settings)?,
+            marks: marks(self.resolver, settings, shape, &model.grid)?,
         };
         Ok(LatentFieldSpec {
             model,

@@ -11,7 +11,7 @@ use polars::prelude::DataFrame;
 use super::cells::kept_draw_indices;
 use super::job::JobResult;
 use super::schema::{
-    chains, coefficients, convergence, draws, fields, hyper, inla_grid, jobs, region, traces,
+    chains, coefficients, convergence, draws, fields, hyper, inla_grid, jobs, marks, region, traces,
 };
 use super::score::Scores;
 use super::spec::FieldJob;
@@ -260,6 +260,22 @@ pub(crate) fn region(job: FieldJob<'_>) -> Option<Result<DataFrame, SchemaError>
             .set(region::VERTEX, vertices.iter().map(|v| v.1))
             .set(region::X, vertices.iter().map(|v| v.2.0))
             .set(region::Y, vertices.iter().map(|v| v.2.1))
+            .finish(),
+    )
+}
+
+/// The named points the job's maps mark: one row per mark (`None` without `output.marks`).
+pub(crate) fn marks(job: FieldJob<'_>) -> Option<Result<DataFrame, SchemaError>> {
+    let marks = &job.spec.output.marks;
+    if marks.is_empty() {
+        return None;
+    }
+    Some(
+        rows_of(&marks::TABLE, job.header, marks.len())
+            .set(marks::MARK, (1..=marks.len()).map(|k| k as i64))
+            .set(marks::LABEL, marks.iter().map(|m| m.label.clone()))
+            .set(marks::X, marks.iter().map(|m| m.x))
+            .set(marks::Y, marks.iter().map(|m| m.y))
             .finish(),
     )
 }

@@ -156,6 +156,18 @@ crate::declare_table! {
 }
 
 crate::declare_table! {
+    /// `marks.parquet`: the named points the field maps mark (`output.marks`), one row per job
+    /// and mark.
+    pub(crate) mod marks = "marks", one row per "job with `output.marks`, and mark" {
+        use shared::JOB_ID,
+        MARK: i64 = required("mark", "the mark, numbered from 1 in the order of `output.marks`").index(),
+        LABEL: String = required("label", "its label (`output.mark_labels`; default `mark <k>`)"),
+        X: f64 = required("x", "x of the mark, in the units of `model.window`"),
+        Y: f64 = required("y", "y of the mark, in the units of `model.window`"),
+    }
+}
+
+crate::declare_table! {
     /// `traces.parquet`: one row per job, chain and kept state.
     pub mod traces = "traces", one row per "job, chain and kept state" {
         use shared::JOB_ID,

@@ -65,4 +65,15 @@ pub struct OutputSpec {
     pub(crate) cell_draws: usize,
     /// Thresholds of the relative risk exp(field) whose exceedance probabilities are mapped.
     pub(crate) exceedance: Vec<f64>,
+    /// Named points the field maps mark (`output.marks`, `output.mark_labels`), each inside the
+    /// grid's window.
+    pub(crate) marks: Vec<Mark>,
+}
+
+/// A named point the field maps mark, in the units of `model.window`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Mark {
+    pub(crate) label: String,
+    pub(crate) x: f64,
+    pub(crate) y: f64,
 }

@@ -5,8 +5,9 @@
 //! same quantity share one colour scale so that they can be compared by eye. When the truth's
 //! length scale is swept (prior samples, misspecification studies), one more figure puts the
 //! truths of the different length scales side by side on one scale. With a study region
-//! (`model.region`), every panel greys the cells wholly outside it (`inside_fraction` = 0) and
-//! draws its outline (region.parquet).
+//! (`model.region`), every panel greys the cells wholly outside it (`inside_fraction` = 0); the
+//! region's outline and the marked points (`output.marks`) are drawn over the cells by
+//! [`super::overlays`].
 
 use plotters::prelude::*;
 
@@ -15,13 +16,14 @@ use crate::families::latent_field::schema::fields::{
     CELL, EXACT_MEAN, EXPECTED_COUNT, I, INSIDE_FRACTION, INTENSITY_MEAN, J, OBSERVATION, OBSERVED,
     P_POSITIVE, POST_MEAN, POST_SD, SUCCESS_PROBABILITY, TRIALS, TRUTH, X, Y,
 };
-use crate::families::latent_field::schema::region;
 use crate::figures::chart::{Axis, Frame, Titles, colour_bar, nice_ticks, panel_figure, plot};
 use crate::figures::colour::{BLANK, ColourMap, OUTSIDE, Scale};
 use crate::figures::shape::{Cell, first_replicate, group_rows};
 use crate::figures::tables::Table;
 use crate::figures::text::{Area, DrawResult};
 use crate::figures::{Context, Figure, FigureKind, ReportError, file_safe};
+
+use super::overlays::Overlays;
 use crate::model::LikelihoodKind;
 use crate::table::Col;
 use crate::table::shared::JOB_ID;
@@ -56,9 +58,8 @@ struct Grid {
     size: usize,
     /// Whether each cell lies wholly outside the study region (`inside_fraction` = 0).
     outside: Vec<bool>,
-    /// The study region's rings, each closed (its first vertex repeated at the end); empty
-    /// without a region.
-    outline: Vec<Vec<(f64, f64)>>,
+    /// The region's outline and the marked points drawn over the cells; empty for the truths.
+    overlays: Overlays,
 }
 
 impl Grid {
@@ -86,11 +87,12 @@ fn half_spacing(values: &[f64], fallback: f64) -> f64 {
         .map_or(fallback, |gap| gap / 2.0)
 }
 
-/// One figure per representative job that has rows in fields.parquet.
+/// One figure per representative job that has rows in fields.parquet, with the job's region
+/// outline (region.parquet) and marks (marks.parquet) where it has them.
 pub(crate) fn field_figures(
     context: &Context,
     fields: &Table,
-    region: Option<&Table>,
+    (region, marks): (Option<&Table>, Option<&Table>),
     job_ids: &[String],
 ) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
@@ -99,7 +101,7 @@ pub(crate) fn field_figures(
         let Some(mut grid) = grid_of(fields, &rows) else {
             continue;
         };
-        grid.outline = region.map_or_else(Vec::new, |table| outline_of(table, job_id));
+        grid.overlays = Overlays::of_job(region, marks, job_id);
         let likelihood = likelihood_of(context, fields, &rows, job_id);
         let panels = panels_for(fields, &rows, likelihood);
         if panels.is_empty() {
@@ -252,33 +254,6 @@ fn likelihood_of(
     })
 }
 
-/// The rings of a job's study region from region.parquet, in ring and vertex order, each
-/// closed; empty when the job has none.
-fn outline_of(region: &Table, job_id: &str) -> Vec<Vec<(f64, f64)>> {
-    let mut rings: Vec<(i64, Vec<(f64, f64)>)> = Vec::new();
-    for row in region.rows_of_job(job_id) {
-        let (Some(ring), Some(x), Some(y)) = (
-            region.finite(region::RING, row),
-            region.finite(region::X, row),
-            region.finite(region::Y, row),
-        ) else {
-            continue;
-        };
-        let ring = ring as i64;
-        match rings.last_mut() {
-            Some((last, points)) if *last == ring => points.push((x, y)),
-            _ => rings.push((ring, vec![(x, y)])),
-        }
-    }
-    rings
-        .into_iter()
-        .map(|(_, mut points)| {
-            points.push(points[0]);
-            points
-        })
-        .collect()
-}
-
 /// Cell positions from the i, j (or x, y, or cell) columns; `None` when the job has no rows.
 fn grid_of(fields: &Table, rows: &[usize]) -> Option<Grid> {
     if rows.is_empty() {
@@ -323,7 +298,7 @@ fn grid_of(fields: &Table, rows: &[usize]) -> Option<Grid> {
         y,
         size,
         outside,
-        outline: Vec::new(),
+        overlays: Overlays::default(),
     })
 }
 
@@ -541,11 +516,7 @@ fn draw_panel(root: &Area, area: &Area, grid: &Grid, panel: &Panel) -> DrawResul
         };
         Rectangle::new([(x - hx, y - hy), (x + hx, y + hy)], colour.filled())
     }))?;
-    chart.draw_series(
-        grid.outline
-            .iter()
-            .map(|ring| PathElement::new(ring.clone(), BLACK.stroke_width(1))),
-    )?;
+    grid.overlays.draw(root, &mut chart, &plot_box)?;
     colour_bar(root, &plot_box, 8, &panel.scale, &panel.bar_label)
 }
 
@@ -588,12 +559,7 @@ fn caption(likelihood: LikelihoodKind, panels: &[Panel], grid: &Grid, job_id: &s
              window. ",
         );
     }
-    if !grid.outline.is_empty() {
-        text.push_str(
-            "The black line is the study region's outline (model.region); light grey cells lie \
-             wholly outside it. ",
-        );
-    }
+    text.push_str(&grid.overlays.caption());
     text.push_str(
         "Near-white cells in data panels carry no observation; grey marks missing values.",
     );
@@ -649,7 +615,7 @@ mod tests {
     }
 
     #[test]
-    fn cells_wholly_outside_the_region_are_marked_and_its_rings_are_closed() {
+    fn cells_wholly_outside_the_region_are_marked() {
         let fields = table(vec![
             ("i", nums(&[0.0, 1.0, 0.0, 1.0])),
             ("j", nums(&[0.0, 0.0, 1.0, 1.0])),
@@ -657,24 +623,6 @@ mod tests {
         ]);
         let grid = grid_of(&fields, &[0, 1, 2, 3]).expect("grid");
         assert_eq!(grid.outside, [false, true, false, false]);
-        let region = table(vec![
-            (
-                "job_id",
-                text(&["a", "a", "a", "a", "a", "a", "b", "b", "b"]),
-            ),
-            ("ring", nums(&[1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 1.0, 1.0, 1.0])),
-            ("x", nums(&[0.0, 1.0, 0.0, 5.0, 6.0, 5.0, 9.0, 9.0, 9.0])),
-            ("y", nums(&[0.0, 0.0, 1.0, 5.0, 5.0, 6.0, 9.0, 9.0, 9.0])),
-        ]);
-        let outline = outline_of(&region, "a");
-        assert_eq!(
-            outline,
-            [
-                vec![(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (0.0, 0.0)],
-                vec![(5.0, 5.0), (6.0, 5.0), (5.0, 6.0), (5.0, 5.0)],
-            ]
-        );
-        assert!(outline_of(&region, "c").is_empty());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //!
 //! | figure | when | module |
 //! |---|---|---|
-//! | field heat maps (truth, data, posterior mean/sd, error, probabilities, counts, shares), with the study region's outline | fields.parquet, region.parquet | [`fields`] |
+//! | field heat maps (truth, data, posterior mean/sd, error, probabilities, counts, shares), with the study region's outline and the marked points ([`overlays`]) | fields.parquet, region.parquet, marks.parquet | [`fields`] |
 //! | the truths side by side, one per true length scale (prior samples) | true length scale swept | [`fields`] |
 //! | acceptance heat map over grid size x step size, one panel per sampler | grid and beta both swept | [`acceptance`] |
 //! | RMS of running mean to the exact posterior mean (log-log, 1/sqrt(T) reference) | convergence.parquet | [`chains`] |
@@ -20,6 +20,7 @@ pub(crate) mod chains;
 pub(crate) mod coefficients;
 pub mod fields;
 pub(crate) mod hyper;
+mod overlays;
 pub(crate) mod ranks;
 
 use std::collections::HashSet;
@@ -114,6 +115,7 @@ pub(crate) fn figures(
     fields_to_read.extend(truth_jobs.iter().cloned());
     let field_rows = context.read(&schema::fields::TABLE, Some(&fields_to_read), notes)?;
     let region_rows = context.read(&schema::region::TABLE, Some(&to_set(&field_jobs)), notes)?;
+    let mark_rows = context.read(&schema::marks::TABLE, Some(&to_set(&field_jobs)), notes)?;
     let traces = context.read(&schema::traces::TABLE, Some(&to_set(&trace_jobs)), notes)?;
     let convergence = context.read(&schema::convergence::TABLE, None, notes)?;
     let autocorrelation = context.read(&shared::autocorrelation::TABLE, None, notes)?;
@@ -124,7 +126,7 @@ pub(crate) fn figures(
         figures.extend(fields::field_figures(
             context,
             field_rows,
-            region_rows.as_ref(),
+            (region_rows.as_ref(), mark_rows.as_ref()),
             &field_jobs,
         )?);
     }

@@ -20,6 +20,7 @@ fn every_key_has_its_documented_default() {
     assert_eq!(latent(point).model.likelihood, LikelihoodKind::Gaussian);
     assert_eq!(latent(point).model.offset, 0.0);
     assert_eq!(latent(point).model.noise_sd, 1.0);
+    assert!(latent(point).output.marks.is_empty());
     assert_eq!(
         latent(point).data,
         crate::model::DataSpec::Simulated {
@@ -69,7 +70,9 @@ fn every_key_has_its_documented_default() {
             keys::DATA_COVARIATES_PATH,
             keys::DATA_EXPOSURE,
             keys::DATA_OFFSET,
-            keys::OUTPUT_EXCEEDANCE
+            keys::OUTPUT_EXCEEDANCE,
+            keys::OUTPUT_MARKS,
+            keys::OUTPUT_MARK_LABELS
         ]
     );
 }

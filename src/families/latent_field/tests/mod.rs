@@ -3,6 +3,7 @@
 mod binomial;
 mod exposure;
 mod loading;
+mod marks;
 mod points;
 mod sweeps;
 
