@@ -64,9 +64,12 @@ pub(crate) fn read_sites(path: &Path, value: &str) -> Result<SiteData, CsvError>
 /// The smallest window holding every site.
 pub(crate) fn bounding_window(sites: &[(f64, f64)]) -> Window {
     let fold = |pick: fn(&(f64, f64)) -> f64| {
-        sites.iter().map(pick).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-            (lo.min(v), hi.max(v))
-        })
+        sites
+            .iter()
+            .map(pick)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                (lo.min(v), hi.max(v))
+            })
     };
     Window {
         x: fold(|s| s.0),
@@ -107,7 +110,9 @@ pub(crate) fn compare(
             let prior = prior_for(grid, settings.kernel).map_err(|e| e.to_string())?;
             let on_grid = kriging::on_grid(&grid, prior.as_ref(), &problem)
                 .map_err(|e| e.to_string())?
-                .ok_or_else(|| format!("D = {side}: the grid's covariance is not positive definite"))?;
+                .ok_or_else(|| {
+                    format!("D = {side}: the grid's covariance is not positive definite")
+                })?;
             let (hx, hy) = grid.spacing();
             Ok(KrigingRow {
                 side,

@@ -346,7 +346,10 @@ fn bench_kriging(args: &KrigingArgs) -> ExitCode {
             y: (y0, y1),
         },
         Some(other) => {
-            eprintln!("error: --window takes x0,x1,y0,y1, got {} numbers", other.len());
+            eprintln!(
+                "error: --window takes x0,x1,y0,y1, got {} numbers",
+                other.len()
+            );
             return ExitCode::from(2);
         }
         None => bounding_window(&data.sites),

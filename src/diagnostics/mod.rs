@@ -28,6 +28,7 @@ pub(crate) use normal::standard_normal_quantile;
 mod rhat;
 
 use draws::Draws;
+pub(crate) use draws::quantiles_type7;
 use ess::effective_sample_size;
 use rhat::potential_scale_reduction;
 

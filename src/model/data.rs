@@ -18,13 +18,16 @@ use rand_distr::{Binomial, Distribution, Poisson, StandardNormal};
 
 use super::grid::Grid;
 use super::prior::Prior;
+use super::sites::{Measurements, SiteData};
 use super::spec::{LikelihoodKind, MeanSpec, ModelSpec};
 use super::special::logistic;
 use crate::streams::StreamRng;
 
-/// Values at a set of cells, cells in increasing order.
+/// Values at a set of cells, cells in increasing order; or, for measurements at sites, the
+/// fitted sites' values with no cell ([`Dataset::sites`] has where they are).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Observations {
+    /// The observed cells (empty for measurements at sites).
     pub cells: Vec<usize>,
     /// The datum of each cell (binomial: its successes).
     pub values: Vec<f64>,
@@ -34,12 +37,13 @@ pub struct Observations {
 }
 
 impl Observations {
+    /// The observations: one per value (at its cell, or at a site).
     pub(crate) fn len(&self) -> usize {
-        self.cells.len()
+        self.values.len()
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.cells.is_empty()
+        self.values.is_empty()
     }
 }
 
@@ -147,6 +151,9 @@ pub struct Dataset {
     /// Each cell's log offset (the Poisson likelihood's; the other likelihoods read only which
     /// cells it takes out).
     pub(crate) offsets: LogOffsets,
+    /// Measurements at scattered sites (`data.source = "sites"`; then no cell is observed or
+    /// held out itself); None for grid data.
+    pub(crate) sites: Option<SiteData>,
 }
 
 /// The random streams simulated data draw from.
@@ -200,6 +207,8 @@ pub enum DataError {
     WrongTrials { found: usize, expected: usize },
     #[error("a success probability logistic({logit:?}) cannot be drawn from")]
     BadProbability { logit: f64 },
+    #[error(transparent)]
+    Sites(#[from] crate::model::sites::SiteError),
 }
 
 impl Dataset {
@@ -243,7 +252,47 @@ impl Dataset {
             },
             held_out: Observations::default(),
             offsets: LogOffsets::constant(simulation.offset),
+            sites: None,
         })
+    }
+
+    /// Measurements at scattered sites on `grid`, every one with the log offset `offset`: a
+    /// share `holdout` of them, rounded, chosen by `rng` as held-out cells are, held out. No
+    /// cell is observed itself.
+    pub fn from_sites(
+        grid: Grid,
+        all: &Measurements,
+        offset: f64,
+        holdout: f64,
+        rng: &mut StreamRng,
+    ) -> Result<Self, DataError> {
+        if all.values.is_empty() {
+            return Err(DataError::NothingObserved);
+        }
+        let held = held_out_draw(all.values.len(), holdout, rng)?;
+        Ok(Self {
+            grid,
+            truth: None,
+            truth_coefficients: None,
+            observed: Observations::default(),
+            held_out: Observations::default(),
+            offsets: LogOffsets::constant(offset),
+            sites: None,
+        }
+        .with_sites(SiteData::split(&grid, all, &held)?))
+    }
+
+    /// The data observed at `sites`: the fitted sites' values and trials become the observations
+    /// (no cell of them: [`Observations::cells`] stays empty); the held-out sites are scored
+    /// apart, so no observation is held out here.
+    fn with_sites(mut self, sites: SiteData) -> Self {
+        self.observed = Observations {
+            cells: Vec::new(),
+            values: sites.fitted.values.clone(),
+            trials: sites.fitted.trials.clone(),
+        };
+        self.sites = Some(sites);
+        self
     }
 
     /// Split a full grid of real values, every cell with a value and the log offset 0, into
@@ -283,17 +332,10 @@ impl Dataset {
         if usable.is_empty() {
             return Err(DataError::NothingObserved);
         }
-        let count = usable.len();
-        let held = ((holdout * count as f64).round() as usize).min(count);
-        if held >= count {
-            return Err(DataError::NothingLeftToFit {
-                cells: count,
-                holdout,
-            });
-        }
+        let held = held_out_draw(usable.len(), holdout, rng)?;
         let mut is_held = vec![false; n];
-        for k in choose_cells(count, held, rng) {
-            is_held[usable[k]] = true;
+        for (k, &cell) in usable.iter().enumerate() {
+            is_held[cell] = held[k];
         }
         let pick = |keep: bool| {
             let cells: Vec<usize> = usable
@@ -315,6 +357,7 @@ impl Dataset {
             observed: pick(false),
             held_out: pick(true),
             offsets,
+            sites: None,
         })
     }
 
@@ -336,7 +379,10 @@ impl Dataset {
 
     /// The log offsets of the observed cells, in their order (the likelihood's).
     pub(crate) fn observed_offsets(&self) -> Vec<f64> {
-        self.offsets.of_cells(&self.observed.cells)
+        match &self.sites {
+            Some(_) => vec![self.offsets.common; self.observed.len()],
+            None => self.offsets.of_cells(&self.observed.cells),
+        }
     }
 
     /// The data value at every cell (observed or held out), None where there is none.
@@ -390,7 +436,11 @@ pub fn auto_mean(likelihood: LikelihoodKind, variance: f64, data: &Dataset) -> f
     match likelihood {
         LikelihoodKind::Poisson => {
             let total = if total > 0.0 { total } else { 0.5 };
-            let exposure = data.offsets.total_exposure(&observed.cells);
+            // A site's exposure is exp(common): its share of the total is one.
+            let exposure = match &data.sites {
+                Some(_) => observed.len() as f64,
+                None => data.offsets.total_exposure(&observed.cells),
+            };
             let exposure = if exposure > 0.0 { exposure } else { 1.0 };
             (total / exposure).ln() - data.offsets.common - variance / 2.0
         }
@@ -421,6 +471,27 @@ pub(crate) fn draw_prior(prior: &dyn Prior, rng: &mut StreamRng) -> (Vec<f64>, V
     let mut scratch = vec![0.0; prior.scratch_len()];
     prior.apply_sqrt(&xi, &mut u, &mut scratch);
     (xi, u)
+}
+
+/// Which of `count` observations are held out: round(`holdout` x count) of them, chosen by
+/// `rng` ([`choose_cells`]); at least one must be left to fit.
+pub(crate) fn held_out_draw(
+    count: usize,
+    holdout: f64,
+    rng: &mut StreamRng,
+) -> Result<Vec<bool>, DataError> {
+    let held = ((holdout * count as f64).round() as usize).min(count);
+    if held >= count {
+        return Err(DataError::NothingLeftToFit {
+            cells: count,
+            holdout,
+        });
+    }
+    let mut is_held = vec![false; count];
+    for k in choose_cells(count, held, rng) {
+        is_held[k] = true;
+    }
+    Ok(is_held)
 }
 
 /// `count` distinct cells of `0..n`, in increasing order (partial Fisher-Yates).

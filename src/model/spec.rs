@@ -47,6 +47,9 @@ crate::closed_names! {
         Csv = "csv",
         /// A real point pattern read from a CSV file of event coordinates, binned to the grid.
         Points = "points",
+        /// Real measurements at scattered sites, each observing the field interpolated
+        /// between the cell centres around it.
+        Sites = "sites",
     }
 }
 
@@ -186,6 +189,28 @@ pub enum DataSpec {
     /// A real point pattern (boxed: every job of a study holds a spec, and the point pattern's
     /// file, columns and window would double the size of every other job's).
     Points(Box<PointsData>),
+    /// Real measurements at scattered sites (boxed, as points are).
+    Sites(Box<SitesData>),
+}
+
+/// Real measurements at scattered sites: a CSV with one row per measurement (the convention of
+/// `src/families/latent_field/sites_csv.rs`), each observing the field at its own position
+/// through the bilinear operator of [`crate::model::sites`]; a seeded share held out and scored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SitesData {
+    /// Absolute path (the schema resolves it against the study file's folder).
+    pub(crate) path: PathBuf,
+    /// The columns holding each site's x and y.
+    pub(crate) x: String,
+    pub(crate) y: String,
+    /// The column holding each measurement (binomial: the successes).
+    pub(crate) value: String,
+    /// Binomial: the column holding each measurement's trials.
+    pub(crate) trials: Option<String>,
+    /// The window the cells tile, in the data's units; every site lies in it.
+    pub(crate) window: Window,
+    /// Share of sites held out, in [0, 1).
+    pub(crate) holdout: f64,
 }
 
 /// A real point pattern: a CSV of event coordinates, counted in the cells of the model's grid
@@ -237,6 +262,7 @@ impl DataSpec {
             DataSpec::Simulated { .. } => None,
             DataSpec::Csv { exposure, .. } => exposure.as_ref(),
             DataSpec::Points(points) => points.exposure.as_ref(),
+            DataSpec::Sites(_) => None,
         }
     }
 
@@ -246,10 +272,11 @@ impl DataSpec {
             DataSpec::Simulated { .. } => DataSource::Simulated,
             DataSpec::Csv { .. } => DataSource::Csv,
             DataSpec::Points(_) => DataSource::Points,
+            DataSpec::Sites(_) => DataSource::Sites,
         }
     }
 
-    /// Whether the observations are real data (a grid or a point pattern read from a file),
+    /// Whether the observations are real data (a grid, a point pattern or sites read from a file),
     /// whose window is in the data's own units.
     pub(crate) fn is_real(&self) -> bool {
         self.source() != DataSource::Simulated

@@ -68,6 +68,7 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "data_path",
         "data_x",
         "data_y",
+        "data_value",
         "data_column",
         "data_trials",
         "data_holdout",

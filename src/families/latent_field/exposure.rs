@@ -21,8 +21,9 @@
 use std::path::Path;
 
 use super::centres::same_window;
+use super::csv_values::Reading;
 use super::grid_csv::{
-    Coverage, CsvError, GridData, Reading, has_column, read_data_grid, read_grid_columns,
+    Coverage, CsvError, GridData, has_column, read_data_grid, read_grid_columns,
 };
 use super::keys::{DATA_COVARIATES_PATH, DATA_EXPOSURE, DATA_HOLDOUT, DATA_OFFSET};
 use crate::model::data::{GridCells, LogOffsets};
@@ -186,7 +187,7 @@ pub(crate) fn with_exposure(
             let holdout = points.holdout;
             (DataSpec::Points(points), holdout)
         }
-        simulated @ DataSpec::Simulated { .. } => return Ok(simulated),
+        other @ (DataSpec::Simulated { .. } | DataSpec::Sites(_)) => return Ok(other),
     };
     // Every cell of the points' grid has a count; a grid CSV's cells are known once read.
     let values = match &data {

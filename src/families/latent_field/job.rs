@@ -9,6 +9,8 @@ use crate::model::exact::{ExactError, ExactPosterior, MAX_EXACT_OBSERVATIONS, ga
 use crate::model::hyper::joint::{JointRoot, truncation_warning};
 use crate::model::hyper::{HyperName, fixed_values};
 use crate::model::prior::{Embedding, PriorError, build_prior};
+use crate::model::sites::Measurements;
+use crate::model::spec::SitesData;
 use crate::model::{DataSpec, Likelihood, LikelihoodKind, PointsData, Prior, Target};
 use crate::sampler::driver::StoredDraws;
 use crate::sampler::hyper::{HyperModel, HyperUpdate};
@@ -25,6 +27,7 @@ use super::hyper::{self, HyperSummary};
 use super::keys::{COUNTS, NOISE, OBSERVATIONS, TRUTH};
 use super::points_csv::{PointsSource, read_points_grid};
 use super::score::{Estimates, Predictive, Scores, heldout_log_predictive, score};
+use super::sites_csv::{SitesSource, read_sites};
 use super::spec::FieldJob;
 use super::units::unit_warnings;
 use super::warnings::{
@@ -124,6 +127,8 @@ pub struct JobResult {
     pub(crate) hyper: Vec<HyperSummary>,
     /// The covariates' coefficients' posteriors (empty without covariates).
     pub(crate) coefficients: Vec<CoefficientSummary>,
+    /// The field at the measurement sites (sites data only).
+    pub(crate) sites: Option<super::sites::SiteResults>,
 }
 
 /// Lags of the saved log-likelihood autocorrelation.
@@ -256,6 +261,21 @@ pub(crate) fn run_job(
     };
     scores.heldout_lpd =
         heldout_log_predictive(model.likelihood, &dataset, &predictive, model.noise_sd);
+    let predict = job.spec.output.predict_sites.as_ref().map(|p| &p.sites);
+    let sites = super::sites::results(model, &dataset, predict, &output).map_err(|e| {
+        JobError::ReadData {
+            path: job
+                .spec
+                .output
+                .predict_sites
+                .as_ref()
+                .map_or_else(String::new, |p| p.path.display().to_string()),
+            message: e.to_string(),
+        }
+    })?;
+    if let Some(sites) = &sites {
+        scores.heldout_lpd = sites.heldout_lpd();
+    }
     let diagnostics = diagnose(&output);
     let evidence = match &output.approximation {
         // An approximation brings its own evidence (the Laplace log marginal likelihood): no
@@ -295,6 +315,7 @@ pub(crate) fn run_job(
         diagnostics,
         hyper,
         coefficients,
+        sites,
     })
 }
 
@@ -340,7 +361,7 @@ pub(crate) fn simulate_from_model_prior(
         DataSpec::Simulated {
             subsample, trials, ..
         } => (subsample, trials),
-        DataSpec::Csv { .. } | DataSpec::Points(_) => (1, 1),
+        DataSpec::Csv { .. } | DataSpec::Points(_) | DataSpec::Sites(_) => (1, 1),
     };
     simulate(job, seed, prior, (subsample, trials), mean)
 }
@@ -427,6 +448,7 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
                 .map_err(|e| failed(path, e.to_string()))?;
             (grid, *holdout)
         }
+        DataSpec::Sites(sites) => return load_sites(job, seed, sites),
     };
     let exposure = match job.spec.data.exposure() {
         Some(exposure) => {
@@ -455,6 +477,42 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
     })
 }
 
+/// Measurements at sites, read and split into fitted and held-out ones (every row was checked
+/// when the study was loaded, `sites_keys.rs`).
+fn load_sites(job: FieldJob<'_>, seed: u64, sites: &SitesData) -> Result<Dataset, JobError> {
+    let model = &job.spec.model;
+    let source = SitesSource {
+        x: &sites.x,
+        y: &sites.y,
+        value: &sites.value,
+        trials: sites.trials.as_deref(),
+        likelihood: model.likelihood,
+        window: sites.window,
+        region: None,
+    };
+    let read = read_sites(&sites.path, source).map_err(|e| JobError::ReadData {
+        path: sites.path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let measurements = Measurements {
+        positions: read.positions,
+        values: read.values,
+        trials: read.trials,
+    };
+    let mut rng = stream(
+        seed,
+        Purpose::Observations,
+        job.header.streams.data(&OBSERVATIONS),
+    );
+    Ok(Dataset::from_sites(
+        model.grid,
+        &measurements,
+        model.offset,
+        sites.holdout,
+        &mut rng,
+    )?)
+}
+
 fn exact_posterior(
     job: FieldJob<'_>,
     prior: &dyn Prior,
@@ -462,6 +520,7 @@ fn exact_posterior(
     dataset: &Dataset,
 ) -> Result<Option<ExactPosterior>, JobError> {
     let applies = job.spec.model.likelihood == LikelihoodKind::Gaussian
+        && dataset.sites.is_none()
         && dataset.observed.len() <= MAX_EXACT_OBSERVATIONS;
     if !applies {
         return Ok(None);

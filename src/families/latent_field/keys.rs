@@ -90,25 +90,32 @@ crate::declare_keys! {
     },
     /// s: the observation noise sd (gaussian, probit).
     DATA_NOISE_SD = data.noise_sd { rule: Rule::Positive, default: Default::Float(1.0), label: Label::new("σ", "noise sd σ") },
-    /// The data file, relative to the study file's folder: csv, a grid CSV in the format of data/README.md; points, a CSV with one row per event and its coordinates in the columns data.x and data.y (other columns ignored), binned to the grid over model.window (docs/data.md).
+    /// The data file, relative to the study file's folder: csv, a grid CSV in the format of data/README.md; points, a CSV with one row per event and its coordinates in the columns data.x and data.y (other columns ignored), binned to the grid over model.window; sites, a CSV with one row per measurement, its site in data.x and data.y and its value in data.value, observing the field interpolated between the cell centres around the site (docs/data.md).
     DATA_PATH = data.path {
         value: ValueType::Text,
         rule: Rule::NonEmpty,
-        applies: Applies::Source(&["csv", "points"]),
+        applies: Applies::Source(&["csv", "points", "sites"]),
     },
-    /// The column of a points file holding each event's x coordinate.
+    /// The column of a points or sites file holding each event's or site's x coordinate.
     DATA_X = data.x {
         value: ValueType::Text,
         rule: Rule::NonEmpty,
         default: Default::Text("x"),
-        applies: Applies::Source(&["points"]),
+        applies: Applies::Source(&["points", "sites"]),
     },
-    /// The column of a points file holding each event's y coordinate.
+    /// The column of a points or sites file holding each event's or site's y coordinate.
     DATA_Y = data.y {
         value: ValueType::Text,
         rule: Rule::NonEmpty,
         default: Default::Text("y"),
-        applies: Applies::Source(&["points"]),
+        applies: Applies::Source(&["points", "sites"]),
+    },
+    /// The column of a sites file holding each measurement: a finite number (gaussian), 0/1 or -1/+1 (probit), a whole count (poisson), the successes (binomial, with data.trials).
+    DATA_VALUE = data.value {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Text("value"),
+        applies: Applies::Source(&["sites"]),
     },
     /// The column holding the observations (binomial: the successes).
     DATA_COLUMN = data.column {
@@ -117,18 +124,18 @@ crate::declare_keys! {
         default: Default::Derived("poisson and binomial `\"count\"`, probit `\"label\"`, gaussian `\"value\"`"),
         applies: Applies::Source(&["csv"]),
     },
-    /// Binomial, csv data: the column of the grid CSV holding each cell's trials (whole numbers >= 0, at least the cell's successes in data.column; a cell of 0 trials carries no information). Other likelihoods: refused.
+    /// Binomial, csv or sites data: the column holding each cell's or site's trials (whole numbers >= 0, at least the successes in data.column or data.value; 0 trials carry no information). Other likelihoods: refused.
     DATA_TRIALS = data.trials {
         value: ValueType::Text,
         rule: Rule::NonEmpty,
         default: Default::Derived("binomial `\"trials\"`; none otherwise"),
-        applies: Applies::Source(&["csv"]),
+        applies: Applies::Source(&["csv", "sites"]),
     },
-    /// Share of cells held out of the fit and scored.
+    /// Share of cells (sites data: of measurements) held out of the fit and scored.
     DATA_HOLDOUT = data.holdout {
         rule: Rule::UnitInterval,
         default: Default::Float(0.2),
-        applies: Applies::Source(&["csv", "points"]),
+        applies: Applies::Source(&["csv", "points", "sites"]),
         label: Label::new("holdout", "held-out share"),
     },
     /// Covariates with inferred coefficients (fixed effects): the linear predictor is mean + sum_k beta_k x_k + field. Names of columns of the grid CSV (csv data) or of data.covariates_path; an array `["elev", "grad"]` or one string `"elev,grad"`.
@@ -222,6 +229,13 @@ crate::declare_keys! {
     OUTPUT_MARK_LABELS = output.mark_labels {
         value: ValueType::Words,
         default: Default::Derived("`\"mark 1\"`, `\"mark 2\"`, ..."),
+        keyed: Keyed::Never,
+    },
+    /// Sites to predict the field at: a CSV relative to the study file's folder with columns x and y in the units of model.window (its other columns carried through as text); sites.parquet gets one row per job and site (set = "predict") with the field's posterior there and, for the gaussian likelihood, the predictive sd of a new measurement. 2-D grids only.
+    OUTPUT_PREDICT_SITES = output.predict_sites {
+        value: ValueType::Text,
+        rule: Rule::NonEmpty,
+        default: Default::Derived("none"),
         keyed: Keyed::Never,
     },
     /// Kept draws per chain stored for every cell's R-hat and ESS (the kept iterations thinned evenly to this many; more costs about 1 ms per cell per 1,000).

@@ -28,6 +28,7 @@ mod binomial_keys;
 pub(crate) mod cells;
 pub(crate) mod centres;
 pub(crate) mod coefficients;
+pub(crate) mod csv_values;
 pub(crate) mod exposure;
 pub(crate) mod figures;
 pub mod grid_csv;
@@ -46,6 +47,9 @@ pub(crate) mod resolve;
 pub(crate) mod risk;
 pub(crate) mod rows;
 mod sampler_keys;
+pub(crate) mod sites;
+pub(crate) mod sites_csv;
+pub(crate) mod sites_keys;
 pub use sampler_keys::kind_defaults_table;
 pub mod sbc;
 pub mod schema;
@@ -90,6 +94,7 @@ impl StudyFamily for LatentField {
     const TABLES: &'static [&'static Table] = &[
         &schema::fields::TABLE,
         &schema::region::TABLE,
+        &schema::sites::TABLE,
         &schema::marks::TABLE,
         &schema::traces::TABLE,
         &schema::hyper::TABLE,
@@ -129,6 +134,7 @@ impl StudyFamily for LatentField {
         let mut files = match &spec.data {
             DataSpec::Csv { path, .. } => vec![path.as_path()],
             DataSpec::Points(points) => vec![points.path.as_path()],
+            DataSpec::Sites(sites) => vec![sites.path.as_path()],
             DataSpec::Simulated { .. } => Vec::new(),
         };
         let covariates = spec.model.covariates.as_ref().map(|c| c.path.as_path());
@@ -140,6 +146,9 @@ impl StudyFamily for LatentField {
         }
         if let Some(region) = &spec.region {
             files.push(region.path.as_path());
+        }
+        if let Some(predict) = &spec.output.predict_sites {
+            files.push(predict.path.as_path());
         }
         files
     }
@@ -240,6 +249,9 @@ fn chain_tables(
     }
     if let Some(region) = rows::region(job) {
         named.push(("region", region?));
+    }
+    if let Some(sites) = rows::sites(job, result) {
+        named.push(("sites", sites?));
     }
     if let Some(marks) = rows::marks(job) {
         named.push(("marks", marks?));

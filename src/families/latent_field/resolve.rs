@@ -12,8 +12,9 @@ use std::sync::Arc;
 
 use super::binomial_keys::{check_binomial_keys, trials_column, trials_per_cell};
 use super::centres::same_window;
+use super::csv_values::Reading;
 use super::exposure::{cached_grid, names_exposure, with_exposure};
-use super::grid_csv::{Coverage, Reading, read_grid_columns};
+use super::grid_csv::{Coverage, read_grid_columns};
 use super::hyper_keys::{PRIOR_KEYS, hyper_priors, hyper_values_set, value_key};
 use super::keys::*;
 use super::marks_keys::marks;
@@ -21,6 +22,7 @@ use super::memory::{MEMORY_LIMIT_BYTES, estimated_job_bytes, format_bytes};
 use super::points_keys::points_data;
 use super::region_keys::{check_region_source, on_grid, region_file};
 use super::sampler_keys::{asks_for_hyper, auto_kind, sampler_settings};
+use super::sites_keys::{predict_sites, sites_data};
 use super::spec::{AUTO, LatentFieldSpec, NAME, OutputSpec};
 use crate::model::covariates::Covariates;
 use crate::model::grid::{Grid, Window};
@@ -114,6 +116,11 @@ impl Resolution<'_, '_> {
                     points_data(self.resolver, settings, shape, likelihood, region.as_ref())?;
                 (data, None)
             }
+            DataSource::Sites => {
+                let (data, window) =
+                    sites_data(self.resolver, settings, shape, likelihood, region.as_ref())?;
+                (data, Some(window))
+            }
             DataSource::Simulated => {
                 let data = DataSpec::Simulated {
                     truth_length_scale: truth_length_scale(settings),
@@ -168,6 +175,7 @@ impl Resolution<'_, '_> {
             cell_draws: settings.int(OUTPUT_CELL_DRAWS) as usize,
             exceedance: self.exceedance_thresholds(settings)?,
             marks: marks(self.resolver, settings, shape, &model.grid)?,
+            predict_sites: predict_sites(self.resolver, settings, shape, &model.grid)?,
         };
         Ok(LatentFieldSpec {
             model,

@@ -11,9 +11,11 @@ use polars::prelude::DataFrame;
 use super::cells::kept_draw_indices;
 use super::job::JobResult;
 use super::schema::{
-    chains, coefficients, convergence, draws, fields, hyper, inla_grid, jobs, marks, region, traces,
+    chains, coefficients, convergence, draws, fields, hyper, inla_grid, jobs, marks, region, sites,
+    traces,
 };
 use super::score::Scores;
+use super::sites::SiteSummary;
 use super::spec::FieldJob;
 use crate::job::JobHeader;
 use crate::model::hyper::HyperName;
@@ -106,7 +108,22 @@ pub(crate) fn job_row(
             result.embedding.map(|e| e.most_negative_eigenvalue),
         )
         .fill(jobs::MODEL_MEAN_VALUE, result.mean)
-        .fill(jobs::OBSERVED_CELLS, result.dataset.observed.len() as i64)
+        .fill(
+            jobs::OBSERVED_CELLS,
+            result.dataset.observed.cells.len() as i64,
+        )
+        .fill(
+            jobs::OBSERVED_SITES,
+            result.dataset.sites.as_ref().map(|s| s.fitted.len() as i64),
+        )
+        .fill(
+            jobs::HELD_OUT_SITES,
+            result
+                .dataset
+                .sites
+                .as_ref()
+                .map(|s| s.held_out.len() as i64),
+        )
         .fill(jobs::EXACT_RMSE, scores.exact_rmse)
         .fill(jobs::PREDICTION_ERROR, scores.prediction_error)
         .fill(jobs::COUNT_MAE, scores.count_mae)
@@ -278,6 +295,94 @@ pub(crate) fn marks(job: FieldJob<'_>) -> Option<Result<DataFrame, SchemaError>>
             .set(marks::Y, marks.iter().map(|m| m.y))
             .finish(),
     )
+}
+
+/// The field at the job's sites: one row per measurement (fitted, then held out) and per site
+/// to predict at (`None` when the job has neither).
+pub(crate) fn sites(
+    job: FieldJob<'_>,
+    result: &JobResult,
+) -> Option<Result<DataFrame, SchemaError>> {
+    let summaries = result.sites.as_ref()?;
+    let model = &job.spec.model;
+    let mut rows: Vec<SiteRow<'_>> = Vec::new();
+    if let Some(data) = &result.dataset.sites {
+        let sets = [
+            ("fitted", &data.fitted, &summaries.fitted),
+            ("held_out", &data.held_out, &summaries.held_out),
+        ];
+        for (set_name, set, summary) in sets {
+            rows.extend((0..set.len()).map(|k| SiteRow {
+                set: set_name,
+                row: set.rows[k],
+                at: set.positions[k],
+                value: Some(set.values[k]),
+                trials: set.trials.get(k).copied(),
+                summary: &summary[k],
+            }));
+        }
+    }
+    let measured = rows.len();
+    let predict = job.spec.output.predict_sites.as_ref().map(|p| &p.sites);
+    if let Some(predict) = predict {
+        rows.extend(
+            predict
+                .positions
+                .iter()
+                .enumerate()
+                .map(|(k, &at)| SiteRow {
+                    set: "predict",
+                    row: k,
+                    at,
+                    value: None,
+                    trials: None,
+                    summary: &summaries.predict[k],
+                }),
+        );
+    }
+    let noise_sd = (model.likelihood == LikelihoodKind::Gaussian).then_some(model.noise_sd);
+    let predictive_sd = |s: &SiteSummary| Some(s.sd?.hypot(noise_sd?));
+    let column = |f: fn(&SiteSummary) -> Option<f64>| rows.iter().map(move |r| f(r.summary));
+    let mut table = rows_of(&sites::TABLE, job.header, rows.len())
+        .set(sites::SET, rows.iter().map(|r| r.set.to_string()))
+        .set(sites::ROW, rows.iter().map(|r| r.row as i64 + 1))
+        .set(sites::X, rows.iter().map(|r| r.at.0))
+        .set(sites::Y, rows.iter().map(|r| r.at.1))
+        .set(sites::VALUE, rows.iter().map(|r| r.value))
+        .set(sites::POST_MEAN, rows.iter().map(|r| r.summary.mean))
+        .set(sites::POST_SD, column(|s| s.sd))
+        .set(sites::Q05, column(|s| s.q05))
+        .set(sites::Q95, column(|s| s.q95))
+        .set(
+            sites::PREDICTIVE_SD,
+            rows.iter().map(|r| predictive_sd(r.summary)),
+        )
+        .set(sites::ESS_BULK, column(|s| s.ess_bulk))
+        .set(sites::RHAT, column(|s| s.rhat))
+        .set(sites::MCSE_MEAN, column(|s| s.mcse_mean))
+        .set(
+            sites::LOG_PREDICTIVE_DENSITY,
+            column(|s| s.log_predictive_density),
+        );
+    if model.likelihood == LikelihoodKind::Binomial {
+        table = table.set(sites::TRIALS, rows.iter().map(|r| r.trials));
+    }
+    for (name, values) in predict.map_or(&[][..], |p| &p.carried[..]) {
+        let carried = std::iter::repeat_n(None, measured).chain(values.iter().cloned().map(Some));
+        table =
+            table.set_member::<String, _>(&sites::CARRIED, &sites::CARRIED.member(name), carried);
+    }
+    Some(table.finish())
+}
+
+/// One row of sites.parquet: a measurement, or a site to predict at.
+struct SiteRow<'a> {
+    set: &'static str,
+    row: usize,
+    at: (f64, f64),
+    value: Option<f64>,
+    trials: Option<f64>,
+    summary: &'a SiteSummary,
 }
 
 /// What an INLA job found about its hyperparameters (`None` for every other kind).

@@ -29,14 +29,16 @@ crate::declare_table! {
         TORUS_Y: i64 = optional("torus_y", "points of the circulant embedding's padded torus along y; null for a Kronecker prior"),
         CLIPPED_EIGENVALUE: f64 = optional("clipped_eigenvalue", "the most negative eigenvalue of the circulant embedding, clipped to 0 (0 when none was negative); null for a Kronecker prior"),
         MODEL_MEAN_VALUE: f64 = optional("model_mean_value", "the field's constant mean used: `model.mean` resolved against the data"),
-        OBSERVED_CELLS: i64 = optional("observed_cells", "cells whose observation the model sees"),
+        OBSERVED_CELLS: i64 = optional("observed_cells", "cells whose observation the model sees (0 for measurements at sites)"),
+        OBSERVED_SITES: i64 = optional("observed_sites", "measurements at sites the model sees (sites data only)"),
+        HELD_OUT_SITES: i64 = optional("held_out_sites", "measurements at sites held out and scored in `heldout_lpd` (sites data only)"),
         EXACT_RMSE: f64 = optional("exact_rmse", "RMS over cells of posterior mean minus exact posterior mean (gaussian)"),
         PREDICTION_ERROR: f64 = optional("prediction_error", "share of cells whose predicted label differs from the truth's sign (probit)"),
         COUNT_MAE: f64 = optional("count_mae", "mean absolute error of the expected counts: against exp(truth + offset) on every cell (simulated), else against the held-out counts (poisson)"),
         BASELINE_COUNT_MAE: f64 = optional("baseline_count_mae", "the same for a constant rate equal to the mean observed count (poisson)"),
         SHARE_MAE: f64 = optional("share_mae", "mean absolute error of the posterior mean success probabilities: against logistic(truth + offset) on every cell (simulated), else against the share k / n of each held-out cell with a trial (binomial jobs only)"),
         BASELINE_SHARE_MAE: f64 = optional("baseline_share_mae", "the same for a constant probability equal to the pooled observed share sum k / sum n (binomial jobs only)"),
-        HELDOUT_LPD: f64 = optional("heldout_lpd", "mean over held-out cells of the log posterior predictive density log p(y_i | data) (csv data, probit, poisson and binomial (with the binomial coefficient); chains: over the stored draws; approximations: Gauss-Hermite over each cell's gaussian marginal)"),
+        HELDOUT_LPD: f64 = optional("heldout_lpd", "mean over held-out cells of the log posterior predictive density log p(y_i | data) (csv data, probit, poisson and binomial (with the binomial coefficient); chains: over the stored draws; approximations: Gauss-Hermite over each cell's gaussian marginal); sites data: the same over the held-out measurements, every likelihood (gaussian with its normal density), chains only"),
         use shared::jobs::ESS_BULK,
         ESS_TAIL: f64 = optional("ess_tail", "tail effective sample size of the log-likelihood across chains"),
         RHAT: f64 = optional("rhat", "rank-normalised split R-hat of the log-likelihood (two or more chains)"),
@@ -164,6 +166,37 @@ crate::declare_table! {
         LABEL: String = required("label", "its label (`output.mark_labels`; default `mark <k>`)"),
         X: f64 = required("x", "x of the mark, in the units of `model.window`"),
         Y: f64 = required("y", "y of the mark, in the units of `model.window`"),
+    }
+}
+
+crate::declare_table! {
+    /// `sites.parquet`: the field at sites, one row per job and site: the measurements of
+    /// `data.source = "sites"` (fitted or held out) and the sites of `output.predict_sites`.
+    pub(crate) mod sites = "sites", one row per "job and site (a measurement, or a site to predict at)" {
+        use shared::JOB_ID,
+        SET: String = required("set", "`fitted` (a measurement in the likelihood), `held_out` (a measurement scored, `data.holdout`) or `predict` (a site of `output.predict_sites`)").index(),
+        ROW: i64 = required("row", "the site's row in its file (the sites file, or the predict-sites file), from 1, the header not counted").index(),
+        X: f64 = required("x", "x of the site, in the units of `model.window`"),
+        Y: f64 = required("y", "y of the site, in the units of `model.window`"),
+        VALUE: f64 = nullable("value", "the measurement (probit labels as -1 / +1; binomial: the successes); null at a site to predict at"),
+        TRIALS: f64 = optional("trials", "binomial: the measurement's trials (binomial jobs only)"),
+        POST_MEAN: f64 = required("post_mean", "posterior mean of u at the site (the field interpolated between the four cell centres around it)"),
+        POST_SD: f64 = nullable("post_sd", "posterior sd of u at the site, from the stored draws (null for approximations)"),
+        Q05: f64 = nullable("q05", "5 % posterior quantile of u at the site (stored draws; null for approximations)"),
+        Q95: f64 = nullable("q95", "95 % posterior quantile of u at the site (stored draws; null for approximations)"),
+        PREDICTIVE_SD: f64 = nullable("predictive_sd", "gaussian: sd of a new measurement at the site, sqrt(post_sd^2 + noise_sd^2); null for the other likelihoods"),
+        ESS_BULK: f64 = nullable("ess_bulk", "bulk ESS of u at the site"),
+        RHAT: f64 = nullable("rhat", "rank-normalised split R-hat of u at the site (two or more chains)"),
+        MCSE_MEAN: f64 = nullable("mcse_mean", "MCSE of `post_mean`"),
+        LOG_PREDICTIVE_DENSITY: f64 = nullable("log_predictive_density", "held-out measurements: log p(y | data), the mean over the stored draws of the likelihood's full density or mass at y; null for fitted ones"),
+        group CARRIED = ColumnGroup {
+        prefixes: &["site_"],
+        pattern: "site_<column>",
+        kind: Kind::Text,
+        nullable: true,
+        presence: Presence::Optional,
+        doc: "with `output.predict_sites`: each other column of the predict-sites file, as text, on its sites' rows (null on the measurements' rows)",
+        },
     }
 }
 

@@ -65,6 +65,8 @@ pub struct OutputSpec {
     pub(crate) cell_draws: usize,
     /// Thresholds of the relative risk exp(field) whose exceedance probabilities are mapped.
     pub(crate) exceedance: Vec<f64>,
+    /// The sites to predict the field at (`output.predict_sites`).
+    pub(crate) predict_sites: Option<std::sync::Arc<super::sites_keys::PredictFile>>,
     /// Named points the field maps mark (`output.marks`, `output.mark_labels`), each inside the
     /// grid's window.
     pub(crate) marks: Vec<Mark>,

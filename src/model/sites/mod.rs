@@ -16,7 +16,10 @@
 //! the covariance the grid gives the sites (H C H^T), which is what fieldmc's posterior is when
 //! its sampler is exact.
 
+pub mod data;
 pub(crate) mod kriging;
+
+pub use data::{Measurements, SiteData, SiteSet};
 
 use crate::model::grid::{Grid, Window};
 use crate::model::prior::Prior;
@@ -29,7 +32,9 @@ pub const CELLS_PER_LENGTH_SCALE: f64 = 12.0;
 /// The grid side that puts [`CELLS_PER_LENGTH_SCALE`] cells in one `length_scale` along an
 /// axis of length `extent`.
 pub fn recommended_side(extent: f64, length_scale: f64) -> usize {
-    (CELLS_PER_LENGTH_SCALE * extent / length_scale).ceil().max(2.0) as usize
+    (CELLS_PER_LENGTH_SCALE * extent / length_scale)
+        .ceil()
+        .max(2.0) as usize
 }
 
 /// Why sites cannot be placed on a grid.
@@ -108,7 +113,6 @@ impl SiteOperator {
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
-
 
     /// The rows of H, one per site in the order given.
     pub fn rows(&self) -> &[SiteRow] {

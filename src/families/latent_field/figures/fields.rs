@@ -23,7 +23,7 @@ use crate::figures::tables::Table;
 use crate::figures::text::{Area, DrawResult};
 use crate::figures::{Context, Figure, FigureKind, ReportError, file_safe};
 
-use super::overlays::Overlays;
+use super::overlays::{OverlayTables, Overlays};
 use crate::model::LikelihoodKind;
 use crate::table::Col;
 use crate::table::shared::JOB_ID;
@@ -92,7 +92,7 @@ fn half_spacing(values: &[f64], fallback: f64) -> f64 {
 pub(crate) fn field_figures(
     context: &Context,
     fields: &Table,
-    (region, marks): (Option<&Table>, Option<&Table>),
+    overlay_tables: OverlayTables<'_>,
     job_ids: &[String],
 ) -> Result<Vec<Figure>, ReportError> {
     let mut figures = Vec::new();
@@ -101,7 +101,7 @@ pub(crate) fn field_figures(
         let Some(mut grid) = grid_of(fields, &rows) else {
             continue;
         };
-        grid.overlays = Overlays::of_job(region, marks, job_id);
+        grid.overlays = Overlays::of_job(overlay_tables, job_id);
         let likelihood = likelihood_of(context, fields, &rows, job_id);
         let panels = panels_for(fields, &rows, likelihood);
         if panels.is_empty() {

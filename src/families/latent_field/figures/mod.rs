@@ -2,7 +2,7 @@
 //!
 //! | figure | when | module |
 //! |---|---|---|
-//! | field heat maps (truth, data, posterior mean/sd, error, probabilities, counts, shares), with the study region's outline and the marked points ([`overlays`]) | fields.parquet, region.parquet, marks.parquet | [`fields`] |
+//! | field heat maps (truth, data, posterior mean/sd, error, probabilities, counts, shares), with the study region's outline, the measurement sites and the marked points ([`overlays`]) | fields.parquet, region.parquet, sites.parquet, marks.parquet | [`fields`] |
 //! | the truths side by side, one per true length scale (prior samples) | true length scale swept | [`fields`] |
 //! | acceptance heat map over grid size x step size, one panel per sampler | grid and beta both swept | [`acceptance`] |
 //! | RMS of running mean to the exact posterior mean (log-log, 1/sqrt(T) reference) | convergence.parquet | [`chains`] |
@@ -116,6 +116,7 @@ pub(crate) fn figures(
     let field_rows = context.read(&schema::fields::TABLE, Some(&fields_to_read), notes)?;
     let region_rows = context.read(&schema::region::TABLE, Some(&to_set(&field_jobs)), notes)?;
     let mark_rows = context.read(&schema::marks::TABLE, Some(&to_set(&field_jobs)), notes)?;
+    let site_rows = context.read(&schema::sites::TABLE, Some(&to_set(&field_jobs)), notes)?;
     let traces = context.read(&schema::traces::TABLE, Some(&to_set(&trace_jobs)), notes)?;
     let convergence = context.read(&schema::convergence::TABLE, None, notes)?;
     let autocorrelation = context.read(&shared::autocorrelation::TABLE, None, notes)?;
@@ -126,7 +127,11 @@ pub(crate) fn figures(
         figures.extend(fields::field_figures(
             context,
             field_rows,
-            (region_rows.as_ref(), mark_rows.as_ref()),
+            overlays::OverlayTables {
+                region: region_rows.as_ref(),
+                marks: mark_rows.as_ref(),
+                sites: site_rows.as_ref(),
+            },
             &field_jobs,
         )?);
     }

@@ -1,12 +1,14 @@
 //! What the field maps draw over the cells of one job: the study region's outline
-//! (region.parquet, `model.region`) and the named points of `output.marks` (marks.parquet), each
-//! a white circle ringed in black with its label under it, kept inside the plot. Owns their
-//! reading from the tables, their drawing on a panel and their sentences in the caption.
+//! (region.parquet, `model.region`), the measurement sites (sites.parquet, `data.source =
+//! "sites"`: black dots in the fit, open circles held out) and the named points of
+//! `output.marks` (marks.parquet), each a white circle ringed in black with its label under it,
+//! kept inside the plot. Owns their reading from the tables, their drawing on a panel and their
+//! sentences in the caption.
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use crate::families::latent_field::schema::{marks, region};
+use crate::families::latent_field::schema::{marks, region, sites};
 use crate::families::latent_field::spec::Mark;
 use crate::figures::chart::{Chart, PlotBox};
 use crate::figures::tables::Table;
@@ -14,6 +16,8 @@ use crate::figures::text::{Area, DrawResult, Label};
 
 /// The radius of a mark's circle, in pixels.
 const MARK_RADIUS: i32 = 5;
+/// The radius of a measurement site's dot or circle, in pixels.
+const SITE_RADIUS: i32 = 2;
 /// The size of a mark's label, in pixels.
 const LABEL_SIZE: f32 = 11.0;
 /// The gap between a mark's circle and its label, and around the label's backing, in pixels.
@@ -26,14 +30,31 @@ pub(super) struct Overlays {
     pub(super) outline: Vec<Vec<(f64, f64)>>,
     /// The marked points, in the order of `output.marks`.
     pub(super) marks: Vec<Mark>,
+    /// The measurement sites (x, y, held out), in the table's order.
+    pub(super) sites: Vec<(f64, f64, bool)>,
+}
+
+/// The tables the overlays are read from (each may be absent).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct OverlayTables<'a> {
+    pub(crate) region: Option<&'a Table>,
+    pub(crate) marks: Option<&'a Table>,
+    pub(crate) sites: Option<&'a Table>,
 }
 
 impl Overlays {
-    /// The overlays of `job_id` from region.parquet and marks.parquet (either may be absent).
-    pub(super) fn of_job(region: Option<&Table>, marks: Option<&Table>, job_id: &str) -> Self {
+    /// The overlays of `job_id` from its tables.
+    pub(super) fn of_job(tables: OverlayTables<'_>, job_id: &str) -> Self {
         Overlays {
-            outline: region.map_or_else(Vec::new, |table| outline_of(table, job_id)),
-            marks: marks.map_or_else(Vec::new, |table| marks_of(table, job_id)),
+            outline: tables
+                .region
+                .map_or_else(Vec::new, |table| outline_of(table, job_id)),
+            marks: tables
+                .marks
+                .map_or_else(Vec::new, |table| marks_of(table, job_id)),
+            sites: tables
+                .sites
+                .map_or_else(Vec::new, |table| sites_of(table, job_id)),
         }
     }
 
@@ -44,6 +65,15 @@ impl Overlays {
                 .iter()
                 .map(|ring| PathElement::new(ring.clone(), BLACK.stroke_width(1))),
         )?;
+        for &(x, y, held_out) in &self.sites {
+            let centre = chart.backend_coord(&(x, y));
+            if held_out {
+                root.draw(&Circle::new(centre, SITE_RADIUS + 1, WHITE.filled()))?;
+                root.draw(&Circle::new(centre, SITE_RADIUS + 1, BLACK.stroke_width(1)))?;
+            } else {
+                root.draw(&Circle::new(centre, SITE_RADIUS, BLACK.filled()))?;
+            }
+        }
         for mark in &self.marks {
             let centre = chart.backend_coord(&(mark.x, mark.y));
             root.draw(&Circle::new(centre, MARK_RADIUS, WHITE.filled()))?;
@@ -61,6 +91,14 @@ impl Overlays {
                 "The black line is the study region's outline (model.region); light grey cells lie \
                  wholly outside it. ",
             );
+        }
+        if !self.sites.is_empty() {
+            let held = self.sites.iter().filter(|s| s.2).count();
+            text.push_str(&format!(
+                "Black dots are the {} measurement sites in the fit; white circles ringed in \
+                 black the {held} held out (data.holdout). ",
+                self.sites.len() - held
+            ));
         }
         if !self.marks.is_empty() {
             let points: Vec<String> = self
@@ -146,6 +184,19 @@ fn marks_of(table: &Table, job_id: &str) -> Vec<Mark> {
     numbered.into_iter().map(|(_, mark)| mark).collect()
 }
 
+/// The measurement sites of a job from sites.parquet, in row order; a row without a finite
+/// position is left out. Empty when the job has none.
+fn sites_of(table: &Table, job_id: &str) -> Vec<(f64, f64, bool)> {
+    table
+        .rows_of_job(job_id)
+        .into_iter()
+        .filter_map(|row| {
+            let (x, y) = (table.finite(sites::X, row)?, table.finite(sites::Y, row)?);
+            Some((x, y, table.str_at(sites::SET, row) == Some("held_out")))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,7 +236,11 @@ mod tests {
             ("x", nums(&[350.0, 1.0, 354.5, f64::NAN])),
             ("y", nums(&[420.25, 2.0, 413.6, 415.0])),
         ]);
-        let overlays = Overlays::of_job(None, Some(&table), "a");
+        let marks_only = OverlayTables {
+            marks: Some(&table),
+            ..OverlayTables::default()
+        };
+        let overlays = Overlays::of_job(marks_only, "a");
         let mark = |label: &str, x: f64, y: f64| Mark {
             label: label.to_string(),
             x,
@@ -205,7 +260,32 @@ mod tests {
             "White circles ringed in black are the marked points (output.marks): old incinerator \
              (354.5, 413.6); school (350, 420.25). "
         );
-        assert!(Overlays::of_job(None, Some(&table), "c").marks.is_empty());
-        assert_eq!(Overlays::of_job(None, None, "a").caption(), "");
+        assert!(Overlays::of_job(marks_only, "c").marks.is_empty());
+        assert_eq!(
+            Overlays::of_job(OverlayTables::default(), "a").caption(),
+            ""
+        );
+    }
+
+    #[test]
+    fn a_jobs_sites_are_read_in_row_order_held_out_ones_told_apart() {
+        let table = table(vec![
+            ("job_id", text(&["a", "a", "b", "a"])),
+            ("set", text(&["fitted", "held_out", "fitted", "fitted"])),
+            ("x", nums(&[1.0, 2.0, 3.0, f64::NAN])),
+            ("y", nums(&[0.5, 1.5, 2.5, 3.5])),
+        ]);
+        let tables = OverlayTables {
+            sites: Some(&table),
+            ..OverlayTables::default()
+        };
+        let overlays = Overlays::of_job(tables, "a");
+        assert_eq!(overlays.sites, [(1.0, 0.5, false), (2.0, 1.5, true)]);
+        assert!(
+            overlays
+                .caption()
+                .contains("the 1 measurement sites in the fit")
+        );
+        assert!(overlays.caption().contains("the 1 held out"));
     }
 }

@@ -63,6 +63,7 @@ fn every_key_has_its_documented_default() {
             keys::DATA_PATH,
             keys::DATA_X,
             keys::DATA_Y,
+            keys::DATA_VALUE,
             keys::DATA_COLUMN,
             keys::DATA_TRIALS,
             keys::DATA_HOLDOUT,
@@ -372,7 +373,7 @@ fn settings_that_contradict_each_other_are_refused() {
     let path = parse_err("[data]\npath = \"x.csv\"\n");
     assert_eq!(
         path.to_string().lines().next().unwrap(),
-        "studies/t.toml:2:8: `data.path` applies only to data.source = \"csv\" or \"points\", but the source is \"simulated\""
+        "studies/t.toml:2:8: `data.path` applies only to data.source = \"csv\" or \"points\" or \"sites\", but the source is \"simulated\""
     );
     let no_path = parse_err("[data]\nsource = \"csv\"\n");
     assert!(

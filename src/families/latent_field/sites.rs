@@ -1,0 +1,245 @@
+//! The field at sites after a run (`data.source = "sites"`, `output.predict_sites`): each site's
+//! posterior of u there, H u with H the bilinear operator of [`crate::model::sites`], from the
+//! stored kept draws of every chain (a site's series is the weighted sum of its four cells'
+//! series, so its mean, quantiles, ESS and R-hat are those of the field at the site itself), and
+//! a held-out measurement's log predictive density log mean_draws p(y | u at the site).
+//! An approximation (laplace, inla) has no draws: its posterior mean at a site is H times its
+//! cells' means, and the rest is null.
+
+use rayon::prelude::*;
+
+use crate::diagnostics::{self, quantiles_type7};
+use crate::model::data::Dataset;
+use crate::model::sites::{SiteError, SiteOperator, SiteSet};
+use crate::model::special::{binomial_logit_log_density, log_phi};
+use crate::model::{LikelihoodKind, ModelSpec};
+use crate::sampler::RunOutput;
+
+use super::sites_csv::PredictSites;
+
+/// The posterior of the field at one site.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct SiteSummary {
+    pub(crate) mean: f64,
+    pub(crate) sd: Option<f64>,
+    pub(crate) q05: Option<f64>,
+    pub(crate) q95: Option<f64>,
+    pub(crate) ess_bulk: Option<f64>,
+    pub(crate) rhat: Option<f64>,
+    pub(crate) mcse_mean: Option<f64>,
+    /// log mean over the stored draws of p(y | u at the site): held-out measurements only.
+    pub(crate) log_predictive_density: Option<f64>,
+}
+
+/// How a held-out measurement is scored: its likelihood, value and trials, and the noise sd and
+/// log offset the likelihood reads it with.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Measured<'a> {
+    pub(crate) likelihood: LikelihoodKind,
+    pub(crate) values: &'a [f64],
+    /// Binomial trials, one per value; empty for the other likelihoods.
+    pub(crate) trials: &'a [f64],
+    pub(crate) noise_sd: f64,
+    pub(crate) offset: f64,
+}
+
+/// The field at a job's sites: its measurements' (fitted and held out, sites data only) and the
+/// sites of `output.predict_sites`, each in the order of its set.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct SiteResults {
+    pub(crate) fitted: Vec<SiteSummary>,
+    pub(crate) held_out: Vec<SiteSummary>,
+    pub(crate) predict: Vec<SiteSummary>,
+}
+
+impl SiteResults {
+    /// The mean log predictive density over the held-out measurements (None without any, or
+    /// without draws).
+    pub(crate) fn heldout_lpd(&self) -> Option<f64> {
+        let each: Option<Vec<f64>> = self
+            .held_out
+            .iter()
+            .map(|s| s.log_predictive_density)
+            .collect();
+        let each = each?;
+        (!each.is_empty()).then(|| each.iter().sum::<f64>() / each.len() as f64)
+    }
+}
+
+/// The field at a job's sites (None without measurements at sites or sites to predict at).
+pub(crate) fn results(
+    model: &ModelSpec,
+    data: &Dataset,
+    predict: Option<&PredictSites>,
+    run: &RunOutput,
+) -> Result<Option<SiteResults>, SiteError> {
+    let predicted = match predict {
+        Some(sites) => {
+            let operator = SiteOperator::bilinear(&model.grid, &sites.positions)?;
+            summarise(run, &operator, None)
+        }
+        None => Vec::new(),
+    };
+    let Some(sites) = data.sites.as_ref() else {
+        return Ok(predict.map(|_| SiteResults {
+            predict: predicted,
+            ..SiteResults::default()
+        }));
+    };
+    let held_out: &SiteSet = &sites.held_out;
+    let measured = Measured {
+        likelihood: model.likelihood,
+        values: &held_out.values,
+        trials: &held_out.trials,
+        noise_sd: model.noise_sd,
+        offset: data.offsets.common,
+    };
+    Ok(Some(SiteResults {
+        fitted: summarise(run, &sites.fitted.operator, None),
+        held_out: summarise(run, &held_out.operator, Some(measured)),
+        predict: predicted,
+    }))
+}
+
+/// Every site's summary of `run` through `operator` (with `measured`, each site's log
+/// predictive density of its measurement too).
+pub(crate) fn summarise(
+    run: &RunOutput,
+    operator: &SiteOperator,
+    measured: Option<Measured<'_>>,
+) -> Vec<SiteSummary> {
+    if run.chains.is_empty() {
+        let mut means = vec![0.0; operator.len()];
+        operator.gather(&run.post_mean, &mut means);
+        return means
+            .into_iter()
+            .map(|mean| SiteSummary {
+                mean,
+                ..SiteSummary::default()
+            })
+            .collect();
+    }
+    let per_chain = run.chains.iter().map(|c| c.draws.len()).min().unwrap_or(0);
+    operator
+        .rows()
+        .par_iter()
+        .enumerate()
+        .map(|(site, row)| {
+            let series: Vec<Vec<f64>> = run
+                .chains
+                .iter()
+                .map(|chain| {
+                    let draws = &chain.draws;
+                    (0..per_chain)
+                        .map(|d| {
+                            row.iter()
+                                .map(|&(c, w)| w * f64::from(draws.values[d * draws.cells + c]))
+                                .sum()
+                        })
+                        .collect()
+                })
+                .collect();
+            summary_of(&series, measured.map(|m| (m, site)))
+        })
+        .collect()
+}
+
+/// The summary of one site's series per chain.
+fn summary_of(series: &[Vec<f64>], measured: Option<(Measured<'_>, usize)>) -> SiteSummary {
+    let pooled: Vec<f64> = series.iter().flatten().copied().collect();
+    let n = pooled.len();
+    if n == 0 {
+        return SiteSummary::default();
+    }
+    let mean = pooled.iter().sum::<f64>() / n as f64;
+    let sd = (n > 1)
+        .then(|| (pooled.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt());
+    let quantiles = quantiles_type7(&pooled, &[0.05, 0.95]);
+    let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
+    let diagnosed = diagnostics::summarize(&views);
+    SiteSummary {
+        mean,
+        sd,
+        q05: Some(quantiles[0]),
+        q95: Some(quantiles[1]),
+        ess_bulk: diagnosed.ess_bulk,
+        rhat: diagnosed.rhat,
+        mcse_mean: diagnosed.mcse_mean,
+        log_predictive_density: measured.map(|(m, site)| log_predictive(m, site, &pooled)),
+    }
+}
+
+/// log mean over `draws` of p(y | u) for measurement `site` (the full density or mass, its
+/// normalising constant included).
+fn log_predictive(m: Measured<'_>, site: usize, draws: &[f64]) -> f64 {
+    let y = m.values[site];
+    let log_density = |u: f64| match m.likelihood {
+        LikelihoodKind::Gaussian => {
+            let z = (y - u) / m.noise_sd;
+            -0.5 * z * z - m.noise_sd.ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
+        }
+        LikelihoodKind::Probit => log_phi(if y > 0.0 { u } else { -u } / m.noise_sd),
+        LikelihoodKind::Poisson => {
+            let rate = u + m.offset;
+            y * rate - rate.exp() - libm::lgamma(y + 1.0)
+        }
+        LikelihoodKind::Binomial => {
+            let n = m.trials[site];
+            let coefficient =
+                libm::lgamma(n + 1.0) - libm::lgamma(y + 1.0) - libm::lgamma(n - y + 1.0);
+            coefficient + binomial_logit_log_density(y, n, u + m.offset)
+        }
+    };
+    let logs: Vec<f64> = draws.iter().map(|&u| log_density(u)).collect();
+    let top = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !top.is_finite() {
+        return top;
+    }
+    top + (logs.iter().map(|l| (l - top).exp()).sum::<f64>() / logs.len() as f64).ln()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The gaussian predictive density of a measurement, over draws that are all the same, is the
+    /// normal density at that value; over two draws, the mean of the two densities.
+    #[test]
+    fn log_predictive_density_is_the_mean_density_over_draws() {
+        let m = Measured {
+            likelihood: LikelihoodKind::Gaussian,
+            values: &[1.0],
+            trials: &[],
+            noise_sd: 2.0,
+            offset: 0.0,
+        };
+        let normal = |y: f64, u: f64, s: f64| {
+            (-(y - u).powi(2) / (2.0 * s * s)).exp() / (s * (2.0 * std::f64::consts::PI).sqrt())
+        };
+        assert!((log_predictive(m, 0, &[0.5, 0.5]) - normal(1.0, 0.5, 2.0).ln()).abs() < 1e-12);
+        let two = ((normal(1.0, 0.0, 2.0) + normal(1.0, 3.0, 2.0)) / 2.0).ln();
+        assert!((log_predictive(m, 0, &[0.0, 3.0]) - two).abs() < 1e-12);
+        let counts = Measured {
+            likelihood: LikelihoodKind::Poisson,
+            values: &[3.0],
+            trials: &[],
+            noise_sd: 1.0,
+            offset: 0.2,
+        };
+        let rate: f64 = (1.1f64 + 0.2).exp();
+        let poisson = (rate.powi(3) * (-rate).exp() / 6.0).ln();
+        assert!((log_predictive(counts, 0, &[1.1]) - poisson).abs() < 1e-12);
+    }
+
+    /// A site's series is the weighted sum of its cells' series: its mean is H times the cells'
+    /// means, whatever the draws.
+    #[test]
+    fn a_sites_summary_is_that_of_the_interpolated_series() {
+        let series = vec![vec![1.0, 2.0, 3.0], vec![2.0, 3.0, 4.0]];
+        let s = summary_of(&series, None);
+        assert!((s.mean - 2.5).abs() < 1e-12);
+        let sd = ((2.25 + 0.25 + 0.25 + 0.25 + 0.25 + 2.25) / 5.0f64).sqrt();
+        assert!((s.sd.unwrap() - sd).abs() < 1e-12);
+        assert_eq!(s.log_predictive_density, None);
+    }
+}

@@ -1,0 +1,221 @@
+//! `data.source = "sites"` resolved for one sweep point: a 2-D grid, the study window
+//! (`model.window`, else the bounding box of `model.region`, else of the sites), and the sites
+//! file read once per file, columns, window and region to check every row (located errors from
+//! [`super::sites_csv`]); and `output.predict_sites`, the sites to predict at, read once per file
+//! and window.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::binomial_keys::trials_column;
+use super::keys::{
+    DATA_HOLDOUT, DATA_PATH, DATA_SOURCE, DATA_VALUE, DATA_X, DATA_Y, MODEL_GRID, MODEL_WINDOW,
+    OUTPUT_PREDICT_SITES,
+};
+use super::region_keys::RegionFile;
+use super::sites_csv::{PredictSites, SitesSource, read_predict_sites, read_sites};
+use crate::model::grid::Grid;
+use crate::model::grid::Window;
+use crate::model::spec::SitesData;
+use crate::model::{DataSpec, LikelihoodKind};
+use crate::study::error::ErrorKind;
+use crate::study::shape::{GridShape, WindowSpec};
+use crate::study::{Resolver, Settings, StudyError};
+
+/// The sites data of a point, the file read (once per file, columns, window and region) to check
+/// every row, and the window its grid tiles.
+pub(super) fn sites_data(
+    resolver: &mut Resolver<'_>,
+    settings: &Settings,
+    shape: GridShape,
+    likelihood: LikelihoodKind,
+    region: Option<&RegionFile>,
+) -> Result<(DataSpec, Window), StudyError> {
+    let Some(written) = settings.given(DATA_PATH).map(|s| s.value.to_string()) else {
+        return Err(resolver
+            .error_at(
+                settings,
+                &[DATA_SOURCE],
+                ErrorKind::Conflict,
+                "data.source = \"sites\" needs data.path",
+            )
+            .help(
+                "add path = \"data/your_sites.csv\" under [data] (a CSV with one row per \
+                 measurement: x, y and its value, relative to the study file's folder)",
+            ));
+    };
+    if shape.is_line() {
+        return Err(resolver
+            .error_at(
+                settings,
+                &[MODEL_GRID, DATA_SOURCE],
+                ErrorKind::Conflict,
+                format!(
+                    "data.source = \"sites\" places measurements in x and y, but the grid is {}",
+                    shape.describe()
+                ),
+            )
+            .allowed("a 2-D grid: D or [Dx, Dy]"));
+    }
+    let given_window = match settings.given(MODEL_WINDOW) {
+        Some(given) => {
+            let spec = WindowSpec::from_param(&given.value).expect("validated window");
+            if spec.y.is_none() {
+                return Err(resolver
+                    .error_at(
+                        settings,
+                        &[MODEL_WINDOW],
+                        ErrorKind::Conflict,
+                        format!(
+                            "model.window = {} gives no y range for the sites",
+                            given.value
+                        ),
+                    )
+                    .allowed("[[x0, x1], [y0, y1]]"));
+            }
+            Some(spec.window())
+        }
+        None => region.map(|r| r.region.bounding_box()),
+    };
+    let path = resolver.study_dir().join(&written);
+    let (x, y, value) = (
+        settings.text(DATA_X),
+        settings.text(DATA_Y),
+        settings.text(DATA_VALUE),
+    );
+    let trials = trials_column(settings, likelihood);
+    // Without a window the sites' own bounding box is the window: read them with an unbounded
+    // one first.
+    let everywhere = Window {
+        x: (f64::NEG_INFINITY, f64::INFINITY),
+        y: (f64::NEG_INFINITY, f64::INFINITY),
+    };
+    let window = given_window.unwrap_or(everywhere);
+    let region_path = region.map(|r| r.path.as_path());
+    let cache_key = format!(
+        "sites {path:?} {x:?} {y:?} {value:?} {trials:?} {likelihood} {window:?} {region_path:?}"
+    );
+    let source = SitesSource {
+        x: &x,
+        y: &y,
+        value: &value,
+        trials: trials.as_deref(),
+        likelihood,
+        window,
+        region: region.map(|r| (r.region.as_ref(), r.path.as_path())),
+    };
+    let outcome = resolver.cached(cache_key, || {
+        read_sites(&path, source)
+            .map(|sites| bounding_box(&sites.positions))
+            .map_err(|e| e.to_string())
+    });
+    let window = match outcome {
+        Ok(bounds) => given_window.unwrap_or(bounds),
+        Err(problem) => {
+            return Err(resolver.error_at(
+                settings,
+                &[DATA_PATH],
+                ErrorKind::Data,
+                format!("bad data file: {problem}"),
+            ));
+        }
+    };
+    if !(window.x.1 > window.x.0 && window.y.1 > window.y.0) {
+        return Err(resolver
+            .error_at(
+                settings,
+                &[DATA_PATH],
+                ErrorKind::Conflict,
+                format!(
+                    "the sites of {} span [{}, {}] x [{}, {}]: with no model.window, their \
+                     bounding box is the window, and it has no area",
+                    path.display(),
+                    window.x.0,
+                    window.x.1,
+                    window.y.0,
+                    window.y.1
+                ),
+            )
+            .help("give model.window = [[x0, x1], [y0, y1]] in the sites' units"));
+    }
+    let data = SitesData {
+        path,
+        x,
+        y,
+        value,
+        trials,
+        window,
+        holdout: settings.float(DATA_HOLDOUT),
+    };
+    Ok((DataSpec::Sites(Box::new(data)), window))
+}
+
+/// The sites `output.predict_sites` names, read on the point's grid (each in its window); None
+/// when not given.
+pub(super) fn predict_sites(
+    resolver: &mut Resolver<'_>,
+    settings: &Settings,
+    shape: GridShape,
+    grid: &Grid,
+) -> Result<Option<Arc<PredictFile>>, StudyError> {
+    let Some(given) = settings.given(OUTPUT_PREDICT_SITES) else {
+        return Ok(None);
+    };
+    if shape.is_line() {
+        return Err(resolver
+            .error_at(
+                settings,
+                &[OUTPUT_PREDICT_SITES, MODEL_GRID],
+                ErrorKind::Conflict,
+                format!(
+                    "output.predict_sites predicts at points of the plane, but the grid is {}",
+                    shape.describe()
+                ),
+            )
+            .allowed("a 2-D grid: D or [Dx, Dy]"));
+    }
+    let path = resolver.study_dir().join(given.value.to_string());
+    let window = grid.window();
+    let cache_key = format!("predict sites {path:?} {window:?}");
+    let read = resolver.cached(cache_key, || {
+        read_predict_sites(&path, window)
+            .map(|sites| {
+                Arc::new(PredictFile {
+                    path: path.clone(),
+                    sites,
+                })
+            })
+            .map_err(|e| e.to_string())
+    });
+    read.map(Some).map_err(|problem| {
+        resolver.error_at(
+            settings,
+            &[OUTPUT_PREDICT_SITES],
+            ErrorKind::Data,
+            format!("bad predict-sites file: {problem}"),
+        )
+    })
+}
+
+/// A predict-sites file, read: its absolute path and its sites.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PredictFile {
+    pub(crate) path: PathBuf,
+    pub(crate) sites: PredictSites,
+}
+
+/// The smallest window holding every site.
+fn bounding_box(sites: &[(f64, f64)]) -> Window {
+    let span = |pick: fn(&(f64, f64)) -> f64| {
+        sites
+            .iter()
+            .map(pick)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                (lo.min(v), hi.max(v))
+            })
+    };
+    Window {
+        x: span(|s| s.0),
+        y: span(|s| s.1),
+    }
+}
