@@ -9,7 +9,7 @@ use crate::model::exact::{ExactError, ExactPosterior, MAX_EXACT_OBSERVATIONS, ga
 use crate::model::hyper::joint::{JointRoot, truncation_warning};
 use crate::model::hyper::{HyperName, fixed_values};
 use crate::model::prior::{Embedding, PriorError, build_prior};
-use crate::model::{DataSpec, Likelihood, LikelihoodKind, PointsData, Prior, Target};
+use crate::model::{DataSpec, Likelihood, LikelihoodKind, Observed, PointsData, Prior, Target};
 use crate::sampler::driver::StoredDraws;
 use crate::sampler::hyper::{HyperModel, HyperUpdate};
 use crate::sampler::{
@@ -179,7 +179,7 @@ pub(crate) fn run_job(
     let target = Target {
         prior,
         likelihood: &likelihood,
-        observed_cells: &dataset.observed.cells,
+        observed: Observed::Cells(&dataset.observed.cells),
         mean,
     };
     let levels = super::risk::exceedance_levels(&job.spec.output.exceedance, model);

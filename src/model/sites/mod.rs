@@ -29,7 +29,9 @@ pub const CELLS_PER_LENGTH_SCALE: f64 = 12.0;
 /// The grid side that puts [`CELLS_PER_LENGTH_SCALE`] cells in one `length_scale` along an
 /// axis of length `extent`.
 pub fn recommended_side(extent: f64, length_scale: f64) -> usize {
-    (CELLS_PER_LENGTH_SCALE * extent / length_scale).ceil().max(2.0) as usize
+    (CELLS_PER_LENGTH_SCALE * extent / length_scale)
+        .ceil()
+        .max(2.0) as usize
 }
 
 /// Why sites cannot be placed on a grid.
@@ -109,7 +111,6 @@ impl SiteOperator {
         self.rows.is_empty()
     }
 
-
     /// The rows of H, one per site in the order given.
     pub fn rows(&self) -> &[SiteRow] {
         &self.rows
@@ -168,6 +169,30 @@ fn window_text(window: &Window) -> String {
 fn bracket(t: f64, points: usize) -> (usize, f64) {
     let i = (t.floor().max(0.0) as usize).min(points - 2);
     (i, t - i as f64)
+}
+
+/// Deterministic scattered points in a window, for tests: a Halton-like low-discrepancy
+/// sequence (bases 2 and 3) from its `offset + 1`-th point.
+#[cfg(test)]
+pub(crate) fn scattered(count: usize, window: &Window, offset: usize) -> Vec<(f64, f64)> {
+    let radical = |mut k: usize, base: usize| {
+        let (mut value, mut scale) = (0.0, 1.0 / base as f64);
+        while k > 0 {
+            value += (k % base) as f64 * scale;
+            k /= base;
+            scale /= base as f64;
+        }
+        value
+    };
+    (1..=count)
+        .map(|k| {
+            let (u, v) = (radical(k + offset, 2), radical(k + offset, 3));
+            (
+                window.x.0 + u * (window.x.1 - window.x.0),
+                window.y.0 + v * (window.y.1 - window.y.0),
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

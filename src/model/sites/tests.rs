@@ -4,28 +4,6 @@ use crate::model::grid::Window;
 use crate::model::prior::prior_for;
 use crate::model::spec::KernelSpec;
 
-/// Deterministic scattered points in a window: a Halton-like low-discrepancy sequence.
-fn scattered(count: usize, window: &Window, offset: usize) -> Vec<(f64, f64)> {
-    let radical = |mut k: usize, base: usize| {
-        let (mut value, mut scale) = (0.0, 1.0 / base as f64);
-        while k > 0 {
-            value += (k % base) as f64 * scale;
-            k /= base;
-            scale /= base as f64;
-        }
-        value
-    };
-    (1..=count)
-        .map(|k| {
-            let (u, v) = (radical(k + offset, 2), radical(k + offset, 3));
-            (
-                window.x.0 + u * (window.x.1 - window.x.0),
-                window.y.0 + v * (window.y.1 - window.y.0),
-            )
-        })
-        .collect()
-}
-
 /// `count` x `count` points over the window, edges and corners included.
 fn lattice(w: &Window, count: usize) -> Vec<(f64, f64)> {
     let at = |(lo, hi): (f64, f64), k: usize| lo + (hi - lo) * k as f64 / (count - 1) as f64;
@@ -47,7 +25,14 @@ fn reproduces_bilinear_functions_exactly_to_the_window_edges() {
     let grid = Grid::over_window(5, 7, w);
     let f = |x: f64, y: f64| 0.7 - 1.3 * x + 2.1 * y + 0.4 * x * y;
     let mut sites = scattered(60, &w, 0);
-    sites.extend([(1.0, -2.0), (4.0, 3.0), (1.0, 3.0), (4.0, -2.0), (2.5, -2.0), (1.0, 0.1)]);
+    sites.extend([
+        (1.0, -2.0),
+        (4.0, 3.0),
+        (1.0, 3.0),
+        (4.0, -2.0),
+        (2.5, -2.0),
+        (1.0, 0.1),
+    ]);
     let operator = SiteOperator::bilinear(&grid, &sites).unwrap();
     let field: Vec<f64> = (0..grid.cells())
         .map(|n| {
@@ -84,8 +69,12 @@ fn scatter_add_is_the_transpose_of_gather() {
     let grid = Grid::over_window(6, 4, w);
     let sites = scattered(17, &w, 5);
     let operator = SiteOperator::bilinear(&grid, &sites).unwrap();
-    let u: Vec<f64> = (0..grid.cells()).map(|k| ((k * 7) % 11) as f64 - 5.0).collect();
-    let v: Vec<f64> = (0..sites.len()).map(|k| ((k * 5) % 7) as f64 - 3.0).collect();
+    let u: Vec<f64> = (0..grid.cells())
+        .map(|k| ((k * 7) % 11) as f64 - 5.0)
+        .collect();
+    let v: Vec<f64> = (0..sites.len())
+        .map(|k| ((k * 5) % 7) as f64 - 3.0)
+        .collect();
     let mut hu = vec![0.0; sites.len()];
     operator.gather(&u, &mut hu);
     let mut htv = vec![0.0; grid.cells()];
@@ -157,8 +146,14 @@ fn kriging_through_the_grid_matches_exact_kriging_on_simulated_sites() {
     };
     let side = recommended_side(10.0, 2.5);
     let errors = errors_on_grids(w, kernel, &problem, &[side]);
-    assert!(errors[0].max_mean_error_in_sds < 0.1, "D = {side}: {errors:?}");
-    assert!(errors[0].max_sd_relative_error < 0.1, "D = {side}: {errors:?}");
+    assert!(
+        errors[0].max_mean_error_in_sds < 0.1,
+        "D = {side}: {errors:?}"
+    );
+    assert!(
+        errors[0].max_sd_relative_error < 0.1,
+        "D = {side}: {errors:?}"
+    );
     let errors = errors_on_grids(w, kernel, &problem, &[8, 16, 32]);
     for pair in errors.windows(2) {
         assert!(
@@ -210,6 +205,12 @@ fn kriging_through_the_grid_matches_exact_kriging_on_topo() {
     let kernel = KernelSpec::squared_exponential(1.5, 3000.0);
     let side = recommended_side(6.3, 1.5);
     let errors = errors_on_grids(w, kernel, &problem, &[side]);
-    assert!(errors[0].max_mean_error_in_sds < 0.1, "D = {side}: {errors:?}");
-    assert!(errors[0].max_sd_relative_error < 0.1, "D = {side}: {errors:?}");
+    assert!(
+        errors[0].max_mean_error_in_sds < 0.1,
+        "D = {side}: {errors:?}"
+    );
+    assert!(
+        errors[0].max_sd_relative_error < 0.1,
+        "D = {side}: {errors:?}"
+    );
 }
