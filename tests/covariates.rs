@@ -20,7 +20,9 @@ use fieldmc::model::covariates::Covariates;
 use fieldmc::model::data::{DataStreams, Dataset, Simulation};
 use fieldmc::model::exact::gaussian_posterior;
 use fieldmc::model::prior::WithCovariates;
-use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Prior, Target};
+use fieldmc::model::{
+    Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Observed, Prior, Target,
+};
 use fieldmc::sampler::{ChainRng, RunOutput, RunRequest, SamplerKind, run_kind};
 use fieldmc::streams::{Purpose, stream};
 use support::{floats, table, text};
@@ -132,7 +134,7 @@ fn run(
     let target = Target {
         prior,
         likelihood: &likelihood,
-        observed_cells: &data.observed.cells,
+        observed: Observed::Cells(&data.observed.cells),
         mean: 0.0,
     };
     let request = RunRequest::new(target, &spec);

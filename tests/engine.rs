@@ -8,7 +8,9 @@ mod support;
 
 use fieldmc::model::data::{DataStreams, Dataset, Simulation};
 use fieldmc::model::exact::gaussian_posterior;
-use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
+use fieldmc::model::{
+    Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Observed, Target,
+};
 use fieldmc::sampler::pcn::Pcn;
 use fieldmc::sampler::{
     ChainRng, ChainState, RunOutput, RunRequest, Sampler, SamplerKind, SamplerSettings, run_kind,
@@ -78,7 +80,7 @@ fn run_gaussian(
     let target = Target {
         prior,
         likelihood: &likelihood,
-        observed_cells: &data.observed.cells,
+        observed: Observed::Cells(&data.observed.cells),
         mean: 0.0,
     };
     let request = RunRequest {
@@ -105,7 +107,7 @@ fn pcn_under_a_flat_likelihood_leaves_the_prior_invariant() {
     let target = Target {
         prior: &prior,
         likelihood: &flat,
-        observed_cells: &[],
+        observed: Observed::Cells(&[]),
         mean: 0.0,
     };
     let beta: f64 = 0.3;

@@ -10,7 +10,7 @@ use fieldmc::model::data::{DataStreams, Dataset, Simulation};
 use fieldmc::model::exact::gaussian_posterior;
 use fieldmc::model::prior::{Prior, dense_kernel_matrix, prior_for};
 use fieldmc::model::spec::{KernelKind, KernelSpec};
-use fieldmc::model::{Grid, Likelihood, LikelihoodKind, Target};
+use fieldmc::model::{Grid, Likelihood, LikelihoodKind, Observed, Target};
 use fieldmc::sampler::{ChainRng, RunRequest, SamplerKind, SamplerSettings, run_kind};
 use fieldmc::streams::{Purpose, stream};
 
@@ -146,7 +146,7 @@ fn check_kind(kind: SamplerKind) {
         let target = Target {
             prior: prior.as_ref(),
             likelihood: &likelihood,
-            observed_cells: &data.observed.cells,
+            observed: Observed::Cells(&data.observed.cells),
             mean: 0.0,
         };
         let request = RunRequest {

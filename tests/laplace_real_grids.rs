@@ -8,7 +8,7 @@ use fieldmc::model::data::Dataset;
 use fieldmc::model::laplace::{LaplaceFit, NewtonSettings};
 use fieldmc::model::prior::KroneckerPrior;
 use fieldmc::model::spec::{KernelSpec, LikelihoodKind};
-use fieldmc::model::{Grid, Likelihood, Target};
+use fieldmc::model::{Grid, Likelihood, Observed, Target};
 use fieldmc::streams::{Purpose, stream};
 
 /// A count grid's target: the model of the BlackJAX peer (l = 0.1, mean = log(mean observed
@@ -64,7 +64,7 @@ fn newton_converges_on_every_shipped_count_grid() {
             let target = Target {
                 prior: &prior,
                 likelihood: &likelihood,
-                observed_cells: &data.observed.cells,
+                observed: Observed::Cells(&data.observed.cells),
                 mean,
             };
             let fit = LaplaceFit::new(&target, &NewtonSettings::default())

@@ -22,7 +22,9 @@ use std::path::Path;
 use fieldmc::families::latent_field::grid_csv::read_grid_csv;
 use fieldmc::model::data::{Dataset, GridCells, LogOffsets};
 use fieldmc::model::exact::gaussian_posterior;
-use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
+use fieldmc::model::{
+    Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Observed, Target,
+};
 use fieldmc::sampler::{ChainRng, RunOutput, RunRequest, SamplerKind, run_kind};
 use fieldmc::streams::{Purpose, stream};
 use support::{floats, run_ok, table, write_file};
@@ -99,7 +101,7 @@ fn run(prior: &KroneckerPrior, data: &Dataset, mean: f64, kind: SamplerKind) -> 
     let target = Target {
         prior,
         likelihood: &likelihood,
-        observed_cells: &data.observed.cells,
+        observed: Observed::Cells(&data.observed.cells),
         mean,
     };
     let request = RunRequest::new(target, &spec);

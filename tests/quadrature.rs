@@ -42,7 +42,9 @@ use std::sync::OnceLock;
 
 use fieldmc::model::data::{DataStreams, Dataset, Simulation, draw_prior_field};
 use fieldmc::model::quadrature::{self, QuadraturePosterior};
-use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
+use fieldmc::model::{
+    Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Observed, Target,
+};
 use fieldmc::sampler::{
     ChainRng, Functional, RunOutput, RunRequest, SamplerKind, SamplerSettings, run_kind,
 };
@@ -174,7 +176,7 @@ fn exact_posterior(
     let target = Target {
         prior,
         likelihood,
-        observed_cells: cells,
+        observed: Observed::Cells(cells),
         mean: 0.0,
     };
     let reference = quadrature::posterior(&target, REFERENCE_POINTS, Some(functional)).unwrap();
@@ -217,7 +219,7 @@ impl Problem {
         Target {
             prior: &self.prior,
             likelihood: &self.likelihood,
-            observed_cells: &self.cells,
+            observed: Observed::Cells(&self.cells),
             mean: 0.0,
         }
     }

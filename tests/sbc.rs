@@ -291,8 +291,11 @@ impl Sampler for PcnPosteriorRatio {
             proposal,
         } = state;
         let (z, lz) = draws.next(target, rng, work);
-        for (w, &c) in proposal.iter_mut().zip(target.observed_cells) {
-            *w = keep * position.field[c] + beta * lz[c];
+        target.observed.gather(&position.field, proposal);
+        let mut step = vec![0.0; proposal.len()];
+        target.observed.gather(lz, &mut step);
+        for (w, &s) in proposal.iter_mut().zip(&step) {
+            *w = keep * *w + beta * s;
         }
         let log_likelihood = target.likelihood.log_likelihood(proposal);
         let squared = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>();

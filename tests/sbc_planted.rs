@@ -151,7 +151,7 @@ fn calibrate(job: &Job, seed: u64, sbc: fieldmc::study::SbcSpec, bug: Bug) -> Sb
             target: Target {
                 prior: &prior,
                 likelihood: &likelihood,
-                observed_cells: model.observed_cells,
+                observed: model.observed,
                 mean: model.mean,
             },
             ..RunRequest::new(*model, &spec.sampler)

@@ -80,7 +80,7 @@ fn pins_data() -> ([usize; 7], fieldmc::model::Likelihood) {
 
 /// Run every kind of `pins` a few steps on the fixed problem and compare.
 fn check_pins(pins: &[(&str, &[f64])]) {
-    use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Target};
+    use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Observed, Target};
     use fieldmc::sampler::RunRequest;
     use fieldmc::sampler::{ChainRng, SamplerKind, SamplerSettings, run_kind};
 
@@ -90,7 +90,7 @@ fn check_pins(pins: &[(&str, &[f64])]) {
     let target = Target {
         prior: &prior,
         likelihood: &likelihood,
-        observed_cells: &cells,
+        observed: Observed::Cells(&cells),
         mean: 0.1,
     };
     let mut found = Vec::new();
@@ -284,7 +284,7 @@ const PINNED_LAPLACE_STEPS: &[(&str, &[f64])] = &[
 #[test]
 fn inla_over_hyperparameters_is_pinned() {
     use fieldmc::model::hyper::fixed_values;
-    use fieldmc::model::{KroneckerPrior, Target};
+    use fieldmc::model::{KroneckerPrior, Observed, Target};
     use fieldmc::sampler::hyper::HyperModel;
     use fieldmc::sampler::{RunRequest, run_kind};
 
@@ -305,7 +305,7 @@ fn inla_over_hyperparameters_is_pinned() {
     let target = Target {
         prior: &prior,
         likelihood: &likelihood,
-        observed_cells: &cells,
+        observed: Observed::Cells(&cells),
         mean: 0.1,
     };
     let request = RunRequest {
@@ -377,7 +377,9 @@ const PINNED_LAPLACE: &[f64] = &[
 /// stream): a change of nuts-rs, of rand's ChaCha8 or of how the seed is drawn moves them.
 #[test]
 fn first_nuts_draws_are_pinned() {
-    use fieldmc::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
+    use fieldmc::model::{
+        Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Observed, Target,
+    };
     use fieldmc::sampler::nuts::Nuts;
     use fieldmc::sampler::{ChainRng, ChainState, Sampler};
 
@@ -388,7 +390,7 @@ fn first_nuts_draws_are_pinned() {
     let target = Target {
         prior: &prior,
         likelihood: &likelihood,
-        observed_cells: &cells,
+        observed: Observed::Cells(&cells),
         mean: 0.1,
     };
     let key = "model.grid=4;replicate=0;chain=0";

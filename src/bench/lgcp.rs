@@ -31,7 +31,9 @@ use crate::families::latent_field::cells::CellDiagnostics;
 use crate::model::data::Dataset;
 use crate::model::data::auto_mean;
 use crate::model::laplace::{LaplaceFit, NewtonSettings};
-use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
+use crate::model::{
+    Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Observed, Target,
+};
 use crate::sampler::{
     ChainRng, Kind, KindVisitor, RunOutput, RunRequest, Sampler, SamplerKind, SamplerSettings, run,
 };
@@ -138,7 +140,7 @@ impl LgcpProblem {
         Target {
             prior,
             likelihood: &self.likelihood,
-            observed_cells: &self.data.observed.cells,
+            observed: Observed::Cells(&self.data.observed.cells),
             mean: self.mean,
         }
     }

@@ -10,7 +10,9 @@
 
 use crate::clock::Stopwatch;
 use crate::model::data::{DataStreams, Dataset, Simulation};
-use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Target};
+use crate::model::{
+    Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind, Observed, Target,
+};
 use crate::sampler::{ChainRng, Kind, KindVisitor, Sampler, SamplerKind, SamplerSettings};
 
 /// The cost of one kind at one grid size.
@@ -67,7 +69,7 @@ impl StepProblem {
         Target {
             prior: &self.prior,
             likelihood: &self.likelihood,
-            observed_cells: &self.data.observed.cells,
+            observed: Observed::Cells(&self.data.observed.cells),
             mean: self.mean,
         }
     }

@@ -30,15 +30,14 @@ pub(crate) struct LogEvidence {
 
 /// Estimate log p(data | model) from `draws` prior draws.
 pub fn log_evidence(target: &Target, draws: usize, rng: &mut StreamRng) -> LogEvidence {
-    let (prior, likelihood, observed_cells) =
-        (target.prior, target.likelihood, target.observed_cells);
+    let (prior, likelihood) = (target.prior, target.likelihood);
     let n = prior.cells();
     let k = prior.latent_dim();
     let mut logliks = Vec::with_capacity(draws);
     let mut xi = vec![0.0; BLOCK * k];
     let mut u = vec![0.0; BLOCK * n];
     let mut scratch = vec![0.0; prior.scratch_len()];
-    let mut gu = vec![0.0; observed_cells.len()];
+    let mut gu = vec![0.0; target.observations()];
     while logliks.len() < draws {
         let count = BLOCK.min(draws - logliks.len());
         for x in xi[..count * k].iter_mut() {
@@ -46,8 +45,9 @@ pub fn log_evidence(target: &Target, draws: usize, rng: &mut StreamRng) -> LogEv
         }
         prior.apply_sqrt_batch(&xi[..count * k], &mut u[..count * n], &mut scratch, count);
         for field in u[..count * n].chunks_exact(n) {
-            for (g, &c) in gu.iter_mut().zip(observed_cells) {
-                *g = field[c] + target.mean;
+            target.gather(field, &mut gu);
+            for g in gu.iter_mut() {
+                *g += target.mean;
             }
             logliks.push(likelihood.log_likelihood(&gu));
         }
@@ -74,6 +74,7 @@ pub(crate) fn summarize(logliks: &[f64]) -> LogEvidence {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Observed;
     use crate::model::grid::Grid;
     use crate::model::likelihood::Likelihood;
     use crate::model::prior::KroneckerPrior;
@@ -101,7 +102,7 @@ mod tests {
         let target = Target {
             prior: &prior,
             likelihood: &likelihood,
-            observed_cells: &[5],
+            observed: Observed::Cells(&[5]),
             mean: 0.0,
         };
         let e = log_evidence(&target, 40_000, &mut rng);

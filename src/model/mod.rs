@@ -32,4 +32,4 @@ pub use prior::{KroneckerPrior, Prior, PriorError};
 pub use spec::{
     DataSource, DataSpec, KernelKind, KernelSpec, LikelihoodKind, MeanSpec, ModelSpec, PointsData,
 };
-pub use target::{Target, Workspace};
+pub use target::{Observed, Target, Workspace};

@@ -220,7 +220,7 @@ pub fn posterior(
 }
 
 /// The affine maps from the quadrature coordinates z to the whitened field, the field and the
-/// field at the observed cells, at the posterior mode: xi = xi^ + C z, u = u^ + (L C) z,
+/// field at the observations, at the posterior mode: xi = xi^ + C z, u = u^ + (L C) z,
 /// G u = G u^ + (G L C) z. The matrices are small and dense, row-major, d columns.
 struct WhitenedMap {
     dim: usize,
@@ -255,11 +255,7 @@ impl WhitenedMap {
         let scale: Vec<f64> = (0..dim * dim).map(|k| c[(k / dim, k % dim)]).collect();
         let log_det_scale = (0..dim).map(|k| c[(k, k)].ln()).sum();
         let field = field_columns(target, &scale, dim);
-        let observed: Vec<f64> = target
-            .observed_cells
-            .iter()
-            .flat_map(|&cell| field[cell * dim..(cell + 1) * dim].to_vec())
-            .collect();
+        let observed = observed_columns(target, &field, dim);
         let mut mode_observed = vec![0.0; target.observations()];
         target.gather(&fit.field, &mut mode_observed);
         let mode_log_density = fit.log_likelihood - 0.5 * squared_norm(&fit.mode);
@@ -315,6 +311,24 @@ fn field_columns(target: &Target, scale: &[f64], dim: usize) -> Vec<f64> {
     out
 }
 
+/// G L C, row-major M x d: each column of L C (`field`, row-major N x d) seen through G.
+fn observed_columns(target: &Target, field: &[f64], dim: usize) -> Vec<f64> {
+    let m = target.observations();
+    let mut out = vec![0.0; m * dim];
+    let mut column = vec![0.0; target.cells()];
+    let mut seen = vec![0.0; m];
+    for k in 0..dim {
+        for (cell, value) in column.iter_mut().enumerate() {
+            *value = field[cell * dim + k];
+        }
+        target.gather(&column, &mut seen);
+        for (a, &value) in seen.iter().enumerate() {
+            out[a * dim + k] = value;
+        }
+    }
+    out
+}
+
 /// out = matrix z, `matrix` row-major with z.len() columns.
 fn linear(matrix: &[f64], z: &[f64], out: &mut [f64]) {
     for (o, row) in out.iter_mut().zip(matrix.chunks_exact(z.len())) {
@@ -355,7 +369,7 @@ impl NodeValues {
         }
     }
 
-    /// xi and the field at the observed cells: what the node's weight needs.
+    /// xi and the field at the observations: what the node's weight needs.
     fn locate(&mut self, map: &WhitenedMap) {
         affine(&map.mode, &map.scale, &self.z, &mut self.xi);
         affine(
@@ -493,6 +507,7 @@ impl LogWeightedSums {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Observed;
     use crate::model::data::{DataStreams, Dataset, Observations, Simulation};
     use crate::model::exact::gaussian_posterior;
     use crate::model::grid::Grid;
@@ -581,7 +596,7 @@ mod tests {
             let target = Target {
                 prior: &prior,
                 likelihood: &likelihood,
-                observed_cells: &cells,
+                observed: Observed::Cells(&cells),
                 mean,
             };
             let observed = Observations {
@@ -619,7 +634,7 @@ mod tests {
             let target = Target {
                 prior: &prior,
                 likelihood: &likelihood,
-                observed_cells: &[0],
+                observed: Observed::Cells(&[0]),
                 mean: m,
             };
             let a = (r * r + s * s).sqrt();
@@ -708,7 +723,7 @@ mod tests {
             let target = Target {
                 prior: &prior,
                 likelihood: &likelihood,
-                observed_cells: &cells,
+                observed: Observed::Cells(&cells),
                 mean: 0.0,
             };
             let coarse = posterior(&target, 40, Some(&functional)).unwrap();
@@ -736,7 +751,7 @@ mod tests {
             let target = Target {
                 prior: &prior,
                 likelihood: &likelihood,
-                observed_cells: &[0],
+                observed: Observed::Cells(&[0]),
                 mean: 0.2,
             };
             posterior(&target, 80, Some(&Functional::expected_count(offset, 1))).unwrap()
@@ -764,7 +779,7 @@ mod tests {
             let target = Target {
                 prior: &prior,
                 likelihood: &likelihood,
-                observed_cells: &[0],
+                observed: Observed::Cells(&[0]),
                 mean: -0.3,
             };
             posterior(
@@ -793,7 +808,7 @@ mod tests {
         let target = Target {
             prior: &prior,
             likelihood: &likelihood,
-            observed_cells: &[4],
+            observed: Observed::Cells(&[4]),
             mean: 0.0,
         };
         let refused = posterior(&target, 10, None);

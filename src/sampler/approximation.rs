@@ -172,7 +172,7 @@ pub(crate) fn inla_run(request: &RunRequest, rngs: Vec<ChainRng>) -> RunOutput {
     let problem = HyperProblem {
         model: hyper.model,
         likelihood: target.likelihood,
-        observed_cells: target.observed_cells,
+        observed: target.observed,
         base: hyper.start,
     };
     let mut mixture = CellMixture::new(target.cells(), request.functional.clone());

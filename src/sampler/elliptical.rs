@@ -4,8 +4,8 @@
 //! log-likelihood level log y = loglik(xi) + log v, v ~ U(0, 1), then searches the ellipse
 //! xi' = xi cos(theta) + nu sin(theta) for a point above the level, shrinking the angle bracket
 //! towards theta = 0 (the current point) after each miss. In the field,
-//! u' - m = cos(theta) (u - m) + sin(theta) L nu, so a step costs one prior draw L nu plus O(M)
-//! per likelihood evaluation; the full field is updated once, at the end.
+//! u' - m = cos(theta) (u - m) + sin(theta) L nu, so a step costs one prior draw L nu and G L nu
+//! plus O(M) per likelihood evaluation; the full field is updated once, at the end.
 
 use std::f64::consts::TAU;
 
@@ -36,6 +36,8 @@ const MAX_SHRINKS: u32 = 2_000;
 pub(crate) struct EllipticalState {
     position: Position,
     proposal: Vec<f64>,
+    /// G L nu: the step's prior draw at the observations.
+    seen: Vec<f64>,
     draws: PriorDraws,
     work: Workspace,
 }
@@ -61,6 +63,7 @@ impl Sampler for Elliptical {
         EllipticalState {
             position: Position::new(xi, target, &mut work),
             proposal: vec![0.0; target.observations()],
+            seen: vec![0.0; target.observations()],
             draws: PriorDraws::new(target),
             work,
         }
@@ -75,23 +78,23 @@ impl Sampler for Elliptical {
         let EllipticalState {
             position,
             proposal,
+            seen,
             draws,
             work,
         } = state;
         let mean = target.mean;
         let (nu, lnu) = draws.next(target, rng, work);
+        // G u' = mean + cos (G u - mean) + sin G L nu: G is linear and keeps constants (a
+        // site's weights sum to 1).
+        target.gather(lnu, seen);
         let level = position.log_likelihood + rng.uniform().ln();
         let mut theta = TAU * rng.uniform();
         let (mut low, mut high) = (theta - TAU, theta);
         let mut evaluations = 0;
         loop {
             let (cos, sin) = (theta.cos(), theta.sin());
-            for ((w, &g), &c) in proposal
-                .iter_mut()
-                .zip(&position.observed)
-                .zip(target.observed_cells)
-            {
-                *w = mean + cos * (g - mean) + sin * lnu[c];
+            for ((w, &g), &l) in proposal.iter_mut().zip(&position.observed).zip(&*seen) {
+                *w = mean + cos * (g - mean) + sin * l;
             }
             let log_likelihood = target.likelihood.log_likelihood(proposal);
             evaluations += 1;
@@ -131,6 +134,7 @@ fn step_info(moved: bool, evaluations: u32) -> StepInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Observed;
     use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
 
     /// After the hyperparameters move, the chain continues from the position it is handed
@@ -163,7 +167,7 @@ mod tests {
         let target = Target {
             prior: &prior,
             likelihood: &likelihood,
-            observed_cells: &cells,
+            observed: Observed::Cells(&cells),
             mean: 0.0,
         };
         let mut rng = ChainRng::keyed(3, "elliptical-shrink");

@@ -403,6 +403,7 @@ impl Sampler for Gpcn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Observed;
 
     /// With a gaussian likelihood at full rank, N(m, Gamma) is the posterior itself, so every
     /// proposal is accepted with probability one: a sign or factor wrong anywhere in the ratio
@@ -431,7 +432,7 @@ mod tests {
         let target = Target {
             prior: &prior,
             likelihood: &likelihood,
-            observed_cells: &cells,
+            observed: Observed::Cells(&cells),
             mean: 0.0,
         };
         let laplace = LaplaceGaussians::new(Rank::Fixed(3));

@@ -352,6 +352,7 @@ impl Sampler for LaplaceHmc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Observed;
 
     /// On a gaussian posterior at full rank the residual is constant: every trajectory conserves
     /// the energy exactly and is accepted, whatever the step.
@@ -429,7 +430,7 @@ mod tests {
         let target = Target {
             prior: &prior,
             likelihood: &likelihood,
-            observed_cells: &cells,
+            observed: Observed::Cells(&cells),
             mean: 0.3,
         };
         let sampler = LaplaceHmc::new(0.4, Rank::Fixed(5));

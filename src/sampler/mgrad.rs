@@ -208,10 +208,9 @@ impl MgradState<'_> {
         point.log_likelihood = target
             .likelihood
             .log_likelihood_and_gradient(&point.observed, &mut self.observed_gradient);
-        self.scattered.fill(0.0);
-        for (&c, &g) in target.observed_cells.iter().zip(&self.observed_gradient) {
-            self.scattered[c] = g;
-        }
+        target
+            .observed
+            .scatter(&self.observed_gradient, &mut self.scattered);
         root.apply_transpose(&self.scattered, &mut point.gradient, &mut self.scratch);
     }
 }
@@ -301,6 +300,7 @@ impl Sampler for Mgrad {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Observed;
     use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
 
     /// The proposal's log-density ratio against a direct evaluation of the mGrad proposal in
@@ -341,7 +341,7 @@ mod tests {
         let target = Target {
             prior: &prior,
             likelihood: &likelihood,
-            observed_cells: &cells,
+            observed: Observed::Cells(&cells),
             mean: 0.2,
         };
         let sampler = Mgrad::new(0.5);

@@ -3,10 +3,10 @@
 //!
 //! The protocol has no per-run hook, and one sampler value may serve many targets (simulation-
 //! based calibration runs one sampler over a new data set per replication), so the shared value
-//! is cached under a key that pins down the target by content: the likelihood with its data, the
-//! observed cells, the intercept, and the prior through a fingerprint (L applied to a fixed
-//! pseudo-random vector: two square roots that agree on it are the same operator except on a set
-//! of measure zero). A chain whose target differs from the cached one recomputes. The shared
+//! is cached under a key that pins down the target by content: the likelihood with its data,
+//! where they see the field (the cells, or the sites' weights), the intercept, and the prior
+//! through a fingerprint (L applied to a fixed pseudo-random vector: two square roots that agree
+//! on it are the same operator except on a set of measure zero). A chain whose target differs from the cached one recomputes. The shared
 //! value is a pure function of the target, so the cache never changes a number.
 
 use std::sync::{Arc, Mutex};
@@ -14,7 +14,8 @@ use std::sync::{Arc, Mutex};
 use crate::model::lanczos::start_vector;
 use crate::model::likelihood::Likelihood;
 use crate::model::prior::Prior;
-use crate::model::target::Target;
+use crate::model::sites::SiteOperator;
+use crate::model::target::{Observed, Target};
 
 /// The prior, pinned down by content.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,12 +40,28 @@ impl PriorKey {
     }
 }
 
+/// Where the data see the field, pinned down by content.
+#[derive(Debug, Clone, PartialEq)]
+enum ObservedKey {
+    Cells(Vec<usize>),
+    Sites(SiteOperator),
+}
+
+impl ObservedKey {
+    fn new(observed: Observed) -> Self {
+        match observed {
+            Observed::Cells(cells) => Self::Cells(cells.to_vec()),
+            Observed::Sites(sites) => Self::Sites(sites.clone()),
+        }
+    }
+}
+
 /// The whole target, pinned down by content.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct TargetKey {
     prior: PriorKey,
     likelihood: Likelihood,
-    cells: Vec<usize>,
+    observed: ObservedKey,
     mean_bits: u64,
 }
 
@@ -53,7 +70,7 @@ impl TargetKey {
         Self {
             prior: PriorKey::new(target.prior),
             likelihood: target.likelihood.clone(),
-            cells: target.observed_cells.to_vec(),
+            observed: ObservedKey::new(target.observed),
             mean_bits: target.mean.to_bits(),
         }
     }
@@ -110,7 +127,7 @@ mod tests {
         let target = |prior: &'static KroneckerPrior, likelihood: &'static Likelihood| Target {
             prior,
             likelihood,
-            observed_cells: &[3],
+            observed: Observed::Cells(&[3]),
             mean: 0.0,
         };
         let (a, b): (&'static _, &'static _) = (Box::leak(Box::new(a)), Box::leak(Box::new(b)));

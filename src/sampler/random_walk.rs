@@ -98,8 +98,8 @@ impl Retarget for RandomWalkState {
 super::protocol::chain_state_with_step!(RandomWalkState, position, beta);
 
 /// One Metropolis-Hastings step with the proposal xi' = keep xi + beta z, z ~ N(0, I), so
-/// u' - m = keep (u - m) + beta L z: only the field at the observed cells is formed for the
-/// ratio, the whole field once a move is accepted. `prior_ratio(xi, z)` is the log ratio of
+/// u' - m = keep (u - m) + beta L z: only G u' (the field at the observations) is formed for
+/// the ratio, the whole field once a move is accepted. `prior_ratio(xi, z)` is the log ratio of
 /// everything but the likelihood (0 when the proposal preserves the prior, as pCN's does).
 pub(crate) fn random_walk_step(
     state: &mut RandomWalkState,
@@ -117,12 +117,11 @@ pub(crate) fn random_walk_step(
     } = state;
     let (beta, mean) = (*beta, target.mean);
     let (z, lz) = draws.next(target, rng, work);
-    for ((w, &g), &c) in proposal
-        .iter_mut()
-        .zip(&position.observed)
-        .zip(target.observed_cells)
-    {
-        *w = mean + keep * (g - mean) + beta * lz[c];
+    // G u' = mean + keep (G u - mean) + beta G L z: G is linear and keeps constants (a site's
+    // weights sum to 1). `proposal` holds G L z first.
+    target.gather(lz, proposal);
+    for (w, &g) in proposal.iter_mut().zip(&position.observed) {
+        *w = mean + keep * (g - mean) + beta * *w;
     }
     let log_likelihood = target.likelihood.log_likelihood(proposal);
     let log_ratio = log_likelihood - position.log_likelihood + prior_ratio(&position.xi, z);

@@ -86,6 +86,7 @@ impl PriorDraws {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Observed;
     use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
 
     #[test]
@@ -96,7 +97,7 @@ mod tests {
         let target = Target {
             prior: &prior,
             likelihood: &likelihood,
-            observed_cells: &[],
+            observed: Observed::Cells(&[]),
             mean: 0.0,
         };
         let rng = || ChainRng::keyed(1, "b");

@@ -31,7 +31,7 @@ impl SmallGaussianProblem {
         crate::model::target::Target {
             prior: &self.prior,
             likelihood: &self.likelihood,
-            observed_cells: &self.cells,
+            observed: crate::model::target::Observed::Cells(&self.cells),
             mean: 0.3,
         }
     }

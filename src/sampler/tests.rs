@@ -5,7 +5,7 @@ use super::kinds::SamplerKind;
 use super::protocol::ChainRng;
 use super::run_kind;
 use super::spec::SamplerSettings;
-use crate::model::target::Target;
+use crate::model::target::{Observed, Target};
 use crate::model::{Grid, KernelSpec, KroneckerPrior, Likelihood, LikelihoodKind};
 
 fn rngs(chains: usize) -> Vec<ChainRng> {
@@ -40,7 +40,7 @@ fn a_chain_does_not_depend_on_its_neighbours() {
         let target = Target {
             prior: &prior,
             likelihood: &likelihood,
-            observed_cells: &observed_cells,
+            observed: Observed::Cells(&observed_cells),
             mean: 0.3,
         };
         let request = RunRequest::new(target, &spec);

@@ -11,7 +11,7 @@ use crate::model::hyper::{HyperName, fixed_values};
 use crate::model::prior::{Embedding, PriorError, build_prior};
 use crate::model::sites::Measurements;
 use crate::model::spec::SitesData;
-use crate::model::{DataSpec, Likelihood, LikelihoodKind, PointsData, Prior, Target};
+use crate::model::{DataSpec, Likelihood, LikelihoodKind, Observed, PointsData, Prior, Target};
 use crate::sampler::driver::StoredDraws;
 use crate::sampler::hyper::{HyperModel, HyperUpdate};
 use crate::sampler::{
@@ -184,7 +184,7 @@ pub(crate) fn run_job(
     let target = Target {
         prior,
         likelihood: &likelihood,
-        observed_cells: &dataset.observed.cells,
+        observed: observed_where(&dataset),
         mean,
     };
     let levels = super::risk::exceedance_levels(&job.spec.output.exceedance, model);
@@ -317,6 +317,15 @@ pub(crate) fn run_job(
         coefficients,
         sites,
     })
+}
+
+/// Where the fitted data see the field: at the observed cells, or through the operator of the
+/// fitted sites.
+pub(crate) fn observed_where(dataset: &Dataset) -> Observed<'_> {
+    match &dataset.sites {
+        Some(sites) => Observed::Sites(&sites.fitted.operator),
+        None => Observed::Cells(&dataset.observed.cells),
+    }
 }
 
 /// The model's likelihood bound to the data's observed values (counts and successes with their

@@ -37,7 +37,7 @@ crate::declare_keys! {
     MODEL_MEAN = model.mean {
         value: ValueType::FloatOrWord(&["auto"]),
         rule: Rule::Finite,
-        default: Default::Derived("`\"auto\"` for real data (csv: poisson, binomial, gaussian; points: poisson); 0 otherwise"),
+        default: Default::Derived("`\"auto\"` for real data (csv and sites: poisson, binomial, gaussian; points: poisson); 0 otherwise"),
         keyed: Keyed::UnlessDefault,
     },
     /// A prior on the kernel's length scale: the chains then infer it (`sampler.hyper` says how), or kind inla integrates over it, and `model.length_scale` is where they start (inla: its mode search); `"fixed"` keeps it at model.length_scale. Forms: "log-normal(mu, sigma)", "gamma(shape, rate)", "inverse-gamma(shape, scale)", "half-normal(sd)", "uniform(low, high)" with low >= 0.

@@ -821,7 +821,7 @@ fn mean_spec(settings: &Settings, source: DataSource, likelihood: LikelihoodKind
 pub(super) fn default_mean(source: DataSource, likelihood: LikelihoodKind) -> MeanSpec {
     match (source, likelihood) {
         (
-            DataSource::Csv,
+            DataSource::Csv | DataSource::Sites,
             LikelihoodKind::Poisson | LikelihoodKind::Binomial | LikelihoodKind::Gaussian,
         )
         | (DataSource::Points, LikelihoodKind::Poisson) => MeanSpec::Auto,

@@ -26,7 +26,7 @@ use crate::model::hyper::joint::length_scale_limit;
 use crate::model::hyper::{HyperName, Hyperparameters, fixed_values, prior_at};
 use crate::model::likelihood::Likelihood;
 use crate::model::prior::build_prior;
-use crate::model::{MeanSpec, ModelSpec, Target};
+use crate::model::{MeanSpec, ModelSpec, Observed, Target};
 use crate::sampler::driver::probe_cells;
 use crate::sampler::hyper::{HyperModel, HyperUpdate};
 use crate::sampler::{
@@ -210,7 +210,7 @@ fn calibrate(
         target: Target {
             prior: model_prior.as_ref(),
             likelihood: &likelihood,
-            observed_cells: &dataset.observed.cells,
+            observed: Observed::Cells(&dataset.observed.cells),
             mean: start.mean,
         },
         schedule,
@@ -242,7 +242,7 @@ fn calibrate(
                 hyper: &hyper_truth,
                 coefficients: &coefficients_truth,
                 likelihood: &likelihood,
-                observed_cells: &dataset.observed.cells,
+                observed: Observed::Cells(&dataset.observed.cells),
             },
             model,
             draws,
@@ -306,21 +306,19 @@ struct Truth<'a> {
     coefficients: &'a [f64],
     /// The model's likelihood of the replication's data, and where it observes the field.
     likelihood: &'a Likelihood,
-    observed_cells: &'a [usize],
+    observed: Observed<'a>,
 }
 
 impl Truth<'_> {
     /// log p(y | u) of the model at `field`, each value first rounded to f32 as stored draws are.
     /// `observed` is scratch of one value per observed cell, reused from draw to draw.
     fn loglik_of(&self, field: impl Fn(usize) -> f32, observed: &mut [f64]) -> f64 {
-        for (value, &c) in observed.iter_mut().zip(self.observed_cells) {
-            *value = f64::from(field(c));
-        }
+        self.observed.gather_by(|c| f64::from(field(c)), observed);
         self.likelihood.log_likelihood(observed)
     }
 
     fn observed_scratch(&self) -> Vec<f64> {
-        vec![0.0; self.observed_cells.len()]
+        vec![0.0; self.observed.len()]
     }
 
     /// The truth's value of functional `index`.

@@ -4,7 +4,6 @@
 //! [`super::sites_csv`]); and `output.predict_sites`, the sites to predict at, read once per file
 //! and window.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::binomial_keys::trials_column;
@@ -13,7 +12,8 @@ use super::keys::{
     OUTPUT_PREDICT_SITES,
 };
 use super::region_keys::RegionFile;
-use super::sites_csv::{PredictSites, SitesSource, read_predict_sites, read_sites};
+use super::sites_csv::{SitesSource, read_predict_sites, read_sites};
+use super::spec::PredictFile;
 use crate::model::grid::Grid;
 use crate::model::grid::Window;
 use crate::model::spec::SitesData;
@@ -195,13 +195,6 @@ pub(super) fn predict_sites(
             format!("bad predict-sites file: {problem}"),
         )
     })
-}
-
-/// A predict-sites file, read: its absolute path and its sites.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct PredictFile {
-    pub(crate) path: PathBuf,
-    pub(crate) sites: PredictSites,
 }
 
 /// The smallest window holding every site.

@@ -66,10 +66,17 @@ pub struct OutputSpec {
     /// Thresholds of the relative risk exp(field) whose exceedance probabilities are mapped.
     pub(crate) exceedance: Vec<f64>,
     /// The sites to predict the field at (`output.predict_sites`).
-    pub(crate) predict_sites: Option<std::sync::Arc<super::sites_keys::PredictFile>>,
+    pub(crate) predict_sites: Option<std::sync::Arc<PredictFile>>,
     /// Named points the field maps mark (`output.marks`, `output.mark_labels`), each inside the
     /// grid's window.
     pub(crate) marks: Vec<Mark>,
+}
+
+/// A predict-sites file (`output.predict_sites`), read: its absolute path and its sites.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PredictFile {
+    pub(crate) path: std::path::PathBuf,
+    pub(crate) sites: super::sites_csv::PredictSites,
 }
 
 /// A named point the field maps mark, in the units of `model.window`.

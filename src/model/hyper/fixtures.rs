@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::{HyperName, HyperPrior, HyperPriors, Hyperparameters};
 use crate::model::covariates::Covariates;
 use crate::model::grid::Grid;
+use crate::model::sites::{SiteOperator, scattered};
 use crate::model::spec::{KernelSpec, LikelihoodKind, MeanSpec, ModelSpec};
 
 /// A poisson model on `grid` with `kernel` and the hyperparameters `priors` names inferred.
@@ -26,6 +27,11 @@ pub(crate) fn model(grid: Grid, kernel: KernelSpec, priors: &[(HyperName, &str)]
         ),
         covariates: None,
     }
+}
+
+/// `count` scattered sites over `grid`'s window, as the data's observation operator.
+pub(crate) fn sites(grid: Grid, count: usize) -> SiteOperator {
+    SiteOperator::bilinear(&grid, &scattered(count, &grid.window(), 2)).unwrap()
 }
 
 /// The values of the hyperparameters not inferred (length scale along y `ly`).

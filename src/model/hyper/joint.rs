@@ -53,6 +53,7 @@ use crate::model::prior::circulant_root::{CirculantRoot, CirculantWork};
 use crate::model::prior::differentiable::{LengthScaleSlopes, RootWork, SeparableRoot};
 use crate::model::prior::root_table::SeparableTable;
 use crate::model::spec::ModelSpec;
+use crate::model::target::Observed;
 
 /// A fixed linear change of the whitened coordinates, xi = A eta with
 /// A = I - V diag(d) V^T (V orthonormal columns, 0 <= d < 1), A symmetric with
@@ -161,7 +162,8 @@ impl<'a> JointLayout<'a> {
 pub(crate) struct JointDensity<'a> {
     layout: JointLayout<'a>,
     likelihood: &'a Likelihood,
-    observed_cells: &'a [usize],
+    /// Where the data see the field.
+    observed: Observed<'a>,
     /// The prior's root as a function of the length scale, shared with the job's other chains.
     root: JointRoot,
     /// The mean, when its coordinate is centred on the field's average (see the module docs).
@@ -322,17 +324,17 @@ pub(crate) struct JointPoint {
 
 impl<'a> JointDensity<'a> {
     /// The joint density of `model` (grid, kernel, priors, covariates) on data `likelihood`
-    /// observed at `observed_cells`, the hyperparameters not inferred fixed at `base`, with
+    /// seen through `observed`, the hyperparameters not inferred fixed at `base`, with
     /// the prior's `root` ([`JointRoot::for_model`], shared with the job's other chains).
     pub(crate) fn new(
         model: &'a ModelSpec,
         base: Hyperparameters,
         likelihood: &'a Likelihood,
-        observed_cells: &'a [usize],
+        observed: Observed<'a>,
         root: JointRoot,
     ) -> Self {
         let n = model.grid.cells();
-        let m = observed_cells.len();
+        let m = observed.len();
         Self {
             layout: JointLayout {
                 model,
@@ -340,7 +342,7 @@ impl<'a> JointDensity<'a> {
                 field_dim: root.field_dim(model.grid),
             },
             likelihood,
-            observed_cells,
+            observed,
             buffers: Buffers {
                 spatial: vec![0.0; n],
                 field: vec![0.0; n],
@@ -409,10 +411,10 @@ impl<'a> JointDensity<'a> {
         &self.layout
     }
 
-    /// The field `field` at the observed cells.
+    /// G u: the field `field` at each observation.
     pub(crate) fn observed(&self, field: &[f64]) -> Vec<f64> {
-        let mut out = vec![0.0; self.observed_cells.len()];
-        gather(field, self.observed_cells, &mut out);
+        let mut out = vec![0.0; self.observed.len()];
+        self.observed.gather(field, &mut out);
         out
     }
 
@@ -439,7 +441,7 @@ impl<'a> JointDensity<'a> {
         self.fill_field(q, &mut values, &root);
         field.copy_from_slice(&self.buffers.field);
         let b = &mut self.buffers;
-        gather(&b.field, self.observed_cells, &mut b.observed);
+        self.observed.gather(&b.field, &mut b.observed);
         Some(JointPoint {
             values,
             log_likelihood: self.likelihood.log_likelihood(&b.observed),
@@ -542,14 +544,12 @@ impl<'a> JointDensity<'a> {
                 self.layout.priors().log_density_unconstrained(&b.hyper)
             }
         };
-        gather(&b.field, self.observed_cells, &mut b.observed);
+        self.observed.gather(&b.field, &mut b.observed);
         let log_likelihood = self
             .likelihood
             .log_likelihood_and_gradient(&b.observed, &mut b.observed_gradient);
-        b.field_gradient.fill(0.0);
-        for (&g, &c) in b.observed_gradient.iter().zip(self.observed_cells) {
-            b.field_gradient[c] = g;
-        }
+        self.observed
+            .scatter(&b.observed_gradient, &mut b.field_gradient);
         if let Some(covariates) = self.layout.model.covariates.as_deref() {
             covariates.whitened_gradient(&b.field_gradient, &mut gradient[n..latent]);
         }
@@ -618,12 +618,6 @@ impl<'a> JointDensity<'a> {
     }
 }
 
-fn gather(field: &[f64], cells: &[usize], out: &mut [f64]) {
-    for (o, &c) in out.iter_mut().zip(cells) {
-        *o = field[c];
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -636,22 +630,25 @@ mod tests {
     }
 
     /// The joint gradient against central differences of the log density along every
-    /// coordinate, for each likelihood: isotropic with every hyperparameter inferred, and
-    /// anisotropic with covariates on a rectangular grid.
+    /// coordinate, for each likelihood, the data at cells and at scattered sites: isotropic with
+    /// every hyperparameter inferred, and anisotropic with covariates on a rectangular grid.
     #[test]
     fn joint_gradient_matches_finite_differences() {
         for spec in &gradient_models() {
-            let observed: Vec<usize> = (0..spec.grid.cells()).step_by(2).collect();
-            for likelihood in crate::model::likelihood::one_of_each(observed.len()) {
-                let base = fixtures::base(spec.kernel.length_scale_y);
-                let root = JointRoot::for_model(spec, base).unwrap();
-                let mut density = JointDensity::new(spec, base, &likelihood, &observed, root);
-                let what = format!("{:?} {}", likelihood.kind(), spec.grid);
-                check_gradient(
-                    density.layout().dim(),
-                    |q, g| density.log_density(q, g),
-                    &what,
-                );
+            let cells: Vec<usize> = (0..spec.grid.cells()).step_by(2).collect();
+            let sites = fixtures::sites(spec.grid, cells.len());
+            for observed in [Observed::Cells(&cells), Observed::Sites(&sites)] {
+                for likelihood in crate::model::likelihood::one_of_each(observed.len()) {
+                    let base = fixtures::base(spec.kernel.length_scale_y);
+                    let root = JointRoot::for_model(spec, base).unwrap();
+                    let mut density = JointDensity::new(spec, base, &likelihood, observed, root);
+                    let what = format!("{:?} {} {observed:?}", likelihood.kind(), spec.grid);
+                    check_gradient(
+                        density.layout().dim(),
+                        |q, g| density.log_density(q, g),
+                        &what,
+                    );
+                }
             }
         }
     }
@@ -682,8 +679,13 @@ mod tests {
             let torus = root.circulant().expect("a circulant root").latent_dim();
             assert!(torus > spec.grid.cells());
             for likelihood in crate::model::likelihood::one_of_each(observed.len()) {
-                let mut density =
-                    JointDensity::new(&spec, base(), &likelihood, &observed, root.clone());
+                let mut density = JointDensity::new(
+                    &spec,
+                    base(),
+                    &likelihood,
+                    Observed::Cells(&observed),
+                    root.clone(),
+                );
                 let dim = density.layout().dim();
                 assert_eq!(dim, torus + 3);
                 let log_l = torus;
@@ -739,9 +741,15 @@ mod tests {
         let likelihood = &crate::model::likelihood::one_of_each(16)[2];
         let cells: Vec<usize> = (0..16).collect();
         let root = JointRoot::for_model(&spec, base()).unwrap();
-        let mut plain = JointDensity::new(&spec, base(), likelihood, &cells, root.clone());
-        let mut pre =
-            JointDensity::new(&spec, base(), likelihood, &cells, root).preconditioned(p.clone());
+        let mut plain = JointDensity::new(
+            &spec,
+            base(),
+            likelihood,
+            Observed::Cells(&cells),
+            root.clone(),
+        );
+        let mut pre = JointDensity::new(&spec, base(), likelihood, Observed::Cells(&cells), root)
+            .preconditioned(p.clone());
         let eta: Vec<f64> = (0..pre.layout().dim())
             .map(|k| ((k * 5 % 7) as f64 - 3.0) / 5.0)
             .collect();
@@ -783,7 +791,8 @@ mod tests {
             let likelihood = Likelihood::new(LikelihoodKind::Poisson, counts, 1.0, 0.0);
             let cells: Vec<usize> = (0..n).collect();
             let root = JointRoot::for_model(&spec, base()).unwrap();
-            let mut density = JointDensity::new(&spec, base(), &likelihood, &cells, root);
+            let mut density =
+                JointDensity::new(&spec, base(), &likelihood, Observed::Cells(&cells), root);
             let mut q: Vec<f64> = (0..density.layout().dim())
                 .map(|k| ((k * 13 % 7) as f64 - 3.0) / 10.0)
                 .collect();

@@ -35,6 +35,7 @@ use super::{HyperName, Hyperparameters};
 use crate::model::likelihood::Likelihood;
 use crate::model::prior::differentiable::AxisEigen;
 use crate::model::spec::ModelSpec;
+use crate::model::target::Observed;
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
@@ -82,7 +83,8 @@ impl Spectrum {
 pub(crate) struct SpectralJointDensity<'a> {
     layout: JointLayout<'a>,
     likelihood: &'a Likelihood,
-    observed_cells: &'a [usize],
+    /// Where the data see the field.
+    observed: Observed<'a>,
     /// w: the data's curvature per cell.
     curvature: f64,
 }
@@ -98,19 +100,19 @@ struct Point {
 }
 
 impl<'a> SpectralJointDensity<'a> {
-    /// The density of `model` on data `likelihood` observed at `observed_cells`, the
+    /// The density of `model` on data `likelihood` seen through `observed`, the
     /// hyperparameters not inferred fixed at `base`, centred for data curvature `curvature`.
     pub(crate) fn new(
         model: &'a ModelSpec,
         base: Hyperparameters,
         likelihood: &'a Likelihood,
-        observed_cells: &'a [usize],
+        observed: Observed<'a>,
         curvature: f64,
     ) -> Self {
         Self {
             layout: JointLayout::new(model, base),
             likelihood,
-            observed_cells,
+            observed,
             curvature,
         }
     }
@@ -172,9 +174,11 @@ impl<'a> SpectralJointDensity<'a> {
         Some((point.values, log_likelihood))
     }
 
-    /// The field `field` at the observed cells.
+    /// G u: the field `field` at each observation.
     pub(crate) fn observed(&self, field: &[f64]) -> Vec<f64> {
-        self.observed_cells.iter().map(|&c| field[c]).collect()
+        let mut out = vec![0.0; self.observed.len()];
+        self.observed.gather(field, &mut out);
+        out
     }
 
     fn evaluate(&self, q: &[f64]) -> Option<Point> {
@@ -229,9 +233,7 @@ impl<'a> SpectralJointDensity<'a> {
             .likelihood
             .log_likelihood_and_gradient(&observed, &mut observed_gradient);
         let mut g = vec![0.0; n];
-        for (&d, &c) in observed_gradient.iter().zip(self.observed_cells) {
-            g[c] = d;
-        }
+        self.observed.scatter(&observed_gradient, &mut g);
         let mut scratch = vec![0.0; n];
         let mut g_rotated = vec![0.0; n];
         spectrum.rotate(&g, &mut g_rotated, &mut scratch, false);
@@ -343,35 +345,39 @@ impl<'a> SpectralJointDensity<'a> {
 mod tests {
     use super::*;
     use crate::model::grid::Grid;
-    use crate::model::hyper::fixtures::{base, check_gradient, gradient_models, model};
+    use crate::model::hyper::fixtures::{base, check_gradient, gradient_models, model, sites};
     use crate::model::spec::KernelSpec;
 
-    /// The gradient against central differences for each likelihood: isotropic with every
-    /// hyperparameter inferred, and per-axis length scales with a covariate on a rectangle.
+    /// The gradient against central differences for each likelihood, the data at cells and at
+    /// scattered sites: isotropic with every hyperparameter inferred, and per-axis length scales
+    /// with a covariate on a rectangle.
     #[test]
     fn spectral_joint_gradient_matches_finite_differences() {
         for spec in &gradient_models() {
-            let observed: Vec<usize> = (0..spec.grid.cells()).step_by(2).collect();
-            for likelihood in crate::model::likelihood::one_of_each(observed.len()) {
-                let mut density = SpectralJointDensity::new(
-                    spec,
-                    base(spec.kernel.length_scale_y),
-                    &likelihood,
-                    &observed,
-                    1.7,
-                );
-                let what = format!("{:?} {}", likelihood.kind(), spec.grid);
-                let q = check_gradient(
-                    density.layout().dim(),
-                    |q, g| density.log_density(q, g),
-                    &what,
-                );
-                // The round trip through the whitened coordinates.
-                let values = density.layout().values(&q);
-                let xi = density.whitened(&q).unwrap();
-                let back = density.from_whitened(&xi, &values).unwrap();
-                for (a, b) in q.iter().zip(&back) {
-                    assert!((a - b).abs() < 1e-9, "{a} vs {b}");
+            let cells: Vec<usize> = (0..spec.grid.cells()).step_by(2).collect();
+            let sites = sites(spec.grid, cells.len());
+            for observed in [Observed::Cells(&cells), Observed::Sites(&sites)] {
+                for likelihood in crate::model::likelihood::one_of_each(observed.len()) {
+                    let mut density = SpectralJointDensity::new(
+                        spec,
+                        base(spec.kernel.length_scale_y),
+                        &likelihood,
+                        observed,
+                        1.7,
+                    );
+                    let what = format!("{:?} {} {observed:?}", likelihood.kind(), spec.grid);
+                    let q = check_gradient(
+                        density.layout().dim(),
+                        |q, g| density.log_density(q, g),
+                        &what,
+                    );
+                    // The round trip through the whitened coordinates.
+                    let values = density.layout().values(&q);
+                    let xi = density.whitened(&q).unwrap();
+                    let back = density.from_whitened(&xi, &values).unwrap();
+                    for (a, b) in q.iter().zip(&back) {
+                        assert!((a - b).abs() < 1e-9, "{a} vs {b}");
+                    }
                 }
             }
         }
@@ -391,12 +397,18 @@ mod tests {
         );
         let observed: Vec<usize> = (0..16).collect();
         let likelihood = &crate::model::likelihood::one_of_each(16)[2];
-        let mut spectral = SpectralJointDensity::new(&spec, base(None), likelihood, &observed, 0.0);
+        let mut spectral = SpectralJointDensity::new(
+            &spec,
+            base(None),
+            likelihood,
+            Observed::Cells(&observed),
+            0.0,
+        );
         let mut plain = super::super::joint::JointDensity::new(
             &spec,
             base(None),
             likelihood,
-            &observed,
+            Observed::Cells(&observed),
             super::super::joint::JointRoot::for_model(&spec, base(None)).unwrap(),
         );
         let q: Vec<f64> = (0..18).map(|k| ((k * 3 % 7) as f64 - 3.0) / 6.0).collect();

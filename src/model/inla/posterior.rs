@@ -9,7 +9,7 @@ use crate::model::laplace::{
 };
 use crate::model::prior::{Prior, PriorError};
 use crate::model::spec::ModelSpec;
-use crate::model::{Likelihood, Target};
+use crate::model::{Likelihood, Observed, Target};
 
 /// The data and model whose hyperparameters are integrated over.
 #[derive(Debug, Clone, Copy)]
@@ -17,7 +17,8 @@ pub struct HyperProblem<'a> {
     /// The model: grid, kernel kind and the priors of the inferred hyperparameters.
     pub(crate) model: &'a ModelSpec,
     pub(crate) likelihood: &'a Likelihood,
-    pub(crate) observed_cells: &'a [usize],
+    /// Where the data see the field.
+    pub(crate) observed: Observed<'a>,
     /// The values of every hyperparameter; the inferred ones are replaced at each theta.
     pub(crate) base: Hyperparameters,
 }
@@ -62,7 +63,7 @@ impl Evaluation {
         Target {
             prior: self.prior.as_ref(),
             likelihood: problem.likelihood,
-            observed_cells: problem.observed_cells,
+            observed: problem.observed,
             mean: self.values.mean,
         }
     }
@@ -109,7 +110,7 @@ impl<'a> HyperProblem<'a> {
         let target = Target {
             prior: prior.as_ref(),
             likelihood: self.likelihood,
-            observed_cells: self.observed_cells,
+            observed: self.observed,
             mean: values.mean,
         };
         let fit = fit_from(&target, warm, &settings.newton)?;

@@ -12,6 +12,7 @@
 //! is 1.1 %), to 3 % (measured: at most 1.7 %), and a cell's mixture mean and sd to 0.5 % of
 //! its sd.
 
+use crate::model::Observed;
 use faer::linalg::solvers::Solve;
 use faer::{Mat, Side};
 
@@ -87,7 +88,7 @@ impl Problem {
         HyperProblem {
             model: &self.model,
             likelihood: &self.likelihood,
-            observed_cells: &self.cells,
+            observed: Observed::Cells(&self.cells),
             base: Hyperparameters {
                 length_scale: 0.3,
                 length_scale_y: None,
@@ -252,7 +253,7 @@ fn inla_kind_run(problem: &Problem) -> crate::sampler::RunOutput {
     let target = crate::model::Target {
         prior: &prior,
         likelihood: &problem.likelihood,
-        observed_cells: &problem.cells,
+        observed: Observed::Cells(&problem.cells),
         mean: 0.0,
     };
     let request = RunRequest {
@@ -509,7 +510,7 @@ fn the_coefficients_agree_with_a_dense_quadrature_over_the_variance() {
     let target = crate::model::Target {
         prior: prior.as_ref(),
         likelihood: &likelihood,
-        observed_cells: cells,
+        observed: Observed::Cells(cells),
         mean: 0.0,
     };
     let request = RunRequest {

@@ -61,11 +61,14 @@ impl<'t, 'a> LaplaceDraws<'t, 'a> {
     /// The draw made from the standard normals `z1` ([`Self::field_normals`] of them) and `z2`
     /// ([`Self::observation_normals`]).
     pub(crate) fn draw(&mut self, z1: &[f64], z2: &[f64]) -> Result<LaplaceDraw, LaplaceError> {
-        self.scattered.fill(0.0);
-        let cells = self.target.observed_cells;
-        for ((&c, &w), &z) in cells.iter().zip(self.hessian.weights()).zip(z2) {
-            self.scattered[c] = w.sqrt() * z;
-        }
+        let spread: Vec<f64> = self
+            .hessian
+            .weights()
+            .iter()
+            .zip(z2)
+            .map(|(&w, &z)| w.sqrt() * z)
+            .collect();
+        self.target.observed.scatter(&spread, &mut self.scattered);
         let mut rhs = vec![0.0; z1.len()];
         self.target
             .prior

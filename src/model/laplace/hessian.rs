@@ -1,28 +1,32 @@
 //! The Hessian of the negative log posterior in whitened coordinates, as a product:
-//! H x = x + L^T G^T W G L x, with W the likelihood's curvature at the observed cells
-//! ([`Likelihood::curvature`](crate::model::Likelihood::curvature)). A product costs two prior
-//! products (L and L^T) and O(M); the N x N matrix is never formed.
+//! H x = x + L^T G^T W G L x, with W the likelihood's curvature at the observations
+//! ([`Likelihood::curvature`](crate::model::Likelihood::curvature)) and G where they see the
+//! field ([`crate::model::target::Observed`]). A product costs two prior products (L and L^T)
+//! and O(M); the N x N matrix is never formed.
 
 use crate::model::target::Target;
 
 /// The data-misfit Hessian L^T G^T W G L at one point, applied by products.
 pub(crate) struct MisfitHessian<'t, 'a> {
     target: &'t Target<'a>,
-    /// W at the observed cells.
+    /// W at the observations.
     weights: Vec<f64>,
     field: Vec<f64>,
+    /// W G L x, one value per observation.
+    observed: Vec<f64>,
     scattered: Vec<f64>,
     scratch: Vec<f64>,
 }
 
 impl<'t, 'a> MisfitHessian<'t, 'a> {
-    /// The misfit Hessian with curvature `weights` (one per observed cell, >= 0).
+    /// The misfit Hessian with curvature `weights` (one per observation, >= 0).
     pub(crate) fn new(target: &'t Target<'a>, weights: Vec<f64>) -> Self {
         debug_assert_eq!(weights.len(), target.observations());
         Self {
             target,
             weights,
             field: vec![0.0; target.cells()],
+            observed: vec![0.0; target.observations()],
             scattered: vec![0.0; target.cells()],
             scratch: vec![0.0; target.prior.scratch_len()],
         }
@@ -45,10 +49,13 @@ impl<'t, 'a> MisfitHessian<'t, 'a> {
     pub(crate) fn apply_misfit(&mut self, x: &[f64], out: &mut [f64]) {
         let prior = self.target.prior;
         prior.apply_sqrt(x, &mut self.field, &mut self.scratch);
-        self.scattered.fill(0.0);
-        for (&c, &w) in self.target.observed_cells.iter().zip(&self.weights) {
-            self.scattered[c] = w * self.field[c];
+        self.target.gather(&self.field, &mut self.observed);
+        for (o, &w) in self.observed.iter_mut().zip(&self.weights) {
+            *o *= w;
         }
+        self.target
+            .observed
+            .scatter(&self.observed, &mut self.scattered);
         prior.apply_sqrt_transpose(&self.scattered, out, &mut self.scratch);
     }
 
@@ -60,15 +67,14 @@ impl<'t, 'a> MisfitHessian<'t, 'a> {
         }
     }
 
-    /// tr(L^T G^T W G L) = sum over observed cells of W_i C_ii: the sum of all the misfit
+    /// tr(L^T G^T W G L) = sum over observations of W_a (G C G^T)_aa: the sum of all the misfit
     /// Hessian's eigenvalues.
     pub(crate) fn trace(&self) -> f64 {
-        let prior = self.target.prior;
-        self.target
-            .observed_cells
+        let (prior, observed) = (self.target.prior, self.target.observed);
+        self.weights
             .iter()
-            .zip(&self.weights)
-            .map(|(&c, &w)| w * prior.covariance(c, c))
+            .enumerate()
+            .map(|(a, &w)| w * observed.covariance(prior, a, a))
             .sum()
     }
 }

@@ -44,7 +44,7 @@ pub(crate) const MAX_EXACT_OBSERVATIONS: usize = 2500;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LaplaceSettings {
     pub(crate) newton: NewtonSettings,
-    /// Cell sds exactly up to this many observed cells, by low rank above.
+    /// Cell sds exactly up to this many observations, by low rank above.
     pub(crate) max_exact_observations: usize,
     /// The low-rank sds keep at most this many eigenpairs (Lanczos takes up to twice as many
     /// steps, bounded by memory: see [`lanczos_steps`]).
@@ -70,7 +70,7 @@ pub struct LaplaceFit {
     pub(crate) field: Vec<f64>,
     /// The log-likelihood at the mode.
     pub(crate) log_likelihood: f64,
-    /// W: the likelihood's curvature at the observed cells at the mode.
+    /// W: the likelihood's curvature at each observation at the mode.
     pub(crate) weights: Vec<f64>,
     pub newton: NewtonReport,
 }
@@ -146,11 +146,14 @@ pub(crate) fn default_start(target: &Target) -> Vec<f64> {
 
 fn counts_start(target: &Target, counts: &[f64], offsets: &[f64]) -> Vec<f64> {
     let weights: Vec<f64> = counts.iter().map(|c| c + 0.5).collect();
+    let weighted: Vec<f64> = counts
+        .iter()
+        .zip(&weights)
+        .zip(offsets)
+        .map(|((&c, &w), offset)| w * ((c + 0.5).ln() - offset - target.mean))
+        .collect();
     let mut scattered = vec![0.0; target.cells()];
-    let cells = target.observed_cells.iter().zip(counts).zip(&weights);
-    for (((&cell, &c), &w), offset) in cells.zip(offsets) {
-        scattered[cell] = w * ((c + 0.5).ln() - offset - target.mean);
-    }
+    target.observed.scatter(&weighted, &mut scattered);
     let mut rhs = vec![0.0; target.dim()];
     let mut scratch = vec![0.0; target.prior.scratch_len()];
     target
@@ -225,8 +228,7 @@ impl LaplaceFit {
         settings: &LaplaceSettings,
     ) -> Result<LaplaceMarginals, LaplaceError> {
         let (spread, method) = if target.observations() <= settings.max_exact_observations {
-            let spread =
-                variance::observation_space(target.prior, target.observed_cells, &self.weights)?;
+            let spread = variance::observation_space(target.prior, target.observed, &self.weights)?;
             (spread, SdMethod::Exact)
         } else {
             let steps = lanczos_steps(target.dim(), settings.max_rank);
@@ -261,7 +263,7 @@ impl LaplaceFit {
     ) -> Result<f64, LaplaceError> {
         if target.observations() <= settings.max_exact_observations {
             let log_det =
-                variance::observation_log_det(target.prior, target.observed_cells, &self.weights)?;
+                variance::observation_log_det(target.prior, target.observed, &self.weights)?;
             Ok(self.evidence_with(log_det))
         } else {
             Ok(self.marginals(target, settings)?.log_evidence)

@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::Observed;
 use crate::model::data::{DataStreams, Dataset, Simulation};
 use crate::model::exact::gaussian_posterior;
 use crate::model::prior::{KroneckerPrior, Prior};
@@ -53,7 +54,7 @@ fn gaussian_mode_and_sd_equal_the_exact_posterior() {
         let target = Target {
             prior: &prior,
             likelihood: &likelihood,
-            observed_cells: &data.observed.cells,
+            observed: Observed::Cells(&data.observed.cells),
             mean,
         };
         let (fit, marginals) = fit_with_defaults(&target);
@@ -88,7 +89,7 @@ fn low_rank_sds_are_within_their_stated_bound() {
         let target = Target {
             prior: &prior,
             likelihood: &likelihood,
-            observed_cells: &data.observed.cells,
+            observed: Observed::Cells(&data.observed.cells),
             mean: 0.0,
         };
         let fit = LaplaceFit::new(&target, &NewtonSettings::default()).unwrap();
@@ -135,7 +136,7 @@ fn hessian_product_matches_finite_differences_of_the_gradient() {
         let target = Target {
             prior: &prior,
             likelihood,
-            observed_cells: &cells,
+            observed: Observed::Cells(&cells),
             mean: -0.2,
         };
         let mut work = target.workspace();
@@ -193,7 +194,7 @@ fn gaussian_evidence_matches_its_closed_form() {
     let target = Target {
         prior: &prior,
         likelihood: &likelihood,
-        observed_cells: &data.observed.cells,
+        observed: Observed::Cells(&data.observed.cells),
         mean,
     };
     let (_, laplace) = fit_with_defaults(&target);
@@ -236,7 +237,7 @@ fn probit_and_poisson_evidence_is_close_to_the_monte_carlo_estimate() {
         let target = Target {
             prior: &prior,
             likelihood: &likelihood,
-            observed_cells: &data.observed.cells,
+            observed: Observed::Cells(&data.observed.cells),
             mean: 0.0,
         };
         let (_, laplace) = fit_with_defaults(&target);
@@ -281,7 +282,7 @@ fn newton_converges_on_a_128_grid() {
         let target = Target {
             prior: &prior,
             likelihood: &likelihood,
-            observed_cells: &cells,
+            observed: Observed::Cells(&cells),
             mean: 0.0,
         };
         let started = std::time::Instant::now();

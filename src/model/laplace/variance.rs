@@ -4,7 +4,8 @@
 //! precisions W (the likelihood's curvature at the mode), so in the field
 //! S = (C^-1 + G^T W G)^-1 and in whitened coordinates Gamma = (I + L^T G^T W G L)^-1.
 //!
-//! - [`observation_space`] (exact): with K = I_M + W^1/2 G C G^T W^1/2 = R R^T (M x M, all
+//! - [`observation_space`] (exact): with K = I_M + W^1/2 G C G^T W^1/2 = R R^T (M x M, its
+//!   entries from [`Observed::covariance`], G C from [`Observed::cross_covariance`]; all
 //!   eigenvalues >= 1, so well conditioned whatever W), diag S = diag C - |R^-1 W^1/2 G C e_n|^2
 //!   and log det(I + L^T G^T W G L) = log det K (Sylvester). Exact to rounding; costs
 //!   M^3 / 3 + M^2 N, so it is used up to [`super::MAX_EXACT_OBSERVATIONS`].
@@ -22,6 +23,7 @@ use faer::{Mat, Par, Side};
 use super::error::LaplaceError;
 use crate::model::lanczos::RitzPairs;
 use crate::model::prior::Prior;
+use crate::model::target::Observed;
 
 /// Cells per block when accumulating the variances.
 const BLOCK: usize = 256;
@@ -40,11 +42,11 @@ struct ObservationFactor {
 }
 
 impl ObservationFactor {
-    fn new(prior: &dyn Prior, cells: &[usize], weights: &[f64]) -> Result<Self, LaplaceError> {
-        let m = cells.len();
+    fn new(prior: &dyn Prior, observed: Observed, weights: &[f64]) -> Result<Self, LaplaceError> {
+        let m = observed.len();
         let root: Vec<f64> = weights.iter().map(|w| w.max(0.0).sqrt()).collect();
         let k = Mat::from_fn(m, m, |a, b| {
-            let c = root[a] * root[b] * prior.covariance(cells[a], cells[b]);
+            let c = root[a] * root[b] * observed.covariance(prior, a, b);
             if a == b { 1.0 + c } else { c }
         });
         let llt = k
@@ -64,27 +66,27 @@ impl ObservationFactor {
 /// M^3 / 3 operations).
 pub(crate) fn observation_log_det(
     prior: &dyn Prior,
-    cells: &[usize],
+    observed: Observed,
     weights: &[f64],
 ) -> Result<f64, LaplaceError> {
-    Ok(ObservationFactor::new(prior, cells, weights)?.log_det())
+    Ok(ObservationFactor::new(prior, observed, weights)?.log_det())
 }
 
 /// The exact variances and log-determinant in observation space.
 pub(crate) fn observation_space(
     prior: &dyn Prior,
-    cells: &[usize],
+    observed: Observed,
     weights: &[f64],
 ) -> Result<Spread, LaplaceError> {
-    let factor = ObservationFactor::new(prior, cells, weights)?;
+    let factor = ObservationFactor::new(prior, observed, weights)?;
     let (root, r) = (&factor.root, factor.llt.L());
-    let m = cells.len();
+    let m = observed.len();
     let n = prior.cells();
     let mut variance = vec![0.0; n];
     for start in (0..n).step_by(BLOCK) {
         let end = (start + BLOCK).min(n);
         let mut block = Mat::from_fn(m, end - start, |a, j| {
-            root[a] * prior.covariance(cells[a], start + j)
+            root[a] * observed.cross_covariance(prior, a, start + j)
         });
         solve_lower_triangular_in_place(r, block.as_mut(), Par::Seq);
         for j in 0..end - start {

@@ -352,6 +352,7 @@ fn the_kronecker_spectral_root_needs_equal_axes() {
 
 /// The fixed-effect prior (`covariates.rs`): its algebra, spectral root and gradient.
 mod with_covariates {
+    use crate::model::Observed;
     use crate::model::covariates::Covariates;
     use crate::model::grid::Grid;
     use crate::model::prior::KroneckerPrior;
@@ -450,7 +451,7 @@ mod with_covariates {
             let target = Target {
                 prior: &prior,
                 likelihood,
-                observed_cells: &cells,
+                observed: Observed::Cells(&cells),
                 mean: 0.2,
             };
             let mut work = target.workspace();

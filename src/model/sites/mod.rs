@@ -174,5 +174,29 @@ fn bracket(t: f64, points: usize) -> (usize, f64) {
     (i, t - i as f64)
 }
 
+/// Deterministic scattered points in a window, for tests: a Halton-like low-discrepancy
+/// sequence (bases 2 and 3) from its `offset + 1`-th point.
+#[cfg(test)]
+pub(crate) fn scattered(count: usize, window: &Window, offset: usize) -> Vec<(f64, f64)> {
+    let radical = |mut k: usize, base: usize| {
+        let (mut value, mut scale) = (0.0, 1.0 / base as f64);
+        while k > 0 {
+            value += (k % base) as f64 * scale;
+            k /= base;
+            scale /= base as f64;
+        }
+        value
+    };
+    (1..=count)
+        .map(|k| {
+            let (u, v) = (radical(k + offset, 2), radical(k + offset, 3));
+            (
+                window.x.0 + u * (window.x.1 - window.x.0),
+                window.y.0 + v * (window.y.1 - window.y.0),
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests;

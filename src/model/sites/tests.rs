@@ -4,28 +4,6 @@ use crate::model::grid::Window;
 use crate::model::prior::prior_for;
 use crate::model::spec::KernelSpec;
 
-/// Deterministic scattered points in a window: a Halton-like low-discrepancy sequence.
-fn scattered(count: usize, window: &Window, offset: usize) -> Vec<(f64, f64)> {
-    let radical = |mut k: usize, base: usize| {
-        let (mut value, mut scale) = (0.0, 1.0 / base as f64);
-        while k > 0 {
-            value += (k % base) as f64 * scale;
-            k /= base;
-            scale /= base as f64;
-        }
-        value
-    };
-    (1..=count)
-        .map(|k| {
-            let (u, v) = (radical(k + offset, 2), radical(k + offset, 3));
-            (
-                window.x.0 + u * (window.x.1 - window.x.0),
-                window.y.0 + v * (window.y.1 - window.y.0),
-            )
-        })
-        .collect()
-}
-
 /// `count` x `count` points over the window, edges and corners included.
 fn lattice(w: &Window, count: usize) -> Vec<(f64, f64)> {
     let at = |(lo, hi): (f64, f64), k: usize| lo + (hi - lo) * k as f64 / (count - 1) as f64;

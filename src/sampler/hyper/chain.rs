@@ -114,7 +114,7 @@ pub(super) fn retargeted<'a>(base: &Target<'a>, prior: &'a dyn Prior, mean: f64)
     Target {
         prior,
         likelihood: base.likelihood,
-        observed_cells: base.observed_cells,
+        observed: base.observed,
         mean,
     }
 }

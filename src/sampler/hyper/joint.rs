@@ -129,7 +129,7 @@ impl JointNuts {
             &self.model,
             self.start,
             target.likelihood,
-            target.observed_cells,
+            target.observed,
             self.root.clone(),
         )
     }
@@ -193,7 +193,7 @@ impl JointNuts {
         let at = Target {
             prior: prior.as_ref(),
             likelihood: target.likelihood,
-            observed_cells: target.observed_cells,
+            observed: target.observed,
             mean: values.mean,
         };
         let gaussian = LaplaceGaussian::new(

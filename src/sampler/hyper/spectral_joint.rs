@@ -68,7 +68,7 @@ impl SpectralJointNuts {
             &self.model,
             self.start,
             target.likelihood,
-            target.observed_cells,
+            target.observed,
             curvature,
         );
         let q = density
