@@ -17,11 +17,18 @@
 //! - for [`rhat`], a single chain (as in ArviZ).
 //!
 //! Cost: a sort and a few zero-padded FFTs of each chain, so 10^5 draws take milliseconds.
+//!
+//! [`loo`] owns the predictive-accuracy numbers computed from the pointwise log-likelihood of
+//! every kept draw: PSIS-LOO (elpd_loo, its standard error, p_loo, the Pareto k of every
+//! observation), WAIC, and ArviZ's default relative efficiency, exactly as ArviZ 0.23's
+//! `arviz.loo` and `arviz.waic` (checked against `tests/fixtures/loo/cases.json`). It reports
+//! unusable input as a typed [`loo::LooError`] rather than `None`.
 
 pub mod calibration;
 mod draws;
 mod ess;
 mod fft;
+pub mod loo;
 mod normal;
 
 pub(crate) use normal::standard_normal_quantile;
