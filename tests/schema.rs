@@ -78,6 +78,18 @@ const REGION_STUDY: &str = concat!(
 );
 
 /// A partition study on the Boston tracts: a short chain of each kind and every baseline.
+/// Binomial successes at sites (with their trials), some held out, and sites to predict at with a
+/// name column carried through.
+const SITES_STUDY: &str = "[study]\nseed = 19\n[model]\ngrid = 4\nwindow = [[0, 1], [0, 1]]\n\
+    likelihood = \"binomial\"\n\
+    [data]\nsource = \"sites\"\npath = \"sites.csv\"\nvalue = \"k\"\ntrials = \"n\"\nholdout = 0.25\n\
+    [sampler]\niterations = 300\nburn_in = 100\nchains = 2\n\
+    [output]\npredict_sites = \"predict.csv\"\n";
+
+const SITES: &str = "x,y,k,n\n0.1,0.2,3,10\n0.5,0.5,1,4\n0.9,0.3,0,2\n0.4,0.8,5,5\n";
+
+const PREDICT_SITES: &str = "name,x,y\ncentre,0.5,0.5\ncorner,1,1\n";
+
 fn partition_study() -> String {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
     format!(
@@ -160,6 +172,9 @@ fn every_table_matches_its_schema_and_every_declared_column_is_written() {
     write_file(dir.path(), "exposure_grid.csv", EXPOSURE_GRID);
     written.extend(written_columns(dir.path(), "exposure", EXPOSURE_STUDY));
     written.extend(written_columns(dir.path(), "region", REGION_STUDY));
+    write_file(dir.path(), "sites.csv", SITES);
+    write_file(dir.path(), "predict.csv", PREDICT_SITES);
+    written.extend(written_columns(dir.path(), "sites", SITES_STUDY));
     for (name, study) in FAMILY_STUDIES {
         written.extend(written_columns(dir.path(), name, study));
     }

@@ -8,7 +8,7 @@ mod support;
 
 use std::path::Path;
 
-use support::{floats, run_without_warnings, strings, table};
+use support::{floats, ints, run_without_warnings, strings, table};
 
 /// The study's fixed hyperparameters (studies/geostat/topo.toml).
 const LENGTH_SCALE: f64 = 1.2;
@@ -76,9 +76,9 @@ fn the_topo_study_matches_exact_kriging_at_its_held_out_sites() {
 
     let jobs = table(&out, "jobs");
     let mean = floats(&jobs, "model_mean_value")[0].expect("the mean used");
-    assert_eq!(floats(&jobs, "observed_sites")[0], Some(42.0));
-    assert_eq!(floats(&jobs, "held_out_sites")[0], Some(10.0));
-    assert_eq!(floats(&jobs, "observed_cells")[0], Some(0.0));
+    assert_eq!(ints(&jobs, "observed_sites")[0], Some(42));
+    assert_eq!(ints(&jobs, "held_out_sites")[0], Some(10));
+    assert_eq!(ints(&jobs, "observed_cells")[0], Some(0));
     assert!(floats(&jobs, "heldout_lpd")[0].is_some_and(f64::is_finite));
 
     let sites = table(&out, "sites");

@@ -514,7 +514,10 @@ fn draw_panel(root: &Area, area: &Area, grid: &Grid, panel: &Panel) -> DrawResul
             None if panel.blank_when_missing => BLANK,
             _ => panel.scale.colour(value),
         };
-        Rectangle::new([(x - hx, y - hy), (x + hx, y + hy)], colour.filled())
+        // Each cell reaches half a cell into its right and upper neighbours, which are drawn
+        // after it: rounding to pixels then leaves no blank seam between cells on fine grids.
+        let (right, top) = (x + 1.5 * hx, y + 1.5 * hy);
+        Rectangle::new([(x - hx, y - hy), (right, top)], colour.filled())
     }))?;
     grid.overlays.draw(root, &mut chart, &plot_box)?;
     colour_bar(root, &plot_box, 8, &panel.scale, &panel.bar_label)
