@@ -61,22 +61,6 @@ pub(crate) fn read_sites(path: &Path, value: &str) -> Result<SiteData, CsvError>
     Ok(data)
 }
 
-/// The smallest window holding every site.
-pub(crate) fn bounding_window(sites: &[(f64, f64)]) -> Window {
-    let fold = |pick: fn(&(f64, f64)) -> f64| {
-        sites
-            .iter()
-            .map(pick)
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-                (lo.min(v), hi.max(v))
-            })
-    };
-    Window {
-        x: fold(|s| s.0),
-        y: fold(|s| s.1),
-    }
-}
-
 /// The error of the grid's kriging at each side in `sides`.
 pub(crate) fn compare(
     data: &SiteData,

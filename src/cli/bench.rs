@@ -332,7 +332,8 @@ fn bench_steps(args: &StepsArgs) -> ExitCode {
 }
 
 fn bench_kriging(args: &KrigingArgs) -> ExitCode {
-    use crate::bench::kriging::{KrigingSettings, bounding_window, compare, read_sites};
+    use crate::bench::kriging::{KrigingSettings, compare, read_sites};
+    use crate::model::sites::bounding_window;
     let data = match read_sites(&args.data, &args.value) {
         Ok(data) => data,
         Err(error) => {

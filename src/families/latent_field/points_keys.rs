@@ -9,11 +9,39 @@ use super::keys::{
 };
 use super::points_csv::{POINT_LIKELIHOODS, PointsSource, read_points};
 use super::region_keys::RegionFile;
+use crate::model::grid::Window;
 use crate::model::{DataSpec, LikelihoodKind, PointsData};
 use crate::study::error::ErrorKind;
 use crate::study::keys::quoted_words;
 use crate::study::shape::{GridShape, WindowSpec};
 use crate::study::{Resolver, Settings, StudyError};
+
+/// `model.window` when given, checked to have a y range (`what` names the data, for the
+/// message); None when not given.
+pub(super) fn plane_window(
+    resolver: &Resolver<'_>,
+    settings: &Settings,
+    what: &str,
+) -> Result<Option<Window>, StudyError> {
+    let Some(given) = settings.given(MODEL_WINDOW) else {
+        return Ok(None);
+    };
+    let spec = WindowSpec::from_param(&given.value).expect("validated window");
+    if spec.y.is_none() {
+        return Err(resolver
+            .error_at(
+                settings,
+                &[MODEL_WINDOW],
+                ErrorKind::Conflict,
+                format!(
+                    "model.window = {} gives no y range for the {what}",
+                    given.value
+                ),
+            )
+            .allowed("[[x0, x1], [y0, y1]]"));
+    }
+    Ok(Some(spec.window()))
+}
 
 /// The points data of a point: the file, its coordinate columns and the study window
 /// (`model.window`, else the region's bounding box), the file read once (whatever the grid) to
@@ -69,24 +97,8 @@ pub(super) fn points_data(
             )
             .allowed("a 2-D grid: D or [Dx, Dy]"));
     }
-    let window = match (settings.given(MODEL_WINDOW), region) {
-        (Some(given), _) => {
-            let spec = WindowSpec::from_param(&given.value).expect("validated window");
-            if spec.y.is_none() {
-                return Err(resolver
-                    .error_at(
-                        settings,
-                        &[MODEL_WINDOW],
-                        ErrorKind::Conflict,
-                        format!(
-                            "model.window = {} gives no y range for the points",
-                            given.value
-                        ),
-                    )
-                    .allowed("[[x0, x1], [y0, y1]]"));
-            }
-            spec.window()
-        }
+    let window = match (plane_window(resolver, settings, "points")?, region) {
+        (Some(window), _) => window,
         (None, Some(region)) => region.region.bounding_box(),
         (None, None) => {
             return Err(resolver

@@ -8,18 +8,20 @@ use std::sync::Arc;
 
 use super::binomial_keys::trials_column;
 use super::keys::{
-    DATA_HOLDOUT, DATA_PATH, DATA_SOURCE, DATA_VALUE, DATA_X, DATA_Y, MODEL_GRID, MODEL_WINDOW,
+    DATA_HOLDOUT, DATA_PATH, DATA_SOURCE, DATA_VALUE, DATA_X, DATA_Y, MODEL_GRID,
     OUTPUT_PREDICT_SITES,
 };
+use super::points_keys::plane_window;
 use super::region_keys::RegionFile;
 use super::sites_csv::{SitesSource, read_predict_sites, read_sites};
 use super::spec::PredictFile;
 use crate::model::grid::Grid;
 use crate::model::grid::Window;
+use crate::model::sites::bounding_window;
 use crate::model::spec::SitesData;
 use crate::model::{DataSpec, LikelihoodKind};
 use crate::study::error::ErrorKind;
-use crate::study::shape::{GridShape, WindowSpec};
+use crate::study::shape::GridShape;
 use crate::study::{Resolver, Settings, StudyError};
 
 /// The sites data of a point, the file read (once per file, columns, window and region) to check
@@ -57,24 +59,8 @@ pub(super) fn sites_data(
             )
             .allowed("a 2-D grid: D or [Dx, Dy]"));
     }
-    let given_window = match settings.given(MODEL_WINDOW) {
-        Some(given) => {
-            let spec = WindowSpec::from_param(&given.value).expect("validated window");
-            if spec.y.is_none() {
-                return Err(resolver
-                    .error_at(
-                        settings,
-                        &[MODEL_WINDOW],
-                        ErrorKind::Conflict,
-                        format!(
-                            "model.window = {} gives no y range for the sites",
-                            given.value
-                        ),
-                    )
-                    .allowed("[[x0, x1], [y0, y1]]"));
-            }
-            Some(spec.window())
-        }
+    let given_window = match plane_window(resolver, settings, "sites")? {
+        Some(window) => Some(window),
         None => region.map(|r| r.region.bounding_box()),
     };
     let path = resolver.study_dir().join(&written);
@@ -106,7 +92,7 @@ pub(super) fn sites_data(
     };
     let outcome = resolver.cached(cache_key, || {
         read_sites(&path, source)
-            .map(|sites| bounding_box(&sites.positions))
+            .map(|sites| bounding_window(&sites.positions))
             .map_err(|e| e.to_string())
     });
     let window = match outcome {
@@ -195,20 +181,4 @@ pub(super) fn predict_sites(
             format!("bad predict-sites file: {problem}"),
         )
     })
-}
-
-/// The smallest window holding every site.
-fn bounding_box(sites: &[(f64, f64)]) -> Window {
-    let span = |pick: fn(&(f64, f64)) -> f64| {
-        sites
-            .iter()
-            .map(pick)
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-                (lo.min(v), hi.max(v))
-            })
-    };
-    Window {
-        x: span(|s| s.0),
-        y: span(|s| s.1),
-    }
 }

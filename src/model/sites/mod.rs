@@ -149,6 +149,22 @@ impl SiteOperator {
     }
 }
 
+/// The smallest window holding every site.
+pub fn bounding_window(sites: &[(f64, f64)]) -> Window {
+    let span = |pick: fn(&(f64, f64)) -> f64| {
+        sites
+            .iter()
+            .map(pick)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                (lo.min(v), hi.max(v))
+            })
+    };
+    Window {
+        x: span(|s| s.0),
+        y: span(|s| s.1),
+    }
+}
+
 /// Whether (x, y) is in the window, its boundary included: within 1e-9 of the window's extent
 /// of it (the grid recomputes its window from the cell centres, which rounds the edges).
 fn inside(window: &Window, x: f64, y: f64) -> bool {
