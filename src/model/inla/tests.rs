@@ -170,7 +170,13 @@ fn dense(problem: &Problem, l: f64, v: f64) -> (f64, Vec<(f64, f64)>) {
     let rows = problem.rows();
     let m = rows.len();
     // (G K)_ac and (G K G^T)_ab.
-    let kg = |a: usize, c: usize| rows[a].iter().map(|&(i, w)| w * k(i, c)).sum::<f64>();
+    let kernel = Mat::from_fn(n, n, k);
+    let kg = |a: usize, c: usize| {
+        rows[a]
+            .iter()
+            .map(|&(i, w)| w * kernel[(i, c)])
+            .sum::<f64>()
+    };
     let sigma = Mat::from_fn(m, m, |a, b| {
         rows[b].iter().map(|&(j, w)| w * kg(a, j)).sum::<f64>()
             + if a == b { NOISE * NOISE } else { 0.0 }
