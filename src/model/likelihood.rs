@@ -1,8 +1,9 @@
-//! The likelihoods: log p(data | G u) evaluated from the field's values at the observed cells only.
+//! The likelihoods: log p(data | G u) evaluated from the field's values at the observations only.
 //!
-//! Every likelihood sees `gu`, the M values of the field at the observed cells in the order of
-//! [`Observations::cells`](super::data::Observations); G is never formed. Terms that do not depend
-//! on u (normalising constants, log c!) are dropped: the samplers only use differences.
+//! Every likelihood sees `gu`, the M values of the field where the data see it (the observed
+//! cells, or the field interpolated at sites: `Observed` in `target.rs`), in the data's order; G
+//! is never formed. Terms that do not depend on u (normalising constants, log c!) are dropped:
+//! the samplers only use differences.
 
 use super::data::Observations;
 use super::spec::LikelihoodKind;
@@ -136,7 +137,7 @@ impl Likelihood {
         self.len() == 0
     }
 
-    /// log p(data | u) up to a constant, from the field at the observed cells.
+    /// log p(data | u) up to a constant, from the field at the observations (G u).
     pub fn log_likelihood(&self, gu: &[f64]) -> f64 {
         debug_assert_eq!(gu.len(), self.len());
         crate::simd_state::clear_upper_state();

@@ -4,7 +4,7 @@
 //! approximation over the inferred hyperparameters ([`crate::model::inla`]).
 //!
 //! A Laplace "run" has no chains: the posterior mean of every cell is the mode's field, its sd the
-//! approximation's (exact to rounding for M <= 2,500 observed cells, by low rank with a stated
+//! approximation's (exact to rounding for M <= 2,500 observations, by low rank with a stated
 //! bound above), no Monte Carlo error; the functional's mean (expected count, predictive
 //! probability) is its expectation under the approximation's gaussian marginal of each cell:
 //! E exp(u + offset) = exp(m + offset + sd^2 / 2) and E Phi(u / s) = Phi(m / sqrt(s^2 + sd^2)).

@@ -118,7 +118,7 @@ impl Coefficients {
 struct Point {
     eta: Vec<f64>,
     field: Vec<f64>,
-    /// The field at the observed cells.
+    /// G u: the field at the observations.
     observed: Vec<f64>,
     log_likelihood: f64,
     /// The log-likelihood's gradient in spectral coordinates.

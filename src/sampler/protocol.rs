@@ -24,7 +24,7 @@ pub struct Position {
     pub xi: Vec<f64>,
     /// u = mean + L xi.
     pub field: Vec<f64>,
-    /// The field at the observed cells.
+    /// G u: the field at the observations.
     pub observed: Vec<f64>,
     pub log_likelihood: f64,
 }

@@ -20,6 +20,7 @@ use super::*;
 use crate::model::data::{DataStreams, Dataset, Simulation};
 use crate::model::hyper::{HyperName, HyperPrior, HyperPriors, Hyperparameters};
 use crate::model::laplace::LaplaceMarginals;
+use crate::model::sites::{SiteOperator, scattered};
 use crate::model::spec::{KernelSpec, LikelihoodKind, MeanSpec, ModelSpec};
 use crate::model::{Grid, KroneckerPrior, Likelihood};
 
@@ -31,7 +32,11 @@ struct Problem {
     model: ModelSpec,
     likelihood: Likelihood,
     cells: Vec<usize>,
+    /// When set, the data are at these sites, not at `cells`.
+    sites: Option<SiteOperator>,
     values: Vec<f64>,
+    /// The simulated field behind the values.
+    truth: Vec<f64>,
 }
 
 fn problem() -> Problem {
@@ -78,17 +83,53 @@ fn problem() -> Problem {
     Problem {
         likelihood: Likelihood::new(LikelihoodKind::Gaussian, values.clone(), NOISE, 0.0),
         cells: data.observed.cells.clone(),
+        sites: None,
         values,
+        truth: data.truth.expect("simulated"),
         model,
     }
 }
 
+/// The same model and truth observed at 25 scattered sites instead of the cells: y = H u + the
+/// cells' noise.
+fn sites_problem() -> Problem {
+    let cells = problem();
+    let (grid, field) = (cells.model.grid, &cells.truth);
+    let sites = SiteOperator::bilinear(&grid, &scattered(25, &grid.window(), 0)).unwrap();
+    let mut values = vec![0.0; sites.len()];
+    sites.gather(field, &mut values);
+    for (value, (&y, &c)) in values.iter_mut().zip(cells.values.iter().zip(&cells.cells)) {
+        *value += y - field[c];
+    }
+    Problem {
+        likelihood: Likelihood::new(LikelihoodKind::Gaussian, values.clone(), NOISE, 0.0),
+        sites: Some(sites),
+        values,
+        ..cells
+    }
+}
+
 impl Problem {
+    fn observed(&self) -> Observed<'_> {
+        match &self.sites {
+            Some(sites) => Observed::Sites(sites),
+            None => Observed::Cells(&self.cells),
+        }
+    }
+
+    /// Each observation's cells and weights: the row of G.
+    fn rows(&self) -> Vec<Vec<(usize, f64)>> {
+        match &self.sites {
+            Some(sites) => sites.rows().iter().map(|row| row.to_vec()).collect(),
+            None => self.cells.iter().map(|&c| vec![(c, 1.0)]).collect(),
+        }
+    }
+
     fn hyper(&self) -> HyperProblem<'_> {
         HyperProblem {
             model: &self.model,
             likelihood: &self.likelihood,
-            observed: Observed::Cells(&self.cells),
+            observed: self.observed(),
             base: Hyperparameters {
                 length_scale: 0.3,
                 length_scale_y: None,
@@ -116,8 +157,8 @@ struct Quadrature {
     log_evidence: f64,
 }
 
-/// The dense gaussian model at (l, v): log N(y; 0, K + s^2 I) and each cell's posterior mean
-/// and variance.
+/// The dense gaussian model at (l, v): log N(y; 0, G K G^T + s^2 I) and each cell's posterior
+/// mean and variance.
 fn dense(problem: &Problem, l: f64, v: f64) -> (f64, Vec<(f64, f64)>) {
     let grid = problem.model.grid;
     let n = grid.cells();
@@ -126,10 +167,19 @@ fn dense(problem: &Problem, l: f64, v: f64) -> (f64, Vec<(f64, f64)>) {
         let r2 = (pa.0 - pb.0).powi(2) + (pa.1 - pb.1).powi(2);
         v * (-r2 / (2.0 * l * l)).exp()
     };
-    let cells = &problem.cells;
-    let m = cells.len();
+    let rows = problem.rows();
+    let m = rows.len();
+    // (G K)_ac and (G K G^T)_ab.
+    let kernel = Mat::from_fn(n, n, k);
+    let kg = |a: usize, c: usize| {
+        rows[a]
+            .iter()
+            .map(|&(i, w)| w * kernel[(i, c)])
+            .sum::<f64>()
+    };
     let sigma = Mat::from_fn(m, m, |a, b| {
-        k(cells[a], cells[b]) + if a == b { NOISE * NOISE } else { 0.0 }
+        rows[b].iter().map(|&(j, w)| w * kg(a, j)).sum::<f64>()
+            + if a == b { NOISE * NOISE } else { 0.0 }
     });
     let llt = sigma.llt(Side::Lower).unwrap();
     let y = Mat::from_fn(m, 1, |a, _| problem.values[a]);
@@ -138,7 +188,7 @@ fn dense(problem: &Problem, l: f64, v: f64) -> (f64, Vec<(f64, f64)>) {
     let log_det: f64 = 2.0 * (0..m).map(|a| llt.L()[(a, a)].ln()).sum::<f64>();
     let log_likelihood =
         -0.5 * quadratic - 0.5 * log_det - 0.5 * m as f64 * (2.0 * std::f64::consts::PI).ln();
-    let cross = Mat::from_fn(m, n, |a, c| k(cells[a], c));
+    let cross = Mat::from_fn(m, n, kg);
     let solved = llt.solve(&cross);
     let moments = (0..n)
         .map(|c| {
@@ -253,7 +303,7 @@ fn inla_kind_run(problem: &Problem) -> crate::sampler::RunOutput {
     let target = crate::model::Target {
         prior: &prior,
         likelihood: &problem.likelihood,
-        observed: Observed::Cells(&problem.cells),
+        observed: problem.observed(),
         mean: 0.0,
     };
     let request = RunRequest {
@@ -273,10 +323,19 @@ fn relative(estimate: f64, reference: f64) -> f64 {
 
 #[test]
 fn gaussian_hyperparameters_and_cells_agree_with_a_dense_quadrature() {
-    let problem = problem();
-    let exact = quadrature(&problem, 200);
+    assert_inla_agrees_with_the_quadrature(&problem());
+}
+
+/// The same with the data at scattered sites: the quadrature's covariance is H K H^T.
+#[test]
+fn gaussian_hyperparameters_and_cells_through_sites_agree_with_a_dense_quadrature() {
+    assert_inla_agrees_with_the_quadrature(&sites_problem());
+}
+
+fn assert_inla_agrees_with_the_quadrature(problem: &Problem) {
+    let exact = quadrature(problem, 200);
     let settings = InlaSettings::default();
-    let (grid, fields) = run_inla(&problem, &settings);
+    let (grid, fields) = run_inla(problem, &settings);
     let hyper = marginals(&grid, &problem.model.hyper);
     eprintln!(
         "{} points, {} Laplace fits, {} BFGS iterations, eigenvalues {:?}",
@@ -308,7 +367,7 @@ fn gaussian_hyperparameters_and_cells_agree_with_a_dense_quadrature() {
         assert!(relative(marginal.q95, q95) < 0.03, "{} q95", names[k]);
     }
     // The cells' mixtures of the Laplace gaussians, as the inla kind reports them.
-    let run = inla_kind_run(&problem);
+    let run = inla_kind_run(problem);
     let mut worst: (f64, f64) = (0.0, 0.0);
     for (c, &(mean, sd)) in exact.cells.iter().enumerate() {
         worst.0 = worst.0.max((run.post_mean[c] - mean).abs() / sd);
@@ -321,7 +380,7 @@ fn gaussian_hyperparameters_and_cells_agree_with_a_dense_quadrature() {
     assert!(worst.0 < 0.005 && worst.1 < 0.005, "cells {worst:?}");
     assert_eq!(fields.len(), grid.points.len());
     // The model's evidence: the Laplace evidence drops the gaussian constants -M/2 log(2 pi s^2).
-    let m = problem.cells.len() as f64;
+    let m = problem.values.len() as f64;
     let constants = -0.5 * m * (2.0 * std::f64::consts::PI * NOISE * NOISE).ln();
     let evidence = log_evidence(&grid) + constants;
     eprintln!("log evidence {evidence:.5} vs {:.5}", exact.log_evidence);

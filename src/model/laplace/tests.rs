@@ -3,6 +3,7 @@ use crate::model::Observed;
 use crate::model::data::{DataStreams, Dataset, Simulation};
 use crate::model::exact::gaussian_posterior;
 use crate::model::prior::{KroneckerPrior, Prior};
+use crate::model::sites::SiteOperator;
 use crate::model::spec::{KernelSpec, LikelihoodKind};
 use crate::model::{Grid, Likelihood};
 use crate::streams::{Purpose, stream};
@@ -300,4 +301,234 @@ fn newton_converges_on_a_128_grid() {
         );
         assert!(fit.newton.iterations <= 20);
     }
+}
+
+/// Sites for the tests below: `count` scattered over `grid`'s window (border half-cells
+/// included).
+fn sites_on(grid: &Grid, count: usize, offset: usize) -> Vec<(f64, f64)> {
+    crate::model::sites::scattered(count, &grid.window(), offset)
+}
+
+/// The misfit Hessian product through sites equals L^T H^T W H L formed densely (L column by
+/// column from the prior's product, H from the sites' rows), column by column, and its trace
+/// the dense trace.
+#[test]
+fn misfit_hessian_through_sites_is_the_dense_l_h_w_h_l() {
+    let prior = prior(5, 0.3, 1.5);
+    let grid = prior.grid();
+    let sites = SiteOperator::bilinear(&grid, &sites_on(&grid, 12, 4)).unwrap();
+    let (n, m) = (25, sites.len());
+    let likelihood = &crate::model::likelihood::one_of_each(m)[0];
+    let target = Target {
+        prior: &prior,
+        likelihood,
+        observed: Observed::Sites(&sites),
+        mean: 0.0,
+    };
+    let weights: Vec<f64> = (0..m).map(|a| 0.3 + 0.25 * (a % 5) as f64).collect();
+    let mut scratch = vec![0.0; prior.scratch_len()];
+    let mut l = faer::Mat::<f64>::zeros(n, n);
+    for k in 0..n {
+        let mut unit = vec![0.0; n];
+        unit[k] = 1.0;
+        let mut column = vec![0.0; n];
+        prior.apply_sqrt(&unit, &mut column, &mut scratch);
+        for (r, &v) in column.iter().enumerate() {
+            l[(r, k)] = v;
+        }
+    }
+    let mut h = faer::Mat::<f64>::zeros(m, n);
+    for (a, row) in sites.rows().iter().enumerate() {
+        for &(c, w) in row {
+            h[(a, c)] += w;
+        }
+    }
+    let w = faer::Mat::from_fn(m, m, |a, b| if a == b { weights[a] } else { 0.0 });
+    let hl = &h * &l;
+    let dense = hl.transpose() * &w * &hl;
+    let mut hessian = MisfitHessian::new(&target, weights.clone());
+    let scale = (0..n).map(|k| dense[(k, k)]).fold(0.0, f64::max);
+    for k in 0..n {
+        let mut unit = vec![0.0; n];
+        unit[k] = 1.0;
+        let mut column = vec![0.0; n];
+        hessian.apply_misfit(&unit, &mut column);
+        for (r, &v) in column.iter().enumerate() {
+            assert!(
+                (v - dense[(r, k)]).abs() < 1e-12 * scale,
+                "({r}, {k}): {v} vs {}",
+                dense[(r, k)]
+            );
+        }
+    }
+    let trace: f64 = (0..n).map(|k| dense[(k, k)]).sum();
+    assert!((hessian.trace() - trace).abs() < 1e-12 * trace, "trace");
+}
+
+/// The Hessian product through sites against central differences of the gradient, for every
+/// likelihood (the curvature W at a point, not given).
+#[test]
+fn hessian_product_through_sites_matches_finite_differences_of_the_gradient() {
+    let prior = prior(5, 0.3, 1.5);
+    let grid = prior.grid();
+    let sites = SiteOperator::bilinear(&grid, &sites_on(&grid, 13, 0)).unwrap();
+    for likelihood in &crate::model::likelihood::one_of_each(sites.len()) {
+        let target = Target {
+            prior: &prior,
+            likelihood,
+            observed: Observed::Sites(&sites),
+            mean: -0.2,
+        };
+        let mut work = target.workspace();
+        let xi: Vec<f64> = (0..25).map(|k| ((k * 5 % 7) as f64 - 3.0) / 4.0).collect();
+        let direction: Vec<f64> = (0..25).map(|k| ((k * 3 % 5) as f64 - 2.0) / 3.0).collect();
+        let mut gradient_at = |sign: f64| {
+            let x: Vec<f64> = xi
+                .iter()
+                .zip(&direction)
+                .map(|(x, d)| x + sign * 1e-5 * d)
+                .collect();
+            let mut field = vec![0.0; 25];
+            target.field(&x, &mut field, &mut work);
+            let mut g = vec![0.0; 25];
+            target.log_likelihood_and_gradient(&field, &mut g, &mut work);
+            g
+        };
+        let (up, down) = (gradient_at(1.0), gradient_at(-1.0));
+        let mut field = vec![0.0; 25];
+        target.field(&xi, &mut field, &mut target.workspace());
+        let mut product = vec![0.0; 25];
+        MisfitHessian::at_field(&target, &field).apply_misfit(&direction, &mut product);
+        for k in 0..25 {
+            let numeric = -(up[k] - down[k]) / 2e-5;
+            assert!(
+                (numeric - product[k]).abs() < 1e-6 * product[k].abs().max(1.0),
+                "{:?} component {k}: {} vs {numeric}",
+                likelihood.kind(),
+                product[k]
+            );
+        }
+    }
+}
+
+/// Gaussian data at scattered sites: the Laplace approximation is the exact posterior of the
+/// grid's model observed through H, so at prediction sites its mean (H_p u^) and sd
+/// (sqrt(v^T (I + L^T H^T W H L)^-1 v), v = L^T H_p^T e_q, solved by conjugate gradients)
+/// equal dense kriging with the covariance H C H^T ([`kriging::on_grid`]) to 1e-8; at
+/// prediction sites on cell centres the Laplace cell sds (observation-space, and low rank
+/// within its bound) equal kriging's too, and the Laplace evidence is the gaussian one in
+/// closed form.
+#[test]
+fn gaussian_laplace_through_sites_is_kriging_on_the_grid() {
+    use crate::model::sites::kriging::{self, Problem};
+    let prior = prior(12, 0.25, 1.3);
+    let grid = prior.grid();
+    let fitted = sites_on(&grid, 40, 0);
+    let values: Vec<f64> = fitted
+        .iter()
+        .map(|&(x, y)| (3.0 * x).sin() + y * y - 0.2)
+        .collect();
+    let centres = [5, 40, 143];
+    let mut predict = sites_on(&grid, 4, 77);
+    predict.extend(centres.iter().map(|&c| grid.position(c)));
+    let (noise_sd, mean) = (0.3, 0.4);
+    let problem = Problem {
+        fitted: &fitted,
+        values: &values,
+        noise_sd,
+        mean,
+        predict: &predict,
+    };
+    let kriged = kriging::on_grid(&grid, &prior, &problem).unwrap().unwrap();
+    let sites = SiteOperator::bilinear(&grid, &fitted).unwrap();
+    let at = SiteOperator::bilinear(&grid, &predict).unwrap();
+    let likelihood = Likelihood::new(LikelihoodKind::Gaussian, values.clone(), noise_sd, 0.0);
+    let target = Target {
+        prior: &prior,
+        likelihood: &likelihood,
+        observed: Observed::Sites(&sites),
+        mean,
+    };
+    let (fit, marginals) = fit_with_defaults(&target);
+    assert_eq!(marginals.method, SdMethod::Exact);
+    let mut site_means = vec![0.0; predict.len()];
+    at.gather(&fit.field, &mut site_means);
+    let mut hessian = fit.misfit_hessian(&target);
+    let mut scratch = vec![0.0; prior.scratch_len()];
+    for q in 0..predict.len() {
+        let mut unit = vec![0.0; predict.len()];
+        unit[q] = 1.0;
+        let mut spread = vec![0.0; grid.cells()];
+        at.scatter_add(&unit, &mut spread);
+        let mut v = vec![0.0; target.dim()];
+        prior.apply_sqrt_transpose(&spread, &mut v, &mut scratch);
+        let mut solved = vec![0.0; v.len()];
+        let outcome = cg::solve(
+            |x, out| hessian.apply(x, out),
+            &v,
+            &mut solved,
+            1e-13,
+            10 * v.len(),
+        );
+        assert!(outcome.converged, "site {q}: {outcome:?}");
+        let sd = cg::dot(&v, &solved).sqrt();
+        let (want_mean, want_sd) = (kriged.mean[q], kriged.sd[q]);
+        eprintln!(
+            "site {q}: mean {:.2e} off, sd {:.2e} off (sd {want_sd:.3})",
+            site_means[q] - want_mean,
+            sd - want_sd
+        );
+        assert!((site_means[q] - want_mean).abs() < 1e-8, "site {q} mean");
+        assert!((sd - want_sd).abs() < 1e-8, "site {q} sd");
+    }
+    let low = fit
+        .marginals(
+            &target,
+            &LaplaceSettings {
+                max_exact_observations: 0,
+                ..LaplaceSettings::default()
+            },
+        )
+        .unwrap();
+    let SdMethod::LowRank { variance_share, .. } = low.method else {
+        panic!("expected the low-rank method");
+    };
+    for (k, &cell) in centres.iter().enumerate() {
+        let q = predict.len() - centres.len() + k;
+        assert!(
+            (fit.field[cell] - kriged.mean[q]).abs() < 1e-8,
+            "cell {cell}"
+        );
+        assert!(
+            (marginals.sd[cell] - kriged.sd[q]).abs() < 1e-8,
+            "cell {cell}"
+        );
+        let excess = (low.sd[cell].powi(2) - kriged.sd[q].powi(2)) / prior.covariance(cell, cell);
+        assert!(
+            (-1e-9..=variance_share + 1e-9).contains(&excess),
+            "cell {cell}"
+        );
+    }
+    // log N(y; mean, H C H^T + s^2 I) + M log(s sqrt(2 pi)).
+    let m = fitted.len();
+    let k = faer::Mat::from_fn(m, m, |a, b| {
+        sites.covariance(&prior, a, b) + if a == b { noise_sd * noise_sd } else { 0.0 }
+    });
+    let llt = k.llt(faer::Side::Lower).unwrap();
+    let log_det: f64 = 2.0 * (0..m).map(|a| llt.L()[(a, a)].ln()).sum::<f64>();
+    let residual = faer::Mat::from_fn(m, 1, |a, _| values[a] - mean);
+    let quadratic =
+        (residual.transpose() * faer::linalg::solvers::Solve::solve(&llt, &residual))[(0, 0)];
+    let two_pi = 2.0 * std::f64::consts::PI;
+    let exact = -0.5 * quadratic - 0.5 * log_det - 0.5 * m as f64 * two_pi.ln()
+        + m as f64 * (noise_sd * two_pi.sqrt()).ln();
+    assert!(
+        (marginals.log_evidence - exact).abs() < 1e-8 * exact.abs().max(1.0),
+        "{} vs {exact}",
+        marginals.log_evidence
+    );
+    let evidence = fit
+        .log_evidence(&target, &LaplaceSettings::default())
+        .unwrap();
+    assert_eq!(evidence, marginals.log_evidence);
 }

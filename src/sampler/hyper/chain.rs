@@ -109,7 +109,7 @@ impl<K: FieldKernel> HyperChain<K> {
     }
 }
 
-/// The target `base` (data, observed cells) under another prior and mean.
+/// The target `base` (data, where they see the field) under another prior and mean.
 pub(super) fn retargeted<'a>(base: &Target<'a>, prior: &'a dyn Prior, mean: f64) -> Target<'a> {
     Target {
         prior,

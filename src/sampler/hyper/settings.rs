@@ -113,7 +113,7 @@ pub(crate) struct SurrogateNoise {
 }
 
 impl SurrogateNoise {
-    /// N / sum of the observed cells' curvatures (see the module docs).
+    /// N / sum of the observations' curvatures (see the module docs).
     pub(crate) fn for_target(target: &Target) -> Self {
         let total: f64 = match target.likelihood {
             Likelihood::Gaussian { values, noise_sd } => values.len() as f64 / noise_sd.powi(2),

@@ -20,7 +20,7 @@
 //! The slice over z is Neal's (2003) hyperrectangle: a box of width [`SLICE_WIDTH`] per
 //! coordinate placed at random around z, shrunk towards z after each miss.
 //!
-//! alpha: the model's mean likelihood curvature per cell, N / sum_i W_i over the observed cells
+//! alpha: the model's mean likelihood curvature per cell, N / sum_i W_i over the observations
 //! (gaussian W = 1 / s^2; probit 2 / (pi s^2), the curvature at u = 0; poisson y + 1/2), so the
 //! surrogate is about as informative as the data are on average.
 
