@@ -442,9 +442,11 @@ fn tail_length(samples: usize, reff: f64) -> usize {
 fn smooth_log_weights(x: &mut [f64], tail: usize) -> f64 {
     let max = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     x.iter_mut().for_each(|v| *v -= max);
+    // The (S - tail - 1)-th smallest ratio, as ArviZ's full sort finds it, by selection.
     let mut sorted = x.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let cutoff = sorted[sorted.len() - tail - 1].max(f64::MIN_POSITIVE.ln());
+    let at = sorted.len() - tail - 1;
+    let (_, cutoff, _) = sorted.select_nth_unstable_by(at, f64::total_cmp);
+    let cutoff = cutoff.max(f64::MIN_POSITIVE.ln());
     let exp_cutoff = cutoff.exp();
     let mut tail_indices: Vec<usize> = (0..x.len()).filter(|&j| x[j] > cutoff).collect();
     let k = if tail_indices.len() <= MAX_UNFITTED_TAIL {
