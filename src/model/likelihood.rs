@@ -590,7 +590,8 @@ mod tests {
         );
         let (successes, trials) = (vec![0.0, 3.0, 7.0], vec![2.0, 5.0, 7.0]);
         let binomial = Likelihood::binomial(successes.clone(), trials.clone(), offsets.clone());
-        let by_hand: [(&Likelihood, Box<dyn Fn(usize, f64) -> f64>); 4] = [
+        type Density<'a> = Box<dyn Fn(usize, f64) -> f64 + 'a>;
+        let by_hand: [(&Likelihood, Density<'_>); 4] = [
             (
                 &gaussian,
                 Box::new(|i, u| {

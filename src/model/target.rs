@@ -296,8 +296,7 @@ mod tests {
                 prior.apply_covariance(&spread, &mut column);
                 let mut gathered = vec![0.0; 5];
                 observed.gather(&column, &mut gathered);
-                for a in 0..5 {
-                    let want = gathered[a];
+                for (a, &want) in gathered.iter().enumerate() {
                     let got = observed.covariance(&prior, a, b);
                     assert!((want - got).abs() < 1e-12, "{observed:?} ({a}, {b})");
                 }

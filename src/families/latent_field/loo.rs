@@ -183,7 +183,7 @@ mod tests {
     use crate::model::sites::{SiteOperator, scattered};
     use crate::model::spec::KernelSpec;
     use crate::model::{Likelihood, LikelihoodKind};
-    use crate::sampler::driver::StoredDraws;
+    use crate::sampler::driver::{KeptSeries, StoredDraws};
 
     /// A chain of `draws` stored draws of `cells` cells (values a smooth function of draw, cell
     /// and chain), every kept iteration stored.
@@ -194,15 +194,19 @@ mod tests {
                 (0.3 * c as f64 - 0.5 + (1.7 * d as f64 + 0.9 * index as f64).sin() * 0.6) as f32
             })
             .collect();
-        let mut output = ChainOutput::default();
-        output.draws = StoredDraws {
-            thin: 1,
-            cells,
-            values,
-            loglik: vec![0.0; draws],
-        };
-        output.kept.loglik = vec![0.0; draws];
-        output
+        ChainOutput {
+            draws: StoredDraws {
+                thin: 1,
+                cells,
+                values,
+                loglik: vec![0.0; draws],
+            },
+            kept: KeptSeries {
+                loglik: vec![0.0; draws],
+                ..KeptSeries::default()
+            },
+            ..ChainOutput::default()
+        }
     }
 
     /// The LOO of sites data is that of the matrix of every fitted site's full log density at
