@@ -1,7 +1,8 @@
 //! What a run writes about convergence, through the real binary: per-cell R-hat, ESS and MCSE
 //! in fields.parquet, their extremes in jobs.parquet, the kept field draws in draws.parquet
-//! (from which the per-cell diagnostics can be recomputed exactly), and warnings for a run that
-//! does not work.
+//! (from which the per-cell diagnostics can be recomputed exactly), warnings for a run that
+//! does not work, and the PSIS-LOO and WAIC of `output.log_likelihood` (recomputed from
+//! draws.parquet and fields.parquet).
 
 mod support;
 
@@ -135,4 +136,175 @@ fn the_jobs_ess_does_not_depend_on_the_traces_thinning() {
         4 * 1_000 + 4 * 100,
         "every kept state at thin 1, a tenth at 10"
     );
+}
+
+/// The model-choice study: three likelihoods, each sampled (mala) and approximated (laplace), on
+/// every cell of a 6 x 6 grid; 400 stored draws per chain, all of them in draws.parquet.
+const LOO_STUDY: &str = "[study]\nname = \"loo\"\nseed = 3\n\
+     [model]\ngrid = 6\nlength_scale = 0.3\n\
+     [data]\nsubsample = 1\nnoise_sd = 0.5\n\
+     [sampler]\niterations = 2000\nburn_in = 800\nchains = 3\n\
+     [output]\nlog_likelihood = true\ncell_draws = 400\nfield_draws = 400\n\
+     [sweep]\n\"model.likelihood\" = [\"gaussian\", \"poisson\", \"binomial\"]\n\
+     \"sampler.kind\" = [\"mala\", \"laplace\"]\n";
+
+/// log p(y | u) written out in full for the test's likelihoods: the normal density with sd 0.5,
+/// Poisson with y! as a product, binomial with C(n, k) as a product (offset 0 throughout).
+fn full_log_density(likelihood: &str, y: f64, trials: f64, u: f64) -> f64 {
+    let log_factorial = |k: f64| (1..=k as u64).map(|j| (j as f64).ln()).sum::<f64>();
+    match likelihood {
+        "gaussian" => {
+            let z = (y - u) / 0.5;
+            -0.5 * z * z - 0.5f64.ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
+        }
+        "poisson" => y * u - u.exp() - log_factorial(y),
+        "binomial" => {
+            let p = 1.0 / (1.0 + (-u).exp());
+            log_factorial(trials) - log_factorial(y) - log_factorial(trials - y)
+                + y * p.ln()
+                + (trials - y) * (1.0 - p).ln()
+        }
+        other => panic!("unexpected likelihood {other}"),
+    }
+}
+
+/// `output.log_likelihood`: every chain job reports finite, consistent PSIS-LOO and WAIC that a
+/// recomputation from the tables gives again (the pointwise log-likelihood of every observed
+/// cell at every draw of draws.parquet, reff from every cell's draws, through the crate's
+/// whole-matrix `diagnostics::loo`); the laplace jobs leave the columns null.
+#[test]
+fn loo_and_waic_are_reported_and_recompute_from_the_draws() {
+    use fieldmc::diagnostics::loo::{PointwiseLogLik, psis_loo, relative_efficiency, waic};
+    use support::{floats as column, ints as int_column};
+    let dir = tempfile::tempdir().unwrap();
+    let study = support::write_file(dir.path(), "loo.toml", LOO_STUDY);
+    let out = dir.path().join("out");
+    support::run_ok(&study, &out, 2);
+    let jobs = support::read_table(&out, "jobs").unwrap();
+    let fields = support::read_table(&out, "fields").unwrap();
+    let draws = support::read_table(&out, "draws").unwrap();
+    assert_eq!(jobs.height(), 6);
+    let value = |name: &str, row: usize| column(&jobs, name)[row];
+    let (chains, per_chain, cells) = (3, 400, 36);
+    let mut sampled = 0;
+    for (row, id) in texts(&jobs, "job_id").iter().enumerate() {
+        let likelihood = texts(&jobs, "model_likelihood")[row].clone();
+        let columns = [
+            "elpd_loo",
+            "elpd_loo_se",
+            "p_loo",
+            "pareto_k_max",
+            "elpd_waic",
+            "p_waic",
+        ];
+        if texts(&jobs, "sampler_kind")[row] == "laplace" {
+            for name in columns {
+                assert_eq!(value(name, row), None, "{id} {name}");
+            }
+            assert_eq!(int_column(&jobs, "pareto_k_bad")[row], None, "{id}");
+            continue;
+        }
+        sampled += 1;
+        let reported: Vec<f64> = columns
+            .iter()
+            .map(|name| value(name, row).unwrap_or_else(|| panic!("{id}: {name} null")))
+            .collect();
+        let [elpd_loo, elpd_loo_se, p_loo, k_max, elpd_waic, p_waic] = reported[..] else {
+            unreachable!()
+        };
+        let bad = int_column(&jobs, "pareto_k_bad")[row].unwrap();
+
+        // The observed cells, in increasing order (the likelihood's), with their data.
+        let mine = support::rows_of_job(&fields, id);
+        let observed: Vec<bool> = mine
+            .column("observed")
+            .unwrap()
+            .bool()
+            .unwrap()
+            .iter()
+            .map(Option::unwrap)
+            .collect();
+        let cell_of = ints(&mine, "cell");
+        let observation = floats(&mine, "observation");
+        let trials = match likelihood.as_str() {
+            "binomial" => floats(&mine, "trials"),
+            _ => vec![None; mine.height()],
+        };
+        let mut data: Vec<(usize, f64, f64)> = (0..mine.height())
+            .filter(|&k| observed[k])
+            .map(|k| {
+                let n = trials[k].unwrap_or(0.0);
+                (cell_of[k] as usize, observation[k].unwrap(), n)
+            })
+            .collect();
+        data.sort_by_key(|d| d.0);
+        assert_eq!(data.len(), cells, "{id}: every cell observed");
+
+        // u[chain][draw][cell] from draws.parquet.
+        let mine = support::rows_of_job(&draws, id);
+        assert_eq!(mine.height(), chains * per_chain * cells, "{id}");
+        let mut u = vec![vec![vec![f64::NAN; cells]; per_chain]; chains];
+        let (chain, draw, cell, v) = (
+            ints(&mine, "chain"),
+            ints(&mine, "draw"),
+            ints(&mine, "cell"),
+            floats(&mine, "value"),
+        );
+        for k in 0..mine.height() {
+            u[chain[k] as usize][draw[k] as usize][cell[k] as usize] = v[k].unwrap();
+        }
+        let mut pointwise = Vec::with_capacity(chains * per_chain * cells);
+        for by_draw in &u {
+            for field in by_draw {
+                for &(c, y, n) in &data {
+                    pointwise.push(full_log_density(&likelihood, y, n, field[c]));
+                }
+            }
+        }
+        let loglik = PointwiseLogLik::new(chains, per_chain, data.len(), pointwise).unwrap();
+        let series: Vec<Vec<Vec<f64>>> = (0..cells)
+            .map(|c| {
+                u.iter()
+                    .map(|by_draw| by_draw.iter().map(|f| f[c]).collect())
+                    .collect()
+            })
+            .collect();
+        let views: Vec<Vec<&[f64]>> = series
+            .iter()
+            .map(|q| q.iter().map(Vec::as_slice).collect())
+            .collect();
+        let quantities: Vec<&[&[f64]]> = views.iter().map(Vec::as_slice).collect();
+        let reff = relative_efficiency(&quantities).unwrap();
+        let loo = psis_loo(&loglik, reff).unwrap();
+        let waic = waic(&loglik);
+
+        // The same numbers up to the rounding of two ways of writing each density.
+        let close = |ours: f64, again: f64| (ours - again).abs() <= 1e-9 * again.abs().max(1.0);
+        for (name, ours, again) in [
+            ("elpd_loo", elpd_loo, loo.elpd_loo),
+            ("elpd_loo_se", elpd_loo_se, loo.elpd_loo_se),
+            ("p_loo", p_loo, loo.p_loo),
+            ("pareto_k_max", k_max, loo.pareto_k_max),
+            ("elpd_waic", elpd_waic, waic.elpd_waic),
+            ("p_waic", p_waic, waic.p_waic),
+        ] {
+            assert!(close(ours, again), "{id} {name}: {ours} against {again}");
+        }
+        assert_eq!(bad as usize, loo.pareto_k_bad, "{id}");
+
+        // Consistent: lppd = elpd_loo + p_loo bounds both elpds; the effective parameters lie
+        // between 0 and the observations; the count of bad k follows their maximum.
+        let lppd = elpd_loo + p_loo;
+        assert!(elpd_loo <= lppd && elpd_waic <= lppd, "{id}");
+        assert!(p_loo > 0.0 && p_loo < cells as f64, "{id}: p_loo {p_loo}");
+        assert!(
+            p_waic > 0.0 && p_waic < cells as f64,
+            "{id}: p_waic {p_waic}"
+        );
+        assert!(elpd_loo_se > 0.0, "{id}");
+        assert_eq!(bad == 0, k_max <= 0.7, "{id}: k max {k_max}, {bad} bad");
+        let warned = texts(&jobs, "warnings")[row].contains("Pareto k > 0.7");
+        assert_eq!(warned, bad > 0, "{id}: {}", texts(&jobs, "warnings")[row]);
+    }
+    assert_eq!(sampled, 3);
 }

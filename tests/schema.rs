@@ -24,7 +24,7 @@ const CHAINS_STUDY: &str = "[study]\nseed = 3\n\
     [model]\ngrid = 4\nevidence_draws = 16\n\
     [data]\nsubsample = 2\n\
     [sampler]\niterations = 300\nburn_in = 50\nthin = 3\nchains = 2\n\
-    [output]\nfield_draws = 5\n\
+    [output]\nfield_draws = 5\nlog_likelihood = true\n\
     [sweep]\n\"model.likelihood\" = [\"gaussian\", \"probit\", \"poisson\", \"binomial\"]\n\
     \"data.noise_sd\" = [1.0, 1e-300]\n";
 
@@ -77,19 +77,28 @@ const REGION_STUDY: &str = concat!(
      [output]\nmarks = [[354.5, 413.6]]\nmark_labels = [\"old incinerator\"]\n"
 );
 
+/// Measurements at sites (sites.parquet: fitted, held out, and the sites to predict at with
+/// their names carried), with their LOO.
+const SITES_STUDY: &str = concat!(
+    "[study]\nseed = 7\n[model]\ngrid = 8\nwindow = [[0, 6.3], [0, 6.2]]\nlength_scale = 1.2\n\
+     variance = 3000\n[data]\nsource = \"sites\"\npath = \"",
+    env!("CARGO_MANIFEST_DIR"),
+    "/data/topo_sites.csv\"\nvalue = \"height\"\nnoise_sd = 10\nholdout = 0.2\n\
+     [sampler]\niterations = 300\nburn_in = 50\nchains = 2\n\
+     [output]\nlog_likelihood = true\npredict_sites = \"",
+    env!("CARGO_MANIFEST_DIR"),
+    "/data/topo_new_sites.csv\"\n"
+);
+
+/// Binomial measurements at sites (sites.parquet's `trials`), from [`SITES_BINOMIAL_CSV`].
+const SITES_BINOMIAL_STUDY: &str = "[study]\nseed = 7\n\
+    [model]\ngrid = 4\nwindow = [[0, 1], [0, 1]]\nlikelihood = \"binomial\"\n\
+    [data]\nsource = \"sites\"\npath = \"sites_binomial.csv\"\nvalue = \"k\"\ntrials = \"n\"\n\
+    holdout = 0.0\n[sampler]\nkind = \"laplace\"\n";
+
+const SITES_BINOMIAL_CSV: &str = "x,y,k,n\n0.1,0.1,1,3\n0.9,0.2,0,2\n0.5,0.5,2,2\n0.2,0.8,1,4\n";
+
 /// A partition study on the Boston tracts: a short chain of each kind and every baseline.
-/// Binomial successes at sites (with their trials), some held out, and sites to predict at with a
-/// name column carried through.
-const SITES_STUDY: &str = "[study]\nseed = 19\n[model]\ngrid = 4\nwindow = [[0, 1], [0, 1]]\n\
-    likelihood = \"binomial\"\n\
-    [data]\nsource = \"sites\"\npath = \"sites.csv\"\nvalue = \"k\"\ntrials = \"n\"\nholdout = 0.25\n\
-    [sampler]\niterations = 300\nburn_in = 100\nchains = 2\n\
-    [output]\npredict_sites = \"predict.csv\"\n";
-
-const SITES: &str = "x,y,k,n\n0.1,0.2,3,10\n0.5,0.5,1,4\n0.9,0.3,0,2\n0.4,0.8,5,5\n";
-
-const PREDICT_SITES: &str = "name,x,y\ncentre,0.5,0.5\ncorner,1,1\n";
-
 fn partition_study() -> String {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
     format!(
@@ -172,9 +181,13 @@ fn every_table_matches_its_schema_and_every_declared_column_is_written() {
     write_file(dir.path(), "exposure_grid.csv", EXPOSURE_GRID);
     written.extend(written_columns(dir.path(), "exposure", EXPOSURE_STUDY));
     written.extend(written_columns(dir.path(), "region", REGION_STUDY));
-    write_file(dir.path(), "sites.csv", SITES);
-    write_file(dir.path(), "predict.csv", PREDICT_SITES);
     written.extend(written_columns(dir.path(), "sites", SITES_STUDY));
+    write_file(dir.path(), "sites_binomial.csv", SITES_BINOMIAL_CSV);
+    written.extend(written_columns(
+        dir.path(),
+        "sites_binomial",
+        SITES_BINOMIAL_STUDY,
+    ));
     for (name, study) in FAMILY_STUDIES {
         written.extend(written_columns(dir.path(), name, study));
     }

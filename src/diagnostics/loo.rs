@@ -6,7 +6,9 @@
 //! This module owns those numbers: given log p(y_i | theta_s) for every observation i and kept
 //! draw s, [`psis_loo`] returns elpd_loo, its standard error, p_loo and every observation's
 //! Pareto k; [`waic`] returns elpd_waic, its standard error and p_waic; [`relative_efficiency`]
-//! returns the `reff` ArviZ would use. Every step copies ArviZ operation for operation (Vehtari,
+//! returns the `reff` ArviZ would use. [`loo_and_waic_by_observation`] and
+//! [`relative_efficiency_by_quantity`] give the same numbers from inputs made one observation
+//! (one quantity) at a time, so a large job never holds the whole pointwise matrix. Every step copies ArviZ operation for operation (Vehtari,
 //! Gelman & Gabry 2017; Vehtari, Simpson, Gelman, Yao & Gabry 2024; Zhang & Stephens 2009 for
 //! the generalized Pareto fit), so the results agree with it to rounding;
 //! `tests/fixtures/loo/cases.json` holds ArviZ's values on seeded inputs.
@@ -201,21 +203,102 @@ pub struct Waic {
 /// PSIS-LOO with relative efficiency `reff` (ess / draws, see [`relative_efficiency`]), which
 /// sets how many draws form each smoothed tail: ceil(min(S / 5, 3 sqrt(S / reff))).
 pub fn psis_loo(loglik: &PointwiseLogLik, reff: f64) -> Result<Loo, LooError> {
-    if !(reff.is_finite() && reff > 0.0) {
-        return Err(LooError::Reff(reff));
-    }
+    check_reff(reff)?;
     let samples = loglik.samples();
     let tail = tail_length(samples, reff);
-    let mut loo_i = Vec::with_capacity(loglik.observations);
-    let mut pareto_k = Vec::with_capacity(loglik.observations);
+    let terms = (0..loglik.observations).map(|i| loo_terms(&loglik.observation(i), tail));
+    Ok(assemble_loo(terms, samples))
+}
+
+/// WAIC: waic_i = lppd_i - var_s(log p(y_i | theta_s)), the variance over S.
+pub fn waic(loglik: &PointwiseLogLik) -> Waic {
+    assemble_waic((0..loglik.observations).map(|i| waic_terms(&loglik.observation(i))))
+}
+
+/// [`psis_loo`] and [`waic`] (the same numbers, bit for bit) without the whole matrix:
+/// `observation(i, out)` writes observation i's log-likelihood at every draw into `out`
+/// (`chains` x `draws` values, chain by chain as [`PointwiseLogLik`] orders them), one
+/// observation at a time, so the memory is O(chains x draws) per thread rather than O(chains x
+/// draws x observations). The observations are independent and run on the rayon pool; the
+/// totals add them in order, so the numbers do not depend on the threads. The input rules are
+/// [`PointwiseLogLik::new`]'s (a non-finite value is the error of the first observation with
+/// one, and of its first such draw).
+pub fn loo_and_waic_by_observation<F>(
+    (chains, draws): (usize, usize),
+    observations: usize,
+    reff: f64,
+    observation: F,
+) -> Result<(Loo, Waic), LooError>
+where
+    F: Fn(usize, &mut [f64]) + Sync,
+{
+    use rayon::prelude::*;
+    let samples = chains * draws;
+    if samples < 2 || observations == 0 {
+        return Err(LooError::TooSmall {
+            samples,
+            observations,
+        });
+    }
+    check_reff(reff)?;
+    let tail = tail_length(samples, reff);
+    let terms: Vec<Result<_, LooError>> = (0..observations)
+        .into_par_iter()
+        .map_init(
+            || vec![0.0; samples],
+            |ll, i| {
+                observation(i, ll);
+                if let Some(s) = ll.iter().position(|v| !v.is_finite()) {
+                    return Err(LooError::NonFinite {
+                        chain: s / draws,
+                        draw: s % draws,
+                        observation: i,
+                        value: ll[s],
+                    });
+                }
+                Ok((loo_terms(ll, tail), waic_terms(ll)))
+            },
+        )
+        .collect();
+    let terms = terms.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok((
+        assemble_loo(terms.iter().map(|t| t.0), samples),
+        assemble_waic(terms.iter().map(|t| t.1)),
+    ))
+}
+
+fn check_reff(reff: f64) -> Result<(), LooError> {
+    if reff.is_finite() && reff > 0.0 {
+        Ok(())
+    } else {
+        Err(LooError::Reff(reff))
+    }
+}
+
+/// One observation's PSIS-LOO terms from its log-likelihood over the draws: (loo_i, Pareto k,
+/// lppd_i).
+fn loo_terms(ll: &[f64], tail: usize) -> (f64, f64, f64) {
+    let mut log_weights: Vec<f64> = ll.iter().map(|v| -v).collect();
+    let k = smooth_log_weights(&mut log_weights, tail);
+    log_weights.iter_mut().zip(ll).for_each(|(w, l)| *w += l);
+    (log_sum_exp(&log_weights), k, log_mean_exp(ll))
+}
+
+/// One observation's WAIC terms: (waic_i, the posterior variance of its log-likelihood).
+fn waic_terms(ll: &[f64]) -> (f64, f64) {
+    let variance = population_variance(ll);
+    (log_mean_exp(ll) - variance, variance)
+}
+
+/// [`Loo`] from every observation's [`loo_terms`], in order, over `samples` draws.
+fn assemble_loo(terms: impl Iterator<Item = (f64, f64, f64)>, samples: usize) -> Loo {
+    let mut loo_i = Vec::new();
+    let mut pareto_k = Vec::new();
     let mut lppd = 0.0;
-    for i in 0..loglik.observations {
-        let ll = loglik.observation(i);
-        let mut log_weights: Vec<f64> = ll.iter().map(|v| -v).collect();
-        pareto_k.push(smooth_log_weights(&mut log_weights, tail));
-        log_weights.iter_mut().zip(&ll).for_each(|(w, l)| *w += l);
-        loo_i.push(log_sum_exp(&log_weights));
-        lppd += log_mean_exp(&ll);
+    for (loo, k, lppd_i) in terms {
+        loo_i.push(loo);
+        pareto_k.push(k);
+        lppd += lppd_i;
     }
     let elpd_loo: f64 = loo_i.iter().sum();
     let pareto_k_max = pareto_k.iter().copied().fold(f64::NEG_INFINITY, |m, k| {
@@ -225,7 +308,7 @@ pub fn psis_loo(loglik: &PointwiseLogLik, reff: f64) -> Result<Loo, LooError> {
             m.max(k)
         }
     });
-    Ok(Loo {
+    Loo {
         elpd_loo,
         elpd_loo_se: sum_standard_error(&loo_i),
         p_loo: lppd - elpd_loo,
@@ -234,20 +317,18 @@ pub fn psis_loo(loglik: &PointwiseLogLik, reff: f64) -> Result<Loo, LooError> {
         good_k: (1.0 - 1.0 / (samples as f64).log10()).min(BAD_PARETO_K),
         loo_i,
         pareto_k,
-    })
+    }
 }
 
-/// WAIC: waic_i = lppd_i - var_s(log p(y_i | theta_s)), the variance over S.
-pub fn waic(loglik: &PointwiseLogLik) -> Waic {
-    let mut waic_i = Vec::with_capacity(loglik.observations);
+/// [`Waic`] from every observation's [`waic_terms`], in order.
+fn assemble_waic(terms: impl Iterator<Item = (f64, f64)>) -> Waic {
+    let mut waic_i = Vec::new();
     let mut p_waic = 0.0;
     let mut warning = false;
-    for i in 0..loglik.observations {
-        let ll = loglik.observation(i);
-        let variance = population_variance(&ll);
+    for (term, variance) in terms {
         warning |= variance > WAIC_VARIANCE_WARNING;
         p_waic += variance;
-        waic_i.push(log_mean_exp(&ll) - variance);
+        waic_i.push(term);
     }
     Waic {
         elpd_waic: waic_i.iter().sum(),
@@ -268,27 +349,67 @@ pub fn relative_efficiency(quantities: &[&[&[f64]]]) -> Result<f64, LooError> {
     let chains = first.len();
     let draws = first.first().map_or(0, |c| c.len());
     for (quantity, q) in quantities.iter().enumerate() {
-        if q.len() != chains || q.iter().any(|c| c.len() != draws) {
-            let draws = q
-                .iter()
-                .map(|c| c.len())
-                .find(|&n| n != draws)
-                .unwrap_or(draws);
-            return Err(LooError::UnequalChains {
-                quantity,
-                chains: q.len(),
-                draws,
-            });
-        }
+        check_quantity(quantity, q, (chains, draws))?;
+    }
+    relative_efficiency_by_quantity(quantities.len(), (chains, draws), |q| {
+        quantities[q].iter().map(|c| c.to_vec()).collect()
+    })
+}
+
+/// [`relative_efficiency`] (the same number) over `count` quantities made one at a time:
+/// `quantity(q)` returns quantity q's chains, `chains` of `draws` values each. For a single
+/// chain the answer is 1 and no quantity is made. The quantities run on the rayon pool; their
+/// ESS are added in order.
+pub fn relative_efficiency_by_quantity<F>(
+    count: usize,
+    (chains, draws): (usize, usize),
+    quantity: F,
+) -> Result<f64, LooError>
+where
+    F: Fn(usize) -> Vec<Vec<f64>> + Sync,
+{
+    use rayon::prelude::*;
+    if count == 0 {
+        return Err(LooError::NoQuantities);
     }
     if chains == 1 {
         return Ok(1.0);
     }
+    let each: Vec<Result<f64, LooError>> = (0..count)
+        .into_par_iter()
+        .map(|q| {
+            let series = quantity(q);
+            let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
+            check_quantity(q, &views, (chains, draws))?;
+            mean_ess(&views).ok_or(LooError::UndefinedEss { quantity: q })
+        })
+        .collect();
     let mut total = 0.0;
-    for (quantity, q) in quantities.iter().enumerate() {
-        total += mean_ess(q).ok_or(LooError::UndefinedEss { quantity })?;
+    for ess in each {
+        total += ess?;
     }
-    Ok(total / quantities.len() as f64 / (chains * draws) as f64)
+    Ok(total / count as f64 / (chains * draws) as f64)
+}
+
+/// Quantity `index` has `chains` chains of `draws` draws each.
+fn check_quantity(
+    index: usize,
+    q: &[&[f64]],
+    (chains, draws): (usize, usize),
+) -> Result<(), LooError> {
+    if q.len() == chains && q.iter().all(|c| c.len() == draws) {
+        return Ok(());
+    }
+    let found = q
+        .iter()
+        .map(|c| c.len())
+        .find(|&n| n != draws)
+        .unwrap_or(draws);
+    Err(LooError::UnequalChains {
+        quantity: index,
+        chains: q.len(),
+        draws: found,
+    })
 }
 
 /// ArviZ's `_ess_mean`, including its answer for draws that are all equal: the count of the
@@ -321,9 +442,11 @@ fn tail_length(samples: usize, reff: f64) -> usize {
 fn smooth_log_weights(x: &mut [f64], tail: usize) -> f64 {
     let max = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     x.iter_mut().for_each(|v| *v -= max);
+    // The (S - tail - 1)-th smallest ratio, as ArviZ's full sort finds it, by selection.
     let mut sorted = x.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let cutoff = sorted[sorted.len() - tail - 1].max(f64::MIN_POSITIVE.ln());
+    let at = sorted.len() - tail - 1;
+    let (_, cutoff, _) = sorted.select_nth_unstable_by(at, f64::total_cmp);
+    let cutoff = cutoff.max(f64::MIN_POSITIVE.ln());
     let exp_cutoff = cutoff.exp();
     let mut tail_indices: Vec<usize> = (0..x.len()).filter(|&j| x[j] > cutoff).collect();
     let k = if tail_indices.len() <= MAX_UNFITTED_TAIL {
@@ -651,6 +774,89 @@ mod tests {
         assert_eq!(tail_length(1000, 1.0), 95);
         assert_eq!(tail_length(100, 1.0), 20);
         assert_eq!(tail_length(20, 1.3), 4);
+    }
+
+    /// Made one observation (one quantity) at a time, on the rayon pool, the estimates are the
+    /// whole matrix's bit for bit, on every fixture case.
+    #[test]
+    fn one_observation_at_a_time_gives_the_whole_matrix_numbers() {
+        for case in load_fixture().cases {
+            let loglik = case.loglik();
+            let (chains, draws) = (loglik.chains, loglik.draws);
+            let (loo, waic) = loo_and_waic_by_observation(
+                (chains, draws),
+                loglik.observations,
+                case.reff,
+                |i, out| out.copy_from_slice(&loglik.observation(i)),
+            )
+            .unwrap();
+            assert_eq!(loo, psis_loo(&loglik, case.reff).unwrap(), "{}", case.name);
+            assert_eq!(waic, super::waic(&loglik), "{}", case.name);
+            let Some(posterior) = &case.posterior else {
+                continue;
+            };
+            let chains_of: Vec<Vec<&[f64]>> = posterior
+                .iter()
+                .map(|q| q.draws.iter().map(Vec::as_slice).collect())
+                .collect();
+            let quantities: Vec<&[&[f64]]> = chains_of.iter().map(Vec::as_slice).collect();
+            let shape = (posterior[0].draws.len(), posterior[0].draws[0].len());
+            let streamed = relative_efficiency_by_quantity(posterior.len(), shape, |q| {
+                posterior[q].draws.clone()
+            });
+            assert_eq!(streamed, relative_efficiency(&quantities), "{}", case.name);
+        }
+    }
+
+    /// One observation at a time, the input rules are the matrix's: the first observation with a
+    /// non-finite value names it, its chain and draw; too few draws or observations, and a bad
+    /// reff, are refused before any observation is made.
+    #[test]
+    fn one_observation_at_a_time_refuses_what_the_matrix_refuses() {
+        let fill = |i: usize, out: &mut [f64]| {
+            for (s, v) in out.iter_mut().enumerate() {
+                *v = match (i, s) {
+                    (3, 7) => f64::NEG_INFINITY,
+                    (5, 1) => f64::NAN,
+                    _ => -1.0 - (i * s) as f64 * 0.01,
+                };
+            }
+        };
+        assert_eq!(
+            loo_and_waic_by_observation((2, 5), 6, 1.0, fill).unwrap_err(),
+            LooError::NonFinite {
+                chain: 1,
+                draw: 2,
+                observation: 3,
+                value: f64::NEG_INFINITY
+            }
+        );
+        let never = |_: usize, _: &mut [f64]| panic!("no observation is made");
+        assert!(matches!(
+            loo_and_waic_by_observation((1, 1), 3, 1.0, never),
+            Err(LooError::TooSmall { samples: 1, .. })
+        ));
+        assert!(matches!(
+            loo_and_waic_by_observation((2, 3), 0, 1.0, never),
+            Err(LooError::TooSmall {
+                observations: 0,
+                ..
+            })
+        ));
+        assert_eq!(
+            loo_and_waic_by_observation((2, 3), 4, 0.0, never).unwrap_err(),
+            LooError::Reff(0.0)
+        );
+        let one_chain = relative_efficiency_by_quantity(5, (1, 10), |_| panic!("not made"));
+        assert_eq!(one_chain, Ok(1.0));
+        assert_eq!(
+            relative_efficiency_by_quantity(0, (2, 10), |_| Vec::new()),
+            Err(LooError::NoQuantities)
+        );
+        assert!(matches!(
+            relative_efficiency_by_quantity(2, (2, 10), |q| vec![vec![0.5; 10]; 1 + q]),
+            Err(LooError::UnequalChains { quantity: 0, .. })
+        ));
     }
 
     #[test]

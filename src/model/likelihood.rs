@@ -4,13 +4,73 @@
 //! cells, or the field interpolated at sites: `Observed` in `target.rs`), in the data's order; G
 //! is never formed. Terms that do not depend on u (normalising constants, log c!) are dropped:
 //! the samplers only use differences.
+//!
+//! One observation's FULL log density or mass, constants included (what a predictive density,
+//! leave-one-out cross-validation and WAIC need), is [`observation_log_density`], the one place
+//! that writes it: [`Likelihood::pointwise`] for an observation of the likelihood, and the scores
+//! of held-out cells and sites, all call it.
 
 use super::data::Observations;
 use super::spec::LikelihoodKind;
 use super::special::{
     LOG_PHI_BATCH, add_log_phi_replacing_by_slopes, binomial_logit_curvature,
-    binomial_logit_log_density, binomial_logit_with_slope, log_phi_curvature,
+    binomial_logit_log_density, binomial_logit_with_slope, log_phi, log_phi_curvature,
 };
+
+/// One observation as its likelihood reads it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Datum {
+    /// The value: a gaussian measurement, a probit label (-1 or +1; any value above 0 is +1), a
+    /// count, or binomial successes.
+    pub(crate) value: f64,
+    /// Binomial: the trials (unused by the other likelihoods).
+    pub(crate) trials: f64,
+    /// Poisson and binomial: the observation's total log offset (unused by gaussian and probit).
+    pub(crate) offset: f64,
+}
+
+/// The full log density or mass of `datum` given the field's value `u` at it, every constant
+/// included:
+/// - gaussian: log N(y; u, s^2) = -(y - u)^2 / (2 s^2) - log s - log(2 pi) / 2;
+/// - probit: log Phi(t u / s) for the label t (y > 0: +1, else -1);
+/// - poisson: y eta - exp(eta) - log y!, eta = u + offset;
+/// - binomial: log C(n, k) + k log p + (n - k) log(1 - p), p = logistic(u + offset).
+pub(crate) fn observation_log_density(
+    kind: LikelihoodKind,
+    datum: Datum,
+    u: f64,
+    noise_sd: f64,
+) -> f64 {
+    let y = datum.value;
+    match kind {
+        LikelihoodKind::Gaussian => {
+            let z = (y - u) / noise_sd;
+            -0.5 * z * z - noise_sd.ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
+        }
+        LikelihoodKind::Probit => log_phi(if y > 0.0 { u } else { -u } / noise_sd),
+        LikelihoodKind::Poisson => {
+            let rate = u + datum.offset;
+            y * rate - rate.exp() - libm::lgamma(y + 1.0)
+        }
+        LikelihoodKind::Binomial => {
+            let n = datum.trials;
+            let coefficient =
+                libm::lgamma(n + 1.0) - libm::lgamma(y + 1.0) - libm::lgamma(n - y + 1.0);
+            coefficient + binomial_logit_log_density(y, n, u + datum.offset)
+        }
+    }
+}
+
+impl Datum {
+    /// A value without trials or offset (gaussian, probit).
+    fn plain(value: f64) -> Self {
+        Self {
+            value,
+            trials: 0.0,
+            offset: 0.0,
+        }
+    }
+}
 
 /// A likelihood bound to its observed data.
 #[derive(Debug, Clone, PartialEq)]
@@ -135,6 +195,36 @@ impl Likelihood {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Observation `i`'s full log density or mass at the field's value `u` there (its offset
+    /// added): [`observation_log_density`], unlike [`Self::log_likelihood`] with every constant.
+    pub(crate) fn pointwise(&self, i: usize, u: f64) -> f64 {
+        let (datum, noise_sd) = match self {
+            Self::Gaussian { values, noise_sd } => (Datum::plain(values[i]), *noise_sd),
+            Self::Probit { labels, noise_sd } => (Datum::plain(labels[i]), *noise_sd),
+            Self::Poisson { counts, offsets } => (
+                Datum {
+                    value: counts[i],
+                    trials: 0.0,
+                    offset: offsets[i],
+                },
+                1.0,
+            ),
+            Self::Binomial {
+                successes,
+                trials,
+                offsets,
+            } => (
+                Datum {
+                    value: successes[i],
+                    trials: trials[i],
+                    offset: offsets[i],
+                },
+                1.0,
+            ),
+        };
+        observation_log_density(self.kind(), datum, u, noise_sd)
     }
 
     /// log p(data | u) up to a constant, from the field at the observations (G u).
@@ -475,6 +565,90 @@ mod tests {
                     "{kind:?} curvature {k}"
                 );
             }
+        }
+    }
+
+    /// Each likelihood's pointwise value is the full density or mass written out by hand (the
+    /// normal density, Phi by erfc, y! and C(n, k) as products), and the pointwise values differ
+    /// from [`Likelihood::log_likelihood`] by exactly the constants it drops.
+    #[test]
+    fn pointwise_values_are_the_full_densities() {
+        let gu = [-1.3, 0.25, 2.1];
+        let factorial = |k: f64| (1..=k as u64).map(|j| j as f64).product::<f64>();
+        let choose = |n: f64, k: f64| factorial(n) / (factorial(k) * factorial(n - k));
+        let phi = |x: f64| 0.5 * libm::erfc(-x / std::f64::consts::SQRT_2);
+        let logistic = |x: f64| 1.0 / (1.0 + (-x).exp());
+        let (s, pi) = (0.7, std::f64::consts::PI);
+        let gaussian = Likelihood::new(LikelihoodKind::Gaussian, vec![0.4, -0.2, 3.0], s, 9.0);
+        let probit = Likelihood::new(LikelihoodKind::Probit, vec![1.0, -1.0, -1.0], s, 0.0);
+        let offsets = vec![0.3, -0.8, 0.0];
+        let counts = vec![0.0, 4.0, 11.0];
+        let poisson = Likelihood::with_offsets(
+            LikelihoodKind::Poisson,
+            counts.clone(),
+            1.0,
+            offsets.clone(),
+        );
+        let (successes, trials) = (vec![0.0, 3.0, 7.0], vec![2.0, 5.0, 7.0]);
+        let binomial = Likelihood::binomial(successes.clone(), trials.clone(), offsets.clone());
+        type Density<'a> = Box<dyn Fn(usize, f64) -> f64 + 'a>;
+        let by_hand: [(&Likelihood, Density<'_>); 4] = [
+            (
+                &gaussian,
+                Box::new(|i, u| {
+                    let y = [0.4, -0.2, 3.0][i];
+                    ((-(y - u) * (y - u) / (2.0 * s * s)).exp() / (s * (2.0 * pi).sqrt())).ln()
+                }),
+            ),
+            (
+                &probit,
+                Box::new(|i, u| phi([1.0, -1.0, -1.0][i] * u / s).ln()),
+            ),
+            (
+                &poisson,
+                Box::new(|i, u| {
+                    let rate = (u + [0.3, -0.8, 0.0][i]).exp();
+                    let y = [0.0, 4.0, 11.0][i];
+                    (rate.powf(y) * (-rate).exp() / factorial(y)).ln()
+                }),
+            ),
+            (
+                &binomial,
+                Box::new(|i, u| {
+                    let (k, n) = ([0.0, 3.0, 7.0][i], [2.0, 5.0, 7.0][i]);
+                    let p = logistic(u + [0.3, -0.8, 0.0][i]);
+                    (choose(n, k) * p.powf(k) * (1.0 - p).powf(n - k)).ln()
+                }),
+            ),
+        ];
+        for (likelihood, density) in &by_hand {
+            for (i, &u) in gu.iter().enumerate() {
+                let ours = likelihood.pointwise(i, u);
+                let expected = density(i, u);
+                assert!(
+                    (ours - expected).abs() < 1e-12 * expected.abs().max(1.0),
+                    "{:?} observation {i}: {ours} against {expected}",
+                    likelihood.kind()
+                );
+            }
+        }
+        // The dropped constants: the normal's, log y! and log C(n, k); probit drops none.
+        let sum = |l: &Likelihood| (0..3).map(|i| l.pointwise(i, gu[i])).sum::<f64>();
+        let gaussian_constant = -3.0 * (s.ln() + 0.5 * (2.0 * pi).ln());
+        let log_factorials: f64 = counts.iter().map(|&y| factorial(y).ln()).sum();
+        let log_choose: f64 = successes
+            .iter()
+            .zip(&trials)
+            .map(|(&k, &n)| choose(n, k).ln())
+            .sum();
+        for (likelihood, constant) in [
+            (&gaussian, gaussian_constant),
+            (&probit, 0.0),
+            (&poisson, -log_factorials),
+            (&binomial, log_choose),
+        ] {
+            let gap = sum(likelihood) - likelihood.log_likelihood(&gu) - constant;
+            assert!(gap.abs() < 1e-12, "{:?}: {gap}", likelihood.kind());
         }
     }
 

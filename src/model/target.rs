@@ -48,17 +48,17 @@ impl<'a> Observed<'a> {
 
     /// G u for a field given cell by cell (`value(cell)`), into `out`.
     pub(crate) fn gather_by(&self, value: impl Fn(usize) -> f64, out: &mut [f64]) {
+        for (i, o) in out.iter_mut().enumerate().take(self.len()) {
+            *o = self.one_by(i, &value);
+        }
+    }
+
+    /// (G u)_i alone, for a field given cell by cell: observation `i`'s cell's value, or its
+    /// site's four cells' values weighted.
+    pub(crate) fn one_by(&self, i: usize, value: impl Fn(usize) -> f64) -> f64 {
         match self {
-            Observed::Cells(cells) => {
-                for (o, &c) in out.iter_mut().zip(*cells) {
-                    *o = value(c);
-                }
-            }
-            Observed::Sites(sites) => {
-                for (o, row) in out.iter_mut().zip(sites.rows()) {
-                    *o = row.iter().map(|&(c, w)| w * value(c)).sum();
-                }
-            }
+            Observed::Cells(cells) => value(cells[i]),
+            Observed::Sites(sites) => sites.rows()[i].iter().map(|&(c, w)| w * value(c)).sum(),
         }
     }
 

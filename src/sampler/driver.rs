@@ -233,7 +233,7 @@ impl StoredDraws {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChainOutput {
     /// Moves over kept iterations (for kinds that always move, 1).
     pub(crate) acceptance_rate: f64,

@@ -129,6 +129,8 @@ pub struct JobResult {
     pub(crate) coefficients: Vec<CoefficientSummary>,
     /// The field at the measurement sites (sites data only).
     pub(crate) sites: Option<super::sites::SiteResults>,
+    /// PSIS-LOO and WAIC (`output.log_likelihood`, chains only).
+    pub(crate) loo: Option<super::loo::LooSummary>,
 }
 
 /// Lags of the saved log-likelihood autocorrelation.
@@ -242,6 +244,8 @@ pub(crate) fn run_job(
         warnings.extend(truncation_warning(model, circulant, q95));
     }
     warnings.extend(coefficient_warnings(&coefficients));
+    let asked = job.spec.output.log_likelihood;
+    let loo = super::loo::summarize(asked, &target, &output, &mut warnings);
     let mut scores = score(
         model.likelihood,
         &dataset,
@@ -316,6 +320,7 @@ pub(crate) fn run_job(
         hyper,
         coefficients,
         sites,
+        loo,
     })
 }
 

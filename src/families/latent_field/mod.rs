@@ -36,6 +36,7 @@ pub(crate) mod hyper;
 mod hyper_keys;
 pub(crate) mod job;
 pub mod keys;
+pub(crate) mod loo;
 mod marks_keys;
 mod memory;
 mod params;

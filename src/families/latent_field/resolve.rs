@@ -173,6 +173,7 @@ impl Resolution<'_, '_> {
         let output = OutputSpec {
             field_draws: settings.int(OUTPUT_FIELD_DRAWS) as usize,
             cell_draws: settings.int(OUTPUT_CELL_DRAWS) as usize,
+            log_likelihood: settings.bool(OUTPUT_LOG_LIKELIHOOD).unwrap_or(false),
             exceedance: self.exceedance_thresholds(settings)?,
             marks: marks(self.resolver, settings, shape, &model.grid)?,
             predict_sites: predict_sites(self.resolver, settings, shape, &model.grid)?,

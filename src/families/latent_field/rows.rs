@@ -164,7 +164,24 @@ pub(crate) fn job_row(
             evidence.map(|e| e.effective_draws),
         );
     let rows = binomial_scores(rows, job.spec.model.likelihood, scores);
+    let rows = loo_columns(rows, job.spec.output.log_likelihood, result);
     coefficient_columns(hyper_columns(rows, result), result).finish()
+}
+
+/// The PSIS-LOO and WAIC columns, written for jobs with `output.log_likelihood` only (so other
+/// studies' tables keep their columns); null where they could not be computed.
+fn loo_columns(rows: Rows, asked: bool, result: &JobResult) -> Rows {
+    if !asked {
+        return rows;
+    }
+    let loo = result.loo.as_ref();
+    rows.fill(jobs::ELPD_LOO, loo.map(|l| l.elpd_loo))
+        .fill(jobs::ELPD_LOO_SE, loo.map(|l| l.elpd_loo_se))
+        .fill(jobs::P_LOO, loo.map(|l| l.p_loo))
+        .fill(jobs::PARETO_K_MAX, loo.map(|l| l.pareto_k_max))
+        .fill(jobs::PARETO_K_BAD, loo.map(|l| l.pareto_k_bad as i64))
+        .fill(jobs::ELPD_WAIC, loo.map(|l| l.elpd_waic))
+        .fill(jobs::P_WAIC, loo.map(|l| l.p_waic))
 }
 
 /// The binomial scores' columns, written for binomial jobs only (so the other likelihoods'

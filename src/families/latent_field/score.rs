@@ -2,8 +2,9 @@
 //! posterior (gaussian) or the held-out cells (real data).
 
 use crate::model::data::Dataset;
+use crate::model::likelihood::{Datum, observation_log_density};
 use crate::model::spec::LikelihoodKind;
-use crate::model::special::{binomial_logit_log_density, log_phi, logistic};
+use crate::model::special::logistic;
 use crate::sampler::driver::{StoredDraws, rms_difference};
 
 /// Likelihood-specific scores of one job; None where a score does not apply.
@@ -188,18 +189,13 @@ pub(crate) fn heldout_log_predictive(
     }
     // Each held-out cell's trials (binomial; 0, unused, for the other likelihoods).
     let trials = |k: usize| held.trials.get(k).copied().unwrap_or(0.0);
-    let log_density = |c: usize, (y, n): (f64, f64), u: f64| match kind {
-        LikelihoodKind::Probit => log_phi(if y > 0.0 { u } else { -u } / noise_sd),
-        LikelihoodKind::Poisson => {
-            let rate = u + data.offsets.at(c);
-            y * rate - rate.exp() - libm::lgamma(y + 1.0)
-        }
-        LikelihoodKind::Binomial => {
-            let coefficient =
-                libm::lgamma(n + 1.0) - libm::lgamma(y + 1.0) - libm::lgamma(n - y + 1.0);
-            coefficient + binomial_logit_log_density(y, n, u + data.offsets.at(c))
-        }
-        LikelihoodKind::Gaussian => unreachable!("returned above"),
+    let log_density = |c: usize, (y, n): (f64, f64), u: f64| {
+        let datum = Datum {
+            value: y,
+            trials: n,
+            offset: data.offsets.at(c),
+        };
+        observation_log_density(kind, datum, u, noise_sd)
     };
     let total: f64 = match predictive {
         Predictive::Draws(chains) => {

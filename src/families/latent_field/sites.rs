@@ -10,8 +10,8 @@ use rayon::prelude::*;
 
 use crate::diagnostics::{self, quantiles_type7};
 use crate::model::data::Dataset;
+use crate::model::likelihood::{Datum, observation_log_density};
 use crate::model::sites::{SiteError, SiteOperator, SiteSet};
-use crate::model::special::{binomial_logit_log_density, log_phi};
 use crate::model::{LikelihoodKind, ModelSpec};
 use crate::sampler::RunOutput;
 
@@ -172,24 +172,12 @@ fn summary_of(series: &[Vec<f64>], measured: Option<(Measured<'_>, usize)>) -> S
 /// log mean over `draws` of p(y | u) for measurement `site` (the full density or mass, its
 /// normalising constant included).
 fn log_predictive(m: Measured<'_>, site: usize, draws: &[f64]) -> f64 {
-    let y = m.values[site];
-    let log_density = |u: f64| match m.likelihood {
-        LikelihoodKind::Gaussian => {
-            let z = (y - u) / m.noise_sd;
-            -0.5 * z * z - m.noise_sd.ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
-        }
-        LikelihoodKind::Probit => log_phi(if y > 0.0 { u } else { -u } / m.noise_sd),
-        LikelihoodKind::Poisson => {
-            let rate = u + m.offset;
-            y * rate - rate.exp() - libm::lgamma(y + 1.0)
-        }
-        LikelihoodKind::Binomial => {
-            let n = m.trials[site];
-            let coefficient =
-                libm::lgamma(n + 1.0) - libm::lgamma(y + 1.0) - libm::lgamma(n - y + 1.0);
-            coefficient + binomial_logit_log_density(y, n, u + m.offset)
-        }
+    let datum = Datum {
+        value: m.values[site],
+        trials: m.trials.get(site).copied().unwrap_or(0.0),
+        offset: m.offset,
     };
+    let log_density = |u: f64| observation_log_density(m.likelihood, datum, u, m.noise_sd);
     let logs: Vec<f64> = draws.iter().map(|&u| log_density(u)).collect();
     let top = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if !top.is_finite() {

@@ -63,6 +63,9 @@ pub struct OutputSpec {
     pub(crate) field_draws: usize,
     /// Kept draws per chain stored for the per-cell diagnostics.
     pub(crate) cell_draws: usize,
+    /// Report PSIS-LOO and WAIC from the pointwise log-likelihood at the stored draws
+    /// (`output.log_likelihood`, [`super::loo`]).
+    pub(crate) log_likelihood: bool,
     /// Thresholds of the relative risk exp(field) whose exceedance probabilities are mapped.
     pub(crate) exceedance: Vec<f64>,
     /// The sites to predict the field at (`output.predict_sites`).

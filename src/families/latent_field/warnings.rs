@@ -13,7 +13,9 @@
 //!   posterior, whose draws are then missing or biased; Betancourt 2017);
 //! - the log-likelihood's mean over the first fifth of a chain's kept draws differs from that
 //!   over the last fifth by more than 4 Monte Carlo standard errors (the chain is still
-//!   moving towards the typical set).
+//!   moving towards the typical set);
+//! - with `output.log_likelihood`, observations have a Pareto k above 0.7, or LOO could not be
+//!   computed (`super::loo` words these).
 //!
 //! An approximation says what it is (laplace: its `post_mean` is the mode) and where it is
 //! loose (low-rank sds; INLA grid points left out or an axis cut at its step limit).

@@ -73,7 +73,8 @@ fn every_key_has_its_documented_default() {
             keys::DATA_OFFSET,
             keys::OUTPUT_EXCEEDANCE,
             keys::OUTPUT_MARKS,
-            keys::OUTPUT_MARK_LABELS
+            keys::OUTPUT_MARK_LABELS,
+            keys::OUTPUT_PREDICT_SITES
         ]
     );
 }

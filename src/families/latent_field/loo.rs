@@ -1,0 +1,337 @@
+//! Model choice from a chain job's draws (`output.log_likelihood = true`, issue 44): PSIS-LOO
+//! and WAIC of the observations in the likelihood, as ArviZ's `az.loo` and `az.waic` compute
+//! them ([`crate::diagnostics::loo`]), for `jobs.parquet`.
+//!
+//! This module owns which values they are computed from. After the run, from the stored draws
+//! of every chain ([`StoredDraws`]: `output.cell_draws` per chain, more with a larger
+//! `output.field_draws`, thinned evenly from the kept iterations; no sampler change):
+//! - the pointwise log-likelihood: each observation of the likelihood (a fitted cell, or a
+//!   fitted site, whose u is its four cells' bilinear weights, [`Observed::one_by`]) at every
+//!   stored draw, its FULL log density or mass ([`crate::model::Likelihood::pointwise`]: log y!,
+//!   the binomial coefficient and the normal's constant included), made one observation at a time
+//!   so a job holds O(draws) beyond its stored draws;
+//! - `reff`, ArviZ's default: the mean ESS over the posterior's scalar quantities (ArviZ's
+//!   `ess(posterior, method="mean")`) over chains x draws, the quantities being every cell's u,
+//!   each inferred hyperparameter (the kept state's value, on its own scale) and each covariate's
+//!   coefficient (as `coefficients.parquet` holds it), all at the stored draws.
+//!
+//! An approximation (laplace, inla) has no draws: nothing is computed. A pointwise value that is
+//! not finite, or a `reff` that is undefined, leaves the job without LOO and says why in its
+//! warnings; observations whose Pareto k is above [`BAD_PARETO_K`] are warned about.
+
+use crate::diagnostics::loo::{
+    BAD_PARETO_K, LooError, loo_and_waic_by_observation, relative_efficiency_by_quantity,
+};
+use crate::model::{Observed, Target};
+use crate::sampler::RunOutput;
+use crate::sampler::driver::ChainOutput;
+
+/// A job's PSIS-LOO and WAIC, as `jobs.parquet` reports them.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LooSummary {
+    pub(crate) elpd_loo: f64,
+    pub(crate) elpd_loo_se: f64,
+    pub(crate) p_loo: f64,
+    /// Infinite where a tail had too few distinct draws to fit (ArviZ's `inf`).
+    pub(crate) pareto_k_max: f64,
+    /// Observations with k > [`BAD_PARETO_K`].
+    pub(crate) pareto_k_bad: usize,
+    pub(crate) elpd_waic: f64,
+    pub(crate) p_waic: f64,
+}
+
+/// The LOO and WAIC of `run`'s stored draws under `target`'s likelihood, when `asked` and the
+/// run has chains; a reason it could not be computed, or observations with bad Pareto k, go to
+/// `warnings`.
+pub(crate) fn summarize(
+    asked: bool,
+    target: &Target<'_>,
+    run: &RunOutput,
+    warnings: &mut Vec<String>,
+) -> Option<LooSummary> {
+    if !asked || run.chains.is_empty() {
+        return None;
+    }
+    match of_chains(target, &run.chains) {
+        Ok(summary) => {
+            warnings.extend(bad_k_warning(&summary, target.observations()));
+            Some(summary)
+        }
+        Err(error) => {
+            warnings.push(not_computed(&error, target.observed));
+            None
+        }
+    }
+}
+
+/// PSIS-LOO and WAIC of the first `per_chain` stored draws of every chain, `per_chain` the
+/// fewest any chain stored.
+fn of_chains(target: &Target<'_>, chains: &[ChainOutput]) -> Result<LooSummary, LooError> {
+    let per_chain = chains.iter().map(|c| c.draws.len()).min().unwrap_or(0);
+    let shape = (chains.len(), per_chain);
+    if chains.len() * per_chain < 2 {
+        return Err(LooError::TooSmall {
+            samples: chains.len() * per_chain,
+            observations: target.observations(),
+        });
+    }
+    let reff = relative_efficiency_by_quantity(quantities(chains), shape, |q| {
+        chains
+            .iter()
+            .map(|c| (0..per_chain).map(|d| quantity(c, q, d)).collect())
+            .collect()
+    })?;
+    let (likelihood, observed) = (target.likelihood, target.observed);
+    let (loo, waic) = loo_and_waic_by_observation(shape, target.observations(), reff, |i, out| {
+        crate::simd_state::clear_upper_state();
+        let slots = out.chunks_mut(per_chain.max(1));
+        for (chain, slot) in chains.iter().zip(slots) {
+            let draws = &chain.draws;
+            for (d, value) in slot.iter_mut().enumerate() {
+                let field = &draws.values[d * draws.cells..(d + 1) * draws.cells];
+                let u = observed.one_by(i, |cell| f64::from(field[cell]));
+                *value = likelihood.pointwise(i, u);
+            }
+        }
+    })?;
+    Ok(LooSummary {
+        elpd_loo: loo.elpd_loo,
+        elpd_loo_se: loo.elpd_loo_se,
+        p_loo: loo.p_loo,
+        pareto_k_max: loo.pareto_k_max,
+        pareto_k_bad: loo.pareto_k_bad,
+        elpd_waic: waic.elpd_waic,
+        p_waic: waic.p_waic,
+    })
+}
+
+/// The posterior's scalar quantities: every cell, then each inferred hyperparameter, then each
+/// coefficient.
+fn quantities(chains: &[ChainOutput]) -> usize {
+    let first = &chains[0];
+    first.draws.cells + hyper_count(first) + coefficient_count(first)
+}
+
+fn hyper_count(chain: &ChainOutput) -> usize {
+    chain.kept.hyper.len() / chain.kept.loglik.len().max(1)
+}
+
+fn coefficient_count(chain: &ChainOutput) -> usize {
+    chain.coefficients.values.len() / chain.coefficients.iteration.len().max(1)
+}
+
+/// Quantity `q` ([`quantities`]' order) at stored draw `d` of `chain`. Stored draw d is kept
+/// iteration d x thin, whose hyperparameters the kept series holds.
+fn quantity(chain: &ChainOutput, q: usize, d: usize) -> f64 {
+    let draws = &chain.draws;
+    let hypers = hyper_count(chain);
+    if q < draws.cells {
+        return f64::from(draws.values[d * draws.cells + q]);
+    }
+    let q = q - draws.cells;
+    if q < hypers {
+        let kept = d * draws.thin as usize;
+        return chain.kept.hyper[kept * hypers + q];
+    }
+    let q = q - hypers;
+    chain.coefficients.values[d * coefficient_count(chain) + q]
+}
+
+/// The warning for observations whose Pareto k is above [`BAD_PARETO_K`], if any.
+fn bad_k_warning(summary: &LooSummary, observations: usize) -> Option<String> {
+    let bad = summary.pareto_k_bad;
+    (bad > 0).then(|| {
+        format!(
+            "Pareto k > {BAD_PARETO_K} for {bad} of {observations} observations ({:.1} %): \
+             elpd_loo is unreliable for them (leaving one out moves the posterior too far for \
+             importance sampling); score held-out cells instead (K-fold: data.holdout), or look \
+             at the model where they lie",
+            100.0 * bad as f64 / observations.max(1) as f64
+        )
+    })
+}
+
+/// Why LOO and WAIC were not computed, naming the observation where a value was not finite.
+fn not_computed(error: &LooError, observed: Observed<'_>) -> String {
+    let reason = match error {
+        LooError::NonFinite {
+            chain,
+            draw,
+            observation,
+            value,
+        } => {
+            let place = match observed {
+                Observed::Cells(cells) => format!("cell {}", cells[*observation]),
+                Observed::Sites(_) => format!("fitted site {observation}"),
+            };
+            format!(
+                "the log-likelihood of observation {observation} ({place}) is {value} at chain \
+                 {chain}, stored draw {draw} (the field there gives the datum no density)"
+            )
+        }
+        other => other.to_string(),
+    };
+    format!("LOO and WAIC not computed (elpd_loo, elpd_waic null): {reason}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::loo::{PointwiseLogLik, psis_loo, relative_efficiency, waic};
+    use crate::model::grid::Grid;
+    use crate::model::prior::KroneckerPrior;
+    use crate::model::sites::{SiteOperator, scattered};
+    use crate::model::spec::KernelSpec;
+    use crate::model::{Likelihood, LikelihoodKind};
+    use crate::sampler::driver::{KeptSeries, StoredDraws};
+
+    /// A chain of `draws` stored draws of `cells` cells (values a smooth function of draw, cell
+    /// and chain), every kept iteration stored.
+    fn chain(index: usize, cells: usize, draws: usize) -> ChainOutput {
+        let values = (0..draws * cells)
+            .map(|k| {
+                let (d, c) = (k / cells, k % cells);
+                (0.3 * c as f64 - 0.5 + (1.7 * d as f64 + 0.9 * index as f64).sin() * 0.6) as f32
+            })
+            .collect();
+        ChainOutput {
+            draws: StoredDraws {
+                thin: 1,
+                cells,
+                values,
+                loglik: vec![0.0; draws],
+            },
+            kept: KeptSeries {
+                loglik: vec![0.0; draws],
+                ..KeptSeries::default()
+            },
+            ..ChainOutput::default()
+        }
+    }
+
+    /// The LOO of sites data is that of the matrix of every fitted site's full log density at
+    /// H u of every stored draw, with reff from every cell: built here by hand and given to the
+    /// whole-matrix functions.
+    #[test]
+    fn sites_loo_is_the_whole_matrix_of_their_interpolated_densities() {
+        let grid = Grid::new(4);
+        let prior = KroneckerPrior::new(grid, KernelSpec::squared_exponential(0.3, 1.0)).unwrap();
+        let sites = scattered(3, &grid.window(), 0);
+        let operator = SiteOperator::bilinear(&grid, &sites).unwrap();
+        let likelihood = Likelihood::new(LikelihoodKind::Gaussian, vec![0.2, -0.4, 1.1], 0.5, 0.0);
+        let target = Target {
+            prior: &prior,
+            likelihood: &likelihood,
+            observed: Observed::Sites(&operator),
+            mean: 0.0,
+        };
+        let (cells, draws) = (grid.cells(), 40);
+        let chains: Vec<ChainOutput> = (0..3).map(|c| chain(c, cells, draws)).collect();
+        let summary = of_chains(&target, &chains).unwrap();
+
+        let mut values = Vec::new();
+        for c in &chains {
+            for d in 0..draws {
+                let field: Vec<f64> = c.draws.values[d * cells..(d + 1) * cells]
+                    .iter()
+                    .map(|&v| f64::from(v))
+                    .collect();
+                let mut at_sites = vec![0.0; sites.len()];
+                operator.gather(&field, &mut at_sites);
+                values.extend(at_sites.iter().enumerate().map(|(i, &u)| {
+                    let y = [0.2, -0.4, 1.1][i];
+                    let z: f64 = (y - u) / 0.5;
+                    -0.5 * z * z - 0.5f64.ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
+                }));
+            }
+        }
+        let matrix = PointwiseLogLik::new(3, draws, sites.len(), values).unwrap();
+        let series: Vec<Vec<Vec<f64>>> = (0..cells)
+            .map(|cell| chains.iter().map(|c| c.draws.cell(cell)).collect())
+            .collect();
+        let views: Vec<Vec<&[f64]>> = series
+            .iter()
+            .map(|q| q.iter().map(Vec::as_slice).collect())
+            .collect();
+        let quantities: Vec<&[&[f64]]> = views.iter().map(Vec::as_slice).collect();
+        let reff = relative_efficiency(&quantities).unwrap();
+        let loo = psis_loo(&matrix, reff).unwrap();
+        let waic = waic(&matrix);
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs().max(1.0);
+        assert!(close(summary.elpd_loo, loo.elpd_loo), "{summary:?} {loo:?}");
+        assert!(close(summary.elpd_loo_se, loo.elpd_loo_se));
+        assert!(close(summary.p_loo, loo.p_loo));
+        assert_eq!(summary.pareto_k_max, loo.pareto_k_max);
+        assert_eq!(summary.pareto_k_bad, loo.pareto_k_bad);
+        assert!(close(summary.elpd_waic, waic.elpd_waic));
+        assert!(close(summary.p_waic, waic.p_waic));
+    }
+
+    /// reff reads the inferred hyperparameters at the stored draws (kept iteration d x thin) and
+    /// the coefficients after the cells.
+    #[test]
+    fn reff_quantities_are_cells_then_hyperparameters_then_coefficients() {
+        let mut c = chain(0, 2, 3);
+        c.draws.thin = 2;
+        c.kept.loglik = vec![0.0; 6];
+        // Two hyperparameters at 6 kept iterations: (10 k, 100 k).
+        c.kept.hyper = (0..6)
+            .flat_map(|k| [10.0 * k as f64, 100.0 * k as f64])
+            .collect();
+        c.coefficients.iteration = vec![1, 3, 5];
+        c.coefficients.values = vec![1.0, -1.0, 2.0, -2.0, 3.0, -3.0];
+        assert_eq!(quantities(std::slice::from_ref(&c)), 2 + 2 + 2);
+        let at = |q: usize| (0..3).map(|d| quantity(&c, q, d)).collect::<Vec<f64>>();
+        assert_eq!(at(1), c.draws.cell(1));
+        assert_eq!(at(2), vec![0.0, 20.0, 40.0]);
+        assert_eq!(at(3), vec![0.0, 200.0, 400.0]);
+        assert_eq!(at(4), vec![1.0, 2.0, 3.0]);
+        assert_eq!(at(5), vec![-1.0, -2.0, -3.0]);
+    }
+
+    /// A pointwise value that is not finite leaves the job without LOO, naming the cell; bad
+    /// Pareto k are counted in the warning with their share.
+    #[test]
+    fn warnings_name_the_cause() {
+        let grid = Grid::new(2);
+        let prior = KroneckerPrior::new(grid, KernelSpec::squared_exponential(0.3, 1.0)).unwrap();
+        // A count of 3 at a rate exp(u + offset) of 0: log-likelihood -inf.
+        let likelihood = Likelihood::with_offsets(
+            LikelihoodKind::Poisson,
+            vec![1.0, 3.0],
+            1.0,
+            vec![0.0, f64::NEG_INFINITY],
+        );
+        let cells = [0, 3];
+        let target = Target {
+            prior: &prior,
+            likelihood: &likelihood,
+            observed: Observed::Cells(&cells),
+            mean: 0.0,
+        };
+        let chains: Vec<ChainOutput> = (0..2).map(|c| chain(c, 4, 10)).collect();
+        let error = of_chains(&target, &chains).unwrap_err();
+        let text = not_computed(&error, target.observed);
+        assert!(
+            text.contains("observation 1 (cell 3) is -inf at chain 0, stored draw 0"),
+            "{text}"
+        );
+        let summary = LooSummary {
+            elpd_loo: -10.0,
+            elpd_loo_se: 1.0,
+            p_loo: 2.0,
+            pareto_k_max: 0.9,
+            pareto_k_bad: 3,
+            elpd_waic: -10.0,
+            p_waic: 2.0,
+        };
+        let warning = bad_k_warning(&summary, 40).unwrap();
+        assert!(warning.starts_with("Pareto k > 0.7 for 3 of 40 observations (7.5 %)"));
+        assert!(warning.contains("data.holdout"));
+        let fine = LooSummary {
+            pareto_k_bad: 0,
+            ..summary
+        };
+        assert_eq!(bad_k_warning(&fine, 40), None);
+    }
+}
