@@ -3,7 +3,8 @@
 //! id hashes the study seed too: two runs at different seeds hold the same jobs under different
 //! ids. A key whose value is null is left out, as the job id leaves it out: a key a later
 //! version added (its column null in every job that does not use it) is the same job as the
-//! earlier version's without the column.
+//! earlier version's without the column. So is a key that never enters a job id (an output
+//! setting such as `output.log_likelihood`): it says what a job wrote, not what it is.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -11,8 +12,9 @@ use std::path::Path;
 use polars::prelude::{DataFrame, DataType};
 
 use super::error::CompareError;
-use crate::families::jobs_table;
+use crate::families::{Family, jobs_table};
 use crate::sink::read_table;
+use crate::study::keys::Keyed;
 use crate::table::shared::JOB_ID;
 use crate::table::shared::jobs::{PARAMETERS, REPLICATE, STATUS};
 
@@ -49,7 +51,7 @@ impl JobList {
             .get_column_names()
             .into_iter()
             .map(|name| name.to_string())
-            .filter(|name| PARAMETERS.contains(name))
+            .filter(|name| PARAMETERS.contains(name) && !never_keyed(name))
             .collect();
         key_columns.sort();
         key_columns.insert(0, REPLICATE.name().to_string());
@@ -65,6 +67,14 @@ impl JobList {
             statuses,
         })
     }
+}
+
+/// Whether the parameter column `column` is a key that never enters a job id.
+fn never_keyed(column: &str) -> bool {
+    Family::ALL
+        .iter()
+        .flat_map(|family| family.keys())
+        .any(|key| key.column() == column && key.keyed() == Keyed::Never)
 }
 
 /// `column=value` appended to `key`, nothing when the value is null.
