@@ -9,18 +9,13 @@
 
 use std::path::Path;
 
+use crate::families::latent_field::sites_csv::{self, Sites, SitesSource};
+use crate::model::LikelihoodKind;
 use crate::model::grid::{Grid, Window};
 use crate::model::prior::prior_for;
 use crate::model::sites::kriging::{self, KrigingError, Problem};
 use crate::model::spec::KernelSpec;
-use crate::study::csv::{CsvError, CsvText};
-
-/// Sites read from a CSV: positions and values.
-#[derive(Debug, Clone)]
-pub(crate) struct SiteData {
-    pub(crate) sites: Vec<(f64, f64)>,
-    pub(crate) values: Vec<f64>,
-}
+use crate::study::csv::CsvError;
 
 /// What one comparison fixes besides the data.
 #[derive(Debug, Clone, Copy)]
@@ -45,30 +40,34 @@ pub(crate) struct KrigingRow {
     pub(crate) error: KrigingError,
 }
 
-/// The sites of `path`: columns `x`, `y` and `value`, every row numeric.
-pub(crate) fn read_sites(path: &Path, value: &str) -> Result<SiteData, CsvError> {
-    let text = CsvText::open(path, 1 << 30, "for a sites file")?;
-    let mut rows = text.rows("sites file")?;
-    let (x, y, v) = (rows.column("x")?, rows.column("y")?, rows.column(value)?);
-    let mut data = SiteData {
-        sites: Vec::new(),
-        values: Vec::new(),
+/// The measurements of a sites file (columns `x`, `y` and `value`), read as a gaussian sites
+/// study reads them ([`sites_csv::read_sites`]: finite numbers, located errors), anywhere in
+/// the plane (the window is checked against them afterwards).
+pub(crate) fn read_measurements(path: &Path, value: &str) -> Result<Sites, CsvError> {
+    let everywhere = Window {
+        x: (f64::NEG_INFINITY, f64::INFINITY),
+        y: (f64::NEG_INFINITY, f64::INFINITY),
     };
-    while let Some(row) = rows.next_row()? {
-        data.sites.push((row.number(x)?, row.number(y)?));
-        data.values.push(row.number(v)?);
-    }
-    Ok(data)
+    let source = SitesSource {
+        x: "x",
+        y: "y",
+        value,
+        trials: None,
+        likelihood: LikelihoodKind::Gaussian,
+        window: everywhere,
+        region: None,
+    };
+    sites_csv::read_sites(path, source)
 }
 
 /// The error of the grid's kriging at each side in `sides`.
 pub(crate) fn compare(
-    data: &SiteData,
+    data: &Sites,
     settings: &KrigingSettings,
     sides: &[usize],
 ) -> Result<Vec<KrigingRow>, String> {
     let (mut fitted, mut values, mut predict) = (Vec::new(), Vec::new(), Vec::new());
-    for (k, (&site, &value)) in data.sites.iter().zip(&data.values).enumerate() {
+    for (k, (&site, &value)) in data.positions.iter().zip(&data.values).enumerate() {
         if k % settings.holdout_every.max(1) == 0 {
             predict.push(site);
         } else {

@@ -332,9 +332,9 @@ fn bench_steps(args: &StepsArgs) -> ExitCode {
 }
 
 fn bench_kriging(args: &KrigingArgs) -> ExitCode {
-    use crate::bench::kriging::{KrigingSettings, compare, read_sites};
+    use crate::bench::kriging::{KrigingSettings, compare, read_measurements};
     use crate::model::sites::bounding_window;
-    let data = match read_sites(&args.data, &args.value) {
+    let data = match read_measurements(&args.data, &args.value) {
         Ok(data) => data,
         Err(error) => {
             eprintln!("error: {error}");
@@ -353,7 +353,7 @@ fn bench_kriging(args: &KrigingArgs) -> ExitCode {
             );
             return ExitCode::from(2);
         }
-        None => bounding_window(&data.sites),
+        None => bounding_window(&data.positions),
     };
     let settings = KrigingSettings {
         kernel: crate::model::KernelSpec::squared_exponential(args.length_scale, args.variance),

@@ -16,6 +16,27 @@ use crate::study::keys::quoted_words;
 use crate::study::shape::{GridShape, WindowSpec};
 use crate::study::{Resolver, Settings, StudyError};
 
+/// Refuses a 1-D grid for data that lie in the plane (`doing` says what the data do there, for
+/// the message: `data.source = "points" bins events`).
+pub(super) fn refuse_line_grid(
+    resolver: &Resolver<'_>,
+    settings: &Settings,
+    shape: GridShape,
+    doing: &str,
+) -> Result<(), StudyError> {
+    if !shape.is_line() {
+        return Ok(());
+    }
+    Err(resolver
+        .error_at(
+            settings,
+            &[MODEL_GRID, DATA_SOURCE],
+            ErrorKind::Conflict,
+            format!("{doing} in x and y, but the grid is {}", shape.describe()),
+        )
+        .allowed("a 2-D grid: D or [Dx, Dy]"))
+}
+
 /// `model.window` when given, checked to have a y range (`what` names the data, for the
 /// message); None when not given.
 pub(super) fn plane_window(
@@ -84,19 +105,12 @@ pub(super) fn points_data(
                  event, relative to the study file's folder)",
             ));
     };
-    if shape.is_line() {
-        return Err(resolver
-            .error_at(
-                settings,
-                &[MODEL_GRID, DATA_SOURCE],
-                ErrorKind::Conflict,
-                format!(
-                    "data.source = \"points\" bins events in x and y, but the grid is {}",
-                    shape.describe()
-                ),
-            )
-            .allowed("a 2-D grid: D or [Dx, Dy]"));
-    }
+    refuse_line_grid(
+        resolver,
+        settings,
+        shape,
+        "data.source = \"points\" bins events",
+    )?;
     let window = match (plane_window(resolver, settings, "points")?, region) {
         (Some(window), _) => window,
         (None, Some(region)) => region.region.bounding_box(),

@@ -144,7 +144,9 @@ pub(crate) fn summarise(
         .collect()
 }
 
-/// The summary of one site's series per chain.
+/// The summary of one site's series per chain: the field at a site follows the cells'
+/// conventions (sd with divisor n - 1, as `fields.parquet`'s `post_sd`; type-7 quantiles), not
+/// [`super::hyper::SeriesSummary`]'s divisor n for hyperparameters and coefficients.
 fn summary_of(series: &[Vec<f64>], measured: Option<(Measured<'_>, usize)>) -> SiteSummary {
     let pooled: Vec<f64> = series.iter().flatten().copied().collect();
     let n = pooled.len();

@@ -11,7 +11,7 @@ use super::keys::{
     DATA_HOLDOUT, DATA_PATH, DATA_SOURCE, DATA_VALUE, DATA_X, DATA_Y, MODEL_GRID,
     OUTPUT_PREDICT_SITES,
 };
-use super::points_keys::plane_window;
+use super::points_keys::{plane_window, refuse_line_grid};
 use super::region_keys::RegionFile;
 use super::sites_csv::{SitesSource, read_predict_sites, read_sites};
 use super::spec::PredictFile;
@@ -46,19 +46,12 @@ pub(super) fn sites_data(
                  measurement: x, y and its value, relative to the study file's folder)",
             ));
     };
-    if shape.is_line() {
-        return Err(resolver
-            .error_at(
-                settings,
-                &[MODEL_GRID, DATA_SOURCE],
-                ErrorKind::Conflict,
-                format!(
-                    "data.source = \"sites\" places measurements in x and y, but the grid is {}",
-                    shape.describe()
-                ),
-            )
-            .allowed("a 2-D grid: D or [Dx, Dy]"));
-    }
+    refuse_line_grid(
+        resolver,
+        settings,
+        shape,
+        "data.source = \"sites\" places measurements",
+    )?;
     let given_window = match plane_window(resolver, settings, "sites")? {
         Some(window) => Some(window),
         None => region.map(|r| r.region.bounding_box()),
