@@ -3,6 +3,13 @@
 //! mean of the field is within 0.1 exact posterior sds of exact kriging and its sd within 10 %:
 //! exact kriging computed here, densely over the 42 fitted sites (n x n, an independent
 //! Cholesky), with the study's length scale, variance, noise sd and mean.
+//!
+//! The bounds (0.1 exact sds, 10 %) are the issue's, not derived from the Monte Carlo error: they
+//! hold the grid's error (at most 0.036 exact sds at 12 cells per length scale in
+//! bench/results/kriging.md) plus the chains' error of a mean at a bulk ESS of about 3,000 to
+//! 4,000 (0.016 to 0.018 exact sds), about 3.5 of those beyond the grid's worst case per site. A
+//! family-wise 1e-4 over the 14 sites would need an ESS near 5,000: the study's budget is the
+//! default one, and this test runs the study as shipped.
 
 mod support;
 
