@@ -8,7 +8,7 @@
 //! hold the grid's error (at most 0.036 exact sds at 12 cells per length scale in
 //! bench/results/kriging.md) plus the chains' error of a mean at a bulk ESS of about 3,000 to
 //! 4,000 (0.016 to 0.018 exact sds), about 3.5 of those beyond the grid's worst case per site. A
-//! family-wise 1e-4 over the 14 sites would need an ESS near 5,000: the study's budget is the
+//! family-wise 1e-4 over the 10 held-out sites would need an ESS near 5,000: the study's budget is the
 //! default one, and this test runs the study as shipped.
 
 mod support;
