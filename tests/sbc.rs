@@ -139,6 +139,29 @@ fn the_circulant_joint_chain_is_calibrated_on_every_likelihood() {
     assert_eq!(jobs, 3, "3 likelihoods");
 }
 
+/// The level per p-value of the nugget's calibration: 2 joint chains x 10 functionals (the 7 of
+/// the field and the three hyperparameters) = 20 p-values, a family-wise false-alarm rate of 1e-4
+/// by Bonferroni.
+const ALPHA_NUGGET: f64 = 1e-4 / 20.0;
+
+/// The noise sd inferred with the length scale and the variance (`model.noise_sd_prior`), the
+/// truth's drawn from their priors and the data simulated with the truth's noise: every
+/// functional's ranks uniform for both joint chains.
+#[test]
+fn the_noise_sd_is_calibrated_with_the_length_scale_and_the_variance() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_nugget.toml");
+    let out = tempfile::tempdir().unwrap();
+    let jobs = run_calibration(&fixture, out.path());
+    assert_eq!(jobs.height(), 2, "2 joint chains");
+    let functionals: Vec<&str> = FUNCTIONALS
+        .iter()
+        .copied()
+        .chain(["length_scale", "variance", "noise_sd"])
+        .collect();
+    assert_calibrated(&jobs, &functionals, "sampler_hyper", ALPHA_NUGGET);
+}
+
 /// Runs the joint chains' SBC study `fixture` (with the three hyperparameters and two
 /// coefficients inferred) and checks every functional's ranks at level `alpha`; returns the
 /// number of jobs.

@@ -197,12 +197,56 @@ impl Likelihood {
         self.len() == 0
     }
 
+    /// The same data under noise sd `noise_sd` (counts have none: unchanged).
+    pub(crate) fn with_noise_sd(&self, noise_sd: f64) -> Self {
+        let mut out = self.clone();
+        if let Self::Gaussian { noise_sd: s, .. } | Self::Probit { noise_sd: s, .. } = &mut out {
+            *s = noise_sd;
+        }
+        out
+    }
+
+    /// The gaussian log-likelihood at noise sd `noise_sd` instead of the one it holds, when the
+    /// chain infers it: -|y - G u|^2 / (2 s^2) - M log s (the M log s a fixed s drops now
+    /// matters), its gradient in G u written into `gradient` when given, and its slope in s,
+    /// |y - G u|^2 / s^3 - M / s. `None` (gradient untouched) for the other likelihoods.
+    pub(crate) fn gaussian_at_noise(
+        &self,
+        gu: &[f64],
+        noise_sd: f64,
+        gradient: Option<&mut [f64]>,
+    ) -> Option<(f64, f64)> {
+        let Self::Gaussian { values, .. } = self else {
+            return None;
+        };
+        crate::simd_state::clear_upper_state();
+        let precision = 1.0 / (noise_sd * noise_sd);
+        let squares: f64 = values.iter().zip(gu).map(|(v, u)| (v - u) * (v - u)).sum();
+        if let Some(gradient) = gradient {
+            for ((g, v), u) in gradient.iter_mut().zip(values).zip(gu) {
+                *g = (v - u) * precision;
+            }
+        }
+        let m = values.len() as f64;
+        let value = -0.5 * squares * precision - m * noise_sd.ln();
+        let slope = (squares * precision - m) / noise_sd;
+        Some((value, slope))
+    }
+
     /// Observation `i`'s full log density or mass at the field's value `u` there (its offset
-    /// added): [`observation_log_density`], unlike [`Self::log_likelihood`] with every constant.
-    pub(crate) fn pointwise(&self, i: usize, u: f64) -> f64 {
+    /// added): [`observation_log_density`], unlike [`Self::log_likelihood`] with every constant;
+    /// with `noise_sd`, the gaussian or probit noise sd in place of the one the likelihood holds
+    /// (a chain's draw of an inferred noise sd).
+    pub(crate) fn pointwise(&self, i: usize, u: f64, noise_sd: Option<f64>) -> f64 {
         let (datum, noise_sd) = match self {
-            Self::Gaussian { values, noise_sd } => (Datum::plain(values[i]), *noise_sd),
-            Self::Probit { labels, noise_sd } => (Datum::plain(labels[i]), *noise_sd),
+            Self::Gaussian {
+                values,
+                noise_sd: s,
+            } => (Datum::plain(values[i]), noise_sd.unwrap_or(*s)),
+            Self::Probit {
+                labels,
+                noise_sd: s,
+            } => (Datum::plain(labels[i]), noise_sd.unwrap_or(*s)),
             Self::Poisson { counts, offsets } => (
                 Datum {
                     value: counts[i],
@@ -397,6 +441,39 @@ pub(crate) fn one_of_each(m: usize) -> [Likelihood; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The gaussian log-likelihood at another noise sd: its value is the full log density less
+    /// M log(2 pi) / 2, its gradients in G u and in s match central differences.
+    #[test]
+    fn gaussian_at_another_noise_sd_keeps_the_log_normaliser() {
+        let values = vec![0.3, -1.2, 2.0, 0.7];
+        let likelihood = Likelihood::new(LikelihoodKind::Gaussian, values.clone(), 0.5, 0.0);
+        let gu = [0.1, -0.8, 1.1, 1.5];
+        let s = 0.9;
+        let mut gradient = [0.0; 4];
+        let (value, slope) = likelihood
+            .gaussian_at_noise(&gu, s, Some(&mut gradient))
+            .unwrap();
+        let full: f64 = (0..4)
+            .map(|i| likelihood.pointwise(i, gu[i], Some(s)))
+            .sum();
+        let constant = 2.0 * (2.0 * std::f64::consts::PI).ln();
+        assert!((value - (full + constant)).abs() < 1e-12);
+        let at = |gu: &[f64], s: f64| likelihood.gaussian_at_noise(gu, s, None).unwrap().0;
+        let h = 1e-6;
+        assert!(((at(&gu, s + h) - at(&gu, s - h)) / (2.0 * h) - slope).abs() < 1e-7);
+        for i in 0..4 {
+            let (mut up, mut down) = (gu, gu);
+            up[i] += h;
+            down[i] -= h;
+            assert!(((at(&up, s) - at(&down, s)) / (2.0 * h) - gradient[i]).abs() < 1e-7);
+        }
+        assert!(
+            Likelihood::new(LikelihoodKind::Poisson, values, 0.5, 0.0)
+                .gaussian_at_noise(&gu, s, None)
+                .is_none()
+        );
+    }
 
     #[test]
     fn gaussian_is_the_scaled_squared_distance() {
@@ -623,7 +700,7 @@ mod tests {
         ];
         for (likelihood, density) in &by_hand {
             for (i, &u) in gu.iter().enumerate() {
-                let ours = likelihood.pointwise(i, u);
+                let ours = likelihood.pointwise(i, u, None);
                 let expected = density(i, u);
                 assert!(
                     (ours - expected).abs() < 1e-12 * expected.abs().max(1.0),
@@ -633,7 +710,7 @@ mod tests {
             }
         }
         // The dropped constants: the normal's, log y! and log C(n, k); probit drops none.
-        let sum = |l: &Likelihood| (0..3).map(|i| l.pointwise(i, gu[i])).sum::<f64>();
+        let sum = |l: &Likelihood| (0..3).map(|i| l.pointwise(i, gu[i], None)).sum::<f64>();
         let gaussian_constant = -3.0 * (s.ln() + 0.5 * (2.0 * pi).ln());
         let log_factorials: f64 = counts.iter().map(|&y| factorial(y).ln()).sum();
         let log_choose: f64 = successes

@@ -264,6 +264,15 @@ pub struct ChainOutput {
     pub coefficients: CoefficientDraws,
 }
 
+impl ChainOutput {
+    /// The `index`-th inferred hyperparameter at stored draw `d`: stored draw d is kept
+    /// iteration d x thin, whose hyperparameters the kept series holds.
+    pub(crate) fn hyper_at_stored_draw(&self, d: usize, index: usize) -> f64 {
+        let hypers = self.kept.hyper.len() / self.kept.loglik.len().max(1);
+        self.kept.hyper[d * self.draws.thin as usize * hypers + index]
+    }
+}
+
 /// A chain that could not go on: at which iteration (1-based, burn-in included; 0 for its
 /// start) and why.
 #[derive(Debug, Clone, PartialEq)]

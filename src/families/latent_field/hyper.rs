@@ -5,6 +5,7 @@
 //! ([`crate::model::inla::summary`]: no ESS or R-hat).
 
 use crate::diagnostics;
+use crate::model::ModelSpec;
 use crate::model::hyper::HyperName;
 use crate::sampler::RunOutput;
 
@@ -109,6 +110,50 @@ pub(crate) fn summarize(names: &[HyperName], run: &RunOutput) -> Vec<HyperSummar
             Some(HyperSummary { name, posterior })
         })
         .collect()
+}
+
+/// The noise sd at `run`'s stored draws when the chains infer it (`None` when it is fixed, or
+/// for an approximation): chain after chain, the first `per_chain` draws of each (the fewest any
+/// chain stored), the order in which LOO and the sites pool their draws.
+pub(crate) fn noise_at_stored_draws(model: &ModelSpec, run: &RunOutput) -> Option<Vec<f64>> {
+    let index = model.hyper.names().position(|n| n == HyperName::NoiseSd)?;
+    if run.chains.is_empty() {
+        return None;
+    }
+    let per_chain = run.chains.iter().map(|c| c.draws.len()).min().unwrap_or(0);
+    Some(
+        run.chains
+            .iter()
+            .flat_map(|c| (0..per_chain).map(move |d| c.hyper_at_stored_draw(d, index)))
+            .collect(),
+    )
+}
+
+/// The gaussian or probit noise sd a job's draws are scored with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Noise<'a> {
+    /// The model's (`data.noise_sd`).
+    Fixed(f64),
+    /// Inferred: its value at each stored draw, pooled as [`noise_at_stored_draws`] pools them.
+    PerDraw(&'a [f64]),
+}
+
+impl Noise<'_> {
+    /// The noise sd of pooled draw `k`.
+    pub(crate) fn at(&self, k: usize) -> f64 {
+        match self {
+            Self::Fixed(sd) => *sd,
+            Self::PerDraw(sds) => sds[k],
+        }
+    }
+
+    /// E[s^2] over the draws: what a new measurement's predictive variance adds to the field's.
+    pub(crate) fn mean_variance(&self) -> f64 {
+        match self {
+            Self::Fixed(sd) => sd * sd,
+            Self::PerDraw(sds) => sds.iter().map(|s| s * s).sum::<f64>() / sds.len().max(1) as f64,
+        }
+    }
 }
 
 /// The `p` quantile of sorted values, interpolating linearly between order statistics.

@@ -8,11 +8,12 @@ use crate::study::keys::FIXED;
 use crate::study::{Key, Settings};
 
 /// The `model.*_prior` keys, with the hyperparameter each infers.
-pub(crate) const PRIOR_KEYS: [(Key, HyperName); 4] = [
+pub(crate) const PRIOR_KEYS: [(Key, HyperName); 5] = [
     (MODEL_LENGTH_SCALE_PRIOR, HyperName::LengthScale),
     (MODEL_LENGTH_SCALE_Y_PRIOR, HyperName::LengthScaleY),
     (MODEL_VARIANCE_PRIOR, HyperName::Variance),
     (MODEL_MEAN_PRIOR, HyperName::Mean),
+    (MODEL_NOISE_SD_PRIOR, HyperName::NoiseSd),
 ];
 
 /// The key that sets a hyperparameter's value (fixed, or the start of its chains).
@@ -22,6 +23,7 @@ pub(super) fn value_key(name: HyperName) -> Key {
         HyperName::LengthScaleY => MODEL_LENGTH_SCALE_Y,
         HyperName::Variance => MODEL_VARIANCE,
         HyperName::Mean => MODEL_MEAN,
+        HyperName::NoiseSd => DATA_NOISE_SD,
     }
 }
 

@@ -23,7 +23,7 @@ use super::cells::CellDiagnostics;
 use super::coefficients::{self, CoefficientSummary};
 use super::exposure::{grid_cells, read_exposure, region_log_shares};
 use super::grid_csv::read_data_grid;
-use super::hyper::{self, HyperSummary};
+use super::hyper::{self, HyperSummary, Noise};
 use super::keys::{COUNTS, NOISE, OBSERVATIONS, TRUTH};
 use super::points_csv::{PointsSource, read_points_grid};
 use super::score::{Estimates, Predictive, Scores, heldout_log_predictive, score};
@@ -31,8 +31,8 @@ use super::sites_csv::{SitesSource, read_sites};
 use super::spec::FieldJob;
 use super::units::unit_warnings;
 use super::warnings::{
-    coefficient_warnings, far_start_warnings, hyper_warnings, outside_support_warnings,
-    warnings as run_warnings,
+    coefficient_warnings, far_start_warnings, hyper_warnings, noise_divergence_warning,
+    outside_support_warnings, warnings as run_warnings,
 };
 use crate::clock::Stopwatch;
 
@@ -230,6 +230,7 @@ pub(crate) fn run_job(
         warnings.extend(far_start_warnings(&model.hyper, start));
     }
     warnings.extend(run_warnings(&job.spec.sampler, &output, &cells));
+    warnings.extend(noise_divergence_warning(model, &output));
     warnings.extend(hyper_warnings(&hyper));
     // A joint chain on a circulant kernel ran on its own torus, not the target prior's.
     let chain_torus = request_hyper_start
@@ -245,7 +246,16 @@ pub(crate) fn run_job(
     }
     warnings.extend(coefficient_warnings(&coefficients));
     let asked = job.spec.output.log_likelihood;
-    let loo = super::loo::summarize(asked, &target, &output, &mut warnings);
+    let noise_draws = hyper::noise_at_stored_draws(model, &output);
+    let noise = noise_draws
+        .as_deref()
+        .map_or(Noise::Fixed(model.noise_sd), Noise::PerDraw);
+    let loo = super::loo::summarize(
+        asked,
+        (&target, noise_draws.as_deref()),
+        &output,
+        &mut warnings,
+    );
     let mut scores = score(
         model.likelihood,
         &dataset,
@@ -266,7 +276,7 @@ pub(crate) fn run_job(
     scores.heldout_lpd =
         heldout_log_predictive(model.likelihood, &dataset, &predictive, model.noise_sd);
     let predict = job.spec.output.predict_sites.as_ref().map(|p| &p.sites);
-    let sites = super::sites::results(model, &dataset, predict, &output).map_err(|e| {
+    let sites = super::sites::results(model, &dataset, predict, (&output, noise)).map_err(|e| {
         JobError::ReadData {
             path: job
                 .spec
@@ -369,7 +379,7 @@ pub(crate) fn simulate_from_model_prior(
     job: FieldJob<'_>,
     seed: u64,
     prior: &dyn Prior,
-    mean: f64,
+    (mean, noise_sd): (f64, f64),
 ) -> Result<Dataset, JobError> {
     let (subsample, trials) = match job.spec.data {
         DataSpec::Simulated {
@@ -377,17 +387,17 @@ pub(crate) fn simulate_from_model_prior(
         } => (subsample, trials),
         DataSpec::Csv { .. } | DataSpec::Points(_) | DataSpec::Sites(_) => (1, 1),
     };
-    simulate(job, seed, prior, (subsample, trials), mean)
+    simulate(job, seed, prior, (subsample, trials), (mean, noise_sd))
 }
 
-/// Data simulated from `truth_prior` (the field's mean `mean` added), observing every
-/// `subsample`-th cell (binomial: `trials` trials each).
+/// Data simulated from `truth_prior` (the field's mean `mean` added, gaussian noise of sd
+/// `noise_sd`), observing every `subsample`-th cell (binomial: `trials` trials each).
 fn simulate(
     job: FieldJob<'_>,
     seed: u64,
     truth_prior: &dyn Prior,
     (subsample, trials): (usize, u64),
-    mean: f64,
+    (mean, noise_sd): (f64, f64),
 ) -> Result<Dataset, JobError> {
     let model = &job.spec.model;
     let keys = &job.header.streams;
@@ -400,7 +410,7 @@ fn simulate(
     let simulation = Simulation {
         likelihood: model.likelihood,
         subsample,
-        noise_sd: model.noise_sd,
+        noise_sd,
         offset: model.offset,
         trials,
         mean,
@@ -425,10 +435,16 @@ fn load_data(job: FieldJob<'_>, seed: u64, prior: &dyn Prior) -> Result<Dataset,
         } => {
             let observing = (*subsample, *trials);
             if *truth_length_scale == model.kernel.length_scale {
-                return simulate(job, seed, prior, observing, 0.0);
+                return simulate(job, seed, prior, observing, (0.0, model.noise_sd));
             }
             let truth_prior = build_prior(&model.with_length_scale(*truth_length_scale))?;
-            return simulate(job, seed, truth_prior.as_ref(), observing, 0.0);
+            return simulate(
+                job,
+                seed,
+                truth_prior.as_ref(),
+                observing,
+                (0.0, model.noise_sd),
+            );
         }
         DataSpec::Csv {
             path,

@@ -50,6 +50,8 @@ crate::declare_keys! {
     MODEL_VARIANCE_PRIOR = model.variance_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
     /// A prior on the field's constant mean, "normal(mean, sd)" or "uniform(low, high)" (the chains start at `model.mean`).
     MODEL_MEAN_PRIOR = model.mean_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
+    /// A prior on the gaussian likelihood's noise sd (the nugget's square root), inferred with the others by sampler.hyper = "joint" or "joint-spectral" (the chains start at data.noise_sd when it is given, else at the prior's median); the forms of model.length_scale_prior.
+    MODEL_NOISE_SD_PRIOR = model.noise_sd_prior { value: ValueType::Text, rule: Rule::HyperPrior, default: Default::Text(FIXED), keyed: Keyed::UnlessDefault },
     /// The physical window the cells tile, [[x0, x1], [y0, y1]] ([[x0, x1]] for a 1-D grid): the units of every length scale. Csv data: a window with the data's aspect ratio rescales the data's own. Points data: the study window in the points' units (required without model.region); every point must lie in it.
     MODEL_WINDOW = model.window {
         value: ValueType::Window,
@@ -88,7 +90,7 @@ crate::declare_keys! {
         applies: Applies::Source(&["simulated"]),
         label: Label::new("n", "trials per cell n"),
     },
-    /// s: the observation noise sd (gaussian, probit).
+    /// s: the observation noise sd (gaussian, probit); with model.noise_sd_prior, where the chains start.
     DATA_NOISE_SD = data.noise_sd { rule: Rule::Positive, default: Default::Float(1.0), label: Label::new("σ", "noise sd σ") },
     /// The data file, relative to the study file's folder: csv, a grid CSV in the format of data/README.md; points, a CSV with one row per event and its coordinates in the columns data.x and data.y (other columns ignored), binned to the grid over model.window; sites, a CSV with one row per measurement, its site in data.x and data.y and its value in data.value, observing the field interpolated between the cell centres around the site (docs/data.md).
     DATA_PATH = data.path {

@@ -41,18 +41,19 @@ pub(crate) struct LooSummary {
 }
 
 /// The LOO and WAIC of `run`'s stored draws under `target`'s likelihood, when `asked` and the
-/// run has chains; a reason it could not be computed, or observations with bad Pareto k, go to
-/// `warnings`.
+/// run has chains; `noise`, an inferred noise sd at the stored draws
+/// ([`super::hyper::noise_at_stored_draws`]), replaces the likelihood's. A reason it could not be
+/// computed, or observations with bad Pareto k, go to `warnings`.
 pub(crate) fn summarize(
     asked: bool,
-    target: &Target<'_>,
+    (target, noise): (&Target<'_>, Option<&[f64]>),
     run: &RunOutput,
     warnings: &mut Vec<String>,
 ) -> Option<LooSummary> {
     if !asked || run.chains.is_empty() {
         return None;
     }
-    match of_chains(target, &run.chains) {
+    match of_chains(target, noise, &run.chains) {
         Ok(summary) => {
             warnings.extend(bad_k_warning(&summary, target.observations()));
             Some(summary)
@@ -66,7 +67,11 @@ pub(crate) fn summarize(
 
 /// PSIS-LOO and WAIC of the first `per_chain` stored draws of every chain, `per_chain` the
 /// fewest any chain stored.
-fn of_chains(target: &Target<'_>, chains: &[ChainOutput]) -> Result<LooSummary, LooError> {
+fn of_chains(
+    target: &Target<'_>,
+    noise: Option<&[f64]>,
+    chains: &[ChainOutput],
+) -> Result<LooSummary, LooError> {
     let per_chain = chains.iter().map(|c| c.draws.len()).min().unwrap_or(0);
     let shape = (chains.len(), per_chain);
     if chains.len() * per_chain < 2 {
@@ -85,12 +90,13 @@ fn of_chains(target: &Target<'_>, chains: &[ChainOutput]) -> Result<LooSummary, 
     let (loo, waic) = loo_and_waic_by_observation(shape, target.observations(), reff, |i, out| {
         crate::simd_state::clear_upper_state();
         let slots = out.chunks_mut(per_chain.max(1));
-        for (chain, slot) in chains.iter().zip(slots) {
+        for (c, (chain, slot)) in chains.iter().zip(slots).enumerate() {
             let draws = &chain.draws;
             for (d, value) in slot.iter_mut().enumerate() {
                 let field = &draws.values[d * draws.cells..(d + 1) * draws.cells];
                 let u = observed.one_by(i, |cell| f64::from(field[cell]));
-                *value = likelihood.pointwise(i, u);
+                let noise_sd = noise.map(|n| n[c * per_chain + d]);
+                *value = likelihood.pointwise(i, u, noise_sd);
             }
         }
     })?;
@@ -120,8 +126,7 @@ fn coefficient_count(chain: &ChainOutput) -> usize {
     chain.coefficients.values.len() / chain.coefficients.iteration.len().max(1)
 }
 
-/// Quantity `q` ([`quantities`]' order) at stored draw `d` of `chain`. Stored draw d is kept
-/// iteration d x thin, whose hyperparameters the kept series holds.
+/// Quantity `q` ([`quantities`]' order) at stored draw `d` of `chain`.
 fn quantity(chain: &ChainOutput, q: usize, d: usize) -> f64 {
     let draws = &chain.draws;
     let hypers = hyper_count(chain);
@@ -130,8 +135,7 @@ fn quantity(chain: &ChainOutput, q: usize, d: usize) -> f64 {
     }
     let q = q - draws.cells;
     if q < hypers {
-        let kept = d * draws.thin as usize;
-        return chain.kept.hyper[kept * hypers + q];
+        return chain.hyper_at_stored_draw(d, q);
     }
     let q = q - hypers;
     chain.coefficients.values[d * coefficient_count(chain) + q]
@@ -227,7 +231,7 @@ mod tests {
         };
         let (cells, draws) = (grid.cells(), 40);
         let chains: Vec<ChainOutput> = (0..3).map(|c| chain(c, cells, draws)).collect();
-        let summary = of_chains(&target, &chains).unwrap();
+        let summary = of_chains(&target, None, &chains).unwrap();
 
         let mut values = Vec::new();
         for c in &chains {
@@ -310,7 +314,7 @@ mod tests {
             mean: 0.0,
         };
         let chains: Vec<ChainOutput> = (0..2).map(|c| chain(c, 4, 10)).collect();
-        let error = of_chains(&target, &chains).unwrap_err();
+        let error = of_chains(&target, None, &chains).unwrap_err();
         let text = not_computed(&error, target.observed);
         assert!(
             text.contains("observation 1 (cell 3) is -inf at chain 0, stored draw 0"),

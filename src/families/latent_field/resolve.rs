@@ -314,6 +314,9 @@ impl Resolution<'_, '_> {
                 );
             }
         }
+        if model.hyper.prior(HyperName::NoiseSd).is_some() {
+            self.check_noise_prior(settings, model, kind, update)?;
+        }
         let separable = model.kernel.kind.is_separable_on(model.grid);
         let anisotropic = [MODEL_LENGTH_SCALE_Y, MODEL_LENGTH_SCALE_Y_PRIOR]
             .into_iter()
@@ -361,6 +364,45 @@ impl Resolution<'_, '_> {
                     "use model.kernel = \"squared-exponential\"".into(),
                 );
             }
+        }
+        Ok(())
+    }
+
+    /// `model.noise_sd_prior`: the gaussian likelihood's noise sd, inferred by the joint updates
+    /// (the others hold the likelihood fixed; INLA's grid does not include it).
+    fn check_noise_prior(
+        &self,
+        settings: &Settings,
+        model: &ModelSpec,
+        kind: SamplerKind,
+        update: HyperUpdate,
+    ) -> Result<(), StudyError> {
+        let refuse = |keys: &[Key], message: String, help: &str| {
+            Err(self
+                .resolver
+                .error_at(settings, keys, ErrorKind::Conflict, message)
+                .help(help.to_string()))
+        };
+        if model.likelihood != LikelihoodKind::Gaussian {
+            return refuse(
+                &[MODEL_NOISE_SD_PRIOR, MODEL_LIKELIHOOD],
+                format!(
+                    "model.noise_sd_prior infers the gaussian likelihood's noise sd, but the likelihood is {}",
+                    model.likelihood
+                ),
+                "remove model.noise_sd_prior (a probit link's noise sd is not identified apart from the field's variance)",
+            );
+        }
+        if kind == SamplerKind::Inla
+            || !matches!(update, HyperUpdate::Joint | HyperUpdate::JointSpectral)
+        {
+            return refuse(
+                &[MODEL_NOISE_SD_PRIOR, SAMPLER_HYPER],
+                format!(
+                    "model.noise_sd_prior is inferred by sampler.hyper = \"joint\" or \"joint-spectral\", but the study has sampler.kind = \"{kind}\" with sampler.hyper = \"{update}\""
+                ),
+                "use sampler.kind = \"nuts\" with sampler.hyper = \"joint\", or fix the noise sd with data.noise_sd",
+            );
         }
         Ok(())
     }

@@ -357,8 +357,8 @@ pub(crate) fn sites(
                 }),
         );
     }
-    let noise_sd = (model.likelihood == LikelihoodKind::Gaussian).then_some(model.noise_sd);
-    let predictive_sd = |s: &SiteSummary| Some(s.sd?.hypot(noise_sd?));
+    let noise_variance = summaries.noise_variance;
+    let predictive_sd = |s: &SiteSummary| Some((s.sd?.powi(2) + noise_variance?).sqrt());
     let column = |f: fn(&SiteSummary) -> Option<f64>| rows.iter().map(move |r| f(r.summary));
     let mut table = rows_of(&sites::TABLE, job.header, rows.len())
         .set(sites::SET, rows.iter().map(|r| r.set.to_string()))

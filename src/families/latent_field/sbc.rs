@@ -200,7 +200,12 @@ fn calibrate(
     let start = fixed_values(model, fixed_mean);
     let true_hyper = true_hyperparameters(job, seed, start)?;
     let prior = prior_at(model, &true_hyper)?;
-    let dataset = simulate_from_model_prior(job, seed, prior.as_ref(), true_hyper.mean)?;
+    let dataset = simulate_from_model_prior(
+        job,
+        seed,
+        prior.as_ref(),
+        (true_hyper.mean, true_hyper.noise_sd),
+    )?;
     let likelihood = likelihood_of(model, &dataset);
     // The chains start from the model's prior, whatever the truth's hyperparameters.
     let model_prior = build_prior(model)?;

@@ -15,6 +15,7 @@ use crate::model::sites::{SiteError, SiteOperator, SiteSet};
 use crate::model::{LikelihoodKind, ModelSpec};
 use crate::sampler::RunOutput;
 
+use super::hyper::Noise;
 use super::sites_csv::PredictSites;
 
 /// The posterior of the field at one site.
@@ -39,7 +40,7 @@ pub(crate) struct Measured<'a> {
     pub(crate) values: &'a [f64],
     /// Binomial trials, one per value; empty for the other likelihoods.
     pub(crate) trials: &'a [f64],
-    pub(crate) noise_sd: f64,
+    pub(crate) noise: Noise<'a>,
     pub(crate) offset: f64,
 }
 
@@ -50,6 +51,9 @@ pub(crate) struct SiteResults {
     pub(crate) fitted: Vec<SiteSummary>,
     pub(crate) held_out: Vec<SiteSummary>,
     pub(crate) predict: Vec<SiteSummary>,
+    /// Gaussian: E[s^2], the noise variance a new measurement adds to the field's (the model's
+    /// noise sd squared, or the posterior mean of an inferred one's square); None otherwise.
+    pub(crate) noise_variance: Option<f64>,
 }
 
 impl SiteResults {
@@ -66,13 +70,16 @@ impl SiteResults {
     }
 }
 
-/// The field at a job's sites (None without measurements at sites or sites to predict at).
+/// The field at a job's sites (None without measurements at sites or sites to predict at),
+/// held-out measurements scored with `noise`.
 pub(crate) fn results(
     model: &ModelSpec,
     data: &Dataset,
     predict: Option<&PredictSites>,
-    run: &RunOutput,
+    (run, noise): (&RunOutput, Noise<'_>),
 ) -> Result<Option<SiteResults>, SiteError> {
+    let noise_variance =
+        (model.likelihood == LikelihoodKind::Gaussian).then(|| noise.mean_variance());
     let predicted = match predict {
         Some(sites) => {
             let operator = SiteOperator::bilinear(&model.grid, &sites.positions)?;
@@ -83,6 +90,7 @@ pub(crate) fn results(
     let Some(sites) = data.sites.as_ref() else {
         return Ok(predict.map(|_| SiteResults {
             predict: predicted,
+            noise_variance,
             ..SiteResults::default()
         }));
     };
@@ -91,13 +99,14 @@ pub(crate) fn results(
         likelihood: model.likelihood,
         values: &held_out.values,
         trials: &held_out.trials,
-        noise_sd: model.noise_sd,
+        noise,
         offset: data.offsets.common,
     };
     Ok(Some(SiteResults {
         fitted: summarise(run, &sites.fitted.operator, None),
         held_out: summarise(run, &held_out.operator, Some(measured)),
         predict: predicted,
+        noise_variance,
     }))
 }
 
@@ -179,8 +188,13 @@ fn log_predictive(m: Measured<'_>, site: usize, draws: &[f64]) -> f64 {
         trials: m.trials.get(site).copied().unwrap_or(0.0),
         offset: m.offset,
     };
-    let log_density = |u: f64| observation_log_density(m.likelihood, datum, u, m.noise_sd);
-    let logs: Vec<f64> = draws.iter().map(|&u| log_density(u)).collect();
+    let log_density =
+        |k: usize, u: f64| observation_log_density(m.likelihood, datum, u, m.noise.at(k));
+    let logs: Vec<f64> = draws
+        .iter()
+        .enumerate()
+        .map(|(k, &u)| log_density(k, u))
+        .collect();
     let top = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if !top.is_finite() {
         return top;
@@ -200,7 +214,7 @@ mod tests {
             likelihood: LikelihoodKind::Gaussian,
             values: &[1.0],
             trials: &[],
-            noise_sd: 2.0,
+            noise: Noise::Fixed(2.0),
             offset: 0.0,
         };
         let normal = |y: f64, u: f64, s: f64| {
@@ -213,7 +227,7 @@ mod tests {
             likelihood: LikelihoodKind::Poisson,
             values: &[3.0],
             trials: &[],
-            noise_sd: 1.0,
+            noise: Noise::Fixed(1.0),
             offset: 0.2,
         };
         let rate: f64 = (1.1f64 + 0.2).exp();

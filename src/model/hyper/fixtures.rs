@@ -41,11 +41,12 @@ pub(crate) fn base(ly: Option<f64>) -> Hyperparameters {
         length_scale_y: ly,
         variance: 1.3,
         mean: 0.2,
+        noise_sd: 0.5,
     }
 }
 
-/// The gradient checks' two models: a square grid with the length scale, the variance and the
-/// mean inferred, and a rectangle with a length scale per axis, the variance and a covariate.
+/// The gradient checks' two models: a square grid with the length scale, the variance, the
+/// mean and (for the gaussian likelihood) the noise sd inferred, and a rectangle with a length scale per axis, the variance and a covariate.
 pub(crate) fn gradient_models() -> [ModelSpec; 2] {
     let square = model(
         Grid::new(4),
@@ -54,6 +55,7 @@ pub(crate) fn gradient_models() -> [ModelSpec; 2] {
             (HyperName::LengthScale, "log-normal(-1, 0.8)"),
             (HyperName::Variance, "gamma(2, 2)"),
             (HyperName::Mean, "normal(0, 2)"),
+            (HyperName::NoiseSd, "log-normal(-0.5, 0.5)"),
         ],
     );
     let mut anisotropic = model(

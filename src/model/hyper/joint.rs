@@ -20,6 +20,8 @@
 //! - xi: sqrt(variance) S g - xi; z_beta: s X^T g - z_beta;
 //! - log variance: <g, w> / 2; mean: sum g;
 //! - log l (and log l_y): sqrt(variance) d<g, S(l) xi> / d log l, exact;
+//! - log s, an inferred gaussian noise sd: |y - G u|^2 / s^2 - M, the likelihood then being
+//!   evaluated at the point's s with its -M log s ([`Likelihood::gaussian_at_noise`]);
 //!
 //! each chained through dx/dz and added to the prior's slope. Every hyperparameter not inferred
 //! keeps its value in `base`.
@@ -52,7 +54,7 @@ use crate::model::prior::PriorError;
 use crate::model::prior::circulant_root::{CirculantRoot, CirculantWork};
 use crate::model::prior::differentiable::{LengthScaleSlopes, RootWork, SeparableRoot};
 use crate::model::prior::root_table::SeparableTable;
-use crate::model::spec::ModelSpec;
+use crate::model::spec::{LikelihoodKind, ModelSpec};
 use crate::model::target::Observed;
 
 /// A fixed linear change of the whitened coordinates, xi = A eta with
@@ -154,6 +156,49 @@ impl<'a> JointLayout<'a> {
     pub(crate) fn values(&self, q: &[f64]) -> Hyperparameters {
         self.priors()
             .from_unconstrained(&q[self.latent_dim()..], self.base)
+    }
+
+    /// Whether the chain infers the gaussian likelihood's noise sd: the likelihood is then
+    /// evaluated at each point's own, with the -M log s a fixed s drops
+    /// ([`Likelihood::gaussian_at_noise`]).
+    fn infers_noise(&self, likelihood: &Likelihood) -> bool {
+        likelihood.kind() == LikelihoodKind::Gaussian
+            && self.priors().prior(HyperName::NoiseSd).is_some()
+    }
+
+    /// `likelihood`'s log-likelihood of G u = `observed` at hyperparameters `values`.
+    pub(crate) fn log_likelihood(
+        &self,
+        likelihood: &Likelihood,
+        values: &Hyperparameters,
+        observed: &[f64],
+    ) -> f64 {
+        if self.infers_noise(likelihood) {
+            let at = likelihood.gaussian_at_noise(observed, values.noise_sd, None);
+            at.expect("a gaussian likelihood").0
+        } else {
+            likelihood.log_likelihood(observed)
+        }
+    }
+
+    /// [`JointLayout::log_likelihood`] with its gradient in G u written into `gradient`, and its
+    /// slope in the noise sd (0 when that is fixed).
+    pub(crate) fn log_likelihood_and_gradient(
+        &self,
+        likelihood: &Likelihood,
+        values: &Hyperparameters,
+        observed: &[f64],
+        gradient: &mut [f64],
+    ) -> (f64, f64) {
+        if self.infers_noise(likelihood) {
+            let at = likelihood.gaussian_at_noise(observed, values.noise_sd, Some(gradient));
+            at.expect("a gaussian likelihood")
+        } else {
+            (
+                likelihood.log_likelihood_and_gradient(observed, gradient),
+                0.0,
+            )
+        }
     }
 }
 
@@ -442,9 +487,12 @@ impl<'a> JointDensity<'a> {
         field.copy_from_slice(&self.buffers.field);
         let b = &mut self.buffers;
         self.observed.gather(&b.field, &mut b.observed);
+        let log_likelihood = self
+            .layout
+            .log_likelihood(self.likelihood, &values, &b.observed);
         Some(JointPoint {
             values,
-            log_likelihood: self.likelihood.log_likelihood(&b.observed),
+            log_likelihood,
         })
     }
 
@@ -545,9 +593,12 @@ impl<'a> JointDensity<'a> {
             }
         };
         self.observed.gather(&b.field, &mut b.observed);
-        let log_likelihood = self
-            .likelihood
-            .log_likelihood_and_gradient(&b.observed, &mut b.observed_gradient);
+        let (log_likelihood, noise_slope) = self.layout.log_likelihood_and_gradient(
+            self.likelihood,
+            &values,
+            &b.observed,
+            &mut b.observed_gradient,
+        );
         self.observed
             .scatter(&b.observed_gradient, &mut b.field_gradient);
         if let Some(covariates) = self.layout.model.covariates.as_deref() {
@@ -610,6 +661,7 @@ impl<'a> JointDensity<'a> {
                     continue;
                 }
                 HyperName::Mean => field_sum,
+                HyperName::NoiseSd => noise_slope,
             };
             gradient[latent + k] =
                 per_value * prior.value_slope(z[k]) + prior.log_density_unconstrained_slope(z[k]);

@@ -1,12 +1,14 @@
 //! Hyperparameters of the latent-field model that a study may infer instead of fixing: the
-//! kernel's length scale and variance and the field's constant mean.
+//! kernel's length scale and variance, the field's constant mean and the gaussian likelihood's
+//! noise sd.
 //!
 //! This module owns what the model says about them: the prior of each inferred one
 //! ([`HyperPrior`], parsed from `model.length_scale_prior`, `model.variance_prior`,
-//! `model.mean_prior`), the values at a point of the chain ([`Hyperparameters`]), the map to
-//! unconstrained coordinates the updates move in ([`HyperPriors::to_unconstrained`]: log for a
-//! positive hyperparameter, logit for a bounded one, identity for the mean) and the log prior
-//! density there, Jacobian included. How the chain updates them is the sampler's business
+//! `model.mean_prior`, `model.noise_sd_prior`), the values at a point of the chain
+//! ([`Hyperparameters`]), the map to unconstrained coordinates the updates move in
+//! ([`HyperPriors::to_unconstrained`]: log for a positive hyperparameter, logit for a bounded
+//! one, identity for the mean) and the log prior density there, Jacobian included. The noise sd
+//! is inferred by the joint chains only ([`joint::JointLayout::log_likelihood`]). How the chain updates them is the sampler's business
 //! ([`crate::sampler::hyper`]).
 
 pub(crate) mod distribution;
@@ -32,6 +34,7 @@ pub fn fixed_values(model: &ModelSpec, mean: f64) -> Hyperparameters {
         length_scale_y: model.kernel.length_scale_y,
         variance: model.kernel.variance,
         mean,
+        noise_sd: model.noise_sd,
     }
 }
 

@@ -164,6 +164,7 @@ mod tests {
             length_scale_y: None,
             variance: 1.0,
             mean: 0.5,
+            noise_sd: 1.0,
         }
     }
 

@@ -170,7 +170,10 @@ impl<'a> SpectralJointDensity<'a> {
     pub(crate) fn point(&self, q: &[f64], field: &mut [f64]) -> Option<(Hyperparameters, f64)> {
         let point = self.evaluate(q)?;
         field.copy_from_slice(&point.field);
-        let log_likelihood = self.likelihood.log_likelihood(&self.observed(&point.field));
+        let observed = self.observed(&point.field);
+        let log_likelihood = self
+            .layout
+            .log_likelihood(self.likelihood, &point.values, &observed);
         Some((point.values, log_likelihood))
     }
 
@@ -229,9 +232,12 @@ impl<'a> SpectralJointDensity<'a> {
         } = point;
         let observed = self.observed(&field);
         let mut observed_gradient = vec![0.0; observed.len()];
-        let log_likelihood = self
-            .likelihood
-            .log_likelihood_and_gradient(&observed, &mut observed_gradient);
+        let (log_likelihood, noise_slope) = self.layout.log_likelihood_and_gradient(
+            self.likelihood,
+            &values,
+            &observed,
+            &mut observed_gradient,
+        );
         let mut g = vec![0.0; n];
         self.observed.scatter(&observed_gradient, &mut g);
         let mut scratch = vec![0.0; n];
@@ -282,6 +288,7 @@ impl<'a> SpectralJointDensity<'a> {
                 }
                 HyperName::Variance => variance_slope / value,
                 HyperName::Mean => g.iter().sum(),
+                HyperName::NoiseSd => noise_slope,
             };
             gradient[latent + k] =
                 per_value * prior.value_slope(z[k]) + prior.log_density_unconstrained_slope(z[k]);

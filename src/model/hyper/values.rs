@@ -11,6 +11,8 @@ crate::closed_names! {
         Variance = "variance",
         /// The field's constant mean (the intercept).
         Mean = "mean",
+        /// The gaussian likelihood's noise sd (the nugget's square root).
+        NoiseSd = "noise_sd",
     }
 }
 
@@ -22,6 +24,8 @@ pub struct Hyperparameters {
     pub(crate) length_scale_y: Option<f64>,
     pub(crate) variance: f64,
     pub(crate) mean: f64,
+    /// The gaussian likelihood's noise sd (the value the likelihood holds unless inferred).
+    pub(crate) noise_sd: f64,
 }
 
 impl Hyperparameters {
@@ -31,6 +35,7 @@ impl Hyperparameters {
             HyperName::LengthScaleY => self.length_scale_y.unwrap_or(self.length_scale),
             HyperName::Variance => self.variance,
             HyperName::Mean => self.mean,
+            HyperName::NoiseSd => self.noise_sd,
         }
     }
 
@@ -40,6 +45,7 @@ impl Hyperparameters {
             HyperName::LengthScaleY => self.length_scale_y = Some(value),
             HyperName::Variance => self.variance = value,
             HyperName::Mean => self.mean = value,
+            HyperName::NoiseSd => self.noise_sd = value,
         }
     }
 }

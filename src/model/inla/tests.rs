@@ -135,6 +135,7 @@ impl Problem {
                 length_scale_y: None,
                 variance: 1.0,
                 mean: 0.0,
+                noise_sd: NOISE,
             },
         }
     }
@@ -580,6 +581,7 @@ fn the_coefficients_agree_with_a_dense_quadrature_over_the_variance() {
                 length_scale_y: None,
                 variance: 1.0,
                 mean: 0.0,
+                noise_sd: NOISE,
             },
         }),
         ..RunRequest::new(target, &spec)

@@ -190,9 +190,11 @@ impl JointNuts {
             Some(covariates) => Box::new(WithCovariates::new(field, covariates.clone())),
             None => field,
         };
+        // An inferred noise sd: the likelihood's curvature at the chain's own.
+        let likelihood = target.likelihood.with_noise_sd(values.noise_sd);
         let at = Target {
             prior: prior.as_ref(),
-            likelihood: target.likelihood,
+            likelihood: &likelihood,
             observed: target.observed,
             mean: values.mean,
         };

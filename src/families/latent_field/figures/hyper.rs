@@ -90,10 +90,9 @@ fn chain_samples(draws: &Table, name: HyperName) -> Vec<Sample> {
 }
 
 fn grid_samples(grid: &Table, name: HyperName) -> Vec<Sample> {
-    let column = grid_column(name);
-    if !grid.has(column) {
+    let Some(column) = grid_column(name).filter(|&column| grid.has(column)) else {
         return Vec::new();
-    }
+    };
     let mut by_job: BTreeMap<String, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
     for job in grid.job_ids() {
         for row in grid.rows_of_job(&job) {
@@ -119,13 +118,15 @@ fn grid_samples(grid: &Table, name: HyperName) -> Vec<Sample> {
         .collect()
 }
 
-/// The inla_grid.parquet column of a hyperparameter.
-fn grid_column(name: HyperName) -> crate::table::Col<f64> {
+/// The inla_grid.parquet column of a hyperparameter (INLA does not integrate over the noise sd:
+/// none).
+fn grid_column(name: HyperName) -> Option<crate::table::Col<f64>> {
     match name {
-        HyperName::LengthScale => schema::inla_grid::LENGTH_SCALE,
-        HyperName::LengthScaleY => schema::inla_grid::LENGTH_SCALE_Y,
-        HyperName::Variance => schema::inla_grid::VARIANCE,
-        HyperName::Mean => schema::inla_grid::MEAN,
+        HyperName::LengthScale => Some(schema::inla_grid::LENGTH_SCALE),
+        HyperName::LengthScaleY => Some(schema::inla_grid::LENGTH_SCALE_Y),
+        HyperName::Variance => Some(schema::inla_grid::VARIANCE),
+        HyperName::Mean => Some(schema::inla_grid::MEAN),
+        HyperName::NoiseSd => None,
     }
 }
 
