@@ -31,8 +31,8 @@ use super::sites_csv::{SitesSource, read_sites};
 use super::spec::FieldJob;
 use super::units::unit_warnings;
 use super::warnings::{
-    coefficient_warnings, far_start_warnings, hyper_warnings, noise_divergence_warning,
-    outside_support_warnings, warnings as run_warnings,
+    coefficient_warnings, far_start_warnings, hyper_warnings, outside_support_warnings,
+    warnings as run_warnings,
 };
 use crate::clock::Stopwatch;
 
@@ -230,7 +230,6 @@ pub(crate) fn run_job(
         warnings.extend(far_start_warnings(&model.hyper, start));
     }
     warnings.extend(run_warnings(&job.spec.sampler, &output, &cells));
-    warnings.extend(noise_divergence_warning(model, &output));
     warnings.extend(hyper_warnings(&hyper));
     // A joint chain on a circulant kernel ran on its own torus, not the target prior's.
     let chain_torus = request_hyper_start

@@ -88,7 +88,7 @@ crate::declare_table! {
         kind: Kind::Float,
         nullable: true,
         presence: Presence::Optional,
-        doc: "each inferred hyperparameter (`length_scale`, `length_scale_y`, `variance`, `mean`, `noise_sd`) over the kept traced draws of all chains: posterior `mean`, `sd`, 5 % and 95 % quantiles `q05`, `q95`, bulk ESS `ess_bulk` and R-hat `rhat` (`hyper_length_scale_mean`, ...); for kind inla from the weighted grid (quantiles from its smoothed marginal, see docs/hyperparameters.md), ESS and R-hat null",
+        doc: "each inferred hyperparameter (`length_scale`, `length_scale_y`, `variance`, `mean`, `noise_sd`) over every kept state of all chains (hyper.parquet holds every `sampler.thin`-th): posterior `mean`, `sd`, 5 % and 95 % quantiles `q05`, `q95`, bulk ESS `ess_bulk` and R-hat `rhat` (`hyper_length_scale_mean`, ...); for kind inla from the weighted grid (quantiles from its smoothed marginal, see docs/hyperparameters.md), ESS and R-hat null",
         },
         group COEF = ColumnGroup {
         prefixes: &["coef_"],

@@ -23,8 +23,7 @@
 use super::coefficients::CoefficientSummary;
 use super::hyper::HyperSummary;
 use crate::diagnostics;
-use crate::model::ModelSpec;
-use crate::model::hyper::{HyperName, HyperPriors, Hyperparameters};
+use crate::model::hyper::{HyperPriors, Hyperparameters};
 use crate::sampler::{RunOutput, SamplerSpec};
 
 use super::cells::CellDiagnostics;
@@ -337,26 +336,6 @@ pub(crate) fn far_start_warnings(priors: &HyperPriors, start: &Hyperparameters) 
             )
         })
         .collect()
-}
-
-/// With the noise sd inferred, divergent trajectories mean more than a noisy estimate: the
-/// joint chain cannot follow the posterior where the noise is small, so its draws overstate the
-/// noise sd.
-pub(crate) fn noise_divergence_warning(model: &ModelSpec, run: &RunOutput) -> Option<String> {
-    model.hyper.prior(HyperName::NoiseSd)?;
-    let divergences: u64 = run
-        .chains
-        .iter()
-        .filter_map(|c| c.trajectory.map(|t| t.divergences))
-        .sum();
-    (divergences > 0).then(|| {
-        "the noise sd is inferred and trajectories diverged: where the noise is small the data \
-         pin the field down and the joint chain's step is too long to follow, so the draws stay \
-         out of that part of the posterior and overstate the noise sd (docs/data.md, \
-         \"The nugget\"); try sampler.hyper = \"joint-spectral\" with data.noise_sd near the \
-         noise you expect, or fix the noise sd"
-            .to_string()
-    })
 }
 
 #[cfg(test)]
