@@ -22,6 +22,7 @@
 //! |---|---|
 //! | truth | model.grid, model.window, model.kernel, model.variance, data.length_scale, replicate |
 //! | observations | data.source, model.grid, data.subsample (simulated) or data.path + data.holdout (csv), replicate |
+//! | held_out_sites | data.source, data.path, data.value, data.x, data.y, data.holdout, replicate: which measurements at sites are held out, the same on every grid |
 //! | noise | data.source, model.grid, data.subsample, replicate (the engine scales standard normals by noise_sd) |
 //! | counts | everything of truth and observations, plus model.offset |
 //! | chain | the full canonical key (the engine appends `;chain=c`) |

@@ -24,7 +24,7 @@ use super::coefficients::{self, CoefficientSummary};
 use super::exposure::{grid_cells, read_exposure, region_log_shares};
 use super::grid_csv::read_data_grid;
 use super::hyper::{self, HyperSummary, Noise};
-use super::keys::{COUNTS, NOISE, OBSERVATIONS, TRUTH};
+use super::keys::{COUNTS, HELD_OUT_SITES, NOISE, OBSERVATIONS, TRUTH};
 use super::points_csv::{PointsSource, read_points_grid};
 use super::score::{Estimates, Predictive, Scores, heldout_log_predictive, score};
 use super::sites_csv::{SitesSource, read_sites};
@@ -531,7 +531,7 @@ fn load_sites(job: FieldJob<'_>, seed: u64, sites: &SitesData) -> Result<Dataset
     let mut rng = stream(
         seed,
         Purpose::Observations,
-        job.header.streams.data(&OBSERVATIONS),
+        job.header.streams.data(&HELD_OUT_SITES),
     );
     Ok(Dataset::from_sites(
         model.grid,

@@ -279,6 +279,20 @@ pub(crate) const OBSERVATIONS: DataStream = DataStream {
     ],
 };
 
+/// Which measurements at sites are held out (sites data): the file, its columns and the share
+/// held out, never the grid, so that a study fitted on two grids scores the same sites.
+pub(crate) const HELD_OUT_SITES: DataStream = DataStream {
+    name: "held_out_sites",
+    keys: &[
+        DATA_HOLDOUT,
+        DATA_PATH,
+        DATA_SOURCE,
+        DATA_VALUE,
+        DATA_X,
+        DATA_Y,
+    ],
+};
+
 /// Observation noise: standard normals the engine scales by `data.noise_sd`.
 pub(crate) const NOISE: DataStream = DataStream {
     name: "noise",
@@ -306,4 +320,5 @@ pub(crate) const COUNTS: DataStream = DataStream {
 };
 
 /// The latent field's data streams, in the order a job's stream keys list them.
-pub(crate) const DATA_STREAMS: &[DataStream] = &[TRUTH, OBSERVATIONS, NOISE, COUNTS];
+pub(crate) const DATA_STREAMS: &[DataStream] =
+    &[TRUTH, OBSERVATIONS, HELD_OUT_SITES, NOISE, COUNTS];
