@@ -85,7 +85,7 @@ const SITES_STUDY: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/data/topo_sites.csv\"\nvalue = \"height\"\nnoise_sd = 10\nholdout = 0.2\n\
      [sampler]\niterations = 300\nburn_in = 50\nchains = 2\n\
-     [output]\nlog_likelihood = true\npredict_sites = \"",
+     [output]\nlog_likelihood = true\nexceedance = [1.5]\npredict_sites = \"",
     env!("CARGO_MANIFEST_DIR"),
     "/data/topo_new_sites.csv\"\n"
 );

@@ -196,3 +196,56 @@ fn the_hickory_presence_study_converges_without_a_warning() {
     assert_eq!(rhat.len(), 410);
     assert!(rhat.iter().all(|r| r.is_some_and(|r| r <= 1.01)));
 }
+
+/// `output.exceedance` at sites: the hickory study with two thresholds and three sites to
+/// predict at writes `exceedance_<t>` on every row of sites.parquet, probabilities that fall as
+/// the threshold rises; a site to predict at on a cell centre agrees with that cell's
+/// `fields.parquet` probability (every kept state) within Monte Carlo error: the site's share
+/// over the stored draws has a binomial sd of at most 0.5 / sqrt(ESS), 0.05 even at an ESS of
+/// 100, a quarter of the 400 stored draws; 0.15 is 3 of those, and with the ESS nearer the
+/// draws' count (laplace_hmc's cells have ESS near their draw count) the bound is 6 or more sds.
+#[test]
+fn exceedance_probabilities_are_written_at_every_site() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shipped = std::fs::read_to_string(root.join("studies/geostat/hickory_sites.toml")).unwrap();
+    let data = root.join("data/lansing_hickory_sites.csv");
+    let dir = tempfile::tempdir().unwrap();
+    // Three sites: two cell centres (cells (0, 0) and (31, 31)) and a point between cells.
+    let predict = support::write_file(
+        dir.path(),
+        "predict.csv",
+        "x,y,name\n0.015625,0.015625,corner\n0.984375,0.984375,far\n0.5,0.5,middle\n",
+    );
+    let text = shipped.replace(
+        "../../data/lansing_hickory_sites.csv",
+        &data.display().to_string(),
+    ) + &format!(
+        "\n[output]\nexceedance = [0.8, 1.5]\npredict_sites = \"{}\"\n",
+        predict.display()
+    );
+    let study = support::write_file(dir.path(), "hickory.toml", &text);
+    let out = dir.path().join("out");
+    support::run_ok(&study, &out, 2);
+    let sites = table(&out, "sites");
+    let low = floats(&sites, "exceedance_0.8");
+    let high = floats(&sites, "exceedance_1.5");
+    assert_eq!(low.len(), 410 + 3);
+    for (l, h) in low.iter().zip(&high) {
+        let (l, h) = (l.expect("every site"), h.expect("every site"));
+        assert!((0.0..=1.0).contains(&l) && h <= l, "{l} then {h}");
+    }
+    let fields = table(&out, "fields");
+    let cell_low = floats(&fields, "exceedance_0.8");
+    let set = strings(&sites, "set");
+    let name = strings(&sites, "site_name");
+    for (row, cell) in [("corner", 0), ("far", 1023)] {
+        let r = (0..set.len())
+            .find(|&r| name[r].as_deref() == Some(row))
+            .unwrap();
+        let (site, cell) = (low[r].unwrap(), cell_low[cell].unwrap());
+        assert!(
+            (site - cell).abs() < 0.15,
+            "{row}: site {site} vs cell {cell}"
+        );
+    }
+}

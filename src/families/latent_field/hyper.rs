@@ -112,11 +112,15 @@ pub(crate) fn summarize(names: &[HyperName], run: &RunOutput) -> Vec<HyperSummar
         .collect()
 }
 
-/// The noise sd at `run`'s stored draws when the chains infer it (`None` when it is fixed, or
-/// for an approximation): chain after chain, the first `per_chain` draws of each (the fewest any
-/// chain stored), the order in which LOO and the sites pool their draws.
-pub(crate) fn noise_at_stored_draws(model: &ModelSpec, run: &RunOutput) -> Option<Vec<f64>> {
-    let index = model.hyper.names().position(|n| n == HyperName::NoiseSd)?;
+/// Hyperparameter `name` at `run`'s stored draws when the chains infer it (`None` when it is
+/// fixed, or for an approximation): chain after chain, the first `per_chain` draws of each (the
+/// fewest any chain stored), the order in which LOO and the sites pool their draws.
+pub(crate) fn at_stored_draws(
+    model: &ModelSpec,
+    run: &RunOutput,
+    name: HyperName,
+) -> Option<Vec<f64>> {
+    let index = model.hyper.names().position(|n| n == name)?;
     if run.chains.is_empty() {
         return None;
     }
@@ -134,7 +138,7 @@ pub(crate) fn noise_at_stored_draws(model: &ModelSpec, run: &RunOutput) -> Optio
 pub(crate) enum Noise<'a> {
     /// The model's (`data.noise_sd`).
     Fixed(f64),
-    /// Inferred: its value at each stored draw, pooled as [`noise_at_stored_draws`] pools them.
+    /// Inferred: its value at each stored draw, pooled as [`at_stored_draws`] pools them.
     PerDraw(&'a [f64]),
 }
 

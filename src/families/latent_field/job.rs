@@ -245,7 +245,7 @@ pub(crate) fn run_job(
     }
     warnings.extend(coefficient_warnings(&coefficients));
     let asked = job.spec.output.log_likelihood;
-    let noise_draws = hyper::noise_at_stored_draws(model, &output);
+    let noise_draws = hyper::at_stored_draws(model, &output, HyperName::NoiseSd);
     let noise = noise_draws
         .as_deref()
         .map_or(Noise::Fixed(model.noise_sd), Noise::PerDraw);
@@ -275,8 +275,20 @@ pub(crate) fn run_job(
     scores.heldout_lpd =
         heldout_log_predictive(model.likelihood, &dataset, &predictive, model.noise_sd);
     let predict = job.spec.output.predict_sites.as_ref().map(|p| &p.sites);
-    let sites = super::sites::results(model, &dataset, predict, (&output, noise)).map_err(|e| {
-        JobError::ReadData {
+    let mean_draws = hyper::at_stored_draws(model, &output, HyperName::Mean);
+    let coefficient_draws = super::sites::pooled_coefficients(&output);
+    let spatial = (!levels.is_empty()).then(|| super::sites::Spatial {
+        levels: &levels,
+        mean: mean_draws.as_deref().map_or(
+            super::sites::Drawn::Fixed(mean),
+            super::sites::Drawn::PerDraw,
+        ),
+        covariates: prior
+            .covariates()
+            .map(|c| (c, coefficient_draws.as_slice())),
+    });
+    let sites = super::sites::results(model, &dataset, predict, (&output, noise, spatial))
+        .map_err(|e| JobError::ReadData {
             path: job
                 .spec
                 .output
@@ -284,8 +296,7 @@ pub(crate) fn run_job(
                 .as_ref()
                 .map_or_else(String::new, |p| p.path.display().to_string()),
             message: e.to_string(),
-        }
-    })?;
+        })?;
     if let Some(sites) = &sites {
         scores.heldout_lpd = sites.heldout_lpd();
     }

@@ -42,7 +42,7 @@ pub(crate) struct LooSummary {
 
 /// The LOO and WAIC of `run`'s stored draws under `target`'s likelihood, when `asked` and the
 /// run has chains; `noise`, an inferred noise sd at the stored draws
-/// ([`super::hyper::noise_at_stored_draws`]), replaces the likelihood's. A reason it could not be
+/// ([`super::hyper::at_stored_draws`]), replaces the likelihood's. A reason it could not be
 /// computed, or observations with bad Pareto k, go to `warnings`.
 pub(crate) fn summarize(
     asked: bool,

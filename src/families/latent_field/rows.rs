@@ -384,6 +384,11 @@ pub(crate) fn sites(
     if model.likelihood == LikelihoodKind::Binomial {
         table = table.set(sites::TRIALS, rows.iter().map(|r| r.trials));
     }
+    for (k, &t) in job.spec.output.exceedance.iter().enumerate() {
+        let column = sites::EXCEEDANCE.member(super::risk::exceedance_column(t));
+        let values = rows.iter().map(|r| r.summary.exceedance.get(k).copied());
+        table = table.set_member::<f64, _>(&sites::EXCEEDANCE, &column, values);
+    }
     for (name, values) in predict.map_or(&[][..], |p| &p.carried[..]) {
         let carried = std::iter::repeat_n(None, measured).chain(values.iter().cloned().map(Some));
         table =

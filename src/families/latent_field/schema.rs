@@ -204,6 +204,14 @@ crate::declare_table! {
         presence: Presence::Optional,
         doc: "with `output.predict_sites`: each other column of the predict-sites file, as text, on its sites' rows (null on the measurements' rows)",
         },
+        group EXCEEDANCE = ColumnGroup {
+        prefixes: &["exceedance_"],
+        pattern: "exceedance_<t>",
+        kind: Kind::Float,
+        nullable: true,
+        presence: Presence::Optional,
+        doc: "with `output.exceedance`: P(exp(f - variance / 2) > t | data) at the site, f = u - mean - X beta the spatial field there (as `fields.parquet`'s columns), the share of the stored draws (each draw's own mean and coefficients); null for approximations",
+        },
     }
 }
 

@@ -9,6 +9,7 @@
 use rayon::prelude::*;
 
 use crate::diagnostics::{self, quantiles_type7};
+use crate::model::covariates::Covariates;
 use crate::model::data::Dataset;
 use crate::model::likelihood::{Datum, observation_log_density};
 use crate::model::sites::{SiteError, SiteOperator, SiteSet};
@@ -30,6 +31,67 @@ pub(crate) struct SiteSummary {
     pub(crate) mcse_mean: Option<f64>,
     /// log mean over the stored draws of p(y | u at the site): held-out measurements only.
     pub(crate) log_predictive_density: Option<f64>,
+    /// With `output.exceedance`: P(f > level | data) at the site for each level, the share of
+    /// stored draws (empty without draws).
+    pub(crate) exceedance: Vec<f64>,
+}
+
+/// How the spatial field f = u - mean - X beta at a site is read from a stored draw, for the
+/// exceedance probabilities of `output.exceedance` ([`super::risk::exceedance_levels`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Spatial<'a> {
+    /// The levels of f, one per threshold.
+    pub(crate) levels: &'a [f64],
+    /// The mean at each pooled stored draw (an inferred one's draw), or the model's.
+    pub(crate) mean: Drawn<'a>,
+    /// The covariates and their coefficients at each pooled stored draw, draw-major.
+    pub(crate) covariates: Option<(&'a Covariates, &'a [f64])>,
+}
+
+/// A scalar that is either fixed or drawn at each pooled stored draw.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Drawn<'a> {
+    Fixed(f64),
+    PerDraw(&'a [f64]),
+}
+
+impl Drawn<'_> {
+    fn at(&self, k: usize) -> f64 {
+        match self {
+            Self::Fixed(value) => *value,
+            Self::PerDraw(values) => values[k],
+        }
+    }
+}
+
+impl Spatial<'_> {
+    /// f at a site of interpolation weights `row` at pooled draw `k`, where u there is `u`.
+    fn at(&self, row: &[(usize, f64)], k: usize, u: f64) -> f64 {
+        let effect = self.covariates.map_or(0.0, |(covariates, beta)| {
+            let p = covariates.count();
+            let beta = &beta[k * p..(k + 1) * p];
+            row.iter()
+                .map(|&(c, w)| w * covariates.fixed_effect_at(beta, c))
+                .sum()
+        });
+        u - self.mean.at(k) - effect
+    }
+
+    /// The share of a site's pooled draws `series` whose f exceeds each level.
+    fn exceedance(&self, row: &[(usize, f64)], series: &[f64]) -> Vec<f64> {
+        if series.is_empty() {
+            return Vec::new();
+        }
+        let f: Vec<f64> = series
+            .iter()
+            .enumerate()
+            .map(|(k, &u)| self.at(row, k, u))
+            .collect();
+        self.levels
+            .iter()
+            .map(|&level| f.iter().filter(|&&v| v > level).count() as f64 / f.len() as f64)
+            .collect()
+    }
 }
 
 /// How a held-out measurement is scored: its likelihood, value and trials, and the noise sd and
@@ -76,14 +138,14 @@ pub(crate) fn results(
     model: &ModelSpec,
     data: &Dataset,
     predict: Option<&PredictSites>,
-    (run, noise): (&RunOutput, Noise<'_>),
+    (run, noise, spatial): (&RunOutput, Noise<'_>, Option<Spatial<'_>>),
 ) -> Result<Option<SiteResults>, SiteError> {
     let noise_variance =
         (model.likelihood == LikelihoodKind::Gaussian).then(|| noise.mean_variance());
     let predicted = match predict {
         Some(sites) => {
             let operator = SiteOperator::bilinear(&model.grid, &sites.positions)?;
-            summarise(run, &operator, None)
+            summarise(run, &operator, None, spatial)
         }
         None => Vec::new(),
     };
@@ -103,19 +165,36 @@ pub(crate) fn results(
         offset: data.offsets.common,
     };
     Ok(Some(SiteResults {
-        fitted: summarise(run, &sites.fitted.operator, None),
-        held_out: summarise(run, &held_out.operator, Some(measured)),
+        fitted: summarise(run, &sites.fitted.operator, None, spatial),
+        held_out: summarise(run, &held_out.operator, Some(measured), spatial),
         predict: predicted,
         noise_variance,
     }))
 }
 
+/// The coefficients at `run`'s stored draws, pooled as the sites pool the draws (chain after
+/// chain, the first `per_chain` of each), draw-major; empty without covariates.
+pub(crate) fn pooled_coefficients(run: &RunOutput) -> Vec<f64> {
+    let per_chain = run.chains.iter().map(|c| c.draws.len()).min().unwrap_or(0);
+    run.chains
+        .iter()
+        .flat_map(|c| {
+            let draws = &c.coefficients;
+            let p = draws.values.len() / draws.iteration.len().max(1);
+            draws.values[..(per_chain * p).min(draws.values.len())]
+                .iter()
+                .copied()
+        })
+        .collect()
+}
+
 /// Every site's summary of `run` through `operator` (with `measured`, each site's log
-/// predictive density of its measurement too).
+/// predictive density of its measurement too; with `spatial`, its exceedance probabilities).
 pub(crate) fn summarise(
     run: &RunOutput,
     operator: &SiteOperator,
     measured: Option<Measured<'_>>,
+    spatial: Option<Spatial<'_>>,
 ) -> Vec<SiteSummary> {
     if run.chains.is_empty() {
         let mut means = vec![0.0; operator.len()];
@@ -148,7 +227,11 @@ pub(crate) fn summarise(
                         .collect()
                 })
                 .collect();
-            summary_of(&series, measured.map(|m| (m, site)))
+            let mut summary = summary_of(&series, measured.map(|m| (m, site)));
+            if let Some(spatial) = spatial {
+                summary.exceedance = spatial.exceedance(row, &series.concat());
+            }
+            summary
         })
         .collect()
 }
@@ -177,6 +260,7 @@ fn summary_of(series: &[Vec<f64>], measured: Option<(Measured<'_>, usize)>) -> S
         rhat: diagnosed.rhat,
         mcse_mean: diagnosed.mcse_mean,
         log_predictive_density: measured.map(|(m, site)| log_predictive(m, site, &pooled)),
+        exceedance: Vec::new(),
     }
 }
 
@@ -205,6 +289,43 @@ fn log_predictive(m: Measured<'_>, site: usize, draws: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A site's exceedance probability is the share of its draws whose spatial field, u less the
+    /// draw's mean and the draw's covariate effect interpolated with the site's weights, is above
+    /// the level: counted here by hand with the effect from [`Covariates::add_fixed_effect`] over
+    /// the whole field.
+    #[test]
+    fn exceedance_at_a_site_removes_each_draws_mean_and_covariate_effect() {
+        let column: Vec<f64> = vec![0.0, 1.0, 2.0, 5.0];
+        let covariates =
+            Covariates::new(vec![("x".into(), column)], 4, false, 1.0, "test".into()).unwrap();
+        let row: crate::model::sites::SiteRow = [(0, 0.1), (1, 0.2), (2, 0.3), (3, 0.4)];
+        let series = [1.0, 2.5, -0.5, 3.0];
+        let means = [0.2, 0.4, -1.0, 0.0];
+        let betas = [0.5, -0.2, 0.1, 0.3];
+        let levels = [0.0, 1.0];
+        let spatial = Spatial {
+            levels: &levels,
+            mean: Drawn::PerDraw(&means),
+            covariates: Some((&covariates, &betas)),
+        };
+        let probabilities = spatial.exceedance(&row, &series);
+        let f: Vec<f64> = (0..4)
+            .map(|k| {
+                let mut effect = vec![0.0; 4];
+                covariates.add_fixed_effect(&betas[k..=k], &mut effect);
+                let at_site: f64 = row.iter().map(|&(c, w)| w * effect[c]).sum();
+                series[k] - means[k] - at_site
+            })
+            .collect();
+        for (p, level) in probabilities.iter().zip(levels) {
+            let expected = f.iter().filter(|&&v| v > level).count() as f64 / 4.0;
+            assert_eq!(*p, expected);
+        }
+        // x at the site is 2.8, so f = -0.6, 2.66, 0.22, 2.16: three above 0, two above 1.
+        assert_eq!(probabilities, vec![0.75, 0.5]);
+        assert!(spatial.exceedance(&row, &[]).is_empty());
+    }
 
     /// The gaussian predictive density of a measurement, over draws that are all the same, is the
     /// normal density at that value; over two draws, the mean of the two densities.
