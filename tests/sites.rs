@@ -80,7 +80,35 @@ fn the_topo_study_matches_exact_kriging_at_its_held_out_sites() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     run_without_warnings(&study, &out, 2);
+    assert_matches_exact_kriging(&out);
+}
 
+/// A sites study that gives no `model.grid` gets the grid with 12 cells in the length scale
+/// along each axis (63 x 62 on topo's window with l = 1.2), and with it matches exact kriging
+/// as the shipped study does.
+#[test]
+fn without_a_grid_the_default_one_matches_exact_kriging() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shipped = std::fs::read_to_string(root.join("studies/geostat/topo.toml")).unwrap();
+    let text = shipped
+        .replace("grid = 64\n", "")
+        .replace("../../data/", &format!("{}/data/", root.display()));
+    assert!(!text.contains("grid ="));
+    let dir = tempfile::tempdir().unwrap();
+    let study = support::write_file(dir.path(), "topo.toml", &text);
+    let out = dir.path().join("out");
+    run_without_warnings(&study, &out, 2);
+    assert_eq!(
+        strings(&table(&out, "jobs"), "model_grid")[0].as_deref(),
+        Some("[63, 62]")
+    );
+    assert_matches_exact_kriging(&out);
+}
+
+/// The topo run in `out` (42 fitted and 10 held-out sites): at every held-out site the posterior
+/// mean within 0.1 exact sds of exact kriging and the sd within 10 %.
+fn assert_matches_exact_kriging(out: &Path) {
+    let out = out.to_path_buf();
     let jobs = table(&out, "jobs");
     let mean = floats(&jobs, "model_mean_value")[0].expect("the mean used");
     assert_eq!(ints(&jobs, "observed_sites")[0], Some(42));
@@ -177,6 +205,18 @@ fn the_same_sites_are_held_out_on_every_grid() {
         sets[0], sets[1],
         "the held-out rows differ between the grids"
     );
+    // Both grids are coarser than 12 cells per length scale (4.6 and 7.6) and the sites lie
+    // between cell centres: each job says so and names the grid that is not (the shipped
+    // 64 x 64 study, 12.2, runs without a warning).
+    let warnings = strings(&table(&out, "jobs"), "warnings");
+    assert_eq!(warnings.len(), 2);
+    for w in &warnings {
+        let w = w.as_deref().unwrap_or_default();
+        assert!(
+            w.contains("cells in the length scale") && w.contains("model.grid = [63, 62]"),
+            "{w}"
+        );
+    }
 }
 
 /// Probit at sites: the shipped hickory study (410 surveyed 0/1 sites, the default sampler) runs

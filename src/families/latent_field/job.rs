@@ -231,6 +231,10 @@ pub(crate) fn run_job(
     }
     warnings.extend(run_warnings(&job.spec.sampler, &output, &cells));
     warnings.extend(hyper_warnings(&hyper));
+    let predict = job.spec.output.predict_sites.as_ref().map(|p| &p.sites);
+    warnings.extend(super::sites::coarse_grid_warning(
+        model, &dataset, predict, &hyper,
+    ));
     // A joint chain on a circulant kernel ran on its own torus, not the target prior's.
     let chain_torus = request_hyper_start
         .filter(|_| job.spec.sampler.hyper().update == HyperUpdate::Joint)
@@ -274,7 +278,6 @@ pub(crate) fn run_job(
     };
     scores.heldout_lpd =
         heldout_log_predictive(model.likelihood, &dataset, &predictive, model.noise_sd);
-    let predict = job.spec.output.predict_sites.as_ref().map(|p| &p.sites);
     let mean_draws = hyper::at_stored_draws(model, &output, HyperName::Mean);
     let coefficient_draws = super::sites::pooled_coefficients(&output);
     let spatial = (!levels.is_empty()).then(|| super::sites::Spatial {

@@ -19,7 +19,7 @@ pub(crate) const MAX_TRIALS_PER_CELL: i64 = 1 << 53;
 crate::declare_keys! {
     static DECLS; pub const KEYS;
     use MODEL_FAMILY,
-    /// The grid: D (D x D cells), [Dx, Dy] (rectangular) or [D] (1-D); N = Dx Dy cells.
+    /// The grid: D (D x D cells), [Dx, Dy] (rectangular) or [D] (1-D); N = Dx Dy cells. Sites data without it: along each axis the side that puts 12 cells in the smallest length scale (model.length_scale, model.length_scale_y, or the 5th percentile of model.length_scale_prior), from 16 to 256 (docs/data.md).
     MODEL_GRID = model.grid { value: ValueType::GridShape, rule: Rule::IntRange(1, i64::MAX), default: Default::Int(16), label: Label::new("D", "grid size D (D × D cells)") },
     /// The prior covariance kernel: squared-exponential (separable: Kronecker), or exponential / matern12, matern32, matern52 (isotropic: circulant embedding on a padded torus on 2-D grids).
     MODEL_KERNEL = model.kernel { value: ValueType::Choice(KernelKind::NAMES), default: Default::Text("squared-exponential"), label: Label::new("", "model kernel") },

@@ -7,9 +7,11 @@ use super::hyper_keys::PRIOR_KEYS;
 use super::keys::*;
 use super::resolve::{data_column, default_mean, mean_param, truth_length_scale};
 use super::spec::LatentFieldSpec;
+use crate::model::DataSource;
 use crate::study::keys::{
     Applies, FIXED, SAMPLER_BURN_IN, SAMPLER_CHAINS, SAMPLER_ITERATIONS, SAMPLER_KIND,
 };
+use crate::study::shape::GridShape;
 use crate::study::{Key, ParamValue, Settings};
 
 /// Every parameter of a latent-field point in column order, defaults applied, `Null` where a
@@ -29,6 +31,18 @@ pub(crate) fn params(settings: &Settings, spec: &LatentFieldSpec) -> Vec<(Key, P
             binomial_param(model.likelihood, settings.value(key))
         } else if key == MODEL_MEAN {
             mean_param(model.mean)
+        } else if key == MODEL_GRID
+            && source == DataSource::Sites
+            && settings.given(MODEL_GRID).is_none()
+        {
+            // Derived from the sites' window and the length scale (sites_keys.rs).
+            let (nx, ny) = (model.grid.nx(), model.grid.ny());
+            let shape = if nx == ny {
+                GridShape::Square(nx)
+            } else {
+                GridShape::Rectangle(nx, ny)
+            };
+            shape.to_param()
         } else if key == MODEL_LENGTH_SCALE {
             ParamValue::Float(model.kernel.length_scale)
         } else if key == MODEL_LENGTH_SCALE_Y {

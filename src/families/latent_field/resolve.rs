@@ -22,7 +22,7 @@ use super::memory::{MEMORY_LIMIT_BYTES, estimated_job_bytes, format_bytes};
 use super::points_keys::points_data;
 use super::region_keys::{check_region_source, on_grid, region_file};
 use super::sampler_keys::{asks_for_hyper, auto_kind, sampler_settings};
-use super::sites_keys::{predict_sites, sites_data};
+use super::sites_keys::{default_sites_shape, predict_sites, sites_data};
 use super::spec::{AUTO, LatentFieldSpec, NAME, OutputSpec};
 use crate::model::covariates::Covariates;
 use crate::model::grid::{Grid, Window};
@@ -89,7 +89,12 @@ impl Resolution<'_, '_> {
         if self.resolver.kind() == StudyKind::Sbc {
             self.check_sbc(settings, source)?;
         }
-        let shape = grid_shape(settings);
+        let shape = match source {
+            DataSource::Sites if settings.given(MODEL_GRID).is_none() => {
+                self.sites_default_shape(settings, likelihood)?
+            }
+            _ => grid_shape(settings),
+        };
         let cells = shape.cells();
         let observed = if is_real {
             cells - (settings.float(DATA_HOLDOUT) * cells).round()
@@ -185,6 +190,39 @@ impl Resolution<'_, '_> {
             output,
             region,
         })
+    }
+
+    /// The grid of a sites study that gives no `model.grid` ([`default_sites_shape`]) over the
+    /// sites' window (the sites read once here; [`sites_data`] finds the read cached), for the
+    /// smaller of the length scales given (a tenth of the window's longer side when none is).
+    fn sites_default_shape(
+        &mut self,
+        settings: &Settings,
+        likelihood: LikelihoodKind,
+    ) -> Result<GridShape, StudyError> {
+        let provisional = grid_shape(settings);
+        let region = region_file(self.resolver, settings, provisional)?;
+        let (_, window) = sites_data(
+            self.resolver,
+            settings,
+            provisional,
+            likelihood,
+            region.as_ref(),
+        )?;
+        let longer = (window.x.1 - window.x.0).max(window.y.1 - window.y.0);
+        let length_scale = match settings.given(MODEL_LENGTH_SCALE) {
+            Some(_) => settings.float(MODEL_LENGTH_SCALE),
+            None => REAL_LENGTH_SCALE_SHARE * longer,
+        };
+        let smallest = settings
+            .given_float(MODEL_LENGTH_SCALE_Y)
+            .map_or(length_scale, |y| y.min(length_scale));
+        let priors = hyper_priors(settings);
+        Ok(default_sites_shape(
+            &window,
+            smallest,
+            priors.prior(HyperName::LengthScale),
+        ))
     }
 
     /// The rules between the `model.*_prior` keys, `sampler.hyper` and the model.

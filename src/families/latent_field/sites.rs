@@ -11,12 +11,15 @@ use rayon::prelude::*;
 use crate::diagnostics::{self, quantiles_type7};
 use crate::model::covariates::Covariates;
 use crate::model::data::Dataset;
+use crate::model::hyper::HyperName;
 use crate::model::likelihood::{Datum, observation_log_density};
-use crate::model::sites::{SiteError, SiteOperator, SiteSet};
+use crate::model::sites::{
+    CELLS_PER_LENGTH_SCALE, SiteError, SiteOperator, SiteSet, recommended_side,
+};
 use crate::model::{LikelihoodKind, ModelSpec};
 use crate::sampler::RunOutput;
 
-use super::hyper::Noise;
+use super::hyper::{HyperSummary, Noise};
 use super::sites_csv::PredictSites;
 
 /// The posterior of the field at one site.
@@ -284,6 +287,65 @@ fn log_predictive(m: Measured<'_>, site: usize, draws: &[f64]) -> f64 {
         return top;
     }
     top + (logs.iter().map(|l| (l - top).exp()).sum::<f64>() / logs.len() as f64).ln()
+}
+
+/// Measurements at sites are read between cell centres, which is within 0.1 posterior sds of
+/// exact kriging from [`CELLS_PER_LENGTH_SCALE`] cells per length scale (docs/data.md): a warning
+/// when the grid puts fewer in the length scale along an axis (an inferred one's posterior mean,
+/// from `hyper`), with the grid that would not. None for data not at sites, and when every site
+/// (measured or to predict at) sits on a cell centre: the grid's prior is then the Gaussian
+/// process at the sites themselves, whatever the spacing.
+pub(crate) fn coarse_grid_warning(
+    model: &ModelSpec,
+    data: &Dataset,
+    predict: Option<&PredictSites>,
+    hyper: &[HyperSummary],
+) -> Option<String> {
+    let sites = data.sites.as_ref()?;
+    let predicted = predict
+        .map(|p| SiteOperator::bilinear(&model.grid, &p.positions))
+        .transpose()
+        .ok()?;
+    let on_centres = |operator: &SiteOperator| {
+        operator
+            .rows()
+            .iter()
+            .all(|row| row.iter().any(|&(_, w)| (w - 1.0).abs() < 1e-9))
+    };
+    let all_on_centres = [&sites.fitted.operator, &sites.held_out.operator]
+        .into_iter()
+        .chain(predicted.as_ref())
+        .all(on_centres);
+    if all_on_centres {
+        return None;
+    }
+    let inferred = |name: HyperName| {
+        hyper
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.posterior.mean)
+    };
+    let lx = inferred(HyperName::LengthScale).unwrap_or(model.kernel.length_scale);
+    let ly = inferred(HyperName::LengthScaleY)
+        .or(model.kernel.length_scale_y)
+        .unwrap_or(lx);
+    let (dx, dy) = model.grid.spacing();
+    let fewest = (lx / dx).min(ly / dy);
+    // A grid sized by recommended_side has 12 cells to within rounding.
+    (fewest < CELLS_PER_LENGTH_SCALE * (1.0 - 1e-9)).then(|| {
+        let window = model.grid.window();
+        let nx = recommended_side(window.x.1 - window.x.0, lx);
+        let ny = recommended_side(window.y.1 - window.y.0, ly);
+        format!(
+            "the {} x {} grid puts {fewest:.1} cells in the length scale (fewest over the axes; \
+             an inferred one's posterior mean): measurements at sites are read between cell \
+             centres, within 0.1 posterior sds of exact kriging from {CELLS_PER_LENGTH_SCALE:.0} \
+             cells per length scale (docs/data.md); use model.grid = [{nx}, {ny}], or leave \
+             model.grid out to get one",
+            model.grid.nx(),
+            model.grid.ny()
+        )
+    })
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! (`model.window`, else the bounding box of `model.region`, else of the sites), and the sites
 //! file read once per file, columns, window and region to check every row (located errors from
 //! [`super::sites_csv`]); and `output.predict_sites`, the sites to predict at, read once per file
-//! and window.
+//! and window; and the grid a sites study gets when it gives no `model.grid`
+//! ([`default_sites_shape`]).
 
 use std::sync::Arc;
 
@@ -17,7 +18,8 @@ use super::sites_csv::{SitesSource, read_predict_sites, read_sites};
 use super::spec::PredictFile;
 use crate::model::grid::Grid;
 use crate::model::grid::Window;
-use crate::model::sites::bounding_window;
+use crate::model::hyper::HyperPrior;
+use crate::model::sites::{bounding_window, recommended_side};
 use crate::model::spec::SitesData;
 use crate::model::{DataSpec, LikelihoodKind};
 use crate::study::error::ErrorKind;
@@ -174,4 +176,77 @@ pub(super) fn predict_sites(
             format!("bad predict-sites file: {problem}"),
         )
     })
+}
+
+/// The largest side the default grid of a sites study takes (256 x 256 cells ran 100,000 sites
+/// in a gigabyte, bench/results/sites_scale.md); a study that needs more gives `model.grid`.
+pub(crate) const MAX_DEFAULT_SIDE: usize = 256;
+/// The smallest side of the default grid (the grid of every other source's default).
+pub(crate) const MIN_DEFAULT_SIDE: usize = 16;
+
+/// z of the 5th percentile of a standard normal.
+const LOWER_QUANTILE_Z: f64 = 1.645;
+
+/// The grid of a sites study without `model.grid`: along each axis of `window` the side that
+/// puts [`crate::model::sites::CELLS_PER_LENGTH_SCALE`] cells in `length_scale`, the smallest
+/// the model will use (an inferred one's prior's 5th percentile, when that is smaller: exact for
+/// a log-normal prior), within [`MIN_DEFAULT_SIDE`] and [`MAX_DEFAULT_SIDE`].
+pub(crate) fn default_sites_shape(
+    window: &Window,
+    length_scale: f64,
+    prior: Option<&HyperPrior>,
+) -> GridShape {
+    let lower = prior.map_or(f64::INFINITY, |prior| {
+        prior.from_unconstrained(
+            prior.to_unconstrained(prior.median()) - LOWER_QUANTILE_Z * prior.unconstrained_sd(),
+        )
+    });
+    let smallest = if lower.is_finite() && lower > 0.0 {
+        length_scale.min(lower)
+    } else {
+        length_scale
+    };
+    let side =
+        |extent: f64| recommended_side(extent, smallest).clamp(MIN_DEFAULT_SIDE, MAX_DEFAULT_SIDE);
+    let (nx, ny) = (side(window.x.1 - window.x.0), side(window.y.1 - window.y.0));
+    if nx == ny {
+        GridShape::Square(nx)
+    } else {
+        GridShape::Rectangle(nx, ny)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 12 cells in the length scale along each axis (topo's 6.3 x 6.2 window, l = 1.2: 63 x 62),
+    /// the prior's 5th percentile when it is smaller, and the bounds.
+    #[test]
+    fn the_default_grid_puts_twelve_cells_in_the_smallest_length_scale() {
+        let topo = Window {
+            x: (0.0, 6.3),
+            y: (0.0, 6.2),
+        };
+        assert_eq!(
+            default_sites_shape(&topo, 1.2, None),
+            GridShape::Rectangle(63, 62)
+        );
+        // log-normal(0, 0.5): 5th percentile exp(-0.8225) = 0.439; 12 x 6.3 / 0.439 = 172.1.
+        let prior = HyperPrior::parse("log-normal(0, 0.5)").unwrap();
+        assert_eq!(
+            default_sites_shape(&topo, 1.2, Some(&prior)),
+            GridShape::Rectangle(173, 170)
+        );
+        let unit = Window {
+            x: (0.0, 1.0),
+            y: (0.0, 1.0),
+        };
+        assert_eq!(default_sites_shape(&unit, 0.5, None), GridShape::Square(24));
+        assert_eq!(default_sites_shape(&unit, 2.0, None), GridShape::Square(16));
+        assert_eq!(
+            default_sites_shape(&unit, 0.01, None),
+            GridShape::Square(256)
+        );
+    }
 }

@@ -30,9 +30,10 @@ use crate::model::prior::Prior;
 pub const CELLS_PER_LENGTH_SCALE: f64 = 12.0;
 
 /// The grid side that puts [`CELLS_PER_LENGTH_SCALE`] cells in one `length_scale` along an
-/// axis of length `extent`.
+/// axis of length `extent` (a quotient within rounding of a whole number is that number: 12 x
+/// 6.2 / 1.2 is 62, not the 62.000000000000007 division gives).
 pub fn recommended_side(extent: f64, length_scale: f64) -> usize {
-    (CELLS_PER_LENGTH_SCALE * extent / length_scale)
+    (CELLS_PER_LENGTH_SCALE * extent / length_scale * (1.0 - 1e-12))
         .ceil()
         .max(2.0) as usize
 }
