@@ -39,7 +39,7 @@ import numpy as np
 import pyarrow
 import pyarrow.parquet as pq
 
-from table_common import fmt, git_commit, load_averages, machine
+from table_common import fmt, git_commit, load_averages, machine, write_csv
 
 FAMILY_WISE = 1e-4
 RHAT_LIMIT = 1.01
@@ -146,22 +146,6 @@ def arviz_stats(draws):
             float(az.mcse(ds, method="sd")["x"].values))
 
 
-def write_csv(path, rows):
-    def cell(v):
-        if v is None:
-            return ""
-        if isinstance(v, bool):
-            return str(v).lower()
-        if isinstance(v, (str, int)):
-            return str(v)
-        return f"{v:.6g}"
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, COLUMNS, lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: cell(r[k]) for k in COLUMNS})
-
-
 def main():
     a = args()
     with open(a.study, "rb") as fh:
@@ -210,7 +194,7 @@ def main():
                      "ess_per_cpu_second_ratio": (f["ess_bulk"] / cpu_f) / (p["ess_bulk"] / cpu_p)})
     os.makedirs(a.results, exist_ok=True)
     csv_path = os.path.join(a.results, "geostat_peer.csv")
-    write_csv(csv_path, rows)
+    write_csv(csv_path, COLUMNS, rows)
 
     # ---- the Markdown, every number from the CSV just written (read back)
     with open(csv_path, newline="") as fh:

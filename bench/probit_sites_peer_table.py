@@ -44,7 +44,7 @@ import tomllib
 
 import polars as pl
 
-from table_common import fmt, git_commit, load_averages, machine
+from table_common import fmt, git_commit, load_averages, machine, write_csv
 
 FAMILY_WISE = 1e-4
 RHAT_LIMIT = 1.01
@@ -199,20 +199,6 @@ def cell_rows(fields, fitted, grid, peer):
                      "z_sd": (f["post_sd"] - psd) / math.hypot(se_f, se_p),
                      "sd_ratio": f["post_sd"] / psd})
     return rows
-
-
-def write_csv(path, columns, rows):
-    def cell(v):
-        if v is None:
-            return ""
-        if isinstance(v, (bool, str, int)):
-            return str(v).lower() if isinstance(v, bool) else str(v)
-        return f"{v:.6g}"
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, columns, lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: cell(r[k]) for k in columns})
 
 
 def table(a):

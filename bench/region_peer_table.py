@@ -31,7 +31,7 @@ import tomllib
 
 import polars as pl
 
-from table_common import fmt, git_commit, machine
+from table_common import fmt, git_commit, machine, write_csv
 
 FAMILY_WISE = 1e-4
 FIELDMC, PEER = "fieldmc", "blackjax_nuts"
@@ -143,20 +143,6 @@ def method_rows(job, chains, fields, peer):
          "cell_ess_bulk_median_per_cpu_second": cells["median_ess_bulk"] / cpu_p,
          "cell_rhat_max": cells["max_rhat"], "divergences": peer["nuts"]["divergences"]},
     ]
-
-
-def write_csv(path, columns, rows):
-    def cell(v):
-        if v is None:
-            return ""
-        if isinstance(v, (bool, str, int)):
-            return str(v).lower() if isinstance(v, bool) else str(v)
-        return f"{v:.6g}"
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, columns, lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: cell(r[k]) for k in columns})
 
 
 def main():

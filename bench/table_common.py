@@ -105,3 +105,23 @@ def interval(k, n):
     lower = 0.0 if k == 0 else solve(lambda p: binomial_tail(k, n, p), 0.025)
     upper = 1.0 if k == n else solve(lambda p: binomial_tail(k + 1, n, p), 0.975)
     return lower, upper
+
+
+def write_csv(path, columns, rows):
+    """Rows (dicts) as a CSV with `columns` in order: None empty, booleans lower-case, floats in
+    6 significant digits."""
+    import csv
+
+    def cell(v):
+        if v is None:
+            return ""
+        if isinstance(v, bool):
+            return str(v).lower()
+        if isinstance(v, (str, int)):
+            return str(v)
+        return f"{v:.6g}"
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, columns, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: cell(r[k]) for k in columns})
