@@ -76,17 +76,9 @@ const ALPHA_HYPER: f64 = 1e-4 / 90.0;
 /// from their priors, ranked among the chains' draws with the field's functionals.
 #[test]
 fn every_hyperparameter_update_is_calibrated_on_every_likelihood() {
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_hyper.toml");
-    let out = tempfile::tempdir().unwrap();
-    let jobs = run_calibration(&fixture, out.path());
-    assert_eq!(jobs.height(), 9, "3 likelihoods x 3 updates");
-    let functionals: Vec<&str> = FUNCTIONALS
-        .iter()
-        .copied()
-        .chain(["length_scale", "variance", "mean"])
-        .collect();
-    assert_calibrated(&jobs, &functionals, "sampler_hyper", ALPHA_HYPER);
+    let inferred = ["length_scale", "variance", "mean"];
+    let jobs = assert_fixture_calibrated("sbc_hyper.toml", &inferred, "sampler_hyper", ALPHA_HYPER);
+    assert_eq!(jobs, 9, "3 likelihoods x 3 updates");
 }
 
 /// The level per p-value of the coefficients' calibration: 3 likelihoods x 3 kinds x 9
@@ -96,17 +88,14 @@ const ALPHA_COEFFICIENTS: f64 = 1e-4 / 81.0;
 
 #[test]
 fn the_coefficients_are_calibrated_on_every_likelihood() {
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_covariates.toml");
-    let out = tempfile::tempdir().unwrap();
-    let jobs = run_calibration(&fixture, out.path());
-    assert_eq!(jobs.height(), 9, "3 likelihoods x 3 kinds");
-    let functionals: Vec<&str> = FUNCTIONALS
-        .iter()
-        .copied()
-        .chain(["coef_slope", "coef_bump"])
-        .collect();
-    assert_calibrated(&jobs, &functionals, "sampler_kind", ALPHA_COEFFICIENTS);
+    let inferred = ["coef_slope", "coef_bump"];
+    let jobs = assert_fixture_calibrated(
+        "sbc_covariates.toml",
+        &inferred,
+        "sampler_kind",
+        ALPHA_COEFFICIENTS,
+    );
+    assert_eq!(jobs, 9, "3 likelihoods x 3 kinds");
 }
 
 /// The level per p-value of the joint chains' calibration: 3 likelihoods x 2 chains x 12
@@ -149,39 +138,36 @@ const ALPHA_NUGGET: f64 = 1e-4 / 20.0;
 /// functional's ranks uniform for both joint chains.
 #[test]
 fn the_noise_sd_is_calibrated_with_the_length_scale_and_the_variance() {
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/sbc_nugget.toml");
-    let out = tempfile::tempdir().unwrap();
-    let jobs = run_calibration(&fixture, out.path());
-    assert_eq!(jobs.height(), 2, "2 joint chains");
-    let functionals: Vec<&str> = FUNCTIONALS
-        .iter()
-        .copied()
-        .chain(["length_scale", "variance", "noise_sd"])
-        .collect();
-    assert_calibrated(&jobs, &functionals, "sampler_hyper", ALPHA_NUGGET);
+    let inferred = ["length_scale", "variance", "noise_sd"];
+    let jobs =
+        assert_fixture_calibrated("sbc_nugget.toml", &inferred, "sampler_hyper", ALPHA_NUGGET);
+    assert_eq!(jobs, 2, "2 joint chains");
 }
 
 /// Runs the joint chains' SBC study `fixture` (with the three hyperparameters and two
 /// coefficients inferred) and checks every functional's ranks at level `alpha`; returns the
 /// number of jobs.
 fn assert_joint_calibrated(fixture: &str, varied: &str, alpha: f64) -> usize {
+    let inferred = [
+        "length_scale",
+        "variance",
+        "mean",
+        "coef_slope",
+        "coef_bump",
+    ];
+    assert_fixture_calibrated(fixture, &inferred, varied, alpha)
+}
+
+/// Runs the SBC study `fixture` (under tests/fixtures/studies) and checks the ranks of the
+/// field's functionals and of the `inferred` quantities at level `alpha`, jobs named by their
+/// likelihood and the `varied` column; returns the number of jobs.
+fn assert_fixture_calibrated(fixture: &str, inferred: &[&str], varied: &str, alpha: f64) -> usize {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/studies")
         .join(fixture);
     let out = tempfile::tempdir().unwrap();
     let jobs = run_calibration(&fixture, out.path());
-    let functionals: Vec<&str> = FUNCTIONALS
-        .iter()
-        .copied()
-        .chain([
-            "length_scale",
-            "variance",
-            "mean",
-            "coef_slope",
-            "coef_bump",
-        ])
-        .collect();
+    let functionals: Vec<&str> = FUNCTIONALS.iter().chain(inferred).copied().collect();
     assert_calibrated(&jobs, &functionals, varied, alpha);
     jobs.height()
 }

@@ -58,6 +58,7 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "model_length_scale_y_prior",
         "model_variance_prior",
         "model_mean_prior",
+        "model_noise_sd_prior",
         "model_window",
         "model_region",
         "data_source",

@@ -118,8 +118,8 @@ fn unknown_keys_list_the_allowed_ones_and_suggest_the_nearest() {
         error.to_string(),
         "studies/t.toml:4:1: unknown key `lenght_scale` in [model]\n  \
          allowed: family, grid, kernel, length_scale, variance, likelihood, offset, evidence_draws, mean, \
-         length_scale_prior, length_scale_y, length_scale_y_prior, variance_prior, mean_prior, window, region, \
-         coefficient_prior\n  \
+         length_scale_prior, length_scale_y, length_scale_y_prior, variance_prior, mean_prior, noise_sd_prior, \
+         window, region, coefficient_prior\n  \
          help: did you mean `length_scale`?"
     );
     let misplaced = parse_err("[model]\nnoise_sd = 2.0\n").to_string();
