@@ -321,11 +321,18 @@ impl Resolution<'_, '_> {
                     "{} gives a prior, so the chains infer it, but sampler.hyper = \"none\"",
                     key.dotted()
                 ),
-                format!(
-                    "say how the chains update it: sampler.hyper = {}, or use sampler.kind = \
-                     \"inla\"",
-                    quoted_words(&HyperUpdate::NAMES[1..])
-                ),
+                if model.hyper.prior(HyperName::NoiseSd).is_some() {
+                    // Only the joint chains move the noise sd (check_noise_prior).
+                    "say how the chains update it: sampler.hyper = \"joint\" or \
+                     \"joint-spectral\" (the updates that infer model.noise_sd_prior)"
+                        .to_string()
+                } else {
+                    format!(
+                        "say how the chains update it: sampler.hyper = {}, or use sampler.kind = \
+                         \"inla\"",
+                        quoted_words(&HyperUpdate::NAMES[1..])
+                    )
+                },
             );
         }
         if given.is_empty() && update != HyperUpdate::None {
