@@ -246,8 +246,29 @@ fn the_hickory_presence_study_converges_without_a_warning() {
 /// draws' count (laplace_hmc's cells have ESS near their draw count) the bound is 6 or more sds.
 #[test]
 fn exceedance_probabilities_are_written_at_every_site() {
+    assert_site_exceedance_agrees_with_the_cells("", "");
+}
+
+/// As above with the mean and the variance inferred by the joint chain: the cells' probabilities
+/// (the driver, every kept state) and the sites' (the stored draws) both judge each state at its
+/// own mean and variance, so they agree again; judged at the chains' start values instead, the
+/// cells' would not.
+#[test]
+fn exceedance_follows_each_draws_inferred_mean_and_variance() {
+    assert_site_exceedance_agrees_with_the_cells(
+        "mean_prior = \"normal(0, 1)\"\nvariance_prior = \"log-normal(0, 0.5)\"\n",
+        "\n[sampler]\nkind = \"nuts\"\nhyper = \"joint\"\n",
+    );
+}
+
+/// The hickory study with `model_lines` added to [model] and `sections` appended, two
+/// exceedance thresholds and three sites to predict at: every site has its probabilities, and
+/// the two predict sites on cell centres agree with their cells'.
+fn assert_site_exceedance_agrees_with_the_cells(model_lines: &str, sections: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shipped = std::fs::read_to_string(root.join("studies/geostat/hickory_sites.toml")).unwrap();
+    let shipped = std::fs::read_to_string(root.join("studies/geostat/hickory_sites.toml"))
+        .unwrap()
+        .replace("[model]\n", &format!("[model]\n{model_lines}"));
     let data = root.join("data/lansing_hickory_sites.csv");
     let dir = tempfile::tempdir().unwrap();
     // Three sites: two cell centres (cells (0, 0) and (31, 31)) and a point between cells.
@@ -259,10 +280,11 @@ fn exceedance_probabilities_are_written_at_every_site() {
     let text = shipped.replace(
         "../../data/lansing_hickory_sites.csv",
         &data.display().to_string(),
-    ) + &format!(
-        "\n[output]\nexceedance = [0.8, 1.5]\npredict_sites = \"{}\"\n",
-        predict.display()
-    );
+    ) + sections
+        + &format!(
+            "\n[output]\nexceedance = [0.8, 1.5]\npredict_sites = \"{}\"\n",
+            predict.display()
+        );
     let study = support::write_file(dir.path(), "hickory.toml", &text);
     let out = dir.path().join("out");
     support::run_ok(&study, &out, 2);

@@ -19,10 +19,12 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::adapt::DualAveraging;
+use super::hyper::settings::HyperModel;
 use super::moments::{BatchStatistics, BatchSums, WeightedMoments};
 use super::protocol::{ChainRng, ChainState, Notes, Sampler, TrajectorySummary};
 pub use super::schedule::{Adaptation, Schedule};
 use crate::clock::Stopwatch;
+use crate::model::hyper::HyperName;
 use crate::model::target::Target;
 
 /// Probe cells traced per chain.
@@ -76,7 +78,8 @@ pub struct RunRequest<'a> {
     pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
     /// Levels c of the spatial field f = u - mean - X beta: the run reports each cell's posterior
     /// P(f > c | data) (empty: none). A risk map's threshold t of the relative risk
-    /// exp(f - variance / 2) is the level log t + variance / 2.
+    /// exp(f - variance / 2) is the level log t + variance / 2 at the model's variance; chains
+    /// that infer the mean or the variance judge each state at its own ([`ExceedanceShift`]).
     pub exceedance: &'a [f64],
     /// The model and starting values, when the spec infers hyperparameters
     /// ([`super::hyper`]).
@@ -349,6 +352,8 @@ struct ChainEstimates {
 /// The running share of kept states in which f exceeded each level, per cell.
 struct ExceedanceEstimates {
     levels: Vec<f64>,
+    /// Where an inferred mean and variance sit among a state's hyperparameters.
+    shift: ExceedanceShift,
     /// Threshold-major indicators: `[k * cells + cell]`.
     moments: WeightedMoments,
     indicators: Vec<f64>,
@@ -356,21 +361,52 @@ struct ExceedanceEstimates {
     spatial: Vec<f64>,
 }
 
+/// The inferred mean's and variance's places among a chain state's hyperparameters, so that a
+/// state's spatial field is u less its own mean, and its relative risk exp(f - v / 2) is judged
+/// at its own variance v against levels log t + v0 / 2 made at the model's `variance0`
+/// ([`RunRequest::exceedance`]): f - (v - v0) / 2 > level.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct ExceedanceShift {
+    mean: Option<usize>,
+    variance: Option<(usize, f64)>,
+}
+
+impl ExceedanceShift {
+    /// The shift of the chains that infer `hyper`'s hyperparameters (none without).
+    fn of(hyper: Option<&HyperModel>) -> Self {
+        let Some(hyper) = hyper else {
+            return Self::default();
+        };
+        let index = |wanted| hyper.model.hyper.names().position(|n| n == wanted);
+        Self {
+            mean: index(HyperName::Mean),
+            variance: index(HyperName::Variance).map(|k| (k, hyper.model.kernel.variance)),
+        }
+    }
+}
+
 impl ExceedanceEstimates {
-    fn new(levels: &[f64], cells: usize) -> Option<Self> {
+    fn new(levels: &[f64], cells: usize, shift: ExceedanceShift) -> Option<Self> {
         (!levels.is_empty()).then(|| Self {
             levels: levels.to_vec(),
+            shift,
             moments: WeightedMoments::new(cells * levels.len()),
             indicators: vec![0.0; cells * levels.len()],
             spatial: vec![0.0; cells],
         })
     }
 
-    /// Hold the spatial field of the state whose field is `u` at whitened position `xi`.
-    fn hold(&mut self, target: &Target, u: &[f64], xi: &[f64]) {
+    /// Hold the spatial field of the state whose field is `u` at whitened position `xi` and
+    /// inferred hyperparameters `hyper`, shifted by its variance ([`ExceedanceShift`]).
+    fn hold(&mut self, target: &Target, u: &[f64], xi: &[f64], hyper: &[f64]) {
+        let mean = self.shift.mean.map_or(target.mean, |k| hyper[k]);
+        let half_excess = self
+            .shift
+            .variance
+            .map_or(0.0, |(k, variance0)| (hyper[k] - variance0) / 2.0);
         self.spatial.copy_from_slice(u);
         for f in &mut self.spatial {
-            *f -= target.mean;
+            *f -= mean + half_excess;
         }
         if let Some(covariates) = target.prior.covariates() {
             let z = covariates.whitened_coefficients(xi);
@@ -392,13 +428,17 @@ impl ExceedanceEstimates {
 
 impl ChainEstimates {
     /// Estimates over `cells` cells, holding nothing until [`ChainEstimates::hold`].
-    fn new(cells: usize, functional: Option<Functional>, levels: &[f64]) -> Self {
+    fn new(
+        cells: usize,
+        functional: Option<Functional>,
+        (levels, shift): (&[f64], ExceedanceShift),
+    ) -> Self {
         Self {
             moments: WeightedMoments::new(cells),
             batch: BatchSums::new(cells),
             batches: BatchStatistics::new(cells),
             functional: functional.map(|f| (f, WeightedMoments::new(cells), vec![0.0; cells])),
-            exceedance: ExceedanceEstimates::new(levels, cells),
+            exceedance: ExceedanceEstimates::new(levels, cells, shift),
             held: vec![0.0; cells],
             pending: 0.0,
         }
@@ -408,7 +448,8 @@ impl ChainEstimates {
     fn hold<S: ChainState>(&mut self, target: &Target, state: &S) {
         self.held.copy_from_slice(state.field());
         if let Some(exceedance) = &mut self.exceedance {
-            exceedance.hold(target, state.field(), state.position());
+            let hyper = state.hyperparameters();
+            exceedance.hold(target, state.field(), state.position(), hyper);
         }
     }
 
@@ -547,7 +588,10 @@ fn run_chain<S: Sampler>(
     let mut estimates = ChainEstimates::new(
         target.cells(),
         request.functional.clone(),
-        request.exceedance,
+        (
+            request.exceedance,
+            ExceedanceShift::of(request.hyper.as_ref()),
+        ),
     );
     estimates.hold(target, &state);
     if schedule.burn_in == 0 {

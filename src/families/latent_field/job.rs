@@ -279,6 +279,7 @@ pub(crate) fn run_job(
     scores.heldout_lpd =
         heldout_log_predictive(model.likelihood, &dataset, &predictive, model.noise_sd);
     let mean_draws = hyper::at_stored_draws(model, &output, HyperName::Mean);
+    let variance_draws = hyper::at_stored_draws(model, &output, HyperName::Variance);
     let coefficient_draws = super::sites::pooled_coefficients(&output);
     let spatial = (!levels.is_empty()).then(|| super::sites::Spatial {
         levels: &levels,
@@ -289,6 +290,9 @@ pub(crate) fn run_job(
         covariates: prior
             .covariates()
             .map(|c| (c, coefficient_draws.as_slice())),
+        variance: variance_draws
+            .as_deref()
+            .map(|drawn| (drawn, model.kernel.variance)),
     });
     let sites = super::sites::results(model, &dataset, predict, (&output, noise, spatial))
         .map_err(|e| JobError::ReadData {

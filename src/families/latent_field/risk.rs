@@ -52,8 +52,9 @@ pub(crate) fn intensity(
 /// The levels of the spatial field f whose exceedance gives the risk maps of `thresholds`: the
 /// relative risk is exp(f - variance / 2), whose prior mean is 1 (the convention of Diggle et
 /// al.'s lgcp: a risk of 2 is twice the rate the mean and the covariates predict on average),
-/// so exp(f - variance / 2) > t is f > log t + variance / 2, with the model's variance
-/// (`model.variance`; where the variance is inferred, its starting value).
+/// so exp(f - variance / 2) > t is f > log t + variance / 2, here at the model's variance
+/// (`model.variance`); chains that infer the variance (or the mean) judge each state at its own
+/// ([`crate::sampler::driver::ExceedanceShift`], and the sites' `Spatial` likewise).
 pub(crate) fn exceedance_levels(thresholds: &[f64], model: &ModelSpec) -> Vec<f64> {
     thresholds
         .iter()

@@ -47,6 +47,9 @@ pub(crate) struct Spatial<'a> {
     pub(crate) levels: &'a [f64],
     /// The mean at each pooled stored draw (an inferred one's draw), or the model's.
     pub(crate) mean: Drawn<'a>,
+    /// An inferred variance at each pooled stored draw, and the model's variance the levels were
+    /// made at: f is judged as f - (v - v0) / 2 (the relative risk at the draw's own variance).
+    pub(crate) variance: Option<(&'a [f64], f64)>,
     /// The covariates and their coefficients at each pooled stored draw, draw-major.
     pub(crate) covariates: Option<(&'a Covariates, &'a [f64])>,
 }
@@ -77,7 +80,10 @@ impl Spatial<'_> {
                 .map(|&(c, w)| w * covariates.fixed_effect_at(beta, c))
                 .sum()
         });
-        u - self.mean.at(k) - effect
+        let half_excess = self
+            .variance
+            .map_or(0.0, |(drawn, variance0)| (drawn[k] - variance0) / 2.0);
+        u - self.mean.at(k) - effect - half_excess
     }
 
     /// The share of a site's pooled draws `series` whose f exceeds each level.
@@ -370,6 +376,7 @@ mod tests {
             levels: &levels,
             mean: Drawn::PerDraw(&means),
             covariates: Some((&covariates, &betas)),
+            variance: None,
         };
         let probabilities = spatial.exceedance(&row, &series);
         let f: Vec<f64> = (0..4)
@@ -387,6 +394,14 @@ mod tests {
         // x at the site is 2.8, so f = -0.6, 2.66, 0.22, 2.16: three above 0, two above 1.
         assert_eq!(probabilities, vec![0.75, 0.5]);
         assert!(spatial.exceedance(&row, &[]).is_empty());
+        // Drawn variances 1.0, 3.0, 1.0, 5.0 against the levels' 1.0: f less (v - 1) / 2, so
+        // -0.6, 1.66, 0.22, 0.16: three above 0, one above 1.
+        let variances = [1.0, 3.0, 1.0, 5.0];
+        let shifted = Spatial {
+            variance: Some((&variances, 1.0)),
+            ..spatial
+        };
+        assert_eq!(shifted.exceedance(&row, &series), vec![0.75, 0.25]);
     }
 
     /// The gaussian predictive density of a measurement, over draws that are all the same, is the
