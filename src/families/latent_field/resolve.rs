@@ -321,16 +321,17 @@ impl Resolution<'_, '_> {
                     "{} gives a prior, so the chains infer it, but sampler.hyper = \"none\"",
                     key.dotted()
                 ),
-                if model.hyper.prior(HyperName::NoiseSd).is_some() {
-                    // Only the joint chains move the noise sd (check_noise_prior).
-                    "say how the chains update it: sampler.hyper = \"joint\" or \
-                     \"joint-spectral\" (the updates that infer model.noise_sd_prior)"
-                        .to_string()
-                } else {
+                {
+                    let inferred: Vec<HyperName> = model.hyper.names().collect();
+                    let updates = HyperUpdate::names_inferring(&inferred);
+                    let inla = if inferred.contains(&HyperName::NoiseSd) {
+                        ""
+                    } else {
+                        ", or use sampler.kind = \"inla\""
+                    };
                     format!(
-                        "say how the chains update it: sampler.hyper = {}, or use sampler.kind = \
-                         \"inla\"",
-                        quoted_words(&HyperUpdate::NAMES[1..])
+                        "say how the chains update it: sampler.hyper = {}{inla}",
+                        quoted_words(&updates)
                     )
                 },
             );
@@ -438,13 +439,13 @@ impl Resolution<'_, '_> {
                 "remove model.noise_sd_prior (a probit link's noise sd is not identified apart from the field's variance)",
             );
         }
-        if kind == SamplerKind::Inla
-            || !matches!(update, HyperUpdate::Joint | HyperUpdate::JointSpectral)
-        {
+        if kind == SamplerKind::Inla || !update.infers(HyperName::NoiseSd) {
+            let updates = HyperUpdate::names_inferring(&[HyperName::NoiseSd]);
             return refuse(
                 &[MODEL_NOISE_SD_PRIOR, SAMPLER_HYPER],
                 format!(
-                    "model.noise_sd_prior is inferred by sampler.hyper = \"joint\" or \"joint-spectral\", but the study has sampler.kind = \"{kind}\" with sampler.hyper = \"{update}\""
+                    "model.noise_sd_prior is inferred by sampler.hyper = {}, but the study has sampler.kind = \"{kind}\" with sampler.hyper = \"{update}\"",
+                    quoted_words(&updates)
                 ),
                 "use sampler.kind = \"nuts\" with sampler.hyper = \"joint\", or fix the noise sd with data.noise_sd",
             );

@@ -2,7 +2,7 @@
 //! model whose hyperparameters it moves, and the field kinds that can carry their state from one
 //! prior to the next ([`FieldKernel`]).
 
-use crate::model::hyper::Hyperparameters;
+use crate::model::hyper::{HyperName, Hyperparameters};
 use crate::model::likelihood::Likelihood;
 use crate::model::spec::ModelSpec;
 use crate::model::target::Target;
@@ -25,6 +25,28 @@ crate::closed_names! {
         Joint = "joint",
         /// The same chain in coordinates partially centred per prior eigenmode.
         JointSpectral = "joint-spectral",
+    }
+}
+
+impl HyperUpdate {
+    /// Whether this update infers hyperparameter `name`: every update but `none` moves the
+    /// kernel's hyperparameters and the mean; only the joint chains evaluate the likelihood at a
+    /// drawn noise sd (the others hold the likelihood fixed).
+    pub fn infers(self, name: HyperName) -> bool {
+        match (self, name) {
+            (Self::None, _) => false,
+            (_, HyperName::NoiseSd) => matches!(self, Self::Joint | Self::JointSpectral),
+            _ => true,
+        }
+    }
+
+    /// The names of the updates that infer every one of `names`.
+    pub fn names_inferring(names: &[HyperName]) -> Vec<&'static str> {
+        Self::ALL
+            .iter()
+            .filter(|u| names.iter().all(|&n| u.infers(n)))
+            .map(|u| u.name())
+            .collect()
     }
 }
 
