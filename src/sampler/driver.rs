@@ -178,6 +178,11 @@ pub struct KeptSeries {
 }
 
 impl KeptSeries {
+    /// The inferred hyperparameters of each kept state (0 when none is inferred).
+    pub(crate) fn hyper_count(&self) -> usize {
+        self.hyper.len() / self.loglik.len().max(1)
+    }
+
     fn with_capacity(first_iteration: u64, kept: usize, hypers: usize) -> Self {
         Self {
             first_iteration,
@@ -271,8 +276,7 @@ impl ChainOutput {
     /// The `index`-th inferred hyperparameter at stored draw `d`: stored draw d is kept
     /// iteration d x thin, whose hyperparameters the kept series holds.
     pub(crate) fn hyper_at_stored_draw(&self, d: usize, index: usize) -> f64 {
-        let hypers = self.kept.hyper.len() / self.kept.loglik.len().max(1);
-        self.kept.hyper[d * self.draws.thin as usize * hypers + index]
+        self.kept.hyper[d * self.draws.thin as usize * self.kept.hyper_count() + index]
     }
 }
 

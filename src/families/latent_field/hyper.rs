@@ -133,29 +133,38 @@ pub(crate) fn at_stored_draws(
     )
 }
 
-/// The gaussian or probit noise sd a job's draws are scored with.
+/// A hyperparameter as a job's stored draws see it (the noise sd a measurement is scored with,
+/// the mean and variance a site's exceedance is judged at).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Noise<'a> {
-    /// The model's (`data.noise_sd`).
+pub(crate) enum Drawn<'a> {
+    /// The model's value.
     Fixed(f64),
     /// Inferred: its value at each stored draw, pooled as [`at_stored_draws`] pools them.
     PerDraw(&'a [f64]),
 }
 
-impl Noise<'_> {
-    /// The noise sd of pooled draw `k`.
+impl<'a> Drawn<'a> {
+    /// `drawn` ([`at_stored_draws`]) when the chains infer it, else the model's `fixed` value.
+    pub(crate) fn of(drawn: Option<&'a [f64]>, fixed: f64) -> Self {
+        drawn.map_or(Self::Fixed(fixed), Self::PerDraw)
+    }
+
+    /// The value at pooled draw `k`.
     pub(crate) fn at(&self, k: usize) -> f64 {
         match self {
-            Self::Fixed(sd) => *sd,
-            Self::PerDraw(sds) => sds[k],
+            Self::Fixed(value) => *value,
+            Self::PerDraw(values) => values[k],
         }
     }
 
-    /// E[s^2] over the draws: what a new measurement's predictive variance adds to the field's.
-    pub(crate) fn mean_variance(&self) -> f64 {
+    /// The mean of its square over the draws (for a noise sd, E[s^2]: what a new measurement's
+    /// predictive variance adds to the field's).
+    pub(crate) fn mean_square(&self) -> f64 {
         match self {
-            Self::Fixed(sd) => sd * sd,
-            Self::PerDraw(sds) => sds.iter().map(|s| s * s).sum::<f64>() / sds.len().max(1) as f64,
+            Self::Fixed(value) => value * value,
+            Self::PerDraw(values) => {
+                values.iter().map(|v| v * v).sum::<f64>() / values.len().max(1) as f64
+            }
         }
     }
 }

@@ -23,7 +23,7 @@ use super::cells::CellDiagnostics;
 use super::coefficients::{self, CoefficientSummary};
 use super::exposure::{grid_cells, read_exposure, region_log_shares};
 use super::grid_csv::read_data_grid;
-use super::hyper::{self, HyperSummary, Noise};
+use super::hyper::{self, Drawn, HyperSummary};
 use super::keys::{COUNTS, HELD_OUT_SITES, NOISE, OBSERVATIONS, TRUTH};
 use super::points_csv::{PointsSource, read_points_grid};
 use super::score::{Estimates, Predictive, Scores, heldout_log_predictive, score};
@@ -250,15 +250,8 @@ pub(crate) fn run_job(
     warnings.extend(coefficient_warnings(&coefficients));
     let asked = job.spec.output.log_likelihood;
     let noise_draws = hyper::at_stored_draws(model, &output, HyperName::NoiseSd);
-    let noise = noise_draws
-        .as_deref()
-        .map_or(Noise::Fixed(model.noise_sd), Noise::PerDraw);
-    let loo = super::loo::summarize(
-        asked,
-        (&target, noise_draws.as_deref()),
-        &output,
-        &mut warnings,
-    );
+    let noise = Drawn::of(noise_draws.as_deref(), model.noise_sd);
+    let loo = super::loo::summarize(asked, (&target, noise), &output, &mut warnings);
     let mut scores = score(
         model.likelihood,
         &dataset,
@@ -283,16 +276,14 @@ pub(crate) fn run_job(
     let coefficient_draws = super::sites::pooled_coefficients(&output);
     let spatial = (!levels.is_empty()).then(|| super::sites::Spatial {
         levels: &levels,
-        mean: mean_draws.as_deref().map_or(
-            super::sites::Drawn::Fixed(mean),
-            super::sites::Drawn::PerDraw,
-        ),
+        mean: Drawn::of(mean_draws.as_deref(), mean),
         covariates: prior
             .covariates()
             .map(|c| (c, coefficient_draws.as_slice())),
-        variance: variance_draws
-            .as_deref()
-            .map(|drawn| (drawn, model.kernel.variance)),
+        variance: (
+            Drawn::of(variance_draws.as_deref(), model.kernel.variance),
+            model.kernel.variance,
+        ),
     });
     let sites = super::sites::results(model, &dataset, predict, (&output, noise, spatial))
         .map_err(|e| JobError::ReadData {

@@ -19,6 +19,7 @@
 //! not finite, or a `reff` that is undefined, leaves the job without LOO and says why in its
 //! warnings; observations whose Pareto k is above [`BAD_PARETO_K`] are warned about.
 
+use super::hyper::Drawn;
 use crate::diagnostics::loo::{
     BAD_PARETO_K, LooError, loo_and_waic_by_observation, relative_efficiency_by_quantity,
 };
@@ -41,12 +42,12 @@ pub(crate) struct LooSummary {
 }
 
 /// The LOO and WAIC of `run`'s stored draws under `target`'s likelihood, when `asked` and the
-/// run has chains; `noise`, an inferred noise sd at the stored draws
-/// ([`super::hyper::at_stored_draws`]), replaces the likelihood's. A reason it could not be
-/// computed, or observations with bad Pareto k, go to `warnings`.
+/// run has chains, each stored draw scored at its `noise` sd (the model's, or an inferred one's
+/// draw). A reason it could not be computed, or observations with bad Pareto k, go to
+/// `warnings`.
 pub(crate) fn summarize(
     asked: bool,
-    (target, noise): (&Target<'_>, Option<&[f64]>),
+    (target, noise): (&Target<'_>, Drawn<'_>),
     run: &RunOutput,
     warnings: &mut Vec<String>,
 ) -> Option<LooSummary> {
@@ -69,7 +70,7 @@ pub(crate) fn summarize(
 /// fewest any chain stored.
 fn of_chains(
     target: &Target<'_>,
-    noise: Option<&[f64]>,
+    noise: Drawn<'_>,
     chains: &[ChainOutput],
 ) -> Result<LooSummary, LooError> {
     let per_chain = chains.iter().map(|c| c.draws.len()).min().unwrap_or(0);
@@ -95,8 +96,7 @@ fn of_chains(
             for (d, value) in slot.iter_mut().enumerate() {
                 let field = &draws.values[d * draws.cells..(d + 1) * draws.cells];
                 let u = observed.one_by(i, |cell| f64::from(field[cell]));
-                let noise_sd = noise.map(|n| n[c * per_chain + d]);
-                *value = likelihood.pointwise(i, u, noise_sd);
+                *value = likelihood.pointwise(i, u, Some(noise.at(c * per_chain + d)));
             }
         }
     })?;
@@ -119,7 +119,7 @@ fn quantities(chains: &[ChainOutput]) -> usize {
 }
 
 fn hyper_count(chain: &ChainOutput) -> usize {
-    chain.kept.hyper.len() / chain.kept.loglik.len().max(1)
+    chain.kept.hyper_count()
 }
 
 fn coefficient_count(chain: &ChainOutput) -> usize {
@@ -231,7 +231,7 @@ mod tests {
         };
         let (cells, draws) = (grid.cells(), 40);
         let chains: Vec<ChainOutput> = (0..3).map(|c| chain(c, cells, draws)).collect();
-        let summary = of_chains(&target, None, &chains).unwrap();
+        let summary = of_chains(&target, Drawn::Fixed(0.5), &chains).unwrap();
 
         let mut values = Vec::new();
         for c in &chains {
@@ -314,7 +314,7 @@ mod tests {
             mean: 0.0,
         };
         let chains: Vec<ChainOutput> = (0..2).map(|c| chain(c, 4, 10)).collect();
-        let error = of_chains(&target, None, &chains).unwrap_err();
+        let error = of_chains(&target, Drawn::Fixed(1.0), &chains).unwrap_err();
         let text = not_computed(&error, target.observed);
         assert!(
             text.contains("observation 1 (cell 3) is -inf at chain 0, stored draw 0"),

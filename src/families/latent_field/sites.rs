@@ -19,7 +19,7 @@ use crate::model::sites::{
 use crate::model::{LikelihoodKind, ModelSpec};
 use crate::sampler::RunOutput;
 
-use super::hyper::{HyperSummary, Noise};
+use super::hyper::{Drawn, HyperSummary};
 use super::sites_csv::PredictSites;
 
 /// The posterior of the field at one site.
@@ -47,27 +47,11 @@ pub(crate) struct Spatial<'a> {
     pub(crate) levels: &'a [f64],
     /// The mean at each pooled stored draw (an inferred one's draw), or the model's.
     pub(crate) mean: Drawn<'a>,
-    /// An inferred variance at each pooled stored draw, and the model's variance the levels were
-    /// made at: f is judged as f - (v - v0) / 2 (the relative risk at the draw's own variance).
-    pub(crate) variance: Option<(&'a [f64], f64)>,
+    /// The variance at each pooled stored draw, and the model's variance v0 the levels were made
+    /// at: f is judged as f - (v - v0) / 2 (the relative risk at the draw's own variance).
+    pub(crate) variance: (Drawn<'a>, f64),
     /// The covariates and their coefficients at each pooled stored draw, draw-major.
     pub(crate) covariates: Option<(&'a Covariates, &'a [f64])>,
-}
-
-/// A scalar that is either fixed or drawn at each pooled stored draw.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Drawn<'a> {
-    Fixed(f64),
-    PerDraw(&'a [f64]),
-}
-
-impl Drawn<'_> {
-    fn at(&self, k: usize) -> f64 {
-        match self {
-            Self::Fixed(value) => *value,
-            Self::PerDraw(values) => values[k],
-        }
-    }
 }
 
 impl Spatial<'_> {
@@ -80,9 +64,8 @@ impl Spatial<'_> {
                 .map(|&(c, w)| w * covariates.fixed_effect_at(beta, c))
                 .sum()
         });
-        let half_excess = self
-            .variance
-            .map_or(0.0, |(drawn, variance0)| (drawn[k] - variance0) / 2.0);
+        let (variance, variance0) = self.variance;
+        let half_excess = (variance.at(k) - variance0) / 2.0;
         u - self.mean.at(k) - effect - half_excess
     }
 
@@ -111,7 +94,7 @@ pub(crate) struct Measured<'a> {
     pub(crate) values: &'a [f64],
     /// Binomial trials, one per value; empty for the other likelihoods.
     pub(crate) trials: &'a [f64],
-    pub(crate) noise: Noise<'a>,
+    pub(crate) noise: Drawn<'a>,
     pub(crate) offset: f64,
 }
 
@@ -147,10 +130,10 @@ pub(crate) fn results(
     model: &ModelSpec,
     data: &Dataset,
     predict: Option<&PredictSites>,
-    (run, noise, spatial): (&RunOutput, Noise<'_>, Option<Spatial<'_>>),
+    (run, noise, spatial): (&RunOutput, Drawn<'_>, Option<Spatial<'_>>),
 ) -> Result<Option<SiteResults>, SiteError> {
     let noise_variance =
-        (model.likelihood == LikelihoodKind::Gaussian).then(|| noise.mean_variance());
+        (model.likelihood == LikelihoodKind::Gaussian).then(|| noise.mean_square());
     let predicted = match predict {
         Some(sites) => {
             let operator = SiteOperator::bilinear(&model.grid, &sites.positions)?;
@@ -312,16 +295,10 @@ pub(crate) fn coarse_grid_warning(
         .map(|p| SiteOperator::bilinear(&model.grid, &p.positions))
         .transpose()
         .ok()?;
-    let on_centres = |operator: &SiteOperator| {
-        operator
-            .rows()
-            .iter()
-            .all(|row| row.iter().any(|&(_, w)| (w - 1.0).abs() < 1e-9))
-    };
     let all_on_centres = [&sites.fitted.operator, &sites.held_out.operator]
         .into_iter()
         .chain(predicted.as_ref())
-        .all(on_centres);
+        .all(SiteOperator::on_cell_centres);
     if all_on_centres {
         return None;
     }
@@ -376,7 +353,7 @@ mod tests {
             levels: &levels,
             mean: Drawn::PerDraw(&means),
             covariates: Some((&covariates, &betas)),
-            variance: None,
+            variance: (Drawn::Fixed(1.0), 1.0),
         };
         let probabilities = spatial.exceedance(&row, &series);
         let f: Vec<f64> = (0..4)
@@ -398,7 +375,7 @@ mod tests {
         // -0.6, 1.66, 0.22, 0.16: three above 0, one above 1.
         let variances = [1.0, 3.0, 1.0, 5.0];
         let shifted = Spatial {
-            variance: Some((&variances, 1.0)),
+            variance: (Drawn::PerDraw(&variances), 1.0),
             ..spatial
         };
         assert_eq!(shifted.exceedance(&row, &series), vec![0.75, 0.25]);
@@ -412,7 +389,7 @@ mod tests {
             likelihood: LikelihoodKind::Gaussian,
             values: &[1.0],
             trials: &[],
-            noise: Noise::Fixed(2.0),
+            noise: Drawn::Fixed(2.0),
             offset: 0.0,
         };
         let normal = |y: f64, u: f64, s: f64| {
@@ -425,7 +402,7 @@ mod tests {
             likelihood: LikelihoodKind::Poisson,
             values: &[3.0],
             trials: &[],
-            noise: Noise::Fixed(1.0),
+            noise: Drawn::Fixed(1.0),
             offset: 0.2,
         };
         let rate: f64 = (1.1f64 + 0.2).exp();

@@ -197,9 +197,7 @@ pub(crate) fn default_sites_shape(
     prior: Option<&HyperPrior>,
 ) -> GridShape {
     let lower = prior.map_or(f64::INFINITY, |prior| {
-        prior.from_unconstrained(
-            prior.to_unconstrained(prior.median()) - LOWER_QUANTILE_Z * prior.unconstrained_sd(),
-        )
+        prior.sds_from_median(-LOWER_QUANTILE_Z)
     });
     let smallest = if lower.is_finite() && lower > 0.0 {
         length_scale.min(lower)

@@ -308,6 +308,13 @@ impl HyperPrior {
         }
     }
 
+    /// The value `z` [`Self::unconstrained_sd`]s from the median on the unconstrained scale:
+    /// the prior's quantile at standard-normal z for a log-normal prior (exactly), near it for
+    /// the others.
+    pub(crate) fn sds_from_median(&self, z: f64) -> f64 {
+        self.from_unconstrained(self.to_unconstrained(self.median()) + z * self.unconstrained_sd())
+    }
+
     /// The unconstrained coordinate z of a value x: log x on the positive half-line, the logit of
     /// (x - low) / (high - low) on an interval, x itself on the line.
     #[allow(clippy::wrong_self_convention)] // the prior maps its own coordinates

@@ -292,8 +292,7 @@ pub(crate) fn length_scale_reach(priors: &HyperPriors, base: Hyperparameters) ->
     let Some(prior) = priors.prior(HyperName::LengthScale) else {
         return base.length_scale;
     };
-    let z = prior.to_unconstrained(prior.median()) + REACH_QUANTILE_Z * prior.unconstrained_sd();
-    let reach = prior.from_unconstrained(z);
+    let reach = prior.sds_from_median(REACH_QUANTILE_Z);
     if reach.is_finite() {
         reach.max(base.length_scale)
     } else {

@@ -120,6 +120,14 @@ impl SiteOperator {
         &self.rows
     }
 
+    /// Whether every site sits on a cell centre (one weight of 1): H then selects cells, and
+    /// the grid's prior at the sites is the Gaussian process there, whatever the spacing.
+    pub fn on_cell_centres(&self) -> bool {
+        self.rows
+            .iter()
+            .all(|row| row.iter().any(|&(_, w)| (w - 1.0).abs() < 1e-9))
+    }
+
     /// H u: the field (N values) at every site, into `out` (M values).
     pub fn gather(&self, field: &[f64], out: &mut [f64]) {
         debug_assert_eq!(field.len(), self.cells);
