@@ -24,14 +24,12 @@ column), the peer's from its --draws-out, each se ArviZ's MCSE of the sd (`az.mc
 """
 import argparse
 import csv
-import datetime
 import json
 import math
 import os
 import re
 import shlex
 import statistics
-import subprocess
 import tomllib
 import warnings
 
@@ -39,7 +37,7 @@ import numpy as np
 import pyarrow
 import pyarrow.parquet as pq
 
-from table_common import fmt, git_commit, load_averages, machine, write_csv
+from table_common import fieldmc_version, fmt, git_commit, load_averages, machine, utc_now, write_csv, write_markdown
 
 FAMILY_WISE = 1e-4
 RHAT_LIMIT = 1.01
@@ -202,12 +200,8 @@ def main():
     v = lambda r, k: float(r[k])
     label = {name: lab for name, _, lab in HYPER}
     nproc, cpu_model = machine()
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    try:
-        version = subprocess.run([a.fieldmc, "--version"], capture_output=True, text=True,
-                                 check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        version = "fieldmc (version unknown)"
+    now = utc_now()
+    version = fieldmc_version(a.fieldmc)
     load_before, load_after = load_averages(a.out)
     per_chain_div = [r["divergences"] or 0 for r in sorted(chains, key=lambda r: r["chain"])
                      if r["job_id"] == job["job_id"]]
@@ -339,10 +333,7 @@ def main():
     L.append(f"- Versions: {version} (commit {git_commit(a.out)}); python {vs['python']}, numpy "
              f"{vs['numpy']}, jax {vs['jax']}, blackjax {vs['blackjax']}, arviz {vs['arviz']}, "
              f"pyarrow {pyarrow.__version__}.")
-    md_path = os.path.join(a.results, "geostat_peer.md")
-    with open(md_path, "w") as fh:
-        fh.write("\n".join(L) + "\n")
-    print("\n".join(L))
+    write_markdown(os.path.join(a.results, "geostat_peer.md"), L)
 
 
 if __name__ == "__main__":

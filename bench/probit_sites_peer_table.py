@@ -33,18 +33,16 @@ draws of u, from which the right error would come.
 """
 import argparse
 import csv
-import datetime
 import json
 import math
 import os
 import shlex
 import statistics
-import subprocess
 import tomllib
 
 import polars as pl
 
-from table_common import fmt, git_commit, load_averages, machine, write_csv
+from table_common import fieldmc_version, fmt, git_commit, load_averages, machine, utc_now, write_csv, write_markdown
 
 FAMILY_WISE = 1e-4
 RHAT_LIMIT = 1.01
@@ -255,12 +253,8 @@ def table(a):
     ratio_med = (f["ess_median"] / f["cpu"]) / (p["ess_median"] / p["cpu"])
     nproc, cpu_model = machine()
     load_before, load_after = load_averages(a.out)
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    try:
-        version = subprocess.run([a.fieldmc, "--version"], capture_output=True, text=True,
-                                 check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        version = "fieldmc (version unknown)"
+    now = utc_now()
+    version = fieldmc_version(a.fieldmc)
     verdict = "agree" if not beyond else "DISAGREE"
     ratios = sorted(col(cells, "sd_ratio"))
     ratios_s = sorted(col(surveyed, "sd_ratio"))
@@ -345,10 +339,7 @@ def table(a):
              f"{ps['warmup']} --iters {ps['iters']} --seed {ps['seed']} --out OUT/peer.json`.")
     L.append(f"- Versions: python {peer['versions']['python']}, jax {peer['versions']['jax']}, "
              f"blackjax {peer['versions']['blackjax']}, arviz {peer['versions']['arviz']}.")
-    md_path = os.path.join(a.results, "probit_sites_peer.md")
-    with open(md_path, "w") as fh:
-        fh.write("\n".join(L) + "\n")
-    print("\n".join(L))
+    write_markdown(os.path.join(a.results, "probit_sites_peer.md"), L)
 
 
 def main():

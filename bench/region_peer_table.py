@@ -21,17 +21,15 @@ draws of u, from which the right error would come.
 """
 import argparse
 import csv
-import datetime
 import json
 import math
 import os
 import statistics
-import subprocess
 import tomllib
 
 import polars as pl
 
-from table_common import fmt, git_commit, machine, write_csv
+from table_common import fieldmc_version, fmt, git_commit, machine, utc_now, write_csv, write_markdown
 
 FAMILY_WISE = 1e-4
 FIELDMC, PEER = "fieldmc", "blackjax_nuts"
@@ -183,12 +181,8 @@ def main():
     ratio_med = (val(f, "cell_ess_bulk_median_per_cpu_second")
                  / val(p, "cell_ess_bulk_median_per_cpu_second"))
     nproc, cpu_model = machine()
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    try:
-        version = subprocess.run([a.fieldmc, "--version"], capture_output=True, text=True,
-                                 check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        version = "fieldmc (version unknown)"
+    now = utc_now()
+    version = fieldmc_version(a.fieldmc)
     verdict = "agree" if max(zm) <= bound else "DISAGREE"
     ratios = sorted(float(r["fieldmc_sd"]) / float(r["peer_sd"]) for r in cells)
     z_sd = [float(r["z_sd"]) for r in cells]
@@ -246,10 +240,7 @@ def main():
     L.append("- Same model (checked on the outputs): " + "; ".join(checks) + ".")
     L.append(f"- Versions: python {peer['versions']['python']}, jax {peer['versions']['jax']}, "
              f"blackjax {peer['versions']['blackjax']}, arviz {peer['versions']['arviz']}.")
-    md_path = os.path.join(a.results, "region_peer.md")
-    with open(md_path, "w") as fh:
-        fh.write("\n".join(L) + "\n")
-    print("\n".join(L))
+    write_markdown(os.path.join(a.results, "region_peer.md"), L)
 
 
 if __name__ == "__main__":

@@ -125,3 +125,26 @@ def write_csv(path, columns, rows):
         w.writeheader()
         for r in rows:
             w.writerow({k: cell(r[k]) for k in columns})
+
+
+def utc_now():
+    """The time now, UTC, as the tables' provenance lines write it."""
+    import datetime
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def fieldmc_version(binary):
+    """What `binary --version` prints, or a placeholder when it cannot run."""
+    import subprocess
+    try:
+        return subprocess.run([binary, "--version"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "fieldmc (version unknown)"
+
+
+def write_markdown(path, lines):
+    """The lines of a table's markdown to `path`, and to the terminal."""
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
