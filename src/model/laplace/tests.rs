@@ -131,45 +131,47 @@ fn low_rank_sds_are_within_their_stated_bound() {
 fn hessian_product_matches_finite_differences_of_the_gradient() {
     let prior = prior(5, 0.3, 1.5);
     let cells: Vec<usize> = (0..25).step_by(2).collect();
-    let m = cells.len();
-    let likelihoods = crate::model::likelihood::one_of_each(m);
-    for likelihood in &likelihoods {
+    assert_hessian_product_matches_differences(&prior, Observed::Cells(&cells));
+}
+
+/// The misfit Hessian's product with a direction against central differences of the whitened
+/// gradient along it, for every likelihood observed through `observed` on `prior`'s 5 x 5 grid
+/// (the curvature W at a point, not given).
+fn assert_hessian_product_matches_differences(prior: &KroneckerPrior, observed: Observed) {
+    for likelihood in &crate::model::likelihood::one_of_each(observed.len()) {
         let target = Target {
-            prior: &prior,
+            prior,
             likelihood,
-            observed: Observed::Cells(&cells),
+            observed,
             mean: -0.2,
         };
         let mut work = target.workspace();
         let xi: Vec<f64> = (0..25).map(|k| ((k * 5 % 7) as f64 - 3.0) / 4.0).collect();
-        let gradient_at = |x: &[f64], work: &mut crate::model::Workspace| {
-            let mut field = vec![0.0; 25];
-            target.field(x, &mut field, work);
-            let mut g = vec![0.0; 25];
-            target.log_likelihood_and_gradient(&field, &mut g, work);
-            g
-        };
-        let mut field = vec![0.0; 25];
-        target.field(&xi, &mut field, &mut work);
-        let mut hessian = MisfitHessian::at_field(&target, &field);
         let direction: Vec<f64> = (0..25).map(|k| ((k * 3 % 5) as f64 - 2.0) / 3.0).collect();
-        let mut product = vec![0.0; 25];
-        hessian.apply_misfit(&direction, &mut product);
         let h = 1e-5;
-        let shifted = |sign: f64| -> Vec<f64> {
-            xi.iter()
+        let mut gradient_at = |sign: f64| {
+            let x: Vec<f64> = xi
+                .iter()
                 .zip(&direction)
                 .map(|(x, d)| x + sign * h * d)
-                .collect()
+                .collect();
+            let mut field = vec![0.0; 25];
+            target.field(&x, &mut field, &mut work);
+            let mut g = vec![0.0; 25];
+            target.log_likelihood_and_gradient(&field, &mut g, &mut work);
+            g
         };
-        let up = gradient_at(&shifted(1.0), &mut work);
-        let down = gradient_at(&shifted(-1.0), &mut work);
+        let (up, down) = (gradient_at(1.0), gradient_at(-1.0));
+        let mut field = vec![0.0; 25];
+        target.field(&xi, &mut field, &mut target.workspace());
+        let mut product = vec![0.0; 25];
+        MisfitHessian::at_field(&target, &field).apply_misfit(&direction, &mut product);
         for k in 0..25 {
             // The misfit Hessian is minus the derivative of the log-likelihood's gradient.
             let numeric = -(up[k] - down[k]) / (2.0 * h);
             assert!(
                 (numeric - product[k]).abs() < 1e-6 * product[k].abs().max(1.0),
-                "{:?} component {k}: {} vs {numeric}",
+                "{:?} {observed:?} component {k}: {} vs {numeric}",
                 likelihood.kind(),
                 product[k]
             );
@@ -366,49 +368,13 @@ fn misfit_hessian_through_sites_is_the_dense_l_h_w_h_l() {
 }
 
 /// The Hessian product through sites against central differences of the gradient, for every
-/// likelihood (the curvature W at a point, not given).
+/// likelihood.
 #[test]
 fn hessian_product_through_sites_matches_finite_differences_of_the_gradient() {
     let prior = prior(5, 0.3, 1.5);
     let grid = prior.grid();
     let sites = SiteOperator::bilinear(&grid, &sites_on(&grid, 13, 0)).unwrap();
-    for likelihood in &crate::model::likelihood::one_of_each(sites.len()) {
-        let target = Target {
-            prior: &prior,
-            likelihood,
-            observed: Observed::Sites(&sites),
-            mean: -0.2,
-        };
-        let mut work = target.workspace();
-        let xi: Vec<f64> = (0..25).map(|k| ((k * 5 % 7) as f64 - 3.0) / 4.0).collect();
-        let direction: Vec<f64> = (0..25).map(|k| ((k * 3 % 5) as f64 - 2.0) / 3.0).collect();
-        let mut gradient_at = |sign: f64| {
-            let x: Vec<f64> = xi
-                .iter()
-                .zip(&direction)
-                .map(|(x, d)| x + sign * 1e-5 * d)
-                .collect();
-            let mut field = vec![0.0; 25];
-            target.field(&x, &mut field, &mut work);
-            let mut g = vec![0.0; 25];
-            target.log_likelihood_and_gradient(&field, &mut g, &mut work);
-            g
-        };
-        let (up, down) = (gradient_at(1.0), gradient_at(-1.0));
-        let mut field = vec![0.0; 25];
-        target.field(&xi, &mut field, &mut target.workspace());
-        let mut product = vec![0.0; 25];
-        MisfitHessian::at_field(&target, &field).apply_misfit(&direction, &mut product);
-        for k in 0..25 {
-            let numeric = -(up[k] - down[k]) / 2e-5;
-            assert!(
-                (numeric - product[k]).abs() < 1e-6 * product[k].abs().max(1.0),
-                "{:?} component {k}: {} vs {numeric}",
-                likelihood.kind(),
-                product[k]
-            );
-        }
-    }
+    assert_hessian_product_matches_differences(&prior, Observed::Sites(&sites));
 }
 
 /// Gaussian data at scattered sites: the Laplace approximation is the exact posterior of the
