@@ -19,6 +19,7 @@ pub(crate) mod execute;
 pub mod families;
 pub(crate) mod figures;
 pub(crate) mod incomplete_gamma;
+pub mod inference_data;
 pub(crate) mod job;
 pub mod model;
 pub(crate) mod names;

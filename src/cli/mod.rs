@@ -1,4 +1,4 @@
-//! The command line: `fieldmc check | plan | run | merge | slurm | keys | report | compare | bench`. It parses
+//! The command line: `fieldmc check | plan | run | merge | slurm | keys | report | compare | export | bench`. It parses
 //! arguments, calls the library, prints results and maps errors to exit codes: 0 success, 1 a
 //! failure while running (some jobs failed, results could not be written, a merge found jobs
 //! missing or inconsistent), 2 bad input (nothing written), 3 every job finished but some
@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 mod bench;
 mod compare;
+mod export;
 mod slurm;
 
 use crate::execute::{ExecuteOptions, ExecuteSummary, default_out, execute};
@@ -117,6 +118,14 @@ enum Command {
         Jobs pair by replicate and study keys (so two seeds pair too); timing columns are never \
         compared. Exit code 0 identical or within tolerance, 1 different, 2 not comparable.")]
     Compare(compare::CompareArgs),
+    /// Write every finished job as ArviZ's InferenceData (a Zarr store per job).
+    #[command(after_help = "Example:\n  \
+        fieldmc export results/choice --arviz results/choice/arviz\n\n\
+        Then in Python: dt = xarray.open_datatree(\"results/choice/arviz/<job>.zarr\", \
+        engine=\"zarr\", consolidated=False); idata = arviz.InferenceData.from_datatree(dt). \
+        The posterior is draws.parquet's (output.field_draws); the log_likelihood group needs \
+        output.log_likelihood = true. Exit code 1 when a job could not be exported.")]
+    Export(export::ExportArgs),
     /// Turn a results folder into figures and an index.html page.
     #[command(after_help = "Example:\n  fieldmc report results/quickstart")]
     Report {
@@ -153,6 +162,7 @@ pub fn main() -> ExitCode {
         Some(Command::Report { results }) => report(&results),
         Some(Command::Bench(args)) => bench::bench(&args),
         Some(Command::Compare(args)) => compare::run(&args),
+        Some(Command::Export(args)) => export::run(&args),
         None => run(None, None, &RunFlags::default()),
     }
 }

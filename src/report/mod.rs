@@ -60,7 +60,7 @@ impl From<SinkError> for ReportError {
 }
 
 /// A results folder's tables, read through the sink.
-struct ResultsFolder<'a>(&'a Path);
+pub(crate) struct ResultsFolder<'a>(pub(crate) &'a Path);
 
 impl TableSource for ResultsFolder<'_> {
     fn read(

@@ -278,6 +278,12 @@ impl ChainOutput {
     pub(crate) fn hyper_at_stored_draw(&self, d: usize, index: usize) -> f64 {
         self.kept.hyper[d * self.draws.thin as usize * self.kept.hyper_count() + index]
     }
+
+    /// The iteration (1-based, burn-in included) of stored draw `d`: kept iteration d x thin,
+    /// as `coefficients.parquet` labels it.
+    pub(crate) fn stored_draw_iteration(&self, d: usize) -> u64 {
+        self.kept.first_iteration + d as u64 * self.draws.thin
+    }
 }
 
 /// A chain that could not go on: at which iteration (1-based, burn-in included; 0 for its

@@ -130,7 +130,7 @@ pub struct JobResult {
     /// The field at the measurement sites (sites data only).
     pub(crate) sites: Option<super::sites::SiteResults>,
     /// PSIS-LOO and WAIC (`output.log_likelihood`, chains only).
-    pub(crate) loo: Option<super::loo::LooSummary>,
+    pub(crate) loo: Option<super::loo::LooOutcome>,
 }
 
 /// Lags of the saved log-likelihood autocorrelation.

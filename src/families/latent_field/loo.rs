@@ -1,6 +1,8 @@
 //! Model choice from a chain job's draws (`output.log_likelihood = true`, issue 44): PSIS-LOO
 //! and WAIC of the observations in the likelihood, as ArviZ's `az.loo` and `az.waic` compute
-//! them ([`crate::diagnostics::loo`]), for `jobs.parquet`.
+//! them ([`crate::diagnostics::loo`]), for `jobs.parquet`, with what they came from for
+//! `loo.parquet` (each observation's terms) and `log_likelihood.parquet` (the pointwise values,
+//! which ArviZ's export reads).
 //!
 //! This module owns which values they are computed from. After the run, from the stored draws
 //! of every chain ([`StoredDraws`]: `output.cell_draws` per chain, more with a larger
@@ -8,8 +10,10 @@
 //! - the pointwise log-likelihood: each observation of the likelihood (a fitted cell, or a
 //!   fitted site, whose u is its four cells' bilinear weights, [`Observed::one_by`]) at every
 //!   stored draw, its FULL log density or mass ([`crate::model::Likelihood::pointwise`]: log y!,
-//!   the binomial coefficient and the normal's constant included), made one observation at a time
-//!   so a job holds O(draws) beyond its stored draws;
+//!   the binomial coefficient and the normal's constant included), rounded to single precision
+//!   as the stored draws are, made one observation at a time ([`PointwiseSource`]) so a job
+//!   holds O(draws) beyond its stored draws; `log_likelihood.parquet` is made again from the same
+//!   source a chunk at a time, so ArviZ given the table's values gets these numbers;
 //! - `reff`, ArviZ's default: the mean ESS over the posterior's scalar quantities (ArviZ's
 //!   `ess(posterior, method="mean")`) over chains x draws, the quantities being every cell's u,
 //!   each inferred hyperparameter (the kept state's value, on its own scale) and each covariate's
@@ -23,7 +27,7 @@ use super::hyper::Drawn;
 use crate::diagnostics::loo::{
     BAD_PARETO_K, LooError, loo_and_waic_by_observation, relative_efficiency_by_quantity,
 };
-use crate::model::{Observed, Target};
+use crate::model::{Likelihood, Observed, Target};
 use crate::sampler::RunOutput;
 use crate::sampler::driver::ChainOutput;
 
@@ -41,6 +45,68 @@ pub(crate) struct LooSummary {
     pub(crate) p_waic: f64,
 }
 
+/// One observation's share of the totals, as `loo.parquet` holds it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct PointwiseLoo {
+    /// log p(y_i | y_-i) (ArviZ's `loo_i`).
+    pub(crate) elpd_loo: f64,
+    /// The Pareto k of its importance ratios; infinite where the tail could not be fitted.
+    pub(crate) pareto_k: f64,
+    /// Its WAIC term (ArviZ's `waic_i`).
+    pub(crate) elpd_waic: f64,
+}
+
+/// What the pointwise log-likelihood is made of: the likelihood, where its observations read
+/// the field, and the noise sd of each pooled stored draw.
+#[derive(Clone, Copy)]
+pub(crate) struct PointwiseSource<'a> {
+    pub(crate) likelihood: &'a Likelihood,
+    pub(crate) observed: Observed<'a>,
+    pub(crate) noise: Drawn<'a>,
+}
+
+impl PointwiseSource<'_> {
+    /// Observation `i`'s full log density or mass at the first `per_chain` stored draws of every
+    /// chain, chain by chain, into `out`: rounded to single precision, the precision of the
+    /// stored draws and of `log_likelihood.parquet`, so the LOO here and ArviZ's from the table
+    /// take the same numbers.
+    pub(crate) fn observation(
+        &self,
+        chains: &[ChainOutput],
+        per_chain: usize,
+        i: usize,
+        out: &mut [f64],
+    ) {
+        crate::simd_state::clear_upper_state();
+        for (c, (chain, slot)) in chains
+            .iter()
+            .zip(out.chunks_mut(per_chain.max(1)))
+            .enumerate()
+        {
+            let draws = &chain.draws;
+            for (d, value) in slot.iter_mut().enumerate() {
+                let field = &draws.values[d * draws.cells..(d + 1) * draws.cells];
+                let u = self.observed.one_by(i, |cell| f64::from(field[cell]));
+                let noise_sd = self.noise.at(c * per_chain + d);
+                *value = f64::from(self.likelihood.pointwise(i, u, Some(noise_sd)) as f32);
+            }
+        }
+    }
+}
+
+/// The stored draws per chain the LOO and the log-likelihood table use: the fewest any chain
+/// stored.
+pub(crate) fn draws_per_chain(chains: &[ChainOutput]) -> usize {
+    chains.iter().map(|c| c.draws.len()).min().unwrap_or(0)
+}
+
+/// What `output.log_likelihood` keeps of a job's LOO: the totals and each observation's terms.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LooOutcome {
+    pub(crate) summary: LooSummary,
+    pub(crate) pointwise: Vec<PointwiseLoo>,
+}
+
 /// The LOO and WAIC of `run`'s stored draws under `target`'s likelihood, when `asked` and the
 /// run has chains, each stored draw scored at its `noise` sd (the model's, or an inferred one's
 /// draw). A reason it could not be computed, or observations with bad Pareto k, go to
@@ -50,14 +116,14 @@ pub(crate) fn summarize(
     (target, noise): (&Target<'_>, Drawn<'_>),
     run: &RunOutput,
     warnings: &mut Vec<String>,
-) -> Option<LooSummary> {
+) -> Option<LooOutcome> {
     if !asked || run.chains.is_empty() {
         return None;
     }
     match of_chains(target, noise, &run.chains) {
-        Ok(summary) => {
-            warnings.extend(bad_k_warning(&summary, target.observations()));
-            Some(summary)
+        Ok(outcome) => {
+            warnings.extend(bad_k_warning(&outcome.summary, target.observations()));
+            Some(outcome)
         }
         Err(error) => {
             warnings.push(not_computed(&error, target.observed));
@@ -72,8 +138,8 @@ fn of_chains(
     target: &Target<'_>,
     noise: Drawn<'_>,
     chains: &[ChainOutput],
-) -> Result<LooSummary, LooError> {
-    let per_chain = chains.iter().map(|c| c.draws.len()).min().unwrap_or(0);
+) -> Result<LooOutcome, LooError> {
+    let per_chain = draws_per_chain(chains);
     let shape = (chains.len(), per_chain);
     if chains.len() * per_chain < 2 {
         return Err(LooError::TooSmall {
@@ -87,27 +153,32 @@ fn of_chains(
             .map(|c| (0..per_chain).map(|d| quantity(c, q, d)).collect())
             .collect()
     })?;
-    let (likelihood, observed) = (target.likelihood, target.observed);
+    let source = PointwiseSource {
+        likelihood: target.likelihood,
+        observed: target.observed,
+        noise,
+    };
     let (loo, waic) = loo_and_waic_by_observation(shape, target.observations(), reff, |i, out| {
-        crate::simd_state::clear_upper_state();
-        let slots = out.chunks_mut(per_chain.max(1));
-        for (c, (chain, slot)) in chains.iter().zip(slots).enumerate() {
-            let draws = &chain.draws;
-            for (d, value) in slot.iter_mut().enumerate() {
-                let field = &draws.values[d * draws.cells..(d + 1) * draws.cells];
-                let u = observed.one_by(i, |cell| f64::from(field[cell]));
-                *value = likelihood.pointwise(i, u, Some(noise.at(c * per_chain + d)));
-            }
-        }
+        source.observation(chains, per_chain, i, out);
     })?;
-    Ok(LooSummary {
-        elpd_loo: loo.elpd_loo,
-        elpd_loo_se: loo.elpd_loo_se,
-        p_loo: loo.p_loo,
-        pareto_k_max: loo.pareto_k_max,
-        pareto_k_bad: loo.pareto_k_bad,
-        elpd_waic: waic.elpd_waic,
-        p_waic: waic.p_waic,
+    let pointwise = (0..loo.loo_i.len())
+        .map(|i| PointwiseLoo {
+            elpd_loo: loo.loo_i[i],
+            pareto_k: loo.pareto_k[i],
+            elpd_waic: waic.waic_i[i],
+        })
+        .collect();
+    Ok(LooOutcome {
+        summary: LooSummary {
+            elpd_loo: loo.elpd_loo,
+            elpd_loo_se: loo.elpd_loo_se,
+            p_loo: loo.p_loo,
+            pareto_k_max: loo.pareto_k_max,
+            pareto_k_bad: loo.pareto_k_bad,
+            elpd_waic: waic.elpd_waic,
+            p_waic: waic.p_waic,
+        },
+        pointwise,
     })
 }
 
@@ -231,7 +302,8 @@ mod tests {
         };
         let (cells, draws) = (grid.cells(), 40);
         let chains: Vec<ChainOutput> = (0..3).map(|c| chain(c, cells, draws)).collect();
-        let summary = of_chains(&target, Drawn::Fixed(0.5), &chains).unwrap();
+        let outcome = of_chains(&target, Drawn::Fixed(0.5), &chains).unwrap();
+        let summary = &outcome.summary;
 
         let mut values = Vec::new();
         for c in &chains {
@@ -245,11 +317,14 @@ mod tests {
                 values.extend(at_sites.iter().enumerate().map(|(i, &u)| {
                     let y = [0.2, -0.4, 1.1][i];
                     let z: f64 = (y - u) / 0.5;
-                    -0.5 * z * z - 0.5f64.ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
+                    let density =
+                        -0.5 * z * z - 0.5f64.ln() - 0.5 * (2.0 * std::f64::consts::PI).ln();
+                    // Kept in single precision, as the stored field draws are.
+                    f64::from(density as f32)
                 }));
             }
         }
-        let matrix = PointwiseLogLik::new(3, draws, sites.len(), values).unwrap();
+        let matrix = PointwiseLogLik::new(3, draws, sites.len(), values.clone()).unwrap();
         let series: Vec<Vec<Vec<f64>>> = (0..cells)
             .map(|cell| chains.iter().map(|c| c.draws.cell(cell)).collect())
             .collect();
@@ -269,6 +344,29 @@ mod tests {
         assert_eq!(summary.pareto_k_bad, loo.pareto_k_bad);
         assert!(close(summary.elpd_waic, waic.elpd_waic));
         assert!(close(summary.p_waic, waic.p_waic));
+        // Each observation's terms, and the kept values are the matrix (observation-major).
+        for (i, term) in outcome.pointwise.iter().enumerate() {
+            assert!(close(term.elpd_loo, loo.loo_i[i]));
+            assert_eq!(term.pareto_k, loo.pareto_k[i]);
+            assert!(close(term.elpd_waic, waic.waic_i[i]));
+        }
+        // The source gives each observation's values over the draws: the matrix's column.
+        let source = PointwiseSource {
+            likelihood: &likelihood,
+            observed: target.observed,
+            noise: Drawn::Fixed(0.5),
+        };
+        let mut column = vec![0.0; 3 * draws];
+        for i in 0..sites.len() {
+            source.observation(&chains, draws, i, &mut column);
+            let expected: Vec<f64> = matrix_rows(&values, sites.len()).map(|r| r[i]).collect();
+            assert_eq!(column, expected, "observation {i}");
+        }
+    }
+
+    /// The rows of a draw-major matrix, one per draw.
+    fn matrix_rows(values: &[f64], observations: usize) -> impl Iterator<Item = &[f64]> {
+        values.chunks(observations)
     }
 
     /// reff reads the inferred hyperparameters at the stored draws (kept iteration d x thin) and

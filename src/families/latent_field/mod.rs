@@ -29,6 +29,7 @@ pub(crate) mod cells;
 pub(crate) mod centres;
 pub(crate) mod coefficients;
 pub(crate) mod csv_values;
+pub(crate) mod export;
 pub(crate) mod exposure;
 pub(crate) mod figures;
 pub mod grid_csv;
@@ -37,6 +38,7 @@ mod hyper_keys;
 pub(crate) mod job;
 pub mod keys;
 pub(crate) mod loo;
+mod loo_rows;
 mod marks_keys;
 mod memory;
 mod params;
@@ -69,6 +71,7 @@ use crate::job::{
     ChunkedTables, DataStream, Finished, JobHeader, NamedTables, RunContext, StudyFamily,
 };
 use crate::model::DataSpec;
+use crate::model::hyper::HyperName;
 use crate::study::{Key, ParamValue, Resolver, Settings, StudyError};
 use crate::table::Table;
 use job::{JobOptions, JobResult, run_job};
@@ -100,6 +103,9 @@ impl StudyFamily for LatentField {
         &schema::traces::TABLE,
         &schema::hyper::TABLE,
         &schema::coefficients::TABLE,
+        &schema::hyper_draws::TABLE,
+        &schema::loo::TABLE,
+        &schema::log_likelihood::TABLE,
         &schema::inla_grid::TABLE,
         &schema::chains::TABLE,
         &schema::convergence::TABLE,
@@ -212,13 +218,29 @@ impl StudyFamily for LatentField {
         spec: &Self::Spec,
         output: Self::Output,
     ) -> ChunkedTables {
-        match output {
-            LatentFieldOutput::Chains(result) if spec.output.field_draws > 0 => vec![(
-                "draws",
-                rows::draws(header.clone(), spec.output.field_draws, result),
-            )],
-            _ => Vec::new(),
+        let LatentFieldOutput::Chains(result) = output else {
+            return Vec::new();
+        };
+        let result: std::sync::Arc<JobResult> = std::sync::Arc::from(result);
+        let mut chunked: ChunkedTables = Vec::new();
+        if result.loo.is_some() {
+            let model = &spec.model;
+            let inputs = loo_rows::LogLikelihoodInputs {
+                likelihood: job::likelihood_of(model, &result.dataset),
+                noise_draws: hyper::at_stored_draws(model, &result.run, HyperName::NoiseSd),
+                noise_sd: model.noise_sd,
+                result: result.clone(),
+            };
+            chunked.push((
+                "log_likelihood",
+                loo_rows::log_likelihood(header.clone(), inputs),
+            ));
         }
+        if spec.output.field_draws > 0 {
+            let draws = rows::draws(header.clone(), spec.output.field_draws, result);
+            chunked.push(("draws", draws));
+        }
+        chunked
     }
 
     fn figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
@@ -247,6 +269,12 @@ fn chain_tables(
     }
     if !result.coefficients.is_empty() && !result.run.chains.is_empty() {
         named.push(("coefficients", rows::coefficients(header, result)?));
+    }
+    if let Some(hyper_draws) = loo_rows::hyper_draws(header, result) {
+        named.push(("hyper_draws", hyper_draws?));
+    }
+    if let Some(loo) = loo_rows::pointwise(header, result) {
+        named.push(("loo", loo?));
     }
     if let Some(region) = rows::region(job) {
         named.push(("region", region?));

@@ -22,7 +22,6 @@ use crate::model::hyper::HyperName;
 use crate::model::spec::LikelihoodKind;
 use crate::sampler::PROBES;
 use crate::sampler::approximation::InlaOutcome;
-use crate::sampler::driver::StoredDraws;
 use crate::sampler::inla_check::CheckedPoint;
 use crate::table::shared::{ACCEPTANCE_RATE, CHAIN, ITERATION, STEP_SIZE, jobs as shared_jobs};
 use crate::table::{JobStatus, Rows, SchemaError, TableChunks, job_rows, rows_of};
@@ -174,7 +173,7 @@ fn loo_columns(rows: Rows, asked: bool, result: &JobResult) -> Rows {
     if !asked {
         return rows;
     }
-    let loo = result.loo.as_ref();
+    let loo = result.loo.as_ref().map(|l| &l.summary);
     rows.fill(jobs::ELPD_LOO, loo.map(|l| l.elpd_loo))
         .fill(jobs::ELPD_LOO_SE, loo.map(|l| l.elpd_loo_se))
         .fill(jobs::P_LOO, loo.map(|l| l.p_loo))
@@ -603,14 +602,13 @@ const DRAW_CHUNK_ROWS: usize = 1 << 16;
 pub(crate) fn draws(
     header: JobHeader,
     per_chain: usize,
-    result: Box<JobResult>,
+    result: std::sync::Arc<JobResult>,
 ) -> TableChunks<'static> {
-    let chains = result.run.chains.into_iter().map(|c| c.draws).collect();
     Box::new(DrawChunks {
         header,
         per_chain,
         chunk_rows: DRAW_CHUNK_ROWS,
-        chains,
+        result,
         chain: 0,
         kept: 0,
     })
@@ -621,7 +619,8 @@ struct DrawChunks {
     header: JobHeader,
     per_chain: usize,
     chunk_rows: usize,
-    chains: Vec<StoredDraws>,
+    /// The job's result, shared with the other chunked tables made from its stored draws.
+    result: std::sync::Arc<JobResult>,
     chain: usize,
     kept: usize,
 }
@@ -630,7 +629,7 @@ impl Iterator for DrawChunks {
     type Item = Result<DataFrame, SchemaError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let stored = self.chains.get(self.chain)?;
+        let stored = &self.result.run.chains.get(self.chain)?.draws;
         let indices: Vec<usize> = kept_draw_indices(stored.len(), self.per_chain).collect();
         if self.kept >= indices.len() {
             self.chain += 1;

@@ -259,6 +259,43 @@ crate::declare_table! {
 }
 
 crate::declare_table! {
+    /// `hyper_draws.parquet`: the inferred hyperparameters at the stored draws, the draws
+    /// `coefficients.parquet` and the per-cell diagnostics use (ArviZ's export reads them).
+    pub(crate) mod hyper_draws = "hyper_draws", one row per "job, chain, stored draw and inferred hyperparameter" {
+        use shared::JOB_ID,
+        use shared::CHAIN,
+        use shared::ITERATION,
+        use crate::families::latent_field::schema::hyper::NAME,
+        use crate::families::latent_field::schema::hyper::VALUE,
+    }
+}
+
+crate::declare_table! {
+    /// `loo.parquet`: each observation's share of PSIS-LOO and WAIC (`output.log_likelihood`).
+    pub(crate) mod loo = "loo", one row per "job with `output.log_likelihood` and observation in the likelihood" {
+        use shared::JOB_ID,
+        OBSERVATION: i64 = required("observation", "the observation, 0 upwards, in the likelihood's order: fitted cells by cell index, fitted sites by their row").index(),
+        CELL: i64 = nullable("cell", "cells data: the fitted cell, `fields.parquet`'s `cell`; null for sites"),
+        SITE_ROW: i64 = nullable("site_row", "sites data: the site's `row` in `sites.parquet` (its row in the sites file, from 1); null for cells"),
+        ELPD_LOO: f64 = required("elpd_loo", "log p(y_i | y_-i) by PSIS, ArviZ's `loo_i`; `jobs.parquet`'s `elpd_loo` is their sum"),
+        PARETO_K: f64 = nullable("pareto_k", "the Pareto k of the observation's importance ratios (above 0.7: its `elpd_loo` is unreliable); null where the tail had too few distinct draws to fit (ArviZ's inf)"),
+        ELPD_WAIC: f64 = required("elpd_waic", "the observation's WAIC term, ArviZ's `waic_i`: its log predictive density minus the variance of its log-likelihood over the draws"),
+    }
+}
+
+crate::declare_table! {
+    /// `log_likelihood.parquet`: the pointwise log-likelihood (`output.log_likelihood`), one row
+    /// per job, chain, stored draw and observation, the values `loo.parquet` was computed from.
+    pub(crate) mod log_likelihood = "log_likelihood", one row per "job with `output.log_likelihood`, chain, stored draw and observation" {
+        use shared::JOB_ID,
+        use shared::CHAIN,
+        use crate::families::latent_field::schema::draws::DRAW,
+        use crate::families::latent_field::schema::loo::OBSERVATION,
+        VALUE: f64 = required("value", "log p(y_i | u, theta) at the draw: the full log density or mass (log y! and the binomial coefficient included), in single precision as the draws are"),
+    }
+}
+
+crate::declare_table! {
     /// `inla_grid.parquet`: one row per INLA job (`sampler.kind = "inla"`) and kept grid point of
     /// its hyperparameters, wide: one column per hyperparameter, null where the model fixes it.
     pub(crate) mod inla_grid = "inla_grid", one row per "INLA job and kept grid point of its hyperparameters" {
