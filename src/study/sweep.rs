@@ -12,7 +12,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::document::{Reader, TomlKey, TomlValue, entries_in_file_order, read_setting, type_name};
 use super::error::{ErrorKind, StudyError};
-use super::keys::{Key, Section, ValueType};
+use super::keys::{Key, Keyed, Section, ValueType};
 use super::settings::Setting;
 use super::suggest::did_you_mean;
 
@@ -211,6 +211,24 @@ fn sweepable_key(
     span: &Range<usize>,
 ) -> Result<Key, StudyError> {
     if let Some(key) = reader.keys.from_dotted(dotted) {
+        if key.keyed() == Keyed::Never {
+            // Not part of a job's id: its sweep points would be jobs with one id.
+            return Err(reader
+                .source
+                .error(
+                    ErrorKind::Sweep,
+                    span,
+                    format!("`{dotted}` cannot be swept"),
+                )
+                .allowed(
+                    "keys that change what a job computes; not the output keys that only \
+                          choose what is written",
+                )
+                .help(format!(
+                    "`{dotted}` does not enter a job's id, so every value would make the same \
+                     job; set it once in its section"
+                )));
+        }
         return Ok(key);
     }
     let all: Vec<&str> = reader.keys.all().iter().map(|k| k.dotted()).collect();
