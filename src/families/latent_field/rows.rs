@@ -22,6 +22,7 @@ use crate::model::hyper::HyperName;
 use crate::model::spec::LikelihoodKind;
 use crate::sampler::PROBES;
 use crate::sampler::approximation::InlaOutcome;
+use crate::sampler::driver::ChainOutput;
 use crate::sampler::inla_check::CheckedPoint;
 use crate::table::shared::{ACCEPTANCE_RATE, CHAIN, ITERATION, STEP_SIZE, jobs as shared_jobs};
 use crate::table::{JobStatus, Rows, SchemaError, TableChunks, job_rows, rows_of};
@@ -614,13 +615,31 @@ pub(crate) fn draws(
     })
 }
 
+/// Where the chunked tables read the chains' stored draws from.
+pub(crate) trait StoredChains: Send + Sync {
+    fn chains(&self) -> &[ChainOutput];
+}
+
+impl StoredChains for JobResult {
+    fn chains(&self) -> &[ChainOutput] {
+        &self.run.chains
+    }
+}
+
+impl StoredChains for Vec<ChainOutput> {
+    fn chains(&self) -> &[ChainOutput] {
+        self
+    }
+}
+
 /// The chunks of [`draws`]: the next chunk starts at kept draw `kept` of chain `chain`.
 struct DrawChunks {
     header: JobHeader,
     per_chain: usize,
     chunk_rows: usize,
-    /// The job's result, shared with the other chunked tables made from its stored draws.
-    result: std::sync::Arc<JobResult>,
+    /// The job's chains (its result, shared with the other chunked tables made from its
+    /// stored draws).
+    result: std::sync::Arc<dyn StoredChains>,
     chain: usize,
     kept: usize,
 }
@@ -629,7 +648,7 @@ impl Iterator for DrawChunks {
     type Item = Result<DataFrame, SchemaError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let stored = &self.result.run.chains.get(self.chain)?.draws;
+        let stored = &self.result.chains().get(self.chain)?.draws;
         let indices: Vec<usize> = kept_draw_indices(stored.len(), self.per_chain).collect();
         if self.kept >= indices.len() {
             self.chain += 1;
@@ -684,12 +703,16 @@ mod tests {
     #[test]
     fn draw_chunks_hold_every_kept_draw_once_in_order() {
         let cells = 5;
-        let stored = |chain: usize| StoredDraws {
-            thin: 1,
-            cells,
-            values: (0..7 * cells).map(|i| (100 * chain + i) as f32).collect(),
-            loglik: vec![0.0; 7],
+        let stored = |chain: usize| crate::sampler::driver::ChainOutput {
+            draws: crate::sampler::driver::StoredDraws {
+                thin: 1,
+                cells,
+                values: (0..7 * cells).map(|i| (100 * chain + i) as f32).collect(),
+                loglik: vec![0.0; 7],
+            },
+            ..Default::default()
         };
+        let chains: Vec<crate::sampler::driver::ChainOutput> = vec![stored(0), stored(1)];
         let header = JobHeader {
             id: "0123456789ab".into(),
             key: "k".into(),
@@ -705,7 +728,7 @@ mod tests {
             header,
             per_chain: 3,
             chunk_rows: 8, // two draws of 5 cells a chunk
-            chains: vec![stored(0), stored(1)],
+            result: std::sync::Arc::new(chains),
             chain: 0,
             kept: 0,
         };
