@@ -99,6 +99,7 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "output_predict_sites",
         "output_cell_draws",
         "output_log_likelihood",
+        "output_quantiles",
     ];
     // The latent field's keys, in declaration order (other families' keys are not a latent
     // job's parameters).

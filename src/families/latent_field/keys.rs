@@ -253,6 +253,12 @@ crate::declare_keys! {
         default: Default::Bool(false),
         keyed: Keyed::Never,
     },
+    /// The posterior quantiles every job reports: probabilities strictly between 0 and 1, strictly increasing, at most three digits after the point, each naming its columns by its percentage without the point (0.05 -> q05, 0.5 -> q50, 0.025 -> q025, 0.975 -> q975): fields.parquet's intensity_q<percent>, sites.parquet's q<percent>, jobs.parquet's hyper_<name>_q<percent>, coef_<name>_q<percent> and coef_<name>_raw_q<percent>. Chains: numpy's default quantile (linear interpolation, R's type 7) of the draws; laplace and inla: of their gaussian marginals (coefficients) and INLA's smoothed marginals (hyperparameters). [0.025, 0.975] gives the central 95 % interval (docs/studies.md). Not part of a job's key: a rerun into a folder whose jobs finished with other quantiles reuses them (`fieldmc run --force` recomputes).
+    OUTPUT_QUANTILES = output.quantiles {
+        value: ValueType::Numbers,
+        default: Default::Derived("`[0.05, 0.95]`"),
+        keyed: Keyed::Never,
+    },
 }
 
 /// The truth: the prior draw that generates simulated data.

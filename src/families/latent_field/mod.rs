@@ -14,7 +14,8 @@
 //!   on the grid (both give the same in-memory grid), [`region_csv`] to read a study region
 //!   that is not a rectangle, and [`exposure`] to read the counts' exposure and assemble each
 //!   cell's value and log offset;
-//! - [`schema`]: its result tables and their columns;
+//! - [`schema`]: its result tables and their columns (the quantile columns named by
+//!   [`quantiles`], `output.quantiles`);
 //! - [`job`]: one job: prior, data, likelihood, the run of the sampler kind, then [`cells`]
 //!   (per-cell R-hat, ESS, MCSE), [`hyper`] (the inferred hyperparameters' summaries),
 //!   [`score`] (errors against the truth, held-out predictions) and [`warnings`], with
@@ -42,6 +43,7 @@ mod memory;
 mod params;
 pub(crate) mod points_csv;
 mod points_keys;
+pub(crate) mod quantiles;
 pub(crate) mod region_csv;
 mod region_keys;
 pub(crate) mod resolve;
