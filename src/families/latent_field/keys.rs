@@ -133,10 +133,10 @@ crate::declare_keys! {
         default: Default::Derived("binomial `\"trials\"`; none otherwise"),
         applies: Applies::Source(&["csv", "sites"]),
     },
-    /// Share of cells (sites data: of measurements) held out of the fit and scored.
+    /// Share of the observed cells (sites data: of the measurements) held out of the fit by a seeded draw and scored (heldout_lpd, count_mae, share_mae, prediction_error); jobs.parquet's held_out_cells and held_out_sites count them, and `fieldmc run` and the report say how many. 0, the default, fits every cell: score the model by PSIS-LOO instead (output.log_likelihood). An explicit value keeps the job ids it had when 0.2 was the default.
     DATA_HOLDOUT = data.holdout {
         rule: Rule::UnitInterval,
-        default: Default::Float(0.2),
+        default: Default::Float(0.0),
         applies: Applies::Source(&["csv", "points", "sites"]),
         label: Label::new("holdout", "held-out share"),
     },

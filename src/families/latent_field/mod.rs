@@ -19,7 +19,8 @@
 //! - [`job`]: one job: prior, data, likelihood, the run of the sampler kind, then [`cells`]
 //!   (per-cell R-hat, ESS, MCSE), [`hyper`] (the inferred hyperparameters' summaries),
 //!   [`score`] (errors against the truth, held-out predictions) and [`warnings`], with
-//!   [`units`] (the unit trap, also told before the run);
+//!   [`units`] (the unit trap, also told before the run) and [`held_out`] (what the run says
+//!   after it about the data held out of the fit);
 //! - [`sbc`]: one simulation-based-calibration job;
 //! - [`rows`]: a job's rows of the result tables;
 //! - [`figures`]: its report figures (fields, acceptance, traces, convergence, autocorrelation,
@@ -33,6 +34,7 @@ pub(crate) mod csv_values;
 pub(crate) mod exposure;
 pub(crate) mod figures;
 pub mod grid_csv;
+pub(crate) mod held_out;
 pub(crate) mod hyper;
 mod hyper_keys;
 pub(crate) mod job;
@@ -131,6 +133,10 @@ impl StudyFamily for LatentField {
 
     fn cautions(spec: &Self::Spec) -> Vec<String> {
         units::unit_warnings(&spec.model, &spec.data)
+    }
+
+    fn run_notes(jobs: &polars::prelude::DataFrame) -> Vec<String> {
+        held_out::held_out_notes(jobs)
     }
 
     fn data_files(spec: &Self::Spec) -> Vec<&std::path::Path> {

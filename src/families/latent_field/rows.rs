@@ -19,6 +19,7 @@ use super::score::Scores;
 use super::sites::SiteSummary;
 use super::spec::FieldJob;
 use crate::job::JobHeader;
+use crate::model::DataSource;
 use crate::model::hyper::HyperName;
 use crate::model::spec::LikelihoodKind;
 use crate::sampler::PROBES;
@@ -114,6 +115,11 @@ pub(crate) fn job_row(
             result.dataset.observed.cells.len() as i64,
         )
         .fill(
+            jobs::HELD_OUT_CELLS,
+            holds_out_cells(job.spec.data.source())
+                .then_some(result.dataset.held_out.cells.len() as i64),
+        )
+        .fill(
             jobs::OBSERVED_SITES,
             result.dataset.sites.as_ref().map(|s| s.fitted.len() as i64),
         )
@@ -168,6 +174,12 @@ pub(crate) fn job_row(
     let rows = loo_columns(rows, job.spec.output.log_likelihood, result);
     let quantiles = &job.spec.output.quantiles;
     coefficient_columns(hyper_columns(rows, result, quantiles), result, quantiles).finish()
+}
+
+/// Whether `data.holdout` holds out cells of this data source (grid CSVs and binned points; sites
+/// hold out measurements, simulated data nothing).
+fn holds_out_cells(source: DataSource) -> bool {
+    matches!(source, DataSource::Csv | DataSource::Points)
 }
 
 /// The PSIS-LOO and WAIC columns, written for jobs with `output.log_likelihood` only (so other
