@@ -218,3 +218,70 @@ fn keys_lists_the_declared_keys() {
     let unknown = fieldmc().args(["keys", "nosuch"]).output().unwrap();
     assert_eq!(unknown.status.code(), Some(2));
 }
+
+/// `data.holdout` is 0 by default: a grid CSV's job fits every cell, holds none out and the run
+/// says nothing about it. Asked for a share, the job holds its rounded share of the cells with
+/// data out (`held_out_cells`), `fieldmc run` says how many, and the report's jobs table lists
+/// the column.
+#[test]
+fn a_run_fits_every_cell_by_default_and_says_how_many_cells_a_holdout_took() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("i,j,count\n");
+    for j in 0..4 {
+        for i in 0..4 {
+            csv.push_str(&format!("{i},{j},{}\n", (i * 3 + j * 5) % 7));
+        }
+    }
+    support::write_file(dir.path(), "grid.csv", &csv);
+    let study = |name: &str, holdout: &str| {
+        support::write_file(
+            dir.path(),
+            &format!("{name}.toml"),
+            &format!(
+                "[study]\nname = \"{name}\"\nseed = 3\n\
+                 [model]\ngrid = 4\nlikelihood = \"poisson\"\n\
+                 [data]\nsource = \"csv\"\npath = \"grid.csv\"\ncolumn = \"count\"\n{holdout}\
+                 [sampler]\nkind = \"laplace\"\n"
+            ),
+        )
+    };
+    let held_out_cells = |out: &Path| {
+        let jobs = read(out, "jobs");
+        let column = |name: &str| -> Vec<Option<i64>> {
+            jobs.column(name).unwrap().i64().unwrap().iter().collect()
+        };
+        (column("held_out_cells"), column("observed_cells"))
+    };
+
+    let out = dir.path().join("default");
+    let stderr = run_study(&study("default", ""), &out, 1);
+    assert_eq!(held_out_cells(&out), (vec![Some(0)], vec![Some(16)]));
+    assert!(!stderr.contains("data.holdout held"), "{stderr}");
+    let fields = read(&out, "fields");
+    let observed = fields.column("observed").unwrap().bool().unwrap();
+    assert!(
+        observed.iter().all(|o| o == Some(true)),
+        "every cell fitted"
+    );
+
+    let out = dir.path().join("quarter");
+    let run = fieldmc()
+        .args(["run", "--quiet", "--threads", "1"])
+        .arg(study("quarter", "holdout = 0.25\n"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = support::text(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert_eq!(held_out_cells(&out), (vec![Some(4)], vec![Some(12)]));
+    assert!(
+        stderr.contains(
+            "note: data.holdout held cells out of the fit to score them: 4 of 16 cells with \
+             data in 1 job (column held_out_cells of jobs.parquet)"
+        ),
+        "{stderr}"
+    );
+    let page = std::fs::read_to_string(out.join("report/index.html")).unwrap();
+    assert!(page.contains("held_out_cells"), "the report's jobs table");
+}

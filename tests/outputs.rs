@@ -332,3 +332,161 @@ fn loo_and_waic_are_reported_and_recompute_from_the_draws() {
     }
     assert_eq!(sampled, 3);
 }
+
+/// `output.quantiles = [0.025, 0.5, 0.975]` on a poisson job that infers its length scale, with
+/// two covariates and sites to predict at: every quantile column is named by its probability
+/// (`q025`, `q50`, `q975`; no `q05`, `q95`) and holds numpy's default quantile (linear
+/// interpolation, R's type 7) of what the other tables store: the cells' draws (draws.parquet,
+/// every stored draw kept), the coefficients' (coefficients.parquet) and the length scale's
+/// kept states (hyper.parquet at thin 1). The sites sit on cell centres, so a site's draws are
+/// its cell's; the window's cells have area 1 and the offset is 0, so a cell's intensity is
+/// exp(u).
+#[test]
+fn quantile_columns_follow_output_quantiles_and_recompute_from_the_stored_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let covariates =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies/covariates_grid4.csv");
+    support::write_file(dir.path(), "sites.csv", "x,y\n1.5,1.5\n2.5,1.5\n");
+    let study = support::write_file(
+        dir.path(),
+        "quantiles.toml",
+        &format!(
+            "[study]\nname = \"quantiles\"\nseed = 21\n\
+             [model]\ngrid = 4\nwindow = [[0, 4], [0, 4]]\nlikelihood = \"poisson\"\n\
+             length_scale = 1.0\nlength_scale_prior = \"log-normal(0.0, 0.3)\"\n\
+             [data]\nsubsample = 1\ncovariates = [\"slope\", \"bump\"]\n\
+             covariates_path = \"{}\"\n\
+             [sampler]\nkind = \"elliptical\"\nhyper = \"within-gibbs\"\niterations = 400\n\
+             burn_in = 100\nthin = 1\nchains = 2\n\
+             [output]\ncell_draws = 300\nfield_draws = 300\nquantiles = [0.025, 0.5, 0.975]\n\
+             predict_sites = \"sites.csv\"\n",
+            covariates.display()
+        ),
+    );
+    let out = dir.path().join("out");
+    support::run_ok(&study, &out, 1);
+    let table = |name: &str| support::read_table(&out, name).unwrap();
+    let (jobs, fields, draws, sites) = (
+        table("jobs"),
+        table("fields"),
+        table("draws"),
+        table("sites"),
+    );
+    let (coefficients, hyper) = (table("coefficients"), table("hyper"));
+    assert_eq!(texts(&jobs, "status"), ["ok"]);
+    assert_eq!(texts(&jobs, "output_quantiles"), ["[0.025, 0.5, 0.975]"]);
+    let probabilities = [0.025, 0.5, 0.975];
+    let names = ["q025", "q50", "q975"];
+    let has = |frame: &DataFrame, column: &str| frame.column(column).is_ok();
+    for (frame, old) in [
+        (&fields, "intensity_q05"),
+        (&sites, "q95"),
+        (&jobs, "coef_slope_q05"),
+        (&jobs, "coef_bump_raw_q95"),
+        (&jobs, "hyper_length_scale_q05"),
+    ] {
+        assert!(!has(frame, old), "{old} written though not asked for");
+    }
+    // numpy's np.quantile(values, p): position p (n - 1) of the sorted values, interpolated.
+    let numpy = |values: &[f64], p: f64| {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let position = p * (sorted.len() - 1) as f64;
+        let low = position.floor() as usize;
+        let high = (low + 1).min(sorted.len() - 1);
+        sorted[low] + (position - low as f64) * (sorted[high] - sorted[low])
+    };
+    let close = |ours: f64, again: f64| (ours - again).abs() <= 1e-12 * again.abs().max(1.0);
+    // Each row's three quantiles, checked increasing and against `expected(row, p)`.
+    let check =
+        |what: &str, frame: &DataFrame, prefix: &str, expected: &dyn Fn(usize, f64) -> f64| {
+            let columns: Vec<Vec<Option<f64>>> = names
+                .iter()
+                .map(|name| floats(frame, &format!("{prefix}{name}")))
+                .collect();
+            for row in 0..frame.height() {
+                let got: Vec<f64> = columns
+                    .iter()
+                    .map(|c| c[row].unwrap_or_else(|| panic!("{what} row {row}: null")))
+                    .collect();
+                assert!(
+                    got[0] <= got[1] && got[1] <= got[2],
+                    "{what} row {row}: {got:?}"
+                );
+                for (k, &p) in probabilities.iter().enumerate() {
+                    let again = expected(row, p);
+                    assert!(
+                        close(got[k], again),
+                        "{what} row {row} p {p}: {} against {again}",
+                        got[k]
+                    );
+                }
+            }
+        };
+
+    // The cells: u at every stored draw of both chains, pooled.
+    let cells = 16;
+    let (draw_cell, draw_value) = (ints(&draws, "cell"), floats(&draws, "value"));
+    assert_eq!(draws.height(), 2 * 300 * cells);
+    let mut u = vec![Vec::new(); cells];
+    for (cell, value) in draw_cell.iter().zip(&draw_value) {
+        u[*cell as usize].push(value.unwrap());
+    }
+    let field_cell = ints(&fields, "cell");
+    check("fields", &fields, "intensity_", &|row, p| {
+        numpy(&u[field_cell[row] as usize], p).exp()
+    });
+
+    // The sites, on the centres of the cells with the same x and y.
+    let (cell_x, cell_y) = (floats(&fields, "x"), floats(&fields, "y"));
+    let (site_x, site_y) = (floats(&sites, "x"), floats(&sites, "y"));
+    assert_eq!(sites.height(), 2);
+    check("sites", &sites, "", &|row, p| {
+        let cell = (0..cells)
+            .find(|&c| cell_x[c] == site_x[row] && cell_y[c] == site_y[row])
+            .expect("a site on a cell centre");
+        numpy(&u[field_cell[cell] as usize], p)
+    });
+
+    // The coefficients, on the design's scale and per unit of the raw covariate (the
+    // population sd of the covariate over the grid's cells divides).
+    let (coefficient_name, coefficient_value) =
+        (texts(&coefficients, "name"), floats(&coefficients, "value"));
+    let csv = std::fs::read_to_string(&covariates).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    for name in ["slope", "bump"] {
+        let draws: Vec<f64> = (0..coefficients.height())
+            .filter(|&r| coefficient_name[r] == name)
+            .map(|r| coefficient_value[r].unwrap())
+            .collect();
+        assert_eq!(draws.len(), 2 * 300, "{name}");
+        let column = header.iter().position(|h| *h == name).unwrap();
+        let x: Vec<f64> = csv
+            .lines()
+            .skip(1)
+            .map(|line| line.split(',').nth(column).unwrap().parse().unwrap())
+            .collect();
+        let mean = x.iter().sum::<f64>() / x.len() as f64;
+        let sd = (x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / x.len() as f64).sqrt();
+        check(name, &jobs, &format!("coef_{name}_"), &|_, p| {
+            numpy(&draws, p)
+        });
+        let raw = |_: usize, p: f64| numpy(&draws, p) / sd;
+        let close_raw = |ours: f64, again: f64| (ours - again).abs() <= 1e-9 * again.abs().max(1.0);
+        for (k, &p) in probabilities.iter().enumerate() {
+            let got = floats(&jobs, &format!("coef_{name}_raw_{}", names[k]))[0].unwrap();
+            assert!(close_raw(got, raw(0, p)), "{name} raw p {p}: {got}");
+        }
+    }
+
+    // The length scale over every kept state (hyper.parquet at thin 1).
+    let (hyper_name, hyper_value) = (texts(&hyper, "name"), floats(&hyper, "value"));
+    let kept: Vec<f64> = (0..hyper.height())
+        .filter(|&r| hyper_name[r] == "length_scale")
+        .map(|r| hyper_value[r].unwrap())
+        .collect();
+    assert_eq!(kept.len(), 2 * 300);
+    check("length scale", &jobs, "hyper_length_scale_", &|_, p| {
+        numpy(&kept, p)
+    });
+}

@@ -286,6 +286,9 @@ fn run(path: Option<&Path>, out: Option<PathBuf>, flags: &RunFlags) -> ExitCode 
         }
     };
     print_summary(&summary);
+    if summary.assembled {
+        print_run_notes(&summary.out);
+    }
     let warned = summary.assembled && print_warned(&summary.out);
     if summary.assembled && !flags.no_report && write_report(&summary.out).is_err() {
         return ExitCode::from(FAILURE);
@@ -339,6 +342,20 @@ fn print_warned(results: &Path) -> bool {
         eprintln!("  ... and {} more", warned.len() - SHOWN);
     }
     true
+}
+
+/// What the families say about the folder's finished jobs (the latent field: the cells and
+/// measurements its jobs held out of the fit).
+fn print_run_notes(results: &Path) {
+    match crate::sink::read_table(results, crate::families::jobs_table(), None) {
+        Ok(Some(jobs)) => {
+            for note in crate::families::run_notes(&jobs) {
+                eprintln!("note: {note}");
+            }
+        }
+        Ok(None) => {}
+        Err(error) => eprintln!("warning: cannot read the jobs table: {error}"),
+    }
 }
 
 fn print_summary(summary: &ExecuteSummary) {
@@ -422,6 +439,7 @@ fn merge(results: &Path, no_report: bool, deny_warnings: bool) -> ExitCode {
         results.display(),
         tables.join(", ")
     );
+    print_run_notes(results);
     let warned = print_warned(results);
     if !no_report && write_report(results).is_err() {
         return ExitCode::from(FAILURE);

@@ -22,6 +22,8 @@ pub mod partition;
 use std::path::Path;
 use std::sync::LazyLock;
 
+use polars::prelude::DataFrame;
+
 use crate::figures::{Context, Figure, ReportColumns, ReportError};
 use crate::job::{DataStream, Finished, RunContext, StudyFamily, Tabulated};
 use crate::sampler::SamplerKind;
@@ -222,6 +224,14 @@ macro_rules! study_families {
             let mut figures = Vec::new();
             $(figures.extend(<$ty as StudyFamily>::figures(context, notes)?);)+
             Ok(figures)
+        }
+
+        /// What every family says after a run about the finished jobs of `jobs` (the assembled
+        /// jobs table), in registry order (see [`StudyFamily::run_notes`]).
+        pub fn run_notes(jobs: &DataFrame) -> Vec<String> {
+            let mut notes = Vec::new();
+            $(notes.extend(<$ty as StudyFamily>::run_notes(jobs));)+
+            notes
         }
     };
 }

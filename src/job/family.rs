@@ -83,6 +83,13 @@ pub trait StudyFamily {
         Vec::new()
     }
 
+    /// What a user should hear after a run about its finished jobs, from the assembled jobs table
+    /// (every family's rows: a family reads its own columns), e.g. the latent field's count of the
+    /// cells its jobs held out of the fit. `fieldmc run` and `fieldmc merge` print each.
+    fn run_notes(_jobs: &DataFrame) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Files the job reads (their content is hashed: a changed file reruns the job).
     fn data_files(_spec: &Self::Spec) -> Vec<&Path> {
         Vec::new()

@@ -99,6 +99,7 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "output_predict_sites",
         "output_cell_draws",
         "output_log_likelihood",
+        "output_quantiles",
     ];
     // The latent field's keys, in declaration order (other families' keys are not a latent
     // job's parameters).
@@ -372,6 +373,28 @@ fn naming_the_default_family_leaves_ids_keys_and_streams_unchanged() {
         );
         assert!(!a.header.key.contains("model.family"), "{}", a.header.key);
     }
+}
+
+/// `data.holdout` is 0 for real data unless given, and part of the key either way: a study that
+/// writes `holdout = 0.2` keeps the key and id it had when 0.2 was the default (the id pinned
+/// from the planner before the default changed); one that writes nothing fits every cell under
+/// another key and id.
+#[test]
+fn an_explicit_holdout_keeps_its_id_and_the_default_holds_nothing_out() {
+    let csv = "[study]\nseed = 7\n[model]\nlikelihood = \"poisson\"\ngrid = 32\n\
+               [data]\nsource = \"csv\"\npath = \"../data/lansing_grid32.csv\"\n";
+    let (_, default) = plan_of(csv);
+    let (_, explicit) = plan_of(&format!("{csv}holdout = 0.2\n"));
+    let (default, explicit) = (&default.jobs[0].header, &explicit.jobs[0].header);
+    assert!(default.key.contains("data.holdout=0.0;"), "{}", default.key);
+    assert!(
+        explicit.key.contains("data.holdout=0.2;"),
+        "{}",
+        explicit.key
+    );
+    assert_eq!(explicit.id, "0679338e214d");
+    assert_ne!(default.id, explicit.id);
+    assert_ne!(default.streams, explicit.streams);
 }
 
 /// A multi-axis sweep (a paired group among them) with replicates.

@@ -1,6 +1,6 @@
 //! The posterior of the inferred hyperparameters, summarised from every kept state of the chains
 //! ([`crate::sampler::KeptSeries`]): mean, sd,
-//! 5 % and 95 % quantiles, bulk ESS and R-hat of each (the `hyper_<name>_<statistic>` columns of
+//! the quantiles of `output.quantiles`, bulk ESS and R-hat of each (the `hyper_<name>_<statistic>` columns of
 //! jobs.parquet), and their series (hyper.parquet); or, for an INLA run, from its weighted grid
 //! ([`crate::model::inla::summary`]: no ESS or R-hat).
 
@@ -8,6 +8,8 @@ use crate::diagnostics;
 use crate::model::ModelSpec;
 use crate::model::hyper::HyperName;
 use crate::sampler::RunOutput;
+
+use super::quantiles::{Quantiles, quantile};
 
 /// One inferred hyperparameter's posterior, over every kept state of every chain.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,20 +19,20 @@ pub(crate) struct HyperSummary {
 }
 
 /// The posterior of one scalar from its kept draws, chain by chain: mean and sd of the pooled
-/// draws, their 5 % and 95 % quantiles, bulk ESS and R-hat.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// draws, their quantiles (`output.quantiles`), bulk ESS and R-hat.
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SeriesSummary {
     pub(crate) mean: f64,
     pub(crate) sd: f64,
-    pub(crate) q05: f64,
-    pub(crate) q95: f64,
+    /// One per probability of `output.quantiles`, in its order.
+    pub(crate) quantiles: Vec<f64>,
     pub(crate) ess_bulk: Option<f64>,
     pub(crate) rhat: Option<f64>,
 }
 
 impl SeriesSummary {
-    /// The summary of `chains`' draws; None when there are none.
-    pub(crate) fn of(chains: &[Vec<f64>]) -> Option<Self> {
+    /// The summary of `chains`' draws, with `quantiles`; None when there are none.
+    pub(crate) fn of(chains: &[Vec<f64>], quantiles: &Quantiles) -> Option<Self> {
         let views: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
         let mut pooled: Vec<f64> = chains.concat();
         if pooled.is_empty() {
@@ -44,8 +46,7 @@ impl SeriesSummary {
         Some(Self {
             mean,
             sd,
-            q05: quantile(&pooled, 0.05),
-            q95: quantile(&pooled, 0.95),
+            quantiles: quantiles.of_sorted(&pooled),
             ess_bulk: summary.ess_bulk,
             rhat: summary.rhat,
         })
@@ -56,22 +57,17 @@ impl SeriesSummary {
         Self {
             mean: self.mean * factor,
             sd: self.sd * factor,
-            q05: self.q05 * factor,
-            q95: self.q95 * factor,
+            quantiles: self.quantiles.iter().map(|q| q * factor).collect(),
             ..self
         }
     }
 
-    /// The statistics in the order of [`super::schema::jobs::HYPER_STATISTICS`].
-    pub(crate) fn statistics(&self) -> [Option<f64>; 6] {
-        [
-            Some(self.mean),
-            Some(self.sd),
-            Some(self.q05),
-            Some(self.q95),
-            self.ess_bulk,
-            self.rhat,
-        ]
+    /// The statistics in the order of [`super::schema::jobs::hyper_statistics`].
+    pub(crate) fn statistics(&self) -> Vec<Option<f64>> {
+        let mut statistics = vec![Some(self.mean), Some(self.sd)];
+        statistics.extend(self.quantiles.iter().copied().map(Some));
+        statistics.extend([self.ess_bulk, self.rhat]);
+        statistics
     }
 }
 
@@ -83,8 +79,13 @@ pub(crate) fn series(run: &RunOutput, index: usize, count: usize) -> Vec<Vec<f64
         .collect()
 }
 
-/// The summary of every inferred hyperparameter (`names` in the chains' order).
-pub(crate) fn summarize(names: &[HyperName], run: &RunOutput) -> Vec<HyperSummary> {
+/// The summary of every inferred hyperparameter (`names` in the chains' order), with
+/// `quantiles`.
+pub(crate) fn summarize(
+    names: &[HyperName],
+    run: &RunOutput,
+    quantiles: &Quantiles,
+) -> Vec<HyperSummary> {
     if let Some(inla) = run.approximation.as_ref().and_then(|a| a.inla.as_ref()) {
         return inla
             .marginals
@@ -94,8 +95,11 @@ pub(crate) fn summarize(names: &[HyperName], run: &RunOutput) -> Vec<HyperSummar
                 posterior: SeriesSummary {
                     mean: m.mean,
                     sd: m.sd,
-                    q05: m.q05,
-                    q95: m.q95,
+                    quantiles: quantiles
+                        .probabilities()
+                        .into_iter()
+                        .map(|p| m.quantile(p))
+                        .collect(),
                     ess_bulk: None,
                     rhat: None,
                 },
@@ -106,7 +110,7 @@ pub(crate) fn summarize(names: &[HyperName], run: &RunOutput) -> Vec<HyperSummar
         .iter()
         .enumerate()
         .filter_map(|(index, &name)| {
-            let posterior = SeriesSummary::of(&series(run, index, names.len()))?;
+            let posterior = SeriesSummary::of(&series(run, index, names.len()), quantiles)?;
             Some(HyperSummary { name, posterior })
         })
         .collect()
@@ -169,12 +173,15 @@ impl<'a> Drawn<'a> {
     }
 }
 
-/// The `p` quantile of sorted values, interpolating linearly between order statistics.
-pub(crate) fn quantile(sorted: &[f64], p: f64) -> f64 {
-    let position = p * (sorted.len() - 1) as f64;
-    let (low, high) = (position.floor() as usize, position.ceil() as usize);
-    let weight = position - low as f64;
-    sorted[low] * (1.0 - weight) + sorted[high] * weight
+/// The `p` quantile of the `index`-th of `count` inferred hyperparameters over every kept state
+/// of every chain (None without any): what a warning judges whatever `output.quantiles` asks.
+pub(crate) fn pooled_quantile(run: &RunOutput, index: usize, count: usize, p: f64) -> Option<f64> {
+    let mut pooled = series(run, index, count).concat();
+    if pooled.is_empty() {
+        return None;
+    }
+    pooled.sort_by(f64::total_cmp);
+    Some(quantile(&pooled, p))
 }
 
 /// The share of kept hyperparameter updates that moved, averaged over chains.
@@ -185,18 +192,4 @@ pub(crate) fn acceptance_rate(run: &RunOutput) -> Option<f64> {
         .filter_map(|c| c.hyper_acceptance_rate)
         .collect();
     (!rates.is_empty()).then(|| rates.iter().sum::<f64>() / rates.len() as f64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quantiles_interpolate_between_order_statistics() {
-        let sorted = [1.0, 2.0, 3.0, 4.0, 5.0];
-        assert_eq!(quantile(&sorted, 0.0), 1.0);
-        assert_eq!(quantile(&sorted, 0.5), 3.0);
-        assert_eq!(quantile(&sorted, 0.95), 4.8);
-        assert_eq!(quantile(&sorted, 1.0), 5.0);
-    }
 }

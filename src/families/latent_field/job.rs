@@ -219,8 +219,9 @@ pub(crate) fn run_job(
     check_finite(&output)?;
     let cells = CellDiagnostics::of(&output);
     let hyper_names: Vec<HyperName> = model.hyper.names().collect();
-    let hyper = hyper::summarize(&hyper_names, &output);
-    let coefficients = coefficients::summarize(prior.covariates(), &output);
+    let quantiles = &job.spec.output.quantiles;
+    let hyper = hyper::summarize(&hyper_names, &output, quantiles);
+    let coefficients = coefficients::summarize(prior.covariates(), &output, quantiles);
     let mut warnings = unit_warnings(model, &job.spec.data);
     if let Some(start) = &request_hyper_start {
         warnings.extend(outside_support_warnings(
@@ -241,10 +242,10 @@ pub(crate) fn run_job(
         .and_then(|start| JointRoot::for_model(model, start).ok())
         .and_then(|root| root.circulant().cloned());
     if let Some(circulant) = &chain_torus {
-        let q95 = hyper
+        let q95 = hyper_names
             .iter()
-            .find(|s| s.name == HyperName::LengthScale)
-            .map(|s| s.posterior.q95);
+            .position(|&name| name == HyperName::LengthScale)
+            .and_then(|index| hyper::pooled_quantile(&output, index, hyper_names.len(), 0.95));
         warnings.extend(truncation_warning(model, circulant, q95));
     }
     warnings.extend(coefficient_warnings(&coefficients));
@@ -285,16 +286,23 @@ pub(crate) fn run_job(
             model.kernel.variance,
         ),
     });
-    let sites = super::sites::results(model, &dataset, predict, (&output, noise, spatial))
-        .map_err(|e| JobError::ReadData {
-            path: job
-                .spec
-                .output
-                .predict_sites
-                .as_ref()
-                .map_or_else(String::new, |p| p.path.display().to_string()),
-            message: e.to_string(),
-        })?;
+    let probabilities = quantiles.probabilities();
+    let sites = super::sites::results(
+        model,
+        &dataset,
+        predict,
+        (&output, noise, spatial),
+        &probabilities,
+    )
+    .map_err(|e| JobError::ReadData {
+        path: job
+            .spec
+            .output
+            .predict_sites
+            .as_ref()
+            .map_or_else(String::new, |p| p.path.display().to_string()),
+        message: e.to_string(),
+    })?;
     if let Some(sites) = &sites {
         scores.heldout_lpd = sites.heldout_lpd();
     }

@@ -133,10 +133,10 @@ crate::declare_keys! {
         default: Default::Derived("binomial `\"trials\"`; none otherwise"),
         applies: Applies::Source(&["csv", "sites"]),
     },
-    /// Share of cells (sites data: of measurements) held out of the fit and scored.
+    /// Share of the observed cells (sites data: of the measurements) held out of the fit by a seeded draw and scored (heldout_lpd, count_mae, share_mae, prediction_error); jobs.parquet's held_out_cells and held_out_sites count them, and `fieldmc run` and the report say how many. 0, the default, fits every cell: score the model by PSIS-LOO instead (output.log_likelihood). An explicit value keeps the job ids it had when 0.2 was the default.
     DATA_HOLDOUT = data.holdout {
         rule: Rule::UnitInterval,
-        default: Default::Float(0.2),
+        default: Default::Float(0.0),
         applies: Applies::Source(&["csv", "points", "sites"]),
         label: Label::new("holdout", "held-out share"),
     },
@@ -251,6 +251,12 @@ crate::declare_keys! {
     OUTPUT_LOG_LIKELIHOOD = output.log_likelihood {
         value: ValueType::Bool,
         default: Default::Bool(false),
+        keyed: Keyed::Never,
+    },
+    /// The posterior quantiles every job reports: probabilities strictly between 0 and 1, strictly increasing, at most three digits after the point, each naming its columns by its percentage without the point (0.05 -> q05, 0.5 -> q50, 0.025 -> q025, 0.975 -> q975): fields.parquet's intensity_q<percent>, sites.parquet's q<percent>, jobs.parquet's hyper_<name>_q<percent>, coef_<name>_q<percent> and coef_<name>_raw_q<percent>. Chains: numpy's default quantile (linear interpolation, R's type 7) of the draws; laplace and inla: of their gaussian marginals (coefficients) and INLA's smoothed marginals (hyperparameters). [0.025, 0.975] gives the central 95 % interval (docs/studies.md). Not part of a job's key: a rerun into a folder whose jobs finished with other quantiles reuses them (`fieldmc run --force` recomputes).
+    OUTPUT_QUANTILES = output.quantiles {
+        value: ValueType::Numbers,
+        default: Default::Derived("`[0.05, 0.95]`"),
         keyed: Keyed::Never,
     },
 }

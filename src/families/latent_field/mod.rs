@@ -14,11 +14,13 @@
 //!   on the grid (both give the same in-memory grid), [`region_csv`] to read a study region
 //!   that is not a rectangle, and [`exposure`] to read the counts' exposure and assemble each
 //!   cell's value and log offset;
-//! - [`schema`]: its result tables and their columns;
+//! - [`schema`]: its result tables and their columns (the quantile columns named by
+//!   [`quantiles`], `output.quantiles`);
 //! - [`job`]: one job: prior, data, likelihood, the run of the sampler kind, then [`cells`]
 //!   (per-cell R-hat, ESS, MCSE), [`hyper`] (the inferred hyperparameters' summaries),
 //!   [`score`] (errors against the truth, held-out predictions) and [`warnings`], with
-//!   [`units`] (the unit trap, also told before the run);
+//!   [`units`] (the unit trap, also told before the run) and [`held_out`] (what the run says
+//!   after it about the data held out of the fit);
 //! - [`sbc`]: one simulation-based-calibration job;
 //! - [`rows`]: a job's rows of the result tables;
 //! - [`figures`]: its report figures (fields, acceptance, traces, convergence, autocorrelation,
@@ -33,6 +35,7 @@ pub(crate) mod export;
 pub(crate) mod exposure;
 pub(crate) mod figures;
 pub mod grid_csv;
+pub(crate) mod held_out;
 pub(crate) mod hyper;
 mod hyper_keys;
 pub(crate) mod job;
@@ -44,6 +47,7 @@ mod memory;
 mod params;
 pub(crate) mod points_csv;
 mod points_keys;
+pub(crate) mod quantiles;
 pub(crate) mod region_csv;
 mod region_keys;
 pub(crate) mod resolve;
@@ -135,6 +139,10 @@ impl StudyFamily for LatentField {
 
     fn cautions(spec: &Self::Spec) -> Vec<String> {
         units::unit_warnings(&spec.model, &spec.data)
+    }
+
+    fn run_notes(jobs: &polars::prelude::DataFrame) -> Vec<String> {
+        held_out::held_out_notes(jobs)
     }
 
     fn data_files(spec: &Self::Spec) -> Vec<&std::path::Path> {

@@ -49,6 +49,8 @@ pub(crate) fn params(settings: &Settings, spec: &LatentFieldSpec) -> Vec<(Key, P
             ParamValue::Float(model.kernel.along_y().length_scale)
         } else if key == MODEL_OFFSET {
             ParamValue::Float(model.offset)
+        } else if key == OUTPUT_QUANTILES {
+            ParamValue::text(&spec.output.quantiles.canonical())
         } else if key == SAMPLER_KIND {
             ParamValue::word(sampler.kind().name())
         } else if key == SAMPLER_CHAINS {

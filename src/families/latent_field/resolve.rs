@@ -20,6 +20,7 @@ use super::keys::*;
 use super::marks_keys::marks;
 use super::memory::{MEMORY_LIMIT_BYTES, estimated_job_bytes, format_bytes};
 use super::points_keys::points_data;
+use super::quantiles::Quantiles;
 use super::region_keys::{check_region_source, on_grid, region_file};
 use super::sampler_keys::{asks_for_hyper, auto_kind, sampler_settings};
 use super::sites_keys::{default_sites_shape, predict_sites, sites_data};
@@ -180,6 +181,7 @@ impl Resolution<'_, '_> {
             cell_draws: settings.int(OUTPUT_CELL_DRAWS) as usize,
             log_likelihood: settings.bool(OUTPUT_LOG_LIKELIHOOD).unwrap_or(false),
             exceedance: self.exceedance_thresholds(settings)?,
+            quantiles: self.quantiles(settings)?,
             marks: marks(self.resolver, settings, shape, &model.grid)?,
             predict_sites: predict_sites(self.resolver, settings, shape, &model.grid)?,
         };
@@ -657,6 +659,26 @@ impl Resolution<'_, '_> {
                 .allowed("numbers > 0, e.g. [1.5, 2]")),
             None => Ok(thresholds),
         }
+    }
+
+    /// `output.quantiles`: the default pair, or the probabilities given (see [`Quantiles::new`]).
+    fn quantiles(&self, settings: &Settings) -> Result<Quantiles, StudyError> {
+        let Some(given) = settings.given(OUTPUT_QUANTILES) else {
+            return Ok(Quantiles::default_pair());
+        };
+        Quantiles::new(&crate::study::parse_numbers(&given.value.to_string())).map_err(|error| {
+            self.resolver
+                .error_at(
+                    settings,
+                    &[OUTPUT_QUANTILES],
+                    ErrorKind::OutOfRange,
+                    error.to_string(),
+                )
+                .allowed(
+                    "increasing probabilities strictly between 0 and 1, at most three digits \
+                     after the point, e.g. [0.025, 0.5, 0.975]",
+                )
+        })
     }
 
     /// The covariates of a point (`data.covariates`), read from `data.covariates_path` or the

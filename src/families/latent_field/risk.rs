@@ -1,6 +1,6 @@
 //! Risk maps: what a log-Gaussian Cox process is published for. Per cell, the intensity per unit
 //! area exp(u + offset) / cell area, offset the cell's log offset, so the expected count per
-//! unit area (posterior mean, 5 % and 95 % quantiles), and the posterior
+//! unit area (posterior mean and the quantiles of `output.quantiles`), and the posterior
 //! probability that the relative risk exp(f - variance / 2) exceeds each threshold of
 //! `output.exceedance` ([`exceedance_levels`]; computed along the chains by the driver,
 //! [`crate::sampler::RunRequest::exceedance`]).
@@ -9,44 +9,44 @@ use crate::model::ModelSpec;
 use crate::model::data::LogOffsets;
 use crate::sampler::RunOutput;
 
-use super::hyper::quantile;
+use super::quantiles::Quantiles;
 
-/// The intensity per unit area of every cell: posterior mean, 5 % and 95 % quantiles.
+/// The intensity per unit area of every cell: posterior mean and quantiles.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Intensity {
     pub(crate) mean: Vec<f64>,
-    /// From the stored draws (None for an approximation, which has none).
-    pub(crate) q05: Option<Vec<f64>>,
-    pub(crate) q95: Option<Vec<f64>>,
+    /// Per cell, one per probability of `output.quantiles`, from the stored draws (None for an
+    /// approximation, which has none).
+    pub(crate) quantiles: Option<Vec<Vec<f64>>>,
 }
 
 /// The intensity of a poisson run whose cells have the log offsets `offsets` and the area
-/// `cell_area`; None when the run has no expected counts (other likelihoods).
+/// `cell_area`, with `quantiles`; None when the run has no expected counts (other likelihoods).
 pub(crate) fn intensity(
     run: &RunOutput,
     offsets: &LogOffsets,
     cell_area: f64,
+    quantiles: &Quantiles,
 ) -> Option<Intensity> {
     let expected = run.functional_mean.as_ref()?;
     let mean = expected.iter().map(|e| e / cell_area).collect();
-    let quantiles = |p: f64| -> Option<Vec<f64>> {
-        let cells = run.post_mean.len();
-        (run.chains.iter().any(|c| !c.draws.is_empty())).then(|| {
-            (0..cells)
-                .map(|cell| {
-                    let mut draws: Vec<f64> =
-                        run.chains.iter().flat_map(|c| c.draws.cell(cell)).collect();
-                    draws.sort_by(f64::total_cmp);
-                    (quantile(&draws, p) + offsets.at(cell)).exp() / cell_area
-                })
-                .collect()
-        })
-    };
-    Some(Intensity {
-        mean,
-        q05: quantiles(0.05),
-        q95: quantiles(0.95),
-    })
+    let cells = run.post_mean.len();
+    let quantiles = (run.chains.iter().any(|c| !c.draws.is_empty())).then(|| {
+        (0..cells)
+            .map(|cell| {
+                let mut draws: Vec<f64> =
+                    run.chains.iter().flat_map(|c| c.draws.cell(cell)).collect();
+                draws.sort_by(f64::total_cmp);
+                let intensity = |u: f64| (u + offsets.at(cell)).exp() / cell_area;
+                quantiles
+                    .of_sorted(&draws)
+                    .into_iter()
+                    .map(intensity)
+                    .collect()
+            })
+            .collect()
+    });
+    Some(Intensity { mean, quantiles })
 }
 
 /// The levels of the spatial field f whose exceedance gives the risk maps of `thresholds`: the

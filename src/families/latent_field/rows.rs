@@ -10,6 +10,7 @@ use polars::prelude::DataFrame;
 
 use super::cells::kept_draw_indices;
 use super::job::JobResult;
+use super::quantiles::Quantiles;
 use super::schema::{
     chains, coefficients, convergence, draws, fields, hyper, inla_grid, jobs, marks, region, sites,
     traces,
@@ -18,6 +19,7 @@ use super::score::Scores;
 use super::sites::SiteSummary;
 use super::spec::FieldJob;
 use crate::job::JobHeader;
+use crate::model::DataSource;
 use crate::model::hyper::HyperName;
 use crate::model::spec::LikelihoodKind;
 use crate::sampler::PROBES;
@@ -113,6 +115,11 @@ pub(crate) fn job_row(
             result.dataset.observed.cells.len() as i64,
         )
         .fill(
+            jobs::HELD_OUT_CELLS,
+            holds_out_cells(job.spec.data.source())
+                .then_some(result.dataset.held_out.cells.len() as i64),
+        )
+        .fill(
             jobs::OBSERVED_SITES,
             result.dataset.sites.as_ref().map(|s| s.fitted.len() as i64),
         )
@@ -165,7 +172,14 @@ pub(crate) fn job_row(
         );
     let rows = binomial_scores(rows, job.spec.model.likelihood, scores);
     let rows = loo_columns(rows, job.spec.output.log_likelihood, result);
-    coefficient_columns(hyper_columns(rows, result), result).finish()
+    let quantiles = &job.spec.output.quantiles;
+    coefficient_columns(hyper_columns(rows, result, quantiles), result, quantiles).finish()
+}
+
+/// Whether `data.holdout` holds out cells of this data source (grid CSVs and binned points; sites
+/// hold out measurements, simulated data nothing).
+fn holds_out_cells(source: DataSource) -> bool {
+    matches!(source, DataSource::Csv | DataSource::Points)
 }
 
 /// The PSIS-LOO and WAIC columns, written for jobs with `output.log_likelihood` only (so other
@@ -195,12 +209,14 @@ fn binomial_scores(rows: Rows, likelihood: LikelihoodKind, scores: &Scores) -> R
 }
 
 /// The `coef_<name>_<statistic>` columns, for a job with covariates.
-fn coefficient_columns(mut rows: Rows, result: &JobResult) -> Rows {
+fn coefficient_columns(mut rows: Rows, result: &JobResult, quantiles: &Quantiles) -> Rows {
+    let (statistics, raw_statistics) = (
+        jobs::hyper_statistics(quantiles),
+        jobs::raw_statistics(quantiles),
+    );
     for summary in &result.coefficients {
-        let standardised = jobs::HYPER_STATISTICS
-            .iter()
-            .zip(summary.posterior.statistics());
-        let raw = jobs::RAW_STATISTICS.iter().zip(summary.raw.statistics());
+        let standardised = statistics.iter().zip(summary.posterior.statistics());
+        let raw = raw_statistics.iter().zip(summary.raw.statistics());
         for (statistic, value) in standardised.chain(raw) {
             let column = jobs::COEF.member(format!("{}_{statistic}", summary.name));
             rows = rows.set_member::<f64, _>(&jobs::COEF, &column, [value]);
@@ -237,13 +253,13 @@ pub(crate) fn coefficients(job: &JobHeader, result: &JobResult) -> Result<DataFr
 
 /// The `hyper_<name>_<statistic>` columns and the hyperparameter acceptance rate, for a job that
 /// infers hyperparameters.
-fn hyper_columns(mut rows: Rows, result: &JobResult) -> Rows {
+fn hyper_columns(mut rows: Rows, result: &JobResult, quantiles: &Quantiles) -> Rows {
     if result.hyper.is_empty() {
         return rows;
     }
+    let statistics = jobs::hyper_statistics(quantiles);
     for summary in &result.hyper {
-        let statistics = summary.posterior.statistics();
-        for (statistic, value) in jobs::HYPER_STATISTICS.iter().zip(statistics) {
+        for (statistic, value) in statistics.iter().zip(summary.posterior.statistics()) {
             let column = jobs::HYPER.member(format!("{}_{statistic}", summary.name));
             rows = rows.set_member::<f64, _>(&jobs::HYPER, &column, [value]);
         }
@@ -368,8 +384,6 @@ pub(crate) fn sites(
         .set(sites::VALUE, rows.iter().map(|r| r.value))
         .set(sites::POST_MEAN, rows.iter().map(|r| r.summary.mean))
         .set(sites::POST_SD, column(|s| s.sd))
-        .set(sites::Q05, column(|s| s.q05))
-        .set(sites::Q95, column(|s| s.q95))
         .set(
             sites::PREDICTIVE_SD,
             rows.iter().map(|r| predictive_sd(r.summary)),
@@ -383,6 +397,11 @@ pub(crate) fn sites(
         );
     if model.likelihood == LikelihoodKind::Binomial {
         table = table.set(sites::TRIALS, rows.iter().map(|r| r.trials));
+    }
+    for (k, quantile) in job.spec.output.quantiles.iter().enumerate() {
+        let column = sites::QUANTILE.member(&quantile.digits);
+        let values = rows.iter().map(|r| r.summary.quantiles.get(k).copied());
+        table = table.set_member::<f64, _>(&sites::QUANTILE, &column, values);
     }
     for (k, &t) in job.spec.output.exceedance.iter().enumerate() {
         let column = sites::EXCEEDANCE.member(super::risk::exceedance_column(t));
@@ -468,7 +487,8 @@ pub fn fields(job: FieldJob<'_>, result: &JobResult) -> Result<DataFrame, Schema
     let functional = run.functional_mean.as_deref();
     let likelihood = job.spec.model.likelihood;
     let functional_if = |kind: LikelihoodKind| per_cell(functional.filter(|_| likelihood == kind));
-    let intensity = super::risk::intensity(run, &data.offsets, grid.cell_area())
+    let quantiles = &job.spec.output.quantiles;
+    let intensity = super::risk::intensity(run, &data.offsets, grid.cell_area(), quantiles)
         .filter(|_| likelihood == LikelihoodKind::Poisson);
     let intensity = intensity.as_ref();
     let mut rows = rows_of(&fields::TABLE, job.header, n)
@@ -504,15 +524,16 @@ pub fn fields(job: FieldJob<'_>, result: &JobResult) -> Result<DataFrame, Schema
         .set(
             fields::INTENSITY_MEAN,
             per_cell(intensity.map(|i| i.mean.as_slice())),
-        )
-        .set(
-            fields::INTENSITY_Q05,
-            per_cell(intensity.and_then(|i| i.q05.as_deref())),
-        )
-        .set(
-            fields::INTENSITY_Q95,
-            per_cell(intensity.and_then(|i| i.q95.as_deref())),
         );
+    let by_cell = intensity.and_then(|i| i.quantiles.as_ref());
+    for (k, quantile) in quantiles.iter().enumerate() {
+        let column = fields::INTENSITY_QUANTILE.member(&quantile.digits);
+        let values: Vec<Option<f64>> = match by_cell {
+            Some(cells) => cells.iter().map(|q| Some(q[k])).collect(),
+            None => vec![None; n],
+        };
+        rows = rows.set_member::<f64, _>(&fields::INTENSITY_QUANTILE, &column, values);
+    }
     if likelihood == LikelihoodKind::Binomial {
         // Binomial jobs only, so the other likelihoods' tables keep their columns.
         rows = rows

@@ -1,6 +1,7 @@
 //! The result tables of the latent-field family: its columns of `jobs.parquet` and its own tables,
 //! declared once (see [`crate::table`]).
 
+use super::quantiles::{Quantile, Quantiles};
 use crate::table::{ColumnGroup, Kind, Presence, shared};
 
 crate::declare_table! {
@@ -30,8 +31,9 @@ crate::declare_table! {
         CLIPPED_EIGENVALUE: f64 = optional("clipped_eigenvalue", "the most negative eigenvalue of the circulant embedding, clipped to 0 (0 when none was negative); null for a Kronecker prior"),
         MODEL_MEAN_VALUE: f64 = optional("model_mean_value", "the field's constant mean used: `model.mean` resolved against the data"),
         OBSERVED_CELLS: i64 = optional("observed_cells", "cells whose observation the model sees (0 for measurements at sites)"),
+        HELD_OUT_CELLS: i64 = optional("held_out_cells", "cells held out of the fit by `data.holdout` and scored in `heldout_lpd` and `count_mae`, `share_mae` or `prediction_error` (csv and points data; 0 when none, the default)"),
         OBSERVED_SITES: i64 = optional("observed_sites", "measurements at sites the model sees (sites data only)"),
-        HELD_OUT_SITES: i64 = optional("held_out_sites", "measurements at sites held out and scored in `heldout_lpd` (sites data only)"),
+        HELD_OUT_SITES: i64 = optional("held_out_sites", "measurements at sites held out by `data.holdout` and scored in `heldout_lpd` (sites data only; 0 when none, the default)"),
         EXACT_RMSE: f64 = optional("exact_rmse", "RMS over cells of posterior mean minus exact posterior mean (gaussian)"),
         PREDICTION_ERROR: f64 = optional("prediction_error", "share of cells whose predicted label differs from the truth's sign (probit)"),
         COUNT_MAE: f64 = optional("count_mae", "mean absolute error of the expected counts: against exp(truth + offset) on every cell (simulated), else against the held-out counts (poisson)"),
@@ -88,7 +90,7 @@ crate::declare_table! {
         kind: Kind::Float,
         nullable: true,
         presence: Presence::Optional,
-        doc: "each inferred hyperparameter (`length_scale`, `length_scale_y`, `variance`, `mean`, `noise_sd`) over every kept state of all chains (hyper.parquet holds every `sampler.thin`-th): posterior `mean`, `sd`, 5 % and 95 % quantiles `q05`, `q95`, bulk ESS `ess_bulk` and R-hat `rhat` (`hyper_length_scale_mean`, ...); for kind inla from the weighted grid (quantiles from its smoothed marginal, see docs/hyperparameters.md), ESS and R-hat null",
+        doc: "each inferred hyperparameter (`length_scale`, `length_scale_y`, `variance`, `mean`, `noise_sd`) over every kept state of all chains (hyper.parquet holds every `sampler.thin`-th): posterior `mean`, `sd`, each quantile of `output.quantiles` (`q05`, `q95` by default: the 5 % and 95 % quantiles; `q025` for 0.025), bulk ESS `ess_bulk` and R-hat `rhat` (`hyper_length_scale_mean`, ...); for kind inla from the weighted grid (quantiles from its smoothed marginal, see docs/hyperparameters.md), ESS and R-hat null",
         },
         group COEF = ColumnGroup {
         prefixes: &["coef_"],
@@ -96,18 +98,33 @@ crate::declare_table! {
         kind: Kind::Float,
         nullable: true,
         presence: Presence::Optional,
-        doc: "each covariate's coefficient (`data.covariates`) over the stored draws of all chains (`output.cell_draws` per chain), or an approximation's: the Laplace gaussian marginal (kind laplace), INLA's mixture of them over its grid (kind inla; quantiles from the gaussian of the mixture's mean and sd); ESS and R-hat null for both: on the design's scale (standardised by default: per sd of the covariate) `mean`, `sd`, `q05`, `q95`, `ess_bulk`, `rhat` (`coef_elev_mean`, ...), and per unit of the raw covariate `raw_mean`, `raw_sd`, `raw_q05`, `raw_q95`",
+        doc: "each covariate's coefficient (`data.covariates`) over the stored draws of all chains (`output.cell_draws` per chain), or an approximation's: the Laplace gaussian marginal (kind laplace), INLA's mixture of them over its grid (kind inla; quantiles from the gaussian of the mixture's mean and sd); ESS and R-hat null for both: on the design's scale (standardised by default: per sd of the covariate) `mean`, `sd`, each quantile of `output.quantiles` (`q05`, `q95` by default), `ess_bulk`, `rhat` (`coef_elev_mean`, ...), and per unit of the raw covariate `raw_mean`, `raw_sd` and the quantiles (`raw_q05`, `raw_q95` by default)",
         },
         HYPER_ACCEPTANCE_RATE: f64 = optional("hyper_acceptance_rate", "share of kept hyperparameter updates that moved them, over all chains (sampler.hyper)"),
     }
     items {
         /// The shared columns every family's jobs row starts from.
         pub use crate::table::shared::jobs::*;
-        /// The statistics of every inferred hyperparameter, in column order: `hyper_<name>_<stat>`.
-        pub(crate) const HYPER_STATISTICS: [&str; 6] = ["mean", "sd", "q05", "q95", "ess_bulk", "rhat"];
+        /// The statistics of every inferred hyperparameter and coefficient, in column order
+        /// (`hyper_<name>_<statistic>`, `coef_<name>_<statistic>`): `mean`, `sd`, each of
+        /// `quantiles` (`q05`, `q95` by default), `ess_bulk`, `rhat`; the order of
+        /// [`crate::families::latent_field::hyper::SeriesSummary::statistics`].
+        pub(crate) fn hyper_statistics(quantiles: &Quantiles) -> Vec<String> {
+            let named = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+            let mut statistics = named(&["mean", "sd"]);
+            statistics.extend(quantiles.iter().map(Quantile::statistic));
+            statistics.extend(named(&["ess_bulk", "rhat"]));
+            statistics
+        }
+
         /// The raw-scale statistics of every coefficient, in column order after its
-        /// [`HYPER_STATISTICS`]: `coef_<name>_raw_<stat>`.
-        pub(crate) const RAW_STATISTICS: [&str; 4] = ["raw_mean", "raw_sd", "raw_q05", "raw_q95"];
+        /// [`hyper_statistics`]: `raw_` and each of those but ESS and R-hat
+        /// (`coef_<name>_raw_mean`, ...).
+        pub(crate) fn raw_statistics(quantiles: &Quantiles) -> Vec<String> {
+            let mut statistics = hyper_statistics(quantiles);
+            statistics.truncate(statistics.len() - 2);
+            statistics.iter().map(|s| format!("raw_{s}")).collect()
+        }
     }
 }
 
@@ -139,8 +156,14 @@ crate::declare_table! {
         RHAT: f64 = nullable("rhat", "rank-normalised split R-hat of the cell (two or more chains)"),
         MCSE_MEAN: f64 = nullable("mcse_mean", "MCSE of the cell's mean from its ESS"),
         INTENSITY_MEAN: f64 = nullable("intensity_mean", "posterior mean of the intensity per unit area exp(u + offset) / cell area, the expected count per unit area (poisson)"),
-        INTENSITY_Q05: f64 = nullable("intensity_q05", "5 % posterior quantile of the intensity per unit area, from the stored draws (poisson chains)"),
-        INTENSITY_Q95: f64 = nullable("intensity_q95", "95 % posterior quantile of the intensity per unit area, from the stored draws (poisson chains)"),
+        group INTENSITY_QUANTILE = ColumnGroup {
+        prefixes: &["intensity_q"],
+        pattern: "intensity_q<percent>",
+        kind: Kind::Float,
+        nullable: true,
+        presence: Presence::Always,
+        doc: "each posterior quantile of `output.quantiles` of the intensity per unit area, from the stored draws (poisson chains): `intensity_q05` and `intensity_q95` by default, the 5 % and 95 % quantiles (`intensity_q025` for 0.025)",
+        },
         group EXCEEDANCE = ColumnGroup {
         prefixes: &["exceedance_"],
         pattern: "exceedance_<t>",
@@ -189,8 +212,14 @@ crate::declare_table! {
         TRIALS: f64 = optional("trials", "binomial: the measurement's trials (binomial jobs only)"),
         POST_MEAN: f64 = required("post_mean", "posterior mean of u at the site (the field interpolated between the four cell centres around it)"),
         POST_SD: f64 = nullable("post_sd", "posterior sd of u at the site, from the stored draws (null for approximations)"),
-        Q05: f64 = nullable("q05", "5 % posterior quantile of u at the site (stored draws; null for approximations)"),
-        Q95: f64 = nullable("q95", "95 % posterior quantile of u at the site (stored draws; null for approximations)"),
+        group QUANTILE = ColumnGroup {
+        prefixes: &["q"],
+        pattern: "q<percent>",
+        kind: Kind::Float,
+        nullable: true,
+        presence: Presence::Always,
+        doc: "each posterior quantile of `output.quantiles` of u at the site (stored draws; null for approximations): `q05` and `q95` by default, the 5 % and 95 % quantiles (`q025` for 0.025)",
+        },
         PREDICTIVE_SD: f64 = nullable("predictive_sd", "gaussian: sd of a new measurement at the site, sqrt(post_sd^2 + noise_sd^2); null for the other likelihoods"),
         ESS_BULK: f64 = nullable("ess_bulk", "bulk ESS of u at the site"),
         RHAT: f64 = nullable("rhat", "rank-normalised split R-hat of u at the site (two or more chains)"),

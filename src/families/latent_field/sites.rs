@@ -27,8 +27,8 @@ use super::sites_csv::PredictSites;
 pub(crate) struct SiteSummary {
     pub(crate) mean: f64,
     pub(crate) sd: Option<f64>,
-    pub(crate) q05: Option<f64>,
-    pub(crate) q95: Option<f64>,
+    /// One per probability of `output.quantiles`, in its order (empty without draws).
+    pub(crate) quantiles: Vec<f64>,
     pub(crate) ess_bulk: Option<f64>,
     pub(crate) rhat: Option<f64>,
     pub(crate) mcse_mean: Option<f64>,
@@ -125,19 +125,20 @@ impl SiteResults {
 }
 
 /// The field at a job's sites (None without measurements at sites or sites to predict at),
-/// held-out measurements scored with `noise`.
+/// held-out measurements scored with `noise`, the quantiles of `probabilities` reported.
 pub(crate) fn results(
     model: &ModelSpec,
     data: &Dataset,
     predict: Option<&PredictSites>,
     (run, noise, spatial): (&RunOutput, Drawn<'_>, Option<Spatial<'_>>),
+    probabilities: &[f64],
 ) -> Result<Option<SiteResults>, SiteError> {
     let noise_variance =
         (model.likelihood == LikelihoodKind::Gaussian).then(|| noise.mean_square());
     let predicted = match predict {
         Some(sites) => {
             let operator = SiteOperator::bilinear(&model.grid, &sites.positions)?;
-            summarise(run, &operator, None, spatial)
+            summarise(run, &operator, None, spatial, probabilities)
         }
         None => Vec::new(),
     };
@@ -157,8 +158,14 @@ pub(crate) fn results(
         offset: data.offsets.common,
     };
     Ok(Some(SiteResults {
-        fitted: summarise(run, &sites.fitted.operator, None, spatial),
-        held_out: summarise(run, &held_out.operator, Some(measured), spatial),
+        fitted: summarise(run, &sites.fitted.operator, None, spatial, probabilities),
+        held_out: summarise(
+            run,
+            &held_out.operator,
+            Some(measured),
+            spatial,
+            probabilities,
+        ),
         predict: predicted,
         noise_variance,
     }))
@@ -180,13 +187,15 @@ pub(crate) fn pooled_coefficients(run: &RunOutput) -> Vec<f64> {
         .collect()
 }
 
-/// Every site's summary of `run` through `operator` (with `measured`, each site's log
-/// predictive density of its measurement too; with `spatial`, its exceedance probabilities).
+/// Every site's summary of `run` through `operator`, with the quantiles of `probabilities`
+/// (with `measured`, each site's log predictive density of its measurement too; with `spatial`,
+/// its exceedance probabilities).
 pub(crate) fn summarise(
     run: &RunOutput,
     operator: &SiteOperator,
     measured: Option<Measured<'_>>,
     spatial: Option<Spatial<'_>>,
+    probabilities: &[f64],
 ) -> Vec<SiteSummary> {
     if run.chains.is_empty() {
         let mut means = vec![0.0; operator.len()];
@@ -219,7 +228,7 @@ pub(crate) fn summarise(
                         .collect()
                 })
                 .collect();
-            let mut summary = summary_of(&series, measured.map(|m| (m, site)));
+            let mut summary = summary_of(&series, measured.map(|m| (m, site)), probabilities);
             if let Some(spatial) = spatial {
                 summary.exceedance = spatial.exceedance(row, &series.concat());
             }
@@ -231,7 +240,11 @@ pub(crate) fn summarise(
 /// The summary of one site's series per chain: the field at a site follows the cells'
 /// conventions (sd with divisor n - 1, as `fields.parquet`'s `post_sd`; type-7 quantiles), not
 /// [`super::hyper::SeriesSummary`]'s divisor n for hyperparameters and coefficients.
-fn summary_of(series: &[Vec<f64>], measured: Option<(Measured<'_>, usize)>) -> SiteSummary {
+fn summary_of(
+    series: &[Vec<f64>],
+    measured: Option<(Measured<'_>, usize)>,
+    probabilities: &[f64],
+) -> SiteSummary {
     let pooled: Vec<f64> = series.iter().flatten().copied().collect();
     let n = pooled.len();
     if n == 0 {
@@ -240,14 +253,12 @@ fn summary_of(series: &[Vec<f64>], measured: Option<(Measured<'_>, usize)>) -> S
     let mean = pooled.iter().sum::<f64>() / n as f64;
     let sd = (n > 1)
         .then(|| (pooled.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt());
-    let quantiles = quantiles_type7(&pooled, &[0.05, 0.95]);
     let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
     let diagnosed = diagnostics::summarize(&views);
     SiteSummary {
         mean,
         sd,
-        q05: Some(quantiles[0]),
-        q95: Some(quantiles[1]),
+        quantiles: quantiles_type7(&pooled, probabilities),
         ess_bulk: diagnosed.ess_bulk,
         rhat: diagnosed.rhat,
         mcse_mean: diagnosed.mcse_mean,
@@ -415,8 +426,12 @@ mod tests {
     #[test]
     fn a_sites_summary_is_that_of_the_interpolated_series() {
         let series = vec![vec![1.0, 2.0, 3.0], vec![2.0, 3.0, 4.0]];
-        let s = summary_of(&series, None);
+        let s = summary_of(&series, None, &[0.025, 0.5]);
         assert!((s.mean - 2.5).abs() < 1e-12);
+        // numpy: np.quantile([1, 2, 3, 2, 3, 4], [0.025, 0.5]) = [1.125, 2.5].
+        assert_eq!(s.quantiles.len(), 2);
+        assert!((s.quantiles[0] - 1.125).abs() < 1e-12, "{:?}", s.quantiles);
+        assert!((s.quantiles[1] - 2.5).abs() < 1e-12, "{:?}", s.quantiles);
         let sd = ((2.25 + 0.25 + 0.25 + 0.25 + 0.25 + 2.25) / 5.0f64).sqrt();
         assert!((s.sd.unwrap() - sd).abs() < 1e-12);
         assert_eq!(s.log_predictive_density, None);

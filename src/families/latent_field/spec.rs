@@ -68,6 +68,8 @@ pub struct OutputSpec {
     pub(crate) log_likelihood: bool,
     /// Thresholds of the relative risk exp(field) whose exceedance probabilities are mapped.
     pub(crate) exceedance: Vec<f64>,
+    /// The posterior quantiles the tables report (`output.quantiles`).
+    pub(crate) quantiles: super::quantiles::Quantiles,
     /// The sites to predict the field at (`output.predict_sites`).
     pub(crate) predict_sites: Option<std::sync::Arc<PredictFile>>,
     /// Named points the field maps mark (`output.marks`, `output.mark_labels`), each inside the

@@ -1,8 +1,8 @@
 //! What the weighted grid says about the hyperparameters and the model.
 //!
 //! - Each inferred hyperparameter's posterior on its natural scale (length scale, variance,
-//!   mean): the weighted mean and sd of its values at the grid points, and its 5 % and 95 %
-//!   quantiles from a smooth marginal in unconstrained coordinates, mapped back (the maps are
+//!   mean): the weighted mean and sd of its values at the grid points, and its quantiles (any
+//!   probability, [`HyperMarginal::quantile`]) from a smooth marginal in unconstrained coordinates, mapped back (the maps are
 //!   monotone, so quantiles commute with them). The points' projections theta_k on the
 //!   coordinate are irregular, so their step CDF (or any interpolation of it) is coarse;
 //!   instead each point's weight is spread as a normal of variance s^2 = delta_z^2 |a_j|^2 / 12
@@ -15,16 +15,24 @@
 //!   (delta_z^d |det V Lambda^-1/2|).
 
 use super::grid::Grid;
-use crate::model::hyper::{HyperName, HyperPriors};
+use crate::model::hyper::{HyperName, HyperPrior, HyperPriors};
 
 /// One hyperparameter's posterior from the grid.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HyperMarginal {
     pub(crate) name: HyperName,
     pub mean: f64,
     pub sd: f64,
-    pub(crate) q05: f64,
-    pub(crate) q95: f64,
+    /// Its smooth marginal in unconstrained coordinates, and the prior whose map takes them back.
+    smooth: SmoothMarginal,
+    prior: HyperPrior,
+}
+
+impl HyperMarginal {
+    /// The `p` quantile (0 < p < 1) on the natural scale: the smooth marginal's, mapped back.
+    pub(crate) fn quantile(&self, p: f64) -> f64 {
+        self.prior.from_unconstrained(self.smooth.quantile(p))
+    }
 }
 
 /// The posterior of every inferred hyperparameter (in `priors`' order).
@@ -41,14 +49,12 @@ pub fn marginals(grid: &Grid, priors: &HyperPriors) -> Vec<HyperMarginal> {
             let row = &grid.axes[index * d..(index + 1) * d];
             let spread =
                 grid.delta_z * row.iter().map(|a| a * a).sum::<f64>().sqrt() / 12f64.sqrt();
-            let smooth = SmoothMarginal::new(&theta, &weights, spread);
-            let quantile = |p: f64| prior.from_unconstrained(smooth.quantile(p));
             HyperMarginal {
                 name,
                 mean,
                 sd: variance.sqrt(),
-                q05: quantile(0.05),
-                q95: quantile(0.95),
+                smooth: SmoothMarginal::new(&theta, &weights, spread),
+                prior,
             }
         })
         .collect()
@@ -63,6 +69,7 @@ fn weighted_moments(x: &[f64], w: &[f64]) -> (f64, f64) {
 
 /// A mixture of normals of one sd at shrunk centres with the points' mean and variance (see the
 /// module doc).
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SmoothMarginal {
     centres: Vec<f64>,
     weights: Vec<f64>,

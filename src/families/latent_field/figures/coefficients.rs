@@ -1,11 +1,14 @@
 //! The covariates' coefficients: one figure per covariate with its posterior density in every
 //! job that inferred it (a kernel density of coefficients.parquet's draws, all chains pooled),
-//! one panel per data set, and a caption that lists each job's posterior mean and 90 % interval
-//! on the design's and the covariate's own scale (the `coef_*` columns of jobs.parquet).
+//! one panel per data set, and a caption that lists each job's posterior mean and interval (its
+//! lowest and highest quantile of `output.quantiles`: the 90 % interval by default) on the
+//! design's and the covariate's own scale (the `coef_*` columns of jobs.parquet).
 
 use std::collections::BTreeMap;
 
 use super::hyper::{Sample, data_set, draw_density_panel};
+use crate::families::latent_field::keys::OUTPUT_QUANTILES;
+use crate::families::latent_field::quantiles::Quantiles;
 use crate::families::latent_field::schema::{self, jobs};
 use crate::figures::chart::panel_figure;
 use crate::figures::tables::{Table, format_number};
@@ -92,20 +95,32 @@ fn coefficient_figure(
              it is standardised, the default) in every job that inferred it, one panel per data \
              set: a gaussian kernel density of coefficients.parquet's stored draws, all chains \
              pooled. A coefficient's interval that excludes 0 says the covariate moves the \
-             intensity beyond what the field explains. Posterior mean [5 %, 95 %] by job, and \
-             per unit of the raw covariate: {table}."
+             intensity beyond what the field explains. Posterior mean [lowest, highest quantile \
+             of output.quantiles: 5 %, 95 % by default] by job, and per unit of the raw \
+             covariate: {table}."
         ),
         kind: FigureKind::Trace,
     })
 }
 
-/// "job: mean [q05, q95]; raw mean [q05, q95]" for each job, from the jobs table.
+/// "job: mean [q05, q95]; raw mean [q05, q95]" for each job, from the jobs table: its lowest and
+/// highest quantile of `output.quantiles` (the default when the table has no such column).
 fn summary_lines(jobs_table: &Table, name: &str, samples: &[Sample]) -> String {
     let column = |statistic: &str| jobs::COEF.member(format!("{name}_{statistic}"));
     let value = |row: usize, statistic: &str| {
         jobs_table
             .finite(column(statistic), row)
             .map_or("-".to_string(), format_number)
+    };
+    let interval = |row: usize| {
+        let quantiles = jobs_table
+            .str_at(OUTPUT_QUANTILES, row)
+            .and_then(|text| Quantiles::new(&crate::study::parse_numbers(text)).ok())
+            .unwrap_or_else(Quantiles::default_pair);
+        let statistics: Vec<String> = quantiles.iter().map(|q| q.statistic()).collect();
+        let lowest = statistics.first().cloned().unwrap_or_default();
+        let highest = statistics.last().cloned().unwrap_or_default();
+        (lowest, highest)
     };
     let job_rows: Vec<(String, usize)> = samples
         .iter()
@@ -118,14 +133,15 @@ fn summary_lines(jobs_table: &Table, name: &str, samples: &[Sample]) -> String {
     job_rows
         .iter()
         .map(|(job, row)| {
+            let (low, high) = interval(*row);
             format!(
                 "{job}: {} [{}, {}]; raw {} [{}, {}]",
                 value(*row, "mean"),
-                value(*row, "q05"),
-                value(*row, "q95"),
+                value(*row, &low),
+                value(*row, &high),
                 value(*row, "raw_mean"),
-                value(*row, "raw_q05"),
-                value(*row, "raw_q95")
+                value(*row, &format!("raw_{low}")),
+                value(*row, &format!("raw_{high}"))
             )
         })
         .collect::<Vec<_>>()

@@ -76,6 +76,8 @@ pub(crate) const REPORT: ReportColumns = ReportColumns {
         ),
     ],
     listed: &[
+        jobs::HELD_OUT_CELLS.name(),
+        jobs::HELD_OUT_SITES.name(),
         jobs::BASELINE_COUNT_MAE.name(),
         jobs::BASELINE_SHARE_MAE.name(),
         shared_jobs::ESS_BULK.name(),
