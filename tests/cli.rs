@@ -256,7 +256,10 @@ fn a_run_fits_every_cell_by_default_and_says_how_many_cells_a_holdout_took() {
     let out = dir.path().join("default");
     let stderr = run_study(&study("default", ""), &out, 1);
     assert_eq!(held_out_cells(&out), (vec![Some(0)], vec![Some(16)]));
-    assert!(!stderr.contains("data.holdout held"), "{stderr}");
+    assert!(
+        !stderr.contains("data.holdout or data.folds held"),
+        "{stderr}"
+    );
     let fields = read(&out, "fields");
     let observed = fields.column("observed").unwrap().bool().unwrap();
     assert!(
@@ -277,11 +280,69 @@ fn a_run_fits_every_cell_by_default_and_says_how_many_cells_a_holdout_took() {
     assert_eq!(held_out_cells(&out), (vec![Some(4)], vec![Some(12)]));
     assert!(
         stderr.contains(
-            "note: data.holdout held cells out of the fit to score them: 4 of 16 cells with \
+            "note: data.holdout or data.folds held cells out of the fit to score them: 4 of 16 cells with \
              data in 1 job (column held_out_cells of jobs.parquet)"
         ),
         "{stderr}"
     );
     let page = std::fs::read_to_string(out.join("report/index.html")).unwrap();
     assert!(page.contains("held_out_cells"), "the report's jobs table");
+}
+
+/// K-fold over real cells: `data.folds = 4` swept over `data.fold` holds every cell out exactly
+/// once across the four jobs (fields.parquet's `observed` false in one job each), the folds'
+/// sizes differ by at most one, and the K-fold elpd is the sum of heldout_lpd x held_out_cells.
+#[test]
+fn k_folds_hold_every_cell_out_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("i,j,count\n");
+    for j in 0..4 {
+        for i in 0..4 {
+            csv.push_str(&format!("{i},{j},{}\n", (i * 3 + j * 5) % 7));
+        }
+    }
+    support::write_file(dir.path(), "grid.csv", &csv);
+    let study = support::write_file(
+        dir.path(),
+        "folds.toml",
+        "[study]\nname = \"folds\"\nseed = 3\n\
+         [model]\ngrid = 4\nlikelihood = \"poisson\"\n\
+         [data]\nsource = \"csv\"\npath = \"grid.csv\"\ncolumn = \"count\"\nfolds = 4\n\
+         [sampler]\nkind = \"laplace\"\n\
+         [sweep]\n\"data.fold\" = [0, 1, 2, 3]\n",
+    );
+    let out = dir.path().join("out");
+    run_study(&study, &out, 1);
+    let jobs = read(&out, "jobs");
+    let held: Vec<i64> = jobs
+        .column("held_out_cells")
+        .unwrap()
+        .i64()
+        .unwrap()
+        .iter()
+        .map(Option::unwrap)
+        .collect();
+    assert_eq!(held, vec![4, 4, 4, 4]);
+    let lpd: Vec<f64> = jobs
+        .column("heldout_lpd")
+        .unwrap()
+        .f64()
+        .unwrap()
+        .iter()
+        .map(Option::unwrap)
+        .collect();
+    assert!(lpd.iter().all(|l| l.is_finite() && *l < 0.0), "{lpd:?}");
+    let fields = read(&out, "fields");
+    let cell = fields.column("cell").unwrap().i64().unwrap();
+    let observed = fields.column("observed").unwrap().bool().unwrap();
+    let mut times_held = [0; 16];
+    for (c, o) in cell.iter().zip(observed.iter()) {
+        if o == Some(false) {
+            times_held[c.unwrap() as usize] += 1;
+        }
+    }
+    assert_eq!(
+        times_held, [1; 16],
+        "each cell held out by exactly one fold"
+    );
 }

@@ -33,7 +33,13 @@ fn count_grid(
     };
     let prior = KroneckerPrior::new(grid, KernelSpec::squared_exponential(0.1, variance)).unwrap();
     let mut rng = stream(0, Purpose::Observations, file);
-    let data = Dataset::from_grid_values(grid, values, 0.25, &mut rng).unwrap();
+    let data = Dataset::from_grid_values(
+        grid,
+        values,
+        fieldmc::model::data::HoldOut::Share(0.25),
+        &mut rng,
+    )
+    .unwrap();
     let observed_mean =
         data.observed.values.iter().sum::<f64>() / data.observed.values.len() as f64;
     let mean = observed_mean.ln() - variance / 2.0;

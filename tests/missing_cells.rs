@@ -81,7 +81,13 @@ fn dataset(dir: &Path) -> Dataset {
         offsets: LogOffsets::constant(0.0),
     };
     let mut rng = stream(SEED, Purpose::Observations, "missing cells");
-    Dataset::from_grid_cells(Grid::new(D), cells, 0.0, &mut rng).unwrap()
+    Dataset::from_grid_cells(
+        Grid::new(D),
+        cells,
+        fieldmc::model::data::HoldOut::Share(0.0),
+        &mut rng,
+    )
+    .unwrap()
 }
 
 fn run(prior: &KroneckerPrior, data: &Dataset, mean: f64, kind: SamplerKind) -> RunOutput {

@@ -106,8 +106,13 @@ impl LgcpProblem {
             Purpose::Observations,
             &format!("bench lgcp;grid={name}"),
         );
-        let data = Dataset::from_grid_values(Grid::new(side), values, model.holdout, &mut rng)
-            .map_err(|e| BenchError::Data(e.to_string()))?;
+        let data = Dataset::from_grid_values(
+            Grid::new(side),
+            values,
+            crate::model::data::HoldOut::Share(model.holdout),
+            &mut rng,
+        )
+        .map_err(|e| BenchError::Data(e.to_string()))?;
         let observed = &data.observed.values;
         if observed.iter().all(|&c| c == 0.0) {
             return Err(BenchError::Data(format!(

@@ -195,8 +195,14 @@ pub struct Simulation {
 pub enum DataError {
     #[error("subsampling {cells} cells by {subsample} leaves no observed cell")]
     NoObservedCells { cells: usize, subsample: usize },
-    #[error("holding out {holdout:?} of {cells} cells leaves no observed cell")]
-    NothingLeftToFit { cells: usize, holdout: f64 },
+    #[error("holding out {hold:?} of {cells} cells leaves no observed cell")]
+    NothingLeftToFit { cells: usize, hold: HoldOut },
+    #[error("fold {fold} of {folds} is empty: {count} observations make fewer folds")]
+    EmptyFold {
+        count: usize,
+        folds: usize,
+        fold: usize,
+    },
     #[error("no cell of the grid has both a value and an exposure above 0")]
     NothingObserved,
     #[error("the grid has {found} values, the model's grid needs {expected}")]
@@ -263,7 +269,7 @@ impl Dataset {
         grid: Grid,
         all: &Measurements,
         offset: f64,
-        holdout: f64,
+        holdout: HoldOut,
         rng: &mut StreamRng,
     ) -> Result<Self, DataError> {
         if all.values.is_empty() {
@@ -300,7 +306,7 @@ impl Dataset {
     pub fn from_grid_values(
         grid: Grid,
         values: Vec<f64>,
-        holdout: f64,
+        holdout: HoldOut,
         rng: &mut StreamRng,
     ) -> Result<Self, DataError> {
         let cells = GridCells {
@@ -315,7 +321,7 @@ impl Dataset {
     pub fn from_grid_cells(
         grid: Grid,
         cells: GridCells,
-        holdout: f64,
+        holdout: HoldOut,
         rng: &mut StreamRng,
     ) -> Result<Self, DataError> {
         let n = grid.cells();
@@ -473,25 +479,66 @@ pub(crate) fn draw_prior(prior: &dyn Prior, rng: &mut StreamRng) -> (Vec<f64>, V
     (xi, u)
 }
 
-/// Which of `count` observations are held out: round(`holdout` x count) of them, chosen by
-/// `rng` ([`choose_cells`]); at least one must be left to fit.
+/// Which of a job's usable observations it holds out of the fit, to score them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HoldOut {
+    /// A seeded share of them, rounded (`data.holdout`; 0 holds none out).
+    Share(f64),
+    /// Fold `fold` of `folds` (`data.folds`, `data.fold`): the observations in a seeded order,
+    /// every `folds`-th from position `fold`. The order's stream does not hold `fold`, so the
+    /// folds' jobs share it and their held-out sets split the observations.
+    Fold { folds: usize, fold: usize },
+}
+
+impl HoldOut {
+    /// How many of `count` observations it holds out.
+    pub fn held_of(self, count: usize) -> usize {
+        match self {
+            HoldOut::Share(share) => ((share * count as f64).round() as usize).min(count),
+            HoldOut::Fold { folds, fold } => (count + folds - 1 - fold.min(folds - 1)) / folds,
+        }
+    }
+}
+
+/// Which of `count` observations `hold` holds out, drawn by `rng`: an error when none would be
+/// left to fit, or a fold would be empty.
 pub(crate) fn held_out_draw(
     count: usize,
-    holdout: f64,
+    hold: HoldOut,
     rng: &mut StreamRng,
 ) -> Result<Vec<bool>, DataError> {
-    let held = ((holdout * count as f64).round() as usize).min(count);
+    let held = hold.held_of(count);
     if held >= count {
-        return Err(DataError::NothingLeftToFit {
-            cells: count,
-            holdout,
-        });
+        return Err(DataError::NothingLeftToFit { cells: count, hold });
     }
     let mut is_held = vec![false; count];
-    for k in choose_cells(count, held, rng) {
-        is_held[k] = true;
+    match hold {
+        HoldOut::Share(_) => {
+            for k in choose_cells(count, held, rng) {
+                is_held[k] = true;
+            }
+        }
+        HoldOut::Fold { folds, fold } => {
+            if held == 0 {
+                return Err(DataError::EmptyFold { count, folds, fold });
+            }
+            let order = seeded_order(count, rng);
+            for (position, &k) in order.iter().enumerate() {
+                is_held[k] = position % folds == fold;
+            }
+        }
     }
     Ok(is_held)
+}
+
+/// `0..n` in a seeded order (Fisher-Yates).
+fn seeded_order(n: usize, rng: &mut StreamRng) -> Vec<usize> {
+    let mut all: Vec<usize> = (0..n).collect();
+    for k in 0..n.saturating_sub(1) {
+        let pick = rng.random_range(k..n);
+        all.swap(k, pick);
+    }
+    all
 }
 
 /// `count` distinct cells of `0..n`, in increasing order (partial Fisher-Yates).
@@ -602,12 +649,48 @@ mod tests {
         }
     }
 
+    /// K folds drawn from one stream split the observations: disjoint held-out sets whose union
+    /// is every observation, of sizes differing by at most one; a fold with nothing in it, or a
+    /// share that leaves nothing to fit, is an error.
+    #[test]
+    fn folds_split_every_observation_once() {
+        let (count, folds) = (16, 3);
+        let mut times_held = vec![0; count];
+        for fold in 0..folds {
+            let mut rng = stream(3, Purpose::Observations, "h");
+            let hold = HoldOut::Fold { folds, fold };
+            let held = held_out_draw(count, hold, &mut rng).unwrap();
+            let n = held.iter().filter(|&&h| h).count();
+            assert_eq!(n, hold.held_of(count));
+            assert_eq!(n, [6, 5, 5][fold]);
+            for (k, &h) in held.iter().enumerate() {
+                times_held[k] += usize::from(h);
+            }
+        }
+        assert_eq!(times_held, vec![1; count]);
+        let mut rng = stream(3, Purpose::Observations, "h");
+        let empty = held_out_draw(2, HoldOut::Fold { folds: 3, fold: 2 }, &mut rng);
+        assert!(matches!(
+            empty,
+            Err(DataError::EmptyFold {
+                count: 2,
+                folds: 3,
+                fold: 2
+            })
+        ));
+        let all = held_out_draw(4, HoldOut::Share(0.9), &mut rng);
+        assert!(matches!(
+            all,
+            Err(DataError::NothingLeftToFit { cells: 4, .. })
+        ));
+    }
+
     #[test]
     fn holdout_splits_every_cell_exactly_once() {
         let grid = Grid::new(4);
         let values: Vec<f64> = (0..16).map(f64::from).collect();
         let mut rng = stream(3, Purpose::Observations, "h");
-        let data = Dataset::from_grid_values(grid, values, 0.25, &mut rng).unwrap();
+        let data = Dataset::from_grid_values(grid, values, HoldOut::Share(0.25), &mut rng).unwrap();
         assert_eq!(data.held_out.len(), 4);
         assert_eq!(data.observed.len(), 12);
         let by_cell = data.value_by_cell();
@@ -636,7 +719,7 @@ mod tests {
             offsets: LogOffsets::with_log_exposure(-1.0, log_exposure),
         };
         let mut rng = stream(3, Purpose::Observations, "h");
-        let data = Dataset::from_grid_cells(grid, cells, 0.25, &mut rng).unwrap();
+        let data = Dataset::from_grid_cells(grid, cells, HoldOut::Share(0.25), &mut rng).unwrap();
         // 12 usable cells, a quarter of them held out.
         assert_eq!((data.observed.len(), data.held_out.len()), (9, 3));
         for c in [1, 6, 7, 9] {
@@ -651,12 +734,12 @@ mod tests {
         };
         let split = |cells| {
             let mut rng = stream(3, Purpose::Observations, "h");
-            Dataset::from_grid_cells(grid, cells, 0.25, &mut rng).unwrap()
+            Dataset::from_grid_cells(grid, cells, HoldOut::Share(0.25), &mut rng).unwrap()
         };
         let mut rng = stream(3, Purpose::Observations, "h");
         assert_eq!(
             split(cells),
-            Dataset::from_grid_values(grid, full, 0.25, &mut rng).unwrap()
+            Dataset::from_grid_values(grid, full, HoldOut::Share(0.25), &mut rng).unwrap()
         );
     }
 }

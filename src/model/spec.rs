@@ -181,8 +181,8 @@ pub enum DataSpec {
         column: String,
         /// Binomial: the column holding each cell's trials; None for the other likelihoods.
         trials: Option<String>,
-        /// Share of cells held out, in [0, 1).
-        holdout: f64,
+        /// Which cells are held out (`data.holdout`, or a fold of `data.folds`).
+        holdout: crate::model::data::HoldOut,
         /// The counts' exposure per cell, when the study gives one.
         exposure: Option<ExposureColumn>,
     },
@@ -209,8 +209,8 @@ pub struct SitesData {
     pub(crate) trials: Option<String>,
     /// The window the cells tile, in the data's units; every site lies in it.
     pub(crate) window: Window,
-    /// Share of sites held out, in [0, 1).
-    pub(crate) holdout: f64,
+    /// Which sites are held out (`data.holdout`, or a fold of `data.folds`).
+    pub(crate) holdout: crate::model::data::HoldOut,
 }
 
 /// A real point pattern: a CSV of event coordinates, counted in the cells of the model's grid
@@ -225,8 +225,8 @@ pub struct PointsData {
     pub(crate) y: String,
     /// The window the cells tile (`model.window`, in the data's units); every event lies in it.
     pub(crate) window: Window,
-    /// Share of cells held out, in [0, 1).
-    pub(crate) holdout: f64,
+    /// Which cells are held out (`data.holdout`, or a fold of `data.folds`).
+    pub(crate) holdout: crate::model::data::HoldOut,
     /// The counts' exposure per cell, when the study gives one.
     pub(crate) exposure: Option<ExposureColumn>,
 }

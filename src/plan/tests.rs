@@ -73,6 +73,8 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "data_column",
         "data_trials",
         "data_holdout",
+        "data_folds",
+        "data_fold",
         "data_covariates",
         "data_covariates_path",
         "data_exposure",

@@ -228,16 +228,16 @@ pub(crate) fn with_exposure(
             )
             .help("an exposure of 0 takes a cell out of the likelihood; check the column"));
     }
-    let held = (holdout * usable as f64).round();
-    if held >= usable as f64 {
+    if holdout.held_of(usable) >= usable {
         return Err(resolver
             .error_at(
                 settings,
                 &[DATA_HOLDOUT],
                 ErrorKind::Conflict,
                 format!(
-                    "data.holdout = {holdout:?} holds out all {usable} cells the data observe \
-                     (a value and an exposure above 0), leaving none to fit"
+                    "data.holdout = {:?} holds out all {usable} cells the data observe \
+                     (a value and an exposure above 0), leaving none to fit",
+                    settings.float(DATA_HOLDOUT)
                 ),
             )
             .help("use a smaller holdout"));

@@ -70,7 +70,7 @@ fn note(
         n => format!("; {n} {} fitted every one", jobs_word(n)),
     };
     Some(format!(
-        "data.holdout held {what} out of the fit to score them: {} (column {} of \
+        "data.holdout or data.folds held {what} out of the fit to score them: {} (column {} of \
          jobs.parquet){every}",
         splits.join(", "),
         held.name()
@@ -106,7 +106,7 @@ mod tests {
         assert_eq!(
             held_out_notes(&jobs),
             [
-                "data.holdout held cells out of the fit to score them: 205 of 1024 cells with data \
+                "data.holdout or data.folds held cells out of the fit to score them: 205 of 1024 cells with data \
               in 2 jobs, 51 of 256 cells with data in 1 job (column held_out_cells of \
               jobs.parquet); 1 job fitted every one"
             ]

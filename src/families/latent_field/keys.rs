@@ -140,6 +140,22 @@ crate::declare_keys! {
         applies: Applies::Source(&["csv", "points", "sites"]),
         label: Label::new("holdout", "held-out share"),
     },
+    /// K-fold cross-validation over the observed cells (sites data: the measurements): 0 = none; K from 2 splits them into K folds in a seeded order shared by every fold's job, and `data.fold` says which one a job holds out (sweep `"data.fold" = [0, 1, ..., K - 1]`). The sum over the K jobs of heldout_lpd x held_out_cells (held_out_sites) is the K-fold elpd, the fallback when PSIS-LOO's Pareto k are bad. Not with data.holdout.
+    DATA_FOLDS = data.folds {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(0, 1000),
+        default: Default::Int(0),
+        keyed: Keyed::UnlessDefault,
+        applies: Applies::Source(&["csv", "points", "sites"]),
+    },
+    /// With data.folds = K: the fold this job holds out, 0 to K - 1.
+    DATA_FOLD = data.fold {
+        value: ValueType::Integer,
+        rule: Rule::IntRange(0, 999),
+        default: Default::Int(0),
+        keyed: Keyed::UnlessDefault,
+        applies: Applies::Source(&["csv", "points", "sites"]),
+    },
     /// Covariates with inferred coefficients (fixed effects): the linear predictor is mean + sum_k beta_k x_k + field. Names of columns of the grid CSV (csv data) or of data.covariates_path; an array `["elev", "grad"]` or one string `"elev,grad"`.
     DATA_COVARIATES = data.covariates {
         value: ValueType::Words,
@@ -273,10 +289,12 @@ pub(crate) const TRUTH: DataStream = DataStream {
     ],
 };
 
-/// Which cells are observed (simulated data) or held out (csv and points data).
+/// Which cells are observed (simulated data) or held out (csv and points data); never
+/// `data.fold`, so the folds of `data.folds` share one order.
 pub(crate) const OBSERVATIONS: DataStream = DataStream {
     name: "observations",
     keys: &[
+        DATA_FOLDS,
         DATA_HOLDOUT,
         DATA_PATH,
         DATA_SOURCE,
@@ -286,10 +304,12 @@ pub(crate) const OBSERVATIONS: DataStream = DataStream {
 };
 
 /// Which measurements at sites are held out (sites data): the file, its columns and the share
-/// held out, never the grid, so that a study fitted on two grids scores the same sites.
+/// held out, never the grid, so that a study fitted on two grids scores the same sites (nor
+/// `data.fold`, as for cells).
 pub(crate) const HELD_OUT_SITES: DataStream = DataStream {
     name: "held_out_sites",
     keys: &[
+        DATA_FOLDS,
         DATA_HOLDOUT,
         DATA_PATH,
         DATA_SOURCE,
@@ -328,3 +348,16 @@ pub(crate) const COUNTS: DataStream = DataStream {
 /// The latent field's data streams, in the order a job's stream keys list them.
 pub(crate) const DATA_STREAMS: &[DataStream] =
     &[TRUTH, OBSERVATIONS, HELD_OUT_SITES, NOISE, COUNTS];
+
+/// What a job of real data holds out: fold `data.fold` of `data.folds` when folds are asked
+/// for, else the share `data.holdout` (the resolver refuses both at once).
+pub(crate) fn hold_out(settings: &crate::study::Settings) -> crate::model::data::HoldOut {
+    use crate::model::data::HoldOut;
+    match settings.int(DATA_FOLDS) {
+        0 => HoldOut::Share(settings.float(DATA_HOLDOUT)),
+        folds => HoldOut::Fold {
+            folds: folds as usize,
+            fold: settings.int(DATA_FOLD) as usize,
+        },
+    }
+}

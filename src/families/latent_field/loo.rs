@@ -219,7 +219,7 @@ fn bad_k_warning(summary: &LooSummary, observations: usize) -> Option<String> {
         format!(
             "Pareto k > {BAD_PARETO_K} for {bad} of {observations} observations ({:.1} %): \
              elpd_loo is unreliable for them (leaving one out moves the posterior too far for \
-             importance sampling); score held-out cells instead (K-fold: data.holdout), or look \
+             importance sampling); score held-out cells instead (K-fold: data.folds = K, sweeping data.fold), or look \
              at the model where they lie",
             100.0 * bad as f64 / observations.max(1) as f64
         )
@@ -429,7 +429,7 @@ mod tests {
         };
         let warning = bad_k_warning(&summary, 40).unwrap();
         assert!(warning.starts_with("Pareto k > 0.7 for 3 of 40 observations (7.5 %)"));
-        assert!(warning.contains("data.holdout"));
+        assert!(warning.contains("data.folds"));
         let fine = LooSummary {
             pareto_k_bad: 0,
             ..summary

@@ -4,8 +4,7 @@
 //! [`super::points_csv`]).
 
 use super::keys::{
-    DATA_HOLDOUT, DATA_PATH, DATA_SOURCE, DATA_X, DATA_Y, MODEL_GRID, MODEL_LIKELIHOOD,
-    MODEL_WINDOW,
+    DATA_PATH, DATA_SOURCE, DATA_X, DATA_Y, MODEL_GRID, MODEL_LIKELIHOOD, MODEL_WINDOW,
 };
 use super::points_csv::{POINT_LIKELIHOODS, PointsSource, read_points};
 use super::region_keys::RegionFile;
@@ -157,7 +156,7 @@ pub(super) fn points_data(
         x,
         y,
         window,
-        holdout: settings.float(DATA_HOLDOUT),
+        holdout: super::keys::hold_out(settings),
         exposure: None,
     })))
 }

@@ -98,7 +98,7 @@ impl Resolution<'_, '_> {
         };
         let cells = shape.cells();
         let observed = if is_real {
-            cells - (settings.float(DATA_HOLDOUT) * cells).round()
+            cells - super::keys::hold_out(settings).held_of(cells as usize) as f64
         } else {
             (cells / settings.int(DATA_SUBSAMPLE).max(1) as f64).floor()
         };
@@ -564,11 +564,12 @@ impl Resolution<'_, '_> {
     }
 
     fn check_holdout(&self, settings: &Settings, cells: usize) -> Result<(), StudyError> {
-        let holdout = settings.float(DATA_HOLDOUT);
-        let held = (holdout * cells as f64).round();
-        if held < cells as f64 {
+        self.check_folds(settings)?;
+        let hold = super::keys::hold_out(settings);
+        if hold.held_of(cells) < cells {
             return Ok(());
         }
+        let holdout = settings.float(DATA_HOLDOUT);
         Err(self
             .resolver
             .error_at(
@@ -580,6 +581,40 @@ impl Resolution<'_, '_> {
                 ),
             )
             .help("use a smaller holdout"))
+    }
+
+    /// `data.folds` is 0 or at least 2, not given with `data.holdout`, and `data.fold` names one
+    /// of its folds.
+    fn check_folds(&self, settings: &Settings) -> Result<(), StudyError> {
+        let (folds, fold) = (settings.int(DATA_FOLDS), settings.int(DATA_FOLD));
+        let refuse = |keys: &[Key], message: String, help: &str| {
+            Err(self
+                .resolver
+                .error_at(settings, keys, ErrorKind::Conflict, message)
+                .help(help.to_string()))
+        };
+        if folds == 1 {
+            return refuse(
+                &[DATA_FOLDS],
+                "data.folds = 1 would hold out every observation".into(),
+                "use 0 (no folds) or K >= 2",
+            );
+        }
+        if folds > 0 && settings.float(DATA_HOLDOUT) > 0.0 {
+            return refuse(
+                &[DATA_FOLDS, DATA_HOLDOUT],
+                "data.folds and data.holdout both choose what is held out".into(),
+                "K-fold: data.folds = K and a sweep over data.fold; or one share: data.holdout",
+            );
+        }
+        if fold >= folds.max(1) {
+            return refuse(
+                &[DATA_FOLD, DATA_FOLDS],
+                format!("data.fold = {fold} is not a fold of data.folds = {folds}"),
+                "folds are numbered 0 to data.folds - 1",
+            );
+        }
+        Ok(())
     }
 
     /// A spec's rule broken, located at the first of its keys written in the file.
@@ -635,7 +670,7 @@ impl Resolution<'_, '_> {
             path,
             column,
             trials,
-            holdout: settings.float(DATA_HOLDOUT),
+            holdout: super::keys::hold_out(settings),
             exposure: None,
         };
         Ok((data, window))

@@ -9,8 +9,7 @@ use std::sync::Arc;
 
 use super::binomial_keys::trials_column;
 use super::keys::{
-    DATA_HOLDOUT, DATA_PATH, DATA_SOURCE, DATA_VALUE, DATA_X, DATA_Y, MODEL_GRID,
-    OUTPUT_PREDICT_SITES,
+    DATA_PATH, DATA_SOURCE, DATA_VALUE, DATA_X, DATA_Y, MODEL_GRID, OUTPUT_PREDICT_SITES,
 };
 use super::points_keys::{plane_window, refuse_line_grid};
 use super::region_keys::RegionFile;
@@ -126,7 +125,7 @@ pub(super) fn sites_data(
         value,
         trials,
         window,
-        holdout: settings.float(DATA_HOLDOUT),
+        holdout: super::keys::hold_out(settings),
     };
     Ok((DataSpec::Sites(Box::new(data)), window))
 }

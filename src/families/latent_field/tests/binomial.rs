@@ -32,7 +32,7 @@ fn a_binomial_grid_reads_its_trials_column_and_defaults_to_the_auto_mean() {
             path: dir.path().join("grid.csv"),
             column: "count".into(),
             trials: Some("trials".into()),
-            holdout: 0.25,
+            holdout: crate::model::data::HoldOut::Share(0.25),
             exposure: None,
         }
     );

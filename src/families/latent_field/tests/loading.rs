@@ -67,6 +67,8 @@ fn every_key_has_its_documented_default() {
             keys::DATA_COLUMN,
             keys::DATA_TRIALS,
             keys::DATA_HOLDOUT,
+            keys::DATA_FOLDS,
+            keys::DATA_FOLD,
             keys::DATA_COVARIATES,
             keys::DATA_COVARIATES_PATH,
             keys::DATA_EXPOSURE,

@@ -34,7 +34,7 @@ fn a_points_study_resolves_to_points_data_over_its_window() {
             x: "x".into(),
             y: "y".into(),
             window,
-            holdout: 0.25,
+            holdout: crate::model::data::HoldOut::Share(0.25),
             exposure: None,
         }))
     );

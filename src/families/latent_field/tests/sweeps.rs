@@ -269,7 +269,10 @@ fn csv_data_resolves_against_the_study_folder_and_is_checked_up_front() {
         std::fs::canonicalize(path).unwrap(),
         std::fs::canonicalize(dir.path().join("data/grid.csv")).unwrap()
     );
-    assert_eq!((column.as_str(), *holdout), ("count", 0.25));
+    assert_eq!(
+        (column.as_str(), *holdout),
+        ("count", crate::model::data::HoldOut::Share(0.25))
+    );
     assert_eq!(
         *point.param(keys::DATA_PATH),
         ParamValue::Text("data/grid.csv".into())
