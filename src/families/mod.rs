@@ -7,8 +7,9 @@
 //! This file is the registry: the one place that lists the families ([`study_families!`] below,
 //! one line each). The generic stages ([`crate::plan`], [`crate::execute`], [`crate::sink`],
 //! [`crate::report`]) know the families only through what it derives from that list: the
-//! [`Family`] names, a job's [`FamilySpec`], the dispatch to a family's run, tables and figures,
-//! every result table ([`tables`], [`table`], [`jobs_table`]) and the metrics the report shows.
+//! [`Family`] names, a job's [`FamilySpec`], the dispatch to a family's run, tables, figures and
+//! page tables, every result table ([`tables`], [`table`], [`jobs_table`]) and the metrics the
+//! report shows.
 
 pub mod bayes_net;
 pub(crate) mod common;
@@ -22,7 +23,7 @@ pub mod partition;
 use std::path::Path;
 use std::sync::LazyLock;
 
-use crate::figures::{Context, Figure, ReportColumns, ReportError};
+use crate::figures::{Context, Figure, PageTable, ReportColumns, ReportError};
 use crate::job::{DataStream, Finished, RunContext, StudyFamily, Tabulated};
 use crate::sampler::SamplerKind;
 use crate::study::keys::{KeyCatalog, MODEL_FAMILY, RENAMED, SAMPLER_KIND};
@@ -222,6 +223,16 @@ macro_rules! study_families {
             let mut figures = Vec::new();
             $(figures.extend(<$ty as StudyFamily>::figures(context, notes)?);)+
             Ok(figures)
+        }
+
+        /// Every family's tables on the report page, in registry order.
+        pub fn page_tables(
+            context: &Context<'_>,
+            notes: &mut Vec<String>,
+        ) -> Result<Vec<PageTable>, ReportError> {
+            let mut tables = Vec::new();
+            $(tables.extend(<$ty as StudyFamily>::page_tables(context, notes)?);)+
+            Ok(tables)
         }
     };
 }
