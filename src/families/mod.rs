@@ -6,10 +6,11 @@
 //!
 //! This file is the registry: the one place that lists the families ([`study_families!`] below,
 //! one line each). The generic stages ([`crate::plan`], [`crate::execute`], [`crate::sink`],
-//! [`crate::report`]) know the families only through what it derives from that list: the
-//! [`Family`] names, a job's [`FamilySpec`], the dispatch to a family's run, tables, figures and
-//! page tables, every result table ([`tables`], [`table`], [`jobs_table`]) and the metrics the
-//! report shows.
+//! [`crate::report`], [`crate::compare`]) know the families only through what it derives from
+//! that list: the [`Family`] names, a job's [`FamilySpec`], the dispatch to a family's run,
+//! tables, figures and page tables, every result table ([`tables`], [`table`], [`jobs_table`]),
+//! the metrics the report shows, and where model choice reads PSIS-LOO's results
+//! ([`model_choice`]).
 
 pub mod bayes_net;
 pub(crate) mod common;
@@ -17,6 +18,7 @@ pub mod gaussian;
 pub mod latent_field;
 pub mod lda;
 pub mod markov_chain;
+pub(crate) mod model_choice;
 pub mod pagerank;
 pub mod partition;
 
