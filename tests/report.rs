@@ -634,3 +634,169 @@ fn probit_and_poisson_jobs_get_their_field_figures_and_a_swept_length_scale_one_
     }
     assert_sources_exist(&summary.report_dir);
 }
+
+/// Two jobs with `output.log_likelihood`: "cells" on a 6 x 6 grid whose even cells are in the
+/// likelihood, "sites" with five fitted measurements and one held out; and "laplace", a job
+/// without LOO. Each fitted cell or site has a Pareto k, one of them null (ArviZ's inf).
+fn write_loo_study(dir: &Path) {
+    let ids = ["cells", "sites", "laplace"];
+    let jobs = df!(
+        "job_id" => ids,
+        "replicate" => [0i64; 3],
+        "model_grid" => [6i64; 3],
+        "model_likelihood" => ["poisson"; 3],
+        "data_source" => ["csv", "sites", "csv"],
+        "sampler_kind" => ["mala", "mala", "laplace"],
+        "status" => ["ok"; 3],
+        "elpd_loo" => [Some(-61.25), Some(-12.5), None],
+        "elpd_loo_se" => [Some(4.5), Some(2.25), None],
+        "p_loo" => [Some(7.75), Some(3.5), None],
+        "pareto_k_bad" => [Some(3i64), Some(1), None],
+    )
+    .expect("jobs");
+    write_parquet(dir, "jobs", jobs);
+
+    let d = 6i64;
+    let (mut id, mut cell, mut i_col, mut j_col, mut mean) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for job in ids {
+        for j in 0..d {
+            for i in 0..d {
+                id.push(job);
+                cell.push(j * d + i);
+                i_col.push(i);
+                j_col.push(j);
+                mean.push((i + j) as f64 / 10.0);
+            }
+        }
+    }
+    let fields = df!(
+        "job_id" => id, "cell" => cell, "i" => i_col, "j" => j_col, "post_mean" => mean,
+    )
+    .expect("fields");
+    write_parquet(dir, "fields", fields);
+
+    let fitted_cells: Vec<i64> = (0..d * d).filter(|c| c % 2 == 0).collect();
+    let n_cells = fitted_cells.len();
+    let k_cells: Vec<Option<f64>> = (0..n_cells)
+        .map(|k| match k {
+            0 => None,
+            1 | 2 => Some(0.9 + 0.1 * k as f64),
+            _ => Some(0.04 * k as f64 - 0.2),
+        })
+        .collect();
+    let site_rows = [1i64, 2, 3, 5, 6];
+    let mut loo_ids = vec!["cells"; n_cells];
+    loo_ids.extend(["sites"; 5]);
+    let observation: Vec<i64> = (0..n_cells as i64).chain(0..5).collect();
+    let cells: Vec<Option<i64>> = fitted_cells
+        .iter()
+        .map(|&c| Some(c))
+        .chain([None; 5])
+        .collect();
+    let sites: Vec<Option<i64>> = vec![None; n_cells]
+        .into_iter()
+        .chain(site_rows.iter().map(|&r| Some(r)))
+        .collect();
+    let mut k = k_cells;
+    k.extend([Some(0.1), Some(0.3), Some(1.2), Some(0.5), Some(-0.1)]);
+    let n = loo_ids.len();
+    let loo = df!(
+        "job_id" => loo_ids, "observation" => observation, "cell" => cells,
+        "site_row" => sites, "elpd_loo" => (0..n).map(|k| -1.0 - 0.1 * (k % 7) as f64).collect::<Vec<_>>(), "pareto_k" => k,
+        "elpd_waic" => vec![-1.0; n],
+    )
+    .expect("loo");
+    write_parquet(dir, "loo", loo);
+
+    let sites = df!(
+        "job_id" => ["sites"; 6],
+        "set" => ["fitted", "fitted", "fitted", "held_out", "fitted", "fitted"],
+        "row" => [1i64, 2, 3, 4, 5, 6],
+        "x" => [0.1, 0.3, 0.5, 0.7, 0.8, 0.95],
+        "y" => [0.2, 0.9, 0.5, 0.4, 0.1, 0.6],
+        "value" => [Some(1.0), Some(0.0), Some(3.0), Some(2.0), Some(1.0), Some(0.0)],
+        "post_mean" => [0.0; 6],
+    )
+    .expect("sites");
+    write_parquet(dir, "sites", sites);
+}
+
+#[test]
+fn a_study_with_log_likelihood_gets_the_loo_table_and_pareto_k_maps_one_without_neither() {
+    let temp = tempfile::tempdir().expect("tempdir");
+    let dir = match std::env::var_os("FIELDMC_REPORT_DEMO_DIR") {
+        Some(demo) => PathBuf::from(demo).join("loo"),
+        None => results_dir(&temp),
+    };
+    fs::create_dir_all(&dir).expect("mkdir");
+    write_loo_study(&dir);
+    let summary = write_report(&dir).expect("report");
+
+    assert_eq!(summary.tables.len(), 1, "{:?}", summary.tables);
+    let table = &summary.tables[0];
+    assert_eq!(table.kind, FigureKind::ModelChoice);
+    let headers: Vec<&str> = table.columns.iter().map(|c| c.header.as_str()).collect();
+    assert_eq!(
+        headers,
+        ["job", "model", "elpd_loo", "se", "p_loo", "Pareto k > 0.7"]
+    );
+    let rows: Vec<(&str, &[String])> = table
+        .rows
+        .iter()
+        .map(|r| (r[0].as_str(), &r[2..]))
+        .collect();
+    assert_eq!(rows.len(), 2, "the laplace job has no LOO: {rows:?}");
+    assert_eq!(rows[0].0, "cells");
+    assert_eq!(rows[0].1, ["-61.25", "4.5", "7.75", "3 / 18"]);
+    assert_eq!(rows[1].0, "sites");
+    assert_eq!(rows[1].1, ["-12.5", "2.25", "3.5", "1 / 5"]);
+
+    let maps: Vec<&Figure> = summary
+        .figures
+        .iter()
+        .filter(|f| f.kind == FigureKind::ModelChoice)
+        .collect();
+    let files: Vec<&str> = maps.iter().map(|f| f.file.as_str()).collect();
+    assert_eq!(files, ["pareto-k-cells.png", "pareto-k-sites.png"]);
+    assert!(
+        maps[0]
+            .caption
+            .contains("each fitted cell coloured by its k")
+    );
+    assert!(
+        maps[0].caption.contains("(3 of 18 here)"),
+        "{}",
+        maps[0].caption
+    );
+    assert!(maps[1].caption.contains("each fitted site a dot"));
+    assert!(
+        maps[1].caption.contains("(1 of 5 here)"),
+        "{}",
+        maps[1].caption
+    );
+    for path in summary.figure_paths() {
+        assert_valid_png(&path);
+    }
+    assert_sources_exist(&summary.report_dir);
+    let page = fs::read_to_string(summary.index).expect("index.html");
+    assert!(page.contains("<h2 id=\"model-choice\">Model choice (PSIS-LOO)</h2>"));
+    assert!(page.contains("<a href=\"#model-choice\">"));
+    assert!(page.contains("<h3>PSIS-LOO of each job</h3>"));
+    assert!(page.contains("<td>3 / 18</td>"));
+
+    // Without output.log_likelihood: neither the table nor a map, nor the section.
+    let plain = temp.path().join("plain");
+    fs::create_dir_all(&plain).expect("mkdir");
+    write_full_study(&plain);
+    let summary = write_report(&plain).expect("report");
+    assert!(summary.tables.is_empty());
+    assert!(
+        summary
+            .figures
+            .iter()
+            .all(|f| f.kind != FigureKind::ModelChoice)
+    );
+    let page = fs::read_to_string(summary.index).expect("index.html");
+    assert!(!page.contains("model-choice") && !page.contains("PSIS-LOO"));
+}

@@ -111,12 +111,21 @@ enum Command {
         /// Only keys whose dotted name starts with this (a section such as `sampler`, or a key).
         prefix: Option<String>,
     },
-    /// Compare two results folders job by job: identical, within Monte Carlo error, or different.
+    /// Compare two results folders job by job: identical, within Monte Carlo error, or different;
+    /// or, with --loo, rank the jobs of one or two folders by PSIS-LOO (model choice).
     #[command(after_help = "Examples:\n  \
         fieldmc compare results/acceptance /shared/acceptance           # laptop vs cluster: bit for bit\n  \
-        fieldmc compare results/seed1 results/seed2 --tolerance mcse:4   # two seeds: within MCSE\n\n\
+        fieldmc compare results/seed1 results/seed2 --tolerance mcse:4   # two seeds: within MCSE\n  \
+        fieldmc compare results/kernels --loo                            # model choice within a sweep\n  \
+        fieldmc compare results/matern results/se --loo                  # model choice across two studies\n\n\
         Jobs pair by replicate and study keys (so two seeds pair too); timing columns are never \
-        compared. Exit code 0 identical or within tolerance, 1 different, 2 not comparable.")]
+        compared. Exit code 0 identical or within tolerance, 1 different, 2 not comparable.\n\n\
+        --loo needs `output.log_likelihood = true` and prints ArviZ's az.compare table (ic=\"loo\", \
+        scale \"log\", no weights): rank, elpd_loo, p_loo, elpd_diff from the best job, se, dse \
+        (the standard error of elpd_diff, sqrt(n var(loo_i(best) - loo_i(job))) over the n paired \
+        observations) and warning (a Pareto k above 0.7). The jobs must have seen the same \
+        observations: the same cells or sites, in the same order, with the same data. Exit code \
+        0 with the table, 2 when the jobs cannot be compared.")]
     Compare(compare::CompareArgs),
     /// Write every finished job as ArviZ's InferenceData (a Zarr store per job).
     #[command(after_help = "Example:\n  \

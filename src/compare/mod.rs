@@ -10,8 +10,14 @@
 //! needs a `jobs.parquet`, and `--tables` restricts the comparison to the tables it holds.
 //! This stage reads tables through [`crate::sink`] and names them through the registry; it knows
 //! no family and no model.
+//!
+//! `fieldmc compare A [B] --loo` asks another question, which of the jobs predicts the data best:
+//! [`model_choice`] reads each folder's PSIS-LOO results (one folder: its jobs with each other;
+//! two: every job of both) and [`loo`] ranks them as ArviZ's `az.compare` does.
 
 mod error;
+pub(crate) mod loo;
+pub(crate) mod model_choice;
 mod pairing;
 pub(crate) mod render;
 mod table;

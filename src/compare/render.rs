@@ -138,7 +138,8 @@ pub(crate) fn summary(comparison: &Comparison) -> String {
     }
 }
 
-fn origin(side: &Provenance) -> String {
+/// Where a folder came from: its path and its manifest's study, seed, version and run.
+pub(super) fn origin(side: &Provenance) -> String {
     match &side.manifest {
         Some(m) => format!(
             "{} (study {}, seed {}, fieldmc {} {}, {} threads, started {})",

@@ -6,9 +6,11 @@
 //!
 //! This file is the registry: the one place that lists the families ([`study_families!`] below,
 //! one line each). The generic stages ([`crate::plan`], [`crate::execute`], [`crate::sink`],
-//! [`crate::report`]) know the families only through what it derives from that list: the
-//! [`Family`] names, a job's [`FamilySpec`], the dispatch to a family's run, tables and figures,
-//! every result table ([`tables`], [`table`], [`jobs_table`]) and the metrics the report shows.
+//! [`crate::report`], [`crate::compare`]) know the families only through what it derives from
+//! that list: the [`Family`] names, a job's [`FamilySpec`], the dispatch to a family's run,
+//! tables, figures and page tables, every result table ([`tables`], [`table`], [`jobs_table`]),
+//! the metrics the report shows, and where model choice reads PSIS-LOO's results
+//! ([`model_choice`]).
 
 pub mod bayes_net;
 pub(crate) mod common;
@@ -16,6 +18,7 @@ pub mod gaussian;
 pub mod latent_field;
 pub mod lda;
 pub mod markov_chain;
+pub(crate) mod model_choice;
 pub mod pagerank;
 pub mod partition;
 
@@ -24,7 +27,7 @@ use std::sync::LazyLock;
 
 use polars::prelude::DataFrame;
 
-use crate::figures::{Context, Figure, ReportColumns, ReportError};
+use crate::figures::{Context, Figure, PageTable, ReportColumns, ReportError};
 use crate::job::{DataStream, Finished, RunContext, StudyFamily, Tabulated};
 use crate::sampler::SamplerKind;
 use crate::study::keys::{KeyCatalog, MODEL_FAMILY, RENAMED, SAMPLER_KIND};
@@ -232,6 +235,16 @@ macro_rules! study_families {
             let mut notes = Vec::new();
             $(notes.extend(<$ty as StudyFamily>::run_notes(jobs));)+
             notes
+        }
+
+        /// Every family's tables on the report page, in registry order.
+        pub fn page_tables(
+            context: &Context<'_>,
+            notes: &mut Vec<String>,
+        ) -> Result<Vec<PageTable>, ReportError> {
+            let mut tables = Vec::new();
+            $(tables.extend(<$ty as StudyFamily>::page_tables(context, notes)?);)+
+            Ok(tables)
         }
     };
 }

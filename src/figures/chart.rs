@@ -473,6 +473,9 @@ fn dashes(points: &[(f64, f64)], pieces: usize) -> Vec<Vec<(f64, f64)>> {
     dashes
 }
 
+/// The width of a colour bar, in pixels.
+const BAR_WIDTH: i32 = 14;
+
 /// A vertical colour bar right of `plot` (`gap` pixels away) with ticks on its right and a
 /// rotated label further right.
 pub(crate) fn colour_bar(
@@ -482,19 +485,18 @@ pub(crate) fn colour_bar(
     scale: &Scale,
     label: &str,
 ) -> DrawResult {
-    const WIDTH: i32 = 14;
     let (x, top, bottom) = (plot.x.end + gap, plot.y.start, plot.y.end);
     let height = (bottom - top).max(1);
     for step in 0..height {
         let t = 1.0 - (step as f64 + 0.5) / height as f64;
         let colour = scale.map.at(t);
         root.draw(&Rectangle::new(
-            [(x, top + step), (x + WIDTH, top + step + 1)],
+            [(x, top + step), (x + BAR_WIDTH, top + step + 1)],
             colour.filled(),
         ))?;
     }
     root.draw(&Rectangle::new(
-        [(x, top), (x + WIDTH, bottom)],
+        [(x, top), (x + BAR_WIDTH, bottom)],
         INK.stroke_width(1),
     ))?;
     let tick = Label::new(13.0).anchor(HPos::Left, VPos::Center);
@@ -503,18 +505,41 @@ pub(crate) fn colour_bar(
         let y =
             bottom - ((value - scale.lo) / (scale.hi - scale.lo) * height as f64).round() as i32;
         root.draw(&PathElement::new(
-            vec![(x + WIDTH, y), (x + WIDTH + 4, y)],
+            vec![(x + BAR_WIDTH, y), (x + BAR_WIDTH + 4, y)],
             INK,
         ))?;
         let label = format_number(value);
         widest = widest.max(tick.width(&label));
-        tick.draw(root, &label, (x + WIDTH + 6, y))?;
+        tick.draw(root, &label, (x + BAR_WIDTH + 6, y))?;
     }
     if !label.is_empty() {
         let rotated = Label::new(13.0).vertical().anchor(HPos::Center, VPos::Top);
-        let label_x = x + WIDTH + 12 + widest.max(16.0).ceil() as i32;
+        let label_x = x + BAR_WIDTH + 12 + widest.max(16.0).ceil() as i32;
         rotated.draw(root, label, (label_x, (top + bottom) / 2))?;
     }
+    Ok(())
+}
+
+/// A black line across the colour bar of [`colour_bar`] (same `plot`, `gap` and `scale`) at
+/// `value`, reaching a little past both sides: a threshold on the scale.
+pub(crate) fn mark_colour_bar(
+    root: &Area,
+    plot: &PlotBox,
+    gap: i32,
+    scale: &Scale,
+    value: f64,
+) -> DrawResult {
+    let (x, top, bottom) = (plot.x.end + gap, plot.y.start, plot.y.end);
+    let height = (bottom - top).max(1);
+    let t = (value - scale.lo) / (scale.hi - scale.lo);
+    if !(0.0..=1.0).contains(&t) {
+        return Ok(());
+    }
+    let y = bottom - (t * height as f64).round() as i32;
+    root.draw(&Rectangle::new(
+        [(x - 3, y - 1), (x + BAR_WIDTH + 3, y + 1)],
+        INK.filled(),
+    ))?;
     Ok(())
 }
 

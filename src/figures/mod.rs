@@ -3,7 +3,8 @@
 //! with these parts (`src/families/<name>/`), and the report (`crate::report`) collects them into
 //! a page.
 //!
-//! - [`Figure`], [`FigureKind`]: one PNG and what it shows;
+//! - [`Figure`], [`FigureKind`]: one PNG and what it shows; [`PageTable`]: a table the page
+//!   shows beside them;
 //! - [`Context`]: the jobs table, the study's shape (what was swept, representative jobs), the
 //!   report folder, and [`Context::read`], which reads a result table through the results
 //!   folder's reader ([`TableSource`], implemented by the report over the sink);
@@ -60,6 +61,8 @@ pub enum ReportError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FigureKind {
     Fields,
+    /// Model choice: PSIS-LOO of the jobs and where its Pareto k is bad.
+    ModelChoice,
     Acceptance,
     Sweep,
     Convergence,
@@ -79,6 +82,29 @@ pub struct Figure {
     /// What the figure shows and how to read it.
     pub caption: String,
     pub kind: FigureKind,
+}
+
+/// A table the page shows beside the figures (HTML, no PNG), in the section of its kind before
+/// the figures there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageTable {
+    pub title: String,
+    /// What the table shows and how to read it.
+    pub caption: String,
+    pub kind: FigureKind,
+    pub columns: Vec<PageColumn>,
+    /// One cell per column, as shown.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// A column of a [`PageTable`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageColumn {
+    pub header: String,
+    /// What the header's tooltip says (the result column it comes from).
+    pub tooltip: String,
+    /// Text is left-aligned, numbers right-aligned.
+    pub text: bool,
 }
 
 /// Where figure builders read result tables from: a results folder, through the sink.

@@ -5,7 +5,7 @@ use std::path::Path;
 use polars::prelude::{DataFrame, PolarsResult};
 
 use super::{DataStream, JobHeader, RunContext};
-use crate::figures::{Context, Figure, ReportColumns, ReportError};
+use crate::figures::{Context, Figure, PageTable, ReportColumns, ReportError};
 use crate::study::{Key, ParamValue, Resolver, Settings, StudyError};
 use crate::table::{Rows, Table, TableChunks, ok_row};
 
@@ -127,6 +127,15 @@ pub trait StudyFamily {
         _context: &Context<'_>,
         _notes: &mut Vec<String>,
     ) -> Result<Vec<Figure>, ReportError> {
+        Ok(Vec::new())
+    }
+
+    /// The family's tables on the report page beside its figures (nothing when the result
+    /// tables they come from are absent).
+    fn page_tables(
+        _context: &Context<'_>,
+        _notes: &mut Vec<String>,
+    ) -> Result<Vec<PageTable>, ReportError> {
         Ok(Vec::new())
     }
 }

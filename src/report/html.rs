@@ -1,7 +1,8 @@
 //! The report page: one self-contained index.html (inline CSS, no scripts, no network) with
 //! the study's name, description and parameters, the run facts from the manifest, a compact
-//! jobs table, the failed jobs with their errors, and every figure with its caption. Images
-//! are referenced by their file names, relative to the report folder.
+//! jobs table, the failed jobs with their errors, and every figure with its caption, each section
+//! of figures led by the families' tables of its kind (the model-choice table). Images are
+//! referenced by their file names, relative to the report folder.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -9,7 +10,7 @@ use std::path::Path;
 
 use crate::figures::shape::{Cell, Naming};
 use crate::figures::tables::{Found, Table};
-use crate::figures::{Context, Figure, FigureKind, ReportColumns};
+use crate::figures::{Context, Figure, FigureKind, PageColumn, PageTable, ReportColumns};
 use crate::study::keys::SAMPLER_KIND;
 use crate::table::shared::JOB_ID;
 use crate::table::shared::jobs::{ERROR, PARAMETERS, REPLICATE, STATUS, WARNINGS};
@@ -43,7 +44,7 @@ pub(crate) fn render_page(
     results_dir: &Path,
     context: &Context,
     metrics: &ReportColumns,
-    figures: &[Figure],
+    (figures, tables): (&[Figure], &[PageTable]),
     notes: &[String],
 ) -> String {
     let study_text = fs::read_to_string(results_dir.join("study.toml")).ok();
@@ -71,8 +72,8 @@ pub(crate) fn render_page(
         let _ = writeln!(page, "<p class=\"lead\">{}</p>", escape(&description));
     }
     page.push_str(&run_facts(context, manifest.as_ref()));
-    if !figures.is_empty() {
-        page.push_str(&contents(figures));
+    if !figures.is_empty() || !tables.is_empty() {
+        page.push_str(&contents(figures, tables));
     }
     if let Some(text) = &study_text {
         let _ = writeln!(
@@ -82,7 +83,7 @@ pub(crate) fn render_page(
         );
     }
     page.push_str(&jobs_section(context, metrics));
-    page.push_str(&figures_section(figures));
+    page.push_str(&figures_section(figures, tables));
     if !notes.is_empty() {
         page.push_str("<h2>Notes</h2>\n<ul class=\"notes\">\n");
         for note in notes {
@@ -144,11 +145,11 @@ fn run_facts(context: &Context, manifest: Option<&serde_json::Value>) -> String 
     html
 }
 
-fn contents(figures: &[Figure]) -> String {
+fn contents(figures: &[Figure], tables: &[PageTable]) -> String {
     let mut html =
         String::from("<p>Contents: <a href=\"#study\">study file</a> · <a href=\"#jobs\">jobs</a>");
     for (kind, anchor, heading) in SECTIONS {
-        if figures.iter().any(|f| f.kind == kind) {
+        if figures.iter().any(|f| f.kind == kind) || tables.iter().any(|t| t.kind == kind) {
             let heading = heading.to_lowercase();
             let _ = write!(html, " · <a href=\"#{anchor}\">{heading}</a>");
         }
@@ -158,7 +159,7 @@ fn contents(figures: &[Figure]) -> String {
 }
 
 /// The page's sections of figures, in order: kind, anchor, heading.
-const SECTIONS: [(FigureKind, &str, &str); 8] = [
+const SECTIONS: [(FigureKind, &str, &str); 9] = [
     (FigureKind::Family, "family", "Results"),
     (
         FigureKind::Calibration,
@@ -173,6 +174,11 @@ const SECTIONS: [(FigureKind, &str, &str); 8] = [
     ),
     (FigureKind::Fields, "fields", "Fields"),
     (
+        FigureKind::ModelChoice,
+        "model-choice",
+        "Model choice (PSIS-LOO)",
+    ),
+    (
         FigureKind::Convergence,
         "convergence",
         "Convergence to the exact posterior",
@@ -185,14 +191,18 @@ const SECTIONS: [(FigureKind, &str, &str); 8] = [
     ),
 ];
 
-fn figures_section(figures: &[Figure]) -> String {
+fn figures_section(figures: &[Figure], tables: &[PageTable]) -> String {
     let mut html = String::new();
     for (kind, anchor, heading) in SECTIONS {
         let of_kind: Vec<&Figure> = figures.iter().filter(|f| f.kind == kind).collect();
-        if of_kind.is_empty() {
+        let tables_of_kind: Vec<&PageTable> = tables.iter().filter(|t| t.kind == kind).collect();
+        if of_kind.is_empty() && tables_of_kind.is_empty() {
             continue;
         }
         let _ = writeln!(html, "<h2 id=\"{anchor}\">{heading}</h2>");
+        for table in tables_of_kind {
+            html.push_str(&page_table(table));
+        }
         for figure in of_kind {
             let _ = writeln!(
                 html,
@@ -258,32 +268,23 @@ fn jobs_section(context: &Context, metrics: &ReportColumns) -> String {
             String::new()
         }
     );
-    html.push_str("<div class=\"scroll\"><table>\n<tr>");
-    for column in &columns {
-        let class = class_of(context, column);
-        let _ = write!(
-            html,
-            "<th{class} title=\"{}\">{}</th>",
-            escape(column),
-            escape(&header(&context.shape.naming, column))
-        );
-    }
-    html.push_str("</tr>\n");
-    for row in 0..jobs.height.min(MAX_JOB_ROWS) {
+    let headers: Vec<PageColumn> = columns
+        .iter()
+        .map(|column| PageColumn {
+            header: header(&context.shape.naming, column),
+            tooltip: column.clone(),
+            text: context.jobs.num(Found(column)).is_none(),
+        })
+        .collect();
+    let rows = (0..jobs.height.min(MAX_JOB_ROWS)).map(|row| {
         let failed = status(jobs, row).is_some_and(|s| s != JobStatus::Ok);
-        html.push_str(if failed {
-            "<tr class=\"failed\">"
-        } else {
-            "<tr>"
-        });
-        for column in &columns {
-            let value = Cell::of(jobs, column, row).display();
-            let class = class_of(context, column);
-            let _ = write!(html, "<td{class}>{}</td>", escape(&value));
-        }
-        html.push_str("</tr>\n");
-    }
-    html.push_str("</table></div>\n");
+        let cells = columns
+            .iter()
+            .map(|column| Cell::of(jobs, column, row).display())
+            .collect();
+        (failed, cells)
+    });
+    html.push_str(&table_html(&headers, rows));
     html.push_str(&job_messages(context, "Failed jobs", ERROR, true));
     html.push_str(&job_messages(
         context,
@@ -313,13 +314,50 @@ fn header(naming: &Naming, column: &str) -> String {
     }
 }
 
-/// The class attribute of a jobs-table cell: text columns are left-aligned.
-fn class_of(context: &Context, column: &str) -> &'static str {
-    if context.jobs.num(Found(column)).is_none() {
-        " class=\"text\""
-    } else {
-        ""
+/// A scrolling table: a header row (each header with its tooltip), then one row per item, a
+/// failed job's row highlighted; text columns left-aligned.
+fn table_html(
+    columns: &[PageColumn],
+    rows: impl IntoIterator<Item = (bool, Vec<String>)>,
+) -> String {
+    let class = |column: &PageColumn| {
+        if column.text { " class=\"text\"" } else { "" }
+    };
+    let mut html = String::from("<div class=\"scroll\"><table>\n<tr>");
+    for column in columns {
+        let _ = write!(
+            html,
+            "<th{} title=\"{}\">{}</th>",
+            class(column),
+            escape(&column.tooltip),
+            escape(&column.header)
+        );
     }
+    html.push_str("</tr>\n");
+    for (failed, cells) in rows {
+        html.push_str(if failed {
+            "<tr class=\"failed\">"
+        } else {
+            "<tr>"
+        });
+        for (column, value) in columns.iter().zip(&cells) {
+            let _ = write!(html, "<td{}>{}</td>", class(column), escape(value));
+        }
+        html.push_str("</tr>\n");
+    }
+    html.push_str("</table></div>\n");
+    html
+}
+
+/// A family's table: its title, the table, its caption.
+fn page_table(table: &PageTable) -> String {
+    let mut html = format!("<h3>{}</h3>\n", escape(&table.title));
+    html.push_str(&table_html(
+        &table.columns,
+        table.rows.iter().map(|row| (false, row.clone())),
+    ));
+    let _ = writeln!(html, "<p>{}</p>", escape(&table.caption));
+    html
 }
 
 /// A list of the jobs whose `column` holds a message: failed jobs with their errors, finished

@@ -4,7 +4,8 @@
 //! This module owns the page: it reads the jobs table through the sink, works out what the
 //! study varied ([`crate::figures::shape`]), draws each key metric against each swept numeric
 //! parameter ([`sweeps`]: one panel per metric the families declare, replicate min-max band),
-//! asks every family for its own figures through the registry ([`crate::families::figures`]),
+//! asks every family for its own figures and page tables through the registry
+//! ([`crate::families::figures`], [`crate::families::page_tables`]),
 //! and writes the page ([`html`]). Every table is optional; the figures are chosen from what the
 //! study contains, with no configuration.
 //!
@@ -27,7 +28,7 @@ use crate::families;
 use crate::figures::TableSource;
 use crate::figures::shape::{Naming, StudyShape};
 use crate::figures::tables::Table as Loaded;
-pub use crate::figures::{Context, Figure, FigureKind, ReportError};
+pub use crate::figures::{Context, Figure, FigureKind, PageColumn, PageTable, ReportError};
 use crate::sink::{self, SinkError};
 use crate::table::Table;
 
@@ -39,6 +40,8 @@ pub struct ReportSummary {
     pub report_dir: PathBuf,
     pub index: PathBuf,
     pub figures: Vec<Figure>,
+    /// The tables the page shows beside the figures.
+    pub tables: Vec<PageTable>,
     /// Things the reader should know (ignored columns, capped figure counts, ...).
     pub notes: Vec<String>,
 }
@@ -108,9 +111,10 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
     };
     let mut figures = sweeps::sweep_figures(&context, columns, &mut notes)?;
     figures.extend(families::figures(&context, &mut notes)?);
+    let tables = families::page_tables(&context, &mut notes)?;
 
     let index = report_dir.join("index.html");
-    let page = html::render_page(results_dir, &context, columns, &figures, &notes);
+    let page = html::render_page(results_dir, &context, columns, (&figures, &tables), &notes);
     fs::write(&index, page).map_err(|source| ReportError::Io {
         path: index.clone(),
         source,
@@ -119,6 +123,7 @@ pub fn write_report(results_dir: &Path) -> Result<ReportSummary, ReportError> {
         report_dir,
         index,
         figures,
+        tables,
         notes,
     })
 }

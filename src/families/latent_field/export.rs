@@ -352,10 +352,10 @@ fn observed_values(
     } else {
         let fitted: Vec<bool> = texts(&frame, sites::SET.name())?
             .iter()
-            .map(|s| s == "fitted")
+            .map(|s| s == sites::FITTED)
             .collect();
         frame
-            .filter(&BooleanChunked::from_slice("fitted".into(), &fitted))
+            .filter(&BooleanChunked::from_slice(sites::FITTED.into(), &fitted))
             .map_err(polars_error)?
     };
     let keys = ints(&frame, key)?;

@@ -263,7 +263,7 @@ crate::declare_keys! {
         default: Default::Int(1_000),
         keyed: Keyed::Never,
     },
-    /// Model choice: true = every chain job reports PSIS-LOO and WAIC in jobs.parquet (elpd_loo, elpd_loo_se, p_loo, pareto_k_max, pareto_k_bad, elpd_waic, p_waic), as ArviZ's az.loo and az.waic compute them from the full pointwise log-likelihood of each fitted cell or site at every stored draw (output.cell_draws per chain), keeping those values in log_likelihood.parquet and each observation's terms in loo.parquet (what `fieldmc compare --loo` and `fieldmc export --arviz` read); null for laplace and inla, which have no draws.
+    /// Model choice: true = every chain job reports PSIS-LOO and WAIC in jobs.parquet (elpd_loo, elpd_loo_se, p_loo, pareto_k_max, pareto_k_bad, elpd_waic, p_waic), as ArviZ's az.loo and az.waic compute them from the full pointwise log-likelihood of each fitted cell or site at every stored draw (output.cell_draws per chain), keeping those values in log_likelihood.parquet and each observation's terms in loo.parquet (what `fieldmc compare --loo`, the report and `fieldmc export --arviz` read); null for laplace and inla, which have no draws.
     OUTPUT_LOG_LIKELIHOOD = output.log_likelihood {
         value: ValueType::Bool,
         default: Default::Bool(false),

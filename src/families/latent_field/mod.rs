@@ -70,7 +70,7 @@ mod tests;
 
 use polars::prelude::PolarsResult;
 
-use crate::figures::{Context, Figure, ReportColumns, ReportError};
+use crate::figures::{Context, Figure, PageTable, ReportColumns, ReportError};
 use crate::job::{
     ChunkedTables, DataStream, Finished, JobHeader, NamedTables, RunContext, StudyFamily,
 };
@@ -253,6 +253,15 @@ impl StudyFamily for LatentField {
 
     fn figures(context: &Context<'_>, notes: &mut Vec<String>) -> Result<Vec<Figure>, ReportError> {
         figures::figures(context, notes)
+    }
+
+    fn page_tables(
+        context: &Context<'_>,
+        notes: &mut Vec<String>,
+    ) -> Result<Vec<PageTable>, ReportError> {
+        Ok(figures::loo::loo_table(context, notes)?
+            .into_iter()
+            .collect())
     }
 }
 

@@ -341,8 +341,8 @@ pub(crate) fn sites(
     let mut rows: Vec<SiteRow<'_>> = Vec::new();
     if let Some(data) = &result.dataset.sites {
         let sets = [
-            ("fitted", &data.fitted, &summaries.fitted),
-            ("held_out", &data.held_out, &summaries.held_out),
+            (sites::FITTED, &data.fitted, &summaries.fitted),
+            (sites::HELD_OUT, &data.held_out, &summaries.held_out),
         ];
         for (set_name, set, summary) in sets {
             rows.extend((0..set.len()).map(|k| SiteRow {
@@ -364,7 +364,7 @@ pub(crate) fn sites(
                 .iter()
                 .enumerate()
                 .map(|(k, &at)| SiteRow {
-                    set: "predict",
+                    set: sites::PREDICT,
                     row: k,
                     at,
                     value: None,

@@ -242,6 +242,14 @@ crate::declare_table! {
         doc: "with `output.exceedance`: P(exp(f - variance / 2) > t | data) at the site, f = u - mean - X beta the spatial field there (as `fields.parquet`'s columns), the share of the stored draws (each draw's own mean and coefficients); null for approximations",
         },
     }
+    items {
+        /// `set` of a measurement in the likelihood.
+        pub(crate) const FITTED: &str = "fitted";
+        /// `set` of a measurement held out and scored.
+        pub(crate) const HELD_OUT: &str = "held_out";
+        /// `set` of a site of `output.predict_sites`.
+        pub(crate) const PREDICT: &str = "predict";
+    }
 }
 
 crate::declare_table! {

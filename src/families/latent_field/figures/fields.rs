@@ -7,7 +7,8 @@
 //! truths of the different length scales side by side on one scale. With a study region
 //! (`model.region`), every panel greys the cells wholly outside it (`inside_fraction` = 0); the
 //! region's outline and the marked points (`output.marks`) are drawn over the cells by
-//! [`super::overlays`].
+//! [`super::overlays`]. The Pareto k maps ([`super::loo`]) are drawn with the same grid and
+//! panels, with values at points (sites) and a threshold marked on the colour bar.
 
 use plotters::prelude::*;
 
@@ -16,7 +17,9 @@ use crate::families::latent_field::schema::fields::{
     CELL, EXACT_MEAN, EXPECTED_COUNT, I, INSIDE_FRACTION, INTENSITY_MEAN, J, OBSERVATION, OBSERVED,
     P_POSITIVE, POST_MEAN, POST_SD, SUCCESS_PROBABILITY, TRIALS, TRUTH, X, Y,
 };
-use crate::figures::chart::{Axis, Frame, Titles, colour_bar, nice_ticks, panel_figure, plot};
+use crate::figures::chart::{
+    Axis, Frame, Titles, colour_bar, mark_colour_bar, nice_ticks, panel_figure, plot,
+};
 use crate::figures::colour::{BLANK, ColourMap, OUTSIDE, Scale};
 use crate::figures::shape::{Cell, first_replicate, group_rows};
 use crate::figures::tables::Table;
@@ -32,6 +35,8 @@ const PANEL_WIDTH: u32 = 390;
 const PANEL_HEIGHT: u32 = 330;
 const TITLE_HEIGHT: u32 = 50;
 const MAX_COLUMNS: usize = 4;
+/// The radius of a panel's point (a site), in pixels.
+const POINT_RADIUS: i32 = 4;
 /// A heat map panel leaves room on its right for the colour bar.
 const PANEL_FRAME: Frame = Frame::HEAT
     .margins(6, 32, 98)
@@ -39,18 +44,44 @@ const PANEL_FRAME: Frame = Frame::HEAT
     .text(12.0, 13.0);
 
 /// One heat map panel.
-struct Panel {
+pub(super) struct Panel {
     title: String,
     values: Vec<Option<f64>>,
     /// Cells without a value are drawn blank (by design, e.g. unobserved) instead of grey.
     blank_when_missing: bool,
     scale: Scale,
     bar_label: String,
+    /// Values at points (x, y), drawn as dots ringed in black on the panel's scale over the
+    /// cells (a Pareto k map of sites data).
+    pub(super) points: Vec<(f64, f64, Option<f64>)>,
+    /// A value marked by a black line across the colour bar (Pareto k's 0.7).
+    pub(super) mark: Option<f64>,
+}
+
+impl Panel {
+    /// A panel of cell values without points or a mark.
+    pub(super) fn of_cells(
+        title: &str,
+        values: Vec<Option<f64>>,
+        blank_when_missing: bool,
+        scale: Scale,
+        bar_label: &str,
+    ) -> Panel {
+        Panel {
+            title: title.to_string(),
+            values,
+            blank_when_missing,
+            scale,
+            bar_label: bar_label.to_string(),
+            points: Vec::new(),
+            mark: None,
+        }
+    }
 }
 
 /// The cells of one job's field: their positions (the `x`, `y` columns: [0, 1] on simulated
 /// grids, the window's own units on real data) and the half-width of a cell along each axis.
-struct Grid {
+pub(super) struct Grid {
     x: Vec<f64>,
     y: Vec<f64>,
     half_x: f64,
@@ -59,7 +90,7 @@ struct Grid {
     /// Whether each cell lies wholly outside the study region (`inside_fraction` = 0).
     outside: Vec<bool>,
     /// The region's outline and the marked points drawn over the cells; empty for the truths.
-    overlays: Overlays,
+    pub(super) overlays: Overlays,
 }
 
 impl Grid {
@@ -152,18 +183,15 @@ pub(crate) fn truth_figure(
     let scale = Scale::spanning(truths.iter().flat_map(|(_, t)| t), ColourMap::Viridis);
     let panels: Vec<Panel> = truths
         .into_iter()
-        .map(|(length, values)| Panel {
-            title: format!(
+        .map(|(length, values)| {
+            let title = format!(
                 "truth u, {}",
                 context
                     .shape
                     .naming
                     .label(DATA_LENGTH_SCALE.column(), length)
-            ),
-            values,
-            blank_when_missing: false,
-            scale,
-            bar_label: "u".into(),
+            );
+            Panel::of_cells(&title, values, false, scale, "u")
         })
         .collect();
     let file = "truths.png".to_string();
@@ -255,7 +283,7 @@ fn likelihood_of(
 }
 
 /// Cell positions from the i, j (or x, y, or cell) columns; `None` when the job has no rows.
-fn grid_of(fields: &Table, rows: &[usize]) -> Option<Grid> {
+pub(super) fn grid_of(fields: &Table, rows: &[usize]) -> Option<Grid> {
     if rows.is_empty() {
         return None;
     }
@@ -398,13 +426,7 @@ fn panels_for(fields: &Table, rows: &[usize], likelihood: LikelihoodKind) -> Vec
     let mut add =
         |title: &str, values: Vec<Option<f64>>, blank: bool, scale: Scale, label: &str| {
             if any_value(&values) {
-                panels.push(Panel {
-                    title: title.to_string(),
-                    values,
-                    blank_when_missing: blank,
-                    scale,
-                    bar_label: label.to_string(),
-                });
+                panels.push(Panel::of_cells(title, values, blank, scale, label));
             }
         };
     add("truth u", truth, false, field_scale, "u");
@@ -480,7 +502,8 @@ fn exceedance_columns(fields: &Table) -> Vec<String> {
         .collect()
 }
 
-fn draw_field_figure(
+/// One PNG of `panels` on `grid`, titled `description`.
+pub(super) fn draw_field_figure(
     path: &std::path::Path,
     description: &str,
     grid: &Grid,
@@ -519,8 +542,21 @@ fn draw_panel(root: &Area, area: &Area, grid: &Grid, panel: &Panel) -> DrawResul
         let (right, top) = (x + 1.5 * hx, y + 1.5 * hy);
         Rectangle::new([(x - hx, y - hy), (right, top)], colour.filled())
     }))?;
+    for &(x, y, value) in &panel.points {
+        let centre = chart.backend_coord(&(x, y));
+        root.draw(&Circle::new(
+            centre,
+            POINT_RADIUS,
+            panel.scale.colour(value).filled(),
+        ))?;
+        root.draw(&Circle::new(centre, POINT_RADIUS, BLACK.stroke_width(1)))?;
+    }
     grid.overlays.draw(root, &mut chart, &plot_box)?;
-    colour_bar(root, &plot_box, 8, &panel.scale, &panel.bar_label)
+    colour_bar(root, &plot_box, 8, &panel.scale, &panel.bar_label)?;
+    match panel.mark {
+        Some(value) => mark_colour_bar(root, &plot_box, 8, &panel.scale, value),
+        None => Ok(()),
+    }
 }
 
 fn caption(likelihood: LikelihoodKind, panels: &[Panel], grid: &Grid, job_id: &str) -> String {

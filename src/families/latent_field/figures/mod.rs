@@ -12,6 +12,9 @@
 //! | posterior densities of each inferred hyperparameter (chains and INLA overlaid), their traces | hyper.parquet, inla_grid.parquet | [`hyper`] |
 //! | posterior densities of each covariate's coefficient, with each job's mean and 90 % interval | coefficients.parquet, jobs.parquet | [`coefficients`] |
 //! | risk maps: intensity per unit area and P(relative risk > t) per cell | fields.parquet (`output.exceedance`) | [`fields`] |
+//! | Pareto k maps: each observation's k (cells on the grid, sites as dots; the scale centred on 0.7) beside its loo_i | loo.parquet, fields.parquet, sites.parquet (`output.log_likelihood`) | [`loo`] |
+//!
+//! Its table on the page: the PSIS-LOO of each job (jobs.parquet, loo.parquet), [`loo`].
 //!
 //! Its metrics against swept parameters are drawn by the report from [`REPORT`].
 
@@ -20,6 +23,7 @@ pub(crate) mod chains;
 pub(crate) mod coefficients;
 pub mod fields;
 pub(crate) mod hyper;
+pub(crate) mod loo;
 mod overlays;
 pub(crate) mod ranks;
 
@@ -150,6 +154,7 @@ pub(crate) fn figures(
     figures.extend(ranks::rank_figures(context, notes)?);
     figures.extend(hyper::hyper_figures(context, notes)?);
     figures.extend(coefficients::coefficient_figures(context, notes)?);
+    figures.extend(loo::pareto_k_figures(context, notes)?);
     Ok(figures)
 }
 

@@ -192,7 +192,7 @@ fn sites_of(table: &Table, job_id: &str) -> Vec<(f64, f64, bool)> {
         .into_iter()
         .filter_map(|row| {
             let (x, y) = (table.finite(sites::X, row)?, table.finite(sites::Y, row)?);
-            Some((x, y, table.str_at(sites::SET, row) == Some("held_out")))
+            Some((x, y, table.str_at(sites::SET, row) == Some(sites::HELD_OUT)))
         })
         .collect()
 }
