@@ -439,6 +439,16 @@ pub fn is_parameter(column: &str) -> bool {
     catalog().all().iter().any(|key| key.column() == column)
 }
 
+/// The ArviZ InferenceData groups of job `job` of a results folder read through `source`: the
+/// latent-field family's (the only one whose posterior is a field of draws); see
+/// [`latent_field::export`].
+pub(crate) fn inference_data(
+    source: &dyn crate::figures::TableSource,
+    job: &str,
+) -> Result<Vec<crate::inference_data::Group>, crate::inference_data::ExportError> {
+    latent_field::export::inference_data(source, job)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -494,14 +504,4 @@ mod tests {
             }
         }
     }
-}
-
-/// The ArviZ InferenceData groups of job `job` of a results folder read through `source`: the
-/// latent-field family's (the only one whose posterior is a field of draws); see
-/// [`latent_field::export`].
-pub(crate) fn inference_data(
-    source: &dyn crate::figures::TableSource,
-    job: &str,
-) -> Result<Vec<crate::inference_data::Group>, crate::inference_data::ExportError> {
-    latent_field::export::inference_data(source, job)
 }

@@ -19,6 +19,7 @@ use rand_distr::{Binomial, Distribution, Poisson, StandardNormal};
 use super::grid::Grid;
 use super::prior::Prior;
 use super::sites::{Measurements, SiteData};
+pub use super::spec::HoldOut;
 use super::spec::{LikelihoodKind, MeanSpec, ModelSpec};
 use super::special::logistic;
 use crate::streams::StreamRng;
@@ -477,27 +478,6 @@ pub(crate) fn draw_prior(prior: &dyn Prior, rng: &mut StreamRng) -> (Vec<f64>, V
     let mut scratch = vec![0.0; prior.scratch_len()];
     prior.apply_sqrt(&xi, &mut u, &mut scratch);
     (xi, u)
-}
-
-/// Which of a job's usable observations it holds out of the fit, to score them.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum HoldOut {
-    /// A seeded share of them, rounded (`data.holdout`; 0 holds none out).
-    Share(f64),
-    /// Fold `fold` of `folds` (`data.folds`, `data.fold`): the observations in a seeded order,
-    /// every `folds`-th from position `fold`. The order's stream does not hold `fold`, so the
-    /// folds' jobs share it and their held-out sets split the observations.
-    Fold { folds: usize, fold: usize },
-}
-
-impl HoldOut {
-    /// How many of `count` observations it holds out.
-    pub fn held_of(self, count: usize) -> usize {
-        match self {
-            HoldOut::Share(share) => ((share * count as f64).round() as usize).min(count),
-            HoldOut::Fold { folds, fold } => (count + folds - 1 - fold.min(folds - 1)) / folds,
-        }
-    }
 }
 
 /// Which of `count` observations `hold` holds out, drawn by `rng`: an error when none would be

@@ -182,7 +182,7 @@ pub enum DataSpec {
         /// Binomial: the column holding each cell's trials; None for the other likelihoods.
         trials: Option<String>,
         /// Which cells are held out (`data.holdout`, or a fold of `data.folds`).
-        holdout: crate::model::data::HoldOut,
+        holdout: HoldOut,
         /// The counts' exposure per cell, when the study gives one.
         exposure: Option<ExposureColumn>,
     },
@@ -210,7 +210,7 @@ pub struct SitesData {
     /// The window the cells tile, in the data's units; every site lies in it.
     pub(crate) window: Window,
     /// Which sites are held out (`data.holdout`, or a fold of `data.folds`).
-    pub(crate) holdout: crate::model::data::HoldOut,
+    pub(crate) holdout: HoldOut,
 }
 
 /// A real point pattern: a CSV of event coordinates, counted in the cells of the model's grid
@@ -226,7 +226,7 @@ pub struct PointsData {
     /// The window the cells tile (`model.window`, in the data's units); every event lies in it.
     pub(crate) window: Window,
     /// Which cells are held out (`data.holdout`, or a fold of `data.folds`).
-    pub(crate) holdout: crate::model::data::HoldOut,
+    pub(crate) holdout: HoldOut,
     /// The counts' exposure per cell, when the study gives one.
     pub(crate) exposure: Option<ExposureColumn>,
 }
@@ -280,5 +280,26 @@ impl DataSpec {
     /// whose window is in the data's own units.
     pub(crate) fn is_real(&self) -> bool {
         self.source() != DataSource::Simulated
+    }
+}
+
+/// Which of a job's usable observations it holds out of the fit, to score them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HoldOut {
+    /// A seeded share of them, rounded (`data.holdout`; 0 holds none out).
+    Share(f64),
+    /// Fold `fold` of `folds` (`data.folds`, `data.fold`): the observations in a seeded order,
+    /// every `folds`-th from position `fold`. The order's stream does not hold `fold`, so the
+    /// folds' jobs share it and their held-out sets split the observations.
+    Fold { folds: usize, fold: usize },
+}
+
+impl HoldOut {
+    /// How many of `count` observations it holds out.
+    pub fn held_of(self, count: usize) -> usize {
+        match self {
+            HoldOut::Share(share) => ((share * count as f64).round() as usize).min(count),
+            HoldOut::Fold { folds, fold } => (count + folds - 1 - fold.min(folds - 1)) / folds,
+        }
     }
 }
