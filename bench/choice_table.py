@@ -112,6 +112,16 @@ def coef_worst(job, label):
             min(job[f"coef_{n}_ess_bulk"] for n in names))
 
 
+def budget(by_id, kernel):
+    """'(W warmup + D draws, S stored per chain) for KERNEL', checked to be one for all its jobs."""
+    runs = {(j["sampler_burn_in"], j["sampler_iterations"], j["cell_draws_per_chain"])
+            for j in by_id.values() if j["model_kernel"] == kernel}
+    assert len(runs) == 1, (kernel, runs)
+    (warmup, iterations, stored), = runs
+    return (f"({warmup:,} warmup + {iterations - warmup:,} draws, {stored:,} stored per chain "
+            f"for the LOO) for the {KERNEL_LABEL[kernel]}")
+
+
 def paired(a, b):
     """(sum(a - b), sqrt(n var(a - b))): az.compare's elpd_diff and dse."""
     d = np.asarray(a) - np.asarray(b)
@@ -258,8 +268,7 @@ def main():
         f"{load_after}. Study `{a.study}`: {j0['observed_cells']:,} cells of "
         f"{j0['model_grid']} x {j0['model_grid']}, nothing held out; length scale and variance "
         f"inferred by the joint NUTS chain, {j0['sampler_chains']} chains x "
-        f"({j0['sampler_burn_in']} warmup + {j0['sampler_iterations'] - j0['sampler_burn_in']} "
-        f"draws), {j0['cell_draws_per_chain']} stored draws per chain for the LOO. CPU: the "
+        + ", ".join(budget(by_id, kernel) for kernel in KERNEL_LABEL) + ". CPU: the "
         f"study {fmt(cpu_study)} s, the check runs {fmt(cpu_checks)} s; wall {wall} s in all. "
         "Numbers: `bench/results/choice.csv`, `bench/results/choice_seeds.csv`.")
     L.append("")
