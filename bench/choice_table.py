@@ -10,7 +10,7 @@ written by bench/choice.sh. Checks that every job fitted the same cells and that
 are the study's jobs but for the seed (and, for none_<s>, the covariate lines); writes
 RESULTS/choice.csv (one row per job of the study), RESULTS/choice_seeds.csv (one row per job of
 the seed checks) and RESULTS/choice.md (the tables and the sentences, from the same numbers).
-Needs polars and numpy.
+Needs polars, numpy and ArviZ (the peer venv has them).
 
 The comparison is ArviZ's az.compare (method "stacking" aside): elpd_diff = elpd_loo of the best
 model minus the model's (0 for the best), dse = sqrt(n var(loo_i^best - loo_i^model)) over the n
@@ -18,12 +18,20 @@ observations paired by observation, numpy's var (ddof 0); the same for WAIC from
 elpd_waic. The "reliable cells" columns repeat the LOO difference over the cells whose Pareto k
 is at most 0.7 in both models: not an estimate of the same quantity (the left-out cells are the
 influential ones), but a check of whether a difference lives only in the unreliable cells.
+
+The "draws" columns are ArviZ's az.loo (reff = 1) on each job's log_likelihood.parquet: on every
+stored draw, and on every second one (half the draws per chain). With many Pareto k above 0.7 the
+PSIS estimate has not settled: how far it moves when the draws are halved says how far the
+reported elpd_loo is from where more draws would take it.
 """
 import argparse
 import math
 import os
 import re
 
+import warnings
+
+import arviz as az
 import numpy as np
 import polars as pl
 
@@ -38,6 +46,7 @@ KERNEL_LABEL = {"squared-exponential": "squared exp.", "matern32": "Matern 3/2"}
 COVARIATE_ORDER = ["none", "elev", "grad", "elev+grad"]
 COLUMNS = ["job_id", "covariates", "kernel", "elpd_loo", "elpd_loo_se", "p_loo", "elpd_diff",
            "dse", "elpd_diff_reliable_cells", "dse_reliable_cells", "reliable_cells",
+           "elpd_loo_arviz_all_draws", "elpd_loo_arviz_half_draws",
            "elpd_waic", "p_waic", "waic_diff", "waic_dse", "pareto_k_max", "pareto_k_bad",
            "bad_cells_tree_share", "length_scale_mean", "variance_mean", "coef_elev_mean",
            "coef_grad_mean", "cell_rhat_max", "cell_ess_bulk_min", "hyper_rhat_max",
@@ -122,6 +131,23 @@ def budget(by_id, kernel):
             f"for the LOO) for the {KERNEL_LABEL[kernel]}")
 
 
+def arviz_loo(out, job_id):
+    """az.loo (reff 1) on the job's stored pointwise log-likelihood: (all draws, every second
+    draw of each chain)."""
+    g = (pl.scan_parquet(os.path.join(out, "fieldmc", "log_likelihood.parquet"))
+         .filter(pl.col("job_id") == job_id).sort(["chain", "draw", "observation"]).collect())
+    shape = (g["chain"].n_unique(), g["draw"].n_unique(), g["observation"].n_unique())
+    assert g.height == shape[0] * shape[1] * shape[2]
+    values = g["value"].to_numpy().reshape(shape)
+    result = []
+    for y in (values, values[:, ::2, :]):
+        idata = az.from_dict(posterior={"_": np.zeros(y.shape[:2])}, log_likelihood={"y": y})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # ArviZ's own Pareto k warning: read in the table
+            result.append(float(az.loo(idata, reff=1.0).elpd_loo))
+    return result
+
+
 def paired(a, b):
     """(sum(a - b), sqrt(n var(a - b))): az.compare's elpd_diff and dse."""
     d = np.asarray(a) - np.asarray(b)
@@ -193,11 +219,13 @@ def main():
         wdiff, wdse = paired(wb, waic)
         hr, he = hyper_worst(job)
         cr, ce = coef_worst(job, label[i])
+        loo_all, loo_half = arviz_loo(a.out, i)
         rows.append({
             "job_id": i, "covariates": label[i], "kernel": job["model_kernel"],
             "elpd_loo": job["elpd_loo"], "elpd_loo_se": job["elpd_loo_se"], "p_loo": job["p_loo"],
             "elpd_diff": diff, "dse": dse, "elpd_diff_reliable_cells": diff_good,
             "dse_reliable_cells": dse_good, "reliable_cells": int(good.sum()),
+            "elpd_loo_arviz_all_draws": loo_all, "elpd_loo_arviz_half_draws": loo_half,
             "elpd_waic": job["elpd_waic"], "p_waic": job["p_waic"], "waic_diff": wdiff,
             "waic_dse": wdse, "pareto_k_max": job["pareto_k_max"],
             "pareto_k_bad": job["pareto_k_bad"],
@@ -273,9 +301,9 @@ def main():
         "Numbers: `bench/results/choice.csv`, `bench/results/choice_seeds.csv`.")
     L.append("")
     L.append("| covariates | kernel | elpd_loo (se) | p_loo | elpd_diff (dse) | diff / dse "
-             "| elpd_waic | Pareto k max | k > 0.7 | length scale, variance | max R-hat "
-             "| min bulk ESS | CPU s |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+             "| elpd_loo, half the draws | elpd_waic | Pareto k max | k > 0.7 "
+             "| length scale, variance | max R-hat | min bulk ESS | CPU s |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         rhat = max(v for v in (r["cell_rhat_max"], r["hyper_rhat_max"], r["coef_rhat_max"])
                    if v is not None)
@@ -285,14 +313,16 @@ def main():
         L.append(
             f"| {r['covariates']} | {KERNEL_LABEL[r['kernel']]} "
             f"| {r['elpd_loo']:.1f} ({r['elpd_loo_se']:.1f}) | {r['p_loo']:.0f} "
-            f"| {r['elpd_diff']:.1f} ({r['dse']:.1f}) | {ratio} | {r['elpd_waic']:.1f} "
+            f"| {r['elpd_diff']:.1f} ({r['dse']:.1f}) | {ratio} "
+            f"| {r['elpd_loo_arviz_half_draws']:.1f} | {r['elpd_waic']:.1f} "
             f"| {r['pareto_k_max']:.2f} | {r['pareto_k_bad']} "
             f"| {r['length_scale_mean']:.1f} m, {r['variance_mean']:.2f} | {rhat:.4f} "
             f"| {ess:,.0f} | {r['cpu_seconds']:.1f} |")
     L.append("")
     L.append("elpd_diff: the best model's elpd_loo minus the row's; dse its paired standard "
-             "error (az.compare's). Max R-hat and min bulk ESS over every cell, the length scale, "
-             "the variance and the fitted coefficients.")
+             "error (az.compare's). Half the draws: ArviZ's az.loo (reff 1) on every second "
+             "stored draw of each chain. Max R-hat and min bulk ESS over every cell, the length "
+             "scale, the variance and the fitted coefficients.")
     L.append("")
 
     # the verdicts, each from the rows
@@ -332,6 +362,23 @@ def main():
                         + ", ".join(parts))
     L.append("- **Covariates**, within each kernel (the kernel's best minus each, paired se): "
              + "; ".join(cov_gaps) + ".")
+
+    # the estimate against the number of draws
+    agree = max(abs(r["elpd_loo_arviz_all_draws"] - r["elpd_loo"]) for r in rows)
+    rise = [r["elpd_loo_arviz_half_draws"] - r["elpd_loo_arviz_all_draws"] for r in rows]
+    half_gaps = []
+    for cov in COVARIATE_ORDER:
+        m, e = R[(cov, "matern32")], R[(cov, "squared-exponential")]
+        half_gaps.append(f"{cov} {m['elpd_loo_arviz_half_draws'] - e['elpd_loo_arviz_half_draws']:.1f}")
+    draws = {j["sampler_chains"] * j["cell_draws_per_chain"] for j in by_id.values()}
+    assert len(draws) == 1, f"the models' LOO took different numbers of draws: {draws}"
+    L.append(f"- **PSIS-LOO has not settled in the draws.** az.loo with reff 1 on the same "
+             f"{draws.pop():,} draws gives fieldmc's elpd_loo within {agree:.1f}; on half of "
+             "them every "
+             f"model's elpd_loo is higher, by {min(rise):.1f} to {max(rise):.1f}: the estimate "
+             "still falls as draws are added (more draws would likely lower every row further). "
+             "The kernel gap at half the draws, Matern 3/2 minus squared exponential: "
+             + "; ".join(half_gaps) + ".")
 
     # Monte Carlo spread of the estimate itself
     spread = []
