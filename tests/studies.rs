@@ -1,7 +1,8 @@
 //! The shipped studies stay valid: every file under `studies/` passes `fieldmc check` (the real
 //! binary) without a warning (but for the two known to be in the unit trap, which warn of it
-//! only), every coursework study says in its header what it reproduces, and the two acceptance
-//! scaling studies keep the design that their headers describe (M = N / 4 against M = 64).
+//! only), every coursework study says in its header what it reproduces, the two acceptance
+//! scaling studies keep the design that their headers describe (M = N / 4 against M = 64), and
+//! the model-choice study fits all its models to the same cells from equal draws.
 
 use std::path::{Path, PathBuf};
 
@@ -216,4 +217,99 @@ fn the_key_reference_is_generated_from_the_declarations() {
         "<!-- kinds:end -->",
         &kinds,
     );
+}
+
+/// `fieldmc plan STUDY --format csv` as one map from column to value per job (quoted fields
+/// hold commas: priors, windows).
+fn plan_records(study: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let output = fieldmc()
+        .args(["plan", "--format", "csv"])
+        .arg(study)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "fieldmc plan {}", study.display());
+    let mut reader = csv::Reader::from_reader(output.stdout.as_slice());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_string)
+        .collect();
+    reader
+        .records()
+        .map(|record| {
+            header
+                .iter()
+                .cloned()
+                .zip(record.unwrap().iter().map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+/// studies/lgcp/choice.toml compares models by their elpd_loo, which is only meaningful between
+/// fits of the same observations from the same number of draws: its eight jobs (four covariate
+/// sets, "none" being elevation pinned at 0, times two kernels) fit every cell of one data file
+/// with nothing held out (set explicitly, whatever the default), report PSIS-LOO, and store the
+/// same number of draws per job.
+#[test]
+fn the_choice_study_scores_eight_models_on_the_same_cells_from_equal_draws() {
+    let jobs = plan_records(&studies_dir().join("lgcp/choice.toml"));
+    assert_eq!(jobs.len(), 8);
+    let mut models: Vec<(String, String, String)> = jobs
+        .iter()
+        .map(|j| {
+            (
+                j["data_covariates"].clone(),
+                j["model_coefficient_prior"].clone(),
+                j["model_kernel"].clone(),
+            )
+        })
+        .collect();
+    models.sort();
+    let mut expected = Vec::new();
+    for kernel in ["matern32", "squared-exponential"] {
+        for (covariates, prior) in [
+            ("elev", "normal(0, 1)"),
+            ("elev", "normal(0, 1e-9)"),
+            ("elev,grad", "normal(0, 1)"),
+            ("grad", "normal(0, 1)"),
+        ] {
+            expected.push((
+                covariates.to_string(),
+                prior.to_string(),
+                kernel.to_string(),
+            ));
+        }
+    }
+    expected.sort();
+    assert_eq!(models, expected);
+    let same = |column: &str| {
+        let values: std::collections::BTreeSet<&str> =
+            jobs.iter().map(|j| j[column].as_str()).collect();
+        assert_eq!(
+            values.len(),
+            1,
+            "{column} differs between the jobs: {values:?}"
+        );
+        values.into_iter().next().unwrap().to_string()
+    };
+    assert_eq!(same("data_holdout").parse::<f64>().unwrap(), 0.0);
+    assert_eq!(same("output_log_likelihood"), "true");
+    assert_eq!(same("data_source"), "points");
+    same("data_path");
+    same("model_grid");
+    same("model_window");
+    same("sampler_chains");
+    same("output_cell_draws");
+    for job in &jobs {
+        let kept: u64 = job["sampler_iterations"].parse::<u64>().unwrap()
+            - job["sampler_burn_in"].parse::<u64>().unwrap();
+        let stored: u64 = job["output_cell_draws"].parse().unwrap();
+        assert!(
+            kept >= stored,
+            "{}: keeps {kept} draws per chain, fewer than output.cell_draws = {stored}",
+            job["job_id"]
+        );
+    }
 }
