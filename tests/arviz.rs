@@ -154,3 +154,17 @@ fn export_refuses_jobs_whose_tables_cannot_make_the_posterior() {
         assert!(stderr.contains("1 of 1 jobs not exported"), "{stderr}");
     }
 }
+
+/// A shipped study: both kernels of `studies/geostat/topo_choice.toml` export, and ArviZ
+/// reproduces their LOO from the stores.
+#[test]
+fn the_shipped_topo_choice_study_exports_to_arviz() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("studies/geostat/topo_choice.toml");
+    let study = std::fs::read_to_string(&path).unwrap().replace(
+        "../../data/",
+        &format!("{}/data/", env!("CARGO_MANIFEST_DIR")),
+    );
+    if let Some(checked) = export_and_check("topo_choice", &study) {
+        assert_eq!(checked.lines().count(), 2, "{checked}");
+    }
+}
