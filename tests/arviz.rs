@@ -50,14 +50,9 @@ fn arviz_python() -> Result<PathBuf, String> {
     Err("no FIELDMC_ARVIZ_PYTHON and no .ci/venv (made by .ci/run)".into())
 }
 
-/// Runs `study`, exports it, and has ArviZ check every store; returns the checker's output.
-fn export_and_check(name: &str, study: &str) -> Option<String> {
-    let dir = tempfile::tempdir().unwrap();
-    let study = write_file(dir.path(), &format!("{name}.toml"), study);
-    let out = dir.path().join("out");
-    run_ok(&study, &out, 2);
-    let arviz = dir.path().join("arviz");
-    let export = fieldmc()
+/// `fieldmc export OUT --arviz ARVIZ`, run to its end.
+fn export(out: &Path, arviz: &Path) -> std::process::Output {
+    fieldmc()
         .args([
             "export".as_ref(),
             out.as_os_str(),
@@ -65,7 +60,17 @@ fn export_and_check(name: &str, study: &str) -> Option<String> {
             arviz.as_os_str(),
         ])
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// Runs `study`, exports it, and has ArviZ check every store; returns the checker's output.
+fn export_and_check(name: &str, study: &str) -> Option<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let study = write_file(dir.path(), &format!("{name}.toml"), study);
+    let out = dir.path().join("out");
+    run_ok(&study, &out, 2);
+    let arviz = dir.path().join("arviz");
+    let export = export(&out, &arviz);
     assert!(export.status.success(), "{}", text(&export.stderr));
     let jobs = support::job_ids(&support::table(&out, "jobs"));
     for job in &jobs {
@@ -139,15 +144,7 @@ fn export_refuses_jobs_whose_tables_cannot_make_the_posterior() {
         let out = dir.path().join(format!("out_{field_draws}"));
         run_ok(&study, &out, 2);
         let arviz = dir.path().join(format!("arviz_{field_draws}"));
-        let export = fieldmc()
-            .args([
-                "export".as_ref(),
-                out.as_os_str(),
-                "--arviz".as_ref(),
-                arviz.as_os_str(),
-            ])
-            .output()
-            .unwrap();
+        let export = export(&out, &arviz);
         assert_eq!(export.status.code(), Some(1));
         let stderr = text(&export.stderr);
         assert!(stderr.contains(reason), "{stderr}");

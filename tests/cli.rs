@@ -226,13 +226,7 @@ fn keys_lists_the_declared_keys() {
 #[test]
 fn a_run_fits_every_cell_by_default_and_says_how_many_cells_a_holdout_took() {
     let dir = tempfile::tempdir().unwrap();
-    let mut csv = String::from("i,j,count\n");
-    for j in 0..4 {
-        for i in 0..4 {
-            csv.push_str(&format!("{i},{j},{}\n", (i * 3 + j * 5) % 7));
-        }
-    }
-    support::write_file(dir.path(), "grid.csv", &csv);
+    write_count_grid(dir.path());
     let study = |name: &str, holdout: &str| {
         support::write_file(
             dir.path(),
@@ -295,13 +289,7 @@ fn a_run_fits_every_cell_by_default_and_says_how_many_cells_a_holdout_took() {
 #[test]
 fn k_folds_hold_every_cell_out_exactly_once() {
     let dir = tempfile::tempdir().unwrap();
-    let mut csv = String::from("i,j,count\n");
-    for j in 0..4 {
-        for i in 0..4 {
-            csv.push_str(&format!("{i},{j},{}\n", (i * 3 + j * 5) % 7));
-        }
-    }
-    support::write_file(dir.path(), "grid.csv", &csv);
+    write_count_grid(dir.path());
     let study = support::write_file(
         dir.path(),
         "folds.toml",
@@ -345,4 +333,15 @@ fn k_folds_hold_every_cell_out_exactly_once() {
         times_held, [1; 16],
         "each cell held out by exactly one fold"
     );
+}
+
+/// `grid.csv` in `dir`: a 4 x 4 grid of counts (i, j, count), every cell with one.
+fn write_count_grid(dir: &Path) {
+    let mut csv = String::from("i,j,count\n");
+    for j in 0..4 {
+        for i in 0..4 {
+            csv.push_str(&format!("{i},{j},{}\n", (i * 3 + j * 5) % 7));
+        }
+    }
+    support::write_file(dir, "grid.csv", &csv);
 }
