@@ -302,24 +302,13 @@ fn k_folds_hold_every_cell_out_exactly_once() {
     let out = dir.path().join("out");
     run_study(&study, &out, 1);
     let jobs = read(&out, "jobs");
-    let held: Vec<i64> = jobs
-        .column("held_out_cells")
-        .unwrap()
-        .i64()
-        .unwrap()
-        .iter()
-        .map(Option::unwrap)
-        .collect();
-    assert_eq!(held, vec![4, 4, 4, 4]);
-    let lpd: Vec<f64> = jobs
-        .column("heldout_lpd")
-        .unwrap()
-        .f64()
-        .unwrap()
-        .iter()
-        .map(Option::unwrap)
-        .collect();
-    assert!(lpd.iter().all(|l| l.is_finite() && *l < 0.0), "{lpd:?}");
+    assert_eq!(support::ints(&jobs, "held_out_cells"), vec![Some(4); 4]);
+    let lpd = support::floats(&jobs, "heldout_lpd");
+    assert!(
+        lpd.iter()
+            .all(|l| l.is_some_and(|l| l.is_finite() && l < 0.0)),
+        "{lpd:?}"
+    );
     let fields = read(&out, "fields");
     let cell = fields.column("cell").unwrap().i64().unwrap();
     let observed = fields.column("observed").unwrap().bool().unwrap();

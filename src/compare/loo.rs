@@ -184,6 +184,20 @@ pub(crate) fn rank(candidates: &[Candidate]) -> Result<Vec<Line>, String> {
         .collect())
 }
 
+/// The columns of the printed table, az.compare's with the job and its model.
+const COLUMNS: [&str; 10] = [
+    "rank",
+    "job",
+    "elpd_loo",
+    "p_loo",
+    "elpd_diff",
+    "se",
+    "dse",
+    "warning",
+    "scale",
+    "model",
+];
+
 /// What `fieldmc compare --loo` prints: the folders, the observations, the table, how to read
 /// it, the warnings and the jobs left out.
 pub(crate) fn render(choice: &ModelChoice) -> String {
@@ -197,19 +211,7 @@ pub(crate) fn render(choice: &ModelChoice) -> String {
         let _ = writeln!(out, "{folder}");
     }
     let _ = writeln!(out, "{}", observations_line(choice));
-    let header = [
-        "rank",
-        "job",
-        "elpd_loo",
-        "p_loo",
-        "elpd_diff",
-        "se",
-        "dse",
-        "warning",
-        "scale",
-        "model",
-    ];
-    let mut rows: Vec<[String; 10]> = vec![header.map(str::to_string)];
+    let mut rows: Vec<[String; 10]> = vec![COLUMNS.map(str::to_string)];
     for line in &choice.lines {
         let job = &choice.candidates[line.candidate];
         rows.push([
@@ -225,7 +227,7 @@ pub(crate) fn render(choice: &ModelChoice) -> String {
             job.label.clone(),
         ]);
     }
-    let widths: Vec<usize> = (0..header.len())
+    let widths: Vec<usize> = (0..COLUMNS.len())
         .map(|k| rows.iter().map(|r| r[k].chars().count()).max().unwrap_or(0))
         .collect();
     for row in &rows {
@@ -233,7 +235,7 @@ pub(crate) fn render(choice: &ModelChoice) -> String {
         for (k, cell) in row.iter().enumerate() {
             let pad = widths[k] - cell.chars().count();
             // The job and the model are text, left-aligned; the rest are numbers.
-            if k == 1 || k == header.len() - 1 {
+            if k == 1 || k == COLUMNS.len() - 1 {
                 text.push_str(cell);
                 text.push_str(&" ".repeat(pad));
             } else {
@@ -408,21 +410,7 @@ mod tests {
             line.unwrap().split_whitespace().collect()
         };
         let header = text.lines().find(|l| l.starts_with("rank")).unwrap();
-        assert_eq!(
-            header.split_whitespace().collect::<Vec<_>>(),
-            [
-                "rank",
-                "job",
-                "elpd_loo",
-                "p_loo",
-                "elpd_diff",
-                "se",
-                "dse",
-                "warning",
-                "scale",
-                "model"
-            ]
-        );
+        assert_eq!(header.split_whitespace().collect::<Vec<_>>(), COLUMNS);
         assert_eq!(
             row("0 "),
             [

@@ -267,7 +267,7 @@ fn likelihood_groups(
         values[(chain[k] as usize * d + draw[k] as usize) * m + obs[k] as usize] = v;
     }
     let dims = [("chain", c), ("draw", d), ("observation", m)];
-    let place = observation_place(terms, m)?;
+    let place = observation_place(terms, &observation)?;
     let mut log_likelihood = Group::new("log_likelihood")
         .with(Variable::index("chain", c))
         .with(Variable::index("draw", d))
@@ -276,7 +276,7 @@ fn likelihood_groups(
     let mut observed = Group::new("observed_data").with(Variable::index("observation", m));
     let (y, trials) = observed_values(source, job, &place, m)?;
     let place_variable = Variable::new(
-        place.name,
+        place.kind.column(),
         &[("observation", m)],
         Values::I64(place.index.clone()),
     );
@@ -296,30 +296,47 @@ fn likelihood_groups(
     Ok([log_likelihood, observed])
 }
 
+/// What names an observation: a fitted cell, or a fitted site by its row.
+#[derive(Clone, Copy, PartialEq)]
+enum PlaceKind {
+    Cell,
+    SiteRow,
+}
+
+impl PlaceKind {
+    /// Its `loo.parquet` column, and the coordinate's name in the export.
+    fn column(self) -> &'static str {
+        match self {
+            PlaceKind::Cell => loo::CELL.name(),
+            PlaceKind::SiteRow => loo::SITE_ROW.name(),
+        }
+    }
+}
+
 /// Where each observation is: a cell's index, or a site's row (from 1).
 struct Place {
-    name: &'static str,
+    kind: PlaceKind,
     index: Vec<i64>,
 }
 
-fn observation_place(terms: &DataFrame, m: usize) -> Result<Place, ExportError> {
-    let observation = ints(terms, loo::OBSERVATION.name())?;
+/// The place of each of `observation`'s observations (`loo.parquet`'s rows, in their order).
+fn observation_place(terms: &DataFrame, observation: &[i64]) -> Result<Place, ExportError> {
     let sites = terms
         .column(loo::SITE_ROW.name())
         .map_err(polars_error)?
         .null_count()
         < terms.height();
-    let (name, column) = if sites {
-        ("site_row", loo::SITE_ROW.name())
+    let kind = if sites {
+        PlaceKind::SiteRow
     } else {
-        ("cell", loo::CELL.name())
+        PlaceKind::Cell
     };
-    let values = ints(terms, column)?;
-    let mut index = vec![-1; m];
+    let values = ints(terms, kind.column())?;
+    let mut index = vec![-1; extent(observation)];
     for (k, &i) in observation.iter().enumerate() {
         index[i as usize] = values[k];
     }
-    Ok(Place { name, index })
+    Ok(Place { kind, index })
 }
 
 /// The datum (and binomial trials) of every observation: a cell's from `fields.parquet`, a
@@ -330,7 +347,7 @@ fn observed_values(
     place: &Place,
     m: usize,
 ) -> Result<(Vec<f64>, Option<Vec<f64>>), ExportError> {
-    let (table, key, value, trials): (&Table, &str, &str, &str) = if place.name == "cell" {
+    let (table, key, value, trials): (&Table, &str, &str, &str) = if place.kind == PlaceKind::Cell {
         (
             &fields::TABLE,
             fields::CELL.name(),
@@ -347,7 +364,7 @@ fn observed_values(
     };
     let frame = read_job(source, table, job)?
         .ok_or_else(|| tables_error(format!("job {job} has no rows in {}.parquet", table.name)))?;
-    let frame = if place.name == "cell" {
+    let frame = if place.kind == PlaceKind::Cell {
         frame
     } else {
         let fitted: Vec<bool> = texts(&frame, sites::SET.name())?
@@ -368,7 +385,8 @@ fn observed_values(
                 row_of.get(k).map(|&r| column[r]).ok_or_else(|| {
                     tables_error(format!(
                         "observation at {} {k} not in {}.parquet",
-                        place.name, table.name
+                        place.kind.column(),
+                        table.name
                     ))
                 })
             })
