@@ -216,6 +216,9 @@ pub(crate) struct CellStats {
     pub(crate) sd: Vec<f64>,
     pub(crate) mcse: Vec<f64>,
     pub(crate) ess_bulk: Vec<f64>,
+    pub(crate) ess_tail: Vec<f64>,
+    /// The bulk ESS of |u - median| ([`crate::diagnostics::ess_folded`]).
+    pub(crate) ess_folded: Vec<f64>,
     pub(crate) rhat: Vec<f64>,
 }
 
@@ -227,6 +230,22 @@ impl CellStats {
             .enumerate()
             .map(|(c, &e)| (if e.is_nan() { 0.0 } else { e }, c))
             .fold((f64::INFINITY, 0), |a, b| if b.0 < a.0 { b } else { a })
+    }
+
+    /// The smallest tail ESS (the 5 % and 95 % quantiles' worse one; NaN counts as zero).
+    pub(crate) fn min_ess_tail(&self) -> f64 {
+        self.ess_tail
+            .iter()
+            .map(|&e| if e.is_nan() { 0.0 } else { e })
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// The smallest folded ESS (NaN counts as zero).
+    pub(crate) fn min_ess_folded(&self) -> f64 {
+        self.ess_folded
+            .iter()
+            .map(|&e| if e.is_nan() { 0.0 } else { e })
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// The largest R-hat (NaN counts as infinite).
@@ -247,9 +266,42 @@ impl CellStats {
             sd: output.post_sd.clone(),
             mcse: nan(&cells.mcse_mean),
             ess_bulk: nan(&cells.ess_bulk),
+            ess_tail: nan(&cells.ess_tail),
+            ess_folded: folded_ess(output),
             rhat: nan(&cells.rhat),
         }
     }
+}
+
+/// Every cell's folded ESS ([`crate::diagnostics::ess_folded`]) from the stored draws.
+fn folded_ess(output: &RunOutput) -> Vec<f64> {
+    use rayon::prelude::*;
+    let Some(first) = output.chains.first() else {
+        return vec![f64::NAN; output.post_mean.len()];
+    };
+    let cells = first.draws.cells;
+    let per_chain = output
+        .chains
+        .iter()
+        .map(|c| c.draws.len())
+        .min()
+        .unwrap_or(0);
+    (0..cells)
+        .into_par_iter()
+        .map(|cell| {
+            let series: Vec<Vec<f64>> = output
+                .chains
+                .iter()
+                .map(|c| {
+                    (0..per_chain)
+                        .map(|d| f64::from(c.draws.values[d * cells + cell]))
+                        .collect()
+                })
+                .collect();
+            let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
+            crate::diagnostics::ess_folded(&views).unwrap_or(f64::NAN)
+        })
+        .collect()
 }
 
 /// One kind's run on one grid.
@@ -264,6 +316,8 @@ pub(crate) struct KindResult {
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) step_size: Option<f64>,
     pub(crate) cells: CellStats,
+    /// Leapfrog steps per kept iteration, over the chains (kinds that integrate trajectories).
+    pub(crate) leapfrog_steps: Option<f64>,
     /// What the kind says about itself (rank, Newton iterations, ...).
     pub(crate) notes: String,
 }
@@ -327,8 +381,22 @@ pub(crate) fn run_sampler<S: Sampler>(
         acceptance_rate: output.acceptance_rate,
         step_size: output.mean_step_size(),
         cells: CellStats::from_run(&output),
-        notes: String::new(),
+        leapfrog_steps: mean_leapfrog_steps(&output),
+        notes: output
+            .notes
+            .rank
+            .map_or_else(String::new, |rank| format!("rank {rank}")),
     }
+}
+
+/// The mean over chains of the leapfrog steps per kept iteration, for kinds that say it.
+fn mean_leapfrog_steps(output: &RunOutput) -> Option<f64> {
+    let steps: Vec<f64> = output
+        .chains
+        .iter()
+        .filter_map(|c| c.trajectory.map(|t| t.mean_leapfrog_steps))
+        .collect();
+    (!steps.is_empty()).then(|| steps.iter().sum::<f64>() / steps.len() as f64)
 }
 
 /// The Laplace approximation as a (deliberately wrong) "sampler": its mode as the mean, no
@@ -360,8 +428,11 @@ pub(crate) fn run_laplace(problem: &LgcpProblem) -> KindResult {
             sd: vec![f64::NAN; cells],
             mcse: vec![0.0; cells],
             ess_bulk: vec![f64::NAN; cells],
+            ess_tail: vec![f64::NAN; cells],
+            ess_folded: vec![f64::NAN; cells],
             rhat: vec![f64::NAN; cells],
         },
+        leapfrog_steps: None,
         notes,
     }
 }
@@ -582,6 +653,16 @@ pub(crate) struct RunRow {
     pub(crate) chains: usize,
     pub(crate) cpu_seconds: f64,
     pub(crate) min_ess_bulk: f64,
+    /// The worst cell's tail ESS (the 5 % and 95 % quantiles).
+    pub(crate) min_ess_tail: f64,
+    /// The worst cell's folded ESS (bulk ESS of |u - median|: the spread; fieldmc's kinds only,
+    /// the peer does not report it).
+    pub(crate) min_ess_folded: f64,
+    /// `min_ess_bulk` over the kept draws of all chains: effective draws per draw.
+    pub(crate) ess_per_draw: f64,
+    /// Leapfrog steps (gradients) per iteration: fieldmc's over the kept iterations, the peer's
+    /// over warmup and draws (NaN for a kind without trajectories).
+    pub(crate) leapfrog_steps: f64,
     pub(crate) ess_per_cpu_second: f64,
     /// ESS per CPU second over the peer's at the same seed (NaN without the peer).
     pub(crate) ratio_to_peer: f64,
@@ -603,7 +684,7 @@ pub(crate) const PEER_KIND: &str = "blackjax_nuts";
 
 impl RunRow {
     /// The CSV's columns: each name beside how the row writes it, so the two cannot drift.
-    const CSV: [CsvColumn; 21] = [
+    const CSV: [CsvColumn; 25] = [
         ("grid", |r| r.grid.clone()),
         ("side", |r| r.side.to_string()),
         ("observed", |r| r.observed.to_string()),
@@ -617,6 +698,10 @@ impl RunRow {
         ("chains", |r| r.chains.to_string()),
         ("cpu_seconds", |r| csv_number(r.cpu_seconds)),
         ("min_ess_bulk", |r| csv_number(r.min_ess_bulk)),
+        ("min_ess_tail", |r| csv_number(r.min_ess_tail)),
+        ("min_ess_folded", |r| csv_number(r.min_ess_folded)),
+        ("ess_per_draw", |r| csv_number(r.ess_per_draw)),
+        ("leapfrog_steps", |r| csv_number(r.leapfrog_steps)),
         ("ess_per_cpu_second", |r| csv_number(r.ess_per_cpu_second)),
         ("ratio_to_peer", |r| csv_number(r.ratio_to_peer)),
         ("max_rhat", |r| csv_number(r.max_rhat)),
@@ -647,6 +732,10 @@ impl RunRow {
             chains: 0,
             cpu_seconds: f64::NAN,
             min_ess_bulk: f64::NAN,
+            min_ess_tail: f64::NAN,
+            min_ess_folded: f64::NAN,
+            ess_per_draw: f64::NAN,
+            leapfrog_steps: f64::NAN,
             ess_per_cpu_second: f64::NAN,
             ratio_to_peer: f64::NAN,
             max_rhat: f64::NAN,
@@ -662,12 +751,19 @@ impl RunRow {
     pub(crate) fn of_peer(problem: &LgcpProblem, seed: u64, peer: &PeerResult) -> Self {
         let sampler = &peer.json["sampler"];
         let count = |key: &str| sampler[key].as_u64().unwrap_or(0);
+        let (warmup, draws, chains) = (count("warmup"), count("draws"), count("chains"));
+        let gradients = sampler["grad_evals_per_chain"].as_f64().unwrap_or(f64::NAN);
         Self {
-            burn_in: count("warmup"),
-            kept: count("draws"),
-            chains: count("chains") as usize,
+            burn_in: warmup,
+            kept: draws,
+            chains: chains as usize,
             cpu_seconds: peer.seconds,
             min_ess_bulk: peer.min_ess,
+            min_ess_tail: peer.json["cells"]["min_ess_tail"]
+                .as_f64()
+                .unwrap_or(f64::NAN),
+            ess_per_draw: peer.min_ess / (draws * chains) as f64,
+            leapfrog_steps: gradients / (warmup + draws) as f64,
             ess_per_cpu_second: peer.ess_per_second,
             ratio_to_peer: 1.0,
             max_rhat: peer.max_rhat,
@@ -699,6 +795,10 @@ impl RunRow {
             chains,
             cpu_seconds: result.seconds,
             min_ess_bulk: sampled(result.cells.min_ess().0),
+            min_ess_tail: sampled(result.cells.min_ess_tail()),
+            min_ess_folded: sampled(result.cells.min_ess_folded()),
+            ess_per_draw: sampled(result.cells.min_ess().0 / (kept * chains as u64) as f64),
+            leapfrog_steps: result.leapfrog_steps.unwrap_or(f64::NAN),
             ess_per_cpu_second: rate,
             ratio_to_peer: peer.map_or(f64::NAN, |p| rate / p.ess_per_second),
             max_rhat: result.cells.max_rhat(),
@@ -832,39 +932,62 @@ mod tests {
         use crate::sampler::gpcn::Rank;
         use crate::sampler::laplace_hmc::LaplaceHmc;
         let list = env_list;
-        let (ranks, angles) = (list("RANKS", "0.5"), list("ANGLES", "1.5707963"));
+        let (ranks, angles) = (list("RANKS", "0.5"), list("ANGLES", "1.9198622"));
+        let (jitters, evens) = (list("JITTERS", "0"), list("EVENS", "1"));
+        let two_stage = list("STAGES", "2")[0] > 1.5;
+        let targets = list("TARGETS", "0.9");
         let kept = list("KEPT", "1000")[0] as u64;
-        let burn_ins = list("BURN_IN", "500");
+        let burn_ins = list("BURN_IN", "150");
         let seeds = list("SEEDS", "0");
         let side = list("SIDE", "32")[0] as usize;
+        let mut configs = Vec::new();
+        for &rank in &ranks {
+            for &angle in &angles {
+                for &jitter in &jitters {
+                    for &even in &evens {
+                        for &target in &targets {
+                            for &burn_in in &burn_ins {
+                                configs.push((rank, angle, jitter, even, target, burn_in));
+                            }
+                        }
+                    }
+                }
+            }
+        }
         for problem in env_problems("finpines=1.91,lansing=1.0") {
             let name = problem.name.as_str();
-            for &rank in &ranks {
+            for &(rank, angle, jitter, even, target, burn_in) in &configs {
                 let rank = if rank < 1.0 {
                     Rank::Auto { threshold: rank }
                 } else {
                     Rank::Fixed(rank as usize)
                 };
-                for (&angle, &burn_in, &seed) in angles
-                    .iter()
-                    .flat_map(|a| burn_ins.iter().map(move |b| (a, b)))
-                    .flat_map(|(a, b)| seeds.iter().map(move |s| (a, b, s)))
-                {
+                for &seed in &seeds {
                     let burn_in = burn_in as u64;
-                    let plan = KindPlan::new(SamplerKind::LaplaceHmc, 1.5, burn_in, kept);
+                    let mut plan = KindPlan::new(SamplerKind::LaplaceHmc, 1.5, burn_in, kept);
+                    plan.settings.target_acceptance = Some(target);
                     let mut sampler = LaplaceHmc::new(1.5, rank);
                     sampler.angle = angle;
+                    sampler.jitter = jitter;
+                    sampler.even = even > 0.5;
+                    sampler.two_stage = two_stage;
                     let r = run_sampler(&problem, &sampler, &plan, seed as u64);
                     let (ess, cell) = r.cells.min_ess();
-                    eprintln!(
-                        "{name} D={side} {rank:?} angle {angle} burn-in {burn_in} seed {seed}: \
-                         step {:?}, acc {:.3}, min ESS {ess:.0} \
-                         (cell {cell}), max R-hat {:.4}, {:.2} s, {:.0} ESS/s",
-                        r.step_size,
+                    let draws = (4 * kept) as f64;
+                    println!(
+                        "EXP {name},{side},{rank:?},{angle:.4},{jitter},{even},{target},{burn_in},\
+                         {seed},{:.4},{:.3},{:.2},{ess:.0},{cell},{:.0},{:.4},{:.3},{:.0},{:.3},{:.3},{:.3},{}",
+                        r.step_size.unwrap_or(f64::NAN),
                         r.acceptance_rate,
+                        r.leapfrog_steps.unwrap_or(f64::NAN),
+                        r.cells.min_ess_tail(),
                         r.cells.max_rhat(),
                         r.seconds,
-                        r.ess_per_second()
+                        r.ess_per_second(),
+                        ess / draws,
+                        r.cells.min_ess_tail() / draws,
+                        r.cells.min_ess_folded() / draws,
+                        r.notes,
                     );
                 }
             }

@@ -66,6 +66,14 @@ pub fn ess_tail(chains: &[&[f64]]) -> Option<f64> {
     Draws::from_chains(chains).and_then(|d| tail_ess(&d))
 }
 
+/// Folded effective sample size: the bulk ESS of |x - median| (the median over all draws
+/// pooled), how well the chains estimate the spread. A sampler whose draws are antithetic for
+/// the mean (each step flips x about the centre) can have a bulk ESS above the draws while its
+/// folded ESS, which no flip helps, stays low.
+pub fn ess_folded(chains: &[&[f64]]) -> Option<f64> {
+    Draws::from_chains(chains).and_then(|d| bulk_ess(&d.folded()))
+}
+
 /// Rank-normalised split R-hat: max of R-hat of the rank-normalised split chains and of the
 /// rank-normalised folded split chains |x - median|. Values above about 1.01 signal chains that
 /// have not mixed. `None` also for a single chain.

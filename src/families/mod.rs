@@ -146,6 +146,13 @@ macro_rules! study_families {
                 }
             }
 
+            /// Versions of the algorithms behind the job (see [`StudyFamily::algorithm_versions`]).
+            pub fn algorithm_versions(&self) -> Vec<(&'static str, String)> {
+                match self {
+                    $(FamilySpec::$variant(spec) => <$ty as StudyFamily>::algorithm_versions(spec)),+
+                }
+            }
+
             /// Files the job reads.
             pub fn data_files(&self) -> Vec<&Path> {
                 match self {

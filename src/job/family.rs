@@ -95,6 +95,13 @@ pub trait StudyFamily {
         Vec::new()
     }
 
+    /// Versions of the algorithms the job's results come from, as (name, value) pairs of its
+    /// canonical key: a kind whose draws changed says so (the latent field's
+    /// `sampler.version`), so a result folder of the older version is recomputed, never mixed.
+    fn algorithm_versions(_spec: &Self::Spec) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+
     /// The job on its progress line.
     fn label(spec: &Self::Spec) -> String;
 

@@ -310,6 +310,9 @@ fn canonical_pairs(study: &Study, point: &Point) -> Vec<Pair> {
         .collect();
     pairs.push(study_pair(REPLICATE, String::new()));
     pairs.push(study_pair("study.kind", study.file.kind.name().to_string()));
+    for (name, version) in point.spec.algorithm_versions() {
+        pairs.push(study_pair(name, version));
+    }
     if let (StudyKind::Sbc, Some(sbc)) = (study.file.kind, study.file.sbc) {
         pairs.push(study_pair("sbc.replications", sbc.replications.to_string()));
         pairs.push(study_pair("sbc.draws", sbc.draws.to_string()));

@@ -82,7 +82,7 @@ impl DualAveraging {
 
     /// Whether the iterate wanted a step above the largest the kind admits in the second half
     /// of the updates: the acceptance then stays above the target because the kind cannot step
-    /// further (laplace_hmc at a quarter turn), not because adaptation failed.
+    /// further (laplace_hmc: its whole trajectory in one step), not because adaptation failed.
     pub(crate) fn capped(&self) -> bool {
         self.last_capped > self.count / 2.0
     }

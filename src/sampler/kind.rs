@@ -59,6 +59,11 @@ pub trait Kind: Sampler + Sized {
     const BUDGET: Budget = Budget::SHORT;
     /// Whether the kind keeps a low-rank approximation whose rank a study may set.
     const HAS_RANK: bool = false;
+    /// The version of the kind's draws: raised whenever the same settings and seed would give
+    /// different draws (a changed default, a changed trajectory). A version above 1 joins the
+    /// job's key (`sampler.version`), so results of an older version are recomputed, never
+    /// mixed with the new; version 1 stays out, so the ids of older kinds' jobs do not move.
+    const VERSION: u32 = 1;
     /// The sampler for `settings`.
     fn configure(settings: &KindSettings) -> Self;
 }

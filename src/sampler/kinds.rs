@@ -61,6 +61,14 @@ macro_rules! sampler_kinds {
                 }
             }
 
+            /// The version of the kind's draws ([`Kind::VERSION`]; 1 for an approximation).
+            pub fn version(self) -> u32 {
+                match self {
+                    $(SamplerKind::$variant => <$ty as Kind>::VERSION,)+
+                    $(SamplerKind::$avariant => 1),+
+                }
+            }
+
             /// Whether the kind is a Markov chain (else an approximation, with no chains).
             pub fn is_markov_chain(self) -> bool {
                 match self {

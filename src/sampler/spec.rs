@@ -487,12 +487,12 @@ mod tests {
         assert_eq!(target.check().unwrap_err().key, "sampler.target_acceptance");
     }
 
-    /// laplace_hmc takes ceil((pi/2) / beta) leapfrog steps an iteration: a beta that would
+    /// laplace_hmc takes ceil(angle / beta) leapfrog steps an iteration: a beta that would
     /// exceed its cap on them (1e-9: 1.6e9 steps, an iteration without end) is refused with the
     /// reason, adapting or not; the smallest admitted beta is accepted.
     #[test]
     fn a_laplace_hmc_step_below_the_cap_on_leapfrog_steps_is_refused() {
-        use crate::sampler::laplace_hmc::{MAX_LEAPFROG_STEPS, MIN_STEP};
+        use crate::sampler::laplace_hmc::{MAX_LEAPFROG_STEPS, MIN_STEP, TRAJECTORY_ANGLE};
         for adapt in [Some(false), Some(true)] {
             let mut tiny = settings(SamplerKind::LaplaceHmc);
             tiny.beta = 1e-9;
@@ -507,7 +507,7 @@ mod tests {
                     .allowed
                     .as_deref()
                     .unwrap_or_default()
-                    .contains("0.001534"),
+                    .contains("0.001875"),
                 "{:?}",
                 error.allowed
             );
@@ -517,7 +517,7 @@ mod tests {
         let spec = smallest.check().unwrap();
         assert_eq!(spec.adaptation().unwrap().min_step, Some(MIN_STEP));
         assert_eq!(
-            (std::f64::consts::FRAC_PI_2 / MIN_STEP).ceil() as u32,
+            (TRAJECTORY_ANGLE / MIN_STEP).ceil() as u32,
             MAX_LEAPFROG_STEPS
         );
     }

@@ -191,7 +191,7 @@ crate::declare_keys! {
     /// The prior of each covariate coefficient, "normal(0, s)" (on the standardised scale when data.standardize).
     MODEL_COEFFICIENT_PRIOR = model.coefficient_prior { value: ValueType::Text, rule: Rule::CoefficientPrior, default: Default::Text("normal(0, 1)"), keyed: Keyed::UnlessDefault },
     use SAMPLER_KIND,
-    /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) from 0.001534 (a quarter turn in at most 1,024 leapfrog steps, its cap) to pi/2. Unused by elliptical, laplace and inla, and by nuts (nuts adapts its step size and mass matrix itself during burn-in).
+    /// The (starting) step size: grw, mala, mgrad (delta) > 0; pcn, pcnl, gpcn in (0, 1]; laplace_hmc (angle per leapfrog step) from 0.001875 (its 110-degree trajectory in at most 1,024 steps, its cap) to 1.92 (the trajectory in one step). Unused by elliptical, laplace and inla, and by nuts (nuts adapts its step size and mass matrix itself during burn-in).
     SAMPLER_BETA = sampler.beta { rule: Rule::Finite, default: Default::Float(0.2), label: Label::new("β", "step size β") },
     use SAMPLER_ITERATIONS,
     use SAMPLER_BURN_IN,

@@ -168,6 +168,15 @@ impl StudyFamily for LatentField {
         files
     }
 
+    fn algorithm_versions(spec: &Self::Spec) -> Vec<(&'static str, String)> {
+        let version = spec.sampler.kind().version();
+        if version > 1 {
+            vec![(sampler_keys::SAMPLER_VERSION, version.to_string())]
+        } else {
+            Vec::new()
+        }
+    }
+
     fn label(spec: &Self::Spec) -> String {
         format!(
             "{} D={} beta={}",

@@ -12,6 +12,11 @@ use crate::study::keys::{
 };
 use crate::study::{Key, Settings};
 
+/// The name under which a job's canonical key carries its kind's version
+/// ([`crate::sampler::Kind::VERSION`]) once that is above 1. Not a study key: the study cannot
+/// set it, and the jobs table does not show it; it only keeps results of a changed kind apart.
+pub(crate) const SAMPLER_VERSION: &str = "sampler.version";
+
 /// The kind `sampler.kind = "auto"` (the default) chooses, from what measured best
 /// (docs/samplers.md): laplace_hmc, HMC around the Laplace approximation, which converged on
 /// every shipped real grid (poisson and probit) and whose proposals on gaussian data come from

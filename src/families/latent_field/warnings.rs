@@ -36,8 +36,8 @@ pub(crate) const ESS_LIMIT: f64 = 100.0;
 pub(crate) const ACCEPTANCE_RANGE: (f64, f64) = (0.05, 0.95);
 /// How far the kept acceptance may end from the adaptation's target.
 pub(crate) const ADAPTATION_TOLERANCE: f64 = 0.1;
-/// A step adapted to within this share of the largest step its kind admits (laplace_hmc: a
-/// quarter turn, pCN: beta = 1) is at the kind's limit: a high acceptance there means the
+/// A step adapted to within this share of the largest step its kind admits (laplace_hmc: the
+/// whole trajectory in one step, pCN: beta = 1) is at the kind's limit: a high acceptance there means the
 /// proposal is nearly exact, not that the steps are too small, so neither acceptance check
 /// flags it.
 pub(crate) const STEP_LIMIT_SHARE: f64 = 0.9;
