@@ -53,6 +53,9 @@ def read_rows(path):
                     "ess_per_cpu_second", "ratio_to_peer", "max_rhat", "acceptance", "max_z",
                     "z_threshold"):
             r[key] = number(r[key])
+        # Columns added with laplace_hmc version 2 (empty in older runs' CSVs).
+        for key in ("min_ess_tail", "min_ess_folded", "ess_per_draw", "leapfrog_steps"):
+            r[key] = number(r.get(key) or "")
     return rows
 
 
@@ -81,6 +84,14 @@ def summarise(rows):
             "kept": runs[0]["kept"],
             "cpu_seconds": median(r["cpu_seconds"] for r in runs),
             "min_ess_bulk": median(r["min_ess_bulk"] for r in runs),
+            "min_ess_tail": median(r["min_ess_tail"] for r in runs),
+            "min_ess_folded": median(r["min_ess_folded"] for r in runs),
+            "ess_per_draw": median(r["ess_per_draw"] for r in runs),
+            "tail_per_draw": median(r["min_ess_tail"] / (r["kept"] * r["chains"])
+                                    for r in runs if r["kept"] * r["chains"] > 0),
+            "folded_per_draw": median(r["min_ess_folded"] / (r["kept"] * r["chains"])
+                                      for r in runs if r["kept"] * r["chains"] > 0),
+            "leapfrog_steps": median(r["leapfrog_steps"] for r in runs),
             "ess_per_cpu_second": median(r["ess_per_cpu_second"] for r in runs),
             "ratio": median(ratios) if ratios else float("nan"),
             "ratio_low": min(ratios) if ratios else float("nan"),
@@ -124,8 +135,9 @@ def grid_table(summary, side, grid):
         f"variance {first['variance']:g}):",
         "",
         "| kind | seeds | burn-in + kept | CPU s | min-cell bulk ESS | ESS / CPU s | x peer (range) "
+        "| bulk / tail / folded ESS per draw | gradients per iteration "
         "| worst max R-hat | means agree | max \\|z\\| |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in mine:
         name = "BlackJAX NUTS (peer)" if s["kind"] == PEER else s["kind"]
@@ -137,8 +149,16 @@ def grid_table(summary, side, grid):
             f"{fmt(s['min_ess_bulk']) if sampled else '—'} | "
             f"{fmt(s['ess_per_cpu_second']) if sampled else '—'} | "
             f"{ratio_text(s) if s['kind'] != PEER else '1'} | "
+            f"{per_draw(s) if sampled else '—'} | {fmt(s['leapfrog_steps'])} | "
             f"{fmt(s['worst_rhat'], 4) if sampled else '—'} | {agree} | {fmt(s['max_z'])} |")
     return lines
+
+
+def per_draw(s):
+    """The worst cell's bulk, tail and folded ESS per kept draw (— where not measured: the peer
+    reports no folded ESS, older runs no tail)."""
+    return " / ".join(f"{x:.2f}" if x == x else "—"
+                      for x in (s["ess_per_draw"], s["tail_per_draw"], s["folded_per_draw"]))
 
 
 def findings(summary, side, grid):
@@ -280,7 +300,11 @@ def provenance(outs, rows):
             f"CPU seconds: fieldmc's from the prior's factorisation to the last draw; the peer's "
             f"warmup and sampling without JAX's compile. Model: l = 0.1 on the unit square, "
             f"`mean = \"auto\"`, the same 25 % of cells held out for every seed. \"x peer\" is the "
-            f"ratio of min-cell bulk ESS per CPU second to the peer's at the same seed; "
+            f"ratio of min-cell bulk ESS per CPU second to the peer's at the same seed. ESS per "
+            f"draw: the worst cell's bulk ESS, tail ESS (5 % and 95 % quantiles) and folded ESS "
+            f"(|u - median|: the spread; fieldmc only) over the kept draws (iterations) of all chains, "
+            f"medians over seeds: above 1 the draws of the mean are antithetic. Gradients per "
+            f"iteration: fieldmc's over the kept iterations, the peer's over warmup and draws. "
             f"\"means agree\" counts seeds whose every cell lies within the Bonferroni threshold "
             f"(family-wise 1e-3 per comparison) of the peer's mean in combined MCSE.")
 

@@ -4,11 +4,11 @@
 //! 0.02 (for an autocorrelated accept sequence), so 0.05 is more than 2.5 sd from a correct
 //! adaptation; the adapted step must also have moved from the start (beta = 0.2).
 //!
-//! laplace_hmc is the exception: a trajectory turns through pi/2 in a whole number of steps
-//! (h = (pi/2) / ceil((pi/2) / step)), so its acceptance takes only the values of whole step
-//! counts, and on this grid 0.8 lies between two of them; dual averaging settles on the next
-//! count up. For it the test asks that the kept acceptance is not below the target by more than
-//! 0.05 and not above 0.95.
+//! laplace_hmc is the exception: a trajectory turns through its angle (110 degrees) in a whole
+//! number of steps (h = angle / ceil(angle / step)), so its acceptance takes only the values of
+//! whole step counts, and on this grid its target 0.9 lies between two of them (one two-stage
+//! step is accepted less often, two nearly always); dual averaging settles on the next count up.
+//! For it the test asks that the kept acceptance is not below the target by more than 0.05.
 
 mod support;
 
@@ -45,10 +45,7 @@ fn adaptation_reaches_its_target_acceptance_within_0_05() {
         );
         eprintln!("{kind}: acceptance {rate:.3}, target {target}, adapted step {step:.4}");
         if kind == "laplace_hmc" {
-            assert!(
-                rate > target - 0.05 && rate < 0.95,
-                "{kind}: {rate} vs {target}"
-            );
+            assert!(rate > target - 0.05, "{kind}: {rate} vs {target}");
         } else {
             assert!((rate - target).abs() < 0.05, "{kind}: {rate} vs {target}");
         }

@@ -6,4 +6,6 @@
 
 pub(crate) mod kriging;
 pub(crate) mod lgcp;
+#[cfg(test)]
+mod lgcp_experiments;
 pub(crate) mod steps;

@@ -23,6 +23,10 @@ pub(crate) struct DualAveraging {
     last_capped: f64,
     /// The update count at which the iterate last wanted less than the smallest step.
     last_floored: f64,
+    /// For a kind that divides an angle into whole steps ([`super::protocol::StepTuning`]):
+    /// the angle, and for each step count the update count at which an iterate last took that
+    /// many.
+    whole_steps: Option<(f64, Vec<f64>)>,
 }
 
 /// Stan's settings.
@@ -32,12 +36,13 @@ const KAPPA: f64 = 0.75;
 
 impl DualAveraging {
     /// Adapt from step `initial` towards acceptance `target`, never above `max_step` nor below
-    /// `min_step`.
+    /// `min_step`; `whole_steps_of`: the angle the kind divides into whole steps, if it does.
     pub(crate) fn new(
         initial: f64,
         target: f64,
         max_step: Option<f64>,
         min_step: Option<f64>,
+        whole_steps_of: Option<f64>,
     ) -> Self {
         let max_log_step = max_step.map_or(f64::INFINITY, f64::ln);
         let min_log_step = min_step.map_or(f64::NEG_INFINITY, f64::ln);
@@ -53,7 +58,15 @@ impl DualAveraging {
             count: 0.0,
             last_capped: 0.0,
             last_floored: 0.0,
+            whole_steps: whole_steps_of.map(|angle| (angle, Vec::new())),
         }
+    }
+
+    /// How many whole steps a step of `step` divides the angle into.
+    fn step_count(angle: f64, step: f64) -> usize {
+        // At most the kinds' cap on steps (laplace_hmc's 1,024) plus one: a larger count only
+        // needs to compare as larger.
+        (angle / step).ceil().clamp(1.0, 1025.0) as usize
     }
 
     /// Take one step's acceptance probability; returns the step size to use next.
@@ -70,6 +83,13 @@ impl DualAveraging {
             self.last_floored = m;
         }
         self.log_step = wanted.clamp(self.min_log_step, self.max_log_step);
+        if let Some((angle, last_seen)) = &mut self.whole_steps {
+            let count = Self::step_count(*angle, self.log_step.exp());
+            if last_seen.len() <= count {
+                last_seen.resize(count + 1, 0.0);
+            }
+            last_seen[count] = m;
+        }
         let weight = m.powf(-KAPPA);
         self.log_step_bar = weight * self.log_step + (1.0 - weight) * self.log_step_bar;
         self.log_step.exp()
@@ -80,11 +100,19 @@ impl DualAveraging {
         self.log_step_bar.exp()
     }
 
-    /// Whether the iterate wanted a step above the largest the kind admits in the second half
-    /// of the updates: the acceptance then stays above the target because the kind cannot step
-    /// further (laplace_hmc: its whole trajectory in one step), not because adaptation failed.
+    /// Whether adaptation could not go further in the second half of the updates: the iterate
+    /// wanted a step above the largest the kind admits, or, for a kind that takes whole steps,
+    /// iterates tried fewer steps than the frozen step takes and came back (dual averaging moves
+    /// the step up while the acceptance is above the target, so they came back because one step
+    /// fewer fell below it). The acceptance then stays above the target because no admissible
+    /// step does better, not because adaptation failed.
     pub(crate) fn capped(&self) -> bool {
-        self.last_capped > self.count / 2.0
+        let late = |m: f64| m > self.count / 2.0;
+        let fewer_steps_tried = self.whole_steps.as_ref().is_some_and(|(angle, last_seen)| {
+            let settled = Self::step_count(*angle, self.final_step());
+            last_seen.iter().take(settled).any(|&m| late(m))
+        });
+        late(self.last_capped) || fewer_steps_tried
     }
 
     /// Whether the iterate wanted a step below the smallest the kind admits in the second half
@@ -104,7 +132,7 @@ mod tests {
     #[test]
     fn settles_where_the_acceptance_curve_meets_the_target() {
         let target = 0.574;
-        let mut adapter = DualAveraging::new(0.01, target, None, None);
+        let mut adapter = DualAveraging::new(0.01, target, None, None, None);
         let mut step: f64 = 0.01;
         for _ in 0..5_000 {
             step = adapter.update((-step).exp());
@@ -115,7 +143,7 @@ mod tests {
 
     #[test]
     fn never_exceeds_the_largest_step() {
-        let mut adapter = DualAveraging::new(0.5, 0.25, Some(1.0), None);
+        let mut adapter = DualAveraging::new(0.5, 0.25, Some(1.0), None, None);
         for _ in 0..1_000 {
             assert!(adapter.update(1.0) <= 1.0);
         }
@@ -125,7 +153,7 @@ mod tests {
             "every move accepted: it wanted more than the cap"
         );
         // Settling below the cap is not capped.
-        let mut adapter = DualAveraging::new(0.01, 0.574, Some(10.0), None);
+        let mut adapter = DualAveraging::new(0.01, 0.574, Some(10.0), None, None);
         let mut step: f64 = 0.01;
         for _ in 0..2_000 {
             step = adapter.update((-step).exp());
@@ -137,7 +165,7 @@ mod tests {
     /// step shrinks to the kind's smallest and no further, and the adapter says so.
     #[test]
     fn never_goes_below_the_smallest_step() {
-        let mut adapter = DualAveraging::new(0.5, 0.8, Some(1.0), Some(1e-3));
+        let mut adapter = DualAveraging::new(0.5, 0.8, Some(1.0), Some(1e-3), None);
         for _ in 0..1_000 {
             let step = adapter.update(0.0);
             assert!(step >= 1e-3, "{step}");
@@ -149,7 +177,29 @@ mod tests {
         );
         assert!(!adapter.capped());
         // A start below the floor is lifted to it.
-        let adapter = DualAveraging::new(1e-9, 0.8, Some(1.0), Some(1e-3));
+        let adapter = DualAveraging::new(1e-9, 0.8, Some(1.0), Some(1e-3), None);
         assert!((adapter.final_step() - 1e-3).abs() < 1e-15);
+    }
+
+    /// A kind that turns through an angle of 2 in whole steps, accepting 60 % of one-step
+    /// trajectories and 98 % of longer ones (the jump laplace_hmc meets on the real grids):
+    /// aiming at 0.9, dual averaging settles on two steps, having tried one late in burn-in, and
+    /// says it could go no further; where two and three steps bracket the target instead of one
+    /// and two, it settles on three. (A kind without whole steps that settles below its largest
+    /// step is not capped: `never_exceeds_the_largest_step`.)
+    #[test]
+    fn a_kind_of_whole_steps_is_capped_when_one_step_fewer_falls_below_the_target() {
+        let angle = 2.0;
+        let settle = |acceptance: &dyn Fn(usize) -> f64| {
+            let mut adapter = DualAveraging::new(0.2, 0.9, Some(angle), None, Some(angle));
+            let mut step = 0.2;
+            for _ in 0..150 {
+                step = adapter.update(acceptance((angle / step).ceil() as usize));
+            }
+            let steps = (angle / adapter.final_step()).ceil() as usize;
+            (steps, adapter.capped())
+        };
+        assert_eq!(settle(&|l| if l == 1 { 0.6 } else { 0.98 }), (2, true));
+        assert_eq!(settle(&|l| if l <= 2 { 0.6 } else { 0.98 }), (3, true));
     }
 }

@@ -592,8 +592,15 @@ fn run_chain<S: Sampler>(
     let mut state = sampler.start(xi, target, &mut rng);
     let mut adapter = request.adaptation.and_then(|a| {
         let step = state.step_size()?;
-        (schedule.burn_in > 0)
-            .then(|| DualAveraging::new(step, a.target_acceptance, a.max_step, a.min_step))
+        (schedule.burn_in > 0).then(|| {
+            DualAveraging::new(
+                step,
+                a.target_acceptance,
+                a.max_step,
+                a.min_step,
+                a.whole_steps_of,
+            )
+        })
     });
     let mut estimates = ChainEstimates::new(
         target.cells(),

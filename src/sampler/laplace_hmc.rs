@@ -128,6 +128,7 @@ impl Kind for LaplaceHmc {
         target_acceptance: 0.9,
         max_step: Some(TRAJECTORY_ANGLE),
         min_step: Some(MIN_STEP),
+        whole_steps_of: Some(TRAJECTORY_ANGLE),
         adapts_by_default: true,
     });
     const HAS_RANK: bool = true;

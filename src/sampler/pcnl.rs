@@ -22,6 +22,7 @@ impl Kind for Pcnl {
         target_acceptance: 0.574,
         max_step: Some(1.0),
         min_step: None,
+        whole_steps_of: None,
         adapts_by_default: true,
     });
     const BUDGET: Budget = Budget::LONG;

@@ -8,7 +8,8 @@
 //! - a Metropolis-Hastings kind's acceptance rate is below 0.05 or above 0.95, where it does
 //!   not work (moves rejected, or too small to go anywhere);
 //! - adaptation ended more than 0.1 from its target acceptance (above it with the step at the
-//!   kind's largest, [`STEP_LIMIT_SHARE`], is not a problem: the proposal is nearly exact);
+//!   kind's largest, [`STEP_LIMIT_SHARE`], is not a problem: the proposal is nearly exact; nor
+//!   when adaptation could not go further: see [`crate::sampler::adapt`]'s `capped`);
 //! - a NUTS trajectory diverged after burn-in (the step cannot integrate some region of the
 //!   posterior, whose draws are then missing or biased; Betancourt 2017);
 //! - the log-likelihood's mean over the first fifth of a chain's kept draws differs from that
@@ -359,6 +360,7 @@ mod tests {
         target_acceptance: 0.8,
         max_step: Some(std::f64::consts::FRAC_PI_2),
         min_step: None,
+        whole_steps_of: None,
     };
 
     /// A step at its kind's limit with a high acceptance is a nearly exact proposal, not a

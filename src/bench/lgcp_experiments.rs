@@ -1,0 +1,160 @@
+//! Tuning experiments on the real grids, run by hand (`#[ignore]`d: minutes of CPU), on grids
+//! the benchmark does not score (bench/lgcp.sh scores finpines, lansing and bei):
+//! laplace_hmc's trajectory (bench/laplace_hmc_tuning.sh writes
+//! bench/results/laplace_hmc_tuning.{csv,md} from its rows) and nuts's mass-matrix window.
+
+use std::path::Path;
+
+use super::lgcp::{KindPlan, LgcpModel, LgcpProblem, run_sampler};
+use crate::sampler::SamplerKind;
+
+/// An experiment's list setting: the environment variable `name` (comma-separated), or
+/// `default`.
+fn env_list(name: &str, default: &str) -> Vec<f64> {
+    std::env::var(name)
+        .unwrap_or(default.into())
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect()
+}
+
+/// An experiment's problems: `GRIDS=name=variance,...` (default `default`) at `SIDE` (default
+/// 32), a quarter of the cells held out by data seed 0. Tune on grids the scoring does not use
+/// (bench/lgcp.sh scores finpines, lansing and bei).
+fn env_problems(default: &str) -> Vec<LgcpProblem> {
+    let side = env_list("SIDE", "32")[0] as usize;
+    std::env::var("GRIDS")
+        .unwrap_or(default.into())
+        .split(',')
+        .map(|grid| {
+            let (name, variance) = grid.split_once('=').unwrap();
+            let path =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("data/{name}_grid{side}.csv"));
+            let model = LgcpModel {
+                length_scale: 0.1,
+                variance: variance.parse().unwrap(),
+                holdout: 0.25,
+            };
+            LgcpProblem::load(&path, name, model, 0).unwrap()
+        })
+        .collect()
+}
+
+/// The columns of [`experiment_laplace_hmc`]'s rows (after the `EXP ` prefix it prints them
+/// with, which bench/laplace_hmc_tuning.sh keeps).
+const LAPLACE_HMC_COLUMNS: &str = "grid,side,stages,angle_degrees,jitter,even,target_acceptance,\
+    burn_in,seed,step,acceptance,gradients_per_iteration,cpu_seconds,min_ess_bulk,min_ess_tail,\
+    min_ess_folded,max_rhat,ess_per_cpu_second,bulk_per_draw,tail_per_draw,folded_per_draw,rank";
+
+/// laplace_hmc's trajectory on the real grids (not run by default: minutes of CPU), each
+/// setting a list in the environment: STAGES (1: Strang, 2: two-stage), ANGLES (radians),
+/// JITTERS, EVENS (1: equal steps), TARGETS (acceptance), BURN_IN, KEPT, SEEDS, SIDE, GRIDS.
+/// Prints a header and one `EXP ` row per run (bench/laplace_hmc_tuning.sh).
+#[test]
+#[ignore]
+fn experiment_laplace_hmc() {
+    use crate::sampler::gpcn::Rank;
+    use crate::sampler::laplace_hmc::{LaplaceHmc, TRAJECTORY_ANGLE};
+    let list = env_list;
+    let stages = list("STAGES", "2");
+    let angles = list("ANGLES", &TRAJECTORY_ANGLE.to_string());
+    let (jitters, evens) = (list("JITTERS", "0"), list("EVENS", "1"));
+    let targets = list("TARGETS", "0.9");
+    let kept = list("KEPT", "1000")[0] as u64;
+    let burn_ins = list("BURN_IN", "150");
+    let seeds = list("SEEDS", "0");
+    let side = list("SIDE", "32")[0] as usize;
+    let mut configs = Vec::new();
+    for &stage in &stages {
+        for &angle in &angles {
+            for &jitter in &jitters {
+                for &even in &evens {
+                    for &target in &targets {
+                        for &burn_in in &burn_ins {
+                            configs.push((stage, angle, jitter, even, target, burn_in));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // A line of its own: the test harness has printed the test's name without a newline.
+    println!("\nEXP {LAPLACE_HMC_COLUMNS}");
+    for problem in env_problems("japanesepines=1.0,redwood=1.0") {
+        let name = problem.name.as_str();
+        for &(stage, angle, jitter, even, target, burn_in) in &configs {
+            for &seed in &seeds {
+                let burn_in = burn_in as u64;
+                let mut plan = KindPlan::new(SamplerKind::LaplaceHmc, 1.5, burn_in, kept);
+                plan.settings.target_acceptance = Some(target);
+                let mut sampler = LaplaceHmc::new(1.5, Rank::Auto { threshold: 0.5 });
+                sampler.angle = angle;
+                sampler.jitter = jitter;
+                sampler.even = even > 0.5;
+                sampler.two_stage = stage > 1.5;
+                let r = run_sampler(&problem, &sampler, &plan, seed as u64);
+                let draws = (4 * kept) as f64;
+                let (bulk, tail, folded) = (
+                    r.cells.min_ess().0,
+                    r.cells.min_ess_tail(),
+                    r.cells.min_ess_folded(),
+                );
+                println!(
+                    "EXP {name},{side},{stage},{:.1},{jitter},{},{target},{burn_in},{seed},\
+                     {:.5},{:.4},{:.3},{:.4},{bulk:.1},{tail:.1},{folded:.1},{:.5},{:.1},\
+                     {:.4},{:.4},{:.4},{}",
+                    angle.to_degrees(),
+                    u8::from(even > 0.5),
+                    r.step_size.unwrap_or(f64::NAN),
+                    r.acceptance_rate,
+                    r.leapfrog_steps.unwrap_or(f64::NAN),
+                    r.seconds,
+                    r.cells.max_rhat(),
+                    r.ess_per_second(),
+                    bulk / draws,
+                    tail / draws,
+                    folded / draws,
+                    r.notes.trim_start_matches("rank "),
+                );
+            }
+        }
+    }
+}
+
+/// nuts's mass-matrix window on the real grids (not run by default: minutes of CPU). The
+/// peer's budget: 1,000 tuning + 1,000 kept draws, 4 chains.
+/// `NUTS_WINDOWS=80,250 SIDE=128 GRIDS=bei=1.0 SEEDS=0,1 cargo test --release --lib
+/// experiment_nuts -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn experiment_nuts() {
+    use crate::sampler::nuts::Nuts;
+    let list = |name: &str, default: &str| -> Vec<u64> {
+        env_list(name, default)
+            .into_iter()
+            .map(|x| x as u64)
+            .collect()
+    };
+    let (windows, seeds) = (list("NUTS_WINDOWS", "80"), list("SEEDS", "0"));
+    let side = list("SIDE", "32")[0] as usize;
+    for problem in env_problems("bei=1.0") {
+        let name = problem.name.as_str();
+        for (&window, &seed) in windows
+            .iter()
+            .flat_map(|w| seeds.iter().map(move |s| (w, s)))
+        {
+            let plan = KindPlan::new(SamplerKind::Nuts, 0.5, 1_000, 1_000);
+            let sampler = Nuts::with_mass_matrix_window(1_000, Some(window));
+            let r = run_sampler(&problem, &sampler, &plan, seed);
+            let (ess, cell) = r.cells.min_ess();
+            eprintln!(
+                "{name} D={side} window {window} seed {seed}: step {:?}, min ESS {ess:.0} \
+                 (cell {cell}), max R-hat {:.4}, {:.2} s, {:.2} ESS/s",
+                r.step_size,
+                r.cells.max_rhat(),
+                r.seconds,
+                r.ess_per_second()
+            );
+        }
+    }
+}
