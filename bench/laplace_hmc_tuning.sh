@@ -9,8 +9,9 @@
 #
 # Settings measured: Strang's step (version 1's) at 90-120 degrees and targets 0.8 and 0.9, with
 # and without jitter at 90 and 110 degrees; the two-stage step at 100-120 degrees (its acceptance
-# sits near 0.98 at any target from 0.7 to 0.95, so one target). About 15 minutes on the 2-core
-# VM. Run from the repository root:  bench/laplace_hmc_tuning.sh
+# sits near 0.98 at any target from 0.7 to 0.95, so one target); and at 128 x 128 on bei (seeds 0
+# and 1: half a minute a run) version 1 and the two-stage step at 90, 100 and 110 degrees. About
+# 20 minutes on the 2-core VM. Run from the repository root:  bench/laplace_hmc_tuning.sh
 # Environment: CORE (default 1), OUT (default a new temporary directory), PYTHON (default python3).
 set -euo pipefail
 
@@ -46,9 +47,20 @@ run() {  # run NAME VAR=VALUE ...: one group of settings at both sides
             | sed -n 's/^EXP //p' > "$OUT/${name}_D$side.csv"
     done
 }
+run_large() {  # run_large NAME VAR=VALUE ...: one group at 128 x 128 on bei, seeds 0 and 1
+    local name=$1; shift
+    for side in 128; do
+        env GRIDS=bei=1.0 SIDE=$side SEEDS=0,1 "$@" \
+            "${PIN[@]}" "$TEST_BIN" bench::lgcp_experiments::experiment_laplace_hmc \
+            --ignored --nocapture --exact 2>> "$OUT/stderr.txt" \
+            | sed -n 's/^EXP //p' > "$OUT/${name}_D$side.csv"
+    done
+}
 run strang STAGES=1 ANGLES="$(angles 90 100 105 110 120)" TARGETS=0.8,0.9
 run strang_jitter STAGES=1 ANGLES="$(angles 90 110)" JITTERS=0.3 TARGETS=0.9
 run two_stage STAGES=2 ANGLES="$(angles 100 105 110 115 120)" TARGETS=0.9
+run_large large_strang STAGES=1 ANGLES="$(angles 90)" TARGETS=0.8
+run_large large_two_stage STAGES=2 ANGLES="$(angles 90 100 110)" TARGETS=0.9
 uptime > "$OUT/load_after.txt"
 
 "$PYTHON" bench/laplace_hmc_tuning_table.py --out "$OUT" --results bench/results

@@ -89,6 +89,7 @@ fn experiment_laplace_hmc() {
                 plan.settings.target_acceptance = Some(target);
                 let mut sampler = LaplaceHmc::new(1.5, Rank::Auto { threshold: 0.5 });
                 sampler.angle = angle;
+                sampler.quarter_turn = angle;
                 sampler.jitter = jitter;
                 sampler.even = even > 0.5;
                 sampler.two_stage = stage > 1.5;
