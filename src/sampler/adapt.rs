@@ -23,9 +23,9 @@ pub(crate) struct DualAveraging {
     last_capped: f64,
     /// The update count at which the iterate last wanted less than the smallest step.
     last_floored: f64,
-    /// For a kind that divides an angle into whole steps ([`super::protocol::StepTuning`]):
-    /// the angle, and for each step count the update count at which an iterate last took that
-    /// many.
+    /// For a chain that divides an angle into whole steps
+    /// ([`super::protocol::ChainState::whole_steps_of`]): the angle, and for each step count the
+    /// update count at which an iterate last took that many.
     whole_steps: Option<(f64, Vec<f64>)>,
 }
 

@@ -598,7 +598,7 @@ fn run_chain<S: Sampler>(
                 a.target_acceptance,
                 a.max_step,
                 a.min_step,
-                a.whole_steps_of,
+                state.whole_steps_of(),
             )
         })
     });

@@ -135,7 +135,6 @@ impl Kind for Gpcn {
         target_acceptance: 0.25,
         max_step: Some(1.0),
         min_step: None,
-        whole_steps_of: None,
         adapts_by_default: true,
     });
     const HAS_RANK: bool = true;

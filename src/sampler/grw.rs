@@ -20,7 +20,6 @@ impl Proposal for Symmetric {
         target_acceptance: 0.234,
         max_step: None,
         min_step: None,
-        whole_steps_of: None,
         adapts_by_default: false,
     };
 

@@ -167,7 +167,6 @@ impl Kind for LaplaceHmc {
         target_acceptance: 0.9,
         max_step: Some(TRAJECTORY_ANGLE),
         min_step: Some(MIN_STEP),
-        whole_steps_of: Some(TRAJECTORY_ANGLE),
         adapts_by_default: true,
     });
     const HAS_RANK: bool = true;
@@ -197,6 +196,8 @@ struct Phase {
 pub(crate) struct LaplaceHmcState {
     gaussian: Arc<LaplaceGaussian>,
     step: f64,
+    /// The angle of this chain's trajectories ([`LaplaceHmc::angle_for`] its target).
+    angle: f64,
     current: Phase,
     trial: Phase,
     /// The velocity and V^T of it.
@@ -228,6 +229,9 @@ impl ChainState for LaplaceHmcState {
     }
     fn set_step_size(&mut self, step: f64) {
         self.step = step;
+    }
+    fn whole_steps_of(&self) -> Option<f64> {
+        Some(self.angle)
     }
     fn burn_in_over(&mut self) {
         self.sums = TrajectorySums::default();
@@ -368,6 +372,7 @@ impl Sampler for LaplaceHmc {
         LaplaceHmcState {
             trial: current.clone(),
             current,
+            angle: self.angle_for(target.cells(), &gaussian),
             gaussian,
             step: self.step,
             velocity: vec![0.0; dim],
@@ -391,11 +396,10 @@ impl Sampler for LaplaceHmc {
         target: &Target<'t>,
         rng: &mut ChainRng,
     ) -> StepInfo {
-        let angle = self.angle_for(target.cells(), &state.gaussian);
         let angle = if self.jitter > 0.0 {
-            angle * (1.0 + self.jitter * (2.0 * rng.uniform() - 1.0))
+            state.angle * (1.0 + self.jitter * (2.0 * rng.uniform() - 1.0))
         } else {
-            angle
+            state.angle
         };
         let (steps, h, cut) = leapfrog_steps(angle, state.step);
         let h = if self.even || cut { h } else { state.step };

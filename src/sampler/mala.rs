@@ -18,7 +18,6 @@ impl Kind for Mala {
         target_acceptance: 0.574,
         max_step: None,
         min_step: None,
-        whole_steps_of: None,
         adapts_by_default: true,
     });
     const BUDGET: Budget = Budget::LONG;

@@ -64,7 +64,6 @@ impl Kind for Mgrad {
         target_acceptance: 0.55,
         max_step: None,
         min_step: None,
-        whole_steps_of: None,
         adapts_by_default: true,
     });
 

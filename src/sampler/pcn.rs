@@ -21,7 +21,6 @@ impl Proposal for CrankNicolson {
         target_acceptance: 0.25,
         max_step: Some(1.0),
         min_step: None,
-        whole_steps_of: None,
         adapts_by_default: false,
     };
 

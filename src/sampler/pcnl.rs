@@ -22,7 +22,6 @@ impl Kind for Pcnl {
         target_acceptance: 0.574,
         max_step: Some(1.0),
         min_step: None,
-        whole_steps_of: None,
         adapts_by_default: true,
     });
     const BUDGET: Budget = Budget::LONG;

@@ -90,11 +90,6 @@ pub struct StepTuning {
     /// iteration grows as the step shrinks (laplace_hmc takes ceil(angle / step) leapfrog steps),
     /// the step whose iteration would exceed the kind's cap on that work.
     pub(crate) min_step: Option<f64>,
-    /// The angle a kind divides into a whole number of steps (laplace_hmc: ceil(angle / step)
-    /// steps of angle / that many), `None` for the others. Such a kind's acceptance moves in jumps
-    /// between step counts: when the target lies between two, adaptation settles on the count
-    /// above it, whose acceptance is above the target and which no step in its band improves.
-    pub(crate) whole_steps_of: Option<f64>,
     /// Whether the kind adapts by default (false where it would change existing results).
     pub(crate) adapts_by_default: bool,
 }
@@ -193,6 +188,14 @@ pub trait ChainState {
     }
     /// Set the step size (adaptation); kinds without one ignore it.
     fn set_step_size(&mut self, _step: f64) {}
+    /// The angle the chain divides into a whole number of steps (laplace_hmc: ceil(angle / step)
+    /// steps of angle / that many), `None` for other kinds. Such a chain's acceptance moves in
+    /// jumps between step counts: when the target lies between two, adaptation settles on the
+    /// count above it, whose acceptance is above the target and which no step in its band
+    /// improves ([`super::adapt::DualAveraging::capped`]).
+    fn whole_steps_of(&self) -> Option<f64> {
+        None
+    }
     /// The values of the hyperparameters the chain infers, in
     /// [`crate::model::hyper::HyperName`] order (empty when it infers none).
     fn hyperparameters(&self) -> &[f64] {

@@ -27,6 +27,4 @@ pub struct Adaptation {
     pub(crate) max_step: Option<f64>,
     /// The smallest admissible step size, if bounded (see [`super::protocol::StepTuning`]).
     pub(crate) min_step: Option<f64>,
-    /// The angle the kind divides into whole steps (see [`super::protocol::StepTuning`]).
-    pub(crate) whole_steps_of: Option<f64>,
 }

@@ -337,7 +337,6 @@ impl SamplerSettings {
                 target_acceptance: self.target_acceptance.unwrap_or(tuning.target_acceptance),
                 max_step: tuning.max_step,
                 min_step: tuning.min_step,
-                whole_steps_of: tuning.whole_steps_of,
             }),
             _ => None,
         };

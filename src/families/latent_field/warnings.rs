@@ -360,7 +360,6 @@ mod tests {
         target_acceptance: 0.8,
         max_step: Some(std::f64::consts::FRAC_PI_2),
         min_step: None,
-        whole_steps_of: None,
     };
 
     /// A step at its kind's limit with a high acceptance is a nearly exact proposal, not a
