@@ -114,10 +114,10 @@ def write_md(summary, out, path):
     before, after = load_averages(out)
     lines = [f"{measured('bench/laplace_hmc_tuning.sh', 'Tabulated')}; runs on commit "
              f"{git_commit(out)}, load average before {before}, after {after}. "
-             "Grids japanesepines and redwood (never scored by bench/lgcp.sh), variance 1, "
-             "l = 0.1, a quarter of the cells held out, 150 + 1,000 draws x 4 chains, chain "
-             "seeds 0-2: medians over the 6 runs per setting and side (worst R-hat: the "
-             "largest). \"x v1\" is the ratio of the worst cell's bulk ESS per CPU second to "
+             "Grids japanesepines and redwood at D = 32 and 64 (chain seeds 0-2: 6 runs per "
+             "setting and side), bei at D = 128 (seeds 0 and 1: 2 runs), none scored by "
+             "bench/lgcp.sh; variance 1, l = 0.1, a quarter of the cells held out, 150 + 1,000 "
+             "draws x 4 chains; medians over the runs (worst R-hat: the largest). \"x v1\" is the ratio of the worst cell's bulk ESS per CPU second to "
              "version 1's (Strang's step, 90°, target 0.8). A setting qualifies when its tail "
              f"and folded ESS per draw are at least {SHARE}x version 1's and its worst R-hat is "
              f"at most {RHAT_LIMIT}.", ""]
@@ -147,7 +147,7 @@ def write_md(summary, out, path):
         if best is None:
             lines.append(f"- {where}: no setting qualifies.")
         else:
-            lines.append(f"- **{where}: chosen by the rule: {label(best)}**, {ratio:.2f}x version "
+            lines.append(f"- **{where}: the rule's pick: {label(best)}**, {ratio:.2f}x version "
                          "1's worst-cell bulk ESS per CPU second (the smaller over the sizes).")
     open(path, "w").write("\n".join(lines) + "\n")
 
