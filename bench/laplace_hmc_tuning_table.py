@@ -105,7 +105,7 @@ def chosen(summary, sides, like=None):
 def write_csv(rows, path):
     columns = ["group"] + [c for c in rows[0] if c != "group"]
     with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=columns)
+        w = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
 

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::clock::Stopwatch;
-use crate::families::latent_field::cells::CellDiagnostics;
+use crate::families::latent_field::cells::{CellDiagnostics, cell_series};
 use crate::model::data::Dataset;
 use crate::model::data::auto_mean;
 use crate::model::laplace::{LaplaceFit, NewtonSettings};
@@ -234,18 +234,12 @@ impl CellStats {
 
     /// The smallest tail ESS (the 5 % and 95 % quantiles' worse one; NaN counts as zero).
     pub(crate) fn min_ess_tail(&self) -> f64 {
-        self.ess_tail
-            .iter()
-            .map(|&e| if e.is_nan() { 0.0 } else { e })
-            .fold(f64::INFINITY, f64::min)
+        worst_ess(&self.ess_tail)
     }
 
     /// The smallest folded ESS (NaN counts as zero).
     pub(crate) fn min_ess_folded(&self) -> f64 {
-        self.ess_folded
-            .iter()
-            .map(|&e| if e.is_nan() { 0.0 } else { e })
-            .fold(f64::INFINITY, f64::min)
+        worst_ess(&self.ess_folded)
     }
 
     /// The largest R-hat (NaN counts as infinite).
@@ -273,31 +267,29 @@ impl CellStats {
     }
 }
 
+/// The smallest of the cells' ESS, a NaN (undefined) counting as zero: undefined is not good.
+fn worst_ess(ess: &[f64]) -> f64 {
+    ess.iter()
+        .map(|&e| if e.is_nan() { 0.0 } else { e })
+        .fold(f64::INFINITY, f64::min)
+}
+
 /// Every cell's folded ESS ([`crate::diagnostics::ess_folded`]) from the stored draws.
 fn folded_ess(output: &RunOutput) -> Vec<f64> {
     use rayon::prelude::*;
     let Some(first) = output.chains.first() else {
         return vec![f64::NAN; output.post_mean.len()];
     };
-    let cells = first.draws.cells;
     let per_chain = output
         .chains
         .iter()
         .map(|c| c.draws.len())
         .min()
         .unwrap_or(0);
-    (0..cells)
+    (0..first.draws.cells)
         .into_par_iter()
         .map(|cell| {
-            let series: Vec<Vec<f64>> = output
-                .chains
-                .iter()
-                .map(|c| {
-                    (0..per_chain)
-                        .map(|d| f64::from(c.draws.values[d * cells + cell]))
-                        .collect()
-                })
-                .collect();
+            let series = cell_series(output, cell, per_chain);
             let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
             crate::diagnostics::ess_folded(&views).unwrap_or(f64::NAN)
         })
@@ -381,22 +373,12 @@ pub(crate) fn run_sampler<S: Sampler>(
         acceptance_rate: output.acceptance_rate,
         step_size: output.mean_step_size(),
         cells: CellStats::from_run(&output),
-        leapfrog_steps: mean_leapfrog_steps(&output),
+        leapfrog_steps: output.mean_leapfrog_steps(),
         notes: output
             .notes
             .rank
             .map_or_else(String::new, |rank| format!("rank {rank}")),
     }
-}
-
-/// The mean over chains of the leapfrog steps per kept iteration, for kinds that say it.
-fn mean_leapfrog_steps(output: &RunOutput) -> Option<f64> {
-    let steps: Vec<f64> = output
-        .chains
-        .iter()
-        .filter_map(|c| c.trajectory.map(|t| t.mean_leapfrog_steps))
-        .collect();
-    (!steps.is_empty()).then(|| steps.iter().sum::<f64>() / steps.len() as f64)
 }
 
 /// The Laplace approximation as a (deliberately wrong) "sampler": its mode as the mean, no
@@ -932,6 +914,10 @@ mod tests {
         // The control has no draws, and no peer ran: empty, not NaN or 0.
         for empty in [
             "min_ess_bulk",
+            "min_ess_tail",
+            "min_ess_folded",
+            "ess_per_draw",
+            "leapfrog_steps",
             "ess_per_cpu_second",
             "ratio_to_peer",
             "max_z",

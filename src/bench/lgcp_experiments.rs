@@ -42,7 +42,7 @@ fn env_problems(default: &str) -> Vec<LgcpProblem> {
 
 /// The columns of [`experiment_laplace_hmc`]'s rows (after the `EXP ` prefix it prints them
 /// with, which bench/laplace_hmc_tuning.sh keeps).
-const LAPLACE_HMC_COLUMNS: &str = "grid,side,stages,angle_degrees,jitter,even,target_acceptance,\
+const LAPLACE_HMC_COLUMNS: &str = "grid,side,stages,angle_degrees,jitter,target_acceptance,\
     burn_in,seed,step,acceptance,gradients_per_iteration,cpu_seconds,min_ess_bulk,min_ess_tail,\
     min_ess_folded,max_rhat,ess_per_cpu_second,bulk_per_draw,tail_per_draw,folded_per_draw,rank";
 
@@ -58,31 +58,31 @@ fn experiment_laplace_hmc() {
     let list = env_list;
     let stages = list("STAGES", "2");
     let angles = list("ANGLES", &TRAJECTORY_ANGLE.to_string());
-    let (jitters, evens) = (list("JITTERS", "0"), list("EVENS", "1"));
+    let jitters = list("JITTERS", "0");
     let targets = list("TARGETS", "0.9");
     let kept = list("KEPT", "1000")[0] as u64;
     let burn_ins = list("BURN_IN", "150");
     let seeds = list("SEEDS", "0");
     let side = list("SIDE", "32")[0] as usize;
-    let mut configs = Vec::new();
-    for &stage in &stages {
-        for &angle in &angles {
-            for &jitter in &jitters {
-                for &even in &evens {
-                    for &target in &targets {
-                        for &burn_in in &burn_ins {
-                            configs.push((stage, angle, jitter, even, target, burn_in));
-                        }
-                    }
-                }
-            }
-        }
-    }
+    // Every combination of the lists, the last varying fastest.
+    let configs: Vec<[f64; 5]> = [&stages, &angles, &jitters, &targets, &burn_ins]
+        .iter()
+        .fold(vec![Vec::new()], |done: Vec<Vec<f64>>, list| {
+            done.iter()
+                .flat_map(|prefix| {
+                    list.iter()
+                        .map(move |&x| [prefix.as_slice(), &[x]].concat())
+                })
+                .collect()
+        })
+        .into_iter()
+        .map(|c| [c[0], c[1], c[2], c[3], c[4]])
+        .collect();
     // A line of its own: the test harness has printed the test's name without a newline.
     println!("\nEXP {LAPLACE_HMC_COLUMNS}");
     for problem in env_problems("japanesepines=1.0,redwood=1.0") {
         let name = problem.name.as_str();
-        for &(stage, angle, jitter, even, target, burn_in) in &configs {
+        for &[stage, angle, jitter, target, burn_in] in &configs {
             for &seed in &seeds {
                 let burn_in = burn_in as u64;
                 let mut plan = KindPlan::new(SamplerKind::LaplaceHmc, 1.5, burn_in, kept);
@@ -91,7 +91,6 @@ fn experiment_laplace_hmc() {
                 sampler.angle = angle;
                 sampler.quarter_turn = angle;
                 sampler.jitter = jitter;
-                sampler.even = even > 0.5;
                 sampler.two_stage = stage > 1.5;
                 let r = run_sampler(&problem, &sampler, &plan, seed as u64);
                 let draws = (4 * kept) as f64;
@@ -101,11 +100,10 @@ fn experiment_laplace_hmc() {
                     r.cells.min_ess_folded(),
                 );
                 println!(
-                    "EXP {name},{side},{stage},{:.1},{jitter},{},{target},{burn_in},{seed},\
+                    "EXP {name},{side},{stage},{:.1},{jitter},{target},{burn_in},{seed},\
                      {:.5},{:.4},{:.3},{:.4},{bulk:.1},{tail:.1},{folded:.1},{:.5},{:.1},\
                      {:.4},{:.4},{:.4},{}",
                     angle.to_degrees(),
-                    u8::from(even > 0.5),
                     r.step_size.unwrap_or(f64::NAN),
                     r.acceptance_rate,
                     r.leapfrog_steps.unwrap_or(f64::NAN),

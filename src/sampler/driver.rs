@@ -331,8 +331,19 @@ pub struct RunOutput {
 impl RunOutput {
     /// The mean over chains of the adapted step sizes, for kinds with one.
     pub fn mean_step_size(&self) -> Option<f64> {
-        let steps: Vec<f64> = self.chains.iter().filter_map(|c| c.step_size).collect();
-        (!steps.is_empty()).then(|| steps.iter().sum::<f64>() / steps.len() as f64)
+        self.mean_over_chains(|c| c.step_size)
+    }
+
+    /// The mean over chains of the leapfrog steps (gradients) per kept iteration, for kinds that
+    /// integrate trajectories.
+    pub(crate) fn mean_leapfrog_steps(&self) -> Option<f64> {
+        self.mean_over_chains(|c| c.trajectory.map(|t| t.mean_leapfrog_steps))
+    }
+
+    /// The mean over the chains that have it of a per-chain number.
+    fn mean_over_chains(&self, of: impl Fn(&ChainOutput) -> Option<f64>) -> Option<f64> {
+        let values: Vec<f64> = self.chains.iter().filter_map(of).collect();
+        (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
     }
 
     /// Log-likelihood evaluations per iteration, over all chains (a gradient counts as one

@@ -15,8 +15,8 @@
 //! (version 1 took Strang's half kick, rotation by h, half kick). Both are symplectic and
 //! reversible, so exp(-Delta H) is the exact Metropolis-Hastings ratio; the two-stage step costs
 //! two gradients where Strang's costs one, and its energy error is so much smaller that on the
-//! tuning grids two of its steps were accepted 98 % of the time where three of Strang's were
-//! accepted 92 %. A proposal follows K = ceil(theta / h) steps of theta / K, turning through the
+//! tuning grids two of its steps through 110 degrees were accepted 98 % of the time where three
+//! of Strang's were accepted 91 % (`bench/results/laplace_hmc_tuning.md`). A proposal follows K = ceil(theta / h) steps of theta / K, turning through the
 //! angle theta = [`TRAJECTORY_ANGLE`]. Only the residual's gradient is integrated numerically, so the
 //! acceptance rate reflects how far the posterior is from its Laplace approximation, not the
 //! dimension or the posterior's scales.
@@ -35,12 +35,14 @@
 //!
 //! Elsewhere the turn is a quarter ([`QUARTER_TURN`]; [`LaplaceHmc::angle_for`]): on grids
 //! above [`LONG_TURN_MAX_CELLS`] cells, and where the Laplace Gaussian leaves out directions the
-//! data inform (its rank cut at the cap). On bei at 128 x 128 (a tuning grid too) the worst cell's effective draws per draw did
-//! not respond to the angle (about 0.3 from 90 to 110 degrees, version 1 included), while a
-//! quarter turn fits in one two-stage step (two gradients) where 110 degrees needs two: 110
-//! degrees gave 0.4x version 1's effective draws per CPU second there, a quarter turn about as
-//! much as version 1 with more tail and folded ESS per draw. Between 64 x 64 and 128 x 128 the
-//! switch is not measured.
+//! data inform (its rank cut at the cap). On bei at 128 x 128 (a tuning grid too) the worst
+//! cell's effective draws per draw did not respond to the angle (about 0.3 from 90 to 110
+//! degrees, version 1 included), while a quarter turn fits in one two-stage step (two gradients)
+//! where 110 degrees needs two: in two runs 110 degrees gave 0.53x and 0.41x version 1's
+//! effective draws per CPU second there, a quarter turn 0.87x and 0.95x with more tail and folded
+//! ESS per draw (`bench/results/laplace_hmc_tuning.md`, and its first run in
+//! `bench/results/history/laplace_hmc_tuning_bei128_first.csv`). Between 64 x 64 and 128 x 128
+//! the switch is not measured.
 //!
 //! grad Phi = grad loglik - m + V D V^T (xi - m), so Gamma grad Phi = (g - m) - V [(D / (1 + D))
 //! (V^T (g - m) - s)] with s = V^T (xi - m); s and V^T v are carried through the rotations, so a
@@ -71,7 +73,8 @@ pub const TRAJECTORY_ANGLE: f64 = 11.0 * PI / 18.0;
 pub const QUARTER_TURN: f64 = PI / 2.0;
 
 /// The most cells a grid may have for the 110-degree turn: 64 x 64, the largest tuning grid it
-/// was measured on (at 128 x 128 a quarter turn gave 2.3x its effective draws per CPU second).
+/// was measured on (at 128 x 128 a quarter turn gave 1.6x and 2.3x its effective draws per CPU
+/// second in two runs).
 pub const LONG_TURN_MAX_CELLS: usize = 64 * 64;
 
 /// The outer kicks' share of a two-stage step: Blanes, Casas & Sanz-Serna's b, which minimises
@@ -105,9 +108,6 @@ pub(crate) struct LaplaceHmc {
     /// Each trajectory's angle uniform in angle (1 +- jitter) (0: no jitter, the default; it
     /// gave nothing where measured).
     pub(crate) jitter: f64,
-    /// Divide the angle into equal steps (the default), or take the adapted step
-    /// ceil(angle / step) times and overshoot the angle by up to a step.
-    pub(crate) even: bool,
     /// The two-stage step (the default), or Strang's (version 1's, for the tuning experiment).
     pub(crate) two_stage: bool,
     pub(crate) laplace: LaplaceGaussians,
@@ -120,7 +120,6 @@ impl LaplaceHmc {
             angle: TRAJECTORY_ANGLE,
             quarter_turn: QUARTER_TURN,
             jitter: 0.0,
-            even: true,
             two_stage: true,
             laplace: LaplaceGaussians::new(rank),
         }
@@ -402,7 +401,6 @@ impl Sampler for LaplaceHmc {
             state.angle
         };
         let (steps, h, cut) = leapfrog_steps(angle, state.step);
-        let h = if self.even || cut { h } else { state.step };
         // v = Gamma^1/2 z: z + V ((1 / sqrt(1 + d) - 1) V^T z), V^T v = V^T z / sqrt(1 + d).
         let gaussian = Arc::clone(&state.gaussian);
         rng.normals(&mut state.centred);

@@ -49,16 +49,7 @@ impl CellDiagnostics {
         let summaries: Vec<diagnostics::Summary> = (0..cells)
             .into_par_iter()
             .map(|cell| {
-                let series: Vec<Vec<f64>> = run
-                    .chains
-                    .iter()
-                    .map(|chain| {
-                        let draws = &chain.draws;
-                        (0..draws_per_chain)
-                            .map(|d| f64::from(draws.values[d * cells + cell]))
-                            .collect()
-                    })
-                    .collect();
+                let series = cell_series(run, cell, draws_per_chain);
                 let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
                 diagnostics::summarize(&views)
             })
@@ -108,6 +99,20 @@ impl CellDiagnostics {
 fn min_over(values: &[Option<f64>]) -> Option<f64> {
     let values: Option<Vec<f64>> = values.iter().copied().collect();
     values?.into_iter().reduce(f64::min)
+}
+
+/// One cell's stored draws, a series per chain, each cut to `per_chain` draws (the shortest
+/// chain's count, so the chains line up for R-hat and ESS).
+pub(crate) fn cell_series(run: &RunOutput, cell: usize, per_chain: usize) -> Vec<Vec<f64>> {
+    run.chains
+        .iter()
+        .map(|chain| {
+            let draws = &chain.draws;
+            (0..per_chain)
+                .map(|d| f64::from(draws.values[d * draws.cells + cell]))
+                .collect()
+        })
+        .collect()
 }
 
 /// Which of a chain's `available` stored draws `output.field_draws = per_chain` keeps: `per_chain`
