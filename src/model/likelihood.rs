@@ -14,7 +14,8 @@ use super::data::Observations;
 use super::spec::LikelihoodKind;
 use super::special::{
     LOG_PHI_BATCH, add_log_phi_replacing_by_slopes, binomial_logit_curvature,
-    binomial_logit_log_density, binomial_logit_with_slope, log_phi, log_phi_curvature,
+    binomial_logit_log_density, binomial_logit_third_derivative, binomial_logit_with_slope,
+    log_phi, log_phi_curvature, log_phi_third_derivative,
 };
 
 /// One observation as its likelihood reads it.
@@ -415,6 +416,38 @@ impl Likelihood {
     }
 }
 
+impl Likelihood {
+    /// The third derivative of the log-likelihood with respect to each observed value (the
+    /// simplified Laplace approximation's skewness term, [`crate::model::laplace::skew`]): 0 for
+    /// gaussian, -exp(u + offset) for poisson, -n p (1 - p) (1 - 2 p) for binomial, and
+    /// (t / s)^3 times ln Phi's third derivative at t u / s for a probit label t.
+    pub(crate) fn third_derivative(&self, gu: &[f64], out: &mut [f64]) {
+        debug_assert_eq!(gu.len(), self.len());
+        match self {
+            Self::Gaussian { .. } => out.fill(0.0),
+            Self::Probit { labels, noise_sd } => {
+                let inv = 1.0 / noise_sd;
+                for ((d, t), u) in out.iter_mut().zip(labels).zip(gu) {
+                    let slope = t * inv;
+                    *d = slope * slope * slope * log_phi_third_derivative(slope * u);
+                }
+            }
+            Self::Poisson { offsets, .. } => {
+                for ((d, u), offset) in out.iter_mut().zip(gu).zip(offsets) {
+                    *d = -(u + offset).exp();
+                }
+            }
+            Self::Binomial {
+                trials, offsets, ..
+            } => {
+                for (((d, &n), offset), u) in out.iter_mut().zip(trials).zip(offsets).zip(gu) {
+                    *d = binomial_logit_third_derivative(n, u + offset);
+                }
+            }
+        }
+    }
+}
+
 /// One likelihood of each kind on `m` observations, with values that exercise every branch
 /// (for the gradient and Hessian checks against finite differences).
 #[cfg(test)]
@@ -582,7 +615,8 @@ mod tests {
         assert_eq!(value.to_bits(), expected.to_bits());
     }
 
-    /// Gradient and curvature of every likelihood against central differences of the value.
+    /// Gradient and curvature of every likelihood against central differences of the value, the
+    /// third derivative against central differences of the curvature.
     #[test]
     fn gradient_and_curvature_match_finite_differences() {
         let gu = [-2.3, -0.4, 0.0, 0.9, 3.1];
@@ -617,6 +651,8 @@ mod tests {
             assert_eq!(value, likelihood.log_likelihood(&gu));
             let mut curvature = [0.0; 5];
             likelihood.curvature(&gu, &mut curvature);
+            let mut third_derivative = [0.0; 5];
+            likelihood.third_derivative(&gu, &mut third_derivative);
             let h = 1e-5;
             for k in 0..5 {
                 let at = |delta: f64| {
@@ -640,6 +676,16 @@ mod tests {
                 assert!(
                     (second - curvature[k]).abs() < 1e-5,
                     "{kind:?} curvature {k}"
+                );
+                // The third derivative: minus the curvature's central difference.
+                let (mut above, mut below) = ([0.0; 5], [0.0; 5]);
+                likelihood.curvature(&at(h), &mut above);
+                likelihood.curvature(&at(-h), &mut below);
+                let third = -(above[k] - below[k]) / (2.0 * h);
+                assert!(
+                    (third - third_derivative[k]).abs() < 1e-5 * (1.0 + third.abs()),
+                    "{kind:?} third derivative {k}: {third} against {}",
+                    third_derivative[k]
                 );
             }
         }

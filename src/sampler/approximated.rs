@@ -4,6 +4,7 @@
 use crate::model::hyper::HyperName;
 use crate::model::inla::{HyperGrid, HyperMarginal};
 use crate::model::laplace::SdMethod;
+use crate::model::laplace::skew::NoCorrection;
 
 /// What an approximation computed besides the marginals.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,6 +16,12 @@ pub struct Approximation {
     pub error: Option<String>,
     /// INLA's grid and the hyperparameters' posterior (kind inla).
     pub inla: Option<InlaOutcome>,
+    /// Why the cells' marginals are the Laplace gaussians although `sampler.inla_strategy` asked
+    /// for the simplified Laplace correction (at some grid point, if not all).
+    pub(crate) uncorrected: Option<NoCorrection>,
+    /// How far the simplified Laplace correction moved each cell's marginal at the mode of the
+    /// hyperparameters (none when no correction was made).
+    pub(crate) marginal_check: Option<super::marginal_check::MarginalCheck>,
 }
 
 /// What an INLA run found about the hyperparameters.

@@ -10,114 +10,124 @@
 //! E exp(u + offset) = exp(m + offset + sd^2 / 2) and E Phi(u / s) = Phi(m / sqrt(s^2 + sd^2)).
 //! The Laplace log marginal likelihood is reported with it.
 //!
-//! An INLA run ([`inla_run`]) mixes the Laplace gaussians of its grid points: each cell's
-//! marginal is sum_k w_k N(m_k, s_k^2), reported by its mean sum_k w_k m_k and sd
-//! (sum_k w_k (s_k^2 + m_k^2) - mean^2)^1/2, and the functional's mean is the same mixture of the
-//! closed forms above. With no hyperparameter inferred it is the Laplace approximation.
+//! An INLA run ([`inla_run`]) mixes its grid points' marginals of each cell
+//! ([`super::cell_marginals`]): by default ([`InlaStrategy::SimplifiedLaplace`]) each point's
+//! Laplace gaussian corrected in location and skewness ([`crate::model::laplace::skew`]), else
+//! the gaussian itself; the mixture sum_k w_k p_k(u) is reported by its mean, sd, functional mean
+//! and exceedance probabilities. With no hyperparameter inferred it is the one point's marginals:
+//! the Laplace approximation, corrected by the strategy.
 
 pub use super::approximated::{Approximation, InlaOutcome};
-use super::driver::{Functional, RunOutput, RunRequest, probe_cells};
+use super::cell_marginals::{CellMixture, MixedMarginals, PointMarginals, rank_of};
+use super::driver::{RunOutput, RunRequest, probe_cells};
 use super::inla_check::check_laplace;
+use super::marginal_check::MarginalCheck;
 use super::protocol::{ChainRng, Notes};
-use crate::model::inla::{HyperProblem, InlaSettings, explore, log_evidence, marginals};
+use crate::model::inla::{
+    HyperProblem, InlaSettings, InlaStrategy, explore, log_evidence, marginals,
+};
+use crate::model::laplace::skew::{NoCorrection, SkewMarginals, simplified_laplace};
 use crate::model::laplace::{
     LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, NewtonSettings, SdMethod,
     coefficient_marginals,
 };
-use crate::model::moments::mean_and_sd_about;
-use crate::model::special::phi;
+use crate::model::target::Target;
 
 /// The Laplace approximation of `request`'s target, as a run without chains.
 pub(crate) fn laplace_run(request: &RunRequest) -> RunOutput {
+    point_run(request, InlaStrategy::Gaussian)
+}
+
+/// The Laplace approximation at the request's hyperparameters, each cell's marginal by
+/// `strategy`, as a run without chains.
+fn point_run(request: &RunRequest, strategy: InlaStrategy) -> RunOutput {
     let started = std::time::Instant::now();
     let target = &request.target;
     let fitted = LaplaceFit::new(target, &NewtonSettings::default()).and_then(|fit| {
         let marginals = fit.marginals(target, &LaplaceSettings::default())?;
-        Ok::<_, LaplaceError>((fit, marginals))
+        let corrected = corrected_marginals(strategy, target, &fit, &marginals)?;
+        Ok::<_, LaplaceError>((fit, marginals, corrected))
     });
-    let coefficients = match &fitted {
-        Ok((fit, _)) => coefficient_marginals(target, fit),
-        Err(_) => Vec::new(),
-    };
-    let (mean, sd, notes, approximation) = match fitted {
-        Ok((fit, marginals)) => {
-            let LaplaceMarginals {
-                sd,
-                method,
-                log_evidence,
-                ..
-            } = marginals;
-            let notes = Notes {
-                rank: rank_of(method),
-                newton_iterations: Some(fit.newton.iterations),
-                laplace_error: None,
-            };
-            let approximation = Approximation {
-                log_evidence,
-                sd_method: method,
-                error: None,
-                inla: None,
-            };
-            (fit.field, sd, notes, approximation)
-        }
+    let (fit, laplace, corrected) = match fitted {
+        Ok(fitted) => fitted,
         Err(error) => return failed_run(request, error.to_string(), started),
     };
-    let functional_mean = request
-        .functional
-        .as_ref()
-        .map(|f| marginal_expectation(f, &mean, &sd));
-    let exceedance = gaussian_exceedance(request, &mean, &sd);
-    let marginals = Marginals {
-        mean,
+    let LaplaceMarginals {
         sd,
-        functional_mean,
+        method,
+        log_evidence,
+        ..
+    } = laplace;
+    let notes = Notes {
+        rank: rank_of(method),
+        newton_iterations: Some(fit.newton.iterations),
+        laplace_error: None,
     };
-    let mut run = approximate_run(request, marginals, notes, approximation, started);
-    run.exceedance = exceedance;
-    run.coefficient_marginals = coefficients;
+    let (skew, uncorrected) = split(corrected);
+    let point = match &skew {
+        Some(skew) => PointMarginals::skewed(skew),
+        None => PointMarginals::gaussian(&fit.field, &sd),
+    };
+    let mixed = MixedMarginals {
+        mean: point.mean.to_vec(),
+        sd: point.sd.to_vec(),
+        functional_mean: request
+            .functional
+            .as_ref()
+            .map(|f| point.functional_mean(f)),
+        exceedance: if target.prior.covariates().is_some() {
+            Vec::new()
+        } else {
+            point.exceedance(request.exceedance, target.mean)
+        },
+    };
+    let approximation = Approximation {
+        log_evidence,
+        sd_method: method,
+        error: None,
+        inla: None,
+        uncorrected,
+        marginal_check: skew.as_ref().map(|s| MarginalCheck::new(&fit.field, s)),
+    };
+    let mut run = approximate_run(request, mixed, notes, approximation, started);
+    run.coefficient_marginals = coefficient_marginals(target, &fit);
     run
 }
 
-/// P(f > c) = Phi((m - mean - c) / sd) under each cell's gaussian marginal N(m, sd^2) of
-/// u = mean + f, for each level c of the request, for a model without covariates (with them f's marginal needs the
-/// covariance of u with the coefficients, which the cell marginals do not carry: empty then, as
-/// for INLA's mixtures).
-fn gaussian_exceedance(request: &RunRequest, mean: &[f64], sd: &[f64]) -> Vec<Vec<f64>> {
-    let target = &request.target;
-    if target.prior.covariates().is_some() {
-        return Vec::new();
-    }
-    request
-        .exceedance
-        .iter()
-        .map(|&level| {
-            mean.iter()
-                .zip(sd)
-                .map(|(&m, &s)| phi((m - target.mean - level) / s))
-                .collect()
-        })
-        .collect()
+/// The simplified Laplace marginals at `fit` when `strategy` asks for them: `Ok(None)` for the
+/// gaussian strategy, `Err(why)` where they cannot be computed (the gaussian marginals stand).
+fn corrected_marginals(
+    strategy: InlaStrategy,
+    target: &Target,
+    fit: &LaplaceFit,
+    laplace: &LaplaceMarginals,
+) -> Result<Result<Option<SkewMarginals>, NoCorrection>, LaplaceError> {
+    Ok(match strategy {
+        InlaStrategy::Gaussian => Ok(None),
+        InlaStrategy::SimplifiedLaplace => {
+            if !matches!(laplace.method, SdMethod::Exact) {
+                Err(NoCorrection::TooManyObservations)
+            } else {
+                simplified_laplace(target, fit, &laplace.sd)?.map(Some)
+            }
+        }
+    })
 }
 
-/// The rank of low-rank sds.
-fn rank_of(method: SdMethod) -> Option<usize> {
-    match method {
-        SdMethod::LowRank { rank, .. } => Some(rank),
-        SdMethod::Exact => None,
+/// The corrected marginals, if any, and why there are none where the strategy asked for them.
+fn split(
+    corrected: Result<Option<SkewMarginals>, NoCorrection>,
+) -> (Option<SkewMarginals>, Option<NoCorrection>) {
+    match corrected {
+        Ok(skew) => (skew, None),
+        Err(why) => (None, Some(why)),
     }
-}
-
-/// The cells' approximate marginals.
-struct Marginals {
-    mean: Vec<f64>,
-    sd: Vec<f64>,
-    functional_mean: Option<Vec<f64>>,
 }
 
 /// The run without chains that reports `marginals`.
 fn approximate_run(
     request: &RunRequest,
-    marginals: Marginals,
+    marginals: MixedMarginals,
     notes: Notes,
     approximation: Approximation,
     started: std::time::Instant,
@@ -130,7 +140,7 @@ fn approximate_run(
         post_mean_mcse: None,
         post_sd_mcse: None,
         functional_mean: marginals.functional_mean,
-        exceedance: Vec::new(),
+        exceedance: marginals.exceedance,
         coefficient_marginals: Vec::new(),
         convergence: Vec::new(),
         probe_cells: probe_cells(request.target.prior.grid()),
@@ -149,23 +159,30 @@ fn failed_run(request: &RunRequest, error: String, started: std::time::Instant) 
         sd_method: SdMethod::Exact,
         error: Some(error),
         inla: None,
+        uncorrected: None,
+        marginal_check: None,
     };
     let nan = vec![f64::NAN; request.target.cells()];
-    let marginals = Marginals {
+    let marginals = MixedMarginals {
         mean: nan.clone(),
         sd: nan,
         functional_mean: None,
+        exceedance: Vec::new(),
     };
     approximate_run(request, marginals, Notes::default(), approximation, started)
 }
 
-/// INLA over the hyperparameters `request` infers ([`crate::model::inla`]); the Laplace
-/// approximation when it infers none.
-/// The first of `rngs` drives the check of the Laplace evidence ([`check_laplace`]); without
-/// streams (a library caller's request) nothing is checked.
-pub(crate) fn inla_run(request: &RunRequest, rngs: Vec<ChainRng>) -> RunOutput {
+/// INLA over the hyperparameters `request` infers ([`crate::model::inla`]), each cell's marginal
+/// at a grid point by `strategy`; the Laplace approximation, corrected by `strategy`, when it
+/// infers none. The first of `rngs` drives the check of the Laplace evidence
+/// ([`check_laplace`]); without streams (a library caller's request) nothing is checked.
+pub(crate) fn inla_run(
+    request: &RunRequest,
+    rngs: Vec<ChainRng>,
+    strategy: InlaStrategy,
+) -> RunOutput {
     let Some(hyper) = request.hyper.filter(|h| h.model.hyper.any()) else {
-        return laplace_run(request);
+        return point_run(request, strategy);
     };
     let started = std::time::Instant::now();
     let target = &request.target;
@@ -175,24 +192,66 @@ pub(crate) fn inla_run(request: &RunRequest, rngs: Vec<ChainRng>) -> RunOutput {
         observed: target.observed,
         base: hyper.start,
     };
-    let mut mixture = CellMixture::new(target.cells(), request.functional.clone());
-    // The coefficients' marginals mix as the cells' do: each point's Laplace gaussian, weighted.
     let covariates = target.prior.covariates().map_or(0, |c| c.count());
-    let mut coefficients = CellMixture::new(covariates, None);
+    // Exceedance needs the spatial field's marginal, which with covariates the cells' marginals
+    // do not carry (as for the Laplace kind).
+    let levels = if covariates > 0 {
+        &[][..]
+    } else {
+        request.exceedance
+    };
+    let variance0 = hyper.model.kernel.variance;
+    let mut mixture = CellMixture::new(target.cells(), request.functional.clone(), levels);
+    // The coefficients' marginals mix as the cells' do: each point's Laplace gaussian, weighted.
+    let mut coefficients = CellMixture::new(covariates, None, &[]);
+    let mut uncorrected = None;
+    let mut marginal_check = None;
+    let mut failure = None;
     let settings = InlaSettings::default();
     let explored = explore(&problem, &settings, |point, evaluation, laplace| {
-        mixture.add(point.log_density, &evaluation.fit().field, laplace);
+        let at = evaluation.target(&problem);
+        let corrected = match corrected_marginals(strategy, &at, evaluation.fit(), laplace) {
+            Ok(corrected) => corrected,
+            Err(error) => {
+                failure.get_or_insert(error);
+                Ok(None)
+            }
+        };
+        let (skew, why) = split(corrected);
+        uncorrected = uncorrected.or(why);
+        if let Some(skew) = &skew
+            && marginal_check.is_none()
+        {
+            // The first point is the mode.
+            marginal_check = Some(MarginalCheck::new(&evaluation.fit().field, skew));
+        }
+        let marginals = match &skew {
+            Some(skew) => PointMarginals::skewed(skew),
+            None => PointMarginals::gaussian(&evaluation.fit().field, &laplace.sd),
+        };
+        // The spatial field is u less the point's mean and half its variance's excess over the
+        // model's (the levels were made at the model's variance).
+        let shift = point.values.mean + 0.5 * (point.values.variance - variance0);
+        mixture.add(point.log_density, &marginals, laplace.method, shift);
         mixture.note_fit(evaluation.fit().newton.iterations);
         if covariates > 0 {
-            let at = coefficient_marginals(&evaluation.target(&problem), evaluation.fit());
+            let at = coefficient_marginals(&at, evaluation.fit());
             let (mean, sd): (Vec<f64>, Vec<f64>) = at.into_iter().unzip();
-            coefficients.add_gaussians(point.log_density, &mean, &sd, SdMethod::Exact);
+            let gaussian = PointMarginals::gaussian(&mean, &sd);
+            coefficients.add(point.log_density, &gaussian, SdMethod::Exact, 0.0);
         }
     });
     let grid = match explored {
         Ok(grid) => grid,
         Err(error) => return failed_run(request, error.to_string(), started),
     };
+    if let Some(error) = failure {
+        return failed_run(
+            request,
+            format!("the simplified Laplace correction failed: {error}"),
+            started,
+        );
+    }
     let laplace_check = rngs
         .into_iter()
         .next()
@@ -208,6 +267,8 @@ pub(crate) fn inla_run(request: &RunRequest, rngs: Vec<ChainRng>) -> RunOutput {
             grid,
             laplace_check,
         }),
+        uncorrected,
+        marginal_check,
     };
     let mut run = approximate_run(request, mixture.finish(), notes, approximation, started);
     if covariates > 0 {
@@ -217,129 +278,11 @@ pub(crate) fn inla_run(request: &RunRequest, rngs: Vec<ChainRng>) -> RunOutput {
     run
 }
 
-/// The cells' mixture of Laplace gaussians over the grid points, accumulated point by point with
-/// weights exp(log p~_k - log p~_0) relative to the first point (the mode), about whose field
-/// the moments are taken (so that the variance does not cancel).
-struct CellMixture {
-    functional: Option<Functional>,
-    total: f64,
-    centre: Vec<f64>,
-    first: Vec<f64>,
-    second: Vec<f64>,
-    functional_sum: Vec<f64>,
-    reference: Option<f64>,
-    sd_method: SdMethod,
-    mode_newton_iterations: Option<usize>,
-}
-
-impl CellMixture {
-    fn new(cells: usize, functional: Option<Functional>) -> Self {
-        Self {
-            total: 0.0,
-            centre: Vec::new(),
-            first: vec![0.0; cells],
-            second: vec![0.0; cells],
-            functional_sum: vec![0.0; if functional.is_some() { cells } else { 0 }],
-            functional,
-            reference: None,
-            sd_method: SdMethod::Exact,
-            mode_newton_iterations: None,
-        }
-    }
-
-    /// Add the point of log density `log_density` whose Laplace gaussian has mode `field` and
-    /// marginals `laplace`.
-    fn add(&mut self, log_density: f64, field: &[f64], laplace: &LaplaceMarginals) {
-        self.add_gaussians(log_density, field, &laplace.sd, laplace.method);
-    }
-
-    /// Add a point's gaussian marginals N(mean_c, sd_c^2), their sds computed by `method`.
-    fn add_gaussians(&mut self, log_density: f64, field: &[f64], sd: &[f64], method: SdMethod) {
-        let reference = *self.reference.get_or_insert(log_density);
-        if self.centre.is_empty() {
-            self.centre = field.to_vec();
-        }
-        let w = (log_density - reference).exp();
-        self.total += w;
-        for (c, (&m, &s)) in field.iter().zip(sd).enumerate() {
-            let offset = m - self.centre[c];
-            self.first[c] += w * offset;
-            self.second[c] += w * (offset * offset + s * s);
-        }
-        if let Some(functional) = &self.functional {
-            let values = marginal_expectation(functional, field, sd);
-            for (sum, value) in self.functional_sum.iter_mut().zip(values) {
-                *sum += w * value;
-            }
-        }
-        if let (SdMethod::Exact, SdMethod::LowRank { .. }) = (self.sd_method, method) {
-            self.sd_method = method;
-        }
-    }
-
-    /// Record a kept point's Newton iterations (the first is the mode's).
-    fn note_fit(&mut self, iterations: usize) {
-        self.mode_newton_iterations.get_or_insert(iterations);
-    }
-
-    fn notes(&self) -> Notes {
-        Notes {
-            rank: rank_of(self.sd_method),
-            newton_iterations: self.mode_newton_iterations,
-            laplace_error: None,
-        }
-    }
-
-    fn finish(self) -> Marginals {
-        let total = self.total;
-        let (mean, sd) = mean_and_sd_about(&self.centre, &self.first, &self.second, total);
-        let functional_mean = self
-            .functional
-            .map(|_| self.functional_sum.iter().map(|s| s / total).collect());
-        Marginals {
-            mean,
-            sd,
-            functional_mean,
-        }
-    }
-}
-
-/// E f(u) per cell for u ~ N(mean, sd^2).
-fn marginal_expectation(functional: &Functional, mean: &[f64], sd: &[f64]) -> Vec<f64> {
-    mean.iter()
-        .zip(sd)
-        .enumerate()
-        .map(|(cell, (&m, &s))| functional.gaussian_expectation(cell, m, s))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Two points, log densities ln 3 and ln 1 (weights 3/4 and 1/4): the mixture's mean, sd
-    /// and expected count by hand.
-    #[test]
-    fn the_cell_mixture_weights_its_gaussians() {
-        use crate::model::laplace::{LaplaceMarginals, SdMethod};
-        let marginals = |sd: f64| LaplaceMarginals {
-            sd: vec![sd],
-            method: SdMethod::Exact,
-            log_det: 0.0,
-            log_evidence: 0.0,
-        };
-        let functional = Functional::expected_count(0.1, 1);
-        let mut mixture = CellMixture::new(1, Some(functional));
-        mixture.add(3f64.ln(), &[1.0], &marginals(0.5));
-        mixture.add(0.0, &[2.0], &marginals(1.0));
-        let out = mixture.finish();
-        let mean = 0.75 * 1.0 + 0.25 * 2.0;
-        let second = 0.75 * (1.0 + 0.25) + 0.25 * (4.0 + 1.0);
-        assert!((out.mean[0] - mean).abs() < 1e-12);
-        assert!((out.sd[0] - (second - mean * mean).sqrt()).abs() < 1e-12);
-        let count = 0.75 * (1.1f64 + 0.125).exp() + 0.25 * (2.1f64 + 0.5).exp();
-        assert!((out.functional_mean.unwrap()[0] - count).abs() < 1e-12);
-    }
+    use crate::model::special::phi;
+    use crate::sampler::driver::Functional;
 
     /// The closed forms against a quadrature of the gaussian marginal.
     #[test]
@@ -357,15 +300,14 @@ mod tests {
                 })
                 .sum::<f64>()
         };
-        let count = marginal_expectation(&Functional::expected_count(0.2, 1), &[m], &[s]);
+        let (mean, sd) = ([m], [s]);
+        let gaussian = PointMarginals::gaussian(&mean, &sd);
+        let count = gaussian.functional_mean(&Functional::expected_count(0.2, 1));
         assert!((count[0] - quadrature(&|u| (u + 0.2f64).exp())).abs() < 1e-9);
-        let probability = marginal_expectation(
-            &Functional::PositiveProbability { noise_sd: 0.5 },
-            &[m],
-            &[s],
-        );
+        let probability =
+            gaussian.functional_mean(&Functional::PositiveProbability { noise_sd: 0.5 });
         assert!((probability[0] - quadrature(&|u| phi(u / 0.5))).abs() < 1e-9);
-        let success = marginal_expectation(&Functional::success_probability(-0.4, 1), &[m], &[s]);
+        let success = gaussian.functional_mean(&Functional::success_probability(-0.4, 1));
         let logistic = crate::model::special::logistic;
         assert!((success[0] - quadrature(&|u| logistic(u - 0.4))).abs() < 1e-9);
     }

@@ -24,7 +24,7 @@ pub trait KindVisitor {
 macro_rules! sampler_kinds {
     (
         $( $(#[$doc:meta])* $variant:ident = $word:literal => $ty:ty ),+ ;
-        approximations { $( $(#[$adoc:meta])* $avariant:ident = $aword:literal ),+ $(,)? }
+        approximations { $( $(#[$adoc:meta])* $avariant:ident = $aword:literal, version $aversion:literal ),+ $(,)? }
     ) => {
         crate::closed_names! {
             /// The sampler kinds a study can name (`sampler.kind`): the Markov chains, then the
@@ -61,11 +61,12 @@ macro_rules! sampler_kinds {
                 }
             }
 
-            /// The version of the kind's draws ([`Kind::VERSION`]; 1 for an approximation).
+            /// The version of the kind's draws ([`Kind::VERSION`]; an approximation's, of its
+            /// numbers, is declared beside it below).
             pub fn version(self) -> u32 {
                 match self {
                     $(SamplerKind::$variant => <$ty as Kind>::VERSION,)+
-                    $(SamplerKind::$avariant => 1),+
+                    $(SamplerKind::$avariant => $aversion),+
                 }
             }
 
@@ -111,9 +112,10 @@ sampler_kinds! {
     LaplaceHmc = "laplace_hmc" => super::laplace_hmc::LaplaceHmc;
     approximations {
         /// The Laplace approximation: the posterior mode and approximate sds, no chain.
-        Laplace = "laplace",
+        Laplace = "laplace", version 1,
         /// INLA's nested Laplace approximation: a grid over the inferred hyperparameters, each
-        /// cell's marginal a mixture of the grid points' Laplace gaussians, no chain.
-        Inla = "inla",
+        /// cell's marginal a mixture over the grid points (version 2: of simplified Laplace
+        /// skew-normals by default, `sampler.inla_strategy`), no chain.
+        Inla = "inla", version 2,
     }
 }

@@ -18,6 +18,7 @@
 pub(crate) mod adapt;
 pub(crate) mod approximated;
 pub(crate) mod approximation;
+pub(crate) mod cell_marginals;
 pub(crate) mod driver;
 pub(crate) mod elliptical;
 pub(crate) mod gpcn;
@@ -29,6 +30,7 @@ pub(crate) mod kinds;
 pub(crate) mod langevin;
 pub mod laplace_hmc;
 pub(crate) mod mala;
+pub(crate) mod marginal_check;
 pub(crate) mod mgrad;
 pub(crate) mod moments;
 pub mod nuts;
@@ -41,6 +43,7 @@ pub(crate) mod schedule;
 pub mod shared;
 pub(crate) mod spec;
 
+pub use crate::model::inla::InlaStrategy;
 pub use driver::{
     Adaptation, ChainFailure, ChainOutput, DrawSettings, Functional, KeptSeries, PROBES, RunOutput,
     RunRequest, Schedule, Trace, run,
@@ -58,6 +61,7 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
     struct Runner<'r, 'a> {
         request: &'r RunRequest<'a>,
         rngs: Vec<ChainRng>,
+        strategy: crate::model::inla::InlaStrategy,
     }
     if let Some(hyper) = request.hyper {
         match spec.hyper().update {
@@ -89,12 +93,18 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
         fn approximation(self, kind: SamplerKind) -> RunOutput {
             match kind {
                 SamplerKind::Laplace => approximation::laplace_run(self.request),
-                SamplerKind::Inla => approximation::inla_run(self.request, self.rngs),
+                SamplerKind::Inla => {
+                    approximation::inla_run(self.request, self.rngs, self.strategy)
+                }
                 _ => unreachable!("{kind} is a Markov chain"),
             }
         }
     }
-    spec.visit(Runner { request, rngs })
+    spec.visit(Runner {
+        request,
+        rngs,
+        strategy: spec.inla_strategy(),
+    })
 }
 
 #[cfg(test)]

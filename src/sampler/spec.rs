@@ -11,6 +11,7 @@ use super::kind::KindSettings;
 use super::kinds::KindVisitor;
 use super::kinds::SamplerKind;
 use super::schedule::{Adaptation, Schedule};
+use crate::model::inla::InlaStrategy;
 
 /// More chains than this in one job is almost surely a typo (chains run inside one job).
 pub(crate) const MAX_CHAINS: usize = 64;
@@ -35,6 +36,9 @@ pub struct SamplerSettings {
     pub rank: Option<usize>,
     /// How the chains update the hyperparameters the model infers.
     pub hyper: HyperSettings,
+    /// inla: how each cell's marginal is approximated at a grid point; `None` = the default
+    /// ([`InlaStrategy::default`]). Other kinds refuse it.
+    pub inla_strategy: Option<InlaStrategy>,
 }
 
 impl SamplerSettings {
@@ -53,6 +57,7 @@ impl SamplerSettings {
             target_acceptance: None,
             rank: None,
             hyper: HyperSettings::default(),
+            inla_strategy: None,
         }
     }
 }
@@ -124,6 +129,7 @@ pub struct SamplerSpec {
     adaptation: Option<Adaptation>,
     rank: Option<usize>,
     hyper: HyperSettings,
+    inla_strategy: InlaStrategy,
 }
 
 impl SamplerSettings {
@@ -251,6 +257,19 @@ impl SamplerSettings {
             )
             .help("remove sampler.rank (it applies to gpcn and laplace_hmc)"));
         }
+        if let Some(strategy) = self.inla_strategy
+            && kind != SamplerKind::Inla
+        {
+            return Err(SpecError::new(
+                "sampler.inla_strategy",
+                &["sampler.kind"],
+                format!(
+                    "sampler.inla_strategy = \"{strategy}\" says how inla approximates each \
+                     cell's marginal, but the {kind} kind does not run inla"
+                ),
+            )
+            .help("remove sampler.inla_strategy, or use sampler.kind = \"inla\""));
+        }
         if self.rank == Some(0) {
             return Err(SpecError::new(
                 "sampler.rank",
@@ -352,6 +371,7 @@ impl SamplerSettings {
             adaptation,
             rank: self.rank,
             hyper: self.hyper,
+            inla_strategy: self.inla_strategy.unwrap_or_default(),
         })
     }
 }
@@ -436,7 +456,13 @@ impl SamplerSpec {
             target_acceptance: self.adaptation.map(|a| a.target_acceptance),
             rank: self.rank,
             hyper: self.hyper,
+            inla_strategy: (self.kind == SamplerKind::Inla).then_some(self.inla_strategy),
         }
+    }
+
+    /// inla: how each cell's marginal is approximated at a grid point.
+    pub(crate) fn inla_strategy(&self) -> InlaStrategy {
+        self.inla_strategy
     }
 }
 

@@ -5,6 +5,7 @@
 use super::hyper_keys::hyper_priors;
 use super::keys::*;
 use super::spec::AUTO;
+use crate::model::inla::InlaStrategy;
 use crate::sampler::hyper::{HyperProposalKind, HyperSettings, HyperUpdate, JointPreconditioner};
 use crate::sampler::{Budget, SamplerKind, SamplerSettings, StepTuning};
 use crate::study::keys::{
@@ -81,6 +82,9 @@ pub(super) fn sampler_settings(
             preconditioner: settings
                 .choice(SAMPLER_HYPER_PRECONDITIONER, JointPreconditioner::from_name),
         },
+        inla_strategy: settings
+            .given(SAMPLER_INLA_STRATEGY)
+            .map(|_| settings.choice(SAMPLER_INLA_STRATEGY, InlaStrategy::from_name)),
     }
 }
 

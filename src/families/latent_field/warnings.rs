@@ -172,11 +172,28 @@ fn approximation_warnings(
             found.extend(inla.laplace_check.iter().flat_map(|check| check.warnings()));
             found
         }
+        None if approximation.marginal_check.is_some() => vec![
+            "simplified Laplace approximation: post_mean and post_sd are those of each cell's \
+             corrected marginal, not Monte Carlo estimates"
+                .to_string(),
+        ],
         None => vec![
             "Laplace approximation: post_mean is the posterior mode, not a Monte Carlo mean"
                 .to_string(),
         ],
     };
+    found.extend(
+        approximation
+            .marginal_check
+            .iter()
+            .flat_map(|check| check.warnings()),
+    );
+    if let Some(why) = approximation.uncorrected {
+        found.push(format!(
+            "INLA: the cells' marginals are the Laplace gaussians, not the simplified Laplace \
+             correction sampler.inla_strategy asks for: {why}"
+        ));
+    }
     if let SdMethod::LowRank {
         rank,
         variance_share,

@@ -32,6 +32,25 @@ pub use summary::{HyperMarginal, log_evidence, marginals};
 
 use crate::model::laplace::LaplaceSettings;
 
+crate::closed_names! {
+    /// How INLA approximates each cell's marginal at a grid point (`sampler.inla_strategy`,
+    /// R-INLA's words): the Laplace gaussian, or the gaussian corrected in location and skewness
+    /// by the simplified Laplace approximation ([`crate::model::laplace::skew`]).
+    pub enum InlaStrategy {
+        /// The Laplace approximation's gaussian marginals.
+        Gaussian = "gaussian",
+        /// Skew-normal marginals from the simplified Laplace approximation.
+        SimplifiedLaplace = "simplified-laplace",
+    }
+}
+
+impl Default for InlaStrategy {
+    /// The simplified Laplace approximation (see docs/hyperparameters.md, "INLA's marginals").
+    fn default() -> Self {
+        Self::SimplifiedLaplace
+    }
+}
+
 /// The constants of the scheme.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct InlaSettings {

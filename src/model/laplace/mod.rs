@@ -26,6 +26,7 @@ pub(crate) mod draw;
 mod error;
 pub(crate) mod hessian;
 pub(crate) mod newton;
+pub(crate) mod skew;
 pub(crate) mod variance;
 
 pub use error::LaplaceError;

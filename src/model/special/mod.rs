@@ -27,10 +27,13 @@
 mod elementary;
 mod erfcx;
 mod logistic;
+mod skew_normal;
+
+pub(crate) use skew_normal::SkewNormal;
 
 pub(crate) use logistic::{
-    binomial_logit_curvature, binomial_logit_log_density, binomial_logit_with_slope, logistic,
-    logistic_normal_mean,
+    binomial_logit_curvature, binomial_logit_log_density, binomial_logit_third_derivative,
+    binomial_logit_with_slope, logistic, logistic_normal_mean,
 };
 
 use elementary::{exp_of_negative, ln_positive_normal, twice_atanh};
@@ -197,6 +200,14 @@ fn add_log_phi_portable(start: f64, arguments: &mut [f64]) -> f64 {
 pub(crate) fn log_phi_curvature(x: f64) -> f64 {
     let r = log_phi_derivative(x);
     (r * (x + r)).clamp(0.0, 1.0)
+}
+
+/// d^3/dx^3 ln Phi(x) = r ((x + r) (x + 2 r) - 1) with r the inverse Mills ratio (the derivative
+/// of -[`log_phi_curvature`], r' = -r (x + r)): the simplified Laplace approximation's skewness
+/// term of a probit label.
+pub(crate) fn log_phi_third_derivative(x: f64) -> f64 {
+    let r = log_phi_derivative(x);
+    r * ((x + r) * (x + 2.0 * r) - 1.0)
 }
 
 #[cfg(test)]
