@@ -577,6 +577,18 @@ fn the_laplace_approximation_misses_the_exact_posterior_by_a_measured_error() {
             "{}: the correction did not bring the marginals closer",
             problem.name
         );
+        // And its second-order correction of the evidence brings that closer too.
+        let evidence = corrected.approximation.as_ref().unwrap().log_evidence;
+        let evidence_error = (evidence - exact.log_evidence).abs();
+        eprintln!(
+            "{} evidence: error of the corrected log evidence {evidence_error:.4} (laplace {:.4})",
+            problem.name, errors.log_evidence
+        );
+        assert!(
+            evidence_error < errors.log_evidence,
+            "{}: the corrected evidence is not closer",
+            problem.name
+        );
     }
 }
 

@@ -14,8 +14,9 @@ use super::data::Observations;
 use super::spec::LikelihoodKind;
 use super::special::{
     LOG_PHI_BATCH, add_log_phi_replacing_by_slopes, binomial_logit_curvature,
-    binomial_logit_log_density, binomial_logit_third_derivative, binomial_logit_with_slope,
-    log_phi, log_phi_curvature, log_phi_third_derivative,
+    binomial_logit_fourth_derivative, binomial_logit_log_density, binomial_logit_third_derivative,
+    binomial_logit_with_slope, log_phi, log_phi_curvature, log_phi_fourth_derivative,
+    log_phi_third_derivative,
 };
 
 /// One observation as its likelihood reads it.
@@ -446,6 +447,34 @@ impl Likelihood {
             }
         }
     }
+
+    /// The fourth derivative of the log-likelihood with respect to each observed value (the
+    /// second-order correction of the Laplace evidence, [`crate::model::laplace::skew`]).
+    pub(crate) fn fourth_derivative(&self, gu: &[f64], out: &mut [f64]) {
+        debug_assert_eq!(gu.len(), self.len());
+        match self {
+            Self::Gaussian { .. } => out.fill(0.0),
+            Self::Probit { labels, noise_sd } => {
+                let inv = 1.0 / noise_sd;
+                for ((d, t), u) in out.iter_mut().zip(labels).zip(gu) {
+                    let slope = t * inv;
+                    *d = slope.powi(4) * log_phi_fourth_derivative(slope * u);
+                }
+            }
+            Self::Poisson { offsets, .. } => {
+                for ((d, u), offset) in out.iter_mut().zip(gu).zip(offsets) {
+                    *d = -(u + offset).exp();
+                }
+            }
+            Self::Binomial {
+                trials, offsets, ..
+            } => {
+                for (((d, &n), offset), u) in out.iter_mut().zip(trials).zip(offsets).zip(gu) {
+                    *d = binomial_logit_fourth_derivative(n, u + offset);
+                }
+            }
+        }
+    }
 }
 
 /// One likelihood of each kind on `m` observations, with values that exercise every branch
@@ -616,7 +645,8 @@ mod tests {
     }
 
     /// Gradient and curvature of every likelihood against central differences of the value, the
-    /// third derivative against central differences of the curvature.
+    /// third derivative against central differences of the curvature, the fourth against those of
+    /// the third.
     #[test]
     fn gradient_and_curvature_match_finite_differences() {
         let gu = [-2.3, -0.4, 0.0, 0.9, 3.1];
@@ -653,6 +683,8 @@ mod tests {
             likelihood.curvature(&gu, &mut curvature);
             let mut third_derivative = [0.0; 5];
             likelihood.third_derivative(&gu, &mut third_derivative);
+            let mut fourth_derivative = [0.0; 5];
+            likelihood.fourth_derivative(&gu, &mut fourth_derivative);
             let h = 1e-5;
             for k in 0..5 {
                 let at = |delta: f64| {
@@ -686,6 +718,16 @@ mod tests {
                     (third - third_derivative[k]).abs() < 1e-5 * (1.0 + third.abs()),
                     "{kind:?} third derivative {k}: {third} against {}",
                     third_derivative[k]
+                );
+                // The fourth: the third derivative's central difference.
+                let (mut above, mut below) = ([0.0; 5], [0.0; 5]);
+                likelihood.third_derivative(&at(h), &mut above);
+                likelihood.third_derivative(&at(-h), &mut below);
+                let fourth = (above[k] - below[k]) / (2.0 * h);
+                assert!(
+                    (fourth - fourth_derivative[k]).abs() < 1e-5 * (1.0 + fourth.abs()),
+                    "{kind:?} fourth derivative {k}: {fourth} against {}",
+                    fourth_derivative[k]
                 );
             }
         }

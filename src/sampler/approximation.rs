@@ -26,7 +26,9 @@ use super::protocol::{ChainRng, Notes};
 use crate::model::inla::{
     HyperProblem, InlaSettings, InlaStrategy, explore, log_evidence, marginals,
 };
-use crate::model::laplace::skew::{NoCorrection, SkewMarginals, simplified_laplace};
+use crate::model::laplace::skew::{
+    NoCorrection, SkewMarginals, evidence_correction, simplified_laplace,
+};
 use crate::model::laplace::{
     LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, NewtonSettings, SdMethod,
     coefficient_marginals,
@@ -64,6 +66,16 @@ fn point_run(request: &RunRequest, strategy: InlaStrategy) -> RunOutput {
         laplace_error: None,
     };
     let (skew, uncorrected) = split(corrected);
+    // The simplified Laplace strategy reports the evidence with its second-order correction, as
+    // INLA's grid weighs it.
+    let log_evidence = match strategy {
+        InlaStrategy::SimplifiedLaplace => match evidence_correction(target, &fit) {
+            Ok(Ok(correction)) => log_evidence + correction,
+            Ok(Err(_)) => log_evidence,
+            Err(error) => return failed_run(request, error.to_string(), started),
+        },
+        InlaStrategy::Gaussian => log_evidence,
+    };
     let point = match &skew {
         Some(skew) => PointMarginals::skewed(skew),
         None => PointMarginals::gaussian(&fit.field, &sd),
@@ -207,7 +219,7 @@ pub(crate) fn inla_run(
     let mut uncorrected = None;
     let mut marginal_check = None;
     let mut failure = None;
-    let settings = InlaSettings::default();
+    let settings = InlaSettings::for_strategy(strategy);
     let explored = explore(&problem, &settings, |point, evaluation, laplace| {
         let at = evaluation.target(&problem);
         let corrected = match corrected_marginals(strategy, &at, evaluation.fit(), laplace) {

@@ -102,6 +102,16 @@ impl Default for InlaSettings {
     }
 }
 
+impl InlaSettings {
+    /// The defaults with `strategy`: the simplified Laplace strategy also corrects the evidence
+    /// the hyperparameters are weighed by ([`crate::model::laplace::skew::evidence_correction`]).
+    pub(crate) fn for_strategy(strategy: InlaStrategy) -> Self {
+        let mut settings = Self::default();
+        settings.laplace.evidence_correction = strategy == InlaStrategy::SimplifiedLaplace;
+        settings
+    }
+}
+
 /// The scheme failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub(crate) enum InlaError {

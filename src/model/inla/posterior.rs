@@ -4,6 +4,7 @@
 //! and the fixed one otherwise.
 
 use crate::model::hyper::{HyperPriors, Hyperparameters, prior_at};
+use crate::model::laplace::skew::evidence_correction;
 use crate::model::laplace::{
     LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, default_start,
 };
@@ -114,7 +115,10 @@ impl<'a> HyperProblem<'a> {
             mean: values.mean,
         };
         let fit = fit_from(&target, warm, &settings.newton)?;
-        let log_evidence = fit.log_evidence(&target, settings)?;
+        let mut log_evidence = fit.log_evidence(&target, settings)?;
+        if settings.evidence_correction {
+            log_evidence += evidence_correction(&target, &fit)?.unwrap_or(0.0);
+        }
         Ok(Evaluation {
             theta: theta.to_vec(),
             values,

@@ -105,6 +105,14 @@ pub(crate) fn binomial_logit_third_derivative(trials: f64, x: f64) -> f64 {
     }
 }
 
+/// The fourth derivative in x of [`binomial_logit_log_density`]: -n p (1 - p) (1 - 6 p (1 - p)),
+/// from e = exp(-|x|) (p (1 - p) = e / (1 + e)^2).
+pub(crate) fn binomial_logit_fourth_derivative(trials: f64, x: f64) -> f64 {
+    let e = tail(x);
+    let spread = e / ((1.0 + e) * (1.0 + e));
+    -trials * spread * (1.0 - 6.0 * spread)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,8 +32,8 @@ mod skew_normal;
 pub(crate) use skew_normal::SkewNormal;
 
 pub(crate) use logistic::{
-    binomial_logit_curvature, binomial_logit_log_density, binomial_logit_third_derivative,
-    binomial_logit_with_slope, logistic, logistic_normal_mean,
+    binomial_logit_curvature, binomial_logit_fourth_derivative, binomial_logit_log_density,
+    binomial_logit_third_derivative, binomial_logit_with_slope, logistic, logistic_normal_mean,
 };
 
 use elementary::{exp_of_negative, ln_positive_normal, twice_atanh};
@@ -208,6 +208,15 @@ pub(crate) fn log_phi_curvature(x: f64) -> f64 {
 pub(crate) fn log_phi_third_derivative(x: f64) -> f64 {
     let r = log_phi_derivative(x);
     r * ((x + r) * (x + 2.0 * r) - 1.0)
+}
+
+/// d^4/dx^4 ln Phi(x) = -r A^3 - 4 r^2 A^2 + 3 r A + r^2 - r^3 A with r the inverse Mills ratio
+/// and A = x + r (the derivative of [`log_phi_third_derivative`], r' = -r A, A' = 1 - r A): the
+/// second-order Laplace correction's term of a probit label.
+pub(crate) fn log_phi_fourth_derivative(x: f64) -> f64 {
+    let r = log_phi_derivative(x);
+    let a = x + r;
+    -r * a * a * a - 4.0 * r * r * a * a + 3.0 * r * a + r * r - r * r * r * a
 }
 
 #[cfg(test)]
