@@ -4,7 +4,7 @@
 //! and the fixed one otherwise.
 
 use crate::model::hyper::{HyperPriors, Hyperparameters, prior_at};
-use crate::model::laplace::skew::evidence_correction;
+use crate::model::laplace::skew::corrected_log_evidence;
 use crate::model::laplace::{
     LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, default_start,
 };
@@ -115,10 +115,11 @@ impl<'a> HyperProblem<'a> {
             mean: values.mean,
         };
         let fit = fit_from(&target, warm, &settings.newton)?;
-        let mut log_evidence = fit.log_evidence(&target, settings)?;
-        if settings.evidence_correction {
-            log_evidence += evidence_correction(&target, &fit)?.unwrap_or(0.0);
-        }
+        let log_evidence = if settings.evidence_correction {
+            corrected_log_evidence(&target, &fit, settings)?
+        } else {
+            fit.log_evidence(&target, settings)?
+        };
         Ok(Evaluation {
             theta: theta.to_vec(),
             values,

@@ -276,7 +276,7 @@ impl LaplaceFit {
     }
 
     /// loglik(u^) - |xi^|^2 / 2 - log det(I + L^T G^T W G L) / 2.
-    fn evidence_with(&self, log_det: f64) -> f64 {
+    pub(crate) fn evidence_with(&self, log_det: f64) -> f64 {
         self.log_likelihood - 0.5 * cg::dot(&self.mode, &self.mode) - 0.5 * log_det
     }
 

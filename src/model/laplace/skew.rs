@@ -31,7 +31,8 @@
 //! available and the caller keeps the gaussian.
 
 use super::error::LaplaceError;
-use super::{LaplaceFit, MAX_EXACT_OBSERVATIONS, variance};
+use super::variance::{self, ObservationFactor};
+use super::{LaplaceFit, LaplaceSettings, MAX_EXACT_OBSERVATIONS};
 use crate::model::target::{Observed, Target};
 
 /// The second-order correction of the Laplace log evidence (Shun & McCullagh 1995): with the
@@ -48,22 +49,50 @@ pub(crate) fn evidence_correction(
     target: &Target,
     fit: &LaplaceFit,
 ) -> Result<Result<f64, NoCorrection>, LaplaceError> {
-    let m = target.observations();
+    if let Err(why) = correctable(target) {
+        return Ok(Err(why));
+    }
+    let factor = ObservationFactor::new(target.prior, target.observed, &fit.weights)?;
+    Ok(Ok(correction_from(&factor, target, fit)))
+}
+
+/// The Laplace log evidence with its second-order correction where [`evidence_correction`] can
+/// be computed (one factorisation for both), else the Laplace log evidence.
+pub(crate) fn corrected_log_evidence(
+    target: &Target,
+    fit: &LaplaceFit,
+    settings: &LaplaceSettings,
+) -> Result<f64, LaplaceError> {
+    if correctable(target).is_err() || target.observations() > settings.max_exact_observations {
+        return fit.log_evidence(target, settings);
+    }
+    let factor = ObservationFactor::new(target.prior, target.observed, &fit.weights)?;
+    Ok(fit.evidence_with(factor.log_det()) + correction_from(&factor, target, fit))
+}
+
+/// Whether the corrections can be computed for `target`'s observations.
+fn correctable(target: &Target) -> Result<(), NoCorrection> {
     if !matches!(target.observed, Observed::Cells(_)) {
-        return Ok(Err(NoCorrection::Sites));
+        Err(NoCorrection::Sites)
+    } else if target.observations() > MAX_EXACT_OBSERVATIONS {
+        Err(NoCorrection::TooManyObservations)
+    } else {
+        Ok(())
     }
-    if m > MAX_EXACT_OBSERVATIONS {
-        return Ok(Err(NoCorrection::TooManyObservations));
-    }
+}
+
+/// The correction's sum from `factor`.
+fn correction_from(factor: &ObservationFactor, target: &Target, fit: &LaplaceFit) -> f64 {
+    let m = target.observations();
     let mut at = vec![0.0; m];
     target.observed.gather(&fit.field, &mut at);
     let (mut d3, mut d4) = (vec![0.0; m], vec![0.0; m]);
     target.likelihood.third_derivative(&at, &mut d3);
     target.likelihood.fourth_derivative(&at, &mut d4);
     if d3.iter().chain(&d4).all(|&d| d == 0.0) {
-        return Ok(Ok(0.0));
+        return 0.0;
     }
-    let s = variance::observation_covariance(target.prior, target.observed, &fit.weights)?;
+    let s = factor.observation_covariance();
     let mut total = 0.0;
     for a in 0..m {
         let saa = s[(a, a)];
@@ -75,7 +104,7 @@ pub(crate) fn evidence_correction(
         }
         total += d3[a] * cross / 72.0;
     }
-    Ok(Ok(total))
+    total
 }
 
 /// Each cell's marginal under the simplified Laplace approximation: a skew-normal's mean, sd and

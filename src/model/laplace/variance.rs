@@ -36,13 +36,17 @@ pub(crate) struct Spread {
 }
 
 /// K = I_M + W^1/2 G C G^T W^1/2 factored, with W^1/2.
-struct ObservationFactor {
+pub(crate) struct ObservationFactor {
     root: Vec<f64>,
     llt: faer::linalg::solvers::Llt<f64>,
 }
 
 impl ObservationFactor {
-    fn new(prior: &dyn Prior, observed: Observed, weights: &[f64]) -> Result<Self, LaplaceError> {
+    pub(crate) fn new(
+        prior: &dyn Prior,
+        observed: Observed,
+        weights: &[f64],
+    ) -> Result<Self, LaplaceError> {
         let m = observed.len();
         let root: Vec<f64> = weights.iter().map(|w| w.max(0.0).sqrt()).collect();
         let k = Mat::from_fn(m, m, |a, b| {
@@ -56,7 +60,7 @@ impl ObservationFactor {
     }
 
     /// log det K = log det(I + L^T G^T W G L).
-    fn log_det(&self) -> f64 {
+    pub(crate) fn log_det(&self) -> f64 {
         let r = self.llt.L();
         2.0 * (0..r.nrows()).map(|a| r[(a, a)].ln()).sum::<f64>()
     }
@@ -170,26 +174,22 @@ pub(crate) fn observation_cell_covariances(
 /// observation no covariance.
 pub(crate) const NEGLIGIBLE_WEIGHT: f64 = 1e-12;
 
-/// The Laplace gaussian's covariance of the observations' values, S_ab = Cov((G u)_a, (G u)_b),
-/// from W^1/2 G S G^T W^1/2 = I - K^-1 (M^3 operations; an observation of negligible weight gets
-/// 0, as in [`observation_cell_covariances`]).
-pub(crate) fn observation_covariance(
-    prior: &dyn Prior,
-    observed: Observed,
-    weights: &[f64],
-) -> Result<Mat<f64>, LaplaceError> {
-    use faer::linalg::solvers::DenseSolveCore;
-    let factor = ObservationFactor::new(prior, observed, weights)?;
-    let inverse = factor.llt.inverse();
-    let root = &factor.root;
-    let m = observed.len();
-    Ok(Mat::from_fn(m, m, |a, b| {
-        let w = root[a] * root[b];
-        if root[a] * root[a] < NEGLIGIBLE_WEIGHT || root[b] * root[b] < NEGLIGIBLE_WEIGHT {
-            0.0
-        } else {
-            let identity = if a == b { 1.0 } else { 0.0 };
-            (identity - inverse[(a, b)]) / w
-        }
-    }))
+impl ObservationFactor {
+    /// The Laplace gaussian's covariance of the observations' values, S_ab = Cov((G u)_a, (G
+    /// u)_b), from W^1/2 G S G^T W^1/2 = I - K^-1 (M^3 operations; an observation of negligible
+    /// weight gets 0, as in [`observation_cell_covariances`]).
+    pub(crate) fn observation_covariance(&self) -> Mat<f64> {
+        use faer::linalg::solvers::DenseSolveCore;
+        let inverse = self.llt.inverse();
+        let root = &self.root;
+        let negligible = |a: usize| root[a] * root[a] < NEGLIGIBLE_WEIGHT;
+        Mat::from_fn(root.len(), root.len(), |a, b| {
+            if negligible(a) || negligible(b) {
+                0.0
+            } else {
+                let identity = if a == b { 1.0 } else { 0.0 };
+                (identity - inverse[(a, b)]) / (root[a] * root[b])
+            }
+        })
+    }
 }
