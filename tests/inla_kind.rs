@@ -3,7 +3,8 @@
 //! data. Its grid (inla_grid.parquet) has weights summing to 1 with the mode (point 0) the
 //! heaviest, null columns for the fixed mean, the hyperparameters' posterior in the
 //! `hyper_<name>_<statistic>` columns (no ESS or R-hat: no chains), the Laplace fits it made and
-//! its log evidence in the job's row, and no NaN in any table.
+//! its log evidence in the job's row, the risk map's exceedance probabilities in fields.parquet,
+//! and no NaN in any table.
 
 mod support;
 
@@ -24,6 +25,9 @@ subsample = 2
 
 [sampler]
 kind = "inla"
+
+[output]
+exceedance = [1.5]
 
 [sweep]
 "model.likelihood" = ["gaussian", "probit", "poisson"]
@@ -124,4 +128,36 @@ fn an_inla_job_writes_its_grid_and_the_hyperparameters_posterior() {
             .iter()
             .all(|s| s.is_some_and(|s| s > 0.0))
     );
+    // The risk map: every cell's P(relative risk > 1.5) from the mixture, a probability, and
+    // higher where the field's mean is higher (within each job, the cells with the highest and
+    // the lowest mean).
+    let (exceedance, mean, field_ids) = (
+        floats(&fields, "exceedance_1.5"),
+        floats(&fields, "post_mean"),
+        texts(&fields, "job_id"),
+    );
+    for id in texts(&jobs, "job_id") {
+        let rows: Vec<usize> = (0..field_ids.len())
+            .filter(|&k| field_ids[k] == id)
+            .collect();
+        assert!(
+            rows.iter()
+                .all(|&k| exceedance[k].is_some_and(|p| (0.0..=1.0).contains(&p))),
+            "{id}: exceedance {:?}",
+            rows.iter().map(|&k| exceedance[k]).collect::<Vec<_>>()
+        );
+        let by_mean = |k: &&usize| mean[**k].unwrap();
+        let highest = rows
+            .iter()
+            .max_by(|a, b| by_mean(a).total_cmp(&by_mean(b)))
+            .unwrap();
+        let lowest = rows
+            .iter()
+            .min_by(|a, b| by_mean(a).total_cmp(&by_mean(b)))
+            .unwrap();
+        assert!(
+            exceedance[*highest].unwrap() > exceedance[*lowest].unwrap(),
+            "{id}: the highest cell's exceedance is not above the lowest's"
+        );
+    }
 }

@@ -170,7 +170,7 @@ crate::declare_table! {
         kind: Kind::Float,
         nullable: true,
         presence: Presence::Optional,
-        doc: "with `output.exceedance`: the posterior P(exp(f - variance / 2) > t | data) of the relative risk, f = u - mean - X beta the spatial field, whose prior mean is 1 (`exceedance_1.5`, ...); chains: the share of kept iterations; laplace without covariates: its gaussian marginal; null for inla and for laplace with covariates",
+        doc: "with `output.exceedance`: the posterior P(exp(f - variance / 2) > t | data) of the relative risk, f = u - mean - X beta the spatial field, whose prior mean is 1 (`exceedance_1.5`, ...); chains: the share of kept iterations; laplace without covariates: its gaussian marginal; inla without covariates: the mixture of its grid points' marginals (each point judged at its own mean and variance); null for laplace and inla with covariates",
         },
     }
 }
