@@ -417,48 +417,54 @@ impl Likelihood {
     }
 }
 
+/// A derivative of one order of ln Phi (in its argument) and of the binomial logit term (in
+/// trials and log-odds): what [`Likelihood::third_derivative`] and
+/// [`Likelihood::fourth_derivative`] differ in.
+type DerivativesOfOrder = (fn(f64) -> f64, fn(f64, f64) -> f64);
+
 impl Likelihood {
     /// The third derivative of the log-likelihood with respect to each observed value (the
     /// simplified Laplace approximation's skewness term, [`crate::model::laplace::skew`]): 0 for
     /// gaussian, -exp(u + offset) for poisson, -n p (1 - p) (1 - 2 p) for binomial, and
     /// (t / s)^3 times ln Phi's third derivative at t u / s for a probit label t.
     pub(crate) fn third_derivative(&self, gu: &[f64], out: &mut [f64]) {
-        debug_assert_eq!(gu.len(), self.len());
-        match self {
-            Self::Gaussian { .. } => out.fill(0.0),
-            Self::Probit { labels, noise_sd } => {
-                let inv = 1.0 / noise_sd;
-                for ((d, t), u) in out.iter_mut().zip(labels).zip(gu) {
-                    let slope = t * inv;
-                    *d = slope * slope * slope * log_phi_third_derivative(slope * u);
-                }
-            }
-            Self::Poisson { offsets, .. } => {
-                for ((d, u), offset) in out.iter_mut().zip(gu).zip(offsets) {
-                    *d = -(u + offset).exp();
-                }
-            }
-            Self::Binomial {
-                trials, offsets, ..
-            } => {
-                for (((d, &n), offset), u) in out.iter_mut().zip(trials).zip(offsets).zip(gu) {
-                    *d = binomial_logit_third_derivative(n, u + offset);
-                }
-            }
-        }
+        self.higher_derivative(
+            gu,
+            out,
+            3,
+            (log_phi_third_derivative, binomial_logit_third_derivative),
+        );
     }
 
-    /// The fourth derivative of the log-likelihood with respect to each observed value (the
-    /// second-order correction of the Laplace evidence, [`crate::model::laplace::skew`]).
+    /// The fourth derivative (the second-order correction of the Laplace evidence,
+    /// [`crate::model::laplace::skew`]): 0 for gaussian, -exp(u + offset) for poisson, -n p (1 -
+    /// p) (1 - 6 p (1 - p)) for binomial, (t / s)^4 times ln Phi's fourth derivative for probit.
     pub(crate) fn fourth_derivative(&self, gu: &[f64], out: &mut [f64]) {
+        self.higher_derivative(
+            gu,
+            out,
+            4,
+            (log_phi_fourth_derivative, binomial_logit_fourth_derivative),
+        );
+    }
+
+    /// The `order`-th derivative (3 or 4) of each observation's log-likelihood, from ln Phi's and
+    /// the binomial logit term's derivative of that order (`probit`, `binomial`); a poisson
+    /// term's every derivative beyond the first is -exp(u + offset).
+    fn higher_derivative(
+        &self,
+        gu: &[f64],
+        out: &mut [f64],
+        order: i32,
+        (probit, binomial): DerivativesOfOrder,
+    ) {
         debug_assert_eq!(gu.len(), self.len());
         match self {
             Self::Gaussian { .. } => out.fill(0.0),
             Self::Probit { labels, noise_sd } => {
-                let inv = 1.0 / noise_sd;
                 for ((d, t), u) in out.iter_mut().zip(labels).zip(gu) {
-                    let slope = t * inv;
-                    *d = slope.powi(4) * log_phi_fourth_derivative(slope * u);
+                    let slope = t / noise_sd;
+                    *d = slope.powi(order) * probit(slope * u);
                 }
             }
             Self::Poisson { offsets, .. } => {
@@ -470,7 +476,7 @@ impl Likelihood {
                 trials, offsets, ..
             } => {
                 for (((d, &n), offset), u) in out.iter_mut().zip(trials).zip(offsets).zip(gu) {
-                    *d = binomial_logit_fourth_derivative(n, u + offset);
+                    *d = binomial(n, u + offset);
                 }
             }
         }

@@ -21,6 +21,7 @@ pub mod prior;
 pub mod quadrature;
 pub(crate) mod region;
 pub mod sites;
+pub(crate) mod skew_normal;
 pub mod spec;
 pub(crate) mod special;
 pub(crate) mod target;

@@ -15,7 +15,8 @@ use super::protocol::Notes;
 use crate::model::laplace::SdMethod;
 use crate::model::laplace::skew::SkewMarginals;
 use crate::model::moments::mean_and_sd_about;
-use crate::model::special::{SkewNormal, phi};
+use crate::model::skew_normal::SkewNormal;
+use crate::model::special::phi;
 
 /// The rank of low-rank sds.
 pub(crate) fn rank_of(method: SdMethod) -> Option<usize> {

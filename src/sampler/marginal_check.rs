@@ -10,7 +10,7 @@
 //! held against long chains (docs/hyperparameters.md): the job then warns and names the cells.
 
 use crate::model::laplace::skew::SkewMarginals;
-use crate::model::special::SkewNormal;
+use crate::model::skew_normal::SkewNormal;
 
 /// The symmetric KL divergence above which a cell is named in the job's warning.
 pub(crate) const DIVERGENCE_LIMIT: f64 = 0.25;

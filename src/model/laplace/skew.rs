@@ -19,7 +19,7 @@
 //! i included, whose b is sigma_i).
 //!
 //! The expansion is not a density (its cubic term is unbounded); as R-INLA does, a skew-normal
-//! is fitted to it ([`crate::model::special::SkewNormal`]): here with the expansion's first three
+//! is fitted to it ([`crate::model::skew_normal::SkewNormal`]): here with the expansion's first three
 //! cumulants to first order in gamma, mean mu_i + sigma_i (gamma1_i + gamma3_i / 2), sd sigma_i,
 //! skewness gamma3_i. (The gamma3 / 2 is the mean of the cubic term: exp(-s^2 / 2) (1 + gamma3
 //! s^3 / 6) has mean gamma3 / 2; Rue, Martino & Chopin's text attributes the mean's shift to

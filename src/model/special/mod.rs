@@ -27,9 +27,6 @@
 mod elementary;
 mod erfcx;
 mod logistic;
-mod skew_normal;
-
-pub(crate) use skew_normal::SkewNormal;
 
 pub(crate) use logistic::{
     binomial_logit_curvature, binomial_logit_fourth_derivative, binomial_logit_log_density,

@@ -11,7 +11,7 @@
 //! delta^2) Z1 with Z0, Z1 independent standard normals, which turns an expectation into a
 //! half-normal integral of gaussian expectations.
 
-use super::phi;
+use super::special::phi;
 
 /// The largest |skewness| a fit is given: the family reaches 0.9953, where alpha is infinite.
 pub(crate) const MAX_SKEWNESS: f64 = 0.99;
