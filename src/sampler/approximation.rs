@@ -117,11 +117,8 @@ fn corrected_marginals(
     Ok(match strategy {
         InlaStrategy::Gaussian => Ok(None),
         InlaStrategy::SimplifiedLaplace => {
-            if !matches!(laplace.method, SdMethod::Exact) {
-                Err(NoCorrection::TooManyObservations)
-            } else {
-                simplified_laplace(target, fit, &laplace.sd)?.map(Some)
-            }
+            let exact = matches!(laplace.method, SdMethod::Exact);
+            simplified_laplace(target, fit, &laplace.sd, exact)?.map(Some)
         }
     })
 }

@@ -33,6 +33,7 @@
 use super::error::LaplaceError;
 use super::variance::{self, ObservationFactor};
 use super::{LaplaceFit, LaplaceSettings, MAX_EXACT_OBSERVATIONS};
+use crate::model::spec::LikelihoodKind;
 use crate::model::target::{Observed, Target};
 
 /// The second-order correction of the Laplace log evidence (Shun & McCullagh 1995): with the
@@ -52,6 +53,9 @@ pub(crate) fn evidence_correction(
     if let Err(why) = correctable(target) {
         return Ok(Err(why));
     }
+    if is_gaussian(target) {
+        return Ok(Ok(0.0));
+    }
     let factor = ObservationFactor::new(target.prior, target.observed, &fit.weights)?;
     Ok(Ok(correction_from(&factor, target, fit)))
 }
@@ -63,16 +67,27 @@ pub(crate) fn corrected_log_evidence(
     fit: &LaplaceFit,
     settings: &LaplaceSettings,
 ) -> Result<f64, LaplaceError> {
-    if correctable(target).is_err() || target.observations() > settings.max_exact_observations {
+    if is_gaussian(target)
+        || correctable(target).is_err()
+        || target.observations() > settings.max_exact_observations
+    {
         return fit.log_evidence(target, settings);
     }
     let factor = ObservationFactor::new(target.prior, target.observed, &fit.weights)?;
     Ok(fit.evidence_with(factor.log_det()) + correction_from(&factor, target, fit))
 }
 
-/// Whether the corrections can be computed for `target`'s observations.
+/// Whether the likelihood is gaussian (every correction is 0).
+fn is_gaussian(target: &Target) -> bool {
+    target.likelihood.kind() == LikelihoodKind::Gaussian
+}
+
+/// Whether the corrections can be computed for `target`'s observations (a gaussian likelihood's
+/// are 0 wherever the data are).
 fn correctable(target: &Target) -> Result<(), NoCorrection> {
-    if !matches!(target.observed, Observed::Cells(_)) {
+    if is_gaussian(target) {
+        Ok(())
+    } else if !matches!(target.observed, Observed::Cells(_)) {
         Err(NoCorrection::Sites)
     } else if target.observations() > MAX_EXACT_OBSERVATIONS {
         Err(NoCorrection::TooManyObservations)
@@ -131,16 +146,26 @@ pub(crate) enum NoCorrection {
 }
 
 /// The simplified Laplace marginals of every cell at `fit` of `target`, whose gaussian sds are
-/// `sd` (exact: [`LaplaceFit::marginals`] below [`MAX_EXACT_OBSERVATIONS`]).
+/// `sd` ([`LaplaceFit::marginals`]; `sd_exact`: computed exactly, below
+/// [`MAX_EXACT_OBSERVATIONS`], which the correction needs unless the likelihood is gaussian).
 pub(crate) fn simplified_laplace(
     target: &Target,
     fit: &LaplaceFit,
     sd: &[f64],
+    sd_exact: bool,
 ) -> Result<Result<SkewMarginals, NoCorrection>, LaplaceError> {
+    if is_gaussian(target) {
+        // No third derivative: the Laplace gaussian is the posterior, wherever the data are.
+        return Ok(Ok(SkewMarginals {
+            mean: fit.field.clone(),
+            sd: sd.to_vec(),
+            skewness: vec![0.0; sd.len()],
+        }));
+    }
     let Observed::Cells(cells) = target.observed else {
         return Ok(Err(NoCorrection::Sites));
     };
-    if cells.len() > MAX_EXACT_OBSERVATIONS {
+    if cells.len() > MAX_EXACT_OBSERVATIONS || !sd_exact {
         return Ok(Err(NoCorrection::TooManyObservations));
     }
     let mut at_observations = vec![0.0; cells.len()];
