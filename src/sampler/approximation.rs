@@ -27,11 +27,10 @@ use crate::model::inla::{
     HyperProblem, InlaSettings, InlaStrategy, explore, log_evidence, marginals,
 };
 use crate::model::laplace::skew::{
-    NoCorrection, SkewMarginals, evidence_correction, simplified_laplace,
+    NoCorrection, SkewMarginals, corrected_log_evidence, simplified_laplace,
 };
 use crate::model::laplace::{
-    LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, NewtonSettings, SdMethod,
-    coefficient_marginals,
+    LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, SdMethod, coefficient_marginals,
 };
 use crate::model::target::Target;
 
@@ -45,41 +44,30 @@ pub(crate) fn laplace_run(request: &RunRequest) -> RunOutput {
 fn point_run(request: &RunRequest, strategy: InlaStrategy) -> RunOutput {
     let started = std::time::Instant::now();
     let target = &request.target;
-    let fitted = LaplaceFit::new(target, &NewtonSettings::default()).and_then(|fit| {
-        let marginals = fit.marginals(target, &LaplaceSettings::default())?;
-        let corrected = corrected_marginals(strategy, target, &fit, &marginals)?;
-        Ok::<_, LaplaceError>((fit, marginals, corrected))
+    let settings = InlaSettings::for_strategy(strategy).laplace;
+    let fitted = LaplaceFit::new(target, &settings.newton).and_then(|fit| {
+        let marginals = fit.marginals(target, &settings)?;
+        let corrected = corrected_marginals(strategy, target, &fit, &marginals, &settings)?;
+        // The simplified Laplace strategy reports the evidence with its second-order
+        // correction, as INLA's grid weighs it.
+        let log_evidence = if settings.evidence_correction {
+            corrected_log_evidence(target, &fit, &settings)?
+        } else {
+            marginals.log_evidence
+        };
+        Ok::<_, LaplaceError>((fit, marginals, corrected, log_evidence))
     });
-    let (fit, laplace, corrected) = match fitted {
+    let (fit, laplace, (skew, uncorrected), log_evidence) = match fitted {
         Ok(fitted) => fitted,
         Err(error) => return failed_run(request, error.to_string(), started),
     };
-    let LaplaceMarginals {
-        sd,
-        method,
-        log_evidence,
-        ..
-    } = laplace;
+    let LaplaceMarginals { sd, method, .. } = laplace;
     let notes = Notes {
         rank: rank_of(method),
         newton_iterations: Some(fit.newton.iterations),
         laplace_error: None,
     };
-    let (skew, uncorrected) = split(corrected);
-    // The simplified Laplace strategy reports the evidence with its second-order correction, as
-    // INLA's grid weighs it.
-    let log_evidence = match strategy {
-        InlaStrategy::SimplifiedLaplace => match evidence_correction(target, &fit) {
-            Ok(Ok(correction)) => log_evidence + correction,
-            Ok(Err(_)) => log_evidence,
-            Err(error) => return failed_run(request, error.to_string(), started),
-        },
-        InlaStrategy::Gaussian => log_evidence,
-    };
-    let point = match &skew {
-        Some(skew) => PointMarginals::skewed(skew),
-        None => PointMarginals::gaussian(&fit.field, &sd),
-    };
+    let point = PointMarginals::of(skew.as_ref(), &fit.field, &sd);
     let mixed = MixedMarginals {
         mean: point.mean.to_vec(),
         sd: point.sd.to_vec(),
@@ -106,31 +94,24 @@ fn point_run(request: &RunRequest, strategy: InlaStrategy) -> RunOutput {
     run
 }
 
-/// The simplified Laplace marginals at `fit` when `strategy` asks for them: `Ok(None)` for the
-/// gaussian strategy, `Err(why)` where they cannot be computed (the gaussian marginals stand).
+/// The simplified Laplace marginals at `fit` when `strategy` asks for them and they can be
+/// computed, and why not where it asks and they cannot (the gaussian marginals then stand);
+/// `laplace` are the fit's gaussian marginals by `settings`.
 fn corrected_marginals(
     strategy: InlaStrategy,
     target: &Target,
     fit: &LaplaceFit,
     laplace: &LaplaceMarginals,
-) -> Result<Result<Option<SkewMarginals>, NoCorrection>, LaplaceError> {
-    Ok(match strategy {
-        InlaStrategy::Gaussian => Ok(None),
-        InlaStrategy::SimplifiedLaplace => {
-            let exact = matches!(laplace.method, SdMethod::Exact);
-            simplified_laplace(target, fit, &laplace.sd, exact)?.map(Some)
-        }
-    })
-}
-
-/// The corrected marginals, if any, and why there are none where the strategy asked for them.
-fn split(
-    corrected: Result<Option<SkewMarginals>, NoCorrection>,
-) -> (Option<SkewMarginals>, Option<NoCorrection>) {
-    match corrected {
-        Ok(skew) => (skew, None),
-        Err(why) => (None, Some(why)),
+    settings: &LaplaceSettings,
+) -> Result<(Option<SkewMarginals>, Option<NoCorrection>), LaplaceError> {
+    if strategy == InlaStrategy::Gaussian {
+        return Ok((None, None));
     }
+    let corrected = simplified_laplace(target, fit, &laplace.sd, settings)?;
+    Ok(match corrected {
+        Ok(skew) => (Some(skew), None),
+        Err(why) => (None, Some(why)),
+    })
 }
 
 /// The run without chains that reports `marginals`.
@@ -219,14 +200,19 @@ pub(crate) fn inla_run(
     let settings = InlaSettings::for_strategy(strategy);
     let explored = explore(&problem, &settings, |point, evaluation, laplace| {
         let at = evaluation.target(&problem);
-        let corrected = match corrected_marginals(strategy, &at, evaluation.fit(), laplace) {
+        let (skew, why) = match corrected_marginals(
+            strategy,
+            &at,
+            evaluation.fit(),
+            laplace,
+            &settings.laplace,
+        ) {
             Ok(corrected) => corrected,
             Err(error) => {
                 failure.get_or_insert(error);
-                Ok(None)
+                (None, None)
             }
         };
-        let (skew, why) = split(corrected);
         uncorrected = uncorrected.or(why);
         if let Some(skew) = &skew
             && marginal_check.is_none()
@@ -234,10 +220,7 @@ pub(crate) fn inla_run(
             // The first point is the mode.
             marginal_check = Some(MarginalCheck::new(&evaluation.fit().field, skew));
         }
-        let marginals = match &skew {
-            Some(skew) => PointMarginals::skewed(skew),
-            None => PointMarginals::gaussian(&evaluation.fit().field, &laplace.sd),
-        };
+        let marginals = PointMarginals::of(skew.as_ref(), &evaluation.fit().field, &laplace.sd);
         // The spatial field is u less the point's mean and half its variance's excess over the
         // model's (the levels were made at the model's variance).
         let shift = point.values.mean + 0.5 * (point.values.variance - variance0);

@@ -53,6 +53,14 @@ impl<'m> PointMarginals<'m> {
         }
     }
 
+    /// The simplified Laplace marginals when there are some, else the gaussians N(mode, sd^2).
+    pub(crate) fn of(skew: Option<&'m SkewMarginals>, mode: &'m [f64], sd: &'m [f64]) -> Self {
+        match skew {
+            Some(skew) => Self::skewed(skew),
+            None => Self::gaussian(mode, sd),
+        }
+    }
+
     /// Cell `cell`'s skew-normal, when the marginals are skewed.
     fn skew_normal(&self, cell: usize) -> Option<SkewNormal> {
         self.skewness

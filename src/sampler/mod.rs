@@ -61,7 +61,7 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
     struct Runner<'r, 'a> {
         request: &'r RunRequest<'a>,
         rngs: Vec<ChainRng>,
-        strategy: crate::model::inla::InlaStrategy,
+        strategy: InlaStrategy,
     }
     if let Some(hyper) = request.hyper {
         match spec.hyper().update {

@@ -511,6 +511,21 @@ mod tests {
         let mut target = settings(SamplerKind::Mala);
         target.target_acceptance = Some(1.0);
         assert_eq!(target.check().unwrap_err().key, "sampler.target_acceptance");
+        // inla's marginals are no other kind's: given to a chain, the key is refused.
+        let mut strategy = settings(SamplerKind::Nuts);
+        strategy.inla_strategy = Some(InlaStrategy::Gaussian);
+        let error = strategy.check().unwrap_err();
+        assert_eq!(error.key, "sampler.inla_strategy");
+        let mut inla = settings(SamplerKind::Inla);
+        inla.inla_strategy = Some(InlaStrategy::Gaussian);
+        assert_eq!(
+            inla.check().unwrap().inla_strategy(),
+            InlaStrategy::Gaussian
+        );
+        assert_eq!(
+            settings(SamplerKind::Inla).check().unwrap().inla_strategy(),
+            InlaStrategy::SimplifiedLaplace
+        );
     }
 
     /// laplace_hmc takes ceil(angle / beta) leapfrog steps an iteration: a beta that would

@@ -45,7 +45,7 @@ crate::closed_names! {
 }
 
 impl Default for InlaStrategy {
-    /// The simplified Laplace approximation (see docs/hyperparameters.md, "INLA's marginals").
+    /// The simplified Laplace approximation (docs/hyperparameters.md, "Each cell's marginal").
     fn default() -> Self {
         Self::SimplifiedLaplace
     }

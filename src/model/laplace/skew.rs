@@ -1,8 +1,8 @@
 //! The simplified Laplace approximation of each cell's marginal (Rue, Martino & Chopin 2009,
 //! section 3.2.3): the Laplace gaussian's marginal N(mu_i, sigma_i^2) corrected in location and
-//! skewness by a third-order expansion, at about the gaussian's cost; and the second-order
-//! correction of the Laplace evidence ([`evidence_correction`]), which INLA's grid weighs its
-//! hyperparameters by.
+//! skewness by a third-order expansion, at about twice the cost of the gaussian's sds; and the
+//! Laplace evidence with its second-order correction ([`corrected_log_evidence`]), which INLA's
+//! grid weighs its hyperparameters by.
 //!
 //! In standard units s = (u_i - mu_i) / sigma_i, the Laplace approximation of u_i's marginal,
 //! pi(u) / pi_G(u_-i | u_i) at u_-i = E_G(u_-i | u_i), expands as
@@ -23,7 +23,8 @@
 //! cumulants to first order in gamma, mean mu_i + sigma_i (gamma1_i + gamma3_i / 2), sd sigma_i,
 //! skewness gamma3_i. (The gamma3 / 2 is the mean of the cubic term: exp(-s^2 / 2) (1 + gamma3
 //! s^3 / 6) has mean gamma3 / 2; Rue, Martino & Chopin's text attributes the mean's shift to
-//! gamma1 alone. The tests compare both against exact posteriors.)
+//! gamma1 alone, which in a trial on the quadrature problems of tests/quadrature.rs left most of
+//! the gaussian's error in place.)
 //!
 //! Computed from the exact observation-space factor ([`variance::observation_cell_covariances`]):
 //! 2 M^2 N operations, for observations at cells (v_a = sigma of the observed cell, squared) up
@@ -36,41 +37,22 @@ use super::{LaplaceFit, LaplaceSettings, MAX_EXACT_OBSERVATIONS};
 use crate::model::spec::LikelihoodKind;
 use crate::model::target::{Observed, Target};
 
-/// The second-order correction of the Laplace log evidence (Shun & McCullagh 1995): with the
+/// The Laplace log evidence with its second-order correction (Shun & McCullagh 1995): with the
 /// log-likelihood's third and fourth derivatives d3_a, d4_a at the mode and the Laplace gaussian's
 /// covariance S of the observations' values, log E exp(R) ~ E R + Var R / 2 for the remainder R =
 /// sum_a (d3_a x_a^3 / 6 + d4_a x_a^4 / 24) of the expansion about the mode, x ~ N(0, S):
 ///
-///   sum_a d4_a S_aa^2 / 8 + sum_ab d3_a d3_b (9 S_aa S_bb S_ab + 6 S_ab^3) / 72.
+///   sum_a d4_a S_aa^2 / 8 + sum_ab d3_a d3_b (9 S_aa S_bb S_ab + 6 S_ab^3) / 72,
 ///
-/// Computed from the exact observation-space factor (S from I - K^-1, M^3 operations) for
-/// observations at cells up to [`MAX_EXACT_OBSERVATIONS`]; elsewhere `Err(why)`, and the caller
-/// keeps the Laplace evidence.
-pub(crate) fn evidence_correction(
-    target: &Target,
-    fit: &LaplaceFit,
-) -> Result<Result<f64, NoCorrection>, LaplaceError> {
-    if let Err(why) = correctable(target) {
-        return Ok(Err(why));
-    }
-    if is_gaussian(target) {
-        return Ok(Ok(0.0));
-    }
-    let factor = ObservationFactor::new(target.prior, target.observed, &fit.weights)?;
-    Ok(Ok(correction_from(&factor, target, fit)))
-}
-
-/// The Laplace log evidence with its second-order correction where [`evidence_correction`] can
-/// be computed (one factorisation for both), else the Laplace log evidence.
+/// from the exact observation-space factor that also gives the log-determinant (S from I - K^-1,
+/// M^3 operations). Where it cannot be computed ([`correctable`]) or is 0 (a gaussian
+/// likelihood), the Laplace log evidence.
 pub(crate) fn corrected_log_evidence(
     target: &Target,
     fit: &LaplaceFit,
     settings: &LaplaceSettings,
 ) -> Result<f64, LaplaceError> {
-    if is_gaussian(target)
-        || correctable(target).is_err()
-        || target.observations() > settings.max_exact_observations
-    {
+    if is_gaussian(target) || correctable(target, settings.max_exact_observations).is_err() {
         return fit.log_evidence(target, settings);
     }
     let factor = ObservationFactor::new(target.prior, target.observed, &fit.weights)?;
@@ -82,17 +64,19 @@ fn is_gaussian(target: &Target) -> bool {
     target.likelihood.kind() == LikelihoodKind::Gaussian
 }
 
-/// Whether the corrections can be computed for `target`'s observations (a gaussian likelihood's
-/// are 0 wherever the data are).
-fn correctable(target: &Target) -> Result<(), NoCorrection> {
-    if is_gaussian(target) {
-        Ok(())
-    } else if !matches!(target.observed, Observed::Cells(_)) {
-        Err(NoCorrection::Sites)
-    } else if target.observations() > MAX_EXACT_OBSERVATIONS {
-        Err(NoCorrection::TooManyObservations)
-    } else {
-        Ok(())
+/// Whether the corrections can be computed for `target`'s observations from the exact factor,
+/// taken up to `max_observations` (at most [`MAX_EXACT_OBSERVATIONS`]): observations at cells,
+/// not too many of them.
+fn correctable<'a>(
+    target: &Target<'a>,
+    max_observations: usize,
+) -> Result<&'a [usize], NoCorrection> {
+    match target.observed {
+        Observed::Sites(_) => Err(NoCorrection::Sites),
+        Observed::Cells(cells) if cells.len() > max_observations.min(MAX_EXACT_OBSERVATIONS) => {
+            Err(NoCorrection::TooManyObservations)
+        }
+        Observed::Cells(cells) => Ok(cells),
     }
 }
 
@@ -146,13 +130,13 @@ pub(crate) enum NoCorrection {
 }
 
 /// The simplified Laplace marginals of every cell at `fit` of `target`, whose gaussian sds are
-/// `sd` ([`LaplaceFit::marginals`]; `sd_exact`: computed exactly, below
-/// [`MAX_EXACT_OBSERVATIONS`], which the correction needs unless the likelihood is gaussian).
+/// `sd` ([`LaplaceFit::marginals`] with `settings`: exact up to its `max_exact_observations`, which
+/// the correction needs unless the likelihood is gaussian).
 pub(crate) fn simplified_laplace(
     target: &Target,
     fit: &LaplaceFit,
     sd: &[f64],
-    sd_exact: bool,
+    settings: &LaplaceSettings,
 ) -> Result<Result<SkewMarginals, NoCorrection>, LaplaceError> {
     if is_gaussian(target) {
         // No third derivative: the Laplace gaussian is the posterior, wherever the data are.
@@ -162,12 +146,10 @@ pub(crate) fn simplified_laplace(
             skewness: vec![0.0; sd.len()],
         }));
     }
-    let Observed::Cells(cells) = target.observed else {
-        return Ok(Err(NoCorrection::Sites));
+    let cells = match correctable(target, settings.max_exact_observations) {
+        Ok(cells) => cells,
+        Err(why) => return Ok(Err(why)),
     };
-    if cells.len() > MAX_EXACT_OBSERVATIONS || !sd_exact {
-        return Ok(Err(NoCorrection::TooManyObservations));
-    }
     let mut at_observations = vec![0.0; cells.len()];
     target.observed.gather(&fit.field, &mut at_observations);
     let mut third = vec![0.0; cells.len()];

@@ -64,6 +64,24 @@ impl ObservationFactor {
         let r = self.llt.L();
         2.0 * (0..r.nrows()).map(|a| r[(a, a)].ln()).sum::<f64>()
     }
+
+    /// The Laplace gaussian's covariance of the observations' values, S_ab = Cov((G u)_a, (G
+    /// u)_b), from W^1/2 G S G^T W^1/2 = I - K^-1 (M^3 operations; an observation of negligible
+    /// weight gets 0, as in [`observation_cell_covariances`]).
+    pub(crate) fn observation_covariance(&self) -> Mat<f64> {
+        use faer::linalg::solvers::DenseSolveCore;
+        let inverse = self.llt.inverse();
+        let root = &self.root;
+        let negligible = |a: usize| root[a] * root[a] < NEGLIGIBLE_WEIGHT;
+        Mat::from_fn(root.len(), root.len(), |a, b| {
+            if negligible(a) || negligible(b) {
+                0.0
+            } else {
+                let identity = if a == b { 1.0 } else { 0.0 };
+                (identity - inverse[(a, b)]) / (root[a] * root[b])
+            }
+        })
+    }
 }
 
 /// The exact log-determinant of I + L^T G^T W G L in observation space (without the variances:
@@ -173,23 +191,3 @@ pub(crate) fn observation_cell_covariances(
 /// The weight (likelihood curvature) below which [`observation_cell_covariances`] gives an
 /// observation no covariance.
 pub(crate) const NEGLIGIBLE_WEIGHT: f64 = 1e-12;
-
-impl ObservationFactor {
-    /// The Laplace gaussian's covariance of the observations' values, S_ab = Cov((G u)_a, (G
-    /// u)_b), from W^1/2 G S G^T W^1/2 = I - K^-1 (M^3 operations; an observation of negligible
-    /// weight gets 0, as in [`observation_cell_covariances`]).
-    pub(crate) fn observation_covariance(&self) -> Mat<f64> {
-        use faer::linalg::solvers::DenseSolveCore;
-        let inverse = self.llt.inverse();
-        let root = &self.root;
-        let negligible = |a: usize| root[a] * root[a] < NEGLIGIBLE_WEIGHT;
-        Mat::from_fn(root.len(), root.len(), |a, b| {
-            if negligible(a) || negligible(b) {
-                0.0
-            } else {
-                let identity = if a == b { 1.0 } else { 0.0 };
-                (identity - inverse[(a, b)]) / (root[a] * root[b])
-            }
-        })
-    }
-}
