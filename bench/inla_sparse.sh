@@ -5,7 +5,7 @@
 # INLA with its default simplified Laplace marginals), then the same grids by INLA with the
 # gaussian marginals (the study with its fit sweep replaced by sampler.inla_strategy =
 # "gaussian"). bench/inla_sparse_table.py writes bench/results/inla_sparse.{csv,md}: each INLA's
-# distance from the chain in the hyperparameters and in every cell, and its CPU seconds.
+# distance from the chain in the hyperparameters and in every cell, its CPU seconds and grid points.
 #
 # Takes about 12 minutes on the 2-core VM with THREADS=2 CORE=0,1 (each job runs on one thread
 # and its CPU seconds are its thread's).

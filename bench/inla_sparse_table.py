@@ -26,7 +26,8 @@ COLUMNS = (["grid", "strategy", "inla_cpu_seconds", "chain_cpu_seconds", "chain_
            + [f"{h}_{s}" for h in HYPER for s in ("chain_mean", "chain_sd", "inla_mean", "inla_sd",
                                                    "gap_sd", "sd_ratio")]
            + ["cells", "cells_mean_within", "cells_sd_within", "cells_both_within",
-              "cell_gap_sd_median", "cell_gap_sd_max", "meets_bar", "inla_does_not_apply"])
+              "cell_gap_sd_median", "cell_gap_sd_max", "meets_bar", "inla_does_not_apply",
+              "inla_grid_points"])
 INLA_DOES_NOT_APPLY = "INLA does not apply here"
 
 
@@ -44,6 +45,8 @@ def grid_name(path):
 def load(folder):
     jobs = pl.read_parquet(os.path.join(folder, "jobs.parquet"))
     fields = pl.read_parquet(os.path.join(folder, "fields.parquet"))
+    points = pl.read_parquet(os.path.join(folder, "inla_grid.parquet")).group_by("job_id").len()
+    jobs = jobs.join(points.rename({"len": "inla_grid_points"}), on="job_id", how="left")
     return jobs.with_columns(pl.col("data_path").map_elements(grid_name, return_dtype=pl.Utf8)
                              .alias("grid")), fields
 
@@ -52,7 +55,8 @@ def row(grid, strategy, chain, inla, fields):
     """INLA job `inla` against the chain job `chain` on `grid`."""
     r = {"grid": grid, "strategy": strategy, "inla_cpu_seconds": inla["cpu_seconds"],
          "chain_cpu_seconds": chain["cpu_seconds"],
-         "inla_does_not_apply": INLA_DOES_NOT_APPLY in (inla["warnings"] or "")}
+         "inla_does_not_apply": INLA_DOES_NOT_APPLY in (inla["warnings"] or ""),
+         "inla_grid_points": inla["inla_grid_points"]}
     rhats = [chain["cell_rhat_max"]] + [chain[f"hyper_{h}_rhat"] for h in HYPER]
     esses = [chain["cell_ess_bulk_min"]] + [chain[f"hyper_{h}_ess_bulk"] for h in HYPER]
     r["chain_max_rhat"], r["chain_min_ess_bulk"] = max(rhats), min(esses)
@@ -114,7 +118,7 @@ def main():
         f"both. \"applies\" is INLA's own check of its Laplace evidence (no: it warned that INLA "
         f"does not apply here).",
         "",
-        "| grid | INLA marginals | INLA CPU s | chain CPU s (max R-hat, min ESS) | length scale: "
+        "| grid | INLA marginals | INLA CPU s (grid points) | chain CPU s (max R-hat, min ESS) | length scale: "
         "chain mean (sd), gap, sd ratio | variance: chain mean (sd), gap, sd ratio | cells: mean / "
         "sd / both within | cell gap median (max) | bar met | INLA applies |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -123,7 +127,8 @@ def main():
         hyper = [f"{fmt(r[f'{h}_chain_mean'])} ({fmt(r[f'{h}_chain_sd'])}), "
                  f"{fmt(r[f'{h}_gap_sd'], 2)}, {fmt(r[f'{h}_sd_ratio'], 2)}" for h in HYPER]
         lines.append(
-            f"| {r['grid']} | {r['strategy']} | {fmt(r['inla_cpu_seconds'])} | "
+            f"| {r['grid']} | {r['strategy']} | {fmt(r['inla_cpu_seconds'])} "
+            f"({r['inla_grid_points']}) | "
             f"{fmt(r['chain_cpu_seconds'])} ({r['chain_max_rhat']:.4f}, "
             f"{fmt(r['chain_min_ess_bulk'])}) | {hyper[0]} | {hyper[1]} | "
             f"{r['cells_mean_within']:.0%} / {r['cells_sd_within']:.0%} / "
