@@ -88,23 +88,14 @@ impl SkewNormal {
         if delta == 0.0 {
             return gaussian(self.location, spread);
         }
-        const INTERVALS: usize = 720;
-        const END: f64 = 9.0;
-        let h = END / INTERVALS as f64;
-        let term = |k: usize| {
-            let t = k as f64 * h;
+        let half_normal = |t: f64| {
             2.0 * FRAC_1_SQRT_2PI
                 * (-0.5 * t * t).exp()
                 * gaussian(self.location + self.scale * delta * t, spread)
         };
-        let inner: f64 = (1..INTERVALS)
-            .map(|k| if k % 2 == 1 { 4.0 } else { 2.0 } * term(k))
-            .sum();
-        h / 3.0 * (term(0) + inner + term(INTERVALS))
+        simpson(half_normal, 0.0, 9.0, 720)
     }
-}
 
-impl SkewNormal {
     /// E exp(X + offset) = 2 exp(xi + offset + omega^2 / 2) Phi(delta omega): the expected
     /// count of a log-intensity with this marginal.
     pub(crate) fn exp_mean(&self, offset: f64) -> f64 {
@@ -130,41 +121,36 @@ pub(crate) fn owens_t(h: f64, a: f64) -> f64 {
 /// T(h, a) for 0 <= a <= 1 by Simpson's rule: the integrand is smooth, its narrowest feature of
 /// width 1 / |h| (where the value is below exp(-h^2 / 2)).
 fn owens_t_simpson(h: f64, a: f64) -> f64 {
-    const INTERVALS: usize = 200;
     if a == 0.0 {
         return 0.0;
     }
-    let step = a / INTERVALS as f64;
     let f = |t: f64| {
         let s = 1.0 + t * t;
         (-0.5 * h * h * s).exp() / s
     };
-    let inner: f64 = (1..INTERVALS)
-        .map(|k| if k % 2 == 1 { 4.0 } else { 2.0 } * f(k as f64 * step))
+    simpson(f, 0.0, a, 200) / (2.0 * std::f64::consts::PI)
+}
+
+/// Simpson's rule for the integral of `f` over [low, high] in `intervals` (even) steps: the
+/// skew-normal's expectations, Owen's T and the divergence of a corrected marginal
+/// ([`crate::sampler::marginal_check`]) integrate smooth, fast-decaying functions with it.
+pub(crate) fn simpson(f: impl Fn(f64) -> f64, low: f64, high: f64, intervals: usize) -> f64 {
+    debug_assert!(intervals.is_multiple_of(2) && intervals > 0);
+    let step = (high - low) / intervals as f64;
+    let at = |k: usize| f(low + k as f64 * step);
+    let inner: f64 = (1..intervals)
+        .map(|k| if k % 2 == 1 { 4.0 } else { 2.0 } * at(k))
         .sum();
-    step / 3.0 * (f(0.0) + inner + f(a)) / (2.0 * std::f64::consts::PI)
+    step / 3.0 * (at(0) + inner + at(intervals))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Simpson's integral of `f` over [low, high] in `n` (even) steps.
+    /// The integral the tests check against: Simpson's rule in `n` steps.
     fn integral(f: impl Fn(f64) -> f64, low: f64, high: f64, n: usize) -> f64 {
-        let h = (high - low) / n as f64;
-        (0..=n)
-            .map(|k| {
-                let w = match k {
-                    0 => 1.0,
-                    k if k == n => 1.0,
-                    k if k % 2 == 1 => 4.0,
-                    _ => 2.0,
-                };
-                w * f(low + k as f64 * h)
-            })
-            .sum::<f64>()
-            * h
-            / 3.0
+        simpson(f, low, high, n)
     }
 
     /// Owen's T at its closed forms: T(0, a) = atan(a) / (2 pi), T(h, 1) = Phi(h) (1 - Phi(h)) /

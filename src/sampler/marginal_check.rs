@@ -10,7 +10,7 @@
 //! held against long chains (docs/hyperparameters.md): the job then warns and names the cells.
 
 use crate::model::laplace::skew::SkewMarginals;
-use crate::model::skew_normal::SkewNormal;
+use crate::model::skew_normal::{SkewNormal, simpson};
 
 /// The symmetric KL divergence above which a cell is named in the job's warning.
 pub(crate) const DIVERGENCE_LIMIT: f64 = 0.25;
@@ -86,11 +86,8 @@ impl MarginalCheck {
 /// KL(p || q) + KL(q || p) for p = N(mean, sd^2) and q = `skew`, by Simpson's rule over +-12 sds
 /// about the gaussian's mean (the corrected mean lies within a few sds of it).
 fn symmetric_divergence(mean: f64, sd: f64, skew: &SkewNormal) -> f64 {
-    const INTERVALS: usize = 480;
     const HALF_WIDTH: f64 = 12.0;
-    let step = 2.0 * HALF_WIDTH * sd / INTERVALS as f64;
-    let term = |k: usize| {
-        let x = mean - HALF_WIDTH * sd + k as f64 * step;
+    let term = |x: f64| {
         let z = (x - mean) / sd;
         let p = (-0.5 * z * z).exp() / (sd * (2.0 * std::f64::consts::PI).sqrt());
         let q = skew.density(x);
@@ -100,10 +97,7 @@ fn symmetric_divergence(mean: f64, sd: f64, skew: &SkewNormal) -> f64 {
             0.0
         }
     };
-    let inner: f64 = (1..INTERVALS)
-        .map(|k| if k % 2 == 1 { 4.0 } else { 2.0 } * term(k))
-        .sum();
-    step / 3.0 * (term(0) + inner + term(INTERVALS))
+    simpson(term, mean - HALF_WIDTH * sd, mean + HALF_WIDTH * sd, 480)
 }
 
 #[cfg(test)]
