@@ -26,13 +26,10 @@ use super::protocol::{ChainRng, Notes};
 use crate::model::inla::{
     HyperProblem, InlaSettings, InlaStrategy, explore, log_evidence, marginals,
 };
-use crate::model::laplace::skew::{
-    NoCorrection, SkewMarginals, corrected_log_evidence, simplified_laplace,
-};
+use crate::model::laplace::skew::{CorrectedMarginals, Correction};
 use crate::model::laplace::{
-    LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, SdMethod, coefficient_marginals,
+    LaplaceError, LaplaceFit, LaplaceMarginals, SdMethod, coefficient_marginals,
 };
-use crate::model::target::Target;
 
 /// The Laplace approximation of `request`'s target, as a run without chains.
 pub(crate) fn laplace_run(request: &RunRequest) -> RunOutput {
@@ -46,22 +43,22 @@ fn point_run(request: &RunRequest, strategy: InlaStrategy) -> RunOutput {
     let target = &request.target;
     let settings = InlaSettings::for_strategy(strategy).laplace;
     let fitted = LaplaceFit::new(target, &settings.newton).and_then(|fit| {
-        let marginals = fit.marginals(target, &settings)?;
-        let corrected = corrected_marginals(strategy, target, &fit, &marginals, &settings)?;
+        let correction = Correction::new(target, &fit, &settings)?;
+        let marginals = correction.marginals(target, &fit, &settings)?;
         // The simplified Laplace strategy reports the evidence with its second-order
         // correction, as INLA's grid weighs it.
-        let log_evidence = if settings.evidence_correction {
-            corrected_log_evidence(target, &fit, &settings)?
-        } else {
-            marginals.log_evidence
-        };
-        Ok::<_, LaplaceError>((fit, marginals, corrected, log_evidence))
+        let log_evidence = correction.log_evidence(target, &fit, &settings)?;
+        Ok::<_, LaplaceError>((fit, marginals, log_evidence))
     });
-    let (fit, laplace, (skew, uncorrected), log_evidence) = match fitted {
+    let (fit, marginals, log_evidence) = match fitted {
         Ok(fitted) => fitted,
         Err(error) => return failed_run(request, error.to_string(), started),
     };
-    let LaplaceMarginals { sd, method, .. } = laplace;
+    let CorrectedMarginals {
+        laplace: LaplaceMarginals { sd, method, .. },
+        skew,
+        uncorrected,
+    } = marginals;
     let notes = Notes {
         rank: rank_of(method),
         newton_iterations: Some(fit.newton.iterations),
@@ -92,26 +89,6 @@ fn point_run(request: &RunRequest, strategy: InlaStrategy) -> RunOutput {
     let mut run = approximate_run(request, mixed, notes, approximation, started);
     run.coefficient_marginals = coefficient_marginals(target, &fit);
     run
-}
-
-/// The simplified Laplace marginals at `fit` when `strategy` asks for them and they can be
-/// computed, and why not where it asks and they cannot (the gaussian marginals then stand);
-/// `laplace` are the fit's gaussian marginals by `settings`.
-fn corrected_marginals(
-    strategy: InlaStrategy,
-    target: &Target,
-    fit: &LaplaceFit,
-    laplace: &LaplaceMarginals,
-    settings: &LaplaceSettings,
-) -> Result<(Option<SkewMarginals>, Option<NoCorrection>), LaplaceError> {
-    if strategy == InlaStrategy::Gaussian {
-        return Ok((None, None));
-    }
-    let corrected = simplified_laplace(target, fit, &laplace.sd, settings)?;
-    Ok(match corrected {
-        Ok(skew) => (Some(skew), None),
-        Err(why) => (None, Some(why)),
-    })
 }
 
 /// The run without chains that reports `marginals`.
@@ -196,25 +173,15 @@ pub(crate) fn inla_run(
     let mut coefficients = CellMixture::new(covariates, None, &[]);
     let mut uncorrected = None;
     let mut marginal_check = None;
-    let mut failure = None;
     let settings = InlaSettings::for_strategy(strategy);
-    let explored = explore(&problem, &settings, |point, evaluation, laplace| {
-        let at = evaluation.target(&problem);
-        let (skew, why) = match corrected_marginals(
-            strategy,
-            &at,
-            evaluation.fit(),
+    let explored = explore(&problem, &settings, |point, evaluation, corrected| {
+        let CorrectedMarginals {
             laplace,
-            &settings.laplace,
-        ) {
-            Ok(corrected) => corrected,
-            Err(error) => {
-                failure.get_or_insert(error);
-                (None, None)
-            }
-        };
-        uncorrected = uncorrected.or(why);
-        if let Some(skew) = &skew
+            skew,
+            uncorrected: why,
+        } = corrected;
+        uncorrected = uncorrected.or(*why);
+        if let Some(skew) = skew
             && marginal_check.is_none()
         {
             // The first point is the mode.
@@ -227,7 +194,7 @@ pub(crate) fn inla_run(
         mixture.add(point.log_density, &marginals, laplace.method, shift);
         mixture.note_fit(evaluation.fit().newton.iterations);
         if covariates > 0 {
-            let at = coefficient_marginals(&at, evaluation.fit());
+            let at = coefficient_marginals(&evaluation.target(&problem), evaluation.fit());
             let (mean, sd): (Vec<f64>, Vec<f64>) = at.into_iter().unzip();
             let gaussian = PointMarginals::gaussian(&mean, &sd);
             coefficients.add(point.log_density, &gaussian, SdMethod::Exact, 0.0);
@@ -237,13 +204,6 @@ pub(crate) fn inla_run(
         Ok(grid) => grid,
         Err(error) => return failed_run(request, error.to_string(), started),
     };
-    if let Some(error) = failure {
-        return failed_run(
-            request,
-            format!("the simplified Laplace correction failed: {error}"),
-            started,
-        );
-    }
     let laplace_check = rngs
         .into_iter()
         .next()

@@ -224,7 +224,7 @@ crate::declare_keys! {
     SAMPLER_HYPER_IMPORTANCE_DRAWS = sampler.hyper_importance_draws { value: ValueType::Integer, rule: Rule::IntRange(1, 100_000), default: Default::Int(16), keyed: Keyed::UnlessDefault },
     /// The joint chain (hyper = "joint"): none (the whitened field with NUTS's diagonal mass matrix only; on five real grids the preconditioner cost as much as it saved, or more) or laplace (the Laplace approximation's stiffest directions of the field rescaled to unit scale, fitted halfway through burn-in when burn-in is at least 200).
     SAMPLER_HYPER_PRECONDITIONER = sampler.hyper_preconditioner { value: ValueType::Choice(crate::sampler::hyper::JointPreconditioner::NAMES), default: Default::Text("none"), keyed: Keyed::UnlessDefault },
-    /// inla: each cell's marginal at a grid point: simplified-laplace (the Laplace gaussian corrected in location and skewness by Rue, Martino & Chopin's simplified Laplace approximation, a skew-normal; observations at cells, up to 2,500 of them, else the gaussian with a note) or gaussian (the Laplace approximation's own).
+    /// inla: each cell's marginal at a grid point: simplified-laplace (the Laplace gaussian corrected in location and skewness by Rue, Martino & Chopin's simplified Laplace approximation, a skew-normal; up to 2,500 observations, at cells or sites, else the gaussian with a note) or gaussian (the Laplace approximation's own).
     SAMPLER_INLA_STRATEGY = sampler.inla_strategy { value: ValueType::Choice(crate::model::inla::InlaStrategy::NAMES), default: Default::Text("simplified-laplace"), keyed: Keyed::UnlessDefault },
     /// Thinned draws per chain of every cell kept in draws.parquet (0: none).
     OUTPUT_FIELD_DRAWS = output.field_draws {

@@ -26,7 +26,7 @@ use super::mode::{Mode, find_mode};
 use super::posterior::{Evaluation, Evaluator, HyperProblem};
 use super::{InlaError, InlaSettings};
 use crate::model::hyper::Hyperparameters;
-use crate::model::laplace::LaplaceMarginals;
+use crate::model::laplace::skew::CorrectedMarginals;
 
 /// One kept grid point.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,11 +77,11 @@ impl Grid {
 
 /// The mode, the Hessian, the grid and its weights; `visit` is called once per kept point, in
 /// the points' order, with the point (its weight not yet known: 0), its evaluation and the
-/// cells' Laplace marginals there.
+/// cells' marginals there (the Laplace gaussian's and, by the strategy, their correction).
 pub fn explore(
     problem: &HyperProblem,
     settings: &InlaSettings,
-    mut visit: impl FnMut(&GridPoint, &Evaluation, &LaplaceMarginals),
+    mut visit: impl FnMut(&GridPoint, &Evaluation, &CorrectedMarginals),
 ) -> Result<Grid, InlaError> {
     let mut evaluator = Evaluator::new(problem, &settings.laplace);
     let mode = find_mode(&mut evaluator, settings)?;
@@ -266,7 +266,7 @@ impl Walk<'_, '_, '_> {
         &mut self,
         axis: usize,
         sign: i64,
-        visit: &mut impl FnMut(&GridPoint, &Evaluation, &LaplaceMarginals),
+        visit: &mut impl FnMut(&GridPoint, &Evaluation, &CorrectedMarginals),
     ) -> Result<(i64, bool), InlaError> {
         let d = self.mode.evaluation.theta.len();
         let steps = self.settings.max_axis_steps as i64;
@@ -283,7 +283,7 @@ impl Walk<'_, '_, '_> {
     /// Grow the kept set by its lattice neighbours until it is closed ([`flood_fill`]).
     fn flood(
         &mut self,
-        visit: &mut impl FnMut(&GridPoint, &Evaluation, &LaplaceMarginals),
+        visit: &mut impl FnMut(&GridPoint, &Evaluation, &CorrectedMarginals),
     ) -> Result<Vec<(usize, i64)>, InlaError> {
         let steps = self.settings.max_axis_steps as i64;
         flood_fill(self.kept.clone(), steps, |index| {
@@ -299,7 +299,7 @@ impl Walk<'_, '_, '_> {
     fn try_point(
         &mut self,
         index: Vec<i64>,
-        visit: &mut impl FnMut(&GridPoint, &Evaluation, &LaplaceMarginals),
+        visit: &mut impl FnMut(&GridPoint, &Evaluation, &CorrectedMarginals),
     ) -> Result<bool, InlaError> {
         let theta = self.theta(&self.z(&index));
         self.seen.insert(index.clone());
@@ -319,7 +319,7 @@ impl Walk<'_, '_, '_> {
         &mut self,
         index: Vec<i64>,
         evaluation: &Evaluation,
-        visit: &mut impl FnMut(&GridPoint, &Evaluation, &LaplaceMarginals),
+        visit: &mut impl FnMut(&GridPoint, &Evaluation, &CorrectedMarginals),
     ) -> Result<(), InlaError> {
         let problem = self.evaluator.problem;
         let marginals = evaluation

@@ -103,11 +103,12 @@ impl Default for InlaSettings {
 }
 
 impl InlaSettings {
-    /// The defaults with `strategy`: the simplified Laplace strategy also corrects the evidence
-    /// the hyperparameters are weighed by ([`crate::model::laplace::skew::evidence_correction`]).
+    /// The defaults with `strategy`: the simplified Laplace strategy corrects the cells'
+    /// marginals and the evidence the hyperparameters are weighed by
+    /// ([`crate::model::laplace::skew::Correction`]).
     pub(crate) fn for_strategy(strategy: InlaStrategy) -> Self {
         let mut settings = Self::default();
-        settings.laplace.evidence_correction = strategy == InlaStrategy::SimplifiedLaplace;
+        settings.laplace.corrections = strategy == InlaStrategy::SimplifiedLaplace;
         settings
     }
 }

@@ -4,10 +4,8 @@
 //! and the fixed one otherwise.
 
 use crate::model::hyper::{HyperPriors, Hyperparameters, prior_at};
-use crate::model::laplace::skew::corrected_log_evidence;
-use crate::model::laplace::{
-    LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, default_start,
-};
+use crate::model::laplace::skew::{CorrectedMarginals, Correction};
+use crate::model::laplace::{LaplaceError, LaplaceFit, LaplaceSettings, default_start};
 use crate::model::prior::{Prior, PriorError};
 use crate::model::spec::ModelSpec;
 use crate::model::{Likelihood, Observed, Target};
@@ -47,6 +45,9 @@ pub struct Evaluation {
     pub(crate) log_evidence: f64,
     prior: Box<dyn Prior>,
     fit: LaplaceFit,
+    /// The simplified Laplace corrections at the fit, kept for the cells' marginals when the
+    /// point is kept (their inverse is the evaluation's main cost).
+    correction: Correction,
 }
 
 impl Evaluation {
@@ -69,13 +70,15 @@ impl Evaluation {
         }
     }
 
-    /// The cells' Laplace marginals at this theta.
+    /// The cells' marginals at this theta: the Laplace gaussian's, and their correction by the
+    /// strategy of `settings`, the settings this evaluation was made with.
     pub fn marginals(
         &self,
         problem: &HyperProblem,
         settings: &LaplaceSettings,
-    ) -> Result<LaplaceMarginals, LaplaceError> {
-        self.fit.marginals(&self.target(problem), settings)
+    ) -> Result<CorrectedMarginals, LaplaceError> {
+        self.correction
+            .marginals(&self.target(problem), &self.fit, settings)
     }
 }
 
@@ -115,11 +118,8 @@ impl<'a> HyperProblem<'a> {
             mean: values.mean,
         };
         let fit = fit_from(&target, warm, &settings.newton)?;
-        let log_evidence = if settings.evidence_correction {
-            corrected_log_evidence(&target, &fit, settings)?
-        } else {
-            fit.log_evidence(&target, settings)?
-        };
+        let correction = Correction::new(&target, &fit, settings)?;
+        let log_evidence = correction.log_evidence(&target, &fit, settings)?;
         Ok(Evaluation {
             theta: theta.to_vec(),
             values,
@@ -127,6 +127,7 @@ impl<'a> HyperProblem<'a> {
             log_evidence,
             prior,
             fit,
+            correction,
         })
     }
 }

@@ -19,7 +19,7 @@ use faer::{Mat, Side};
 use super::*;
 use crate::model::data::{DataStreams, Dataset, Simulation};
 use crate::model::hyper::{HyperName, HyperPrior, HyperPriors, Hyperparameters};
-use crate::model::laplace::LaplaceMarginals;
+use crate::model::laplace::skew::CorrectedMarginals;
 use crate::model::sites::{SiteOperator, scattered};
 use crate::model::spec::{KernelSpec, LikelihoodKind, MeanSpec, ModelSpec};
 use crate::model::{Grid, KroneckerPrior, Likelihood};
@@ -287,8 +287,8 @@ fn run_inla(problem: &Problem, settings: &InlaSettings) -> (HyperGrid, PointFiel
     let grid = explore(
         &problem.hyper(),
         settings,
-        |_, evaluation, marginals: &LaplaceMarginals| {
-            fields.push((evaluation.fit().field.clone(), marginals.sd.clone()));
+        |_, evaluation, marginals: &CorrectedMarginals| {
+            fields.push((evaluation.fit().field.clone(), marginals.laplace.sd.clone()));
         },
     )
     .unwrap();

@@ -50,9 +50,10 @@ pub struct LaplaceSettings {
     /// The low-rank sds keep at most this many eigenpairs (Lanczos takes up to twice as many
     /// steps, bounded by memory: see [`lanczos_steps`]).
     pub(crate) max_rank: usize,
-    /// Add the second-order correction ([`skew::evidence_correction`]) to the log evidence
-    /// INLA's hyperparameter search and grid use, where it can be computed.
-    pub(crate) evidence_correction: bool,
+    /// The simplified Laplace corrections ([`skew::Correction`]): of the log evidence INLA's
+    /// hyperparameter search and grid use, and of each cell's marginal, where they can be
+    /// computed.
+    pub(crate) corrections: bool,
 }
 
 impl Default for LaplaceSettings {
@@ -61,7 +62,7 @@ impl Default for LaplaceSettings {
             newton: NewtonSettings::default(),
             max_exact_observations: MAX_EXACT_OBSERVATIONS,
             max_rank: 500,
-            evidence_correction: false,
+            corrections: false,
         }
     }
 }

@@ -26,84 +26,44 @@
 //! gamma1 alone, which in a trial on the quadrature problems of tests/quadrature.rs left most of
 //! the gaussian's error in place.)
 //!
-//! Computed from the exact observation-space factor ([`variance::observation_cell_covariances`]):
-//! 2 M^2 N operations, for observations at cells (v_a = sigma of the observed cell, squared) up
-//! to [`super::MAX_EXACT_OBSERVATIONS`]; elsewhere (sites, larger M) the correction is not
-//! available and the caller keeps the gaussian.
+//! Both corrections come from one inverse of the observation-space matrix per fit
+//! ([`ObservationInverse`]): the evidence's from the observations' covariances, the cells' from
+//! their covariances with the observations, in the same pass that gives the cells' variances
+//! ([`Correction`]). That needs at most [`super::MAX_EXACT_OBSERVATIONS`] observations (cells or
+//! sites); with more the corrections are not available and the caller keeps the gaussian.
 
 use super::error::LaplaceError;
-use super::variance::{self, ObservationFactor};
-use super::{LaplaceFit, LaplaceSettings, MAX_EXACT_OBSERVATIONS};
+use super::variance::ObservationInverse;
+use super::{LaplaceFit, LaplaceMarginals, LaplaceSettings, MAX_EXACT_OBSERVATIONS, SdMethod};
 use crate::model::spec::LikelihoodKind;
-use crate::model::target::{Observed, Target};
+use crate::model::target::Target;
 
-/// The Laplace log evidence with its second-order correction (Shun & McCullagh 1995): with the
-/// log-likelihood's third and fourth derivatives d3_a, d4_a at the mode and the Laplace gaussian's
-/// covariance S of the observations' values, log E exp(R) ~ E R + Var R / 2 for the remainder R =
-/// sum_a (d3_a x_a^3 / 6 + d4_a x_a^4 / 24) of the expansion about the mode, x ~ N(0, S):
-///
-///   sum_a d4_a S_aa^2 / 8 + sum_ab d3_a d3_b (9 S_aa S_bb S_ab + 6 S_ab^3) / 72,
-///
-/// from the exact observation-space factor that also gives the log-determinant (S from I - K^-1,
-/// M^3 operations). Where it cannot be computed ([`correctable`]) or is 0 (a gaussian
-/// likelihood), the Laplace log evidence.
-pub(crate) fn corrected_log_evidence(
-    target: &Target,
-    fit: &LaplaceFit,
-    settings: &LaplaceSettings,
-) -> Result<f64, LaplaceError> {
-    if is_gaussian(target) || correctable(target, settings.max_exact_observations).is_err() {
-        return fit.log_evidence(target, settings);
-    }
-    let factor = ObservationFactor::new(target.prior, target.observed, &fit.weights)?;
-    Ok(fit.evidence_with(factor.log_det()) + correction_from(&factor, target, fit))
+/// What the simplified Laplace strategy does at one Laplace fit.
+#[derive(Debug)]
+pub(crate) enum Correction {
+    /// The strategy is the gaussian one ([`LaplaceSettings::corrections`] off).
+    NotAsked,
+    /// A gaussian likelihood: the Laplace gaussian is the field's posterior; nothing to correct.
+    Needless,
+    /// The corrections, from the exact inverse.
+    Ready {
+        inverse: ObservationInverse,
+        /// The evidence's second-order term ([`evidence_term`]).
+        evidence_term: f64,
+    },
+    /// They cannot be computed here: the gaussian marginals and the Laplace evidence stand.
+    Unavailable(NoCorrection),
 }
 
-/// Whether the likelihood is gaussian (every correction is 0).
-fn is_gaussian(target: &Target) -> bool {
-    target.likelihood.kind() == LikelihoodKind::Gaussian
-}
-
-/// Whether the corrections can be computed for `target`'s observations from the exact factor,
-/// taken up to `max_observations` (at most [`MAX_EXACT_OBSERVATIONS`]): observations at cells,
-/// not too many of them.
-fn correctable<'a>(
-    target: &Target<'a>,
-    max_observations: usize,
-) -> Result<&'a [usize], NoCorrection> {
-    match target.observed {
-        Observed::Sites(_) => Err(NoCorrection::Sites),
-        Observed::Cells(cells) if cells.len() > max_observations.min(MAX_EXACT_OBSERVATIONS) => {
-            Err(NoCorrection::TooManyObservations)
-        }
-        Observed::Cells(cells) => Ok(cells),
-    }
-}
-
-/// The correction's sum from `factor`.
-fn correction_from(factor: &ObservationFactor, target: &Target, fit: &LaplaceFit) -> f64 {
-    let m = target.observations();
-    let mut at = vec![0.0; m];
-    target.observed.gather(&fit.field, &mut at);
-    let (mut d3, mut d4) = (vec![0.0; m], vec![0.0; m]);
-    target.likelihood.third_derivative(&at, &mut d3);
-    target.likelihood.fourth_derivative(&at, &mut d4);
-    if d3.iter().chain(&d4).all(|&d| d == 0.0) {
-        return 0.0;
-    }
-    let s = factor.observation_covariance();
-    let mut total = 0.0;
-    for a in 0..m {
-        let saa = s[(a, a)];
-        total += d4[a] * saa * saa / 8.0;
-        let mut cross = 0.0;
-        for b in 0..m {
-            let sab = s[(a, b)];
-            cross += d3[b] * (9.0 * saa * s[(b, b)] * sab + 6.0 * sab * sab * sab);
-        }
-        total += d3[a] * cross / 72.0;
-    }
-    total
+/// Why the simplified Laplace correction was not computed (the gaussian marginals stand).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum NoCorrection {
+    /// More observations than the exact inverse takes.
+    #[error(
+        "it is computed from the exact inverse of at most {MAX_EXACT_OBSERVATIONS} observations' \
+         matrix, and these data have more"
+    )]
+    TooManyObservations,
 }
 
 /// Each cell's marginal under the simplified Laplace approximation: a skew-normal's mean, sd and
@@ -115,80 +75,177 @@ pub(crate) struct SkewMarginals {
     pub(crate) skewness: Vec<f64>,
 }
 
-/// Why the simplified Laplace correction was not computed (the gaussian marginals stand).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum NoCorrection {
-    /// The data are at scattered sites, not cells.
-    #[error("it is computed for observations at cells, and these data are at sites")]
-    Sites,
-    /// More observations than the exact factor takes.
-    #[error(
-        "it is computed from the exact factor of at most {MAX_EXACT_OBSERVATIONS} observations, \
-         and these data have more"
-    )]
-    TooManyObservations,
+/// A fit's marginals by the strategy: the Laplace gaussian's, and their simplified Laplace
+/// correction where it was computed (else why not, when it was asked for).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CorrectedMarginals {
+    pub(crate) laplace: LaplaceMarginals,
+    pub(crate) skew: Option<SkewMarginals>,
+    pub(crate) uncorrected: Option<NoCorrection>,
 }
 
-/// The simplified Laplace marginals of every cell at `fit` of `target`, whose gaussian sds are
-/// `sd` ([`LaplaceFit::marginals`] with `settings`: exact up to its `max_exact_observations`, which
-/// the correction needs unless the likelihood is gaussian).
-pub(crate) fn simplified_laplace(
+impl Correction {
+    /// The corrections at `fit` of `target` as `settings` asks (M^3 operations when they are
+    /// computed: the inverse).
+    pub(crate) fn new(
+        target: &Target,
+        fit: &LaplaceFit,
+        settings: &LaplaceSettings,
+    ) -> Result<Self, LaplaceError> {
+        if !settings.corrections {
+            return Ok(Self::NotAsked);
+        }
+        if target.likelihood.kind() == LikelihoodKind::Gaussian {
+            return Ok(Self::Needless);
+        }
+        let cap = settings.max_exact_observations.min(MAX_EXACT_OBSERVATIONS);
+        if target.observations() > cap {
+            return Ok(Self::Unavailable(NoCorrection::TooManyObservations));
+        }
+        let inverse = ObservationInverse::new(target.prior, target.observed, &fit.weights)?;
+        let evidence_term = evidence_term(&inverse, target, fit);
+        Ok(Self::Ready {
+            inverse,
+            evidence_term,
+        })
+    }
+
+    /// The log evidence: the Laplace evidence with its second-order term when ready.
+    pub(crate) fn log_evidence(
+        &self,
+        target: &Target,
+        fit: &LaplaceFit,
+        settings: &LaplaceSettings,
+    ) -> Result<f64, LaplaceError> {
+        match self {
+            Self::Ready {
+                inverse,
+                evidence_term,
+            } => Ok(fit.evidence_with(inverse.log_det()) + evidence_term),
+            _ => fit.log_evidence(target, settings),
+        }
+    }
+
+    /// Every cell's marginals at `fit`: the gaussian ones ([`LaplaceFit::marginals`]), and when
+    /// ready the corrected ones, both from one pass over the inverse.
+    pub(crate) fn marginals(
+        &self,
+        target: &Target,
+        fit: &LaplaceFit,
+        settings: &LaplaceSettings,
+    ) -> Result<CorrectedMarginals, LaplaceError> {
+        let uncorrected = match self {
+            Self::Ready { inverse, .. } => {
+                let (laplace, skew) = simplified_laplace(inverse, target, fit);
+                return Ok(CorrectedMarginals {
+                    laplace,
+                    skew: Some(skew),
+                    uncorrected: None,
+                });
+            }
+            Self::Unavailable(why) => Some(*why),
+            Self::NotAsked | Self::Needless => None,
+        };
+        Ok(CorrectedMarginals {
+            laplace: fit.marginals(target, settings)?,
+            skew: None,
+            uncorrected,
+        })
+    }
+}
+
+/// The observations' values at the mode and the likelihood's third derivative there.
+fn third_derivatives(target: &Target, fit: &LaplaceFit) -> (Vec<f64>, Vec<f64>) {
+    let m = target.observations();
+    let mut at = vec![0.0; m];
+    target.observed.gather(&fit.field, &mut at);
+    let mut d3 = vec![0.0; m];
+    target.likelihood.third_derivative(&at, &mut d3);
+    (at, d3)
+}
+
+/// The Laplace log evidence's second-order term (Shun & McCullagh 1995): with the
+/// log-likelihood's third and fourth derivatives d3_a, d4_a at the mode and the Laplace gaussian's
+/// covariance S of the observations' values, log E exp(R) ~ E R + Var R / 2 for the remainder R =
+/// sum_a (d3_a x_a^3 / 6 + d4_a x_a^4 / 24) of the expansion about the mode, x ~ N(0, S):
+///
+///   sum_a d4_a S_aa^2 / 8 + sum_ab d3_a d3_b (9 S_aa S_bb S_ab + 6 S_ab^3) / 72.
+fn evidence_term(inverse: &ObservationInverse, target: &Target, fit: &LaplaceFit) -> f64 {
+    let (at, d3) = third_derivatives(target, fit);
+    let m = at.len();
+    let mut d4 = vec![0.0; m];
+    target.likelihood.fourth_derivative(&at, &mut d4);
+    if d3.iter().chain(&d4).all(|&d| d == 0.0) {
+        return 0.0;
+    }
+    let diagonal: Vec<f64> = (0..m)
+        .map(|a| inverse.observation_covariance(a, a))
+        .collect();
+    let mut total = 0.0;
+    for a in 0..m {
+        let saa = diagonal[a];
+        total += d4[a] * saa * saa / 8.0;
+        if d3[a] == 0.0 {
+            continue;
+        }
+        let mut cross = 0.0;
+        for b in 0..m {
+            let sab = inverse.observation_covariance(b, a);
+            cross += d3[b] * (9.0 * saa * diagonal[b] * sab + 6.0 * sab * sab * sab);
+        }
+        total += d3[a] * cross / 72.0;
+    }
+    total
+}
+
+/// The Laplace marginals of every cell and their simplified Laplace correction, from one pass
+/// over `inverse`'s covariances of the observations with the cells: with c_an = Cov((G u)_a,
+/// u_n), sigma_n^2 the cell's variance and v_a the observation's,
+///
+///   gamma3_n = sum_a d_a c_an^3 / sigma_n^3,
+///   gamma1_n = 1/2 sum_a d_a (v_a - c_an^2 / sigma_n^2) c_an / sigma_n,
+///
+/// accumulated as the two sums over a of d_a v_a c_an and d_a c_an^3 while the variances are.
+fn simplified_laplace(
+    inverse: &ObservationInverse,
     target: &Target,
     fit: &LaplaceFit,
-    sd: &[f64],
-    settings: &LaplaceSettings,
-) -> Result<Result<SkewMarginals, NoCorrection>, LaplaceError> {
-    if is_gaussian(target) {
-        // No third derivative: the Laplace gaussian is the posterior, wherever the data are.
-        return Ok(Ok(SkewMarginals {
-            mean: fit.field.clone(),
-            sd: sd.to_vec(),
-            skewness: vec![0.0; sd.len()],
-        }));
-    }
-    let cells = match correctable(target, settings.max_exact_observations) {
-        Ok(cells) => cells,
-        Err(why) => return Ok(Err(why)),
-    };
-    let mut at_observations = vec![0.0; cells.len()];
-    target.observed.gather(&fit.field, &mut at_observations);
-    let mut third = vec![0.0; cells.len()];
-    target
-        .likelihood
-        .third_derivative(&at_observations, &mut third);
-    let n = target.cells();
-    let (mut gamma1, mut gamma3) = (vec![0.0; n], vec![0.0; n]);
-    if third.iter().any(|&d| d != 0.0) {
-        let variance: Vec<f64> = cells.iter().map(|&c| sd[c] * sd[c]).collect();
-        variance::observation_cell_covariances(
-            target.prior,
-            target.observed,
-            &fit.weights,
-            |start, block| {
-                for j in 0..block.ncols() {
-                    let cell = start + j;
-                    let sigma = sd[cell];
-                    if sigma <= 0.0 {
-                        continue;
-                    }
-                    let (mut g1, mut g3) = (0.0, 0.0);
-                    for (a, (&d, &v)) in third.iter().zip(&variance).enumerate() {
-                        let b = block[(a, j)] / sigma;
-                        g3 += d * b * b * b;
-                        g1 += 0.5 * d * (v - b * b).max(0.0) * b;
-                    }
-                    gamma1[cell] = g1;
-                    gamma3[cell] = g3;
-                }
-            },
-        )?;
-    }
-    let mean = (0..n)
-        .map(|c| fit.field[c] + sd[c] * (gamma1[c] + 0.5 * gamma3[c]))
+) -> (LaplaceMarginals, SkewMarginals) {
+    let (_, d3) = third_derivatives(target, fit);
+    let v: Vec<f64> = (0..d3.len())
+        .map(|a| inverse.observation_covariance(a, a))
         .collect();
-    Ok(Ok(SkewMarginals {
-        mean,
-        sd: sd.to_vec(),
-        skewness: gamma3,
-    }))
+    let n = target.cells();
+    let (mut linear, mut cubic) = (vec![0.0; n], vec![0.0; n]);
+    let variance = inverse.cell_variances(target.prior, target.observed, |a, covariance| {
+        let d = d3[a];
+        if d == 0.0 {
+            return;
+        }
+        for ((l, k), &c) in linear.iter_mut().zip(cubic.iter_mut()).zip(covariance) {
+            *l += d * v[a] * c;
+            *k += d * c * c * c;
+        }
+    });
+    let sd: Vec<f64> = variance.iter().map(|v| v.sqrt()).collect();
+    let mut mean = fit.field.clone();
+    let mut skewness = vec![0.0; n];
+    for cell in 0..n {
+        let sigma = sd[cell];
+        if sigma <= 0.0 {
+            continue;
+        }
+        let gamma3 = cubic[cell] / sigma.powi(3);
+        let gamma1 = 0.5 * (linear[cell] / sigma - gamma3);
+        mean[cell] += sigma * (gamma1 + 0.5 * gamma3);
+        skewness[cell] = gamma3;
+    }
+    let log_det = inverse.log_det();
+    let laplace = LaplaceMarginals {
+        sd: sd.clone(),
+        method: SdMethod::Exact,
+        log_det,
+        log_evidence: fit.evidence_with(log_det),
+    };
+    (laplace, SkewMarginals { mean, sd, skewness })
 }

@@ -498,3 +498,83 @@ fn gaussian_laplace_through_sites_is_kriging_on_the_grid() {
         .unwrap();
     assert_eq!(evidence, marginals.log_evidence);
 }
+
+/// The observation-space inverse's covariances against the Laplace covariance formed densely in
+/// whitened coordinates, S = L (I + L^T G^T W G L)^-1 L^T: every cell's variance, each
+/// observation's covariance with every cell (G S) and with every observation (G S G^T), and
+/// log det(I + L^T G^T W G L), for observations at a subset of cells and at scattered sites.
+#[test]
+fn the_observation_inverse_gives_the_dense_laplace_covariances() {
+    use faer::linalg::solvers::DenseSolveCore;
+    let prior = prior(6, 0.3, 1.5);
+    let grid = prior.grid();
+    let n = grid.cells();
+    let cells: Vec<usize> = (0..n).filter(|c| c % 3 != 1).collect();
+    let sites = SiteOperator::bilinear(&grid, &sites_on(&grid, 17, 2)).unwrap();
+    let mut scratch = vec![0.0; prior.scratch_len()];
+    let mut l = faer::Mat::<f64>::zeros(n, n);
+    for k in 0..n {
+        let mut unit = vec![0.0; n];
+        unit[k] = 1.0;
+        let mut column = vec![0.0; n];
+        prior.apply_sqrt(&unit, &mut column, &mut scratch);
+        for (r, &v) in column.iter().enumerate() {
+            l[(r, k)] = v;
+        }
+    }
+    for observed in [Observed::Cells(&cells), Observed::Sites(&sites)] {
+        let m = observed.len();
+        let mut g = faer::Mat::<f64>::zeros(m, n);
+        for a in 0..m {
+            let mut unit = vec![0.0; m];
+            unit[a] = 1.0;
+            let mut row = vec![0.0; n];
+            observed.scatter(&unit, &mut row);
+            for (c, &v) in row.iter().enumerate() {
+                g[(a, c)] = v;
+            }
+        }
+        let weights: Vec<f64> = (0..m).map(|a| 0.2 + 0.7 * (a % 4) as f64).collect();
+        let w = faer::Mat::from_fn(m, m, |a, b| if a == b { weights[a] } else { 0.0 });
+        let gl = &g * &l;
+        let h = faer::Mat::<f64>::identity(n, n) + gl.transpose() * &w * &gl;
+        let llt = h.llt(faer::Side::Lower).unwrap();
+        let log_det: f64 = 2.0 * (0..n).map(|k| llt.L()[(k, k)].ln()).sum::<f64>();
+        let s = &l * llt.inverse() * l.transpose();
+        let gs = &g * &s;
+        let gsg = &gs * g.transpose();
+
+        let inverse = variance::ObservationInverse::new(&prior, observed, &weights).unwrap();
+        assert!(
+            (inverse.log_det() - log_det).abs() < 1e-10 * log_det,
+            "log det"
+        );
+        let scale = (0..n).map(|c| s[(c, c)]).fold(0.0, f64::max);
+        for a in 0..m {
+            for b in 0..m {
+                let (got, want) = (inverse.observation_covariance(a, b), gsg[(a, b)]);
+                assert!(
+                    (got - want).abs() < 1e-10 * scale,
+                    "S_obs({a}, {b}): {got} vs {want}"
+                );
+            }
+        }
+        let mut visited = 0;
+        let variances = inverse.cell_variances(&prior, observed, |a, covariance| {
+            visited += 1;
+            for (c, &got) in covariance.iter().enumerate() {
+                let want = gs[(a, c)];
+                assert!(
+                    (got - want).abs() < 1e-10 * scale,
+                    "Cov({a}, {c}): {got} vs {want}"
+                );
+            }
+        });
+        assert_eq!(visited, m);
+        for (c, &got) in variances.iter().enumerate() {
+            assert!((got - s[(c, c)]).abs() < 1e-10 * scale, "variance {c}");
+        }
+        let spread = variance::observation_space(&prior, observed, &weights).unwrap();
+        assert!(max_relative(&spread.variance, &variances) < 1e-10);
+    }
+}

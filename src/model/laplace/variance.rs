@@ -1,4 +1,6 @@
-//! The Laplace covariance's cell variances and log-determinant, two ways.
+//! The Laplace covariance's cell variances and log-determinant: exactly in observation space
+//! (factored, or inverted when the simplified Laplace corrections need the covariances), or
+//! from a low-rank update.
 //!
 //! The Laplace approximation is the posterior of a gaussian model whose observations have
 //! precisions W (the likelihood's curvature at the mode), so in the field
@@ -9,6 +11,9 @@
 //!   eigenvalues >= 1, so well conditioned whatever W), diag S = diag C - |R^-1 W^1/2 G C e_n|^2
 //!   and log det(I + L^T G^T W G L) = log det K (Sylvester). Exact to rounding; costs
 //!   M^3 / 3 + M^2 N, so it is used up to [`super::MAX_EXACT_OBSERVATIONS`].
+//! - [`ObservationInverse`] (exact): K^-1 itself (M^3), from which the covariances of the
+//!   observations' values with each other and with every cell follow, and the cells' variances
+//!   with them, by M products with C each.
 //! - [`low_rank`]: the r dominant eigenpairs (d_k, v_k) of the misfit Hessian (Lanczos) give
 //!   Gamma_r = I - sum_k d_k / (1 + d_k) v_k v_k^T and diag S_r = diag C - sum_k d_k / (1 + d_k)
 //!   (L v_k)^2 (the prior variance exactly, less the data's low-rank reduction). With exact
@@ -64,23 +69,95 @@ impl ObservationFactor {
         let r = self.llt.L();
         2.0 * (0..r.nrows()).map(|a| r[(a, a)].ln()).sum::<f64>()
     }
+}
 
-    /// The Laplace gaussian's covariance of the observations' values, S_ab = Cov((G u)_a, (G
-    /// u)_b), from W^1/2 G S G^T W^1/2 = I - K^-1 (M^3 operations; an observation of negligible
-    /// weight gets 0, as in [`observation_cell_covariances`]).
-    pub(crate) fn observation_covariance(&self) -> Mat<f64> {
+/// K = I_M + W^1/2 G C G^T W^1/2 inverted, for the Laplace gaussian's covariances: of the
+/// observations' values with each other ([`Self::observation_covariance`]) and with every cell
+/// ([`Self::cell_variances`]), from which the simplified Laplace corrections are summed
+/// ([`super::skew`]). The inverse costs M^3 (the factor's M^3 / 3 included); the cells' side
+/// then 2 M products with C (M N^1.5 operations on a Kronecker prior), not M^2 N.
+#[derive(Debug)]
+pub(crate) struct ObservationInverse {
+    root: Vec<f64>,
+    inverse: Mat<f64>,
+    log_det: f64,
+}
+
+impl ObservationInverse {
+    pub(crate) fn new(
+        prior: &dyn Prior,
+        observed: Observed,
+        weights: &[f64],
+    ) -> Result<Self, LaplaceError> {
         use faer::linalg::solvers::DenseSolveCore;
-        let inverse = self.llt.inverse();
-        let root = &self.root;
-        let negligible = |a: usize| root[a] * root[a] < NEGLIGIBLE_WEIGHT;
-        Mat::from_fn(root.len(), root.len(), |a, b| {
-            if negligible(a) || negligible(b) {
-                0.0
-            } else {
-                let identity = if a == b { 1.0 } else { 0.0 };
-                (identity - inverse[(a, b)]) / (root[a] * root[b])
-            }
+        let factor = ObservationFactor::new(prior, observed, weights)?;
+        Ok(Self {
+            log_det: factor.log_det(),
+            inverse: factor.llt.inverse(),
+            root: factor.root,
         })
+    }
+
+    /// log det K = log det(I + L^T G^T W G L).
+    pub(crate) fn log_det(&self) -> f64 {
+        self.log_det
+    }
+
+    /// Whether observation `a`'s weight is below [`NEGLIGIBLE_WEIGHT`]: it gets no covariance
+    /// (its row would be rounding error over a vanishing root; the likelihood's higher
+    /// derivatives vanish with its curvature for every likelihood here, so the simplified
+    /// Laplace terms lose nothing).
+    fn negligible(&self, a: usize) -> bool {
+        self.root[a] * self.root[a] < NEGLIGIBLE_WEIGHT
+    }
+
+    /// S_ab = Cov((G u)_a, (G u)_b) under the Laplace gaussian, from W^1/2 G S G^T W^1/2 =
+    /// I - K^-1.
+    pub(crate) fn observation_covariance(&self, a: usize, b: usize) -> f64 {
+        if self.negligible(a) || self.negligible(b) {
+            return 0.0;
+        }
+        let identity = if a == b { 1.0 } else { 0.0 };
+        (identity - self.inverse[(a, b)]) / (self.root[a] * self.root[b])
+    }
+
+    /// Every cell's variance under the Laplace gaussian, visiting each observation `a` with
+    /// `cov[n]` = Cov((G u)_a, u_n) for every cell n on the way.
+    ///
+    /// With S = C - C G^T W^1/2 K^-1 W^1/2 G C and W^1/2 G C G^T W^1/2 = K - I, S G^T W^1/2 =
+    /// C G^T W^1/2 K^-1: its column a, y_a = C G^T (W^1/2 K^-1 e_a), is w_a^1/2 times the
+    /// covariances, and diag S = diag C - sum_a w_a^1/2 y_a * (C G^T e_a) elementwise. Two
+    /// products with C per observation.
+    pub(crate) fn cell_variances(
+        &self,
+        prior: &dyn Prior,
+        observed: Observed,
+        mut visit: impl FnMut(usize, &[f64]),
+    ) -> Vec<f64> {
+        let (m, n) = (self.root.len(), prior.cells());
+        let mut variance: Vec<f64> = (0..n).map(|c| prior.covariance(c, c)).collect();
+        let (mut weighted, mut scattered) = (vec![0.0; m], vec![0.0; n]);
+        let (mut covariance, mut row) = (vec![0.0; n], vec![0.0; n]);
+        for a in 0..m {
+            weighted.fill(0.0);
+            weighted[a] = 1.0;
+            observed.scatter(&weighted, &mut scattered);
+            prior.apply_covariance(&scattered, &mut row);
+            for (b, w) in weighted.iter_mut().enumerate() {
+                *w = self.root[b] * self.inverse[(b, a)];
+            }
+            observed.scatter(&weighted, &mut scattered);
+            prior.apply_covariance(&scattered, &mut covariance);
+            let root = self.root[a];
+            for ((v, &y), &g) in variance.iter_mut().zip(&covariance).zip(&row) {
+                *v -= root * y * g;
+            }
+            let scale = if self.negligible(a) { 0.0 } else { 1.0 / root };
+            covariance.iter_mut().for_each(|y| *y *= scale);
+            visit(a, &covariance);
+        }
+        variance.iter_mut().for_each(|v| *v = v.max(0.0));
+        variance
     }
 }
 
@@ -145,49 +222,6 @@ pub(crate) fn low_rank(prior: &dyn Prior, pairs: &RitzPairs) -> Spread {
     Spread { variance, log_det }
 }
 
-/// The exact covariances under the Laplace gaussian of each observation's value (G u)_a with
-/// each cell u_n, a block of cells at a time: `visit(start, block)` with `block[(a, j)]` =
-/// Cov((G u)_a, u_(start + j)). From W^1/2 G S = K^-1 W^1/2 G C (S = C - C G^T W^1/2 K^-1 W^1/2
-/// G C and W^1/2 G C G^T W^1/2 = K - I): two triangular solves per block, then a division by
-/// w_a^1/2. An observation of weight below [`NEGLIGIBLE_WEIGHT`] gets 0 (its row would be
-/// rounding error over a vanishing root; the likelihood's higher derivatives vanish with its
-/// curvature for every likelihood here, so the simplified Laplace terms lose nothing).
-pub(crate) fn observation_cell_covariances(
-    prior: &dyn Prior,
-    observed: Observed,
-    weights: &[f64],
-    mut visit: impl FnMut(usize, &Mat<f64>),
-) -> Result<(), LaplaceError> {
-    let factor = ObservationFactor::new(prior, observed, weights)?;
-    let (root, r) = (&factor.root, factor.llt.L());
-    let m = observed.len();
-    let n = prior.cells();
-    for start in (0..n).step_by(BLOCK) {
-        let end = (start + BLOCK).min(n);
-        let mut block = Mat::from_fn(m, end - start, |a, j| {
-            root[a] * observed.cross_covariance(prior, a, start + j)
-        });
-        solve_lower_triangular_in_place(r, block.as_mut(), Par::Seq);
-        faer::linalg::triangular_solve::solve_upper_triangular_in_place(
-            r.transpose(),
-            block.as_mut(),
-            Par::Seq,
-        );
-        for a in 0..m {
-            let scale = if root[a] * root[a] < NEGLIGIBLE_WEIGHT {
-                0.0
-            } else {
-                1.0 / root[a]
-            };
-            for j in 0..end - start {
-                block[(a, j)] *= scale;
-            }
-        }
-        visit(start, &block);
-    }
-    Ok(())
-}
-
-/// The weight (likelihood curvature) below which [`observation_cell_covariances`] gives an
-/// observation no covariance.
+/// The weight (likelihood curvature) below which [`ObservationInverse`] gives an observation no
+/// covariance.
 pub(crate) const NEGLIGIBLE_WEIGHT: f64 = 1e-12;
