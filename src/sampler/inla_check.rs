@@ -2,27 +2,28 @@
 //! heaviest grid points.
 //!
 //! INLA weighs its grid points by p(theta) p~(data | theta), p~ the Laplace approximation of
-//! the marginal likelihood. Where the likelihood is far from gaussian in the field (sparse
-//! counts, a high variance with a short length scale) the Laplace error e(theta) =
-//! log p(data | theta) - log p~(data | theta) is not small, and what matters for the
-//! hyperparameters' posterior is how much it *varies* between grid points: a constant error
-//! cancels in the weights, a spread of s nats tilts them by up to e^s. At the heaviest points
-//! (until [`CHECK_WEIGHT`] of the weight, at most [`CHECK_POINTS`]) log p(data | theta) is
-//! estimated by importance sampling from the Laplace gaussian itself ([`CHECK_DRAWS`] exact
-//! draws by perturbation and solve, [`LaplaceDraws`]: a low-rank proposal, as the
-//! pseudo-marginal update uses, would add weight variance of its own and blur the check; with
-//! its 32 eigenpairs the weights degenerated even on a gaussian model); the job warns when the
-//! errors span more than [`ERROR_SPAN_LIMIT`] nats, or when the weights degenerate (fewer than
-//! [`MIN_EFFECTIVE_DRAWS`] effective draws at a point: the Laplace gaussian is then far from the
-//! field's posterior, which is itself the Laplace approximation failing, and the estimate, biased
-//! low, cannot size the error).
+//! the marginal likelihood (with its second-order term under the simplified Laplace strategy).
+//! Where the likelihood is far from gaussian in the field (sparse counts, a high variance with a
+//! short length scale) the Laplace error e(theta) = log p(data | theta) - log p~(data | theta)
+//! is not small, and what matters for the hyperparameters' posterior is how much it *varies*
+//! between grid points: a constant error cancels in the weights, a spread of s nats tilts them
+//! by up to e^s. At the heaviest points (until [`CHECK_WEIGHT`] of the weight, at most
+//! [`CHECK_POINTS`]) log p(data | theta) is estimated by importance sampling from the Laplace
+//! gaussian itself ([`CHECK_DRAWS`] exact draws by perturbation and solve, [`LaplaceDraws`]: a
+//! low-rank proposal, as the pseudo-marginal update uses, would add weight variance of its own
+//! and blur the check; with its 32 eigenpairs the weights degenerated even on a gaussian model),
+//! and the second-order term is computed there whatever the strategy. An estimate with fewer
+//! than [`MIN_EFFECTIVE_DRAWS`] effective draws is biased low and left out; the job warns when
+//! the trusted estimates' errors (less the second-order term where the weights carry it) span
+//! more than [`ERROR_SPAN_LIMIT`] nats, and, under the gaussian strategy, when the second-order
+//! term does ([`LaplaceCheck::warnings`]).
 //!
 //! The streams are the job's first chain's, so the check is reproducible like a chain.
 
 use crate::model::evidence::{LogEvidence, summarize};
 use crate::model::inla::{Evaluation, HyperGrid, HyperProblem, InlaSettings};
-use crate::model::laplace::LaplaceError;
 use crate::model::laplace::draw::LaplaceDraws;
+use crate::model::laplace::{LaplaceError, LaplaceSettings};
 use crate::model::target::Target;
 use crate::sampler::protocol::{ChainRng, Position, dot};
 
@@ -47,6 +48,9 @@ pub(crate) struct CheckedPoint {
     pub(crate) laplace_error: f64,
     /// Kish's effective number of the importance draws.
     pub(crate) effective_draws: f64,
+    /// The Laplace evidence's second-order term at the point ([`Evaluation::evidence_correction`]),
+    /// computed whatever the strategy (`None` where it cannot be).
+    pub(crate) correction: Option<f64>,
 }
 
 /// The check at the heaviest grid points.
@@ -58,54 +62,77 @@ pub(crate) struct LaplaceCheck {
     /// The points that could not be checked and why (the Laplace fit failed on re-evaluation, or
     /// a draw's solve did not converge).
     pub(crate) failures: Vec<(usize, String)>,
+    /// Whether INLA's weights carry the second-order term (the simplified Laplace strategy).
+    pub(crate) corrected_weights: bool,
 }
 
 impl LaplaceCheck {
-    /// The largest minus the smallest Laplace error over the checked points.
-    pub(crate) fn error_span(&self) -> f64 {
-        let errors = self.points.iter().map(|p| p.laplace_error);
-        let high = errors.clone().fold(f64::NEG_INFINITY, f64::max);
-        let low = errors.fold(f64::INFINITY, f64::min);
-        if self.points.is_empty() {
-            0.0
+    /// The error of the log evidence INLA weighed checked point `p` by: its Laplace error, less
+    /// the second-order term where the weights carry it.
+    fn weight_error(&self, p: &CheckedPoint) -> f64 {
+        let carried = if self.corrected_weights {
+            p.correction.unwrap_or(0.0)
         } else {
-            high - low
-        }
+            0.0
+        };
+        p.laplace_error - carried
     }
 
-    /// The smallest effective number of importance draws over the checked points.
-    pub(crate) fn fewest_effective_draws(&self) -> f64 {
+    /// The checked points whose importance estimate can be trusted (at least
+    /// [`MIN_EFFECTIVE_DRAWS`] effective draws).
+    fn measured(&self) -> impl Iterator<Item = &CheckedPoint> + Clone {
         self.points
             .iter()
-            .map(|p| p.effective_draws)
-            .fold(f64::INFINITY, f64::min)
+            .filter(|p| p.effective_draws >= MIN_EFFECTIVE_DRAWS)
     }
 
-    /// The warnings the check raises (empty when INLA's weights look right). Degenerate
-    /// weights say the Laplace gaussian itself is wrong; their estimate, biased low, is then no
-    /// measure of the spread, so only one of the two is said.
+    /// The largest minus the smallest weight error over the measured points, when there are
+    /// two or more.
+    pub(crate) fn error_span(&self) -> Option<f64> {
+        (self.measured().count() >= 2).then(|| span(self.measured().map(|p| self.weight_error(p))))
+    }
+
+    /// The largest minus the smallest second-order term over the checked points, when every
+    /// one has it.
+    pub(crate) fn correction_span(&self) -> Option<f64> {
+        let corrections: Option<Vec<f64>> = self.points.iter().map(|p| p.correction).collect();
+        corrections.map(|c| span(c.into_iter()))
+    }
+
+    /// The warnings the check raises (empty when INLA's weights look right).
+    ///
+    /// Where the importance estimates can be trusted (two or more points with enough effective
+    /// draws) they measure the error of INLA's weights, and its spread is judged. They
+    /// degenerate often (in N dimensions a Laplace gaussian a little off in every cell is far
+    /// off as a whole, even where the evidence and every cell's marginal are right), and those
+    /// points are left out. Under the gaussian strategy the second-order term, which its weights
+    /// leave out, is judged too: where the estimates can be trusted they track it (on the sparse
+    /// grids of docs/hyperparameters.md to a few tenths of a nat), so its spread is the leading
+    /// error of those weights.
     pub(crate) fn warnings(&self) -> Vec<String> {
         let mut found = Vec::new();
         let share = 100.0 * self.weight;
         let checked = self.points.len();
-        if checked > 0 && self.fewest_effective_draws() < MIN_EFFECTIVE_DRAWS {
+        let measured = self.measured().count();
+        if let Some(spread) = self.error_span().filter(|&s| s > ERROR_SPAN_LIMIT) {
             found.push(format!(
-                "INLA: importance sampling from the Laplace gaussian ({CHECK_DRAWS} draws) at the \
-                 {checked} heaviest grid points ({share:.0} % of the weight) degenerates ({:.1} \
-                 effective draws at worst): the Laplace approximation is far from the field's \
-                 posterior there, and so is the evidence INLA weighs its points by; INLA does not \
-                 apply here, run a chain (sampler.hyper = \"joint\")",
-                self.fewest_effective_draws()
+                "INLA: the error of its log p(data | theta), estimated by importance sampling \
+                 ({CHECK_DRAWS} draws) at {measured} of the {checked} heaviest grid points \
+                 ({share:.0} % of the weight; the others' draws too few to tell), varies by \
+                 {spread:.1} nats between them: the hyperparameters' posterior weights are off by \
+                 up to a factor {:.1}; INLA does not apply here, run a chain (sampler.hyper = \
+                 \"joint\")",
+                spread.exp()
             ));
-        } else if checked > 1 && self.error_span() > ERROR_SPAN_LIMIT {
+        } else if !self.corrected_weights
+            && let Some(spread) = self.correction_span().filter(|&s| s > ERROR_SPAN_LIMIT)
+        {
             found.push(format!(
-                "INLA: the Laplace approximation's error in log p(data | theta), estimated by \
-                 importance sampling ({CHECK_DRAWS} draws) at the {checked} heaviest grid points \
-                 ({share:.0} % of the weight), varies by {:.1} nats between them: the \
-                 hyperparameters' posterior weights are off by up to a factor {:.1}; INLA does \
-                 not apply here, run a chain (sampler.hyper = \"joint\")",
-                self.error_span(),
-                self.error_span().exp()
+                "INLA: the Laplace evidence's second-order term varies by {spread:.1} nats over \
+                 the {checked} heaviest grid points ({share:.0} % of the weight): the gaussian \
+                 strategy's weights, which leave it out, are off by up to a factor {:.1}; use \
+                 sampler.inla_strategy = \"simplified-laplace\" (the default)",
+                spread.exp()
             ));
         }
         for (point, reason) in &self.failures {
@@ -115,6 +142,13 @@ impl LaplaceCheck {
         }
         found
     }
+}
+
+/// The largest minus the smallest of `values` (0 for none).
+fn span(values: impl Iterator<Item = f64> + Clone) -> f64 {
+    let high = values.clone().fold(f64::NEG_INFINITY, f64::max);
+    let low = values.fold(f64::INFINITY, f64::min);
+    if high >= low { high - low } else { 0.0 }
 }
 
 /// The heaviest points of `grid`, heaviest first, until [`CHECK_WEIGHT`] of the weight or
@@ -145,10 +179,17 @@ pub(crate) fn check_laplace(
         points: Vec::new(),
         weight: 0.0,
         failures: Vec::new(),
+        corrected_weights: settings.laplace.corrections,
+    };
+    // The second-order term is computed whatever the strategy: under the gaussian one it is what
+    // the weights leave out.
+    let corrected = LaplaceSettings {
+        corrections: true,
+        ..settings.laplace
     };
     for point in heaviest(grid) {
         let theta = &grid.points[point].theta;
-        let evaluation = match problem.evaluate(theta, None, &settings.laplace) {
+        let evaluation = match problem.evaluate(theta, None, &corrected) {
             Ok(evaluation) => evaluation,
             Err(error) => {
                 check.failures.push((point, error.to_string()));
@@ -166,8 +207,9 @@ pub(crate) fn check_laplace(
         check.weight += grid.points[point].weight;
         check.points.push(CheckedPoint {
             point,
-            laplace_error: estimate.estimate - evaluation.log_evidence,
+            laplace_error: estimate.estimate - evaluation.laplace_log_evidence(),
             effective_draws: estimate.effective_draws,
+            correction: evaluation.evidence_correction(),
         });
     }
     check
@@ -183,7 +225,7 @@ fn importance_evidence(
     rng: &mut ChainRng,
 ) -> Result<LogEvidence, LaplaceError> {
     let fit = evaluation.fit();
-    let log_det = fit.log_det_behind(evaluation.log_evidence);
+    let log_det = fit.log_det_behind(evaluation.laplace_log_evidence());
     let mut draws = LaplaceDraws::new(fit, target, log_det);
     let mut work = target.workspace();
     let mut z1 = vec![0.0; draws.field_normals()];
@@ -204,44 +246,83 @@ fn importance_evidence(
 mod tests {
     use super::*;
 
-    fn check(points: &[(f64, f64)]) -> LaplaceCheck {
+    /// A check of points (Laplace error, effective draws, second-order term) whose weights
+    /// carry the term when `corrected`.
+    fn check(points: &[(f64, f64, Option<f64>)], corrected: bool) -> LaplaceCheck {
         LaplaceCheck {
             points: points
                 .iter()
                 .enumerate()
-                .map(|(point, &(laplace_error, effective_draws))| CheckedPoint {
-                    point,
-                    laplace_error,
-                    effective_draws,
-                })
+                .map(
+                    |(point, &(laplace_error, effective_draws, correction))| CheckedPoint {
+                        point,
+                        laplace_error,
+                        effective_draws,
+                        correction,
+                    },
+                )
                 .collect(),
             weight: 0.5,
             failures: Vec::new(),
+            corrected_weights: corrected,
         }
     }
 
     #[test]
     fn a_constant_error_cancels_and_raises_nothing() {
-        assert!(
-            check(&[(-3.0, 200.0), (-3.4, 180.0), (-2.6, 250.0)])
-                .warnings()
-                .is_empty()
-        );
+        let points = [
+            (-3.0, 200.0, None),
+            (-3.4, 180.0, None),
+            (-2.6, 250.0, None),
+        ];
+        assert!(check(&points, false).warnings().is_empty());
     }
 
     #[test]
     fn an_error_spread_past_a_nat_says_inla_does_not_apply() {
-        let warnings = check(&[(0.1, 200.0), (1.3, 180.0)]).warnings();
+        let warnings = check(&[(0.1, 200.0, None), (1.3, 180.0, None)], false).warnings();
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].contains("varies by 1.2 nats"), "{warnings:?}");
+        assert!(
+            warnings[0].contains("at 2 of the 2 heaviest"),
+            "{warnings:?}"
+        );
         assert!(warnings[0].contains("INLA does not apply here"));
     }
 
+    /// Degenerate importance weights (biased low) are left out: one trusted point cannot show a
+    /// spread, so nothing is said.
     #[test]
-    fn degenerate_weights_are_said_once_without_their_biased_spread() {
-        let warnings = check(&[(-60.0, 1.0), (-30.0, 3.0), (0.0, 200.0)]).warnings();
+    fn degenerate_estimates_are_left_out() {
+        let points = [(-60.0, 1.0, None), (-30.0, 3.0, None), (0.0, 200.0, None)];
+        assert!(check(&points, true).warnings().is_empty());
+        let more = [(-60.0, 1.0, None), (0.0, 200.0, None), (1.5, 30.0, None)];
+        let warnings = check(&more, true).warnings();
         assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(warnings[0].contains("degenerates (1.0 effective draws at worst)"));
-        assert!(warnings[0].contains("INLA does not apply here"));
+        assert!(
+            warnings[0].contains("at 2 of the 3 heaviest"),
+            "{warnings:?}"
+        );
+    }
+
+    /// Weights that carry the second-order term are judged by the error it leaves; weights that
+    /// leave it out by the whole error, and by the term's own spread where the estimates cannot
+    /// tell.
+    #[test]
+    fn the_second_order_term_is_judged_as_the_weights_carry_it() {
+        let tracked = [(-5.0, 100.0, Some(-5.2)), (-1.0, 90.0, Some(-0.9))];
+        assert!(check(&tracked, true).warnings().is_empty());
+        let gaussian = check(&tracked, false).warnings();
+        assert_eq!(gaussian.len(), 1, "{gaussian:?}");
+        assert!(
+            gaussian[0].contains("INLA does not apply here"),
+            "{gaussian:?}"
+        );
+        let untold = [(-5.0, 2.0, Some(-5.2)), (-1.0, 3.0, Some(-0.9))];
+        assert!(check(&untold, true).warnings().is_empty());
+        let gaussian = check(&untold, false).warnings();
+        assert_eq!(gaussian.len(), 1, "{gaussian:?}");
+        assert!(gaussian[0].contains("varies by 4.3 nats"), "{gaussian:?}");
+        assert!(gaussian[0].contains("simplified-laplace"), "{gaussian:?}");
     }
 }

@@ -459,6 +459,17 @@ pub(crate) fn inla_grid(job: &JobHeader, inla: &InlaOutcome) -> Result<DataFrame
             inla_grid::LOG_EVIDENCE,
             points.iter().map(|p| p.log_evidence),
         )
+        .set(
+            inla_grid::EVIDENCE_CORRECTION,
+            points.iter().enumerate().map(|(k, p)| {
+                p.evidence_correction.or_else(|| {
+                    checked_points
+                        .iter()
+                        .find(|c| c.point == k)
+                        .and_then(|c| c.correction)
+                })
+            }),
+        )
         .set(inla_grid::LAPLACE_ERROR, checked(|c| c.laplace_error))
         .set(
             inla_grid::IMPORTANCE_EFFECTIVE_DRAWS,

@@ -347,13 +347,20 @@ crate::declare_table! {
          (log length scale, log variance, mean; Jacobian included) plus `log_evidence`"),
         WEIGHT: f64 = required("weight", "exp(`log_density`) normalised over the job's points (equal z-cell volumes): the \
          weights sum to 1"),
-        LOG_EVIDENCE: f64 = required("log_evidence", "the Laplace log marginal likelihood log p~(data | theta) at the point (the \
-         likelihood's dropped constants dropped)"),
+        LOG_EVIDENCE: f64 = required("log_evidence", "the log marginal likelihood log p~(data | theta) the point is weighed by: \
+         the Laplace approximation's (the likelihood's dropped constants dropped), plus `evidence_correction` under the \
+         simplified-laplace strategy"),
+        EVIDENCE_CORRECTION: f64 = nullable("evidence_correction", "the Laplace evidence's second-order term at the point \
+         (docs/hyperparameters.md, \"Each cell's marginal\"): carried in `log_evidence` by sampler.inla_strategy = \
+         \"simplified-laplace\"; under \"gaussian\" left out, and given at the checked points only (`laplace_error`); \
+         null where it cannot be computed (more than 2,500 observations)"),
         LAPLACE_ERROR: f64 = nullable("laplace_error", "at the heaviest points (docs/hyperparameters.md, \"Does INLA apply?\"): log p(data | theta) \
-         estimated by importance sampling from the Laplace gaussian minus `log_evidence`; its spread over the points is how \
-         far INLA's weights are off (the job warns when it is large); null at the other points"),
+         estimated by importance sampling from the Laplace gaussian minus the Laplace log evidence (`log_evidence` less \
+         `evidence_correction`); its spread over the points, less the correction's where INLA carries it, is how far INLA's \
+         weights are off (the job warns when it is large, if the draws are enough to tell); null at the other points"),
         IMPORTANCE_EFFECTIVE_DRAWS: f64 = nullable("importance_effective_draws", "where `laplace_error` is given: Kish's effective \
-         number of the importance draws (the job warns when too few for the estimate to be trusted)"),
+         number of the importance draws: with fewer than 20 at a point the estimates cannot size the error, and the \
+         job judges by `evidence_correction` instead"),
     }
 }
 

@@ -39,8 +39,10 @@ pub struct GridPoint {
     pub(crate) values: Hyperparameters,
     /// log p~(theta | y) + log p(y): log prior (unconstrained) + Laplace log evidence.
     pub(crate) log_density: f64,
-    /// The Laplace log evidence log p~(y | theta).
+    /// The log evidence log p~(y | theta): the Laplace evidence plus `evidence_correction`.
     pub(crate) log_evidence: f64,
+    /// The evidence's second-order term (simplified Laplace), when the strategy computed it.
+    pub(crate) evidence_correction: Option<f64>,
     /// exp(log_density) normalised over the kept points.
     pub(crate) weight: f64,
 }
@@ -334,6 +336,7 @@ impl Walk<'_, '_, '_> {
             values: evaluation.values,
             log_density: evaluation.log_density(),
             log_evidence: evaluation.log_evidence,
+            evidence_correction: evaluation.evidence_correction(),
             weight: 0.0,
         };
         self.seen.insert(index.clone());

@@ -41,7 +41,8 @@ pub struct Evaluation {
     pub(crate) values: Hyperparameters,
     /// log p(theta), unconstrained (Jacobian included).
     pub(crate) log_prior: f64,
-    /// The Laplace log evidence log p~(y | theta).
+    /// The log evidence log p~(y | theta) the point is weighed by: the Laplace evidence, with
+    /// its second-order term when the strategy corrects it.
     pub(crate) log_evidence: f64,
     prior: Box<dyn Prior>,
     fit: LaplaceFit,
@@ -58,6 +59,17 @@ impl Evaluation {
 
     pub(crate) fn fit(&self) -> &LaplaceFit {
         &self.fit
+    }
+
+    /// The second-order term `log_evidence` carries ([`Correction::evidence_term`]), when the
+    /// strategy computed it here.
+    pub(crate) fn evidence_correction(&self) -> Option<f64> {
+        self.correction.evidence_term()
+    }
+
+    /// The Laplace log evidence without its correction.
+    pub(crate) fn laplace_log_evidence(&self) -> f64 {
+        self.log_evidence - self.evidence_correction().unwrap_or(0.0)
     }
 
     /// The field's target at this theta.

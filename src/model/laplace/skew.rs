@@ -110,6 +110,14 @@ impl Correction {
         })
     }
 
+    /// The evidence's second-order term, when computed.
+    pub(crate) fn evidence_term(&self) -> Option<f64> {
+        match self {
+            Self::Ready { evidence_term, .. } => Some(*evidence_term),
+            _ => None,
+        }
+    }
+
     /// The log evidence: the Laplace evidence with its second-order term when ready.
     pub(crate) fn log_evidence(
         &self,
