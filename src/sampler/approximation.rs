@@ -26,7 +26,7 @@ use super::protocol::{ChainRng, Notes};
 use crate::model::inla::{
     HyperProblem, InlaSettings, InlaStrategy, explore, log_evidence, marginals,
 };
-use crate::model::laplace::skew::{CorrectedMarginals, Correction};
+use crate::model::laplace::skew::{CorrectedMarginals, Correction, exact_inverse_available};
 use crate::model::laplace::{
     LaplaceError, LaplaceFit, LaplaceMarginals, SdMethod, coefficient_marginals,
 };
@@ -48,9 +48,14 @@ fn point_run(request: &RunRequest, strategy: InlaStrategy) -> RunOutput {
         // The simplified Laplace strategy reports the evidence with its second-order
         // correction, as INLA's grid weighs it.
         let log_evidence = correction.log_evidence(target, &fit, &settings)?;
-        Ok::<_, LaplaceError>((fit, marginals, log_evidence))
+        let spatial = if request.exceedance.is_empty() {
+            None
+        } else {
+            correction.spatial_marginals(target, &fit, &settings)?
+        };
+        Ok::<_, LaplaceError>((fit, marginals, log_evidence, spatial))
     });
-    let (fit, marginals, log_evidence) = match fitted {
+    let (fit, marginals, log_evidence, spatial) = match fitted {
         Ok(fitted) => fitted,
         Err(error) => return failed_run(request, error.to_string(), started),
     };
@@ -72,10 +77,14 @@ fn point_run(request: &RunRequest, strategy: InlaStrategy) -> RunOutput {
             .functional
             .as_ref()
             .map(|f| point.functional_mean(f)),
-        exceedance: if target.prior.covariates().is_some() {
-            Vec::new()
-        } else {
-            point.exceedance(request.exceedance, target.mean)
+        // Judged on the spatial field: u less the mean, or (with covariates) the spatial
+        // field's own marginals, where they could be computed.
+        exceedance: match (target.prior.covariates(), &spatial) {
+            (None, _) => point.exceedance(request.exceedance, target.mean),
+            (Some(_), Some(spatial)) => {
+                PointMarginals::skewed(spatial).exceedance(request.exceedance, 0.0)
+            }
+            (Some(_), None) => Vec::new(),
         },
     };
     let approximation = Approximation {
@@ -160,9 +169,10 @@ pub(crate) fn inla_run(
         base: hyper.start,
     };
     let covariates = target.prior.covariates().map_or(0, |c| c.count());
-    // Exceedance needs the spatial field's marginal, which with covariates the cells' marginals
-    // do not carry (as for the Laplace kind).
-    let levels = if covariates > 0 {
+    let settings = InlaSettings::for_strategy(strategy);
+    // Exceedance is judged on the spatial field, whose marginals with covariates need the exact
+    // inverse (as for the Laplace kind).
+    let levels = if covariates > 0 && !exact_inverse_available(target, &settings.laplace) {
         &[][..]
     } else {
         request.exceedance
@@ -173,7 +183,7 @@ pub(crate) fn inla_run(
     let mut coefficients = CellMixture::new(covariates, None, &[]);
     let mut uncorrected = None;
     let mut marginal_check = None;
-    let settings = InlaSettings::for_strategy(strategy);
+    let mut failure = None;
     let explored = explore(&problem, &settings, |point, evaluation, corrected| {
         let CorrectedMarginals {
             laplace,
@@ -188,22 +198,49 @@ pub(crate) fn inla_run(
             marginal_check = Some(MarginalCheck::new(&evaluation.fit().field, skew));
         }
         let marginals = PointMarginals::of(skew.as_ref(), &evaluation.fit().field, &laplace.sd);
-        // The spatial field is u less the point's mean and half its variance's excess over the
-        // model's (the levels were made at the model's variance).
-        let shift = point.values.mean + 0.5 * (point.values.variance - variance0);
-        mixture.add(point.log_density, &marginals, laplace.method, shift);
+        let spatial = if covariates > 0 && !levels.is_empty() {
+            evaluation
+                .spatial_marginals(&problem, &settings.laplace)
+                .unwrap_or_else(|error| {
+                    failure.get_or_insert(error);
+                    None
+                })
+        } else {
+            None
+        };
+        // The spatial field is u less the point's mean (and with covariates its own marginals,
+        // the mean and fixed effect already out), judged at the point's variance: less half its
+        // excess over the model's (the levels were made at the model's variance).
+        let excess = 0.5 * (point.values.variance - variance0);
+        let shift = if covariates > 0 {
+            excess
+        } else {
+            point.values.mean + excess
+        };
+        let spatial = spatial.as_ref().map(PointMarginals::skewed);
+        mixture.add(
+            point.log_density,
+            &marginals,
+            spatial.as_ref(),
+            laplace.method,
+            shift,
+        );
         mixture.note_fit(evaluation.fit().newton.iterations);
         if covariates > 0 {
             let at = coefficient_marginals(&evaluation.target(&problem), evaluation.fit());
             let (mean, sd): (Vec<f64>, Vec<f64>) = at.into_iter().unzip();
             let gaussian = PointMarginals::gaussian(&mean, &sd);
-            coefficients.add(point.log_density, &gaussian, SdMethod::Exact, 0.0);
+            coefficients.add(point.log_density, &gaussian, None, SdMethod::Exact, 0.0);
         }
     });
     let grid = match explored {
         Ok(grid) => grid,
         Err(error) => return failed_run(request, error.to_string(), started),
     };
+    if let Some(error) = failure {
+        let reason = format!("the spatial field's marginals for exceedance failed: {error}");
+        return failed_run(request, reason, started);
+    }
     let laplace_check = rngs
         .into_iter()
         .next()

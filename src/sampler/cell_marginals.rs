@@ -146,11 +146,13 @@ impl CellMixture {
     }
 
     /// Add the point of log density `log_density` whose cells' marginals are `marginals`, their
-    /// sds computed by `method`; its exceedances are measured from `shift`.
+    /// sds computed by `method`; its exceedances are those of `spatial` (the spatial field's
+    /// marginals, for a model with covariates) or else of `marginals`, measured from `shift`.
     pub(crate) fn add(
         &mut self,
         log_density: f64,
         marginals: &PointMarginals,
+        spatial: Option<&PointMarginals>,
         method: SdMethod,
         shift: f64,
     ) {
@@ -171,7 +173,7 @@ impl CellMixture {
                 *sum += w * value;
             }
         }
-        let exceedance = marginals.exceedance(&self.levels, shift);
+        let exceedance = spatial.unwrap_or(marginals).exceedance(&self.levels, shift);
         for (sums, values) in self.exceedance_sum.iter_mut().zip(exceedance) {
             for (sum, value) in sums.iter_mut().zip(values) {
                 *sum += w * value;
@@ -231,8 +233,14 @@ mod tests {
         let mut mixture = CellMixture::new(1, Some(functional), &[1.5]);
         let gaussian =
             |mean: &'static [f64], sd: &'static [f64]| PointMarginals::gaussian(mean, sd);
-        mixture.add(3f64.ln(), &gaussian(&[1.0], &[0.5]), SdMethod::Exact, 0.0);
-        mixture.add(0.0, &gaussian(&[2.0], &[1.0]), SdMethod::Exact, 0.25);
+        mixture.add(
+            3f64.ln(),
+            &gaussian(&[1.0], &[0.5]),
+            None,
+            SdMethod::Exact,
+            0.0,
+        );
+        mixture.add(0.0, &gaussian(&[2.0], &[1.0]), None, SdMethod::Exact, 0.25);
         let out = mixture.finish();
         let mean = 0.75 * 1.0 + 0.25 * 2.0;
         let second = 0.75 * (1.0 + 0.25) + 0.25 * (4.0 + 1.0);

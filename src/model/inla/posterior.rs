@@ -4,7 +4,7 @@
 //! and the fixed one otherwise.
 
 use crate::model::hyper::{HyperPriors, Hyperparameters, prior_at};
-use crate::model::laplace::skew::{CorrectedMarginals, Correction};
+use crate::model::laplace::skew::{CorrectedMarginals, Correction, SkewMarginals};
 use crate::model::laplace::{LaplaceError, LaplaceFit, LaplaceSettings, default_start};
 use crate::model::prior::{Prior, PriorError};
 use crate::model::spec::ModelSpec;
@@ -65,6 +65,17 @@ impl Evaluation {
     /// strategy computed it here.
     pub(crate) fn evidence_correction(&self) -> Option<f64> {
         self.correction.evidence_term()
+    }
+
+    /// The spatial field's marginals at this theta, for a model with covariates
+    /// ([`Correction::spatial_marginals`]).
+    pub(crate) fn spatial_marginals(
+        &self,
+        problem: &HyperProblem,
+        settings: &LaplaceSettings,
+    ) -> Result<Option<SkewMarginals>, LaplaceError> {
+        self.correction
+            .spatial_marginals(&self.target(problem), &self.fit, settings)
     }
 
     /// The Laplace log evidence without its correction.

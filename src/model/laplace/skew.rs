@@ -35,6 +35,7 @@
 use super::error::LaplaceError;
 use super::variance::ObservationInverse;
 use super::{LaplaceFit, LaplaceMarginals, LaplaceSettings, MAX_EXACT_OBSERVATIONS, SdMethod};
+use crate::model::prior::Prior;
 use crate::model::spec::LikelihoodKind;
 use crate::model::target::Target;
 
@@ -98,8 +99,7 @@ impl Correction {
         if target.likelihood.kind() == LikelihoodKind::Gaussian {
             return Ok(Self::Needless);
         }
-        let cap = settings.max_exact_observations.min(MAX_EXACT_OBSERVATIONS);
-        if target.observations() > cap {
+        if !exact_inverse_available(target, settings) {
             return Ok(Self::Unavailable(NoCorrection::TooManyObservations));
         }
         let inverse = ObservationInverse::new(target.prior, target.observed, &fit.weights)?;
@@ -134,6 +134,34 @@ impl Correction {
         }
     }
 
+    /// The spatial field's marginals at `fit` for a model with covariates (f = u - mean - X beta,
+    /// what exceedance is judged on; `None` without covariates, or with more observations than
+    /// the exact inverse takes): its Laplace gaussian's mean and sd, with the simplified Laplace
+    /// correction when the strategy asks for it (skewness 0 otherwise), from a pass over the
+    /// inverse with the spatial prior's covariances (the inverse is made here when the strategy
+    /// did not make one: M^3).
+    pub(crate) fn spatial_marginals(
+        &self,
+        target: &Target,
+        fit: &LaplaceFit,
+        settings: &LaplaceSettings,
+    ) -> Result<Option<SkewMarginals>, LaplaceError> {
+        let (Some(mode), Some(spatial)) = (spatial_mode(target, fit), target.prior.spatial())
+        else {
+            return Ok(None);
+        };
+        let made;
+        let (inverse, d3) = match self {
+            Self::Ready { inverse, .. } => (inverse, third_derivatives(target, fit).1),
+            _ if !exact_inverse_available(target, settings) => return Ok(None),
+            _ => {
+                made = ObservationInverse::new(target.prior, target.observed, &fit.weights)?;
+                (&made, vec![0.0; target.observations()])
+            }
+        };
+        Ok(Some(skewed_marginals(inverse, target, spatial, &mode, &d3)))
+    }
+
     /// Every cell's marginals at `fit`: the gaussian ones ([`LaplaceFit::marginals`]), and when
     /// ready the corrected ones, both from one pass over the inverse.
     pub(crate) fn marginals(
@@ -160,6 +188,12 @@ impl Correction {
             uncorrected,
         })
     }
+}
+
+/// Whether `target` has few enough observations for the exact inverse ([`ObservationInverse`]):
+/// at most `settings.max_exact_observations`, and never more than [`MAX_EXACT_OBSERVATIONS`].
+pub(crate) fn exact_inverse_available(target: &Target, settings: &LaplaceSettings) -> bool {
+    target.observations() <= settings.max_exact_observations.min(MAX_EXACT_OBSERVATIONS)
 }
 
 /// The observations' values at the mode and the likelihood's third derivative there.
@@ -207,25 +241,48 @@ fn evidence_term(inverse: &ObservationInverse, target: &Target, fit: &LaplaceFit
 }
 
 /// The Laplace marginals of every cell and their simplified Laplace correction, from one pass
-/// over `inverse`'s covariances of the observations with the cells: with c_an = Cov((G u)_a,
-/// u_n), sigma_n^2 the cell's variance and v_a the observation's,
-///
-///   gamma3_n = sum_a d_a c_an^3 / sigma_n^3,
-///   gamma1_n = 1/2 sum_a d_a (v_a - c_an^2 / sigma_n^2) c_an / sigma_n,
-///
-/// accumulated as the two sums over a of d_a v_a c_an and d_a c_an^3 while the variances are.
+/// over `inverse`'s covariances of the observations with the cells ([`skewed_marginals`] of the
+/// cells' field u).
 fn simplified_laplace(
     inverse: &ObservationInverse,
     target: &Target,
     fit: &LaplaceFit,
 ) -> (LaplaceMarginals, SkewMarginals) {
     let (_, d3) = third_derivatives(target, fit);
+    let skew = skewed_marginals(inverse, target, target.prior, &fit.field, &d3);
+    let log_det = inverse.log_det();
+    let laplace = LaplaceMarginals {
+        sd: skew.sd.clone(),
+        method: SdMethod::Exact,
+        log_det,
+        log_evidence: fit.evidence_with(log_det),
+    };
+    (laplace, skew)
+}
+
+/// The marginals of a field x = A(latent) whose prior covariance with the cells is `cross`'s
+/// (C for u itself, C_f for the spatial field f of a model with covariates) and whose Laplace
+/// mode is `mode`, corrected by the likelihood's third derivatives `d3` (all zero: the gaussian
+/// marginals): with c_an = Cov((G u)_a, x_n), sigma_n^2 x_n's variance and v_a the
+/// observation's,
+///
+///   gamma3_n = sum_a d_a c_an^3 / sigma_n^3,
+///   gamma1_n = 1/2 sum_a d_a (v_a - c_an^2 / sigma_n^2) c_an / sigma_n,
+///
+/// accumulated as the two sums over a of d_a v_a c_an and d_a c_an^3 while the variances are.
+fn skewed_marginals(
+    inverse: &ObservationInverse,
+    target: &Target,
+    cross: &dyn Prior,
+    mode: &[f64],
+    d3: &[f64],
+) -> SkewMarginals {
     let v: Vec<f64> = (0..d3.len())
         .map(|a| inverse.observation_covariance(a, a))
         .collect();
     let n = target.cells();
     let (mut linear, mut cubic) = (vec![0.0; n], vec![0.0; n]);
-    let variance = inverse.cell_variances(target.prior, target.observed, |a, covariance| {
+    let variance = inverse.cell_variances(cross, target.observed, |a, covariance| {
         let d = d3[a];
         if d == 0.0 {
             return;
@@ -236,7 +293,7 @@ fn simplified_laplace(
         }
     });
     let sd: Vec<f64> = variance.iter().map(|v| v.sqrt()).collect();
-    let mut mean = fit.field.clone();
+    let mut mean = mode.to_vec();
     let mut skewness = vec![0.0; n];
     for cell in 0..n {
         let sigma = sd[cell];
@@ -248,12 +305,14 @@ fn simplified_laplace(
         mean[cell] += sigma * (gamma1 + 0.5 * gamma3);
         skewness[cell] = gamma3;
     }
-    let log_det = inverse.log_det();
-    let laplace = LaplaceMarginals {
-        sd: sd.clone(),
-        method: SdMethod::Exact,
-        log_det,
-        log_evidence: fit.evidence_with(log_det),
-    };
-    (laplace, SkewMarginals { mean, sd, skewness })
+    SkewMarginals { mean, sd, skewness }
+}
+
+/// The spatial field f = u - mean - X beta of a model with covariates, at the Laplace mode:
+/// the mode's field less the mean and the mode's fixed effect (`None` without covariates).
+fn spatial_mode(target: &Target, fit: &LaplaceFit) -> Option<Vec<f64>> {
+    let covariates = target.prior.covariates()?;
+    let mut f: Vec<f64> = fit.field.iter().map(|u| u - target.mean).collect();
+    covariates.remove_whitened_effect(covariates.whitened_coefficients(&fit.mode), &mut f);
+    Some(f)
 }

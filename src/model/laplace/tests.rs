@@ -578,3 +578,96 @@ fn the_observation_inverse_gives_the_dense_laplace_covariances() {
         assert!(max_relative(&spread.variance, &variances) < 1e-10);
     }
 }
+
+/// With covariates, the spatial field f = u - mean - X beta: its marginals from the observation
+/// inverse against the Laplace gaussian formed densely over the whitened coordinates (xi, z),
+/// f = [L_f 0] (xi, z): the mode's f and the sds of [L_f 0] H^-1 [L_f 0]^T, H = I + B^T G^T W
+/// G B, B = [L_f, s X], at the fit's weights. Gaussian counts-free data (no correction: the
+/// inverse is made for the spatial pass) and poisson counts (the simplified Laplace inverse,
+/// whose sds are the gaussian's).
+#[test]
+fn the_spatial_field_marginals_with_covariates_are_the_dense_laplace_ones() {
+    use crate::model::covariates::Covariates;
+    use crate::model::prior::WithCovariates;
+    use faer::linalg::solvers::DenseSolveCore;
+    use std::sync::Arc;
+    let field = prior(5, 0.35, 1.2);
+    let n = 25;
+    let raw = vec![
+        ("x".to_string(), (0..n).map(|c| (c % 5) as f64).collect()),
+        (
+            "y".to_string(),
+            (0..n).map(|c| ((c * 7) % 11) as f64).collect(),
+        ),
+    ];
+    let design = Arc::new(Covariates::new(raw, n, true, 0.8, "-".into()).unwrap());
+    let with = WithCovariates::new(Box::new(field.clone()), design.clone());
+    let cells: Vec<usize> = (0..n).filter(|c| c % 4 != 2).collect();
+    let m = cells.len();
+    let counts: Vec<f64> = (0..m).map(|a| ((a * 5) % 4) as f64).collect();
+    let values: Vec<f64> = (0..m).map(|a| 0.3 * ((a * 3) % 5) as f64 - 0.5).collect();
+    let gaussian = Likelihood::new(LikelihoodKind::Gaussian, values, 0.6, 0.0);
+    let poisson = Likelihood::new(LikelihoodKind::Poisson, counts, 0.0, 0.0);
+    for (likelihood, corrections) in [(&gaussian, false), (&poisson, true)] {
+        let target = Target {
+            prior: &with,
+            likelihood,
+            observed: Observed::Cells(&cells),
+            mean: 0.2,
+        };
+        let fit = LaplaceFit::new(&target, &NewtonSettings::default()).unwrap();
+        let settings = LaplaceSettings {
+            corrections,
+            ..LaplaceSettings::default()
+        };
+        let correction = skew::Correction::new(&target, &fit, &settings).unwrap();
+        let spatial = correction
+            .spatial_marginals(&target, &fit, &settings)
+            .unwrap()
+            .expect("covariates and few observations");
+        // Dense: B column by column, then H and [L_f 0] H^-1 [L_f 0]^T.
+        let k = with.latent_dim();
+        let mut scratch = vec![0.0; with.scratch_len()];
+        let b = {
+            let mut b = faer::Mat::<f64>::zeros(n, k);
+            for j in 0..k {
+                let mut unit = vec![0.0; k];
+                unit[j] = 1.0;
+                let mut column = vec![0.0; n];
+                with.apply_sqrt(&unit, &mut column, &mut scratch);
+                for (r, &v) in column.iter().enumerate() {
+                    b[(r, j)] = v;
+                }
+            }
+            b
+        };
+        let g = faer::Mat::from_fn(m, n, |a, c| if cells[a] == c { 1.0 } else { 0.0 });
+        let w = faer::Mat::from_fn(m, m, |a, c| if a == c { fit.weights[a] } else { 0.0 });
+        let gb = &g * &b;
+        let h = faer::Mat::<f64>::identity(k, k) + gb.transpose() * &w * &gb;
+        let inverse = h.llt(faer::Side::Lower).unwrap().inverse();
+        let field_part = faer::Mat::from_fn(n, k, |r, j| if j < n { b[(r, j)] } else { 0.0 });
+        let covariance = &field_part * inverse * field_part.transpose();
+        let mode: Vec<f64> = (0..n)
+            .map(|r| (0..n).map(|j| b[(r, j)] * fit.mode[j]).sum())
+            .collect();
+        for c in 0..n {
+            let sd = covariance[(c, c)].sqrt();
+            assert!(
+                (spatial.sd[c] - sd).abs() < 1e-9 * sd,
+                "sd {c}: {} vs {sd}",
+                spatial.sd[c]
+            );
+            if !corrections {
+                assert!((spatial.mean[c] - mode[c]).abs() < 1e-9, "mean {c}");
+                assert_eq!(spatial.skewness[c], 0.0);
+            }
+        }
+        if corrections {
+            assert!(
+                spatial.skewness.iter().any(|&g| g != 0.0),
+                "poisson counts are skewed"
+            );
+        }
+    }
+}

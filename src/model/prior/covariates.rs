@@ -76,6 +76,9 @@ impl Prior for WithCovariates {
     fn covariates(&self) -> Option<&Covariates> {
         Some(&self.covariates)
     }
+    fn spatial(&self) -> Option<&dyn Prior> {
+        Some(self.field.as_ref())
+    }
     /// The field's spectral root with the coefficients' columns s x_k appended: B = [B_f, s X]
     /// = [L, s X] diag(P_f, I), so B B^T = C + s^2 X X^T. Each coefficient's "eigenvalue" is
     /// the squared norm of its column, s^2 |x_k|^2 (its Rayleigh quotient: the prior variance it

@@ -200,6 +200,12 @@ pub trait Prior: Send + Sync + Debug {
         None
     }
 
+    /// The spatial field's own prior C_f when this one adds fixed effects to it (u = f + X beta,
+    /// covariance C_f + s^2 X X^T); `None` when the prior is the spatial field's.
+    fn spatial(&self) -> Option<&dyn Prior> {
+        None
+    }
+
     /// The circulant embedding behind the prior, if it is one.
     fn embedding(&self) -> Option<Embedding> {
         None

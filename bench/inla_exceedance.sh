@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Risk maps from INLA against chains on the covariates study (issue 46): the bei trees with
+# elevation and slope (studies/lgcp/covariates.toml, its fixed length scale and variance,
+# exceedance thresholds 1.5 and 2), run by fieldmc's default sampler in REPLICATES replicates
+# (each its own seeds: their spread is the chains' Monte Carlo error) and by `kind = "inla"` with
+# each marginal strategy (nothing inferred: the Laplace fit, its spatial field's marginals
+# corrected by the simplified Laplace approximation, or gaussian).
+# bench/inla_exceedance_table.py writes bench/results/inla_exceedance.{csv,md}: per threshold and
+# strategy, how far INLA's P(relative risk > t) lies from the chains' mean in every cell, in units
+# of that mean's Monte Carlo standard error.
+#
+# Takes about 2 minutes on the 2-core VM with THREADS=2 CORE=0,1.
+#
+# Run from the repository root:  bench/inla_exceedance.sh
+# Environment: PYTHON (default python3, with polars), FIELDMC (default target/release/fieldmc),
+#   OUT (default a new temporary directory), CORE (cores to pin to, default 0), THREADS (jobs at
+#   once, default 1), REPLICATES (chain replicates, default 8).
+set -euo pipefail
+
+PYTHON=${PYTHON:-python3}
+FIELDMC=${FIELDMC:-target/release/fieldmc}
+OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/inla_exceedance.XXXXXX")}
+REPLICATES=${REPLICATES:-8}
+STUDY=studies/lgcp/covariates.toml
+
+[ -f "$STUDY" ] || { echo "run from the repository root ($STUDY not found)" >&2; exit 1; }
+[ -x "$FIELDMC" ] || { echo "FIELDMC=$FIELDMC is not an executable" >&2; exit 1; }
+PIN=()
+if command -v taskset >/dev/null; then PIN=(taskset -c "${CORE:-0}"); fi
+mkdir -p "$OUT/studies"
+echo "output in $OUT" >&2
+uptime > "$OUT/load_before.txt"
+git describe --always --dirty > "$OUT/commit.txt" 2>/dev/null || echo unknown > "$OUT/commit.txt"
+echo "${THREADS:-1}" > "$OUT/threads.txt"
+# The chains: the study in replicates (data paths made absolute, since the copies live elsewhere).
+data=$(cd data && pwd)
+sed -e "s#\"../../data/#\"$data/#g" \
+    -e "s/^seed = \(.*\)/seed = \1\nreplicates = $REPLICATES/" "$STUDY" > "$OUT/studies/chains.toml"
+# INLA: the same study, kind = "inla", each strategy.
+sed -e "s#\"../../data/#\"$data/#g" -e 's/^name = "lgcp_covariates"/name = "lgcp_covariates_inla_map"/' \
+    "$STUDY" > "$OUT/studies/inla.toml"
+printf '\n[sampler]\nkind = "inla"\n\n[sweep]\n"sampler.inla_strategy" = ["simplified-laplace", "gaussian"]\n' \
+    >> "$OUT/studies/inla.toml"
+rm -rf "$OUT/chains" "$OUT/inla"
+"${PIN[@]}" "$FIELDMC" run "$OUT/studies/chains.toml" --out "$OUT/chains" \
+    --threads "${THREADS:-1}" --quiet --no-report
+"${PIN[@]}" "$FIELDMC" run "$OUT/studies/inla.toml" --out "$OUT/inla" \
+    --threads "${THREADS:-1}" --quiet --no-report
+uptime > "$OUT/load_after.txt"
+"$PYTHON" bench/inla_exceedance_table.py --out "$OUT" --results bench/results
+echo "wrote bench/results/inla_exceedance.csv and .md" >&2
