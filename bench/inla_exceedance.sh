@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Risk maps from INLA against chains on the covariates study (issue 46): the bei trees with
-# elevation and slope (studies/lgcp/covariates.toml, its fixed length scale and variance,
-# exceedance thresholds 1.5 and 2), run by fieldmc's default sampler in REPLICATES replicates
-# (each its own seeds: their spread is the chains' Monte Carlo error) and by `kind = "inla"` with
-# each marginal strategy (nothing inferred: the Laplace fit, its spatial field's marginals
-# corrected by the simplified Laplace approximation, or gaussian).
+# elevation and slope, length scale and variance inferred (studies/lgcp/covariates_inla.toml)
+# with the exceedance thresholds of studies/lgcp/covariates.toml (1.5 and 2), run by the joint
+# chain (NUTS on the hyperparameters, the coefficients and the field, 4 chains x (1,000 + 3,000))
+# in REPLICATES replicates (each its own seeds: their spread is the chains' Monte Carlo error) and
+# by INLA with each marginal strategy.
 # bench/inla_exceedance_table.py writes bench/results/inla_exceedance.{csv,md}: per threshold and
 # strategy, how far INLA's P(relative risk > t) lies from the chains' mean in every cell, in units
 # of that mean's Monte Carlo standard error.
 #
-# Takes about 2 minutes on the 2-core VM with THREADS=2 CORE=0,1.
+# Takes about 5 minutes on the 2-core VM with THREADS=2 CORE=0,1.
 #
 # Run from the repository root:  bench/inla_exceedance.sh
 # Environment: PYTHON (default python3, with polars), FIELDMC (default target/release/fieldmc),
@@ -21,7 +21,7 @@ PYTHON=${PYTHON:-python3}
 FIELDMC=${FIELDMC:-target/release/fieldmc}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/inla_exceedance.XXXXXX")}
 REPLICATES=${REPLICATES:-8}
-STUDY=studies/lgcp/covariates.toml
+STUDY=studies/lgcp/covariates_inla.toml
 
 [ -f "$STUDY" ] || { echo "run from the repository root ($STUDY not found)" >&2; exit 1; }
 [ -x "$FIELDMC" ] || { echo "FIELDMC=$FIELDMC is not an executable" >&2; exit 1; }
@@ -32,14 +32,17 @@ echo "output in $OUT" >&2
 uptime > "$OUT/load_before.txt"
 git describe --always --dirty > "$OUT/commit.txt" 2>/dev/null || echo unknown > "$OUT/commit.txt"
 echo "${THREADS:-1}" > "$OUT/threads.txt"
-# The chains: the study in replicates (data paths made absolute, since the copies live elsewhere).
+# The study with the risk map's thresholds (data paths made absolute, since the copies live
+# elsewhere); the chains run it in replicates as the joint chain, INLA with each strategy.
 data=$(cd data && pwd)
-sed -e "s#\"../../data/#\"$data/#g" \
-    -e "s/^seed = \(.*\)/seed = \1\nreplicates = $REPLICATES/" "$STUDY" > "$OUT/studies/chains.toml"
-# INLA: the same study, kind = "inla", each strategy.
-sed -e "s#\"../../data/#\"$data/#g" -e 's/^name = "lgcp_covariates"/name = "lgcp_covariates_inla_map"/' \
-    "$STUDY" > "$OUT/studies/inla.toml"
-printf '\n[sampler]\nkind = "inla"\n\n[sweep]\n"sampler.inla_strategy" = ["simplified-laplace", "gaussian"]\n' \
+sed -e "s#\"../../data/#\"$data/#g" -e '/^\[sampler\]/,$d' "$STUDY" > "$OUT/studies/base.toml"
+printf '[output]\nexceedance = [1.5, 2]\n\n' >> "$OUT/studies/base.toml"
+sed -e "s/^seed = \(.*\)/seed = \1\nreplicates = $REPLICATES/" "$OUT/studies/base.toml" \
+    > "$OUT/studies/chains.toml"
+printf '[sampler]\nkind = "nuts"\nhyper = "joint"\nchains = 4\nburn_in = 1000\niterations = 4000\n' \
+    >> "$OUT/studies/chains.toml"
+cp "$OUT/studies/base.toml" "$OUT/studies/inla.toml"
+printf '[sampler]\nkind = "inla"\n\n[sweep]\n"sampler.inla_strategy" = ["simplified-laplace", "gaussian"]\n' \
     >> "$OUT/studies/inla.toml"
 rm -rf "$OUT/chains" "$OUT/inla"
 "${PIN[@]}" "$FIELDMC" run "$OUT/studies/chains.toml" --out "$OUT/chains" \

@@ -27,7 +27,10 @@ COLUMNS = (["grid", "strategy", "inla_cpu_seconds", "chain_cpu_seconds", "chain_
                                                    "gap_sd", "sd_ratio")]
            + ["cells", "cells_mean_within", "cells_sd_within", "cells_both_within",
               "cell_gap_sd_median", "cell_gap_sd_max", "meets_bar", "inla_does_not_apply",
-              "inla_grid_points"])
+              "inla_grid_points", "check_points", "check_trusted", "check_error_span",
+              "check_correction_span"])
+# An importance estimate with fewer effective draws is left out by INLA's check.
+TRUSTED_DRAWS = 20
 INLA_DOES_NOT_APPLY = "INLA does not apply here"
 
 
@@ -42,11 +45,31 @@ def grid_name(path):
     return os.path.basename(path).removesuffix(".csv")
 
 
+def check_summary(grid):
+    """Per INLA job, its check of the evidence at the heaviest points: how many were checked and
+    trusted (enough effective draws), the spread over the trusted ones of the error of the
+    evidence the job weighed them by (the Laplace error, less the second-order term where the
+    weights carry it: the simplified-laplace strategy), and the term's spread over the checked."""
+    checked = grid.filter(pl.col("laplace_error").is_not_null())
+    rows = []
+    for (job_id,), part in checked.group_by("job_id"):
+        trusted = part.filter(pl.col("importance_effective_draws") >= TRUSTED_DRAWS)
+        rows.append({"job_id": job_id, "check_points": part.height,
+                     "check_trusted": trusted.height,
+                     "trusted_errors": trusted["laplace_error"].to_list(),
+                     "trusted_corrections": trusted["evidence_correction"].to_list(),
+                     "check_correction_span": part["evidence_correction"].max()
+                     - part["evidence_correction"].min()})
+    return pl.DataFrame(rows)
+
+
 def load(folder):
     jobs = pl.read_parquet(os.path.join(folder, "jobs.parquet"))
     fields = pl.read_parquet(os.path.join(folder, "fields.parquet"))
-    points = pl.read_parquet(os.path.join(folder, "inla_grid.parquet")).group_by("job_id").len()
+    grid = pl.read_parquet(os.path.join(folder, "inla_grid.parquet"))
+    points = grid.group_by("job_id").len()
     jobs = jobs.join(points.rename({"len": "inla_grid_points"}), on="job_id", how="left")
+    jobs = jobs.join(check_summary(grid), on="job_id", how="left")
     return jobs.with_columns(pl.col("data_path").map_elements(grid_name, return_dtype=pl.Utf8)
                              .alias("grid")), fields
 
@@ -56,7 +79,15 @@ def row(grid, strategy, chain, inla, fields):
     r = {"grid": grid, "strategy": strategy, "inla_cpu_seconds": inla["cpu_seconds"],
          "chain_cpu_seconds": chain["cpu_seconds"],
          "inla_does_not_apply": INLA_DOES_NOT_APPLY in (inla["warnings"] or ""),
-         "inla_grid_points": inla["inla_grid_points"]}
+         "inla_grid_points": inla["inla_grid_points"],
+         "check_points": inla["check_points"], "check_trusted": inla["check_trusted"],
+         "check_correction_span": inla["check_correction_span"]}
+    # The error of the evidence INLA weighed its points by: less the second-order term where the
+    # strategy carries it.
+    carried = strategy == "simplified-laplace"
+    errors = [e - (c if carried else 0.0)
+              for e, c in zip(inla["trusted_errors"], inla["trusted_corrections"])]
+    r["check_error_span"] = max(errors) - min(errors) if len(errors) >= 2 else None
     rhats = [chain["cell_rhat_max"]] + [chain[f"hyper_{h}_rhat"] for h in HYPER]
     esses = [chain["cell_ess_bulk_min"]] + [chain[f"hyper_{h}_ess_bulk"] for h in HYPER]
     r["chain_max_rhat"], r["chain_min_ess_bulk"] = max(rhats), min(esses)
@@ -115,13 +146,17 @@ def main():
         f"the shares of the 1,024 cells within {MEAN_BAR} chain sds in mean, within "
         f"{SD_BAR:.0%} in sd, and both. The bar (issue 46): both hyperparameters within "
         f"{MEAN_BAR} sds and {SD_BAR:.0%}, and at least {CELL_SHARE_BAR:.0%} of the cells within "
-        f"both. \"applies\" is INLA's own check of its Laplace evidence (no: it warned that INLA "
-        f"does not apply here).",
+        f"both. \"applies\" is INLA's own check of its evidence (no: it warned that INLA does not "
+        f"apply here); \"check\" gives its heaviest points trusted (at least {TRUSTED_DRAWS} "
+        f"effective importance draws) of those checked, the spread over the trusted of the error "
+        f"of the evidence INLA weighed them by (less the second-order term under "
+        f"simplified-laplace), and the second-order term's spread over the checked, in nats.",
         "",
         "| grid | INLA marginals | INLA CPU s (grid points) | chain CPU s (max R-hat, min ESS) | length scale: "
         "chain mean (sd), gap, sd ratio | variance: chain mean (sd), gap, sd ratio | cells: mean / "
-        "sd / both within | cell gap median (max) | bar met | INLA applies |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "sd / both within | cell gap median (max) | bar met | INLA applies | check: trusted, error span, "
+        "term span |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         hyper = [f"{fmt(r[f'{h}_chain_mean'])} ({fmt(r[f'{h}_chain_sd'])}), "
@@ -134,7 +169,9 @@ def main():
             f"{r['cells_mean_within']:.0%} / {r['cells_sd_within']:.0%} / "
             f"{r['cells_both_within']:.0%} | {fmt(r['cell_gap_sd_median'], 2)} "
             f"({fmt(r['cell_gap_sd_max'], 2)}) | {'yes' if r['meets_bar'] else 'no'} | "
-            f"{'no' if r['inla_does_not_apply'] else 'yes'} |")
+            f"{'no' if r['inla_does_not_apply'] else 'yes'} | "
+            f"{r['check_trusted']} of {r['check_points']}, {fmt(r['check_error_span'], 2)}, "
+            f"{fmt(r['check_correction_span'], 2)} |")
     with open(os.path.join(a.results, "inla_sparse.md"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
 
