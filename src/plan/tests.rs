@@ -95,6 +95,7 @@ fn params_list_every_resolved_parameter_in_one_fixed_order() {
         "sampler_hyper_importance_draws",
         "sampler_hyper_preconditioner",
         "sampler_inla_strategy",
+        "sampler_inla_integration",
         "output_field_draws",
         "output_exceedance",
         "output_marks",

@@ -156,6 +156,7 @@ pub(crate) fn inla_run(
     request: &RunRequest,
     rngs: Vec<ChainRng>,
     strategy: InlaStrategy,
+    settings: InlaSettings,
 ) -> RunOutput {
     let Some(hyper) = request.hyper.filter(|h| h.model.hyper.any()) else {
         return point_run(request, strategy);
@@ -169,7 +170,6 @@ pub(crate) fn inla_run(
         base: hyper.start,
     };
     let covariates = target.prior.covariates().map_or(0, |c| c.count());
-    let settings = InlaSettings::for_strategy(strategy);
     // Exceedance is judged on the spatial field, whose marginals with covariates need the exact
     // inverse (as for the Laplace kind).
     let levels = if covariates > 0 && !exact_inverse_available(target, &settings.laplace) {
@@ -219,7 +219,7 @@ pub(crate) fn inla_run(
         };
         let spatial = spatial.as_ref().map(PointMarginals::skewed);
         mixture.add(
-            point.log_density,
+            point.log_weight(),
             &marginals,
             spatial.as_ref(),
             laplace.method,
@@ -230,7 +230,7 @@ pub(crate) fn inla_run(
             let at = coefficient_marginals(&evaluation.target(&problem), evaluation.fit());
             let (mean, sd): (Vec<f64>, Vec<f64>) = at.into_iter().unzip();
             let gaussian = PointMarginals::gaussian(&mean, &sd);
-            coefficients.add(point.log_density, &gaussian, None, SdMethod::Exact, 0.0);
+            coefficients.add(point.log_weight(), &gaussian, None, SdMethod::Exact, 0.0);
         }
     });
     let grid = match explored {

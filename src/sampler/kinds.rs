@@ -116,6 +116,6 @@ sampler_kinds! {
         /// INLA's nested Laplace approximation: a grid over the inferred hyperparameters, each
         /// cell's marginal a mixture over the grid points (version 2: of simplified Laplace
         /// skew-normals by default, `sampler.inla_strategy`), no chain.
-        Inla = "inla", version 2,
+        Inla = "inla", version 3,
     }
 }

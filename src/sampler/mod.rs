@@ -43,7 +43,8 @@ pub(crate) mod schedule;
 pub mod shared;
 pub(crate) mod spec;
 
-pub use crate::model::inla::InlaStrategy;
+use crate::model::inla::InlaSettings;
+pub use crate::model::inla::{InlaIntegration, InlaStrategy};
 pub use driver::{
     Adaptation, ChainFailure, ChainOutput, DrawSettings, Functional, KeptSeries, PROBES, RunOutput,
     RunRequest, Schedule, Trace, run,
@@ -62,6 +63,7 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
         request: &'r RunRequest<'a>,
         rngs: Vec<ChainRng>,
         strategy: InlaStrategy,
+        integration: InlaIntegration,
     }
     if let Some(hyper) = request.hyper {
         match spec.hyper().update {
@@ -94,7 +96,8 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
             match kind {
                 SamplerKind::Laplace => approximation::laplace_run(self.request),
                 SamplerKind::Inla => {
-                    approximation::inla_run(self.request, self.rngs, self.strategy)
+                    let settings = InlaSettings::for_run(self.strategy, self.integration);
+                    approximation::inla_run(self.request, self.rngs, self.strategy, settings)
                 }
                 _ => unreachable!("{kind} is a Markov chain"),
             }
@@ -104,6 +107,7 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
         request,
         rngs,
         strategy: spec.inla_strategy(),
+        integration: spec.inla_integration(),
     })
 }
 

@@ -11,7 +11,7 @@ use super::kind::KindSettings;
 use super::kinds::KindVisitor;
 use super::kinds::SamplerKind;
 use super::schedule::{Adaptation, Schedule};
-use crate::model::inla::InlaStrategy;
+use crate::model::inla::{InlaIntegration, InlaStrategy};
 
 /// More chains than this in one job is almost surely a typo (chains run inside one job).
 pub(crate) const MAX_CHAINS: usize = 64;
@@ -39,6 +39,9 @@ pub struct SamplerSettings {
     /// inla: how each cell's marginal is approximated at a grid point; `None` = the default
     /// ([`InlaStrategy::default`]). Other kinds refuse it.
     pub inla_strategy: Option<InlaStrategy>,
+    /// inla: how the hyperparameters are integrated over; `None` = the default
+    /// ([`InlaIntegration::default`]). Other kinds refuse it.
+    pub inla_integration: Option<InlaIntegration>,
 }
 
 impl SamplerSettings {
@@ -58,6 +61,7 @@ impl SamplerSettings {
             rank: None,
             hyper: HyperSettings::default(),
             inla_strategy: None,
+            inla_integration: None,
         }
     }
 }
@@ -130,6 +134,7 @@ pub struct SamplerSpec {
     rank: Option<usize>,
     hyper: HyperSettings,
     inla_strategy: InlaStrategy,
+    inla_integration: InlaIntegration,
 }
 
 impl SamplerSettings {
@@ -257,18 +262,25 @@ impl SamplerSettings {
             )
             .help("remove sampler.rank (it applies to gpcn and laplace_hmc)"));
         }
-        if let Some(strategy) = self.inla_strategy
+        let inla_only = [
+            self.inla_strategy.map(|s| {
+                let what = "says how inla approximates each cell's marginal";
+                ("sampler.inla_strategy", s.name(), what)
+            }),
+            self.inla_integration.map(|i| {
+                let what = "says how inla integrates over the hyperparameters";
+                ("sampler.inla_integration", i.name(), what)
+            }),
+        ];
+        if let Some((key, value, what)) = inla_only.into_iter().flatten().next()
             && kind != SamplerKind::Inla
         {
             return Err(SpecError::new(
-                "sampler.inla_strategy",
+                key,
                 &["sampler.kind"],
-                format!(
-                    "sampler.inla_strategy = \"{strategy}\" says how inla approximates each \
-                     cell's marginal, but the {kind} kind does not run inla"
-                ),
+                format!("{key} = \"{value}\" {what}, but the {kind} kind does not run inla"),
             )
-            .help("remove sampler.inla_strategy, or use sampler.kind = \"inla\""));
+            .help(format!("remove {key}, or use sampler.kind = \"inla\"")));
         }
         if self.rank == Some(0) {
             return Err(SpecError::new(
@@ -372,6 +384,7 @@ impl SamplerSettings {
             rank: self.rank,
             hyper: self.hyper,
             inla_strategy: self.inla_strategy.unwrap_or_default(),
+            inla_integration: self.inla_integration.unwrap_or_default(),
         })
     }
 }
@@ -457,12 +470,18 @@ impl SamplerSpec {
             rank: self.rank,
             hyper: self.hyper,
             inla_strategy: (self.kind == SamplerKind::Inla).then_some(self.inla_strategy),
+            inla_integration: (self.kind == SamplerKind::Inla).then_some(self.inla_integration),
         }
     }
 
     /// inla: how each cell's marginal is approximated at a grid point.
     pub(crate) fn inla_strategy(&self) -> InlaStrategy {
         self.inla_strategy
+    }
+
+    /// inla: how the hyperparameters are integrated over.
+    pub(crate) fn inla_integration(&self) -> InlaIntegration {
+        self.inla_integration
     }
 }
 
@@ -525,6 +544,25 @@ mod tests {
         assert_eq!(
             settings(SamplerKind::Inla).check().unwrap().inla_strategy(),
             InlaStrategy::SimplifiedLaplace
+        );
+        // So is its integration.
+        let mut integration = settings(SamplerKind::Laplace);
+        integration.inla_integration = Some(InlaIntegration::Ccd);
+        let error = integration.check().unwrap_err();
+        assert_eq!(error.key, "sampler.inla_integration");
+        assert!(error.to_string().contains("\"ccd\""), "{error}");
+        let mut inla = settings(SamplerKind::Inla);
+        inla.inla_integration = Some(InlaIntegration::EmpiricalBayes);
+        assert_eq!(
+            inla.check().unwrap().inla_integration(),
+            InlaIntegration::EmpiricalBayes
+        );
+        assert_eq!(
+            settings(SamplerKind::Inla)
+                .check()
+                .unwrap()
+                .inla_integration(),
+            InlaIntegration::Auto
         );
     }
 

@@ -226,6 +226,8 @@ crate::declare_keys! {
     SAMPLER_HYPER_PRECONDITIONER = sampler.hyper_preconditioner { value: ValueType::Choice(crate::sampler::hyper::JointPreconditioner::NAMES), default: Default::Text("none"), keyed: Keyed::UnlessDefault },
     /// inla: each cell's marginal at a grid point: simplified-laplace (the Laplace gaussian corrected in location and skewness by Rue, Martino & Chopin's simplified Laplace approximation, a skew-normal; up to 2,500 observations, at cells or sites, else the gaussian with a note) or gaussian (the Laplace approximation's own).
     SAMPLER_INLA_STRATEGY = sampler.inla_strategy { value: ValueType::Choice(crate::model::inla::InlaStrategy::NAMES), default: Default::Text("simplified-laplace"), keyed: Keyed::UnlessDefault },
+    /// inla: how the hyperparameters are integrated over (R-INLA's int.strategy): grid (the z-grid to a log-density drop of 7.5, grown by flood fill), ccd (the central composite design: the mode and 2 d + 2^d points around it, 9 for two hyperparameters, 15 for three; their marginals the gaussian of the Hessian at the mode), eb (the mode alone: the cells at the most probable hyperparameters, their uncertainty left out), or auto (grid up to two inferred hyperparameters, ccd from three).
+    SAMPLER_INLA_INTEGRATION = sampler.inla_integration { value: ValueType::Choice(crate::model::inla::InlaIntegration::NAMES), default: Default::Text("auto"), keyed: Keyed::UnlessDefault },
     /// Thinned draws per chain of every cell kept in draws.parquet (0: none).
     OUTPUT_FIELD_DRAWS = output.field_draws {
         value: ValueType::Integer,

@@ -5,7 +5,7 @@
 use super::hyper_keys::hyper_priors;
 use super::keys::*;
 use super::spec::AUTO;
-use crate::model::inla::InlaStrategy;
+use crate::model::inla::{InlaIntegration, InlaStrategy};
 use crate::sampler::hyper::{HyperProposalKind, HyperSettings, HyperUpdate, JointPreconditioner};
 use crate::sampler::{Budget, SamplerKind, SamplerSettings, StepTuning};
 use crate::study::keys::{
@@ -85,6 +85,9 @@ pub(super) fn sampler_settings(
         inla_strategy: settings
             .given(SAMPLER_INLA_STRATEGY)
             .map(|_| settings.choice(SAMPLER_INLA_STRATEGY, InlaStrategy::from_name)),
+        inla_integration: settings
+            .given(SAMPLER_INLA_INTEGRATION)
+            .map(|_| settings.choice(SAMPLER_INLA_INTEGRATION, InlaIntegration::from_name)),
     }
 }
 

@@ -22,9 +22,10 @@ use std::collections::{BTreeSet, HashSet, VecDeque};
 
 use faer::{Mat, Side};
 
+use super::design;
 use super::mode::{Mode, find_mode};
 use super::posterior::{Evaluation, Evaluator, HyperProblem};
-use super::{InlaError, InlaSettings};
+use super::{InlaError, InlaIntegration, InlaSettings};
 use crate::model::hyper::Hyperparameters;
 use crate::model::laplace::skew::CorrectedMarginals;
 
@@ -43,8 +44,18 @@ pub struct GridPoint {
     pub(crate) log_evidence: f64,
     /// The evidence's second-order term (simplified Laplace), when the strategy computed it.
     pub(crate) evidence_correction: Option<f64>,
-    /// exp(log_density) normalised over the kept points.
+    /// The log of its design weight (0 on the grid: equal z-cells; the central composite
+    /// design's w0 or w, [`super::design`]).
+    pub(crate) log_design_weight: f64,
+    /// exp(log_density) times the design weight, normalised over the kept points.
     pub(crate) weight: f64,
+}
+
+impl GridPoint {
+    /// The log of the point's unnormalised weight: log p~ plus its log design weight.
+    pub(crate) fn log_weight(&self) -> f64 {
+        self.log_density + self.log_design_weight
+    }
 }
 
 /// The explored grid.
@@ -59,6 +70,8 @@ pub struct Grid {
     /// V Lambda^-1/2, row-major d x d: theta(z) = mode + axes z.
     pub(crate) axes: Vec<f64>,
     pub(crate) delta_z: f64,
+    /// How the points were laid ([`InlaIntegration::resolve`]d: grid, ccd or eb).
+    pub(crate) integration: InlaIntegration,
     /// BFGS iterations of the mode search.
     pub(crate) mode_iterations: usize,
     /// Laplace fits made in all (mode search, Hessian, grid).
@@ -99,30 +112,18 @@ pub fn explore(
         seen: HashSet::new(),
         failed_points: 0,
     };
-    walk.keep(vec![0; d], &mode.evaluation, &mut visit)?;
-    let mut extents = vec![(0i64, 0i64); d];
-    let mut truncated_axes = Vec::new();
-    for (axis, extent) in extents.iter_mut().enumerate() {
-        for sign in [1i64, -1] {
-            let (reach, truncated) = walk.along(axis, sign, &mut visit)?;
-            if sign > 0 {
-                extent.1 = reach;
-            } else {
-                extent.0 = -reach;
-            }
-            if truncated {
-                truncated_axes.push((axis, sign));
-            }
+    let integration = settings.integration.resolve(d);
+    let truncated_axes = match integration {
+        InlaIntegration::EmpiricalBayes => {
+            walk.keep(vec![0; d], &mode.evaluation, &mut visit)?;
+            Vec::new()
         }
-    }
-    for index in product(&extents) {
-        if !walk.seen.contains(&index) {
-            walk.try_point(index, &mut visit)?;
+        InlaIntegration::Ccd => {
+            walk.design(&mut visit)?;
+            Vec::new()
         }
-    }
-    truncated_axes.extend(walk.flood(&mut visit)?);
-    truncated_axes.sort_unstable();
-    truncated_axes.dedup();
+        _ => walk.grid(&mut visit)?,
+    };
     let (mut points, laplace_fits, failed_points) =
         (walk.points, walk.evaluator.fits, walk.failed_points);
     let axes = walk.axes;
@@ -133,6 +134,7 @@ pub fn explore(
         eigenvalues,
         axes,
         delta_z: settings.delta_z,
+        integration,
         mode_iterations: mode.iterations,
         laplace_fits,
         failed_points,
@@ -218,11 +220,11 @@ fn flood_fill(
 fn normalise(points: &mut [GridPoint]) {
     let top = points
         .iter()
-        .map(|p| p.log_density)
+        .map(GridPoint::log_weight)
         .fold(f64::NEG_INFINITY, f64::max);
-    let total: f64 = points.iter().map(|p| (p.log_density - top).exp()).sum();
+    let total: f64 = points.iter().map(|p| (p.log_weight() - top).exp()).sum();
     for point in points {
-        point.weight = (point.log_density - top).exp() / total;
+        point.weight = (point.log_weight() - top).exp() / total;
     }
 }
 
@@ -242,6 +244,83 @@ struct Walk<'w, 'p, 'a> {
 }
 
 impl Walk<'_, '_, '_> {
+    /// The grid: the mode, each axis walked both ways, their product, then the flood fill; the
+    /// axes cut at the step limit.
+    fn grid(
+        &mut self,
+        visit: &mut impl FnMut(&GridPoint, &Evaluation, &CorrectedMarginals),
+    ) -> Result<Vec<(usize, i64)>, InlaError> {
+        let (mode, d) = (self.mode, self.mode.evaluation.theta.len());
+        self.keep(vec![0; d], &mode.evaluation, visit)?;
+        let mut extents = vec![(0i64, 0i64); d];
+        let mut truncated_axes = Vec::new();
+        for (axis, extent) in extents.iter_mut().enumerate() {
+            for sign in [1i64, -1] {
+                let (reach, truncated) = self.along(axis, sign, visit)?;
+                if sign > 0 {
+                    extent.1 = reach;
+                } else {
+                    extent.0 = -reach;
+                }
+                if truncated {
+                    truncated_axes.push((axis, sign));
+                }
+            }
+        }
+        for index in product(&extents) {
+            if !self.seen.contains(&index) {
+                self.try_point(index, visit)?;
+            }
+        }
+        truncated_axes.extend(self.flood(visit)?);
+        truncated_axes.sort_unstable();
+        truncated_axes.dedup();
+        Ok(truncated_axes)
+    }
+
+    /// The central composite design ([`design::central_composite`]): the mode and the design's
+    /// points, each coordinate scaled by the posterior's stretch on its side (R-INLA's: where log
+    /// p~ drops f0 at z = +/-2 along an axis, a gaussian with that sd there drops 2 / s^2, so s
+    /// = sqrt(2 / f0); 1 where it does not drop or cannot be evaluated). A point where log p~
+    /// cannot be evaluated is left out (counted in `failed_points`).
+    fn design(
+        &mut self,
+        visit: &mut impl FnMut(&GridPoint, &Evaluation, &CorrectedMarginals),
+    ) -> Result<(), InlaError> {
+        let d = self.mode.evaluation.theta.len();
+        let top = self.mode.evaluation.log_density();
+        let mut stretch = vec![[1.0f64; 2]; d];
+        for (axis, sides) in stretch.iter_mut().enumerate() {
+            for (side, sign) in sides.iter_mut().zip([-1.0, 1.0]) {
+                let mut z = vec![0.0; d];
+                z[axis] = 2.0 * sign;
+                if let Ok(evaluation) = self.evaluator.evaluate(&self.theta(&z)) {
+                    let drop = top - evaluation.log_density();
+                    if drop > 0.0 {
+                        *side = (2.0 / drop).sqrt();
+                    }
+                }
+            }
+        }
+        for (k, (unit, log_weight)) in design::central_composite(d).into_iter().enumerate() {
+            let z: Vec<f64> = unit
+                .iter()
+                .zip(&stretch)
+                .map(|(&x, sides)| x * sides[usize::from(x > 0.0)])
+                .collect();
+            if k == 0 {
+                let mode = self.mode;
+                self.keep_at(z, log_weight, &mode.evaluation, visit)?;
+                continue;
+            }
+            match self.evaluator.evaluate(&self.theta(&z)) {
+                Ok(evaluation) => self.keep_at(z, log_weight, &evaluation, visit)?,
+                Err(_) => self.failed_points += 1,
+            }
+        }
+        Ok(())
+    }
+
     fn z(&self, index: &[i64]) -> Vec<f64> {
         index
             .iter()
@@ -323,6 +402,20 @@ impl Walk<'_, '_, '_> {
         evaluation: &Evaluation,
         visit: &mut impl FnMut(&GridPoint, &Evaluation, &CorrectedMarginals),
     ) -> Result<(), InlaError> {
+        self.seen.insert(index.clone());
+        self.kept.push(index.clone());
+        self.keep_at(self.z(&index), 0.0, evaluation, visit)
+    }
+
+    /// Keep the point at `z`, of log design weight `log_design_weight`, evaluated as
+    /// `evaluation`: its marginals, then `visit`.
+    fn keep_at(
+        &mut self,
+        z: Vec<f64>,
+        log_design_weight: f64,
+        evaluation: &Evaluation,
+        visit: &mut impl FnMut(&GridPoint, &Evaluation, &CorrectedMarginals),
+    ) -> Result<(), InlaError> {
         let problem = self.evaluator.problem;
         let marginals = evaluation
             .marginals(problem, &self.settings.laplace)
@@ -331,7 +424,8 @@ impl Walk<'_, '_, '_> {
                 reason: e.to_string(),
             })?;
         let point = GridPoint {
-            z: self.z(&index),
+            z,
+            log_design_weight,
             theta: evaluation.theta.clone(),
             values: evaluation.values,
             log_density: evaluation.log_density(),
@@ -339,8 +433,6 @@ impl Walk<'_, '_, '_> {
             evidence_correction: evaluation.evidence_correction(),
             weight: 0.0,
         };
-        self.seen.insert(index.clone());
-        self.kept.push(index);
         visit(&point, evaluation, &marginals);
         self.points.push(point);
         Ok(())

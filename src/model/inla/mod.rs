@@ -21,6 +21,7 @@
 //! With no hyperparameter inferred the grid is the single point theta = () and the scheme is the
 //! Laplace approximation.
 
+pub(crate) mod design;
 pub(crate) mod grid;
 pub(crate) mod mode;
 pub(crate) mod posterior;
@@ -44,6 +45,42 @@ crate::closed_names! {
     }
 }
 
+crate::closed_names! {
+    /// How INLA integrates over the hyperparameters (`sampler.inla_integration`, R-INLA's
+    /// `int.strategy`): the z-grid ([`grid`]), the central composite design ([`design`]), or the
+    /// mode alone (empirical Bayes).
+    pub enum InlaIntegration {
+        /// The grid up to two inferred hyperparameters, the design from three (R-INLA's rule).
+        Auto = "auto",
+        /// The z-grid to the threshold, grown by flood fill.
+        Grid = "grid",
+        /// The central composite design: 2 d + 2^d points around the mode (fewer at d = 5).
+        Ccd = "ccd",
+        /// The mode alone: the cells' marginals at the most probable hyperparameters, their
+        /// uncertainty left out.
+        EmpiricalBayes = "eb",
+    }
+}
+
+impl Default for InlaIntegration {
+    fn default() -> Self {
+        Self::Auto
+    }
+}
+
+impl InlaIntegration {
+    /// The scheme `self` means for `d` inferred hyperparameters: never [`Self::Auto`]; the grid
+    /// for one (the design needs two or more).
+    pub(crate) fn resolve(self, d: usize) -> Self {
+        match self {
+            Self::Auto if d <= 2 => Self::Grid,
+            Self::Auto => Self::Ccd,
+            Self::Ccd if d < 2 => Self::Grid,
+            other => other,
+        }
+    }
+}
+
 impl Default for InlaStrategy {
     /// The simplified Laplace approximation (docs/hyperparameters.md, "Each cell's marginal").
     fn default() -> Self {
@@ -55,6 +92,8 @@ impl Default for InlaStrategy {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct InlaSettings {
     pub(crate) laplace: LaplaceSettings,
+    /// How the hyperparameters are integrated over.
+    pub(crate) integration: InlaIntegration,
     /// The central finite-difference step in unconstrained coordinates (log length scale, log
     /// variance, mean), for the mode search's gradient and the Hessian at the mode.
     pub(crate) step: f64,
@@ -92,6 +131,7 @@ impl Default for InlaSettings {
     fn default() -> Self {
         Self {
             laplace: LaplaceSettings::default(),
+            integration: InlaIntegration::default(),
             step: FINITE_DIFFERENCE_STEP,
             delta_z: DELTA_Z,
             threshold: THRESHOLD,
@@ -110,6 +150,14 @@ impl InlaSettings {
         let mut settings = Self::default();
         settings.laplace.corrections = strategy == InlaStrategy::SimplifiedLaplace;
         settings
+    }
+
+    /// [`Self::for_strategy`] integrated by `integration`.
+    pub(crate) fn for_run(strategy: InlaStrategy, integration: InlaIntegration) -> Self {
+        Self {
+            integration,
+            ..Self::for_strategy(strategy)
+        }
     }
 }
 

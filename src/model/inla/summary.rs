@@ -14,8 +14,11 @@
 //!   log det(H) / 2, the grid's sum times the volume of one z-cell in theta
 //!   (delta_z^d |det V Lambda^-1/2|).
 
+use super::InlaIntegration;
+use super::design::central_composite;
 use super::grid::Grid;
 use crate::model::hyper::{HyperName, HyperPrior, HyperPriors};
+use crate::model::skew_normal::simpson;
 
 /// One hyperparameter's posterior from the grid.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +40,9 @@ impl HyperMarginal {
 
 /// The posterior of every inferred hyperparameter (in `priors`' order).
 pub fn marginals(grid: &Grid, priors: &HyperPriors) -> Vec<HyperMarginal> {
+    if grid.integration != InlaIntegration::Grid {
+        return gaussian_marginals(grid, priors);
+    }
     let d = grid.dim();
     let weights: Vec<f64> = grid.points.iter().map(|p| p.weight).collect();
     priors
@@ -54,6 +60,35 @@ pub fn marginals(grid: &Grid, priors: &HyperPriors) -> Vec<HyperMarginal> {
                 mean,
                 sd: variance.sqrt(),
                 smooth: SmoothMarginal::new(&theta, &weights, spread),
+                prior,
+            }
+        })
+        .collect()
+}
+
+/// The hyperparameters' marginals where the points are too few to show them (the central
+/// composite design, the mode alone): the gaussian at the mode with covariance (-H)^-1 in
+/// unconstrained coordinates, mapped to the natural scale (its mean and sd by Simpson's rule over
+/// +/- 8 sds, its quantiles mapped: the maps are monotone).
+fn gaussian_marginals(grid: &Grid, priors: &HyperPriors) -> Vec<HyperMarginal> {
+    let d = grid.dim();
+    let mode = &grid.points[0].theta;
+    priors
+        .iter()
+        .enumerate()
+        .map(|(index, &(name, prior))| {
+            // (-H)^-1 = V Lambda^-1 V^T: its diagonal is the squared norm of the axes' row.
+            let row = &grid.axes[index * d..(index + 1) * d];
+            let sd = row.iter().map(|a| a * a).sum::<f64>().sqrt();
+            let density = |t: f64| (-0.5 * t * t).exp() / (2.0 * std::f64::consts::PI).sqrt();
+            let value = |t: f64| prior.from_unconstrained(mode[index] + sd * t);
+            let mean = simpson(|t| value(t) * density(t), -8.0, 8.0, 800);
+            let second = simpson(|t| value(t).powi(2) * density(t), -8.0, 8.0, 800);
+            HyperMarginal {
+                name,
+                mean,
+                sd: (second - mean * mean).max(0.0).sqrt(),
+                smooth: SmoothMarginal::gaussian(mode[index], sd),
                 prior,
             }
         })
@@ -90,6 +125,15 @@ impl SmoothMarginal {
         Self {
             centres: x.iter().map(|x| mean + shrink * (x - mean)).collect(),
             weights: w.to_vec(),
+            sd,
+        }
+    }
+
+    /// One normal of mean `mean` and sd `sd`.
+    fn gaussian(mean: f64, sd: f64) -> Self {
+        Self {
+            centres: vec![mean],
+            weights: vec![1.0],
             sd,
         }
     }
@@ -146,15 +190,31 @@ pub fn log_evidence(grid: &Grid) -> f64 {
     let top = grid
         .points
         .iter()
-        .map(|p| p.log_density)
+        .map(|p| p.log_weight())
         .fold(f64::NEG_INFINITY, f64::max);
     let sum: f64 = grid
         .points
         .iter()
-        .map(|p| (p.log_density - top).exp())
+        .map(|p| (p.log_weight() - top).exp())
         .sum();
+    let d = grid.dim() as f64;
     let log_det: f64 = grid.eigenvalues.iter().map(|l| l.ln()).sum();
-    top + sum.ln() + grid.dim() as f64 * grid.delta_z.ln() - 0.5 * log_det
+    // The volume the points' sum stands for: a z-cell's on the grid; on the design the
+    // gaussian's integral over the design's sum on a gaussian, (2 pi)^(d/2) / sum_k w_k
+    // exp(-|z_k|^2 / 2) (exact where log p~ is gaussian); the mode alone, its Laplace
+    // approximation.
+    let log_volume = match grid.integration {
+        InlaIntegration::Ccd => {
+            let gaussian: f64 = central_composite(grid.dim())
+                .iter()
+                .map(|(z, log_w)| (log_w - 0.5 * z.iter().map(|x| x * x).sum::<f64>()).exp())
+                .sum();
+            0.5 * d * (2.0 * std::f64::consts::PI).ln() - gaussian.ln()
+        }
+        InlaIntegration::EmpiricalBayes => 0.5 * d * (2.0 * std::f64::consts::PI).ln(),
+        _ => d * grid.delta_z.ln(),
+    };
+    top + sum.ln() + log_volume - 0.5 * log_det
 }
 
 #[cfg(test)]
