@@ -49,8 +49,10 @@ crate::closed_names! {
     /// How INLA integrates over the hyperparameters (`sampler.inla_integration`, R-INLA's
     /// `int.strategy`): the z-grid ([`grid`]), the central composite design ([`design`]), or the
     /// mode alone (empirical Bayes).
+    #[derive(Default)]
     pub enum InlaIntegration {
         /// The grid up to two inferred hyperparameters, the design from three (R-INLA's rule).
+        #[default]
         Auto = "auto",
         /// The z-grid to the threshold, grown by flood fill.
         Grid = "grid",
@@ -59,12 +61,6 @@ crate::closed_names! {
         /// The mode alone: the cells' marginals at the most probable hyperparameters, their
         /// uncertainty left out.
         EmpiricalBayes = "eb",
-    }
-}
-
-impl Default for InlaIntegration {
-    fn default() -> Self {
-        Self::Auto
     }
 }
 
