@@ -305,6 +305,23 @@ fn newton_converges_on_a_128_grid() {
     }
 }
 
+/// The prior's square root L (N x latent dimension) formed column by column from its product.
+fn dense_sqrt(prior: &dyn Prior) -> faer::Mat<f64> {
+    let (n, k) = (prior.cells(), prior.latent_dim());
+    let mut scratch = vec![0.0; prior.scratch_len()];
+    let mut l = faer::Mat::<f64>::zeros(n, k);
+    let mut column = vec![0.0; n];
+    for j in 0..k {
+        let mut unit = vec![0.0; k];
+        unit[j] = 1.0;
+        prior.apply_sqrt(&unit, &mut column, &mut scratch);
+        for (r, &v) in column.iter().enumerate() {
+            l[(r, j)] = v;
+        }
+    }
+    l
+}
+
 /// Sites for the tests below: `count` scattered over `grid`'s window (border half-cells
 /// included).
 fn sites_on(grid: &Grid, count: usize, offset: usize) -> Vec<(f64, f64)> {
@@ -328,17 +345,7 @@ fn misfit_hessian_through_sites_is_the_dense_l_h_w_h_l() {
         mean: 0.0,
     };
     let weights: Vec<f64> = (0..m).map(|a| 0.3 + 0.25 * (a % 5) as f64).collect();
-    let mut scratch = vec![0.0; prior.scratch_len()];
-    let mut l = faer::Mat::<f64>::zeros(n, n);
-    for k in 0..n {
-        let mut unit = vec![0.0; n];
-        unit[k] = 1.0;
-        let mut column = vec![0.0; n];
-        prior.apply_sqrt(&unit, &mut column, &mut scratch);
-        for (r, &v) in column.iter().enumerate() {
-            l[(r, k)] = v;
-        }
-    }
+    let l = dense_sqrt(&prior);
     let mut h = faer::Mat::<f64>::zeros(m, n);
     for (a, row) in sites.rows().iter().enumerate() {
         for &(c, w) in row {
@@ -511,17 +518,7 @@ fn the_observation_inverse_gives_the_dense_laplace_covariances() {
     let n = grid.cells();
     let cells: Vec<usize> = (0..n).filter(|c| c % 3 != 1).collect();
     let sites = SiteOperator::bilinear(&grid, &sites_on(&grid, 17, 2)).unwrap();
-    let mut scratch = vec![0.0; prior.scratch_len()];
-    let mut l = faer::Mat::<f64>::zeros(n, n);
-    for k in 0..n {
-        let mut unit = vec![0.0; n];
-        unit[k] = 1.0;
-        let mut column = vec![0.0; n];
-        prior.apply_sqrt(&unit, &mut column, &mut scratch);
-        for (r, &v) in column.iter().enumerate() {
-            l[(r, k)] = v;
-        }
-    }
+    let l = dense_sqrt(&prior);
     for observed in [Observed::Cells(&cells), Observed::Sites(&sites)] {
         let m = observed.len();
         let mut g = faer::Mat::<f64>::zeros(m, n);
@@ -627,20 +624,7 @@ fn the_spatial_field_marginals_with_covariates_are_the_dense_laplace_ones() {
             .expect("covariates and few observations");
         // Dense: B column by column, then H and [L_f 0] H^-1 [L_f 0]^T.
         let k = with.latent_dim();
-        let mut scratch = vec![0.0; with.scratch_len()];
-        let b = {
-            let mut b = faer::Mat::<f64>::zeros(n, k);
-            for j in 0..k {
-                let mut unit = vec![0.0; k];
-                unit[j] = 1.0;
-                let mut column = vec![0.0; n];
-                with.apply_sqrt(&unit, &mut column, &mut scratch);
-                for (r, &v) in column.iter().enumerate() {
-                    b[(r, j)] = v;
-                }
-            }
-            b
-        };
+        let b = dense_sqrt(&with);
         let g = faer::Mat::from_fn(m, n, |a, c| if cells[a] == c { 1.0 } else { 0.0 });
         let w = faer::Mat::from_fn(m, m, |a, c| if a == c { fit.weights[a] } else { 0.0 });
         let gb = &g * &b;
