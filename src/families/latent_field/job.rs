@@ -31,8 +31,8 @@ use super::sites_csv::{SitesSource, read_sites};
 use super::spec::FieldJob;
 use super::units::unit_warnings;
 use super::warnings::{
-    coefficient_warnings, far_start_warnings, hyper_warnings, outside_support_warnings,
-    warnings as run_warnings,
+    coefficient_warnings, far_start_warnings, hyper_acceptance_warnings, hyper_warnings,
+    outside_support_warnings, warnings as run_warnings,
 };
 use crate::clock::Stopwatch;
 
@@ -232,6 +232,10 @@ pub(crate) fn run_job(
     }
     warnings.extend(run_warnings(&job.spec.sampler, &output, &cells));
     warnings.extend(hyper_warnings(&hyper));
+    warnings.extend(hyper_acceptance_warnings(
+        job.spec.sampler.hyper().update,
+        output.chains.iter().map(|c| c.hyper_acceptance_rate),
+    ));
     let predict = job.spec.output.predict_sites.as_ref().map(|p| &p.sites);
     warnings.extend(super::sites::coarse_grid_warning(
         model, &dataset, predict, &hyper,

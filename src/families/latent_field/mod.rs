@@ -169,12 +169,16 @@ impl StudyFamily for LatentField {
     }
 
     fn algorithm_versions(spec: &Self::Spec) -> Vec<(&'static str, String)> {
-        let version = spec.sampler.kind().version();
-        if version > 1 {
-            vec![(sampler_keys::SAMPLER_VERSION, version.to_string())]
-        } else {
-            Vec::new()
-        }
+        let kind = spec.sampler.kind().version();
+        let update = spec.sampler.hyper().update.version();
+        [
+            (sampler_keys::SAMPLER_VERSION, kind),
+            (sampler_keys::SAMPLER_HYPER_VERSION, update),
+        ]
+        .into_iter()
+        .filter(|&(_, version)| version > 1)
+        .map(|(name, version)| (name, version.to_string()))
+        .collect()
     }
 
     fn label(spec: &Self::Spec) -> String {

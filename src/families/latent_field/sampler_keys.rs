@@ -18,6 +18,9 @@ use crate::study::{Key, Settings};
 /// set it, and the jobs table does not show it; it only keeps results of a changed kind apart.
 pub(crate) const SAMPLER_VERSION: &str = "sampler.version";
 
+/// The same for the hyperparameter update's version ([`crate::sampler::hyper::HyperUpdate::version`]).
+pub(crate) const SAMPLER_HYPER_VERSION: &str = "sampler.hyper_version";
+
 /// The kind `sampler.kind = "auto"` (the default) chooses, from what measured best
 /// (docs/samplers.md): laplace_hmc, HMC around the Laplace approximation, which converged on
 /// every shipped real grid (poisson and probit) and whose proposals on gaussian data come from

@@ -16,7 +16,9 @@
 //!   over the last fifth by more than 4 Monte Carlo standard errors (the chain is still
 //!   moving towards the typical set);
 //! - with `output.log_likelihood`, observations have a Pareto k above 0.7, or LOO could not be
-//!   computed (`super::loo` words these).
+//!   computed (`super::loo` words these);
+//! - a chain's Metropolis-Hastings hyperparameter updates (within-gibbs, pseudo-marginal) moved
+//!   in fewer than [`HYPER_ACCEPTANCE_FLOOR`] of its kept iterations: it stays where it is.
 //!
 //! An approximation says what it is (laplace: its `post_mean` is the mode) and where it is
 //! loose (low-rank sds; INLA grid points left out or an axis cut at its step limit).
@@ -25,6 +27,7 @@ use super::coefficients::CoefficientSummary;
 use super::hyper::HyperSummary;
 use crate::diagnostics;
 use crate::model::hyper::{HyperPriors, Hyperparameters};
+use crate::sampler::hyper::HyperUpdate;
 use crate::sampler::{RunOutput, SamplerSpec};
 
 use super::cells::CellDiagnostics;
@@ -44,6 +47,8 @@ pub(crate) const ADAPTATION_TOLERANCE: f64 = 0.1;
 pub(crate) const STEP_LIMIT_SHARE: f64 = 0.9;
 /// The log-likelihood drift, in combined MCSE, that says a chain has not settled.
 pub(crate) const DRIFT_LIMIT: f64 = 4.0;
+/// The share of kept hyperparameter updates that moved below which a chain's have collapsed.
+pub(crate) const HYPER_ACCEPTANCE_FLOOR: f64 = 0.05;
 
 /// The warnings of a finished run, in a fixed order.
 pub(crate) fn warnings(
@@ -240,6 +245,41 @@ pub(crate) fn hyper_warnings(summaries: &[HyperSummary]) -> Vec<String> {
         .collect()
 }
 
+/// A warning per chain whose Metropolis-Hastings hyperparameter updates (`update`: within-gibbs
+/// or pseudo-marginal; the slice and joint updates have no rate to judge) moved in fewer than
+/// [`HYPER_ACCEPTANCE_FLOOR`] of its kept iterations, the chains' `rates` in order.
+pub(crate) fn hyper_acceptance_warnings(
+    update: HyperUpdate,
+    rates: impl Iterator<Item = Option<f64>>,
+) -> Vec<String> {
+    if !matches!(
+        update,
+        HyperUpdate::WithinGibbs | HyperUpdate::PseudoMarginal
+    ) {
+        return Vec::new();
+    }
+    rates
+        .enumerate()
+        .filter_map(|(chain, rate)| Some((chain, rate?)))
+        .filter(|&(_, rate)| rate < HYPER_ACCEPTANCE_FLOOR)
+        .map(|(chain, rate)| {
+            let advice = if update == HyperUpdate::PseudoMarginal {
+                "raise sampler.hyper_importance_draws (a noisy estimate sticks) or use"
+            } else {
+                "use"
+            };
+            format!(
+                "the {update} hyperparameter updates of chain {chain} moved in {:.1} % of its \
+                 kept iterations (below {:.0} %): the chain stays where it is, and its \
+                 hyperparameters' ESS and R-hat cannot be trusted; {advice} sampler.hyper = \
+                 \"joint\"",
+                100.0 * rate,
+                100.0 * HYPER_ACCEPTANCE_FLOOR
+            )
+        })
+        .collect()
+}
+
 /// A warning per covariate coefficient whose chains did not converge or mix, as for the
 /// hyperparameters.
 pub(crate) fn coefficient_warnings(summaries: &[CoefficientSummary]) -> Vec<String> {
@@ -359,6 +399,18 @@ pub(crate) fn far_start_warnings(priors: &HyperPriors, start: &Hyperparameters) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A collapsed Metropolis-Hastings hyperparameter update is named by chain; the joint
+    /// update has no rate to judge.
+    #[test]
+    fn a_collapsed_hyperparameter_acceptance_names_its_chain() {
+        let rates = [Some(0.31), Some(0.02), None];
+        let found = hyper_acceptance_warnings(HyperUpdate::PseudoMarginal, rates.into_iter());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("chain 1 moved in 2.0 %"), "{found:?}");
+        assert!(found[0].contains("hyper_importance_draws"), "{found:?}");
+        assert!(hyper_acceptance_warnings(HyperUpdate::Joint, rates.into_iter()).is_empty());
+    }
 
     #[test]
     fn a_trending_log_likelihood_drifts_and_a_stationary_one_does_not() {

@@ -61,6 +61,33 @@ impl Proposal {
         }
     }
 
+    /// Start from a known covariance of the target (row-major d x d, INLA's (-H)^-1 at the
+    /// mode): the adaptive proposal steps by its factor times 2.38 / sqrt(d) until the burn-in
+    /// history replaces it, the random walk by 2.38 / sqrt(d) times its root mean variance; the
+    /// kernel-adaptive proposal learns its shape from the history alone and keeps its start.
+    pub(crate) fn seeded(mut self, covariance: &[f64]) -> Self {
+        let d = self.dim;
+        let optimal = (2.38 / (d as f64).sqrt()).ln();
+        match self.kind {
+            HyperProposalKind::Adaptive => {
+                let matrix = Mat::from_fn(d, d, |i, j| covariance[i * d + j]);
+                if let Some(root) = cholesky(&matrix) {
+                    self.root = Some(root);
+                    self.log_scale = optimal;
+                    self.adapted_scale = true;
+                }
+            }
+            HyperProposalKind::RandomWalk => {
+                let mean_variance = (0..d).map(|i| covariance[i * d + i]).sum::<f64>() / d as f64;
+                if mean_variance > 0.0 && mean_variance.is_finite() {
+                    self.log_scale = optimal + 0.5 * mean_variance.ln();
+                }
+            }
+            HyperProposalKind::KernelAdaptive => {}
+        }
+        self
+    }
+
     /// The current global scale s.
     pub(crate) fn scale(&self) -> f64 {
         self.log_scale.exp()

@@ -29,6 +29,16 @@ crate::closed_names! {
 }
 
 impl HyperUpdate {
+    /// The version of the update's draws, kept apart in the job's key once above 1 (as a kind's
+    /// [`crate::sampler::SamplerKind::version`]): pseudo-marginal 2, its chains started at
+    /// INLA's mode with its curvature as the proposal's first covariance.
+    pub fn version(self) -> u32 {
+        match self {
+            Self::PseudoMarginal => 2,
+            _ => 1,
+        }
+    }
+
     /// Whether this update infers hyperparameter `name`: every update but `none` moves the
     /// kernel's hyperparameters and the mean; only the joint chains evaluate the likelihood at a
     /// drawn noise sd (the others hold the likelihood fixed).
