@@ -324,7 +324,10 @@ mod tests {
     use crate::model::prior::KroneckerPrior;
     use crate::model::spec::{KernelSpec, LikelihoodKind};
     use crate::model::{Grid, Likelihood, Observed};
-    use crate::sampler::{SamplerKind, SamplerSettings};
+    use crate::sampler::kind::Kind;
+    use crate::sampler::kinds::SamplerKind;
+    use crate::sampler::mala::Mala;
+    use crate::sampler::spec::SamplerSettings;
 
     /// The pseudo-marginal chains start at the mode of INLA's grid (its point 0) with (-H)^-1
     /// for their proposal; the other updates keep the model's values.
@@ -364,9 +367,7 @@ mod tests {
             }
             .check()
             .unwrap();
-            let field = <crate::sampler::mala::Mala as crate::sampler::Kind>::configure(
-                &settings.kind_settings(),
-            );
+            let field = Mala::configure(&settings.kind_settings());
             HyperChain::new(field, hyper, &settings, &target)
         };
         let problem = HyperProblem {
