@@ -28,20 +28,22 @@ use crate::model::inla::{
 };
 use crate::model::laplace::skew::{CorrectedMarginals, Correction, exact_inverse_available};
 use crate::model::laplace::{
-    LaplaceError, LaplaceFit, LaplaceMarginals, SdMethod, coefficient_marginals,
+    LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, SdMethod, coefficient_marginals,
 };
 
 /// The Laplace approximation of `request`'s target, as a run without chains.
 pub(crate) fn laplace_run(request: &RunRequest) -> RunOutput {
-    point_run(request, InlaStrategy::Gaussian)
+    point_run(
+        request,
+        InlaSettings::for_strategy(InlaStrategy::Gaussian).laplace,
+    )
 }
 
-/// The Laplace approximation at the request's hyperparameters, each cell's marginal by
-/// `strategy`, as a run without chains.
-fn point_run(request: &RunRequest, strategy: InlaStrategy) -> RunOutput {
+/// The Laplace approximation at the request's hyperparameters, each cell's marginal corrected as
+/// `settings` asks, as a run without chains.
+fn point_run(request: &RunRequest, settings: LaplaceSettings) -> RunOutput {
     let started = std::time::Instant::now();
     let target = &request.target;
-    let settings = InlaSettings::for_strategy(strategy).laplace;
     let fitted = LaplaceFit::new(target, &settings.newton).and_then(|fit| {
         let correction = Correction::new(target, &fit, &settings)?;
         let marginals = correction.marginals(target, &fit, &settings)?;
@@ -148,18 +150,17 @@ fn failed_run(request: &RunRequest, error: String, started: std::time::Instant) 
     approximate_run(request, marginals, Notes::default(), approximation, started)
 }
 
-/// INLA over the hyperparameters `request` infers ([`crate::model::inla`]), each cell's marginal
-/// at a grid point by `strategy`; the Laplace approximation, corrected by `strategy`, when it
-/// infers none. The first of `rngs` drives the check of the Laplace evidence
+/// INLA over the hyperparameters `request` infers ([`crate::model::inla`]) with `settings`
+/// (their strategy for each cell's marginal at a grid point, their integration); the Laplace
+/// approximation, corrected by the strategy, when it infers none. The first of `rngs` drives the check of the Laplace evidence
 /// ([`check_laplace`]); without streams (a library caller's request) nothing is checked.
 pub(crate) fn inla_run(
     request: &RunRequest,
     rngs: Vec<ChainRng>,
-    strategy: InlaStrategy,
     settings: InlaSettings,
 ) -> RunOutput {
     let Some(hyper) = request.hyper.filter(|h| h.model.hyper.any()) else {
-        return point_run(request, strategy);
+        return point_run(request, settings.laplace);
     };
     let started = std::time::Instant::now();
     let target = &request.target;

@@ -62,8 +62,7 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
     struct Runner<'r, 'a> {
         request: &'r RunRequest<'a>,
         rngs: Vec<ChainRng>,
-        strategy: InlaStrategy,
-        integration: InlaIntegration,
+        inla: InlaSettings,
     }
     if let Some(hyper) = request.hyper {
         match spec.hyper().update {
@@ -95,10 +94,7 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
         fn approximation(self, kind: SamplerKind) -> RunOutput {
             match kind {
                 SamplerKind::Laplace => approximation::laplace_run(self.request),
-                SamplerKind::Inla => {
-                    let settings = InlaSettings::for_run(self.strategy, self.integration);
-                    approximation::inla_run(self.request, self.rngs, self.strategy, settings)
-                }
+                SamplerKind::Inla => approximation::inla_run(self.request, self.rngs, self.inla),
                 _ => unreachable!("{kind} is a Markov chain"),
             }
         }
@@ -106,8 +102,7 @@ pub fn run_kind(spec: &SamplerSpec, request: &RunRequest, rngs: Vec<ChainRng>) -
     spec.visit(Runner {
         request,
         rngs,
-        strategy: spec.inla_strategy(),
-        integration: spec.inla_integration(),
+        inla: InlaSettings::for_run(spec.inla_strategy(), spec.inla_integration()),
     })
 }
 
