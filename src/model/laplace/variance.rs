@@ -127,7 +127,8 @@ impl ObservationInverse {
     /// With S = C - C G^T W^1/2 K^-1 W^1/2 G C and W^1/2 G C G^T W^1/2 = K - I, S G^T W^1/2 =
     /// C G^T W^1/2 K^-1: its column a, y_a = C G^T (W^1/2 K^-1 e_a), is w_a^1/2 times the
     /// covariances, and diag S = diag C - sum_a w_a^1/2 y_a * (C G^T e_a) elementwise. Two
-    /// products with C per observation.
+    /// products with C per observation, made for [`BATCH`] observations at once
+    /// ([`Prior::apply_covariance_batch`]: matrix-matrix products on a Kronecker prior).
     pub(crate) fn cell_variances(
         &self,
         prior: &dyn Prior,
@@ -136,30 +137,44 @@ impl ObservationInverse {
     ) -> Vec<f64> {
         let (m, n) = (self.root.len(), prior.cells());
         let mut variance: Vec<f64> = (0..n).map(|c| prior.covariance(c, c)).collect();
-        let (mut weighted, mut scattered) = (vec![0.0; m], vec![0.0; n]);
-        let (mut covariance, mut row) = (vec![0.0; n], vec![0.0; n]);
-        for a in 0..m {
-            weighted.fill(0.0);
-            weighted[a] = 1.0;
-            observed.scatter(&weighted, &mut scattered);
-            prior.apply_covariance(&scattered, &mut row);
-            for (b, w) in weighted.iter_mut().enumerate() {
-                *w = self.root[b] * self.inverse[(b, a)];
+        let mut weighted = vec![0.0; m];
+        let (mut units, mut rows) = (vec![0.0; n * BATCH], vec![0.0; n * BATCH]);
+        let (mut spread, mut covariances) = (vec![0.0; n * BATCH], vec![0.0; n * BATCH]);
+        for start in (0..m).step_by(BATCH) {
+            let count = BATCH.min(m - start);
+            for (j, a) in (start..start + count).enumerate() {
+                weighted.fill(0.0);
+                weighted[a] = 1.0;
+                observed.scatter(&weighted, &mut units[j * n..(j + 1) * n]);
+                for (b, w) in weighted.iter_mut().enumerate() {
+                    *w = self.root[b] * self.inverse[(b, a)];
+                }
+                observed.scatter(&weighted, &mut spread[j * n..(j + 1) * n]);
             }
-            observed.scatter(&weighted, &mut scattered);
-            prior.apply_covariance(&scattered, &mut covariance);
-            let root = self.root[a];
-            for ((v, &y), &g) in variance.iter_mut().zip(&covariance).zip(&row) {
-                *v -= root * y * g;
+            prior.apply_covariance_batch(&units, &mut rows, count);
+            prior.apply_covariance_batch(&spread, &mut covariances, count);
+            for (j, a) in (start..start + count).enumerate() {
+                let (row, covariance) = (
+                    &rows[j * n..(j + 1) * n],
+                    &mut covariances[j * n..(j + 1) * n],
+                );
+                let root = self.root[a];
+                for ((v, &y), &g) in variance.iter_mut().zip(covariance.iter()).zip(row) {
+                    *v -= root * y * g;
+                }
+                let scale = if self.negligible(a) { 0.0 } else { 1.0 / root };
+                covariance.iter_mut().for_each(|y| *y *= scale);
+                visit(a, covariance);
             }
-            let scale = if self.negligible(a) { 0.0 } else { 1.0 / root };
-            covariance.iter_mut().for_each(|y| *y *= scale);
-            visit(a, &covariance);
         }
         variance.iter_mut().for_each(|v| *v = v.max(0.0));
         variance
     }
 }
+
+/// Observations whose covariances with every cell [`ObservationInverse::cell_variances`] makes
+/// together.
+const BATCH: usize = 32;
 
 /// The exact log-determinant of I + L^T G^T W G L in observation space (without the variances:
 /// M^3 / 3 operations).

@@ -229,6 +229,25 @@ impl Prior for KroneckerPrior {
         out.copy_from(&half * self.y.covariance.transpose());
     }
 
+    /// `C_x [X_1 ... X_count]` as one product (the fields side by side are an nx x (ny count)
+    /// matrix), then each block times `C_y^T`.
+    fn apply_covariance_batch(&self, x: &[f64], out: &mut [f64], count: usize) {
+        let (nx, ny) = (self.grid.nx(), self.grid.ny());
+        let n = nx * ny;
+        let wide = MatRef::from_column_major_slice(&x[..n * count], nx, ny * count);
+        let half = self.x.covariance.as_ref() * wide;
+        for (j, target) in out.chunks_exact_mut(n).take(count).enumerate() {
+            matmul(
+                MatMut::from_column_major_slice_mut(target, nx, ny),
+                Accum::Replace,
+                half.as_ref().subcols(j * ny, ny),
+                self.y.covariance.transpose(),
+                1.0,
+                Par::Seq,
+            );
+        }
+    }
+
     fn covariance(&self, a: usize, b: usize) -> f64 {
         let ((ia, ja), (ib, jb)) = (self.grid.cell(a), self.grid.cell(b));
         self.x.covariance[(ia, ib)] * self.y.covariance[(ja, jb)]

@@ -211,6 +211,14 @@ pub trait Prior: Send + Sync + Debug {
         None
     }
 
+    /// C x for `count` fields stored one after another (N values each, in and out).
+    fn apply_covariance_batch(&self, x: &[f64], out: &mut [f64], count: usize) {
+        let n = self.cells();
+        for (field, target) in x.chunks_exact(n).zip(out.chunks_exact_mut(n)).take(count) {
+            self.apply_covariance(field, target);
+        }
+    }
+
     /// u = L xi for `count` fields stored one after another.
     fn apply_sqrt_batch(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64], count: usize) {
         let (k, n) = (self.latent_dim(), self.cells());

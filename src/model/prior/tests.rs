@@ -93,6 +93,17 @@ fn every_kernel_on_every_grid_matches_its_dense_kernel_matrix() {
                         let err = (cx[r] - expected).abs() / (scale * n as f64);
                         assert!(err < 1e-10, "{case}: C x at {r}: {err:e}");
                     }
+                    // C x for three fields at once: each field's own product, to rounding
+                    let batch: Vec<f64> = (0..3).flat_map(|k| test_vector(n, 3 + k)).collect();
+                    let mut batched = vec![0.0; 3 * n];
+                    prior.apply_covariance_batch(&batch, &mut batched, 3);
+                    for (field, product) in batch.chunks_exact(n).zip(batched.chunks_exact(n)) {
+                        prior.apply_covariance(field, &mut cx);
+                        for (r, (&one, &many)) in cx.iter().zip(product).enumerate() {
+                            let err = (one - many).abs() / (scale * n as f64);
+                            assert!(err < 1e-14, "{case}: batched C x at {r}: {err:e}");
+                        }
+                    }
                     // L L^T and C_ab
                     let l = square_root_matrix(prior.as_ref());
                     let llt = &l * l.transpose();
