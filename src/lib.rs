@@ -21,6 +21,7 @@ pub(crate) mod figures;
 pub(crate) mod incomplete_gamma;
 pub mod inference_data;
 pub(crate) mod job;
+pub(crate) mod memory;
 pub mod model;
 pub(crate) mod names;
 pub(crate) mod normals;

@@ -156,6 +156,7 @@ pub(super) const WARNED: u8 = 3;
 
 /// Parse the command line and run it.
 pub fn main() -> ExitCode {
+    crate::memory::keep_freed_memory();
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Check { study }) => check(&study),
