@@ -15,3 +15,17 @@ build_fieldmc() {
     SCRATCH=$(mktemp -d)
     trap 'rm -rf "$SCRATCH"' EXIT
 }
+
+# Builds the library's test binary (quietly, from the lock file, pinned as PIN says: the build on
+# the run's core too, so that a benchmark on the other core is left alone; its log in OUT) and sets
+# TEST_BIN to it: the bench scripts that run an ignored experiment of src/bench/ need it. PYTHON
+# reads cargo's JSON.
+build_lib_tests() {
+    "${PIN[@]}" cargo test --release --locked --lib --no-run --quiet 2> "$OUT/build.log"
+    TEST_BIN=$(cargo test --release --locked --lib --no-run --message-format=json 2>/dev/null \
+        | "$PYTHON" -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["lib"]:
+        print(m["executable"])')
+}

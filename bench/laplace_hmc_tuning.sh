@@ -26,14 +26,7 @@ uptime > "$OUT/load_before.txt"
 git describe --always --dirty > "$OUT/commit.txt"
 PIN=()
 if command -v taskset >/dev/null; then PIN=(taskset -c "$CORE"); fi
-# The build on the run's core too, so that a benchmark on the other core is left alone.
-"${PIN[@]}" cargo test --release --locked --lib --no-run --quiet 2> "$OUT/build.log"
-TEST_BIN=$(cargo test --release --locked --lib --no-run --message-format=json 2>/dev/null \
-    | "$PYTHON" -c 'import json,sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["lib"]:
-        print(m["executable"])')
+build_lib_tests
 
 DEG=0.017453292519943295
 angles() { local out=(); for d in "$@"; do out+=("$("$PYTHON" -c "print($d * $DEG)")"); done; (IFS=,; echo "${out[*]}"); }

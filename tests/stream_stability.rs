@@ -213,19 +213,19 @@ const PINNED_STEPS: &[(&str, &[f64])] = &[
             -0.6357937947634461,
         ],
     ),
-    // NUTS happens not to move in its three kept draws here (after only three tuning draws);
-    // `first_nuts_draws_are_pinned` pins a chain that moves.
+    // NUTS version 2 (the split integrator; version 1, the leapfrog, did not move in its three
+    // kept draws here). `first_nuts_draws_are_pinned` pins both integrators' first draws.
     (
         "nuts",
         &[
-            -2.7442069216599347,
-            -2.7442069216599347,
-            -2.7442069216599347,
-            -1.2222510506318158,
-            0.880837423677619,
-            1.1130074198785866,
-            0.016593527784231635,
-            -0.11708929101530416,
+            -6.009126720528084,
+            -3.299127523433724,
+            -4.351686673655747,
+            0.19466663326320177,
+            0.99588213351157,
+            1.3325707899760613,
+            1.2024171456719661,
+            0.37512191423853625,
         ],
     ),
 ];
@@ -393,7 +393,9 @@ const PINNED_LAPLACE: &[f64] = &[
 ];
 
 /// The first NUTS draws of one chain (nuts-rs seeds its own ChaCha8 from the chain's acceptance
-/// stream): a change of nuts-rs, of rand's ChaCha8 or of how the seed is drawn moves them.
+/// stream), with the leapfrog (the joint chains') and with the split integrator (the `nuts`
+/// kind's, [`Nuts::split`]): a change of nuts-rs, of rand's ChaCha8 or of how the seed is drawn
+/// moves them.
 #[test]
 fn first_nuts_draws_are_pinned() {
     use fieldmc::model::{
@@ -412,42 +414,73 @@ fn first_nuts_draws_are_pinned() {
         observed: Observed::Cells(&cells),
         mean: 0.1,
     };
-    let key = "model.grid=4;replicate=0;chain=0";
-    let mut rng = ChainRng::new(
-        stream(2020, Purpose::Chain, key),
-        stream(2020, Purpose::Acceptance, key),
-    );
-    let mut xi = vec![0.0; 16];
-    rng.normals(&mut xi);
-    let sampler = Nuts::new(5);
-    let mut state = sampler.init(xi, &target);
-    let mut draws = Vec::new();
-    let mut gradients = Vec::new();
-    for _ in 0..8 {
-        gradients.push(
-            sampler
-                .step(&mut state, &target, &mut rng)
-                .gradient_evaluations,
+    for (name, sampler, pinned) in [
+        ("leapfrog", Nuts::new(5), &PINNED_NUTS_LEAPFROG),
+        ("split", Nuts::split(5), &PINNED_NUTS_SPLIT),
+    ] {
+        let key = "model.grid=4;replicate=0;chain=0";
+        let mut rng = ChainRng::new(
+            stream(2020, Purpose::Chain, key),
+            stream(2020, Purpose::Acceptance, key),
         );
-        draws.push(state.position()[0]);
+        let mut xi = vec![0.0; 16];
+        rng.normals(&mut xi);
+        let mut state = sampler.init(xi, &target);
+        let mut draws = Vec::new();
+        let mut gradients = Vec::new();
+        for _ in 0..8 {
+            gradients.push(
+                sampler
+                    .step(&mut state, &target, &mut rng)
+                    .gradient_evaluations,
+            );
+            draws.push(state.position()[0]);
+        }
+        if std::env::var_os("FIELDMC_PRINT_PINS").is_some() {
+            println!("{name}: {draws:?} {gradients:?} {:?}", state.step_size());
+        }
+        assert_eq!(draws, pinned.xi0, "{name}");
+        assert_eq!(gradients, pinned.gradients, "{name}");
+        assert_eq!(state.step_size(), Some(pinned.step), "{name}");
     }
-    assert_eq!(draws, PINNED_NUTS_XI0);
-    assert_eq!(gradients, PINNED_NUTS_GRADIENTS);
-    assert_eq!(state.step_size(), Some(PINNED_NUTS_STEP));
 }
 
-/// Recorded with nuts-rs 0.19.1, rand 0.10.3 (its ChaCha8 from chacha20 0.10.2), faer 0.24.4:
 /// xi[0] after each of the first 8 draws (5 of them tuning), the gradient evaluations of each,
 /// and the step size after the last.
-const PINNED_NUTS_XI0: [f64; 8] = [
-    -1.445894493364343,
-    -1.445894493364343,
-    -1.091020662152184,
-    -0.744262873891414,
-    -0.744262873891414,
-    -1.284661120491886,
-    -1.299128582743231,
-    -1.15918275747443,
-];
-const PINNED_NUTS_GRADIENTS: [u32; 8] = [6, 1, 15, 15, 3, 127, 7, 15];
-const PINNED_NUTS_STEP: f64 = 1.0294267776773132;
+struct PinnedNuts {
+    xi0: [f64; 8],
+    gradients: [u32; 8],
+    step: f64,
+}
+
+/// Recorded with nuts-rs 0.19.1, rand 0.10.3 (its ChaCha8 from chacha20 0.10.2), faer 0.24.4.
+const PINNED_NUTS_LEAPFROG: PinnedNuts = PinnedNuts {
+    xi0: [
+        -1.445894493364343,
+        -1.445894493364343,
+        -1.091020662152184,
+        -0.744262873891414,
+        -0.744262873891414,
+        -1.284661120491886,
+        -1.299128582743231,
+        -1.15918275747443,
+    ],
+    gradients: [6, 1, 15, 15, 3, 127, 7, 15],
+    step: 1.0294267776773132,
+};
+
+/// Recorded with the same versions when the split integrator became the kind's (nuts version 2).
+const PINNED_NUTS_SPLIT: PinnedNuts = PinnedNuts {
+    xi0: [
+        -1.445894493364343,
+        -1.445894493364343,
+        0.5067242637005571,
+        0.8755386354339836,
+        0.8755386354339836,
+        -1.2152425234071929,
+        0.44901605793671073,
+        -1.894116735709461,
+    ],
+    gradients: [7, 1, 31, 31, 1, 63, 15, 15],
+    step: 0.5574908888779696,
+};

@@ -1,7 +1,8 @@
 //! Tuning experiments on the real grids, run by hand (`#[ignore]`d: minutes of CPU), on grids
 //! the benchmark does not score (bench/lgcp.sh scores finpines, lansing and bei):
 //! laplace_hmc's trajectory (bench/laplace_hmc_tuning.sh writes
-//! bench/results/laplace_hmc_tuning.{csv,md} from its rows) and nuts's mass-matrix window.
+//! bench/results/laplace_hmc_tuning.{csv,md} from its rows) and nuts's integrator and
+//! mass-matrix window (bench/nuts_integrator.sh).
 
 use std::path::Path;
 
@@ -120,14 +121,23 @@ fn experiment_laplace_hmc() {
     }
 }
 
-/// nuts's mass-matrix window on the real grids (not run by default: minutes of CPU). The
-/// peer's budget: 1,000 tuning + 1,000 kept draws, 4 chains.
-/// `NUTS_WINDOWS=80,250 SIDE=128 GRIDS=bei=1.0 SEEDS=0,1 cargo test --release --lib
-/// experiment_nuts -- --ignored --nocapture`
+/// The columns of [`experiment_nuts`]'s rows (after the `EXP ` prefix it prints them with, which
+/// bench/nuts_integrator.sh keeps).
+const NUTS_COLUMNS: &str = "grid,side,integrator,window,seed,step,gradients_per_iteration,\
+    cpu_seconds,min_ess_bulk,min_ess_tail,min_ess_folded,max_rhat,ess_per_cpu_second,\
+    bulk_per_draw,tail_per_draw,folded_per_draw";
+
+/// nuts's integrator and mass-matrix window on the real grids (not run by default: minutes of
+/// CPU), the peer's budget: 1,000 tuning + 1,000 kept draws, 4 chains. Lists in the
+/// environment: NUTS_INTEGRATORS (`leapfrog`, `exact-normal`: [`Nuts::split`]'s), NUTS_WINDOWS,
+/// SEEDS, SIDE, GRIDS. Prints a header and one `EXP ` row per run (bench/nuts_integrator.sh).
+///
+/// [`Nuts::split`]: crate::sampler::nuts::Nuts::split
 #[test]
 #[ignore]
 fn experiment_nuts() {
     use crate::sampler::nuts::Nuts;
+    use nuts_rs::KineticEnergyKind;
     let list = |name: &str, default: &str| -> Vec<u64> {
         env_list(name, default)
             .into_iter()
@@ -136,24 +146,47 @@ fn experiment_nuts() {
     };
     let (windows, seeds) = (list("NUTS_WINDOWS", "80"), list("SEEDS", "0"));
     let side = list("SIDE", "32")[0] as usize;
-    for problem in env_problems("bei=1.0") {
+    let integrators: Vec<(String, KineticEnergyKind)> = std::env::var("NUTS_INTEGRATORS")
+        .unwrap_or("leapfrog,exact-normal".into())
+        .split(',')
+        .map(|name| match name {
+            "leapfrog" => (name.to_string(), KineticEnergyKind::Euclidean),
+            "exact-normal" => (name.to_string(), KineticEnergyKind::ExactNormal),
+            other => panic!("NUTS_INTEGRATORS: {other} is not leapfrog or exact-normal"),
+        })
+        .collect();
+    // A line of its own: the test harness has printed the test's name without a newline.
+    println!("\nEXP {NUTS_COLUMNS}");
+    for problem in env_problems("japanesepines=1.0,redwood=1.0") {
         let name = problem.name.as_str();
-        for (&window, &seed) in windows
-            .iter()
-            .flat_map(|w| seeds.iter().map(move |s| (w, s)))
-        {
-            let plan = KindPlan::new(SamplerKind::Nuts, 0.5, 1_000, 1_000);
-            let sampler = Nuts::with_mass_matrix_window(1_000, Some(window));
-            let r = run_sampler(&problem, &sampler, &plan, seed);
-            let (ess, cell) = r.cells.min_ess();
-            eprintln!(
-                "{name} D={side} window {window} seed {seed}: step {:?}, min ESS {ess:.0} \
-                 (cell {cell}), max R-hat {:.4}, {:.2} s, {:.2} ESS/s",
-                r.step_size,
-                r.cells.max_rhat(),
-                r.seconds,
-                r.ess_per_second()
-            );
+        for (integrator, kinetic) in &integrators {
+            for (&window, &seed) in windows
+                .iter()
+                .flat_map(|w| seeds.iter().map(move |s| (w, s)))
+            {
+                let plan = KindPlan::new(SamplerKind::Nuts, 0.5, 1_000, 1_000);
+                let sampler = Nuts::with_mass_matrix_window(1_000, Some(window))
+                    .with_kinetic_energy(*kinetic);
+                let r = run_sampler(&problem, &sampler, &plan, seed);
+                let draws = 4_000.0;
+                let (bulk, tail, folded) = (
+                    r.cells.min_ess().0,
+                    r.cells.min_ess_tail(),
+                    r.cells.min_ess_folded(),
+                );
+                println!(
+                    "EXP {name},{side},{integrator},{window},{seed},{:.5},{:.3},{:.4},{bulk:.1},\
+                     {tail:.1},{folded:.1},{:.5},{:.1},{:.4},{:.4},{:.4}",
+                    r.step_size.unwrap_or(f64::NAN),
+                    r.leapfrog_steps.unwrap_or(f64::NAN),
+                    r.seconds,
+                    r.cells.max_rhat(),
+                    r.ess_per_second(),
+                    bulk / draws,
+                    tail / draws,
+                    folded / draws,
+                );
+            }
         }
     }
 }
