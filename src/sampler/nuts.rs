@@ -21,8 +21,9 @@
 //! [`super::laplace_hmc`] does around the Laplace gaussian). Each map is volume-preserving and
 //! reversible and the energy is exact, so the chain is exact as with the leapfrog. On the two
 //! 64 x 64 grids no benchmark scores (the Japanese pines and the redwoods, three seeds each;
-//! `bench/nuts_integrator.sh`) it took 15 leapfrog steps a draw instead of 19-21 and gave more
-//! effective draws per CPU second in every run (`bench/results/nuts_integrator.md`). The joint
+//! `bench/nuts_integrator.sh`) it took 15 leapfrog steps a draw instead of 19-21, with steps
+//! nearly twice as long, and gave 1.24x and 1.49x the worst cell's effective draws per CPU second
+//! (medians; 1.18x to 1.60x over the six runs; `bench/results/nuts_integrator.md`). The joint
 //! chains ([`Nuts::new`]) keep the leapfrog: there the same change gave 0.73x-1.01x the length
 //! scale's effective draws per CPU second on the same two grids (one-off runs, not kept).
 //!
