@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::lgcp::{KindPlan, LgcpModel, LgcpProblem, run_sampler};
+use super::lgcp::{KindPlan, KindResult, LgcpModel, LgcpProblem, run_sampler};
 use crate::sampler::SamplerKind;
 
 /// An experiment's list setting: the environment variable `name` (comma-separated), or
@@ -39,6 +39,24 @@ fn env_problems(default: &str) -> Vec<LgcpProblem> {
             LgcpProblem::load(&path, name, model, 0).unwrap()
         })
         .collect()
+}
+
+/// The worst cell's columns every experiment row ends with: bulk, tail and folded ESS, the
+/// largest R-hat, bulk ESS per CPU second, and the three ESS per draw (of `draws` kept draws).
+fn ess_columns(r: &KindResult, draws: f64) -> String {
+    let (bulk, tail, folded) = (
+        r.cells.min_ess().0,
+        r.cells.min_ess_tail(),
+        r.cells.min_ess_folded(),
+    );
+    format!(
+        "{bulk:.1},{tail:.1},{folded:.1},{:.5},{:.1},{:.4},{:.4},{:.4}",
+        r.cells.max_rhat(),
+        r.ess_per_second(),
+        bulk / draws,
+        tail / draws,
+        folded / draws,
+    )
 }
 
 /// The columns of [`experiment_laplace_hmc`]'s rows (after the `EXP ` prefix it prints them
@@ -94,26 +112,15 @@ fn experiment_laplace_hmc() {
                 sampler.jitter = jitter;
                 sampler.two_stage = stage > 1.5;
                 let r = run_sampler(&problem, &sampler, &plan, seed as u64);
-                let draws = (4 * kept) as f64;
-                let (bulk, tail, folded) = (
-                    r.cells.min_ess().0,
-                    r.cells.min_ess_tail(),
-                    r.cells.min_ess_folded(),
-                );
                 println!(
                     "EXP {name},{side},{stage},{:.1},{jitter},{target},{burn_in},{seed},\
-                     {:.5},{:.4},{:.3},{:.4},{bulk:.1},{tail:.1},{folded:.1},{:.5},{:.1},\
-                     {:.4},{:.4},{:.4},{}",
+                     {:.5},{:.4},{:.3},{:.4},{},{}",
                     angle.to_degrees(),
                     r.step_size.unwrap_or(f64::NAN),
                     r.acceptance_rate,
                     r.leapfrog_steps.unwrap_or(f64::NAN),
                     r.seconds,
-                    r.cells.max_rhat(),
-                    r.ess_per_second(),
-                    bulk / draws,
-                    tail / draws,
-                    folded / draws,
+                    ess_columns(&r, (4 * kept) as f64),
                     r.notes.trim_start_matches("rank "),
                 );
             }
@@ -168,23 +175,12 @@ fn experiment_nuts() {
                 let sampler = Nuts::with_mass_matrix_window(1_000, Some(window))
                     .with_kinetic_energy(*kinetic);
                 let r = run_sampler(&problem, &sampler, &plan, seed);
-                let draws = 4_000.0;
-                let (bulk, tail, folded) = (
-                    r.cells.min_ess().0,
-                    r.cells.min_ess_tail(),
-                    r.cells.min_ess_folded(),
-                );
                 println!(
-                    "EXP {name},{side},{integrator},{window},{seed},{:.5},{:.3},{:.4},{bulk:.1},\
-                     {tail:.1},{folded:.1},{:.5},{:.1},{:.4},{:.4},{:.4}",
+                    "EXP {name},{side},{integrator},{window},{seed},{:.5},{:.3},{:.4},{}",
                     r.step_size.unwrap_or(f64::NAN),
                     r.leapfrog_steps.unwrap_or(f64::NAN),
                     r.seconds,
-                    r.cells.max_rhat(),
-                    r.ess_per_second(),
-                    bulk / draws,
-                    tail / draws,
-                    folded / draws,
+                    ess_columns(&r, 4_000.0),
                 );
             }
         }
