@@ -170,14 +170,13 @@ fn every_kind_through_sites_matches_kriging_on_the_grid() {
 #[test]
 fn every_hyperparameter_update_runs_through_sites() {
     use crate::model::hyper::HyperName;
-    use crate::model::hyper::fixtures::{base, model};
+    use crate::model::hyper::fixtures::{base, base_model};
     use crate::model::sites::{SiteOperator, scattered};
     use crate::sampler::hyper::{HyperModel, HyperSettings, HyperUpdate, JointPreconditioner};
 
     let grid = Grid::new(6);
-    let spec = model(
+    let (spec, prior) = base_model(
         grid,
-        KernelSpec::squared_exponential(0.4, 1.3),
         &[
             (HyperName::LengthScale, "log-normal(-1.0, 0.4)"),
             (HyperName::Variance, "log-normal(0.0, 0.5)"),
@@ -185,7 +184,6 @@ fn every_hyperparameter_update_runs_through_sites() {
         ],
     );
     let start = base(None);
-    let prior = KroneckerPrior::new(grid, spec.kernel.at(&start)).unwrap();
     let sites = SiteOperator::bilinear(&grid, &scattered(20, &grid.window(), 0)).unwrap();
     let counts: Vec<f64> = (0..sites.len()).map(|a| (a % 4) as f64).collect();
     let likelihood = Likelihood::new(LikelihoodKind::Poisson, counts, 1.0, 0.0);

@@ -29,6 +29,18 @@ pub(crate) fn model(grid: Grid, kernel: KernelSpec, priors: &[(HyperName, &str)]
     }
 }
 
+/// [`model`] with the squared-exponential kernel at [`base`]'s values, and its Kronecker prior
+/// there: the field a hyperparameter chain's tests start from.
+pub(crate) fn base_model(
+    grid: Grid,
+    priors: &[(HyperName, &str)],
+) -> (ModelSpec, crate::model::prior::KroneckerPrior) {
+    let spec = model(grid, KernelSpec::squared_exponential(0.4, 1.3), priors);
+    let prior = crate::model::prior::KroneckerPrior::new(grid, spec.kernel.at(&base(None)))
+        .expect("a squared-exponential prior on a small grid");
+    (spec, prior)
+}
+
 /// `count` scattered sites over `grid`'s window, as the data's observation operator.
 pub(crate) fn sites(grid: Grid, count: usize) -> SiteOperator {
     SiteOperator::bilinear(&grid, &scattered(count, &grid.window(), 2)).unwrap()

@@ -142,6 +142,28 @@ pub fn explore(
     })
 }
 
+/// The mode of log p~(theta | y) and the covariance (-H)^-1 there (row-major d x d), in
+/// unconstrained coordinates: where a chain on the hyperparameters should start and how far it
+/// should step ([`crate::sampler::hyper`]'s pseudo-marginal update). With A = V Lambda^-1/2 the
+/// grid's axes ([`z_axes`]), (-H)^-1 = V Lambda^-1 V^T = A A^T. Fails as [`find_mode`] does, or
+/// when -H is not positive definite ([`InlaError::NotConcave`], naming the eigenvalue).
+pub(crate) fn mode_and_covariance(
+    problem: &HyperProblem,
+    settings: &InlaSettings,
+) -> Result<(Vec<f64>, Vec<f64>), InlaError> {
+    let mut evaluator = Evaluator::new(problem, &settings.laplace);
+    let mode = find_mode(&mut evaluator, settings)?;
+    let d = problem.dim();
+    let (_, axes) = z_axes(&mode.hessian, d)?;
+    let covariance = (0..d * d)
+        .map(|k| {
+            let (i, j) = (k / d, k % d);
+            (0..d).map(|m| axes[i * d + m] * axes[j * d + m]).sum()
+        })
+        .collect();
+    Ok((mode.evaluation.theta, covariance))
+}
+
 /// The eigenvalues of H = -Hessian (increasing) and the map V Lambda^-1/2 (row-major), or
 /// [`InlaError::NotConcave`] when an eigenvalue is not positive.
 fn z_axes(hessian: &[f64], d: usize) -> Result<(Vec<f64>, Vec<f64>), InlaError> {

@@ -14,8 +14,6 @@
 //!   (f(+h e_i + h e_j) - f(+h e_i - h e_j) - f(-h e_i + h e_j) + f(-h e_i - h e_j)) / (4 h^2):
 //!   1 + 2 d + 2 d (d - 1) fits (19 for d = 3).
 
-use faer::linalg::solvers::DenseSolveCore;
-
 use super::posterior::{Evaluation, Evaluator};
 use super::{InlaError, InlaSettings};
 
@@ -60,28 +58,6 @@ pub(crate) fn find_mode(
         hessian,
         iterations,
     })
-}
-
-/// The mode of log p~(theta | y) and the covariance (-H)^-1 there (row-major d x d), in
-/// unconstrained coordinates: where a chain on the hyperparameters should start and how far it
-/// should step ([`crate::sampler::hyper`]'s pseudo-marginal update). Fails as [`find_mode`] does,
-/// or when -H is not positive definite.
-pub(crate) fn mode_and_covariance(
-    problem: &super::HyperProblem,
-    settings: &InlaSettings,
-) -> Result<(Vec<f64>, Vec<f64>), InlaError> {
-    let mut evaluator = Evaluator::new(problem, &settings.laplace);
-    let mode = find_mode(&mut evaluator, settings)?;
-    let d = problem.dim();
-    let negative = faer::Mat::from_fn(d, d, |i, j| -mode.hessian[i * d + j]);
-    let inverse = negative
-        .llt(faer::Side::Lower)
-        .map_err(|_| InlaError::NotConcave {
-            eigenvalue: f64::NAN,
-        })?;
-    let covariance = inverse.inverse();
-    let flat = (0..d * d).map(|k| covariance[(k / d, k % d)]).collect();
-    Ok((mode.evaluation.theta, flat))
 }
 
 fn differences_error(theta: &[f64], reason: String) -> InlaError {

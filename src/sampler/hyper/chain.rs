@@ -7,7 +7,7 @@ use super::importance::Marginal;
 use super::proposal::Proposal;
 use super::settings::{FieldKernel, HyperModel, HyperSettings, HyperUpdate, SurrogateNoise};
 use crate::model::hyper::{HyperPriors, Hyperparameters, prior_at};
-use crate::model::inla::mode::mode_and_covariance;
+use crate::model::inla::grid::mode_and_covariance;
 use crate::model::inla::{HyperProblem, InlaSettings, InlaStrategy};
 use crate::model::prior::Prior;
 use crate::model::spec::ModelSpec;
@@ -84,6 +84,16 @@ pub(crate) fn inla_start(
 }
 
 impl<K: FieldKernel> HyperChain<K> {
+    /// A chain's proposal for the hyperparameters: from INLA's covariance where the update has
+    /// one ([`inla_start`]), else from the settings alone.
+    fn proposal(&self) -> Proposal {
+        let proposal = Proposal::new(self.settings.proposal, self.priors().len());
+        match &self.proposal_covariance {
+            Some(covariance) => proposal.seeded(covariance),
+            None => proposal,
+        }
+    }
+
     pub(crate) fn new(field: K, hyper: HyperModel, spec: &SamplerSpec, target: &Target) -> Self {
         let settings = spec.hyper();
         let inla = (settings.update == HyperUpdate::PseudoMarginal)
@@ -140,12 +150,7 @@ impl<K: FieldKernel> HyperChain<K> {
             log_prior,
             prior,
             work,
-            proposal: match &self.proposal_covariance {
-                Some(covariance) => {
-                    Proposal::new(self.settings.proposal, self.priors().len()).seeded(covariance)
-                }
-                None => Proposal::new(self.settings.proposal, self.priors().len()),
-            },
+            proposal: self.proposal(),
             marginal: None,
             iteration: 0,
             kept_updates: 0,
@@ -319,10 +324,9 @@ impl<K: FieldKernel> Sampler for HyperChain<K> {
 mod tests {
     use super::*;
     use crate::model::hyper::HyperName;
-    use crate::model::hyper::fixtures::{base, model};
+    use crate::model::hyper::fixtures::{base, base_model};
     use crate::model::inla::{HyperGrid, explore};
-    use crate::model::prior::KroneckerPrior;
-    use crate::model::spec::{KernelSpec, LikelihoodKind};
+    use crate::model::spec::LikelihoodKind;
     use crate::model::{Grid, Likelihood, Observed};
     use crate::sampler::kind::Kind;
     use crate::sampler::kinds::SamplerKind;
@@ -334,16 +338,14 @@ mod tests {
     #[test]
     fn the_pseudo_marginal_chains_start_at_inlas_mode() {
         let grid = Grid::new(6);
-        let spec = model(
+        let (spec, prior) = base_model(
             grid,
-            KernelSpec::squared_exponential(0.4, 1.3),
             &[
                 (HyperName::LengthScale, "log-normal(-1.0, 0.4)"),
                 (HyperName::Variance, "log-normal(0.0, 0.5)"),
             ],
         );
         let start = base(None);
-        let prior = KroneckerPrior::new(grid, spec.kernel.at(&start)).unwrap();
         let cells: Vec<usize> = (0..grid.cells()).collect();
         let counts: Vec<f64> = (0..cells.len()).map(|a| ((a * 7) % 5) as f64).collect();
         let likelihood = Likelihood::new(LikelihoodKind::Poisson, counts, 1.0, 0.0);
