@@ -111,11 +111,15 @@ sampler_kinds! {
     /// Split Hamiltonian Monte Carlo around the Laplace approximation.
     LaplaceHmc = "laplace_hmc" => super::laplace_hmc::LaplaceHmc;
     approximations {
-        /// The Laplace approximation: the posterior mode and approximate sds, no chain.
-        Laplace = "laplace", version 1,
+        /// The Laplace approximation: the posterior mode and approximate sds, no chain (version
+        /// 2: the spatial field's marginals behind exceedance with covariates in the prior's
+        /// leading spectral coordinates where that is cheaper).
+        Laplace = "laplace", version 2,
         /// INLA's nested Laplace approximation: a grid over the inferred hyperparameters, each
         /// cell's marginal a mixture over the grid points (version 2: of simplified Laplace
-        /// skew-normals by default, `sampler.inla_strategy`), no chain.
-        Inla = "inla", version 3,
+        /// skew-normals by default, `sampler.inla_strategy`; version 3: the central composite
+        /// design from three hyperparameters; version 4: the Laplace gaussian's covariances in
+        /// the prior's leading spectral coordinates where that is cheaper), no chain.
+        Inla = "inla", version 4,
     }
 }

@@ -22,10 +22,12 @@
 //! [`crate::model::evidence`]'s Monte Carlo estimate on the same data), exact for gaussian.
 
 pub(crate) mod cg;
+pub(crate) mod covariance;
 pub(crate) mod draw;
 mod error;
 pub(crate) mod hessian;
 pub(crate) mod newton;
+pub(crate) mod reduced;
 pub(crate) mod skew;
 pub(crate) mod variance;
 

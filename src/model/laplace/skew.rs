@@ -26,16 +26,18 @@
 //! gamma1 alone, which in a trial on the quadrature problems of tests/quadrature.rs left most of
 //! the gaussian's error in place.)
 //!
-//! Both corrections come from one inverse of the observation-space matrix per fit
-//! ([`ObservationInverse`]): the evidence's from the observations' covariances, the cells' from
-//! their covariances with the observations, in the same pass that gives the cells' variances
-//! ([`Correction`]). That needs at most [`super::MAX_EXACT_OBSERVATIONS`] observations (cells or
-//! sites); with more the corrections are not available and the caller keeps the gaussian.
+//! Both corrections come from the Laplace gaussian's covariances at the fit
+//! ([`LaplaceCovariance`]: the exact inverse of the observation-space matrix, or the gaussian in
+//! the prior's leading spectral coordinates): the evidence's from the observations' covariances,
+//! the cells' from their covariances with the observations, in the same pass that gives the
+//! cells' variances ([`Correction`]). Where neither form applies (more than
+//! [`super::MAX_EXACT_OBSERVATIONS`] observations and no cheap spectral root) the corrections
+//! are not available and the caller keeps the gaussian.
 
+use super::covariance::LaplaceCovariance;
 use super::error::LaplaceError;
-use super::variance::ObservationInverse;
+use super::reduced::FieldPart;
 use super::{LaplaceFit, LaplaceMarginals, LaplaceSettings, MAX_EXACT_OBSERVATIONS, SdMethod};
-use crate::model::prior::Prior;
 use crate::model::spec::LikelihoodKind;
 use crate::model::target::Target;
 
@@ -46,9 +48,9 @@ pub(crate) enum Correction {
     NotAsked,
     /// A gaussian likelihood: the Laplace gaussian is the field's posterior; nothing to correct.
     Needless,
-    /// The corrections, from the exact inverse.
+    /// The corrections, from the Laplace gaussian's covariances.
     Ready {
-        inverse: ObservationInverse,
+        covariance: LaplaceCovariance,
         /// The evidence's second-order term ([`evidence_term`]).
         evidence_term: f64,
     },
@@ -62,7 +64,9 @@ pub(crate) enum NoCorrection {
     /// More observations than the exact inverse takes.
     #[error(
         "it is computed from the exact inverse of at most {MAX_EXACT_OBSERVATIONS} observations' \
-         matrix, and these data have more"
+         matrix or in the prior's leading spectral coordinates, and these data have more \
+         observations under a prior without a cheap spectral root (or one whose spectrum falls \
+         too slowly)"
     )]
     TooManyObservations,
 }
@@ -86,8 +90,8 @@ pub struct CorrectedMarginals {
 }
 
 impl Correction {
-    /// The corrections at `fit` of `target` as `settings` asks (M^3 operations when they are
-    /// computed: the inverse).
+    /// The corrections at `fit` of `target` as `settings` asks (the covariances' cost when they
+    /// are computed: [`LaplaceCovariance::new`]).
     pub(crate) fn new(
         target: &Target,
         fit: &LaplaceFit,
@@ -99,13 +103,12 @@ impl Correction {
         if target.likelihood.kind() == LikelihoodKind::Gaussian {
             return Ok(Self::Needless);
         }
-        if !exact_inverse_available(target, settings) {
+        let Some(covariance) = LaplaceCovariance::new(target, &fit.weights, settings)? else {
             return Ok(Self::Unavailable(NoCorrection::TooManyObservations));
-        }
-        let inverse = ObservationInverse::new(target.prior, target.observed, &fit.weights)?;
-        let evidence_term = evidence_term(&inverse, target, fit);
+        };
+        let evidence_term = evidence_term(&covariance, target, fit);
         Ok(Self::Ready {
-            inverse,
+            covariance,
             evidence_term,
         })
     }
@@ -127,39 +130,41 @@ impl Correction {
     ) -> Result<f64, LaplaceError> {
         match self {
             Self::Ready {
-                inverse,
+                covariance,
                 evidence_term,
-            } => Ok(fit.evidence_with(inverse.log_det()) + evidence_term),
+            } => Ok(fit.evidence_with(covariance.log_det()) + evidence_term),
             _ => fit.log_evidence(target, settings),
         }
     }
 
     /// The spatial field's marginals at `fit` for a model with covariates (f = u - mean - X beta,
-    /// what exceedance is judged on; `None` without covariates, or with more observations than
-    /// the exact inverse takes): its Laplace gaussian's mean and sd, with the simplified Laplace
-    /// correction when the strategy asks for it (skewness 0 otherwise), from a pass over the
-    /// inverse with the spatial prior's covariances (the inverse is made here when the strategy
-    /// did not make one: M^3).
+    /// what exceedance is judged on; `None` without covariates, or where the Laplace gaussian's
+    /// covariances cannot be made, [`LaplaceCovariance::new`]): its Laplace gaussian's mean and
+    /// sd, with the simplified Laplace correction when the strategy asks for it (skewness 0
+    /// otherwise), from a pass over the covariances with the spatial field's (made here when the
+    /// strategy did not make them).
     pub(crate) fn spatial_marginals(
         &self,
         target: &Target,
         fit: &LaplaceFit,
         settings: &LaplaceSettings,
     ) -> Result<Option<SkewMarginals>, LaplaceError> {
-        let (Some(mode), Some(spatial)) = (spatial_mode(target, fit), target.prior.spatial())
-        else {
+        let (Some(mode), Some(_)) = (spatial_mode(target, fit), target.prior.spatial()) else {
             return Ok(None);
         };
         let made;
-        let (inverse, d3) = match self {
-            Self::Ready { inverse, .. } => (inverse, third_derivatives(target, fit).1),
-            _ if !exact_inverse_available(target, settings) => return Ok(None),
-            _ => {
-                made = ObservationInverse::new(target.prior, target.observed, &fit.weights)?;
-                (&made, vec![0.0; target.observations()])
-            }
+        let (covariance, d3) = match self {
+            Self::Ready { covariance, .. } => (covariance, third_derivatives(target, fit).1),
+            _ => match LaplaceCovariance::new(target, &fit.weights, settings)? {
+                None => return Ok(None),
+                Some(covariance) => {
+                    made = covariance;
+                    (&made, vec![0.0; target.observations()])
+                }
+            },
         };
-        Ok(Some(skewed_marginals(inverse, target, spatial, &mode, &d3)))
+        let part = FieldPart::Spatial;
+        Ok(Some(skewed_marginals(covariance, target, part, &mode, &d3)))
     }
 
     /// Every cell's marginals at `fit`: the gaussian ones ([`LaplaceFit::marginals`]), and when
@@ -171,8 +176,8 @@ impl Correction {
         settings: &LaplaceSettings,
     ) -> Result<CorrectedMarginals, LaplaceError> {
         let uncorrected = match self {
-            Self::Ready { inverse, .. } => {
-                let (laplace, skew) = simplified_laplace(inverse, target, fit);
+            Self::Ready { covariance, .. } => {
+                let (laplace, skew) = simplified_laplace(covariance, target, fit);
                 return Ok(CorrectedMarginals {
                     laplace,
                     skew: Some(skew),
@@ -212,7 +217,7 @@ fn third_derivatives(target: &Target, fit: &LaplaceFit) -> (Vec<f64>, Vec<f64>) 
 /// sum_a (d3_a x_a^3 / 6 + d4_a x_a^4 / 24) of the expansion about the mode, x ~ N(0, S):
 ///
 ///   sum_a d4_a S_aa^2 / 8 + sum_ab d3_a d3_b (9 S_aa S_bb S_ab + 6 S_ab^3) / 72.
-fn evidence_term(inverse: &ObservationInverse, target: &Target, fit: &LaplaceFit) -> f64 {
+fn evidence_term(covariance: &LaplaceCovariance, target: &Target, fit: &LaplaceFit) -> f64 {
     let (at, d3) = third_derivatives(target, fit);
     let m = at.len();
     let mut d4 = vec![0.0; m];
@@ -220,37 +225,43 @@ fn evidence_term(inverse: &ObservationInverse, target: &Target, fit: &LaplaceFit
     if d3.iter().chain(&d4).all(|&d| d == 0.0) {
         return 0.0;
     }
-    let diagonal: Vec<f64> = (0..m)
-        .map(|a| inverse.observation_covariance(a, a))
-        .collect();
+    let diagonal = covariance.observation_variances();
     let mut total = 0.0;
-    for a in 0..m {
-        let saa = diagonal[a];
-        total += d4[a] * saa * saa / 8.0;
-        if d3[a] == 0.0 {
-            continue;
+    for start in (0..m).step_by(EVIDENCE_BLOCK) {
+        let columns = start..(start + EVIDENCE_BLOCK).min(m);
+        let block = covariance.observation_covariances(columns.clone());
+        for (j, a) in columns.enumerate() {
+            let saa = diagonal[a];
+            total += d4[a] * saa * saa / 8.0;
+            if d3[a] == 0.0 {
+                continue;
+            }
+            // The pairs (a, b) and (b, a) are one term twice: b = a once, b > a twice.
+            let mut cross = 0.0;
+            for (b, &sab) in (a..m).zip(block.col(j).iter().skip(a - start)) {
+                let twice = if b == a { 1.0 } else { 2.0 };
+                cross += twice * d3[b] * (9.0 * saa * diagonal[b] * sab + 6.0 * sab * sab * sab);
+            }
+            total += d3[a] * cross / 72.0;
         }
-        let mut cross = 0.0;
-        for b in 0..m {
-            let sab = inverse.observation_covariance(b, a);
-            cross += d3[b] * (9.0 * saa * diagonal[b] * sab + 6.0 * sab * sab * sab);
-        }
-        total += d3[a] * cross / 72.0;
     }
     total
 }
 
+/// Observations whose covariances with every other [`evidence_term`] takes at once.
+const EVIDENCE_BLOCK: usize = 64;
+
 /// The Laplace marginals of every cell and their simplified Laplace correction, from one pass
-/// over `inverse`'s covariances of the observations with the cells ([`skewed_marginals`] of the
-/// cells' field u).
+/// over the covariances of the observations with the cells ([`skewed_marginals`] of the cells'
+/// field u).
 fn simplified_laplace(
-    inverse: &ObservationInverse,
+    covariance: &LaplaceCovariance,
     target: &Target,
     fit: &LaplaceFit,
 ) -> (LaplaceMarginals, SkewMarginals) {
     let (_, d3) = third_derivatives(target, fit);
-    let skew = skewed_marginals(inverse, target, target.prior, &fit.field, &d3);
-    let log_det = inverse.log_det();
+    let skew = skewed_marginals(covariance, target, FieldPart::Whole, &fit.field, &d3);
+    let log_det = covariance.log_det();
     let laplace = LaplaceMarginals {
         sd: skew.sd.clone(),
         method: SdMethod::Exact,
@@ -260,8 +271,8 @@ fn simplified_laplace(
     (laplace, skew)
 }
 
-/// The marginals of a field x = A(latent) whose prior covariance with the cells is `cross`'s
-/// (C for u itself, C_f for the spatial field f of a model with covariates) and whose Laplace
+/// The marginals of the field x = `part` (u itself, or the spatial field f of a model with
+/// covariates) whose Laplace
 /// mode is `mode`, corrected by the likelihood's third derivatives `d3` (all zero: the gaussian
 /// marginals): with c_an = Cov((G u)_a, x_n), sigma_n^2 x_n's variance and v_a the
 /// observation's,
@@ -271,18 +282,16 @@ fn simplified_laplace(
 ///
 /// accumulated as the two sums over a of d_a v_a c_an and d_a c_an^3 while the variances are.
 fn skewed_marginals(
-    inverse: &ObservationInverse,
+    covariance: &LaplaceCovariance,
     target: &Target,
-    cross: &dyn Prior,
+    part: FieldPart,
     mode: &[f64],
     d3: &[f64],
 ) -> SkewMarginals {
-    let v: Vec<f64> = (0..d3.len())
-        .map(|a| inverse.observation_covariance(a, a))
-        .collect();
+    let v = covariance.observation_variances();
     let n = target.cells();
     let (mut linear, mut cubic) = (vec![0.0; n], vec![0.0; n]);
-    let variance = inverse.cell_variances(cross, target.observed, |a, covariance| {
+    let variance = covariance.cell_variances(target, part, |a, covariance| {
         let d = d3[a];
         if d == 0.0 {
             return;

@@ -655,3 +655,95 @@ fn the_spatial_field_marginals_with_covariates_are_the_dense_laplace_ones() {
         }
     }
 }
+
+/// The reduced form against the observation inverse (itself checked against the dense Laplace
+/// covariance above), every log-determinant, covariance and variance, for observations at cells
+/// and at sites and for the whole and the spatial field of a model with covariates: to rounding
+/// with nothing dropped (tolerance 0), and with the default tolerance at a long length scale
+/// keeping under half the coordinates, its log-determinant short by at most twice its stated
+/// evidence bound and every covariance within the dropped prior variance.
+#[test]
+fn the_reduced_covariance_is_the_observation_inverses() {
+    use super::reduced::{DROPPED_EVIDENCE, FieldPart, Reduction};
+    use crate::model::covariates::Covariates;
+    use crate::model::prior::WithCovariates;
+    use std::sync::Arc;
+    for (d, l, tolerance) in [(6, 0.3, 0.0), (32, 0.5, DROPPED_EVIDENCE)] {
+        let field = prior(d, l, 1.5);
+        let grid = field.grid();
+        let n = grid.cells();
+        let raw = vec![("x".to_string(), (0..n).map(|c| (c % d) as f64).collect())];
+        let design = Arc::new(Covariates::new(raw, n, true, 0.8, "-".into()).unwrap());
+        let with = WithCovariates::new(Box::new(field.clone()), design);
+        let cells: Vec<usize> = (0..n).filter(|c| c % 3 != 1).collect();
+        let sites = SiteOperator::bilinear(&grid, &sites_on(&grid, 17, 2)).unwrap();
+        let observations = [Observed::Cells(&cells), Observed::Sites(&sites)];
+        let priors: [(&dyn Prior, &dyn Prior); 2] = [(&field, &field), (&with, &field)];
+        for (observed, (prior, spatial)) in observations.into_iter().zip(priors.iter().cycle()) {
+            let m = observed.len();
+            let weights: Vec<f64> = (0..m).map(|a| 0.2 + 0.7 * (a % 4) as f64).collect();
+            let inverse = variance::ObservationInverse::new(*prior, observed, &weights).unwrap();
+            let reduction = Reduction::new(*prior, observed, &weights, tolerance).unwrap();
+            let (rank, bound) = (reduction.rank(), reduction.evidence_bound());
+            assert!(bound <= tolerance);
+            let reduced = reduction.covariance(*prior, observed, &weights).unwrap();
+            let full = inverse.log_det();
+            let short = full - reduced.log_det();
+            let case = format!("D={d} l={l} M={m} rank {rank}");
+            assert!(
+                short > -1e-10 * full && short <= 2.0 * bound + 1e-10 * full,
+                "{case}: log det short by {short}, bound {bound}"
+            );
+            let allowed = if tolerance == 0.0 {
+                assert_eq!(bound, 0.0);
+                1e-10
+            } else {
+                assert!(2 * rank < n, "{case}: the spectrum falls fast");
+                1e-8
+            };
+            for start in [0, m / 3] {
+                let (block, other) = (
+                    reduced.observation_covariances(start..m),
+                    inverse.observation_covariances(start..m),
+                );
+                for a in start..m {
+                    for b in start..m {
+                        let (got, want) =
+                            (block[(a - start, b - start)], other[(a - start, b - start)]);
+                        assert_eq!(want, inverse.observation_covariance(a, b));
+                        assert!(
+                            (got - want).abs() < allowed,
+                            "{case}: S({a}, {b}) {got} vs {want}"
+                        );
+                    }
+                }
+            }
+            let (variances, block) = (
+                reduced.observation_variances(),
+                reduced.observation_covariances(0..m),
+            );
+            for (a, &got) in variances.iter().enumerate() {
+                assert!((got - block[(a, a)]).abs() < 1e-14, "{case}: Var {a}");
+            }
+            for (part, cross) in [(FieldPart::Whole, *prior), (FieldPart::Spatial, *spatial)] {
+                let mut want = Vec::new();
+                let expected =
+                    inverse.cell_variances(cross, observed, |_, c| want.push(c.to_vec()));
+                let mut visited = 0;
+                let got = reduced.cell_variances(part, |a, covariance| {
+                    visited += 1;
+                    for (c, (&x, &y)) in covariance.iter().zip(&want[a]).enumerate() {
+                        assert!((x - y).abs() < allowed, "{case} {part:?}: Cov({a}, {c})");
+                    }
+                });
+                assert_eq!(visited, m);
+                for (c, (&x, &y)) in got.iter().zip(&expected).enumerate() {
+                    assert!(
+                        (x - y).abs() < allowed,
+                        "{case} {part:?}: variance {c} {x} vs {y}"
+                    );
+                }
+            }
+        }
+    }
+}

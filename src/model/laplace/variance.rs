@@ -121,6 +121,22 @@ impl ObservationInverse {
         (identity - self.inverse[(a, b)]) / (self.root[a] * self.root[b])
     }
 
+    /// S_ab for a from `columns.start` on and b in `columns` ((M - columns.start) x
+    /// columns.len(): the block on and below the diagonal).
+    pub(crate) fn observation_covariances(&self, columns: std::ops::Range<usize>) -> Mat<f64> {
+        let start = columns.start;
+        Mat::from_fn(self.root.len() - start, columns.len(), |a, j| {
+            self.observation_covariance(start + a, start + j)
+        })
+    }
+
+    /// S_aa for every observation a.
+    pub(crate) fn observation_variances(&self) -> Vec<f64> {
+        (0..self.root.len())
+            .map(|a| self.observation_covariance(a, a))
+            .collect()
+    }
+
     /// Every cell's variance under the Laplace gaussian, visiting each observation `a` with
     /// `cov[n]` = Cov((G u)_a, u_n) for every cell n on the way.
     ///

@@ -150,4 +150,14 @@ impl SpectralRoot for CovariateSpectral {
         self.field.to_spectral(&xi[..k], &mut out[..k], scratch);
         out[k..].copy_from_slice(&xi[k..]);
     }
+    fn column(&self, k: usize, out: &mut [f64], scratch: &mut [f64]) {
+        let field = self.field_dim();
+        if k < field {
+            return self.field.column(k, out, scratch);
+        }
+        let mut unit = vec![0.0; self.covariates.count()];
+        unit[k - field] = 1.0;
+        out.fill(0.0);
+        self.covariates.add_whitened_effect(&unit, out);
+    }
 }

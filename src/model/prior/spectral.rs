@@ -37,6 +37,13 @@ pub trait SpectralRoot: Send + Sync + Debug {
     fn to_whitened(&self, eta: &[f64], out: &mut [f64], scratch: &mut [f64]);
     /// eta = P^T xi.
     fn to_spectral(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]);
+    /// Column `k` of B (N values out; its squared norm is the `k`-th eigenvalue): B e_k unless a
+    /// root has it cheaper.
+    fn column(&self, k: usize, out: &mut [f64], scratch: &mut [f64]) {
+        let mut unit = vec![0.0; self.eigenvalues().len()];
+        unit[k] = 1.0;
+        self.apply(&unit, out, scratch);
+    }
 }
 
 /// The spectral root of a Kronecker prior.
@@ -116,6 +123,17 @@ impl SpectralRoot for KroneckerSpectral {
     }
     fn to_spectral(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
         self.sandwich(self.rotation.as_ref(), true, xi, out, scratch);
+    }
+    /// Column (i, j) of B_1 (x) B_1 is the outer product of B_1's columns i and j: N products.
+    fn column(&self, k: usize, out: &mut [f64], _scratch: &mut [f64]) {
+        let d = self.side;
+        let (first, second) = (self.root.col(k % d), self.root.col(k / d));
+        for (j, block) in out.chunks_exact_mut(d).enumerate() {
+            let scale = second[j];
+            for (o, &x) in block.iter_mut().zip(first.iter()) {
+                *o = x * scale;
+            }
+        }
     }
 }
 
@@ -235,6 +253,11 @@ mod tests {
                     );
                 }
                 assert!((dot(&b, &b) - lambda).abs() < 1e-10 * top);
+                let mut column = vec![0.0; n];
+                spectral.column(k, &mut column, &mut scratch);
+                for c in 0..n {
+                    assert!((column[c] - b[c]).abs() < 1e-14 * top, "D={d} l={l} k={k}");
+                }
             }
         }
     }
