@@ -353,7 +353,7 @@ crate::declare_table! {
         EVIDENCE_CORRECTION: f64 = nullable("evidence_correction", "the Laplace evidence's second-order term at the point \
          (docs/hyperparameters.md, \"Each cell's marginal\"): carried in `log_evidence` by sampler.inla_strategy = \
          \"simplified-laplace\"; under \"gaussian\" left out, and given at the checked points only (`laplace_error`); \
-         null where it cannot be computed (more than 2,500 observations)"),
+         null where it cannot be computed (more than 2,500 observations under a prior without a cheap eigendecomposition)"),
         LAPLACE_ERROR: f64 = nullable("laplace_error", "at the heaviest points (docs/hyperparameters.md, \"Does INLA apply?\"): log p(data | theta) \
          estimated by importance sampling from the Laplace gaussian minus the Laplace log evidence (`log_evidence` less \
          `evidence_correction`); its spread over the points, less the correction's where INLA carries it, is how far INLA's \

@@ -7,7 +7,7 @@
 //! The choice ([`LaplaceCovariance::new`]): the reduced form when the prior has a spectral root
 //! and its rank is at most half the observations (where its cost is at most about half the
 //! inverse's), or when there are more observations than the inverse takes and the reduced form
-//! fits in [`MAX_REDUCED_VALUES`]; else the inverse up to [`super::MAX_EXACT_OBSERVATIONS`]
+//! fits in [`super::reduced::MAX_REDUCED_VALUES`]; else the inverse up to [`super::MAX_EXACT_OBSERVATIONS`]
 //! observations; else none (the gaussian marginals stand).
 
 use std::ops::Range;
@@ -19,9 +19,6 @@ use super::error::LaplaceError;
 use super::reduced::{DROPPED_EVIDENCE, FieldPart, ReducedCovariance, Reduction};
 use super::variance::ObservationInverse;
 use crate::model::target::Target;
-
-/// The most values (r (M + 2 N + r)) the reduced form may hold: 2^27, 1 GiB.
-pub(crate) const MAX_REDUCED_VALUES: usize = 1 << 27;
 
 /// The Laplace gaussian's covariances at one fit.
 #[derive(Debug)]
@@ -45,9 +42,8 @@ impl LaplaceCovariance {
                 .max_exact_observations
                 .min(super::MAX_EXACT_OBSERVATIONS);
         if let Some(reduction) = Reduction::new(prior, observed, weights, DROPPED_EVIDENCE) {
-            let r = reduction.rank();
-            let fits = r * (m + 2 * target.cells() + r) <= MAX_REDUCED_VALUES;
-            if fits && (2 * r <= m || !exact) {
+            let fits = reduction.fits(target.cells(), m);
+            if fits && (2 * reduction.rank() <= m || !exact) {
                 let reduced = reduction.covariance(prior, observed, weights)?;
                 return Ok(Some(Self::Reduced(reduced)));
             }

@@ -14,8 +14,10 @@
 //! - poisson and probit: log-concave likelihoods, so the negative log posterior is strictly
 //!   convex and the damped Newton iteration converges from any start.
 //!
-//! Cell sds: exact for M <= [`MAX_EXACT_OBSERVATIONS`] (observation-space Cholesky), else from the
-//! dominant eigenpairs with a stated bound ([`SdMethod`]).
+//! Cell sds: exact for M <= [`MAX_EXACT_OBSERVATIONS`] (observation-space Cholesky), else in the
+//! prior's leading spectral coordinates ([`reduced`], exact to its bound) where the prior has a
+//! cheap eigendecomposition, else from the dominant eigenpairs with a stated bound
+//! ([`SdMethod`]).
 //!
 //! Log evidence: log p(data) ~ loglik(u^) - |xi^|^2 / 2 - log det(I + L^T G^T W G L) / 2, with the
 //! likelihood's dropped constants dropped here too (so it is comparable with
@@ -56,6 +58,10 @@ pub struct LaplaceSettings {
     /// hyperparameter search and grid use, and of each cell's marginal, where they can be
     /// computed.
     pub(crate) corrections: bool,
+    /// Above `max_exact_observations`, the cell sds and the evidence in the prior's leading
+    /// spectral coordinates ([`reduced`], exact to its bound) where the prior has a cheap
+    /// eigendecomposition and the form fits in memory, before the low-rank Lanczos estimate.
+    pub(crate) spectral: bool,
 }
 
 impl Default for LaplaceSettings {
@@ -65,6 +71,7 @@ impl Default for LaplaceSettings {
             max_exact_observations: MAX_EXACT_OBSERVATIONS,
             max_rank: 500,
             corrections: false,
+            spectral: true,
         }
     }
 }
@@ -86,7 +93,8 @@ pub struct LaplaceFit {
 /// How the cell sds were computed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum SdMethod {
-    /// Observation-space Cholesky: exact to rounding.
+    /// Observation-space Cholesky, exact to rounding, or the prior's leading spectral
+    /// coordinates ([`reduced`]), exact to its bound.
     Exact,
     /// From the `rank` dominant misfit eigenpairs: each cell's variance is over-estimated by at
     /// most `variance_share` of its prior variance, and the log-determinant under-estimated by at
@@ -238,6 +246,8 @@ impl LaplaceFit {
         let (spread, method) = if target.observations() <= settings.max_exact_observations {
             let spread = variance::observation_space(target.prior, target.observed, &self.weights)?;
             (spread, SdMethod::Exact)
+        } else if let Some(spread) = self.reduced_spread(target, settings)? {
+            (spread, SdMethod::Exact)
         } else {
             let steps = lanczos_steps(target.dim(), settings.max_rank);
             let mut pairs = self.eigenpairs(target, steps);
@@ -259,6 +269,31 @@ impl LaplaceFit {
             log_det: spread.log_det,
             log_evidence: self.evidence_with(spread.log_det),
         })
+    }
+
+    /// The cell variances and log-determinant in the prior's leading spectral coordinates, when
+    /// `settings` allows it and the prior has them within memory ([`reduced::Reduction`]).
+    fn reduced_spread(
+        &self,
+        target: &Target,
+        settings: &LaplaceSettings,
+    ) -> Result<Option<variance::Spread>, LaplaceError> {
+        let (prior, observed) = (target.prior, target.observed);
+        let reduction = settings
+            .spectral
+            .then(|| {
+                reduced::Reduction::new(prior, observed, &self.weights, reduced::DROPPED_EVIDENCE)
+            })
+            .flatten()
+            .filter(|r| r.fits(target.cells(), target.observations()));
+        let Some(reduction) = reduction else {
+            return Ok(None);
+        };
+        let covariance = reduction.covariance(prior, observed, &self.weights)?;
+        Ok(Some(variance::Spread {
+            variance: covariance.variances(),
+            log_det: covariance.log_det(),
+        }))
     }
 
     /// The Laplace log marginal likelihood alone, equal to [`Self::marginals`]'s: for

@@ -48,6 +48,9 @@ use crate::model::target::Observed;
 /// The most the dropped coordinates may move the Laplace log evidence, in nats.
 pub(crate) const DROPPED_EVIDENCE: f64 = 1e-9;
 
+/// The most values the reduced form may hold: 2^27, 1 GiB.
+pub(crate) const MAX_REDUCED_VALUES: usize = 1 << 27;
+
 /// Which spectral coordinates to keep at one Laplace fit: chosen before anything costly is
 /// computed, so that the caller can weigh the rank against the observations.
 pub(crate) struct Reduction {
@@ -104,6 +107,13 @@ impl Reduction {
     /// r: the coordinates kept.
     pub(crate) fn rank(&self) -> usize {
         self.kept.len()
+    }
+
+    /// Whether the reduced form for `cells` cells and `observations` observations fits in
+    /// [`MAX_REDUCED_VALUES`] (B_r, Z, the cells' root and the factor: r (M + 2 N + r) values).
+    pub(crate) fn fits(&self, cells: usize, observations: usize) -> bool {
+        let r = self.rank();
+        r * (observations + 2 * cells + r) <= MAX_REDUCED_VALUES
     }
 
     /// How much the dropped coordinates may over-estimate the log evidence (at most the
@@ -183,24 +193,28 @@ impl Reduction {
 }
 
 /// b_k^T G^T W G b_k for each column b_k of the spectral root: what dropping coordinate k adds
-/// to tr(B_t^T G^T W G B_t), the bound on twice the evidence it moves (N products of a column
-/// and N + M values each).
+/// to tr(B_t^T G^T W G B_t), the bound on twice the evidence it moves. For observations at cells
+/// (G selects each at most once) it is sum_n (G^T w)_n B_nk^2, which a Kronecker root gives in
+/// two D x D products; at sites column by column (N products of a column and N + M values each).
 fn curvature_shares(
     root: &dyn SpectralRoot,
     observed: Observed,
     weights: &[f64],
     cells: usize,
 ) -> Vec<f64> {
+    let weights: Vec<f64> = weights.iter().map(|w| w.max(0.0)).collect();
+    if let Observed::Cells(_) = observed {
+        let mut per_cell = vec![0.0; cells];
+        observed.scatter(&weights, &mut per_cell);
+        return root.weighted_column_norms(&per_cell);
+    }
     let mut scratch = vec![0.0; root.scratch_len()];
     let (mut column, mut at) = (vec![0.0; cells], vec![0.0; observed.len()]);
     (0..root.eigenvalues().len())
         .map(|k| {
             root.column(k, &mut column, &mut scratch);
             observed.gather(&column, &mut at);
-            at.iter()
-                .zip(weights)
-                .map(|(g, w)| w.max(0.0) * g * g)
-                .sum()
+            at.iter().zip(&weights).map(|(g, w)| w * g * g).sum()
         })
         .collect()
 }
@@ -269,6 +283,12 @@ impl ReducedCovariance {
             .collect()
     }
 
+    /// Every cell's variance of u under the Laplace gaussian (N r^2 operations, no covariances
+    /// with the observations).
+    pub(crate) fn variances(&self) -> Vec<f64> {
+        self.variances_from(&self.cells_root(FieldPart::Whole))
+    }
+
     /// Every cell's variance (of u, or of the spatial field), visiting each observation `a` with
     /// its covariances with every cell on the way, [`BATCH`] observations at a time.
     pub(crate) fn cell_variances(
@@ -276,24 +296,8 @@ impl ReducedCovariance {
         part: FieldPart,
         mut visit: impl FnMut(usize, &[f64]),
     ) -> Vec<f64> {
-        let (n, r) = (self.basis.nrows(), self.basis.ncols());
-        let spatial = if part == FieldPart::Spatial {
-            r - self.covariates
-        } else {
-            r
-        };
-        // Y^T = R^-1 B_r^T, the covariates' rows of B_r^T zero for the spatial field.
-        let mut root = Mat::from_fn(
-            r,
-            n,
-            |j, c| {
-                if j < spatial { self.basis[(c, j)] } else { 0.0 }
-            },
-        );
-        solve_lower_triangular_in_place(self.factor.as_ref(), root.as_mut(), Par::Seq);
-        let variance: Vec<f64> = (0..n)
-            .map(|c| root.col(c).iter().map(|y| y * y).sum::<f64>() + self.dropped_at_cells[c])
-            .collect();
+        let root = self.cells_root(part);
+        let n = self.basis.nrows();
         let m = self.whitened.ncols();
         let mut block = vec![0.0; n * BATCH];
         for start in (0..m).step_by(BATCH) {
@@ -311,7 +315,33 @@ impl ReducedCovariance {
                 visit(start + j, covariance);
             }
         }
-        variance
+        self.variances_from(&root)
+    }
+
+    /// Y^T = R^-1 B_r^T (r x N), the covariates' rows of B_r^T zero for the spatial field.
+    fn cells_root(&self, part: FieldPart) -> Mat<f64> {
+        let (n, r) = (self.basis.nrows(), self.basis.ncols());
+        let spatial = if part == FieldPart::Spatial {
+            r - self.covariates
+        } else {
+            r
+        };
+        let mut root = Mat::from_fn(
+            r,
+            n,
+            |j, c| {
+                if j < spatial { self.basis[(c, j)] } else { 0.0 }
+            },
+        );
+        solve_lower_triangular_in_place(self.factor.as_ref(), root.as_mut(), Par::Seq);
+        root
+    }
+
+    /// |column n of Y^T|^2 plus the dropped prior variance, for every cell n.
+    fn variances_from(&self, root: &Mat<f64>) -> Vec<f64> {
+        (0..root.ncols())
+            .map(|c| root.col(c).iter().map(|y| y * y).sum::<f64>() + self.dropped_at_cells[c])
+            .collect()
     }
 }
 

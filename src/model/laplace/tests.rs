@@ -97,9 +97,31 @@ fn low_rank_sds_are_within_their_stated_bound() {
         let exact = fit.marginals(&target, &LaplaceSettings::default()).unwrap();
         let settings = LaplaceSettings {
             max_exact_observations: 0,
+            spectral: false,
             max_rank,
             ..LaplaceSettings::default()
         };
+        // Above the exact limit the prior's leading spectral coordinates come first: exact to
+        // their bound (the evidence within 1e-9 nats, the sds as the observation space's).
+        let spectral = fit
+            .marginals(
+                &target,
+                &LaplaceSettings {
+                    spectral: true,
+                    ..settings
+                },
+            )
+            .unwrap();
+        assert_eq!(spectral.method, SdMethod::Exact);
+        assert!(
+            max_relative(&spectral.sd, &exact.sd) < 1e-7,
+            "D={d} l={l}: reduced sds"
+        );
+        let gap = spectral.log_evidence - exact.log_evidence;
+        assert!(
+            (-1e-10..=1e-9 + 1e-10).contains(&gap),
+            "D={d} l={l}: evidence {gap:e}"
+        );
         let low = fit.marginals(&target, &settings).unwrap();
         let SdMethod::LowRank {
             rank,
@@ -459,6 +481,7 @@ fn gaussian_laplace_through_sites_is_kriging_on_the_grid() {
             &target,
             &LaplaceSettings {
                 max_exact_observations: 0,
+                spectral: false,
                 ..LaplaceSettings::default()
             },
         )

@@ -150,6 +150,18 @@ impl SpectralRoot for CovariateSpectral {
         self.field.to_spectral(&xi[..k], &mut out[..k], scratch);
         out[k..].copy_from_slice(&xi[k..]);
     }
+    fn weighted_column_norms(&self, weights: &[f64]) -> Vec<f64> {
+        let mut norms = self.field.weighted_column_norms(weights);
+        let s2 = self.covariates.prior_sd * self.covariates.prior_sd;
+        norms.extend(self.covariates.columns.iter().map(|column| {
+            s2 * column
+                .iter()
+                .zip(weights)
+                .map(|(x, w)| w * x * x)
+                .sum::<f64>()
+        }));
+        norms
+    }
     fn column(&self, k: usize, out: &mut [f64], scratch: &mut [f64]) {
         let field = self.field_dim();
         if k < field {

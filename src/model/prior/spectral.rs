@@ -44,6 +44,18 @@ pub trait SpectralRoot: Send + Sync + Debug {
         unit[k] = 1.0;
         self.apply(&unit, out, scratch);
     }
+    /// sum_n w_n B_nk^2 for every column k (`weights` has N values): column by column unless a
+    /// root has it cheaper.
+    fn weighted_column_norms(&self, weights: &[f64]) -> Vec<f64> {
+        let mut scratch = vec![0.0; self.scratch_len()];
+        let mut column = vec![0.0; weights.len()];
+        (0..self.eigenvalues().len())
+            .map(|k| {
+                self.column(k, &mut column, &mut scratch);
+                column.iter().zip(weights).map(|(b, w)| w * b * b).sum()
+            })
+            .collect()
+    }
 }
 
 /// The spectral root of a Kronecker prior.
@@ -123,6 +135,33 @@ impl SpectralRoot for KroneckerSpectral {
     }
     fn to_spectral(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
         self.sandwich(self.rotation.as_ref(), true, xi, out, scratch);
+    }
+    /// With Q = B_1 o B_1 (elementwise) and W the weights in the grid's layout, the norms of
+    /// columns (i, j) are the entries of Q^T W Q: two D x D products.
+    fn weighted_column_norms(&self, weights: &[f64]) -> Vec<f64> {
+        let d = self.side;
+        let squares = Mat::from_fn(d, d, |i, k| self.root[(i, k)] * self.root[(i, k)]);
+        let grid = MatRef::from_column_major_slice(weights, d, d);
+        let mut half = Mat::<f64>::zeros(d, d);
+        matmul(
+            half.as_mut(),
+            Accum::Replace,
+            squares.transpose(),
+            grid,
+            1.0,
+            Par::Seq,
+        );
+        let mut norms = vec![0.0; d * d];
+        let out = MatMut::from_column_major_slice_mut(&mut norms, d, d);
+        matmul(
+            out,
+            Accum::Replace,
+            half.as_ref(),
+            squares.as_ref(),
+            1.0,
+            Par::Seq,
+        );
+        norms
     }
     /// Column (i, j) of B_1 (x) B_1 is the outer product of B_1's columns i and j: N products.
     fn column(&self, k: usize, out: &mut [f64], _scratch: &mut [f64]) {
@@ -258,6 +297,13 @@ mod tests {
                 for c in 0..n {
                     assert!((column[c] - b[c]).abs() < 1e-14 * top, "D={d} l={l} k={k}");
                 }
+                let weights: Vec<f64> = (0..n).map(|c| 0.1 + (c % 7) as f64).collect();
+                let norm: f64 = b.iter().zip(&weights).map(|(x, w)| w * x * x).sum();
+                let norms = spectral.weighted_column_norms(&weights);
+                assert!(
+                    (norms[k] - norm).abs() < 1e-12 * top * 7.0,
+                    "D={d} l={l} k={k}"
+                );
             }
         }
     }
