@@ -50,7 +50,7 @@ pub(crate) enum Correction {
     Needless,
     /// The corrections, from the Laplace gaussian's covariances.
     Ready {
-        covariance: LaplaceCovariance,
+        covariance: Box<LaplaceCovariance>,
         /// The evidence's second-order term ([`evidence_term`]).
         evidence_term: f64,
     },
@@ -108,7 +108,7 @@ impl Correction {
         };
         let evidence_term = evidence_term(&covariance, target, fit);
         Ok(Self::Ready {
-            covariance,
+            covariance: Box::new(covariance),
             evidence_term,
         })
     }
@@ -154,7 +154,7 @@ impl Correction {
         };
         let made;
         let (covariance, d3) = match self {
-            Self::Ready { covariance, .. } => (covariance, third_derivatives(target, fit).1),
+            Self::Ready { covariance, .. } => (&**covariance, third_derivatives(target, fit).1),
             _ => match LaplaceCovariance::new(target, &fit.weights, settings)? {
                 None => return Ok(None),
                 Some(covariance) => {
