@@ -110,10 +110,11 @@ impl Reduction {
     }
 
     /// Whether the reduced form for `cells` cells and `observations` observations fits in
-    /// [`MAX_REDUCED_VALUES`] (B_r, Z, the cells' root and the factor: r (M + 2 N + r) values).
+    /// [`MAX_REDUCED_VALUES`] at its peak: B_r and the cells' root (N r each), (G B_r)^T with its
+    /// weighted copy (M r each), the precision and its factor (r^2 each).
     pub(crate) fn fits(&self, cells: usize, observations: usize) -> bool {
         let r = self.rank();
-        r * (observations + 2 * cells + r) <= MAX_REDUCED_VALUES
+        2 * r * (observations + cells + r) <= MAX_REDUCED_VALUES
     }
 
     /// How much the dropped coordinates may over-estimate the log evidence (at most the
