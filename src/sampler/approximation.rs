@@ -26,7 +26,8 @@ use super::protocol::{ChainRng, Notes};
 use crate::model::inla::{
     HyperProblem, InlaSettings, InlaStrategy, explore, log_evidence, marginals,
 };
-use crate::model::laplace::skew::{CorrectedMarginals, Correction, exact_inverse_available};
+use crate::model::laplace::covariance::exact_inverse_available;
+use crate::model::laplace::skew::{CorrectedMarginals, Correction};
 use crate::model::laplace::{
     LaplaceError, LaplaceFit, LaplaceMarginals, LaplaceSettings, SdMethod, coefficient_marginals,
 };

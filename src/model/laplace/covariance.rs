@@ -37,10 +37,7 @@ impl LaplaceCovariance {
     ) -> Result<Option<Self>, LaplaceError> {
         let (prior, observed) = (target.prior, target.observed);
         let m = target.observations();
-        let exact = m
-            <= settings
-                .max_exact_observations
-                .min(super::MAX_EXACT_OBSERVATIONS);
+        let exact = exact_inverse_available(target, settings);
         if let Some(reduction) = Reduction::new(prior, observed, weights, DROPPED_EVIDENCE) {
             let fits = reduction.fits(target.cells(), m);
             if fits && (2 * reduction.rank() <= m || !exact) {
@@ -102,4 +99,14 @@ impl LaplaceCovariance {
             Self::Reduced(reduced) => reduced.cell_variances(part, visit),
         }
     }
+}
+
+/// Whether `target` has few enough observations for the exact inverse ([`ObservationInverse`]):
+/// at most `settings.max_exact_observations`, and never more than
+/// [`super::MAX_EXACT_OBSERVATIONS`].
+pub(crate) fn exact_inverse_available(target: &Target, settings: &LaplaceSettings) -> bool {
+    target.observations()
+        <= settings
+            .max_exact_observations
+            .min(super::MAX_EXACT_OBSERVATIONS)
 }

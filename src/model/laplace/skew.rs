@@ -195,12 +195,6 @@ impl Correction {
     }
 }
 
-/// Whether `target` has few enough observations for the exact inverse ([`ObservationInverse`]):
-/// at most `settings.max_exact_observations`, and never more than [`MAX_EXACT_OBSERVATIONS`].
-pub(crate) fn exact_inverse_available(target: &Target, settings: &LaplaceSettings) -> bool {
-    target.observations() <= settings.max_exact_observations.min(MAX_EXACT_OBSERVATIONS)
-}
-
 /// The observations' values at the mode and the likelihood's third derivative there.
 fn third_derivatives(target: &Target, fit: &LaplaceFit) -> (Vec<f64>, Vec<f64>) {
     let m = target.observations();
