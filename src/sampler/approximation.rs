@@ -46,7 +46,7 @@ fn point_run(request: &RunRequest, settings: LaplaceSettings) -> RunOutput {
     let started = std::time::Instant::now();
     let target = &request.target;
     let fitted = LaplaceFit::new(target, &settings.newton).and_then(|fit| {
-        let correction = Correction::new(target, &fit, &settings)?;
+        let correction = Correction::new(target, &fit, &settings, None)?;
         let marginals = correction.marginals(target, &fit, &settings)?;
         // The simplified Laplace strategy reports the evidence with its second-order
         // correction, as INLA's grid weighs it.

@@ -189,7 +189,7 @@ pub(crate) fn check_laplace(
     };
     for point in heaviest(grid) {
         let theta = &grid.points[point].theta;
-        let evaluation = match problem.evaluate(theta, None, &corrected) {
+        let evaluation = match problem.evaluate(theta, None, None, &corrected) {
             Ok(evaluation) => evaluation,
             Err(error) => {
                 check.failures.push((point, error.to_string()));

@@ -4,6 +4,7 @@
 //! and the fixed one otherwise.
 
 use crate::model::hyper::{HyperPriors, Hyperparameters, prior_at};
+use crate::model::laplace::covariance::Basis;
 use crate::model::laplace::skew::{CorrectedMarginals, Correction, SkewMarginals};
 use crate::model::laplace::{LaplaceError, LaplaceFit, LaplaceSettings, default_start};
 use crate::model::prior::{Prior, PriorError};
@@ -126,6 +127,7 @@ impl<'a> HyperProblem<'a> {
         &self,
         theta: &[f64],
         warm: Option<&[f64]>,
+        basis: Option<&Basis>,
         settings: &LaplaceSettings,
     ) -> Result<Evaluation, EvaluationError> {
         let log_prior = self.priors().log_density_unconstrained(theta);
@@ -141,7 +143,7 @@ impl<'a> HyperProblem<'a> {
             mean: values.mean,
         };
         let fit = fit_from(&target, warm, &settings.newton)?;
-        let correction = Correction::new(&target, &fit, settings)?;
+        let correction = Correction::new(&target, &fit, settings, basis)?;
         let log_evidence = correction.log_evidence(&target, &fit, settings)?;
         Ok(Evaluation {
             theta: theta.to_vec(),
@@ -169,14 +171,20 @@ fn fit_from(
     LaplaceFit::from_start(target, default_start(target), settings)
 }
 
-/// Evaluations of log p~ that count themselves and warm-start Newton from one remembered field
-/// mode (the caller's centre: the current iterate, or the mode of theta).
+/// Evaluations of log p~ that count themselves, warm-start Newton from one remembered field
+/// mode (the caller's centre: the current iterate, or the mode of theta) and compute the
+/// simplified Laplace corrections in the centre's coordinates wherever those still hold
+/// ([`LaplaceCovariance::new`](crate::model::laplace::covariance::LaplaceCovariance::new)):
+/// finite differences about the centre, a line search from it and the grid about the mode then
+/// compare values of one smooth function of theta, which a change of the coordinates kept
+/// (each choice exact to its own bound) would step.
 pub struct Evaluator<'p, 'a> {
     pub(crate) problem: &'p HyperProblem<'a>,
     pub(crate) settings: &'p LaplaceSettings,
     /// Laplace fits made so far.
     pub(crate) fits: usize,
     warm: Option<Vec<f64>>,
+    basis: Option<Basis>,
 }
 
 impl<'p, 'a> Evaluator<'p, 'a> {
@@ -186,18 +194,24 @@ impl<'p, 'a> Evaluator<'p, 'a> {
             settings,
             fits: 0,
             warm: None,
+            basis: None,
         }
     }
 
-    /// Warm-start the next fits from `evaluation`'s field mode.
+    /// Warm-start the next fits from `evaluation`'s field mode, in its coordinates.
     pub(crate) fn centre_on(&mut self, evaluation: &Evaluation) {
         self.warm = Some(evaluation.fit().mode.clone());
+        self.basis = evaluation.correction.basis();
     }
 
     pub(crate) fn evaluate(&mut self, theta: &[f64]) -> Result<Evaluation, EvaluationError> {
         self.fits += 1;
-        self.problem
-            .evaluate(theta, self.warm.as_deref(), self.settings)
+        self.problem.evaluate(
+            theta,
+            self.warm.as_deref(),
+            self.basis.as_ref(),
+            self.settings,
+        )
     }
 
     /// log p~ at `theta`, or the reason it cannot be evaluated, in words.

@@ -11,6 +11,7 @@
 //! observations; else none (the gaussian marginals stand).
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use faer::Mat;
 
@@ -27,29 +28,53 @@ pub(crate) enum LaplaceCovariance {
     Reduced(ReducedCovariance),
 }
 
+/// The coordinates a [`LaplaceCovariance`] was computed in: the observations' (the exact
+/// inverse) or the prior's spectral coordinates kept. A fit near another one may be asked to
+/// take the same ([`LaplaceCovariance::new`]'s `preferred`), so that finite differences of the
+/// evidence difference one smooth function instead of stepping where the choice changes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Basis {
+    Observations,
+    Spectral(Arc<[usize]>),
+}
+
 impl LaplaceCovariance {
     /// The cheaper form at the likelihood curvatures `weights` (module docs), `None` when neither
-    /// applies.
+    /// applies; the `preferred` basis instead wherever it applies here (the exact inverse, or
+    /// spectral coordinates whose rest still moves the evidence by at most [`DROPPED_EVIDENCE`]
+    /// nats and that fit in memory) and is not much larger than the fit's own choice
+    /// ([`PREFERRED_SLACK`]: a basis carried from a far theta is not kept at its size).
     pub(crate) fn new(
         target: &Target,
         weights: &[f64],
         settings: &LaplaceSettings,
+        preferred: Option<&Basis>,
     ) -> Result<Option<Self>, LaplaceError> {
-        let (prior, observed) = (target.prior, target.observed);
         let m = target.observations();
-        let exact = exact_inverse_available(target, settings);
-        if let Some(reduction) = Reduction::new(prior, observed, weights, DROPPED_EVIDENCE) {
-            let fits = reduction.fits(target.cells(), m);
-            if fits && (2 * reduction.rank() <= m || !exact) {
-                let reduced = reduction.covariance(prior, observed, weights)?;
-                return Ok(Some(Self::Reduced(reduced)));
-            }
+        let own = Form::cheaper(target, weights, settings);
+        let own_size = own.as_ref().map_or(usize::MAX, |form| form.size(m));
+        let allowed = own_size.saturating_add(own_size / PREFERRED_SLACK.0 + PREFERRED_SLACK.1);
+        let preferred = preferred
+            .and_then(|basis| Form::in_basis(basis, target, weights, settings))
+            .filter(|form| form.size(m) <= allowed);
+        let (prior, observed) = (target.prior, target.observed);
+        Ok(match preferred.or(own) {
+            Some(Form::Reduced(reduction)) => Some(Self::Reduced(
+                reduction.covariance(prior, observed, weights)?,
+            )),
+            Some(Form::Inverse) => Some(Self::Observation(ObservationInverse::new(
+                prior, observed, weights,
+            )?)),
+            None => None,
+        })
+    }
+
+    /// The coordinates these covariances were computed in.
+    pub(crate) fn basis(&self) -> Basis {
+        match self {
+            Self::Observation(_) => Basis::Observations,
+            Self::Reduced(reduced) => Basis::Spectral(Arc::clone(reduced.kept())),
         }
-        if !exact {
-            return Ok(None);
-        }
-        let inverse = ObservationInverse::new(prior, observed, weights)?;
-        Ok(Some(Self::Observation(inverse)))
     }
 
     /// log det(I + L^T G^T W G L) (the reduced form's less at most twice its bound).
@@ -97,6 +122,62 @@ impl LaplaceCovariance {
                 inverse.cell_variances(prior, target.observed, visit)
             }
             Self::Reduced(reduced) => reduced.cell_variances(part, visit),
+        }
+    }
+}
+
+/// How much larger than a fit's own choice a preferred basis may be: by an eighth plus 16
+/// coordinates (the exact inverse counts as M). A finite difference's points choose within a few
+/// coordinates of their centre, and take its basis.
+const PREFERRED_SLACK: (usize, usize) = (8, 16);
+
+/// A form chosen before it is computed.
+enum Form {
+    Reduced(Reduction),
+    Inverse,
+}
+
+impl Form {
+    /// The coordinates the form works in: r, or the M observations.
+    fn size(&self, observations: usize) -> usize {
+        match self {
+            Self::Reduced(reduction) => reduction.rank(),
+            Self::Inverse => observations,
+        }
+    }
+
+    /// The cheaper form here (module docs), `None` when neither applies.
+    fn cheaper(target: &Target, weights: &[f64], settings: &LaplaceSettings) -> Option<Self> {
+        let m = target.observations();
+        let exact = exact_inverse_available(target, settings);
+        let reduction = Reduction::new(target.prior, target.observed, weights, DROPPED_EVIDENCE)
+            .filter(|r| r.fits(target.cells(), m) && (2 * r.rank() <= m || !exact));
+        match reduction {
+            Some(reduction) => Some(Self::Reduced(reduction)),
+            None => exact.then_some(Self::Inverse),
+        }
+    }
+
+    /// The form in `basis`, when it applies here.
+    fn in_basis(
+        basis: &Basis,
+        target: &Target,
+        weights: &[f64],
+        settings: &LaplaceSettings,
+    ) -> Option<Self> {
+        match basis {
+            Basis::Observations => {
+                exact_inverse_available(target, settings).then_some(Self::Inverse)
+            }
+            Basis::Spectral(kept) => Reduction::keeping(
+                target.prior,
+                target.observed,
+                weights,
+                kept,
+                DROPPED_EVIDENCE,
+            )
+            .filter(|r| r.fits(target.cells(), target.observations()))
+            .map(Self::Reduced),
         }
     }
 }

@@ -12,13 +12,17 @@
 //! W'' = W' - W' B_r (I + B_r^T W' B_r)^-1 B_r^T W' (0 <= W'' <= W'), and the second term lies in
 //! [0, tr(B_t^T W' B_t)] = [0, sum_t |W^1/2 G b_t|^2], a sum of one share per dropped column.
 //! The coordinates dropped are those of smallest share whose sum stays within 2
-//! [`DROPPED_EVIDENCE`], so the log evidence is over-estimated by at most 1e-9 nats (where the
+//! [`DROPPED_EVIDENCE`], so the log evidence is over-estimated by at most 1e-4 nats (where the
 //! data are sparse, W is small in most cells and many more coordinates go than the prior's
-//! spectrum alone would let go): far below what moves INLA's weights, and
-//! below the rounding its finite-difference Hessian of log p~(theta | y) tolerates (step 0.01:
-//! 1e-9 / 1e-4 = 1e-5 against entries of order one), so a rank that changes between
-//! neighbouring thetas does not show. A squared-exponential prior's spectrum falls like a
-//! gaussian: at length scales of several cells most of the N coordinates go.
+//! spectrum alone would let go): INLA's weights move by at most 0.01 %, and each cell's variance
+//! by a like share of its dropped prior variance. The bound matters where the prior's spectrum
+//! meets the kernel's jitter: every coordinate there has a share of about jitter x lambda_max
+//! x w, each one negligible, but at 64 x 64 there are thousands, and a bound of 1e-9 nats kept
+//! them all (r of 660 on the Finnish pines' 4,096 cells at their length scale, against about 55
+//! at 1e-4). A fit near another may keep that one's coordinates instead ([`Reduction::keeping`],
+//! where they still hold to the bound): INLA's finite differences (step 0.01: a step of 1e-4 nats
+//! between neighbouring thetas would move a Hessian entry by 4) then difference one smooth
+//! function.
 //!
 //! The Laplace gaussian here keeps the dropped coordinates at their prior N(0, I) (the data move
 //! them by at most the same bound) and the kept ones at N(., (I + B_r^T W' B_r)^-1). With
@@ -46,7 +50,7 @@ use crate::model::prior::spectral::SpectralRoot;
 use crate::model::target::Observed;
 
 /// The most the dropped coordinates may move the Laplace log evidence, in nats.
-pub(crate) const DROPPED_EVIDENCE: f64 = 1e-9;
+pub(crate) const DROPPED_EVIDENCE: f64 = 1e-4;
 
 /// The most values the reduced form may hold: 2^27, 1 GiB.
 pub(crate) const MAX_REDUCED_VALUES: usize = 1 << 27;
@@ -76,6 +80,56 @@ impl Reduction {
     ) -> Option<Self> {
         let root = prior.spectral_root()?;
         let contributions = curvature_shares(root.as_ref(), observed, weights, prior.cells());
+        Some(Self::dropping(root, contributions, prior, tolerance))
+    }
+
+    /// The coordinates `kept` (another fit's, [`ReducedCovariance::kept`]) at the likelihood
+    /// curvatures `weights`, when the prior has a spectral root with as many coordinates and
+    /// the rest move the log evidence by at most `tolerance` nats here; `None` otherwise. A
+    /// finite difference whose every point keeps its centre's coordinates differences one
+    /// smooth function of theta, whatever the tolerance.
+    pub(crate) fn keeping(
+        prior: &dyn Prior,
+        observed: Observed,
+        weights: &[f64],
+        kept: &[usize],
+        tolerance: f64,
+    ) -> Option<Self> {
+        let root = prior.spectral_root()?;
+        let contributions = curvature_shares(root.as_ref(), observed, weights, prior.cells());
+        let covariates = prior.covariates().map_or(0, |c| c.count());
+        let field = contributions.len() - covariates;
+        let increasing = kept.windows(2).all(|pair| pair[0] < pair[1]);
+        let covariates_last = kept.len() >= covariates
+            && kept[kept.len() - covariates..]
+                .iter()
+                .copied()
+                .eq(field..contributions.len());
+        if !(increasing && covariates_last && kept.last().is_none_or(|&k| k < contributions.len()))
+        {
+            return None;
+        }
+        let mut is_kept = vec![false; contributions.len()];
+        kept.iter().for_each(|&k| is_kept[k] = true);
+        let trace: f64 = (0..field)
+            .filter(|&k| !is_kept[k])
+            .map(|k| contributions[k])
+            .sum();
+        (0.5 * trace <= tolerance).then(|| Self {
+            root,
+            kept: kept.to_vec(),
+            covariates,
+            evidence_bound: 0.5 * trace,
+        })
+    }
+
+    /// Drop the coordinates of smallest share while their sum moves at most `tolerance` nats.
+    fn dropping(
+        root: Arc<dyn SpectralRoot>,
+        contributions: Vec<f64>,
+        prior: &dyn Prior,
+        tolerance: f64,
+    ) -> Self {
         let covariates = prior.covariates().map_or(0, |c| c.count());
         let field = contributions.len() - covariates;
         let mut order: Vec<usize> = (0..field).collect();
@@ -96,12 +150,12 @@ impl Reduction {
         let mut kept: Vec<usize> = order[dropped..].to_vec();
         kept.sort_unstable();
         kept.extend(field..contributions.len());
-        Some(Self {
+        Self {
             root,
             kept,
             covariates,
             evidence_bound: 0.5 * trace,
-        })
+        }
     }
 
     /// r: the coordinates kept.
@@ -182,6 +236,7 @@ impl Reduction {
         let log_det = 2.0 * (0..r).map(|j| factor[(j, j)].ln()).sum::<f64>();
         solve_lower_triangular_in_place(factor.as_ref(), gathered.as_mut(), Par::Seq);
         Ok(ReducedCovariance {
+            kept: self.kept.into(),
             covariates: self.covariates,
             basis,
             factor,
@@ -231,6 +286,8 @@ pub(crate) enum FieldPart {
 /// The Laplace gaussian in the prior's leading spectral coordinates (module docs).
 #[derive(Debug)]
 pub(crate) struct ReducedCovariance {
+    /// The spectral coordinates kept, in increasing order (the covariates' last).
+    kept: Arc<[usize]>,
     covariates: usize,
     /// B_r, N x r.
     basis: Mat<f64>,
@@ -246,6 +303,11 @@ pub(crate) struct ReducedCovariance {
 }
 
 impl ReducedCovariance {
+    /// The spectral coordinates kept ([`Reduction::keeping`] takes them again).
+    pub(crate) fn kept(&self) -> &Arc<[usize]> {
+        &self.kept
+    }
+
     /// log det(I_r + B_r^T G^T W G B_r): the whole log-determinant less at most twice the
     /// reduction's [`Reduction::evidence_bound`].
     pub(crate) fn log_det(&self) -> f64 {

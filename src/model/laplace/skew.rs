@@ -34,7 +34,7 @@
 //! [`super::MAX_EXACT_OBSERVATIONS`] observations and no cheap spectral root) the corrections
 //! are not available and the caller keeps the gaussian.
 
-use super::covariance::LaplaceCovariance;
+use super::covariance::{Basis, LaplaceCovariance};
 use super::error::LaplaceError;
 use super::reduced::FieldPart;
 use super::{LaplaceFit, LaplaceMarginals, LaplaceSettings, MAX_EXACT_OBSERVATIONS, SdMethod};
@@ -96,6 +96,7 @@ impl Correction {
         target: &Target,
         fit: &LaplaceFit,
         settings: &LaplaceSettings,
+        preferred: Option<&Basis>,
     ) -> Result<Self, LaplaceError> {
         if !settings.corrections {
             return Ok(Self::NotAsked);
@@ -103,7 +104,8 @@ impl Correction {
         if target.likelihood.kind() == LikelihoodKind::Gaussian {
             return Ok(Self::Needless);
         }
-        let Some(covariance) = LaplaceCovariance::new(target, &fit.weights, settings)? else {
+        let Some(covariance) = LaplaceCovariance::new(target, &fit.weights, settings, preferred)?
+        else {
             return Ok(Self::Unavailable(NoCorrection::TooManyObservations));
         };
         let evidence_term = evidence_term(&covariance, target, fit);
@@ -111,6 +113,14 @@ impl Correction {
             covariance: Box::new(covariance),
             evidence_term,
         })
+    }
+
+    /// The coordinates the corrections were computed in, when they were.
+    pub(crate) fn basis(&self) -> Option<Basis> {
+        match self {
+            Self::Ready { covariance, .. } => Some(covariance.basis()),
+            _ => None,
+        }
     }
 
     /// The evidence's second-order term, when computed.
@@ -155,7 +165,7 @@ impl Correction {
         let made;
         let (covariance, d3) = match self {
             Self::Ready { covariance, .. } => (&**covariance, third_derivatives(target, fit).1),
-            _ => match LaplaceCovariance::new(target, &fit.weights, settings)? {
+            _ => match LaplaceCovariance::new(target, &fit.weights, settings, None)? {
                 None => return Ok(None),
                 Some(covariance) => {
                     made = covariance;
