@@ -17,12 +17,11 @@
 //! spectrum alone would let go): INLA's weights move by at most 0.01 %, and each cell's variance
 //! by a like share of its dropped prior variance. The bound matters where the prior's spectrum
 //! meets the kernel's jitter: every coordinate there has a share of about jitter x lambda_max
-//! x w, each one negligible, but at 64 x 64 there are thousands, and a bound of 1e-9 nats kept
-//! them all (r of 660 on the Finnish pines' 4,096 cells at their length scale, against about 55
-//! at 1e-4). A fit near another may keep that one's coordinates instead ([`Reduction::keeping`],
-//! where they still hold to the bound): INLA's finite differences (step 0.01: a step of 1e-4 nats
-//! between neighbouring thetas would move a Hessian entry by 4) then difference one smooth
-//! function.
+//! x w, each one negligible, but at 64 x 64 there are thousands, and a bound of 1e-9 nats (until
+//! inla's version 5) kept them all. A fit near another may keep that one's coordinates instead
+//! ([`Reduction::keeping`], where they still hold to the bound): INLA's finite differences (step
+//! 0.01: a jump of 1e-4 nats between neighbouring thetas would move a second difference by 4)
+//! then difference one smooth function.
 //!
 //! The Laplace gaussian here keeps the dropped coordinates at their prior N(0, I) (the data move
 //! them by at most the same bound) and the kept ones at N(., (I + B_r^T W' B_r)^-1). With
