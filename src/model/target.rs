@@ -85,6 +85,20 @@ impl<'a> Observed<'a> {
         }
     }
 
+    /// The lower triangle (diagonal included) of G C G^T, written into `out` (M x M).
+    pub(crate) fn covariance_lower(&self, prior: &dyn Prior, mut out: faer::MatMut<'_, f64>) {
+        match self {
+            Observed::Cells(cells) => prior.covariance_lower(cells, out),
+            Observed::Sites(sites) => {
+                for b in 0..sites.len() {
+                    for a in b..sites.len() {
+                        out[(a, b)] = sites.covariance(prior, a, b);
+                    }
+                }
+            }
+        }
+    }
+
     /// (G C)_a,cell: the prior covariance of observation `a` and cell `cell`.
     pub(crate) fn cross_covariance(&self, prior: &dyn Prior, a: usize, cell: usize) -> f64 {
         match self {

@@ -54,10 +54,15 @@ impl ObservationFactor {
     ) -> Result<Self, LaplaceError> {
         let m = observed.len();
         let root: Vec<f64> = weights.iter().map(|w| w.max(0.0).sqrt()).collect();
-        let k = Mat::from_fn(m, m, |a, b| {
-            let c = root[a] * root[b] * observed.covariance(prior, a, b);
-            if a == b { 1.0 + c } else { c }
-        });
+        // The factorisation reads the lower triangle only: half the prior's covariances.
+        let mut k = Mat::<f64>::zeros(m, m);
+        observed.covariance_lower(prior, k.as_mut());
+        for b in 0..m {
+            for a in b..m {
+                k[(a, b)] *= root[a] * root[b];
+            }
+            k[(b, b)] += 1.0;
+        }
         let llt = k
             .llt(Side::Lower)
             .map_err(|_| LaplaceError::NotPositiveDefinite)?;

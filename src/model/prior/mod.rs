@@ -184,6 +184,18 @@ pub trait Prior: Send + Sync + Debug {
     /// C_ab: the prior covariance of cells `a` and `b` (as used, jitter included).
     fn covariance(&self, a: usize, b: usize) -> f64;
 
+    /// The lower triangle (diagonal included) of C restricted to `cells`, rows and columns in
+    /// that order, written into `out` (its upper triangle left as it is): what the
+    /// observation-space factorisation reads. Entry by entry from [`Self::covariance`] unless a
+    /// prior reads it faster.
+    fn covariance_lower(&self, cells: &[usize], mut out: faer::MatMut<'_, f64>) {
+        for (b, &cell_b) in cells.iter().enumerate() {
+            for (a, &cell_a) in cells.iter().enumerate().skip(b) {
+                out[(a, b)] = self.covariance(cell_a, cell_b);
+            }
+        }
+    }
+
     /// The diagonal jitter added to make the factorisation succeed (0 when none was needed).
     fn jitter(&self) -> f64;
 
