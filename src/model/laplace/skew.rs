@@ -230,6 +230,7 @@ fn evidence_term(covariance: &LaplaceCovariance, target: &Target, fit: &LaplaceF
         return 0.0;
     }
     let diagonal = covariance.observation_variances();
+    let scaled: Vec<f64> = d3.iter().zip(&diagonal).map(|(d, s)| d * s).collect();
     let mut total = 0.0;
     for start in (0..m).step_by(EVIDENCE_BLOCK) {
         let columns = start..(start + EVIDENCE_BLOCK).min(m);
@@ -241,15 +242,47 @@ fn evidence_term(covariance: &LaplaceCovariance, target: &Target, fit: &LaplaceF
                 continue;
             }
             // The pairs (a, b) and (b, a) are one term twice: b = a once, b > a twice.
-            let mut cross = 0.0;
-            for (b, &sab) in (a..m).zip(block.col(j).iter().skip(a - start)) {
-                let twice = if b == a { 1.0 } else { 2.0 };
-                cross += twice * d3[b] * (9.0 * saa * diagonal[b] * sab + 6.0 * sab * sab * sab);
-            }
+            let below = &block
+                .col(j)
+                .try_as_col_major()
+                .expect("a column")
+                .as_slice()[a - start..];
+            let own = below[0];
+            let (linear, cubic) = pair_sums(&below[1..], &scaled[a + 1..], &d3[a + 1..]);
+            let cross = d3[a] * (9.0 * saa * diagonal[a] * own + 6.0 * own * own * own)
+                + 2.0 * (9.0 * saa * linear + 6.0 * cubic);
             total += d3[a] * cross / 72.0;
         }
     }
     total
+}
+
+/// sum_b scaled_b s_b and sum_b d3_b s_b^3 over the pairs' covariances `s`, in four lanes
+/// (independent sums the compiler can keep in one vector register; the order is fixed, so is
+/// the result).
+fn pair_sums(s: &[f64], scaled: &[f64], d3: &[f64]) -> (f64, f64) {
+    const LANES: usize = 4;
+    let whole = s.len() / LANES * LANES;
+    let (mut linear, mut cubic) = ([0.0; LANES], [0.0; LANES]);
+    let lanes = s[..whole]
+        .chunks_exact(LANES)
+        .zip(scaled[..whole].chunks_exact(LANES))
+        .zip(d3[..whole].chunks_exact(LANES));
+    for ((s, e), d) in lanes {
+        for k in 0..LANES {
+            linear[k] += e[k] * s[k];
+            cubic[k] += d[k] * s[k] * s[k] * s[k];
+        }
+    }
+    let (mut linear, mut cubic) = (
+        (linear[0] + linear[1]) + (linear[2] + linear[3]),
+        (cubic[0] + cubic[1]) + (cubic[2] + cubic[3]),
+    );
+    for ((s, e), d) in s[whole..].iter().zip(&scaled[whole..]).zip(&d3[whole..]) {
+        linear += e * s;
+        cubic += d * s * s * s;
+    }
+    (linear, cubic)
 }
 
 /// Observations whose covariances with every other [`evidence_term`] takes at once.

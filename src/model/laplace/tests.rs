@@ -794,3 +794,59 @@ fn the_reduced_covariance_is_the_observation_inverses() {
         }
     }
 }
+
+/// The evidence's second-order term (each symmetric pair once, summed in lanes) is the plain
+/// double sum over every ordered pair of observations, to rounding: for the exact inverse and
+/// for the reduced form, with enough observations that the lanes carry most pairs.
+#[test]
+fn the_evidence_term_is_the_double_sum_over_every_pair() {
+    use super::covariance::LaplaceCovariance;
+    let prior = prior(9, 0.4, 1.2);
+    let n = prior.cells();
+    let cells: Vec<usize> = (0..n).filter(|c| c % 5 != 3).collect();
+    let m = cells.len();
+    let counts: Vec<f64> = (0..m).map(|a| ((a * 7) % 5) as f64).collect();
+    let likelihood = Likelihood::new(LikelihoodKind::Poisson, counts, 0.0, 0.0);
+    let target = Target {
+        prior: &prior,
+        likelihood: &likelihood,
+        observed: Observed::Cells(&cells),
+        mean: -0.3,
+    };
+    let fit = LaplaceFit::new(&target, &NewtonSettings::default()).unwrap();
+    let mut at = vec![0.0; m];
+    target.observed.gather(&fit.field, &mut at);
+    let (mut d3, mut d4) = (vec![0.0; m], vec![0.0; m]);
+    likelihood.third_derivative(&at, &mut d3);
+    likelihood.fourth_derivative(&at, &mut d4);
+    for max_exact_observations in [m, 0] {
+        let settings = LaplaceSettings {
+            corrections: true,
+            max_exact_observations,
+            ..LaplaceSettings::default()
+        };
+        let correction = skew::Correction::new(&target, &fit, &settings, None).unwrap();
+        let got = correction
+            .evidence_term()
+            .expect("the corrections are made");
+        let covariance = LaplaceCovariance::new(&target, &fit.weights, &settings, None)
+            .unwrap()
+            .unwrap();
+        let lower = covariance.observation_covariances(0..m);
+        let s = |a: usize, b: usize| lower[(a.max(b), a.min(b))];
+        let mut want = 0.0;
+        for a in 0..m {
+            want += d4[a] * s(a, a) * s(a, a) / 8.0;
+            for b in 0..m {
+                let sab = s(a, b);
+                want += d3[a] * d3[b] * (9.0 * s(a, a) * s(b, b) * sab + 6.0 * sab.powi(3)) / 72.0;
+            }
+        }
+        eprintln!("M={m} exact limit {max_exact_observations}: term {got} vs {want}");
+        assert!(want.abs() > 1e-3, "a term worth checking");
+        assert!(
+            (got - want).abs() <= 1e-12 * want.abs(),
+            "M={m}: {got} vs {want}"
+        );
+    }
+}
