@@ -8,7 +8,9 @@
 //! and its rank is at most half the observations (where its cost is at most about half the
 //! inverse's), or when there are more observations than the inverse takes and the reduced form
 //! fits in [`super::reduced::MAX_REDUCED_VALUES`]; else the inverse up to [`super::MAX_EXACT_OBSERVATIONS`]
-//! observations; else none (the gaussian marginals stand).
+//! observations; else none (the gaussian marginals stand). A caller may name a [`Basis`] to
+//! prefer (INLA's evaluations name their centre's): it is taken where it applies and is at most
+//! [`PREFERRED_SLACK`] larger than that choice, so that nearby fits share their coordinates.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -127,7 +129,7 @@ impl LaplaceCovariance {
 }
 
 /// How much larger than a fit's own choice a preferred basis may be: by an eighth plus 16
-/// coordinates (the exact inverse counts as M). A finite difference's points choose within a few
+/// coordinates ([`Form::size`]). A finite difference's points choose within a few
 /// coordinates of their centre, and take its basis.
 const PREFERRED_SLACK: (usize, usize) = (8, 16);
 
@@ -138,7 +140,9 @@ enum Form {
 }
 
 impl Form {
-    /// The coordinates the form works in: r, or the M observations.
+    /// The coordinates the form works in: r, or the M observations. (The inverse costs about
+    /// what r = M / 2 costs, so a fit whose own choice sits just below that switch refuses a
+    /// centre's inverse: there a finite difference may still mix the two forms.)
     fn size(&self, observations: usize) -> usize {
         match self {
             Self::Reduced(reduction) => reduction.rank(),

@@ -850,3 +850,71 @@ fn the_evidence_term_is_the_double_sum_over_every_pair() {
         );
     }
 }
+
+/// A preferred basis is taken where it holds and is not much larger than the fit's own choice:
+/// a fit's own spectral coordinates at weights moved by 1 % (a finite difference's neighbour);
+/// neither every coordinate nor the inverse where the fit's own choice keeps few of them (a
+/// basis carried from a far theta).
+#[test]
+fn a_preferred_basis_is_kept_near_and_refused_far() {
+    use super::covariance::{Basis, LaplaceCovariance};
+    use std::sync::Arc;
+    let prior = prior(16, 0.5, 1.0);
+    let n = prior.cells();
+    let cells: Vec<usize> = (0..n).filter(|c| c % 3 != 1).collect();
+    let m = cells.len();
+    let counts: Vec<f64> = (0..m).map(|a| ((a * 7) % 3) as f64).collect();
+    let likelihood = Likelihood::new(LikelihoodKind::Poisson, counts, 0.0, 0.0);
+    let target = Target {
+        prior: &prior,
+        likelihood: &likelihood,
+        observed: Observed::Cells(&cells),
+        mean: -0.5,
+    };
+    let settings = LaplaceSettings {
+        corrections: true,
+        ..LaplaceSettings::default()
+    };
+    let weights: Vec<f64> = (0..m).map(|a| 0.3 + 0.1 * (a % 5) as f64).collect();
+    let own = LaplaceCovariance::new(&target, &weights, &settings, None)
+        .unwrap()
+        .unwrap()
+        .basis();
+    let Basis::Spectral(kept) = &own else {
+        panic!("a long length scale takes the reduced form");
+    };
+    assert!(2 * kept.len() < m, "few coordinates: {}", kept.len());
+    let moved: Vec<f64> = weights
+        .iter()
+        .enumerate()
+        .map(|(a, w)| w * if a % 2 == 0 { 1.01 } else { 0.99 })
+        .collect();
+    let near = LaplaceCovariance::new(&target, &moved, &settings, Some(&own))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        near.basis(),
+        own,
+        "the centre's coordinates are kept nearby"
+    );
+    let every: Arc<[usize]> = (0..n).collect();
+    let far = LaplaceCovariance::new(&target, &moved, &settings, Some(&Basis::Spectral(every)))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        far.basis(),
+        LaplaceCovariance::new(&target, &moved, &settings, None)
+            .unwrap()
+            .unwrap()
+            .basis(),
+        "every coordinate is far more than the fit's own choice"
+    );
+    let inverse = LaplaceCovariance::new(&target, &moved, &settings, Some(&Basis::Observations))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        inverse.basis(),
+        far.basis(),
+        "the inverse counts as M coordinates, far more than these"
+    );
+}
