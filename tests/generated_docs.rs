@@ -1,7 +1,8 @@
 //! Numbers in the documentation come from committed benchmark outputs, never typed: a block
 //! between `<!-- from: PATH -->` and `<!-- end -->` in README.md or docs/*.md must equal the file
 //! PATH (relative to the repository), which a script under bench/ regenerates from its CSV.
-//! Rerun the script and paste its output when this fails.
+//! Rerun the script and paste its output when this fails (`scripts/sync-doc-blocks.py` pastes
+//! every block from its file).
 
 use std::path::{Path, PathBuf};
 
