@@ -19,7 +19,7 @@ use faer::Mat;
 
 use super::LaplaceSettings;
 use super::error::LaplaceError;
-use super::reduced::{DROPPED_EVIDENCE, FieldPart, ReducedCovariance, Reduction};
+use super::reduced::{CurvatureShares, DROPPED_EVIDENCE, FieldPart, ReducedCovariance, Reduction};
 use super::variance::ObservationInverse;
 use crate::model::target::Target;
 
@@ -53,11 +53,12 @@ impl LaplaceCovariance {
         preferred: Option<&Basis>,
     ) -> Result<Option<Self>, LaplaceError> {
         let m = target.observations();
-        let own = Form::cheaper(target, weights, settings);
+        let shares = CurvatureShares::new(target.prior, target.observed, weights);
+        let own = Form::cheaper(shares.as_ref(), target, settings);
         let own_size = own.as_ref().map_or(usize::MAX, |form| form.size(m));
         let allowed = own_size.saturating_add(own_size / PREFERRED_SLACK.0 + PREFERRED_SLACK.1);
         let preferred = preferred
-            .and_then(|basis| Form::in_basis(basis, target, weights, settings))
+            .and_then(|basis| Form::in_basis(basis, shares.as_ref(), target, settings))
             .filter(|form| form.size(m) <= allowed);
         let (prior, observed) = (target.prior, target.observed);
         Ok(match preferred.or(own) {
@@ -151,10 +152,15 @@ impl Form {
     }
 
     /// The cheaper form here (module docs), `None` when neither applies.
-    fn cheaper(target: &Target, weights: &[f64], settings: &LaplaceSettings) -> Option<Self> {
+    fn cheaper(
+        shares: Option<&CurvatureShares>,
+        target: &Target,
+        settings: &LaplaceSettings,
+    ) -> Option<Self> {
         let m = target.observations();
         let exact = exact_inverse_available(target, settings);
-        let reduction = Reduction::new(target.prior, target.observed, weights, DROPPED_EVIDENCE)
+        let reduction = shares
+            .map(|shares| shares.dropping(DROPPED_EVIDENCE))
             .filter(|r| r.fits(target.cells(), m) && (2 * r.rank() <= m || !exact));
         match reduction {
             Some(reduction) => Some(Self::Reduced(reduction)),
@@ -165,23 +171,18 @@ impl Form {
     /// The form in `basis`, when it applies here.
     fn in_basis(
         basis: &Basis,
+        shares: Option<&CurvatureShares>,
         target: &Target,
-        weights: &[f64],
         settings: &LaplaceSettings,
     ) -> Option<Self> {
         match basis {
             Basis::Observations => {
                 exact_inverse_available(target, settings).then_some(Self::Inverse)
             }
-            Basis::Spectral(kept) => Reduction::keeping(
-                target.prior,
-                target.observed,
-                weights,
-                kept,
-                DROPPED_EVIDENCE,
-            )
-            .filter(|r| r.fits(target.cells(), target.observations()))
-            .map(Self::Reduced),
+            Basis::Spectral(kept) => shares?
+                .keeping(kept, DROPPED_EVIDENCE)
+                .filter(|r| r.fits(target.cells(), target.observations()))
+                .map(Self::Reduced),
         }
     }
 }

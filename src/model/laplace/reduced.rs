@@ -19,7 +19,7 @@
 //! meets the kernel's jitter: every coordinate there has a share of about jitter x lambda_max
 //! x w, each one negligible, but at 64 x 64 there are thousands, and a bound of 1e-9 nats (until
 //! inla's version 5) kept them all. A fit near another may keep that one's coordinates instead
-//! ([`Reduction::keeping`], where they still hold to the bound): INLA's finite differences (step
+//! ([`CurvatureShares::keeping`], where they still hold to the bound): INLA's finite differences (step
 //! 0.01: a jump of 1e-4 nats between neighbouring thetas would move a second difference by 4)
 //! then difference one smooth function.
 //!
@@ -68,6 +68,87 @@ pub(crate) struct Reduction {
     evidence_bound: f64,
 }
 
+/// Each spectral coordinate's curvature share at one fit ([`curvature_shares`]): what both
+/// ways of choosing the coordinates ([`Self::dropping`], [`Self::keeping`]) weigh, computed
+/// once a fit.
+pub(crate) struct CurvatureShares {
+    root: Arc<dyn SpectralRoot>,
+    shares: Vec<f64>,
+    /// How many of the coordinates are covariates' (the last ones, always kept).
+    covariates: usize,
+}
+
+impl CurvatureShares {
+    /// The shares for the prior's spectral root at the likelihood curvatures `weights` (`None`
+    /// without a root).
+    pub(crate) fn new(prior: &dyn Prior, observed: Observed, weights: &[f64]) -> Option<Self> {
+        let root = prior.spectral_root()?;
+        let shares = curvature_shares(root.as_ref(), observed, weights, prior.cells());
+        let covariates = prior.covariates().map_or(0, |c| c.count());
+        Some(Self {
+            root,
+            shares,
+            covariates,
+        })
+    }
+
+    /// The field's coordinates (those before the covariates').
+    fn field(&self) -> usize {
+        self.shares.len() - self.covariates
+    }
+
+    /// Drop the coordinates of smallest share while their sum moves at most `tolerance` nats.
+    pub(crate) fn dropping(&self, tolerance: f64) -> Reduction {
+        let (shares, field) = (&self.shares, self.field());
+        let mut order: Vec<usize> = (0..field).collect();
+        order.sort_by(|&a, &b| shares[a].total_cmp(&shares[b]).then(a.cmp(&b)));
+        let (mut trace, mut dropped) = (0.0, 0);
+        for &k in &order {
+            let next = trace + shares[k];
+            if 0.5 * next > tolerance {
+                break;
+            }
+            trace = next;
+            dropped += 1;
+        }
+        let mut kept: Vec<usize> = order[dropped..].to_vec();
+        kept.sort_unstable();
+        kept.extend(field..shares.len());
+        self.reduction(kept, trace)
+    }
+
+    /// The coordinates `kept` (another fit's, [`ReducedCovariance::kept`]), when they are
+    /// coordinates of this root (the covariates' last) and the rest move the log evidence by at
+    /// most `tolerance` nats here; `None` otherwise. A finite difference whose every point keeps
+    /// its centre's coordinates differences one smooth function of theta, whatever the
+    /// tolerance.
+    pub(crate) fn keeping(&self, kept: &[usize], tolerance: f64) -> Option<Reduction> {
+        let (shares, field) = (&self.shares, self.field());
+        let increasing = kept.windows(2).all(|pair| pair[0] < pair[1]);
+        let covariates_last = kept.len() >= self.covariates
+            && kept[kept.len() - self.covariates..]
+                .iter()
+                .copied()
+                .eq(field..shares.len());
+        if !(increasing && covariates_last && kept.last().is_none_or(|&k| k < shares.len())) {
+            return None;
+        }
+        let mut is_kept = vec![false; shares.len()];
+        kept.iter().for_each(|&k| is_kept[k] = true);
+        let trace: f64 = (0..field).filter(|&k| !is_kept[k]).map(|k| shares[k]).sum();
+        (0.5 * trace <= tolerance).then(|| self.reduction(kept.to_vec(), trace))
+    }
+
+    fn reduction(&self, kept: Vec<usize>, dropped_trace: f64) -> Reduction {
+        Reduction {
+            root: Arc::clone(&self.root),
+            kept,
+            covariates: self.covariates,
+            evidence_bound: 0.5 * dropped_trace,
+        }
+    }
+}
+
 impl Reduction {
     /// The coordinates to keep for the prior's spectral root (`None` without one) at the
     /// likelihood curvatures `weights`, dropping at most `tolerance` nats of log evidence.
@@ -77,84 +158,7 @@ impl Reduction {
         weights: &[f64],
         tolerance: f64,
     ) -> Option<Self> {
-        let root = prior.spectral_root()?;
-        let contributions = curvature_shares(root.as_ref(), observed, weights, prior.cells());
-        Some(Self::dropping(root, contributions, prior, tolerance))
-    }
-
-    /// The coordinates `kept` (another fit's, [`ReducedCovariance::kept`]) at the likelihood
-    /// curvatures `weights`, when the prior has a spectral root with as many coordinates and
-    /// the rest move the log evidence by at most `tolerance` nats here; `None` otherwise. A
-    /// finite difference whose every point keeps its centre's coordinates differences one
-    /// smooth function of theta, whatever the tolerance.
-    pub(crate) fn keeping(
-        prior: &dyn Prior,
-        observed: Observed,
-        weights: &[f64],
-        kept: &[usize],
-        tolerance: f64,
-    ) -> Option<Self> {
-        let root = prior.spectral_root()?;
-        let contributions = curvature_shares(root.as_ref(), observed, weights, prior.cells());
-        let covariates = prior.covariates().map_or(0, |c| c.count());
-        let field = contributions.len() - covariates;
-        let increasing = kept.windows(2).all(|pair| pair[0] < pair[1]);
-        let covariates_last = kept.len() >= covariates
-            && kept[kept.len() - covariates..]
-                .iter()
-                .copied()
-                .eq(field..contributions.len());
-        if !(increasing && covariates_last && kept.last().is_none_or(|&k| k < contributions.len()))
-        {
-            return None;
-        }
-        let mut is_kept = vec![false; contributions.len()];
-        kept.iter().for_each(|&k| is_kept[k] = true);
-        let trace: f64 = (0..field)
-            .filter(|&k| !is_kept[k])
-            .map(|k| contributions[k])
-            .sum();
-        (0.5 * trace <= tolerance).then(|| Self {
-            root,
-            kept: kept.to_vec(),
-            covariates,
-            evidence_bound: 0.5 * trace,
-        })
-    }
-
-    /// Drop the coordinates of smallest share while their sum moves at most `tolerance` nats.
-    fn dropping(
-        root: Arc<dyn SpectralRoot>,
-        contributions: Vec<f64>,
-        prior: &dyn Prior,
-        tolerance: f64,
-    ) -> Self {
-        let covariates = prior.covariates().map_or(0, |c| c.count());
-        let field = contributions.len() - covariates;
-        let mut order: Vec<usize> = (0..field).collect();
-        order.sort_by(|&a, &b| {
-            contributions[a]
-                .total_cmp(&contributions[b])
-                .then(a.cmp(&b))
-        });
-        let (mut trace, mut dropped) = (0.0, 0);
-        for &k in &order {
-            let next = trace + contributions[k];
-            if 0.5 * next > tolerance {
-                break;
-            }
-            trace = next;
-            dropped += 1;
-        }
-        let mut kept: Vec<usize> = order[dropped..].to_vec();
-        kept.sort_unstable();
-        kept.extend(field..contributions.len());
-        Self {
-            root,
-            kept,
-            covariates,
-            evidence_bound: 0.5 * trace,
-        }
+        Some(CurvatureShares::new(prior, observed, weights)?.dropping(tolerance))
     }
 
     /// r: the coordinates kept.
@@ -302,7 +306,7 @@ pub(crate) struct ReducedCovariance {
 }
 
 impl ReducedCovariance {
-    /// The spectral coordinates kept ([`Reduction::keeping`] takes them again).
+    /// The spectral coordinates kept ([`CurvatureShares::keeping`] takes them again).
     pub(crate) fn kept(&self) -> &Arc<[usize]> {
         &self.kept
     }

@@ -693,7 +693,7 @@ fn the_spatial_field_marginals_with_covariates_are_the_dense_laplace_ones() {
 /// variance. The coordinates kept, kept again by another fit, give the same form.
 #[test]
 fn the_reduced_covariance_is_the_observation_inverses() {
-    use super::reduced::{DROPPED_EVIDENCE, FieldPart, Reduction};
+    use super::reduced::{CurvatureShares, DROPPED_EVIDENCE, FieldPart, Reduction};
     use crate::model::covariates::Covariates;
     use crate::model::prior::WithCovariates;
     use std::sync::Arc;
@@ -738,14 +738,15 @@ fn the_reduced_covariance_is_the_observation_inverses() {
             };
             // Another fit may keep these coordinates: the same covariances, and refused where
             // the rest would move the evidence by more than the tolerance asked.
-            let again = Reduction::keeping(*prior, observed, &weights, &kept, tolerance).unwrap();
+            let shares = CurvatureShares::new(*prior, observed, &weights).unwrap();
+            let again = shares.keeping(&kept, tolerance).unwrap();
             assert_eq!(again.rank(), rank);
             let again = again.covariance(*prior, observed, &weights).unwrap();
             assert_eq!(again.log_det(), reduced.log_det(), "{case}: kept again");
             assert!(kept.len() > 1, "{case}");
             let fewer = &kept[1..];
             assert!(
-                Reduction::keeping(*prior, observed, &weights, fewer, 0.0).is_none(),
+                shares.keeping(fewer, 0.0).is_none(),
                 "{case}: a coordinate with a share is not dropped at tolerance 0"
             );
             for start in [0, m / 3] {
