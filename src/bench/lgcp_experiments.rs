@@ -67,12 +67,15 @@ const LAPLACE_HMC_COLUMNS: &str = "grid,side,stages,angle_degrees,jitter,target_
 
 /// laplace_hmc's trajectory on the real grids (not run by default: minutes of CPU), each
 /// setting a list in the environment: STAGES (1: Strang, 2: two-stage), ANGLES (radians),
-/// JITTERS, EVENS (1: equal steps), TARGETS (acceptance), BURN_IN, KEPT, SEEDS, SIDE, GRIDS.
+/// JITTERS, TARGETS (acceptance), BURN_IN, KEPT, SEEDS, SIDE, GRIDS; and
+/// one value each: FIXED_STEP (a step angle kept without adaptation; 0, the default, adapts),
+/// THRESHOLD (the rank's eigenvalue threshold, default 0.5), DENSE (1: V dense, version 2's
+/// Laplace Gaussian, rather than in the prior's leading block).
 /// Prints a header and one `EXP ` row per run (bench/laplace_hmc_tuning.sh).
 #[test]
 #[ignore]
 fn experiment_laplace_hmc() {
-    use crate::sampler::gpcn::Rank;
+    use crate::sampler::gpcn::{LaplaceGaussians, Rank};
     use crate::sampler::laplace_hmc::{LaplaceHmc, TRAJECTORY_ANGLE};
     let list = env_list;
     let stages = list("STAGES", "2");
@@ -83,6 +86,9 @@ fn experiment_laplace_hmc() {
     let burn_ins = list("BURN_IN", "150");
     let seeds = list("SEEDS", "0");
     let side = list("SIDE", "32")[0] as usize;
+    let fixed_step = list("FIXED_STEP", "0")[0];
+    let threshold = list("THRESHOLD", "0.5")[0];
+    let dense = list("DENSE", "0")[0] > 0.0;
     // Every combination of the lists, the last varying fastest.
     let configs: Vec<[f64; 5]> = [&stages, &angles, &jitters, &targets, &burn_ins]
         .iter()
@@ -106,7 +112,15 @@ fn experiment_laplace_hmc() {
                 let burn_in = burn_in as u64;
                 let mut plan = KindPlan::new(SamplerKind::LaplaceHmc, 1.5, burn_in, kept);
                 plan.settings.target_acceptance = Some(target);
-                let mut sampler = LaplaceHmc::new(1.5, Rank::Auto { threshold: 0.5 });
+                let start = if fixed_step > 0.0 { fixed_step } else { 1.5 };
+                if fixed_step > 0.0 {
+                    plan.settings.adapt = Some(false);
+                    plan.settings.beta = fixed_step;
+                }
+                let mut sampler = LaplaceHmc::new(start, Rank::Auto { threshold });
+                if dense {
+                    sampler.laplace = LaplaceGaussians::new(Rank::Auto { threshold });
+                }
                 sampler.angle = angle;
                 sampler.quarter_turn = angle;
                 sampler.jitter = jitter;

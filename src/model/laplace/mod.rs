@@ -39,6 +39,7 @@ pub use newton::{NewtonReport, NewtonSettings, NewtonStep};
 
 use crate::model::lanczos::{RitzPairs, lanczos, lanczos_above};
 use crate::model::likelihood::Likelihood;
+use crate::model::prior::leading_block::LeadingBlock;
 use crate::model::target::Target;
 
 /// The largest M for which the cell sds are computed exactly (an M x M Cholesky factor: 50 MB
@@ -234,6 +235,34 @@ impl LaplaceFit {
         let mut hessian = self.misfit_hessian(target);
         lanczos_above(target.dim(), max_steps, threshold, relative, |x, out| {
             hessian.apply_misfit(x, out)
+        })
+    }
+
+    /// The smallest block of the prior's leading spectral coordinates outside which the misfit
+    /// Hessian at the mode has trace at most `leftover` ([`reduced::CurvatureShares::leading_block`]),
+    /// where the prior offers one.
+    pub(crate) fn leading_block(&self, target: &Target, leftover: f64) -> Option<LeadingBlock> {
+        reduced::CurvatureShares::new(target.prior, target.observed, &self.weights)?
+            .leading_block(leftover)
+    }
+
+    /// [`Self::eigenpairs_above`] for the misfit Hessian compressed to `block` (E^T H E): Ritz
+    /// vectors in the block's k^2 coordinates.
+    pub(crate) fn eigenpairs_above_in(
+        &self,
+        target: &Target,
+        block: &LeadingBlock,
+        max_steps: usize,
+        threshold: f64,
+        relative: f64,
+    ) -> RitzPairs {
+        let mut hessian = self.misfit_hessian(target);
+        let (mut whitened, mut image) = (vec![0.0; target.dim()], vec![0.0; target.dim()]);
+        let mut scratch = vec![0.0; block.scratch_len()];
+        lanczos_above(block.dim(), max_steps, threshold, relative, |y, out| {
+            block.expand(y, &mut whitened, &mut scratch);
+            hessian.apply_misfit(&whitened, &mut image);
+            block.project(&image, out, &mut scratch);
         })
     }
 

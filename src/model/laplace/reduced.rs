@@ -45,6 +45,7 @@ use faer::{Accum, Mat, MatMut, Par, Side};
 
 use super::error::LaplaceError;
 use crate::model::prior::Prior;
+use crate::model::prior::leading_block::LeadingBlock;
 use crate::model::prior::spectral::SpectralRoot;
 use crate::model::target::Observed;
 
@@ -90,6 +91,17 @@ impl CurvatureShares {
             shares,
             covariates,
         })
+    }
+
+    /// The smallest block of the prior's leading spectral coordinates holding all but `leftover`
+    /// of the shares (every eigenvalue of the misfit Hessian compressed to the coordinates outside
+    /// it is at most `leftover`), where the root has such blocks, the model no covariates and the
+    /// block is at most half the coordinates ([`LeadingBlock::choose`]).
+    pub(crate) fn leading_block(&self, leftover: f64) -> Option<LeadingBlock> {
+        if self.covariates > 0 {
+            return None;
+        }
+        self.root.leading_block(&self.shares, leftover)
     }
 
     /// The field's coordinates (those before the covariates').

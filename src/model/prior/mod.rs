@@ -22,6 +22,7 @@ mod covariates;
 pub(crate) mod differentiable;
 mod kernel;
 mod kronecker;
+pub(crate) mod leading_block;
 pub(crate) mod root_table;
 pub(crate) mod spectral;
 mod torus;

@@ -20,6 +20,7 @@ use std::fmt::Debug;
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
 
+use super::leading_block::LeadingBlock;
 use super::{KroneckerPrior, Prior};
 
 /// A square root B = L P of the prior covariance whose columns are the prior's eigenvectors
@@ -55,6 +56,12 @@ pub trait SpectralRoot: Send + Sync + Debug {
                 column.iter().zip(weights).map(|(b, w)| w * b * b).sum()
             })
             .collect()
+    }
+    /// The smallest block of leading coordinates holding all but `leftover` of `shares` (one per
+    /// coordinate), where the root has blocks ([`LeadingBlock`]: a Kronecker root) and the block
+    /// is at most half the coordinates.
+    fn leading_block(&self, _shares: &[f64], _leftover: f64) -> Option<LeadingBlock> {
+        None
     }
 }
 
@@ -162,6 +169,9 @@ impl SpectralRoot for KroneckerSpectral {
             Par::Seq,
         );
         norms
+    }
+    fn leading_block(&self, shares: &[f64], leftover: f64) -> Option<LeadingBlock> {
+        LeadingBlock::choose(self.rotation.as_ref(), shares, leftover)
     }
     /// Column (i, j) of B_1 (x) B_1 is the outer product of B_1's columns i and j: N products.
     fn column(&self, k: usize, out: &mut [f64], _scratch: &mut [f64]) {
@@ -305,6 +315,49 @@ mod tests {
                     "D={d} l={l} k={k}"
                 );
             }
+        }
+    }
+
+    /// E's columns are the spectral root's coordinates (i, j) of the block: E y equals P applied
+    /// to y placed in the block (zeros elsewhere), E^T is its adjoint, and E^T E = I.
+    #[test]
+    fn the_block_is_the_spectral_coordinates_it_names() {
+        let d = 9;
+        let prior =
+            KroneckerPrior::new(Grid::new(d), KernelSpec::squared_exponential(0.3, 1.4)).unwrap();
+        let spectral = KroneckerSpectral::new(&prior);
+        let n = d * d;
+        // Shares only on the top 3 x 3 block (indices 6..9 along both axes).
+        let mut shares = vec![0.0; n];
+        for i in 6..9 {
+            for j in 6..9 {
+                shares[i + d * j] = 1.0 + (i * j) as f64;
+            }
+        }
+        let block = spectral.leading_block(&shares, 0.0).unwrap();
+        assert_eq!((block.size(), block.dim()), (3, 9));
+        let mut scratch = vec![0.0; block.scratch_len().max(n)];
+        let y: Vec<f64> = (0..9).map(|k| (k as f64 * 0.7).sin()).collect();
+        let mut xi = vec![0.0; n];
+        block.expand(&y, &mut xi, &mut scratch);
+        let mut eta = vec![0.0; n];
+        for a in 0..3 {
+            for b in 0..3 {
+                eta[(6 + a) + d * (6 + b)] = y[a + 3 * b];
+            }
+        }
+        let mut reference = vec![0.0; n];
+        spectral.to_whitened(&eta, &mut reference, &mut scratch);
+        for c in 0..n {
+            assert!((xi[c] - reference[c]).abs() < 1e-14, "cell {c}");
+        }
+        let v: Vec<f64> = (0..n).map(|k| (k as f64 * 0.37).cos()).collect();
+        let mut back = vec![0.0; 9];
+        block.project(&v, &mut back, &mut scratch);
+        assert!((dot(&xi, &v) - dot(&y, &back)).abs() < 1e-13);
+        block.project(&xi, &mut back, &mut scratch);
+        for k in 0..9 {
+            assert!((back[k] - y[k]).abs() < 1e-14);
         }
     }
 }
