@@ -209,9 +209,10 @@ impl LaplaceGaussian {
     /// As [`Self::new`], but with [`Rank::Auto`] the eigenpairs of the misfit Hessian compressed
     /// to the prior's leading spectral block ([`LeadingBlock`], [`BLOCK_LEFTOVER`]), where the
     /// prior has one: V = E W with W k^2 x r. Lanczos then runs on k^2 coordinates, and V is kept
-    /// as E and W where their products cost less than V's ([`LeadingBlock::pays_for`]; at
-    /// D = 64 and rank 48 they took a step 1.5x less time, at D = 128 and rank 100 3.3x), else
-    /// expanded. Elsewhere (no block, a fixed rank) it is [`Self::new`].
+    /// as E and W where their products cost less than V's ([`LeadingBlock::pays_for`]; on bei
+    /// at D = 128, rank 100, a laplace_hmc run took a quarter of the time:
+    /// `bench/results/laplace_hmc_block.md`), else expanded. Elsewhere (no block, a fixed rank)
+    /// it is [`Self::new`].
     pub(crate) fn in_prior_block(target: &Target, rank: Rank) -> Self {
         Self::build(target, rank, true)
     }

@@ -54,10 +54,10 @@
 //! nothing to inform outside its k^2 leading spectral coordinates (k about 20 at l = 0.1 of the
 //! window, whatever the grid), so the eigenpairs are computed there and V = E W, whose two
 //! products cost two D x k products each plus W's k^2 r, where a dense V costs N r and streams
-//! through memory. On the tuning grids the draws' effective sizes are unchanged to the printed
-//! digits (the same subspace to 1e-4), and a run took 0.65x the time on the Finnish pines at
-//! D = 64 (rank 48) and 0.30x on bei at D = 128 (rank 100); where the dense product is cheaper
-//! (D = 32, rank 24) V is expanded and used dense.
+//! through memory. On the tuning grids (`bench/results/laplace_hmc_block.md`) the draws'
+//! effective sizes per draw are unchanged to the printed digits (the same subspace to 1e-4) and
+//! bei at D = 128 (rank 100) gave 3.95x the effective draws per CPU second; at D = 32 and 64
+//! their ranks (24-26) make the dense product the cheaper, and V is expanded and used dense.
 
 use std::f64::consts::PI;
 use std::sync::Arc;
