@@ -15,9 +15,9 @@
 //! shares of [`crate::model::laplace::reduced::CurvatureShares`]), and since H is positive
 //! semi-definite, the trace of its compression to the coordinates outside the block bounds every
 //! eigenvalue of that compression. [`LeadingBlock::choose`] takes the smallest k whose block
-//! leaves at most `leftover` of the trace outside. On the count grids at l = 0.1 of the window
-//! that is 20-22 axis indices at D = 32, 64 and 128 alike (leftover 1e-4): a block of about 450
-//! coordinates where the grid has 1,024 to 16,384.
+//! leaves at most `leftover` of the trace outside. The block follows the prior's smoothness (the
+//! length scale in units of the window), not the grid's size: at l = 0.1 of the window about 20
+//! axis indices, whether the grid has 32, 64 or 128 cells a side.
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
