@@ -29,3 +29,21 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["lib"]:
         print(m["executable"])')
 }
+
+# The start every experiment script shares (bench/laplace_hmc_tuning.sh, nuts_integrator.sh,
+# laplace_hmc_block.sh): CORE (default 1), OUT (default a new temporary directory named after
+# $1), PYTHON (default python3); the run's load and commit in OUT; PIN to the core; TEST_BIN built.
+# $2 is a data file that must exist (run from the repository root).
+start_experiment() {
+    CORE=${CORE:-1}
+    OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")}
+    PYTHON=${PYTHON:-python3}
+    [ -f "$2" ] || { echo "run from the repository root" >&2; exit 1; }
+    mkdir -p "$OUT"
+    echo "output in $OUT" >&2
+    uptime > "$OUT/load_before.txt"
+    git describe --always --dirty > "$OUT/commit.txt"
+    PIN=()
+    if command -v taskset >/dev/null; then PIN=(taskset -c "$CORE"); fi
+    build_lib_tests
+}

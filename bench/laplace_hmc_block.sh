@@ -10,18 +10,8 @@
 # Environment: CORE (default 1), OUT (default a new temporary directory), PYTHON (default python3).
 set -euo pipefail
 
-CORE=${CORE:-1}
-OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/laplace_hmc_block.XXXXXX")}
-PYTHON=${PYTHON:-python3}
-[ -f data/japanesepines_grid32.csv ] || { echo "run from the repository root" >&2; exit 1; }
 . "$(dirname "$0")/common.sh"
-mkdir -p "$OUT"
-echo "output in $OUT" >&2
-uptime > "$OUT/load_before.txt"
-git describe --always --dirty > "$OUT/commit.txt"
-PIN=()
-if command -v taskset >/dev/null; then PIN=(taskset -c "$CORE"); fi
-build_lib_tests
+start_experiment laplace_hmc_block data/japanesepines_grid32.csv
 
 run() {  # run GRIDS SIDE SEEDS: both forms of V
     for dense in 1 0; do

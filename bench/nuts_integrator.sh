@@ -11,18 +11,8 @@
 # Environment: CORE (default 1), OUT (default a new temporary directory), PYTHON (default python3).
 set -euo pipefail
 
-CORE=${CORE:-1}
-OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/nuts_integrator.XXXXXX")}
-PYTHON=${PYTHON:-python3}
-[ -f data/japanesepines_grid64.csv ] || { echo "run from the repository root" >&2; exit 1; }
 . "$(dirname "$0")/common.sh"
-mkdir -p "$OUT"
-echo "output in $OUT" >&2
-uptime > "$OUT/load_before.txt"
-git describe --always --dirty > "$OUT/commit.txt"
-PIN=()
-if command -v taskset >/dev/null; then PIN=(taskset -c "$CORE"); fi
-build_lib_tests
+start_experiment nuts_integrator data/japanesepines_grid64.csv
 
 env GRIDS=japanesepines=1.0,redwood=1.0 SIDE=64 SEEDS=0,1,2 NUTS_INTEGRATORS=leapfrog,exact-normal \
     "${PIN[@]}" "$TEST_BIN" bench::lgcp_experiments::experiment_nuts \
