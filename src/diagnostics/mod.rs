@@ -101,12 +101,12 @@ pub fn summarize(chains: &[&[f64]]) -> Summary {
         return Summary::default();
     };
     let split = draws.split();
-    let scores = split.z_scaled();
+    let (scores, folded_scores) = split.z_scaled_with_folded();
     let rhat = if draws.n_chains() < 2 {
         None
     } else {
         potential_scale_reduction(&scores).and_then(|bulk| {
-            let folded = potential_scale_reduction(&split.folded().z_scaled())?;
+            let folded = potential_scale_reduction(&folded_scores)?;
             Some(bulk.max(folded))
         })
     };
@@ -158,9 +158,9 @@ fn rank_rhat(draws: &Draws) -> Option<f64> {
     if draws.n_chains() < 2 {
         return None;
     }
-    let split = draws.split();
-    let bulk = potential_scale_reduction(&split.z_scaled())?;
-    let folded = potential_scale_reduction(&split.folded().z_scaled())?;
+    let (scores, folded_scores) = draws.split().z_scaled_with_folded();
+    let bulk = potential_scale_reduction(&scores)?;
+    let folded = potential_scale_reduction(&folded_scores)?;
     Some(bulk.max(folded))
 }
 
