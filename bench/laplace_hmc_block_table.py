@@ -11,41 +11,27 @@ Reads OUT/dense<0|1>_D<side>.csv (the rows of `experiment_laplace_hmc`, columns
   form's.
 Standard library only.
 """
-import argparse
 import csv
-import glob
 import os
 import statistics
 
-from table_common import fmt, load_averages, measured, git_commit
+from table_common import experiment_args, experiment_rows, fmt, load_averages, measured, git_commit
 
 FORMS = {"1": "dense V (version 2)", "0": "V in the block (version 3)"}
 NUMBERS = ("cpu_seconds", "ess_per_cpu_second", "bulk_per_draw", "tail_per_draw",
            "folded_per_draw", "acceptance", "max_rhat", "rank")
 
 
-def args():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--out", required=True)
-    p.add_argument("--results", default="bench/results")
-    return p.parse_args()
-
-
 def read(out):
-    rows = []
-    for path in sorted(glob.glob(os.path.join(out, "dense*_D*.csv"))):
-        dense = os.path.basename(path)[len("dense")]
-        with open(path, newline="") as fh:
-            for r in csv.DictReader(fh):
-                r["dense"] = dense
-                rows.append(r)
-    if not rows:
-        raise SystemExit(f"no runs in {out}")
+    """Every run, "dense" its form of V ("1": dense, "0": in the block)."""
+    rows = experiment_rows(out, lambda group: group[len("dense"):])
+    for r in rows:
+        r["dense"] = r.pop("group")
     return rows
 
 
 def main():
-    a = args()
+    a = experiment_args(__doc__)
     rows = read(a.out)
     os.makedirs(a.results, exist_ok=True)
     columns = ["dense"] + [c for c in rows[0] if c != "dense"]

@@ -19,13 +19,11 @@ grids' step and target (the kind's step and acceptance target are the same at ev
 the angle may change with the grid).
 Standard library only.
 """
-import argparse
 import csv
-import glob
 import os
 import statistics
 
-from table_common import fmt, load_averages, measured, git_commit
+from table_common import experiment_args, experiment_rows, fmt, load_averages, measured, git_commit
 
 BASELINE = ("1", "90.0", "0", "0.8")  # stages, angle, jitter, target: version 1
 SHARE = 0.9
@@ -35,23 +33,11 @@ NUMBERS = ("ess_per_cpu_second", "bulk_per_draw", "tail_per_draw", "folded_per_d
 
 
 def args():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--out", required=True)
-    p.add_argument("--results", default="bench/results")
-    return p.parse_args()
+    return experiment_args(__doc__)
 
 
 def read(out):
-    rows = []
-    for path in sorted(glob.glob(os.path.join(out, "*_D*.csv"))):
-        group = os.path.basename(path).rsplit("_D", 1)[0]
-        with open(path, newline="") as fh:
-            for r in csv.DictReader(fh):
-                r["group"] = group
-                rows.append(r)
-    if not rows:
-        raise SystemExit(f"no runs in {out}")
-    return rows
+    return experiment_rows(out, lambda group: group)
 
 
 def setting(r):

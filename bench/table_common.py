@@ -148,3 +148,29 @@ def write_markdown(path, lines):
     with open(path, "w") as fh:
         fh.write("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+
+def experiment_args(doc):
+    """The arguments of a table script over one experiment run: --out (the run's directory) and
+    --results (default bench/results)."""
+    import argparse
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    p.add_argument("--out", required=True)
+    p.add_argument("--results", default="bench/results")
+    return p.parse_args()
+
+
+def experiment_rows(out, group_of):
+    """The rows of every OUT/*_D<side>.csv an experiment script wrote (the `EXP ` rows of an
+    ignored test), each with "group" = group_of(the file's name before "_D<side>.csv")."""
+    import glob
+    rows = []
+    for path in sorted(glob.glob(os.path.join(out, "*_D*.csv"))):
+        group = group_of(os.path.basename(path).rsplit("_D", 1)[0])
+        with open(path, newline="") as fh:
+            for r in csv.DictReader(fh):
+                r["group"] = group
+                rows.append(r)
+    if not rows:
+        raise SystemExit(f"no runs in {out}")
+    return rows
