@@ -240,16 +240,14 @@ impl LaplaceGaussian {
             _ => None,
         };
         let (mut pairs, kept) = match (rank, &block) {
-            (Rank::Auto { threshold }, Some(block)) => {
-                let cap = rank_cap(dim).min(block.dim());
-                let steps = lanczos_steps(block.dim(), cap);
-                let pairs = fit.eigenpairs_above_in(target, block, steps, threshold, 1e-3);
-                let kept = pairs.converged_above(threshold, 1e-3).min(cap);
-                (pairs, kept)
-            }
-            (Rank::Auto { threshold }, None) => {
-                let cap = rank_cap(dim);
-                let pairs = fit.eigenpairs_above(target, lanczos_steps(dim, cap), threshold, 1e-3);
+            (Rank::Auto { threshold }, block) => {
+                let space = block.as_ref().map_or(dim, LeadingBlock::dim);
+                let cap = rank_cap(dim).min(space);
+                let steps = lanczos_steps(space, cap);
+                let pairs = match block {
+                    Some(block) => fit.eigenpairs_above_in(target, block, steps, threshold, 1e-3),
+                    None => fit.eigenpairs_above(target, steps, threshold, 1e-3),
+                };
                 let kept = pairs.converged_above(threshold, 1e-3).min(cap);
                 (pairs, kept)
             }
@@ -309,15 +307,26 @@ impl LaplaceGaussian {
 
     /// out = V^T x.
     pub(crate) fn project(&self, x: &[f64], out: &mut [f64]) {
-        self.project_with(x, out, &mut DirectionScratch::default());
+        self.project_with(x, out, &mut self.direction_scratch());
     }
 
     /// out = V c.
     pub(crate) fn expand(&self, c: &[f64], out: &mut [f64]) {
-        self.expand_with(c, out, &mut DirectionScratch::default());
+        self.expand_with(c, out, &mut self.direction_scratch());
     }
 
-    /// out = V^T x, with `scratch` for a block's products (kept by a chain: no allocation).
+    /// The scratch [`Self::project_with`] and [`Self::expand_with`] take (empty for a dense V):
+    /// a chain keeps one, so that its steps allocate nothing.
+    pub(crate) fn direction_scratch(&self) -> DirectionScratch {
+        self.block
+            .as_ref()
+            .map_or_else(DirectionScratch::default, |block| DirectionScratch {
+                inner: vec![0.0; block.dim()],
+                half: vec![0.0; block.scratch_len()],
+            })
+    }
+
+    /// out = V^T x, with `scratch` from [`Self::direction_scratch`] for a block's products.
     pub(crate) fn project_with(&self, x: &[f64], out: &mut [f64], scratch: &mut DirectionScratch) {
         if self.rank() == 0 {
             return;
@@ -325,7 +334,6 @@ impl LaplaceGaussian {
         match &self.block {
             None => transpose_times(self.vectors.as_ref(), x, out),
             Some(block) => {
-                scratch.fit(block);
                 block.project(x, &mut scratch.inner, &mut scratch.half);
                 transpose_times(self.vectors.as_ref(), &scratch.inner, out);
             }
@@ -341,7 +349,6 @@ impl LaplaceGaussian {
         match &self.block {
             None => times(self.vectors.as_ref(), c, out),
             Some(block) => {
-                scratch.fit(block);
                 times(self.vectors.as_ref(), c, &mut scratch.inner);
                 block.expand(&scratch.inner, out, &mut scratch.half);
             }
@@ -353,7 +360,7 @@ impl LaplaceGaussian {
         let (n, r) = (self.mode.len(), self.rank());
         let mut dense = Mat::zeros(n, r);
         let (mut unit, mut column) = (vec![0.0; r], vec![0.0; n]);
-        let mut scratch = DirectionScratch::default();
+        let mut scratch = self.direction_scratch();
         for k in 0..r {
             unit.fill(0.0);
             unit[k] = 1.0;
@@ -372,20 +379,14 @@ impl LaplaceGaussian {
     }
 }
 
-/// Scratch for the products with V when V lies in a prior block (empty otherwise).
+/// Scratch for the products with V when V lies in a prior block (empty otherwise;
+/// [`LaplaceGaussian::direction_scratch`]).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct DirectionScratch {
     /// The block's k^2 coordinates.
     inner: Vec<f64>,
     /// The block's D x k half product.
     half: Vec<f64>,
-}
-
-impl DirectionScratch {
-    fn fit(&mut self, block: &LeadingBlock) {
-        self.inner.resize(block.dim(), 0.0);
-        self.half.resize(block.scratch_len(), 0.0);
-    }
 }
 
 /// out = A^T x.

@@ -51,8 +51,8 @@
 //!
 //! V lies in the prior's leading spectral block (version 3,
 //! [`super::gpcn::LaplaceGaussian::in_prior_block`]): a smooth prior leaves the data almost
-//! nothing to inform outside its k^2 leading spectral coordinates (k about 20 at l = 0.1 of the
-//! window, whatever the grid), so the eigenpairs are computed there and V = E W, whose two
+//! nothing to inform outside its k^2 leading spectral coordinates (k set by the length scale in
+//! units of the window, not by the grid), so the eigenpairs are computed there and V = E W, whose two
 //! products cost two D x k products each plus W's k^2 r, where a dense V costs N r and streams
 //! through memory. On the tuning grids (`bench/results/laplace_hmc_block.md`) the draws'
 //! effective sizes per draw are unchanged to the printed digits (the same subspace to 1e-4) and
@@ -363,7 +363,7 @@ impl Sampler for LaplaceHmc {
             .zip(&gaussian.mode)
             .map(|(x, m)| x - m)
             .collect();
-        let mut directions = DirectionScratch::default();
+        let mut directions = gaussian.direction_scratch();
         let mut projection = vec![0.0; r];
         gaussian.project_with(&centred, &mut projection, &mut directions);
         let mut current = Phase {

@@ -32,6 +32,12 @@ fn fit_with_defaults(target: &Target) -> (LaplaceFit, LaplaceMarginals) {
     (fit, marginals)
 }
 
+/// Poisson counts (7 a) mod `levels` at observations a = 0..m: small, uneven counts with zeros.
+fn patterned_counts(m: usize, levels: usize) -> Likelihood {
+    let counts: Vec<f64> = (0..m).map(|a| ((a * 7) % levels) as f64).collect();
+    Likelihood::new(LikelihoodKind::Poisson, counts, 0.0, 0.0)
+}
+
 fn max_relative(a: &[f64], b: &[f64]) -> f64 {
     let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     a.iter()
@@ -806,8 +812,7 @@ fn the_evidence_term_is_the_double_sum_over_every_pair() {
     let n = prior.cells();
     let cells: Vec<usize> = (0..n).filter(|c| c % 5 != 3).collect();
     let m = cells.len();
-    let counts: Vec<f64> = (0..m).map(|a| ((a * 7) % 5) as f64).collect();
-    let likelihood = Likelihood::new(LikelihoodKind::Poisson, counts, 0.0, 0.0);
+    let likelihood = patterned_counts(m, 5);
     let target = Target {
         prior: &prior,
         likelihood: &likelihood,
@@ -864,8 +869,7 @@ fn a_preferred_basis_is_kept_near_and_refused_far() {
     let n = prior.cells();
     let cells: Vec<usize> = (0..n).filter(|c| c % 3 != 1).collect();
     let m = cells.len();
-    let counts: Vec<f64> = (0..m).map(|a| ((a * 7) % 3) as f64).collect();
-    let likelihood = Likelihood::new(LikelihoodKind::Poisson, counts, 0.0, 0.0);
+    let likelihood = patterned_counts(m, 3);
     let target = Target {
         prior: &prior,
         likelihood: &likelihood,

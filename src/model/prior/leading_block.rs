@@ -16,16 +16,16 @@
 //! semi-definite, the trace of its compression to the coordinates outside the block bounds every
 //! eigenvalue of that compression. [`LeadingBlock::choose`] takes the smallest k whose block
 //! leaves at most `leftover` of the trace outside. The block follows the prior's smoothness (the
-//! length scale in units of the window), not the grid's size: at l = 0.1 of the window about 20
-//! axis indices, whether the grid has 32, 64 or 128 cells a side.
+//! length scale in units of the window) and the data's strength, not the grid's size, so the
+//! finer the grid the smaller its share of the coordinates.
 
-use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatMut, MatRef, Par};
+use faer::{Mat, MatRef};
+
+use super::sandwich;
 
 /// E = Q (x) Q, Q the axis rotation's k columns of largest eigenvalue (module docs).
 #[derive(Debug, Clone)]
 pub struct LeadingBlock {
-    side: usize,
     /// Q: D x k, orthonormal columns.
     columns: Mat<f64>,
 }
@@ -50,7 +50,6 @@ impl LeadingBlock {
             }
             if total - inside <= leftover {
                 return (2 * k * k <= d * d).then(|| Self {
-                    side: d,
                     columns: rotation.subcols(n, k).to_owned(),
                 });
             }
@@ -73,49 +72,23 @@ impl LeadingBlock {
     /// D = 32 and rank 24 on the tuning grids the dense product was 1.2x faster, as the count
     /// says; where the counts are close the block's smaller memory traffic goes unclaimed.
     pub(crate) fn pays_for(&self, rank: usize) -> bool {
-        let (d, k) = (self.side, self.size());
+        let (d, k) = (self.columns.nrows(), self.size());
         k * d * d + k * k * d + k * k * rank < d * d * rank
     }
 
     /// Scratch values [`Self::project`] and [`Self::expand`] need.
     pub(crate) fn scratch_len(&self) -> usize {
-        self.side * self.size()
+        self.columns.nrows() * self.size()
     }
 
     /// out = E^T xi = Q^T Xi Q (k^2 values, column-major).
     pub(crate) fn project(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
-        let (d, k) = (self.side, self.size());
-        let q = self.columns.as_ref();
-        let xi = MatRef::from_column_major_slice(xi, d, d);
-        let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..d * k], k, d);
-        matmul(
-            half.as_mut(),
-            Accum::Replace,
-            q.transpose(),
-            xi,
-            1.0,
-            Par::Seq,
-        );
-        let out = MatMut::from_column_major_slice_mut(out, k, k);
-        matmul(out, Accum::Replace, half.as_ref(), q, 1.0, Par::Seq);
+        sandwich(self.columns.transpose(), xi, out, scratch);
     }
 
     /// out = E y = Q Y Q^T (D^2 values).
     pub(crate) fn expand(&self, y: &[f64], out: &mut [f64], scratch: &mut [f64]) {
-        let (d, k) = (self.side, self.size());
-        let q = self.columns.as_ref();
-        let y = MatRef::from_column_major_slice(y, k, k);
-        let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..d * k], d, k);
-        matmul(half.as_mut(), Accum::Replace, q, y, 1.0, Par::Seq);
-        let out = MatMut::from_column_major_slice_mut(out, d, d);
-        matmul(
-            out,
-            Accum::Replace,
-            half.as_ref(),
-            q.transpose(),
-            1.0,
-            Par::Seq,
-        );
+        sandwich(self.columns.as_ref(), y, out, scratch);
     }
 }
 

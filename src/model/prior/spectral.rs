@@ -21,7 +21,7 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
 
 use super::leading_block::LeadingBlock;
-use super::{KroneckerPrior, Prior};
+use super::{KroneckerPrior, Prior, sandwich};
 
 /// A square root B = L P of the prior covariance whose columns are the prior's eigenvectors
 /// scaled by the square roots of their eigenvalues.
@@ -97,31 +97,6 @@ impl KroneckerSpectral {
             eigenvalues,
         }
     }
-
-    /// out = A X A^T (or A^T X A when `transpose`), X the D x D grid layout of `x`.
-    fn sandwich(
-        &self,
-        a: MatRef<'_, f64>,
-        transpose: bool,
-        x: &[f64],
-        out: &mut [f64],
-        scratch: &mut [f64],
-    ) {
-        let d = self.side;
-        let a = if transpose { a.transpose() } else { a };
-        let x = MatRef::from_column_major_slice(x, d, d);
-        let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..d * d], d, d);
-        matmul(half.as_mut(), Accum::Replace, a, x, 1.0, Par::Seq);
-        let out = MatMut::from_column_major_slice_mut(out, d, d);
-        matmul(
-            out,
-            Accum::Replace,
-            half.as_ref(),
-            a.transpose(),
-            1.0,
-            Par::Seq,
-        );
-    }
 }
 
 impl SpectralRoot for KroneckerSpectral {
@@ -132,16 +107,16 @@ impl SpectralRoot for KroneckerSpectral {
         self.side * self.side
     }
     fn apply(&self, eta: &[f64], out: &mut [f64], scratch: &mut [f64]) {
-        self.sandwich(self.root.as_ref(), false, eta, out, scratch);
+        sandwich(self.root.as_ref(), eta, out, scratch);
     }
     fn apply_transpose(&self, v: &[f64], out: &mut [f64], scratch: &mut [f64]) {
-        self.sandwich(self.root.as_ref(), true, v, out, scratch);
+        sandwich(self.root.transpose(), v, out, scratch);
     }
     fn to_whitened(&self, eta: &[f64], out: &mut [f64], scratch: &mut [f64]) {
-        self.sandwich(self.rotation.as_ref(), false, eta, out, scratch);
+        sandwich(self.rotation.as_ref(), eta, out, scratch);
     }
     fn to_spectral(&self, xi: &[f64], out: &mut [f64], scratch: &mut [f64]) {
-        self.sandwich(self.rotation.as_ref(), true, xi, out, scratch);
+        sandwich(self.rotation.transpose(), xi, out, scratch);
     }
     /// With Q = B_1 o B_1 (elementwise) and W the weights in the grid's layout, the norms of
     /// columns (i, j) are the entries of Q^T W Q: two D x D products.
