@@ -21,7 +21,7 @@
 
 use faer::{Mat, MatRef};
 
-use super::sandwich;
+use super::sandwich::sandwich;
 
 /// E = Q (x) Q, Q the axis rotation's k columns of largest eigenvalue (module docs).
 #[derive(Debug, Clone)]

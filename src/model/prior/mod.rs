@@ -24,6 +24,7 @@ mod kernel;
 mod kronecker;
 pub(crate) mod leading_block;
 pub(crate) mod root_table;
+pub(crate) mod sandwich;
 pub(crate) mod spectral;
 mod torus;
 
@@ -115,27 +116,6 @@ pub struct Embedding {
     pub largest_eigenvalue: f64,
     /// The bound sum(max(-lambda, 0)) / P on how much clipping changed any covariance entry.
     pub covariance_change: f64,
-}
-
-/// out = A X A^T for A (m x n) and X the n x n grid layout (column-major) of `x`, through the
-/// m x n values of `scratch` (A X): the product (A (x) A) vec(X) of a Kronecker map with equal
-/// axes, as the spectral root and its leading block apply it.
-pub(crate) fn sandwich(a: faer::MatRef<'_, f64>, x: &[f64], out: &mut [f64], scratch: &mut [f64]) {
-    use faer::linalg::matmul::matmul;
-    use faer::{Accum, MatMut, MatRef, Par};
-    let (m, n) = (a.nrows(), a.ncols());
-    let x = MatRef::from_column_major_slice(x, n, n);
-    let mut half = MatMut::from_column_major_slice_mut(&mut scratch[..m * n], m, n);
-    matmul(half.as_mut(), Accum::Replace, a, x, 1.0, Par::Seq);
-    let out = MatMut::from_column_major_slice_mut(out, m, m);
-    matmul(
-        out,
-        Accum::Replace,
-        half.as_ref(),
-        a.transpose(),
-        1.0,
-        Par::Seq,
-    );
 }
 
 /// The prior a job's model assumes.

@@ -21,7 +21,8 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatMut, MatRef, Par, Side};
 
 use super::leading_block::LeadingBlock;
-use super::{KroneckerPrior, Prior, sandwich};
+use super::sandwich::sandwich;
+use super::{KroneckerPrior, Prior};
 
 /// A square root B = L P of the prior covariance whose columns are the prior's eigenvectors
 /// scaled by the square roots of their eigenvalues.
