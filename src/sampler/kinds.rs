@@ -122,7 +122,9 @@ sampler_kinds! {
         /// design from three hyperparameters; version 4: the Laplace gaussian's covariances in
         /// the prior's leading spectral coordinates where that is cheaper; version 5: those
         /// coordinates exact to 1e-4 nats of evidence, and kept from a finite difference's
-        /// centre), no chain.
-        Inla = "inla", version 5,
+        /// centre; version 6: on the central composite design the hyperparameters' marginals
+        /// the asymmetric gaussian of its stretches and each point weighed by the volume it
+        /// stands for), no chain.
+        Inla = "inla", version 6,
     }
 }

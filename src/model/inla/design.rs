@@ -11,7 +11,11 @@
 //! design is symmetric, so the first and the mixed ones vanish): each coordinate's z_i^2 averages
 //! f^2 / d over the sphere's points, and w0 + (n - 1) w e^(-f^2 / 2) (f^2 / d) = w0 + (n - 1) w
 //! e^(-f^2 / 2) solves for w. R-INLA scales each coordinate of a point by the posterior's
-//! stretch on that side (the drop of log p~ at z = +/-2, [`super::grid`]); so does fieldmc.
+//! stretch on that side (the drop of log p~ at z = +/-2, [`super::grid`]); so does fieldmc, and
+//! weighs each point by the volume it then stands for (the product of its stretches: on a
+//! posterior that is split normal along the axes the weighted points keep its mass and its
+//! skew). The hyperparameters' marginals are the stretches' asymmetric gaussian
+//! ([`super::asymmetric`]).
 //! A few points for many hyperparameters: 9 at d = 2, 15 at 3, 25 at 4, 27 at 5.
 
 /// f / sqrt(d): R-INLA's default (`f0`).

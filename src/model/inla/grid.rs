@@ -70,6 +70,9 @@ pub struct Grid {
     /// V Lambda^-1/2, row-major d x d: theta(z) = mode + axes z.
     pub(crate) axes: Vec<f64>,
     pub(crate) delta_z: f64,
+    /// Each z axis's stretch [below, above] the design measured (the posterior's sd on that
+    /// side in units of the Hessian's; 1 and 1 on the grid and for the mode alone).
+    pub(crate) stretch: Vec<[f64; 2]>,
     /// How the points were laid ([`InlaIntegration::resolve`]d: grid, ccd or eb).
     pub(crate) integration: InlaIntegration,
     /// BFGS iterations of the mode search.
@@ -113,13 +116,14 @@ pub fn explore(
         failed_points: 0,
     };
     let integration = settings.integration.resolve(d);
+    let mut stretch = vec![[1.0; 2]; d];
     let truncated_axes = match integration {
         InlaIntegration::EmpiricalBayes => {
             walk.keep(vec![0; d], &mode.evaluation, &mut visit)?;
             Vec::new()
         }
         InlaIntegration::Ccd => {
-            walk.design(&mut visit)?;
+            stretch = walk.design(&mut visit)?;
             Vec::new()
         }
         _ => walk.grid(&mut visit)?,
@@ -134,6 +138,7 @@ pub fn explore(
         eigenvalues,
         axes,
         delta_z: settings.delta_z,
+        stretch,
         integration,
         mode_iterations: mode.iterations,
         laplace_fits,
@@ -238,6 +243,24 @@ fn flood_fill(
     Ok(truncated.into_iter().collect())
 }
 
+/// The log of the volume a design point at `unit` stands for once stretched, relative to the
+/// unstretched design's: the stretch on its side along each axis (the mean of the two sides on an
+/// axis where it sits at 0, its cell reaching both).
+fn log_volume(unit: &[f64], stretch: &[[f64; 2]]) -> f64 {
+    unit.iter()
+        .zip(stretch)
+        .map(|(&x, &[below, above])| {
+            if x > 0.0 {
+                above.ln()
+            } else if x < 0.0 {
+                below.ln()
+            } else {
+                (0.5 * (below + above)).ln()
+            }
+        })
+        .sum()
+}
+
 /// Weights exp(log p~) normalised over `points`.
 fn normalise(points: &mut [GridPoint]) {
     let top = points
@@ -304,11 +327,12 @@ impl Walk<'_, '_, '_> {
     /// points, each coordinate scaled by the posterior's stretch on its side (R-INLA's: where log
     /// p~ drops f0 at z = +/-2 along an axis, a gaussian with that sd there drops 2 / s^2, so s
     /// = sqrt(2 / f0); 1 where it does not drop or cannot be evaluated). A point where log p~
-    /// cannot be evaluated is left out (counted in `failed_points`).
+    /// cannot be evaluated is left out (counted in `failed_points`). Returns the stretches, each
+    /// axis's [below, above].
     fn design(
         &mut self,
         visit: &mut impl FnMut(&GridPoint, &Evaluation, &CorrectedMarginals),
-    ) -> Result<(), InlaError> {
+    ) -> Result<Vec<[f64; 2]>, InlaError> {
         let d = self.mode.evaluation.theta.len();
         let top = self.mode.evaluation.log_density();
         let mut stretch = vec![[1.0f64; 2]; d];
@@ -330,6 +354,7 @@ impl Walk<'_, '_, '_> {
                 .zip(&stretch)
                 .map(|(&x, sides)| x * sides[usize::from(x > 0.0)])
                 .collect();
+            let log_weight = log_weight + log_volume(&unit, &stretch);
             if k == 0 {
                 let mode = self.mode;
                 self.keep_at(z, log_weight, &mode.evaluation, visit)?;
@@ -340,7 +365,7 @@ impl Walk<'_, '_, '_> {
                 Err(_) => self.failed_points += 1,
             }
         }
-        Ok(())
+        Ok(stretch)
     }
 
     fn z(&self, index: &[i64]) -> Vec<f64> {

@@ -15,12 +15,15 @@
 //!   of those axis points, keeping the points within the threshold, then grown by flood fill
 //!   until every neighbour of a kept point is below the threshold (a posterior that bends away
 //!   from the Hessian's ellipse); weights proportional to exp(log p~) (equal cell volumes in z);
+//!   [`design`]: the central composite design instead, from three hyperparameters;
 //! - [`summary`]: the hyperparameters' posterior mean, sd and 5 % / 95 % quantiles on the
-//!   natural scale from the weighted points, and the model's log evidence from the grid.
+//!   natural scale from the weighted points (on the design and for the mode alone from the
+//!   asymmetric gaussian of [`asymmetric`]), and the model's log evidence from the grid.
 //!
 //! With no hyperparameter inferred the grid is the single point theta = () and the scheme is the
 //! Laplace approximation.
 
+pub(crate) mod asymmetric;
 pub(crate) mod design;
 pub(crate) mod grid;
 pub(crate) mod mode;

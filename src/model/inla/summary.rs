@@ -10,15 +10,18 @@
 //!   of V Lambda^-1/2), centred at m + c (theta_k - m) with c = sqrt(1 - s^2 / sigma^2) (m,
 //!   sigma^2 the points' weighted mean and variance): Liu & West's (2001) shrinkage, so the
 //!   smooth marginal keeps the grid's mean and variance. Its quantile is found by bisection.
+//!   Where the points are too few to show the marginal (the central composite design, the mode
+//!   alone), it is R-INLA's asymmetric gaussian of the design's stretches instead
+//!   ([`super::asymmetric`]), tabulated, its mean, sd and quantiles mapped back.
 //! - The model's log evidence: log p(y) = log sum_k exp(log p~_k) + d log delta_z -
 //!   log det(H) / 2, the grid's sum times the volume of one z-cell in theta
 //!   (delta_z^d |det V Lambda^-1/2|).
 
 use super::InlaIntegration;
+use super::asymmetric::Lattice;
 use super::design::central_composite;
 use super::grid::Grid;
 use crate::model::hyper::{HyperName, HyperPrior, HyperPriors};
-use crate::model::skew_normal::simpson;
 
 /// One hyperparameter's posterior from the grid.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,22 +29,34 @@ pub struct HyperMarginal {
     pub(crate) name: HyperName,
     pub mean: f64,
     pub sd: f64,
-    /// Its smooth marginal in unconstrained coordinates, and the prior whose map takes them back.
-    smooth: SmoothMarginal,
+    /// Its marginal in unconstrained coordinates, and the prior whose map takes them back.
+    shape: Shape,
     prior: HyperPrior,
 }
 
+/// A hyperparameter's marginal in unconstrained coordinates: smoothed grid points, or the
+/// asymmetric gaussian tabulated.
+#[derive(Debug, Clone, PartialEq)]
+enum Shape {
+    Smooth(SmoothMarginal),
+    Asymmetric(Lattice),
+}
+
 impl HyperMarginal {
-    /// The `p` quantile (0 < p < 1) on the natural scale: the smooth marginal's, mapped back.
+    /// The `p` quantile (0 < p < 1) on the natural scale: the marginal's, mapped back.
     pub(crate) fn quantile(&self, p: f64) -> f64 {
-        self.prior.from_unconstrained(self.smooth.quantile(p))
+        let t = match &self.shape {
+            Shape::Smooth(smooth) => smooth.quantile(p),
+            Shape::Asymmetric(lattice) => lattice.quantile(p),
+        };
+        self.prior.from_unconstrained(t)
     }
 }
 
 /// The posterior of every inferred hyperparameter (in `priors`' order).
 pub fn marginals(grid: &Grid, priors: &HyperPriors) -> Vec<HyperMarginal> {
     if grid.integration != InlaIntegration::Grid {
-        return gaussian_marginals(grid, priors);
+        return asymmetric_marginals(grid, priors);
     }
     let d = grid.dim();
     let weights: Vec<f64> = grid.points.iter().map(|p| p.weight).collect();
@@ -59,7 +74,7 @@ pub fn marginals(grid: &Grid, priors: &HyperPriors) -> Vec<HyperMarginal> {
                 name,
                 mean,
                 sd: variance.sqrt(),
-                smooth: SmoothMarginal::new(&theta, &weights, spread),
+                shape: Shape::Smooth(SmoothMarginal::new(&theta, &weights, spread)),
                 prior,
             }
         })
@@ -67,28 +82,25 @@ pub fn marginals(grid: &Grid, priors: &HyperPriors) -> Vec<HyperMarginal> {
 }
 
 /// The hyperparameters' marginals where the points are too few to show them (the central
-/// composite design, the mode alone): the gaussian at the mode with covariance (-H)^-1 in
-/// unconstrained coordinates, mapped to the natural scale (its mean and sd by Simpson's rule over
-/// +/- 8 sds, its quantiles mapped: the maps are monotone).
-fn gaussian_marginals(grid: &Grid, priors: &HyperPriors) -> Vec<HyperMarginal> {
+/// composite design, the mode alone): the asymmetric gaussian of the design's stretches
+/// ([`super::asymmetric`]; the Hessian's gaussian for the mode alone), its natural-scale mean and
+/// sd summed over the lattice, its quantiles mapped (the maps are monotone).
+fn asymmetric_marginals(grid: &Grid, priors: &HyperPriors) -> Vec<HyperMarginal> {
     let d = grid.dim();
     let mode = &grid.points[0].theta;
     priors
         .iter()
         .enumerate()
         .map(|(index, &(name, prior))| {
-            // (-H)^-1 = V Lambda^-1 V^T: its diagonal is the squared norm of the axes' row.
             let row = &grid.axes[index * d..(index + 1) * d];
-            let sd = row.iter().map(|a| a * a).sum::<f64>().sqrt();
-            let density = |t: f64| (-0.5 * t * t).exp() / (2.0 * std::f64::consts::PI).sqrt();
-            let value = |t: f64| prior.from_unconstrained(mode[index] + sd * t);
-            let mean = simpson(|t| value(t) * density(t), -8.0, 8.0, 800);
-            let second = simpson(|t| value(t).powi(2) * density(t), -8.0, 8.0, 800);
+            let lattice = Lattice::split_normal_sum(mode[index], row, &grid.stretch);
+            let mean = lattice.expect(|t| prior.from_unconstrained(t));
+            let second = lattice.expect(|t| prior.from_unconstrained(t).powi(2));
             HyperMarginal {
                 name,
                 mean,
                 sd: (second - mean * mean).max(0.0).sqrt(),
-                smooth: SmoothMarginal::gaussian(mode[index], sd),
+                shape: Shape::Asymmetric(lattice),
                 prior,
             }
         })
@@ -125,15 +137,6 @@ impl SmoothMarginal {
         Self {
             centres: x.iter().map(|x| mean + shrink * (x - mean)).collect(),
             weights: w.to_vec(),
-            sd,
-        }
-    }
-
-    /// One normal of mean `mean` and sd `sd`.
-    fn gaussian(mean: f64, sd: f64) -> Self {
-        Self {
-            centres: vec![mean],
-            weights: vec![1.0],
             sd,
         }
     }
