@@ -27,6 +27,7 @@ use super::coefficients::CoefficientSummary;
 use super::hyper::HyperSummary;
 use crate::diagnostics;
 use crate::model::hyper::{HyperPriors, Hyperparameters};
+use crate::model::inla::{TAIL_FALL, TAIL_Z};
 use crate::sampler::hyper::HyperUpdate;
 use crate::sampler::{RunOutput, SamplerSpec};
 
@@ -228,6 +229,19 @@ fn inla_warnings(grid: &crate::model::inla::HyperGrid) -> Vec<String> {
             "INLA: the grid was cut along z axis {axis} ({direction}) before log p(theta | data) \
              dropped by the threshold: the hyperparameters' posterior is flatter than its Hessian \
              says there"
+        ));
+    }
+    if let Some((axis, sign, fall)) = grid.heaviest_tail()
+        && fall < TAIL_FALL / 2.0
+    {
+        let direction = if sign > 0 { "+" } else { "-" };
+        found.push(format!(
+            "INLA: along z axis {axis} ({direction}) log p(theta | data) falls {fall:.1} nats at \
+             {TAIL_Z} standardised units from the mode, where the central composite design's \
+             asymmetric gaussian falls {TAIL_FALL}: the hyperparameters' posterior has a tail \
+             the design's points do not reach, and their marginals and the cells' mixture may \
+             be off; use sampler.inla_integration = \"grid\" or a chain (sampler.hyper = \
+             \"joint\")"
         ));
     }
     found

@@ -73,6 +73,12 @@ pub struct Grid {
     /// Each z axis's stretch [below, above] the design measured (the posterior's sd on that
     /// side in units of the Hessian's; 1 and 1 on the grid and for the mode alone).
     pub(crate) stretch: Vec<[f64; 2]>,
+    /// On the central composite design, how far log p~ falls below the mode's at u = -/+
+    /// [`TAIL_Z`] along each axis (z = u times its side's stretch), where the asymmetric gaussian
+    /// the design integrates falls [`TAIL_FALL`]: a posterior whose tail lies beyond the design's
+    /// points falls less (infinity where log p~ cannot be evaluated). Empty on the grid and for
+    /// the mode alone.
+    pub(crate) tail_falls: Vec<[f64; 2]>,
     /// How the points were laid ([`InlaIntegration::resolve`]d: grid, ccd or eb).
     pub(crate) integration: InlaIntegration,
     /// BFGS iterations of the mode search.
@@ -91,7 +97,25 @@ impl Grid {
     pub(crate) fn dim(&self) -> usize {
         self.eigenvalues.len()
     }
+
+    /// On the central composite design, the probe of each axis's tails
+    /// ([`Grid::tail_falls`]) that fell least short of the asymmetric gaussian's
+    /// [`TAIL_FALL`]: (axis, side -1 or +1, the fall found). `None` on the grid and for the mode
+    /// alone.
+    pub(crate) fn heaviest_tail(&self) -> Option<(usize, i64, f64)> {
+        self.tail_falls
+            .iter()
+            .enumerate()
+            .flat_map(|(axis, falls)| [(axis, -1, falls[0]), (axis, 1, falls[1])])
+            .min_by(|a, b| a.2.total_cmp(&b.2))
+    }
 }
+
+/// Where the central composite design probes each axis's tails, in standardised units u.
+pub const TAIL_Z: f64 = 4.0;
+
+/// How far the asymmetric gaussian falls at [`TAIL_Z`]: TAIL_Z^2 / 2 nats.
+pub const TAIL_FALL: f64 = TAIL_Z * TAIL_Z / 2.0;
 
 /// The mode, the Hessian, the grid and its weights; `visit` is called once per kept point, in
 /// the points' order, with the point (its weight not yet known: 0), its evaluation and the
@@ -117,6 +141,7 @@ pub fn explore(
     };
     let integration = settings.integration.resolve(d);
     let mut stretch = vec![[1.0; 2]; d];
+    let mut tail_falls = Vec::new();
     let truncated_axes = match integration {
         InlaIntegration::EmpiricalBayes => {
             walk.keep(vec![0; d], &mode.evaluation, &mut visit)?;
@@ -124,6 +149,7 @@ pub fn explore(
         }
         InlaIntegration::Ccd => {
             stretch = walk.design(&mut visit)?;
+            tail_falls = walk.tail_falls(&stretch);
             Vec::new()
         }
         _ => walk.grid(&mut visit)?,
@@ -139,6 +165,7 @@ pub fn explore(
         axes,
         delta_z: settings.delta_z,
         stretch,
+        tail_falls,
         integration,
         mode_iterations: mode.iterations,
         laplace_fits,
@@ -366,6 +393,25 @@ impl Walk<'_, '_, '_> {
             }
         }
         Ok(stretch)
+    }
+
+    /// The fall of log p~ below the mode's at u = -/+ [`TAIL_Z`] along each axis, z = u times
+    /// that side's `stretch` (infinity where log p~ cannot be evaluated): 2 d Laplace fits.
+    fn tail_falls(&mut self, stretch: &[[f64; 2]]) -> Vec<[f64; 2]> {
+        let d = stretch.len();
+        let top = self.mode.evaluation.log_density();
+        (0..d)
+            .map(|axis| {
+                [-1.0, 1.0].map(|sign: f64| {
+                    let mut z = vec![0.0; d];
+                    z[axis] = sign * TAIL_Z * stretch[axis][usize::from(sign > 0.0)];
+                    match self.evaluator.evaluate(&self.theta(&z)) {
+                        Ok(evaluation) => top - evaluation.log_density(),
+                        Err(_) => f64::INFINITY,
+                    }
+                })
+            })
+            .collect()
     }
 
     fn z(&self, index: &[i64]) -> Vec<f64> {
