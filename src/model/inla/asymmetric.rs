@@ -153,6 +153,28 @@ mod tests {
         0.5 * (low + high)
     }
 
+    /// A split normal's mean and variance (sds `below` and `above` of 0): sqrt(2 / pi) (s+ -
+    /// s-) and (s+^3 + s-^3) / (s+ + s-) - (2 / pi) (s+ - s-)^2.
+    fn split_normal_moments(below: f64, above: f64) -> (f64, f64) {
+        let gap = above - below;
+        let mean = (2.0 / std::f64::consts::PI).sqrt() * gap;
+        let second = (above.powi(3) + below.powi(3)) / (above + below);
+        (mean, second - mean * mean)
+    }
+
+    /// The lattice's mean within 1e-6 of `mean` and its variance within 1e-4 of `variance` in
+    /// relative terms (the lattice's own error is of order step^2 / 12).
+    #[track_caller]
+    fn assert_moments(lattice: &Lattice, mean: f64, variance: f64) {
+        let got = lattice.expect(|x| x);
+        let got_variance = lattice.expect(|x| (x - got).powi(2));
+        assert!((got - mean).abs() < 1e-6, "{got} vs {mean}");
+        assert!(
+            (got_variance / variance - 1.0).abs() < 1e-4,
+            "{got_variance} vs {variance}"
+        );
+    }
+
     /// One split normal of sds 0.5 and 2, scaled by -1.5 and shifted by 3, against its closed
     /// form: mean c + a sqrt(2 / pi) (s+ - s-), variance a^2 ((s+^3 + s-^3) / (s+ + s-) -
     /// (2 / pi) (s+ - s-)^2), and the quantiles of the side they fall on.
@@ -160,19 +182,9 @@ mod tests {
     fn one_split_normal_has_its_closed_form_moments_and_quantiles() {
         let (below, above, a, c) = (0.5f64, 2.0f64, -1.5f64, 3.0f64);
         let lattice = Lattice::split_normal_sum(c, &[a], &[[below, above]]);
-        let gap = above - below;
-        let mean = c + a * (2.0 / std::f64::consts::PI).sqrt() * gap;
-        let variance = a
-            * a
-            * ((above.powi(3) + below.powi(3)) / (above + below)
-                - 2.0 / std::f64::consts::PI * gap * gap);
-        let got_mean = lattice.expect(|x| x);
-        let got_variance = lattice.expect(|x| (x - got_mean).powi(2));
-        assert!((got_mean - mean).abs() < 1e-6, "{got_mean} vs {mean}");
-        assert!(
-            (got_variance / variance - 1.0).abs() < 1e-4,
-            "{got_variance} vs {variance}"
-        );
+        let (unit_mean, unit_variance) = split_normal_moments(below, above);
+        let (mean, variance) = (c + a * unit_mean, a * a * unit_variance);
+        assert_moments(&lattice, mean, variance);
         // z below 0 with probability s- / (s- + s+); a < 0 turns it into x above c.
         let share_below = below / (below + above);
         for p in [0.02, 0.1, 0.5, 0.9, 0.98] {
@@ -210,24 +222,15 @@ mod tests {
     #[test]
     fn a_sum_of_split_normals_adds_their_means_and_variances() {
         let stretch = [[0.6, 1.7], [1.3, 0.8]];
-        let root = (2.0 / std::f64::consts::PI).sqrt();
         for a in [[0.7, 0.2], [-0.7, 0.2], [0.7, -0.2]] {
             let lattice = Lattice::split_normal_sum(0.0, &a, &stretch);
             let (mut mean, mut variance) = (0.0, 0.0);
             for (a, [below, above]) in a.iter().zip(stretch) {
-                mean += a * root * (above - below);
-                variance += a
-                    * a
-                    * ((above.powi(3) + below.powi(3)) / (above + below)
-                        - root * root * (above - below).powi(2));
+                let (unit_mean, unit_variance) = split_normal_moments(below, above);
+                mean += a * unit_mean;
+                variance += a * a * unit_variance;
             }
-            let got = lattice.expect(|x| x);
-            let got_variance = lattice.expect(|x| (x - got).powi(2));
-            assert!((got - mean).abs() < 1e-6, "{a:?}: {got} vs {mean}");
-            assert!(
-                (got_variance / variance - 1.0).abs() < 1e-4,
-                "{a:?}: {got_variance} vs {variance}"
-            );
+            assert_moments(&lattice, mean, variance);
         }
     }
 }

@@ -353,9 +353,9 @@ impl Walk<'_, '_, '_> {
     /// The central composite design ([`design::central_composite`]): the mode and the design's
     /// points, each coordinate scaled by the posterior's stretch on its side (R-INLA's: where log
     /// p~ drops f0 at z = +/-2 along an axis, a gaussian with that sd there drops 2 / s^2, so s
-    /// = sqrt(2 / f0); 1 where it does not drop or cannot be evaluated). A point where log p~
-    /// cannot be evaluated is left out (counted in `failed_points`). Returns the stretches, each
-    /// axis's [below, above].
+    /// = sqrt(2 / f0); 1 where it does not drop, drops without bound or cannot be evaluated). A
+    /// point where log p~ cannot be evaluated is left out (counted in `failed_points`). Returns
+    /// the stretches, each axis's [below, above].
     fn design(
         &mut self,
         visit: &mut impl FnMut(&GridPoint, &Evaluation, &CorrectedMarginals),
@@ -369,7 +369,7 @@ impl Walk<'_, '_, '_> {
                 z[axis] = 2.0 * sign;
                 if let Ok(evaluation) = self.evaluator.evaluate(&self.theta(&z)) {
                     let drop = top - evaluation.log_density();
-                    if drop > 0.0 {
+                    if drop > 0.0 && drop.is_finite() {
                         *side = (2.0 / drop).sqrt();
                     }
                 }
