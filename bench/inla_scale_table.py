@@ -58,7 +58,7 @@ def main():
     threads = open(os.path.join(a.out, "threads.txt")).read().strip()
     before, after = load_averages(a.out)
     lines = [
-        f"{measured('bench/inla_scale.sh')}; {threads} job(s) at once, each on one thread (CPU "
+        f"{measured('bench/inla_scale.sh', out=a.out)}; {threads} job(s) at once, each on one thread (CPU "
         f"seconds are the job's thread's); load average before {before}, after {after}. INLA "
         "with its defaults (the grid, simplified Laplace marginals), length scale and variance "
         "inferred, on three sparse point patterns at 32 x 32 and 64 x 64 "

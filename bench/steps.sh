@@ -17,6 +17,7 @@ mkdir -p "$OUT" "$RESULTS"
 PIN=()
 if command -v taskset >/dev/null; then PIN=(taskset -c 0); fi
 uptime > "$OUT/load_before.txt"
+git describe --always --dirty > "$OUT/commit.txt" 2>/dev/null || echo unknown > "$OUT/commit.txt"
 "${PIN[@]}" "$FIELDMC" bench steps --sizes 32,64,128,256 --steps 5000 --csv "$OUT/steps.csv" \
     > "$OUT/steps.log"
 uptime > "$OUT/load_after.txt"

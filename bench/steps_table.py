@@ -32,7 +32,7 @@ def main():
     small, large = sides[0], sides[-1]
     load = load_averages(a.out)
     lines = [
-        f"{measured('bench/steps.sh')}; load average before {load[0]}, after {load[1]}. "
+        f"{measured('bench/steps.sh', out=a.out)}; load average before {load[0]}, after {load[1]}. "
         f"CPU microseconds per "
         f"step, one chain on one pinned core. The exponent is log(cost at D = {large} / cost at "
         f"D = {small}) / log({(large // small) ** 2}): the growth of the step cost as N^exponent.",

@@ -46,12 +46,13 @@ def load_averages(out):
             for f in ("load_before.txt", "load_after.txt")]
 
 
-def measured(script, verb="Measured"):
+def measured(script, verb="Measured", out=None):
     """'Measured DATE by `SCRIPT` on commit C; N cores, CPU': the start of a provenance line
-    ('Tabulated ...' for a script that tables runs measured earlier, which name their commits)."""
+    ('Tabulated ...' for a script that tables runs measured earlier, which name their commits);
+    C is the one the run's folder `out` recorded, where it did ([`git_commit`])."""
     import datetime
     cores, model = machine()
-    return (f"{verb} {datetime.date.today()} by `{script}` on commit {git_commit()}; "
+    return (f"{verb} {datetime.date.today()} by `{script}` on commit {git_commit(out)}; "
             f"{cores} cores, {model}")
 
 
