@@ -47,3 +47,24 @@ start_experiment() {
     if command -v taskset >/dev/null; then PIN=(taskset -c "$CORE"); fi
     build_lib_tests
 }
+
+# The start every study benchmark shares (bench/inla_three.sh, inla_sparse.sh,
+# inla_exceedance.sh): PYTHON (default python3), FIELDMC (default target/release/fieldmc), OUT
+# (default a new temporary directory named after $1), STUDY = $2 checked (run from the repository
+# root), PIN to CORE (default 0), OUT/studies made, the run's load, commit and THREADS (jobs at
+# once, default 1) in OUT.
+start_study_run() {
+    PYTHON=${PYTHON:-python3}
+    FIELDMC=${FIELDMC:-target/release/fieldmc}
+    OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")}
+    STUDY=$2
+    [ -f "$STUDY" ] || { echo "run from the repository root ($STUDY not found)" >&2; exit 1; }
+    [ -x "$FIELDMC" ] || { echo "FIELDMC=$FIELDMC is not an executable" >&2; exit 1; }
+    PIN=()
+    if command -v taskset >/dev/null; then PIN=(taskset -c "${CORE:-0}"); fi
+    mkdir -p "$OUT/studies"
+    echo "output in $OUT" >&2
+    uptime > "$OUT/load_before.txt"
+    git describe --always --dirty > "$OUT/commit.txt" 2>/dev/null || echo unknown > "$OUT/commit.txt"
+    echo "${THREADS:-1}" > "$OUT/threads.txt"
+}

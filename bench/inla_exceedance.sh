@@ -17,21 +17,9 @@
 #   once, default 1), REPLICATES (chain replicates, default 8).
 set -euo pipefail
 
-PYTHON=${PYTHON:-python3}
-FIELDMC=${FIELDMC:-target/release/fieldmc}
-OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/inla_exceedance.XXXXXX")}
+. "$(dirname "$0")/common.sh"
 REPLICATES=${REPLICATES:-8}
-STUDY=studies/lgcp/covariates_inla.toml
-
-[ -f "$STUDY" ] || { echo "run from the repository root ($STUDY not found)" >&2; exit 1; }
-[ -x "$FIELDMC" ] || { echo "FIELDMC=$FIELDMC is not an executable" >&2; exit 1; }
-PIN=()
-if command -v taskset >/dev/null; then PIN=(taskset -c "${CORE:-0}"); fi
-mkdir -p "$OUT/studies"
-echo "output in $OUT" >&2
-uptime > "$OUT/load_before.txt"
-git describe --always --dirty > "$OUT/commit.txt" 2>/dev/null || echo unknown > "$OUT/commit.txt"
-echo "${THREADS:-1}" > "$OUT/threads.txt"
+start_study_run inla_exceedance studies/lgcp/covariates_inla.toml
 # The study with the risk map's thresholds (data paths made absolute, since the copies live
 # elsewhere); the chains run it in replicates as the joint chain, INLA with each strategy.
 data=$(cd data && pwd)

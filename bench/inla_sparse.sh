@@ -17,20 +17,8 @@
 #   once, default 1).
 set -euo pipefail
 
-PYTHON=${PYTHON:-python3}
-FIELDMC=${FIELDMC:-target/release/fieldmc}
-OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/inla_sparse.XXXXXX")}
-STUDY=studies/hyperparameters/inla_sparse.toml
-
-[ -f "$STUDY" ] || { echo "run from the repository root ($STUDY not found)" >&2; exit 1; }
-[ -x "$FIELDMC" ] || { echo "FIELDMC=$FIELDMC is not an executable" >&2; exit 1; }
-PIN=()
-if command -v taskset >/dev/null; then PIN=(taskset -c "${CORE:-0}"); fi
-mkdir -p "$OUT/studies"
-echo "output in $OUT" >&2
-uptime > "$OUT/load_before.txt"
-git describe --always --dirty > "$OUT/commit.txt" 2>/dev/null || echo unknown > "$OUT/commit.txt"
-echo "${THREADS:-1}" > "$OUT/threads.txt"
+. "$(dirname "$0")/common.sh"
+start_study_run inla_sparse studies/hyperparameters/inla_sparse.toml
 # The gaussian variant: the same study without its fit sweep, INLA alone with the gaussian
 # marginals (data paths made absolute, since the copy lives elsewhere).
 data=$(cd data && pwd)
