@@ -48,8 +48,8 @@ start_experiment() {
     build_lib_tests
 }
 
-# The start every study benchmark shares (bench/inla_three.sh, inla_sparse.sh,
-# inla_exceedance.sh): PYTHON (default python3), FIELDMC (default target/release/fieldmc), OUT
+# The start every study benchmark shares (bench/inla_three.sh, inla_sparse.sh, inla_exceedance.sh,
+# inla_scale.sh, joint_converge.sh, joint_kernels.sh): PYTHON (default python3), FIELDMC (default target/release/fieldmc), OUT
 # (default a new temporary directory named after $1), STUDY = $2 checked (run from the repository
 # root), PIN to CORE (default 0), OUT/studies made, the run's load, commit and THREADS (jobs at
 # once, default 1) in OUT.

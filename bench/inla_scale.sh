@@ -13,20 +13,8 @@
 #   once, default 1).
 set -euo pipefail
 
-PYTHON=${PYTHON:-python3}
-FIELDMC=${FIELDMC:-target/release/fieldmc}
-OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/inla_scale.XXXXXX")}
-STUDY=studies/hyperparameters/inla_scale.toml
-
-[ -f "$STUDY" ] || { echo "run from the repository root ($STUDY not found)" >&2; exit 1; }
-[ -x "$FIELDMC" ] || { echo "FIELDMC=$FIELDMC is not an executable" >&2; exit 1; }
-PIN=()
-if command -v taskset >/dev/null; then PIN=(taskset -c "${CORE:-0}"); fi
-mkdir -p "$OUT"
-echo "output in $OUT" >&2
-uptime > "$OUT/load_before.txt"
-git describe --always --dirty > "$OUT/commit.txt" 2>/dev/null || echo unknown > "$OUT/commit.txt"
-echo "${THREADS:-1}" > "$OUT/threads.txt"
+. "$(dirname "$0")/common.sh"
+start_study_run inla_scale studies/hyperparameters/inla_scale.toml
 rm -rf "$OUT/fieldmc"
 "${PIN[@]}" "$FIELDMC" run "$STUDY" --out "$OUT/fieldmc" --threads "${THREADS:-1}" --quiet \
     --no-report

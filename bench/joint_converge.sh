@@ -16,21 +16,9 @@
 #   thread's, so with THREADS=2 CORE=0,1 the numbers are the same and the bench takes half as long).
 set -euo pipefail
 
-PYTHON=${PYTHON:-python3}
-FIELDMC=${FIELDMC:-target/release/fieldmc}
-OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/joint_converge.XXXXXX")}
-STUDY=studies/hyperparameters/joint_converge.toml
-
-[ -f "$STUDY" ] || { echo "run from the repository root ($STUDY not found)" >&2; exit 1; }
-[ -x "$FIELDMC" ] || { echo "FIELDMC=$FIELDMC is not an executable" >&2; exit 1; }
-PIN=()
-if command -v taskset >/dev/null; then PIN=(taskset -c "${CORE:-0}"); fi
-mkdir -p "$OUT"
-echo "output in $OUT" >&2
-uptime > "$OUT/load_before.txt"
-git describe --always --dirty > "$OUT/commit.txt" 2>/dev/null || echo unknown > "$OUT/commit.txt"
+. "$(dirname "$0")/common.sh"
+start_study_run joint_converge studies/hyperparameters/joint_converge.toml
 rm -rf "$OUT/fieldmc"
-echo "${THREADS:-1}" > "$OUT/threads.txt"
 "${PIN[@]}" "$FIELDMC" run "$STUDY" --out "$OUT/fieldmc" --threads "${THREADS:-1}" --quiet
 uptime > "$OUT/load_after.txt"
 "$PYTHON" bench/joint_converge_table.py --out "$OUT" --results bench/results --fieldmc "$FIELDMC"

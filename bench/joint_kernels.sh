@@ -14,18 +14,8 @@
 #   OUT (default a new temporary directory), CORE (the core to pin to, default 0).
 set -euo pipefail
 
-PYTHON=${PYTHON:-python3}
-FIELDMC=${FIELDMC:-target/release/fieldmc}
-OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/joint_kernels.XXXXXX")}
-STUDY=studies/hyperparameters/joint_kernels.toml
-
-[ -f "$STUDY" ] || { echo "run from the repository root ($STUDY not found)" >&2; exit 1; }
-[ -x "$FIELDMC" ] || { echo "FIELDMC=$FIELDMC is not an executable" >&2; exit 1; }
-PIN=()
-if command -v taskset >/dev/null; then PIN=(taskset -c "${CORE:-0}"); fi
-mkdir -p "$OUT"
-echo "output in $OUT" >&2
-uptime > "$OUT/load_before.txt"
+. "$(dirname "$0")/common.sh"
+start_study_run joint_kernels studies/hyperparameters/joint_kernels.toml
 rm -rf "$OUT/fieldmc"
 "${PIN[@]}" "$FIELDMC" run "$STUDY" --out "$OUT/fieldmc" --threads 1 --quiet
 uptime > "$OUT/load_after.txt"
