@@ -83,6 +83,11 @@ fn an_inla_job_writes_its_grid_and_the_hyperparameters_posterior() {
         }
     }
     assert!(jobs.column("hyper_mean_mean").is_err(), "the mean is fixed");
+    assert_eq!(
+        jobs.column("inla_tail_fall").unwrap().null_count(),
+        3,
+        "no tail probes off the central composite design"
+    );
     for row in 0..3 {
         assert!(
             fits.get(row).is_some_and(|n| n > 20),
@@ -206,8 +211,12 @@ inla_integration = "ccd"
             .as_deref()
             .is_some_and(|w| w.contains("a tail the design's points do not reach"))
     };
+    // The job's row carries the probe that fell least: the warning is that fall below 4 nats.
+    let falls = floats(&jobs, "inla_tail_fall");
     for row in 0..jobs.height() {
         let japanese = paths[row].contains("japanesepines");
         assert_eq!(tail(row), japanese, "{}: {:?}", paths[row], warnings[row]);
+        let fall = falls[row].expect("a fall on the design");
+        assert_eq!(fall < 4.0, japanese, "{}: fall {fall}", paths[row]);
     }
 }

@@ -164,6 +164,13 @@ pub(crate) fn job_row(
             jobs::LAPLACE_FITS,
             inla_outcome(result).map(|inla| inla.grid.laplace_fits as i64),
         )
+        .fill(
+            jobs::INLA_TAIL_FALL,
+            inla_outcome(result)
+                .and_then(|inla| inla.grid.heaviest_tail())
+                .map(|(_, _, fall)| fall)
+                .filter(|fall| fall.is_finite()),
+        )
         .fill(jobs::LOG_EVIDENCE, evidence.map(|e| e.estimate))
         .fill(jobs::LOG_EVIDENCE_SE, evidence.map(|e| e.standard_error))
         .fill(

@@ -59,6 +59,7 @@ crate::declare_table! {
         NEWTON_ITERATIONS: i64 = optional("newton_iterations", "Newton iterations of the Laplace fit (laplace, gpcn, laplace_hmc; inla: the fit at the \
          mode of the hyperparameters)"),
         LAPLACE_FITS: i64 = optional("laplace_fits", "Laplace fits an INLA job made in all: mode search, Hessian and grid (kind inla)"),
+        INLA_TAIL_FALL: f64 = optional("inla_tail_fall", "kind inla on the central composite design: how far log p(theta | data) falls below its mode's, in nats, at the probe of the design's axes 4 standardised units out that fell least; the design's asymmetric gaussian falls 8 there, and below 4 the job warns that the posterior has a tail the design's points do not reach (docs/hyperparameters.md, \"Integration\")"),
         LOG_EVIDENCE: f64 = optional("log_evidence", "log p(data | model): by Monte Carlo over prior draws (with `model.evidence_draws`), the \
          Laplace approximation's (kind laplace), or INLA's: log sum_k exp(log p~_k) + d log \
          delta_z - log det(H) / 2 over its grid (kind inla)"),

@@ -27,7 +27,7 @@ use super::coefficients::CoefficientSummary;
 use super::hyper::HyperSummary;
 use crate::diagnostics;
 use crate::model::hyper::{HyperPriors, Hyperparameters};
-use crate::model::inla::{TAIL_FALL, TAIL_Z};
+use crate::model::inla::{TAIL_FALL, TAIL_WARNING_FALL, TAIL_Z};
 use crate::sampler::hyper::HyperUpdate;
 use crate::sampler::{RunOutput, SamplerSpec};
 
@@ -232,7 +232,7 @@ fn inla_warnings(grid: &crate::model::inla::HyperGrid) -> Vec<String> {
         ));
     }
     if let Some((axis, sign, fall)) = grid.heaviest_tail()
-        && fall < TAIL_FALL / 2.0
+        && fall < TAIL_WARNING_FALL
     {
         let direction = if sign > 0 { "+" } else { "-" };
         found.push(format!(

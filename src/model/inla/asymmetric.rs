@@ -23,8 +23,8 @@ const CELLS_PER_SD: f64 = 100.0;
 /// How far each term's masses reach, in its side's sds (the mass beyond: Phi(-10) ~ 8e-24).
 const REACH: f64 = 10.0;
 
-/// A distribution tabulated on a lattice: `masses[i]` spread uniformly over the cell of width
-/// `step` centred at `origin + i step` (its CDF piecewise linear).
+/// A distribution tabulated on a lattice: `masses[i]` (summing to 1) spread uniformly over the
+/// cell of width `step` centred at `origin + i step` (its CDF piecewise linear).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Lattice {
     origin: f64,
@@ -67,6 +67,9 @@ impl Lattice {
         for &[below, above] in &terms {
             sum = sum.convolve(&Self::split_normal(below, above, step));
         }
+        // The mass beyond the terms' reach is left out: the rest is renormalised once.
+        let total: f64 = sum.masses.iter().sum();
+        sum.masses.iter_mut().for_each(|m| *m /= total);
         sum
     }
 
@@ -110,24 +113,20 @@ impl Lattice {
 
     /// E[g(X)], X at its cells' centres.
     pub(crate) fn expect(&self, g: impl Fn(f64) -> f64) -> f64 {
-        let total: f64 = self.masses.iter().sum();
         self.masses
             .iter()
             .enumerate()
             .map(|(i, m)| m * g(self.origin + i as f64 * self.step))
-            .sum::<f64>()
-            / total
+            .sum()
     }
 
     /// The `p` quantile (0 < p < 1): the point where the piecewise-linear CDF reaches p.
     pub(crate) fn quantile(&self, p: f64) -> f64 {
-        let total: f64 = self.masses.iter().sum();
-        let target = p * total;
         let mut reached = 0.0;
         for (i, &m) in self.masses.iter().enumerate() {
-            if m > 0.0 && reached + m >= target {
+            if m > 0.0 && reached + m >= p {
                 let low = self.origin + (i as f64 - 0.5) * self.step;
-                return low + self.step * ((target - reached) / m).clamp(0.0, 1.0);
+                return low + self.step * ((p - reached) / m).clamp(0.0, 1.0);
             }
             reached += m;
         }

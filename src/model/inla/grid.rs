@@ -117,6 +117,10 @@ pub const TAIL_Z: f64 = 4.0;
 /// How far the asymmetric gaussian falls at [`TAIL_Z`]: TAIL_Z^2 / 2 nats.
 pub const TAIL_FALL: f64 = TAIL_Z * TAIL_Z / 2.0;
 
+/// A probe falling less than this (half the asymmetric gaussian's fall) says the posterior has a
+/// tail the design's points do not reach: the job warns.
+pub const TAIL_WARNING_FALL: f64 = TAIL_FALL / 2.0;
+
 /// The mode, the Hessian, the grid and its weights; `visit` is called once per kept point, in
 /// the points' order, with the point (its weight not yet known: 0), its evaluation and the
 /// cells' marginals there (the Laplace gaussian's and, by the strategy, their correction).

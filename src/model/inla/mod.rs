@@ -30,7 +30,7 @@ pub(crate) mod mode;
 pub(crate) mod posterior;
 pub(crate) mod summary;
 
-pub use grid::{Grid as HyperGrid, TAIL_FALL, TAIL_Z, explore};
+pub use grid::{Grid as HyperGrid, TAIL_FALL, TAIL_WARNING_FALL, TAIL_Z, explore};
 pub use posterior::{Evaluation, HyperProblem};
 pub use summary::{HyperMarginal, log_evidence, marginals};
 

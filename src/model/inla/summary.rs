@@ -204,8 +204,8 @@ pub fn log_evidence(grid: &Grid) -> f64 {
     let log_det: f64 = grid.eigenvalues.iter().map(|l| l.ln()).sum();
     // The volume the points' sum stands for: a z-cell's on the grid; on the design the
     // gaussian's integral over the design's sum on a gaussian, (2 pi)^(d/2) / sum_k w_k
-    // exp(-|z_k|^2 / 2) (exact where log p~ is gaussian); the mode alone, its Laplace
-    // approximation.
+    // exp(-|z_k|^2 / 2) (exact where log p~ is gaussian, and with the weights' stretched volumes
+    // where it is split normal along the axes); the mode alone, its Laplace approximation.
     let log_volume = match grid.integration {
         InlaIntegration::Ccd => {
             let gaussian: f64 = central_composite(grid.dim())

@@ -678,7 +678,7 @@ fn the_central_composite_design_and_the_mode_alone_agree_with_a_dense_quadrature
         // warning) where the design integrates well; the mode alone has none.
         eprintln!("{integration}: tail falls {:?}", grid.tail_falls);
         match grid.heaviest_tail() {
-            Some((_, _, fall)) => assert!(fall > super::TAIL_FALL / 2.0, "{fall}"),
+            Some((_, _, fall)) => assert!(fall > super::TAIL_WARNING_FALL, "{fall}"),
             None => assert_eq!(integration, super::InlaIntegration::EmpiricalBayes),
         }
         let hyper = marginals(&grid, &problem.model.hyper);
