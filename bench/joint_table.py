@@ -32,7 +32,7 @@ COLUMNS = (["grid", "likelihood", "method", "replicate", "cpu_seconds"]
               "max_abs_z_hyper_vs_peer", "max_abs_z_cell_vs_peer", "cells_beyond_4_mcse",
               "ratio_length_scale", "ratio_worst_cell",
               "length_scale_ess_per_draw", "gradients_per_iteration",
-              "length_scale_ess_per_1000_gradients"])
+              "length_scale_ess_per_1000_gradients", "step_size", "mean_acceptance"])
 
 
 def args():
@@ -48,6 +48,7 @@ def args():
 def fieldmc_rows(out, grids):
     jobs = pl.read_parquet(os.path.join(out, "fieldmc", "jobs.parquet"))
     fields = pl.read_parquet(os.path.join(out, "fieldmc", "fields.parquet"))
+    chains = pl.read_parquet(os.path.join(out, "fieldmc", "chains.parquet"))
     rows, cells = [], {}
     for path, likelihood, *_ in grids:
         name = os.path.basename(path).removesuffix(".csv")
@@ -73,6 +74,9 @@ def fieldmc_rows(out, grids):
                     total = per_iteration * j["sampler_iterations"] * j["sampler_chains"]
                     kept = (j["sampler_iterations"] - j["sampler_burn_in"]) * j["sampler_chains"]
                     draws_and_gradients(row, kept, per_iteration, total)
+                    mine = chains.filter(pl.col("job_id") == j["job_id"])
+                    row["step_size"] = statistics.median(mine["step_size"].to_list())
+                    row["mean_acceptance"] = statistics.mean(mine["mean_tree_accept"].to_list())
                     row["cell_ess_bulk_min"] = j["cell_ess_bulk_min"]
                     row["cell_rhat_max"] = j["cell_rhat_max"]
                     row["cell_ess_per_cpu_second"] = j["cell_ess_bulk_min"] / j["cpu_seconds"]
@@ -86,7 +90,9 @@ def fieldmc_rows(out, grids):
 def draws_and_gradients(row, kept, per_iteration, total):
     """Writes into `row` the length scale's effective draws per kept draw, the gradients an
     iteration took (warmup and draws alike) and the effective draws per 1,000 of all the job's
-    gradients: where a lead per CPU second comes from (more from a draw, or a cheaper gradient)."""
+    gradients: where a lead per CPU second comes from (more from a draw, or a cheaper gradient).
+    The caller adds the adapted step (median over the chains) and the mean acceptance after
+    warmup, which set how many gradients a draw takes."""
     row["length_scale_ess_per_draw"] = row["length_scale_ess_bulk"] / kept
     row["gradients_per_iteration"] = per_iteration
     row["length_scale_ess_per_1000_gradients"] = 1000 * row["length_scale_ess_bulk"] / total
@@ -104,6 +110,8 @@ def peer_row(peer, name, likelihood, replicate):
     draws = peer["cells"]["draws_per_chain"]
     warmup = int(peer["argv"][peer["argv"].index("--warmup") + 1])
     draws_and_gradients(row, draws * chains, per_chain / (warmup + draws), per_chain * chains)
+    row["step_size"] = statistics.median(peer["nuts"]["step_size_per_chain"])
+    row["mean_acceptance"] = peer["nuts"]["mean_accept"]
     c = peer["cells"]
     row["cell_ess_bulk_min"] = c["min_ess_bulk"]
     row["cell_rhat_max"] = c["max_rhat"]
@@ -191,6 +199,13 @@ def per_gradient(r):
             f"{fmt(r['length_scale_ess_per_1000_gradients'], 3)}")
 
 
+def adaptation(r):
+    """The adapted step and the mean acceptance; a dash for INLA."""
+    if r.get("step_size") is None:
+        return "—"
+    return f"{fmt(r['step_size'], 3)}, {fmt(r['mean_acceptance'], 2)}"
+
+
 def write_markdown(a, table):
     commit = git_commit(a.out)
     version = subprocess.run([a.fieldmc, "--version"], capture_output=True, text=True).stdout.strip()
@@ -208,8 +223,8 @@ def write_markdown(a, table):
         f"median of each measure over them, and the largest R-hat (every replicate is a row of "
         f"`bench/results/joint.csv`).",
         "",
-        "| grid | method | CPU s | length scale mean (sd) | ESS / R-hat | variance mean (sd) | ESS / R-hat | mean (sd) | worst cell ESS / max R-hat | ESS/s: length scale | ESS/s: worst cell | length scale: ESS per draw, gradients per iteration, ESS per 1,000 gradients |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| grid | method | CPU s | length scale mean (sd) | ESS / R-hat | variance mean (sd) | ESS / R-hat | mean (sd) | worst cell ESS / max R-hat | ESS/s: length scale | ESS/s: worst cell | length scale: ESS per draw, gradients per iteration, ESS per 1,000 gradients | step, mean acceptance |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in summary:
         ess = lambda h: (f"{fmt(r.get(f'{h}_ess_bulk'))} / {fmt(r.get(f'{h}_rhat'), 4)}"
@@ -222,7 +237,7 @@ def write_markdown(a, table):
             f"{fmt(r['variance_mean'])} ({fmt(r['variance_sd'])}) | {ess('variance')} | "
             f"{fmt(r['mean_mean'])} ({fmt(r['mean_sd'])}) | {cell} | "
             f"{fmt(r.get('length_scale_ess_per_cpu_second'))} | {fmt(r.get('cell_ess_per_cpu_second'))} | "
-            f"{per_gradient(r)} |")
+            f"{per_gradient(r)} | {adaptation(r)} |")
     lines.append("")
     for r in summary:
         if r["method"] not in CHAINS:
