@@ -18,7 +18,7 @@ import os
 
 import polars as pl
 
-from table_common import fmt, git_commit, load_averages, machine
+from table_common import chain_gap_cell, fmt, git_commit, load_averages, machine
 
 HYPER = ["length_scale", "variance"]
 MEAN_BAR, SD_BAR, CELL_SHARE_BAR = 0.2, 0.2, 0.95
@@ -168,8 +168,7 @@ def main():
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        hyper = [f"{fmt(r[f'{h}_chain_mean'])} ({fmt(r[f'{h}_chain_sd'])}), "
-                 f"{fmt(r[f'{h}_gap_sd'], 2)}, {fmt(r[f'{h}_sd_ratio'], 2)}" for h in HYPER]
+        hyper = [chain_gap_cell(r, h) for h in HYPER]
         lines.append(
             f"| {r['grid']} | {r['strategy']} | {fmt(r['inla_cpu_seconds'])} "
             f"({r['inla_grid_points']}) | "

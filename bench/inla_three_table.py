@@ -14,7 +14,7 @@ import statistics
 
 import polars as pl
 
-from table_common import (experiment_args, fmt, load_averages, measured, write_csv,
+from table_common import (chain_gap_cell, experiment_args, fmt, load_averages, measured, write_csv,
                           write_markdown)
 
 HYPER = ["length_scale", "variance", "mean"]
@@ -90,8 +90,7 @@ def main():
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in table:
-        hyper = [f"{fmt(r[f'{h}_chain_mean'])} ({fmt(r[f'{h}_chain_sd'])}), "
-                 f"{fmt(r[f'{h}_gap_sd'], 2)}, {fmt(r[f'{h}_sd_ratio'], 2)}" for h in HYPER]
+        hyper = [chain_gap_cell(r, h) for h in HYPER]
         lines.append(
             f"| {r['grid']} | {r['integration']} | {fmt(r['cpu_seconds'])} ({r['laplace_fits']}, "
             f"{r['points']}) | {hyper[0]} | {hyper[1]} | {hyper[2]} | "

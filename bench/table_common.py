@@ -16,6 +16,13 @@ def fmt(x, digits=3):
     return f"{x:.{digits}g}" if abs(x) < 1 else f"{x:.{digits + 1}g}"
 
 
+def chain_gap_cell(row, name):
+    """'chain mean (sd), gap, sd ratio' of hyperparameter `name` in a row of an approximation
+    against a chain (keys `<name>_chain_mean`, `_chain_sd`, `_gap_sd`, `_sd_ratio`)."""
+    return (f"{fmt(row[f'{name}_chain_mean'])} ({fmt(row[f'{name}_chain_sd'])}), "
+            f"{fmt(row[f'{name}_gap_sd'], 2)}, {fmt(row[f'{name}_sd_ratio'], 2)}")
+
+
 def git_commit(out=None):
     """The commit the run was made on: OUT/commit.txt when the bench script wrote one at run time,
     else `git describe --always --dirty` of the checkout now, or 'unknown'."""
